@@ -1,0 +1,49 @@
+package actors
+
+import (
+	"log/slog"
+
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// Env is what every client of one runtime shares: who we are, how we answer
+// server requests, where logs go. The zero value is usable.
+type Env struct {
+	// ClientInfo is sent in initialize; the zero value names mcpactor.
+	ClientInfo messages.Implementation
+	// Handlers answer server-to-client requests and take notifications.
+	Handlers Handlers
+	// Logger receives lifecycle events and reports of dropped input; nil
+	// discards them.
+	Logger *slog.Logger
+	// NotificationQueue bounds each server's queue of notifications waiting
+	// for Handlers.Notification (default 1024). When it is full the oldest
+	// waiting notification is dropped and counted: a slow subscriber loses
+	// old news, never blocks responses, and never grows memory.
+	NotificationQueue int
+	// MaxConcurrentHandlers bounds the server-to-client requests served at
+	// once per server (default 64); beyond it requests are refused with an
+	// error rather than queued without bound.
+	MaxConcurrentHandlers int
+	// StderrLine, if set, receives each line servers write to stderr.
+	StderrLine func(server, line string)
+}
+
+func (e Env) withDefaults() Env {
+	if e.ClientInfo.Name == "" {
+		e.ClientInfo = messages.Implementation{Name: "mcpactor", Version: Version}
+	}
+	if e.Logger == nil {
+		e.Logger = slog.New(slog.DiscardHandler)
+	}
+	if e.NotificationQueue <= 0 {
+		e.NotificationQueue = 1024
+	}
+	if e.MaxConcurrentHandlers <= 0 {
+		e.MaxConcurrentHandlers = 64
+	}
+	return e
+}
+
+// Version is this runtime's version, sent as clientInfo.version.
+const Version = "0.1.0"

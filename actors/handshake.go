@@ -1,0 +1,87 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// session is what a finished handshake established. It never changes after
+// it is published, so callers read it without synchronisation.
+type session struct {
+	version      string
+	info         messages.Implementation
+	capabilities messages.ServerCapabilities
+	instructions string
+}
+
+// era is one generation of the protocol's connection setup. The session era
+// (2024-11-05 to 2025-11-25) does initialize + notifications/initialized;
+// the stateless era (2026-07-28) will probe with server/discover instead and
+// attach its version to every request. The client actor only sees "start
+// the handshake, get a session or an error", so adding an era adds a type,
+// not states.
+type era interface {
+	handshake(ctx context.Context, conn *transport.Conn) (*session, error)
+}
+
+// sessionEra implements lifecycle "Initialization" (basic/lifecycle).
+type sessionEra struct {
+	server  string
+	offer   string // the version we offer
+	accept  []string
+	caps    messages.ClientCapabilities
+	info    messages.Implementation
+}
+
+func newSessionEra(server, pinned string, env Env) *sessionEra {
+	offer := messages.Version20251125
+	if pinned != "" {
+		offer = pinned
+	}
+	return &sessionEra{server: server, offer: offer, accept: messages.SessionEraVersions, caps: env.Handlers.capabilities(), info: env.ClientInfo}
+}
+
+func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn) (*session, error) {
+	params, err := json.Marshal(messages.InitializeParams{ProtocolVersion: e.offer, Capabilities: e.caps, ClientInfo: e.info})
+	if err != nil {
+		return nil, err
+	}
+	// initialize MUST NOT be cancelled (basic/utilities/cancellation).
+	raw, err := conn.Call(ctx, messages.MethodInitialize, params, transport.CallOptions{NoCancel: true})
+	if err != nil {
+		return nil, err
+	}
+	var res messages.InitializeResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("MCP server %q: invalid initialize result: %w", e.server, err)
+	}
+	// Version negotiation: the server answers with ours or another it
+	// supports; if we do not speak that one we must disconnect.
+	if !slices.Contains(e.accept, res.ProtocolVersion) {
+		return nil, &messages.UnsupportedVersionError{Server: e.server, Version: res.ProtocolVersion, Supported: e.accept}
+	}
+	if res.ProtocolVersion == messages.Version20250326 {
+		conn.SetBatchPolicy(transport.SetBatchPolicy{Allow: true})
+	}
+	if err := conn.Notify(ctx, messages.NotificationInitialized, nil); err != nil {
+		return nil, err
+	}
+	return &session{version: res.ProtocolVersion, info: res.ServerInfo, capabilities: res.Capabilities, instructions: res.Instructions}, nil
+}
+
+// connectError turns the end of a handshake bounded by the connect timeout
+// into the reference system's error.
+func connectError(ctx context.Context, server string, cfg *ServerConfig, err error) error {
+	if errors.Is(context.Cause(ctx), errConnectDeadline) {
+		return &messages.ConnectTimeoutError{Server: server, After: cfg.connectTimeout()}
+	}
+	return err
+}
+
+var errConnectDeadline = errors.New("connect timeout")

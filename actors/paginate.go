@@ -1,0 +1,82 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"iter"
+)
+
+// MaxPages bounds the pages one listing will follow (behaviour.md §8).
+const MaxPages = 1000
+
+// PaginationError reports a listing that was cut short: the server repeated
+// a cursor, or the page limit was reached. The items read so far are still
+// returned alongside it.
+type PaginationError struct {
+	Server string
+	Method string
+	Cursor string
+	Pages  int
+	Reason string
+}
+
+func (e *PaginationError) Error() string {
+	return fmt.Sprintf("MCP server %q: %s stopped after %d pages: %s", e.Server, e.Method, e.Pages, e.Reason)
+}
+
+// page is one page of a list result (server/utilities/pagination): the
+// cursor is opaque and the page size is the server's choice.
+type page[T any] struct {
+	items []T
+	next  string
+}
+
+// pages yields every item of a paginated listing, then, if the listing was
+// cut short or failed, the error. fetch gets the cursor ("" for the first page).
+func pages[T any](server, method string, fetch func(ctx context.Context, cursor string) (page[T], error)) func(ctx context.Context) iter.Seq2[T, error] {
+	return func(ctx context.Context) iter.Seq2[T, error] {
+		return func(yield func(T, error) bool) {
+			var zero T
+			seen := map[string]bool{}
+			cursor := ""
+			for n := 1; ; n++ {
+				p, err := fetch(ctx, cursor)
+				if err != nil {
+					yield(zero, err)
+					return
+				}
+				for _, item := range p.items {
+					if !yield(item, nil) {
+						return
+					}
+				}
+				if p.next == "" {
+					return
+				}
+				if seen[p.next] {
+					yield(zero, &PaginationError{Server: server, Method: method, Cursor: p.next, Pages: n, Reason: "the server repeated a cursor"})
+					return
+				}
+				if n >= MaxPages {
+					yield(zero, &PaginationError{Server: server, Method: method, Cursor: p.next, Pages: n, Reason: fmt.Sprintf("more than %d pages", MaxPages)})
+					return
+				}
+				seen[p.next] = true
+				cursor = p.next
+			}
+		}
+	}
+}
+
+// collect drains a listing into a slice; items read before an error are
+// returned with it.
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for item, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}

@@ -1,0 +1,139 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// serve answers a server-to-client request. ping is answered at once by the
+// actor (basic/utilities/ping: promptly); the others run their handler on a
+// goroutine and answer on the connection they came from.
+func (a *clientActor) serve(ctx actor.Context, req messages.InboundRequest) {
+	if req.Method == messages.MethodPing {
+		a.conn.Respond(req.ID, json.RawMessage("{}"), nil)
+		return
+	}
+	run := a.handlerFor(req.Method)
+	if run == nil || a.state >= stateBroken {
+		a.conn.Respond(req.ID, nil, &messages.Error{Code: messages.CodeMethodNotFound, Message: "Method not found: " + req.Method})
+		return
+	}
+	if len(a.serving) >= a.env.MaxConcurrentHandlers {
+		a.conn.Respond(req.ID, nil, &messages.Error{Code: messages.CodeInternalError, Message: "client is busy: too many concurrent server requests"})
+		return
+	}
+	key := idKey(req.ID)
+	hctx, cancel := context.WithCancel(context.Background())
+	a.serving[key] = cancel
+	root, self, conn := ctx.ActorSystem().Root, ctx.Self(), a.conn
+	a.work.Go(func() {
+		defer cancel()
+		result, rpcErr := run(hctx, req.Params)
+		// A request the server cancelled gets no answer
+		// (basic/utilities/cancellation: the receiver SHOULD NOT respond).
+		if hctx.Err() == nil {
+			conn.Respond(req.ID, result, rpcErr)
+		}
+		root.Send(self, handlerDone{key: key})
+	})
+}
+
+type handlerFunc func(ctx context.Context, params json.RawMessage) (json.RawMessage, *messages.Error)
+
+func (a *clientActor) handlerFor(method string) handlerFunc {
+	h, server := &a.env.Handlers, a.h.name
+	switch method {
+	case messages.MethodRootsList:
+		if h.Roots != nil {
+			return func(ctx context.Context, _ json.RawMessage) (json.RawMessage, *messages.Error) {
+				roots, err := h.Roots(ctx, server)
+				if roots == nil {
+					roots = []messages.Root{}
+				}
+				return answer(&messages.ListRootsResult{Roots: roots}, err)
+			}
+		}
+	case messages.MethodSamplingCreateMessage:
+		if h.Sampling != nil {
+			return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, *messages.Error) {
+				var p messages.CreateMessageParams
+				if err := json.Unmarshal(raw, &p); err != nil {
+					return nil, invalidParams(err)
+				}
+				return answer(h.Sampling(ctx, server, &p))
+			}
+		}
+	case messages.MethodElicitationCreate:
+		if h.Elicitation != nil {
+			return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, *messages.Error) {
+				var p messages.ElicitParams
+				if err := json.Unmarshal(raw, &p); err != nil {
+					return nil, invalidParams(err)
+				}
+				res, err := h.Elicitation(ctx, server, &p)
+				if err == nil && res != nil && res.Action == messages.ElicitActionAccept && p.Mode != messages.ElicitModeURL {
+					// client/elicitation: the client applies the schema's
+					// defaults to what the user left out (SEP-1034).
+					res.Content = messages.ApplySchemaDefaults(p.RequestedSchema, res.Content)
+				}
+				return answer(res, err)
+			}
+		}
+	}
+	return nil
+}
+
+// answer encodes a handler's result, or turns its error into a JSON-RPC
+// error: an *messages.Error is sent as is, anything else as -32603.
+func answer[T any](res *T, err error) (json.RawMessage, *messages.Error) {
+	if err != nil {
+		var rpcErr *messages.Error
+		if errors.As(err, &rpcErr) {
+			return nil, rpcErr
+		}
+		return nil, &messages.Error{Code: messages.CodeInternalError, Message: err.Error()}
+	}
+	if res == nil {
+		return nil, &messages.Error{Code: messages.CodeInternalError, Message: "handler returned no result"}
+	}
+	raw, mErr := json.Marshal(res)
+	if mErr != nil {
+		return nil, &messages.Error{Code: messages.CodeInternalError, Message: "encode result: " + mErr.Error()}
+	}
+	return raw, nil
+}
+
+func invalidParams(err error) *messages.Error {
+	return &messages.Error{Code: messages.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
+}
+
+func idKey(id messages.ID) string {
+	if id.IsString() {
+		return "s:" + id.String()
+	}
+	return "n:" + id.String()
+}
+
+// notification routes what the transport did not: cancellation of a request
+// we are serving stops its handler; everything else goes to the subscriber
+// queue.
+func (a *clientActor) notification(n messages.InboundNotification) {
+	if n.Method == messages.NotificationCancelled {
+		var p messages.CancelledParams
+		if json.Unmarshal(n.Params, &p) == nil {
+			if cancel, ok := a.serving[idKey(p.RequestID)]; ok {
+				cancel()
+				return
+			}
+		}
+	}
+	if a.state == stateClosing || a.env.Handlers.Notification == nil {
+		return
+	}
+	a.notes.push(n)
+}

@@ -1,0 +1,84 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"time"
+
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// Tools yields every tool the server offers, following tools/list pages
+// (server/tools, "Listing Tools"); a failure is yielded last.
+func (c *Client) Tools(ctx context.Context) iter.Seq2[messages.Tool, error] {
+	return pages(c.name, messages.MethodToolsList, func(ctx context.Context, cursor string) (page[messages.Tool], error) {
+		var res messages.ListToolsResult
+		err := c.call(ctx, messages.MethodToolsList, messages.ListToolsParams{Cursor: cursor}, &res, transport.CallOptions{})
+		return page[messages.Tool]{items: res.Tools, next: res.NextCursor}, err
+	})(ctx)
+}
+
+// ListTools returns all the server's tools, every page read.
+func (c *Client) ListTools(ctx context.Context) ([]messages.Tool, error) {
+	return collect(c.Tools(ctx))
+}
+
+// CallOptions tune one call. The zero value uses the server's request
+// timeout and asks for no progress (behaviour.md §6).
+type CallOptions struct {
+	// Timeout overrides the server's request timeout for this call.
+	Timeout time.Duration
+	// OnProgress receives this call's progress notifications, in order, on
+	// the calling goroutine. Setting it sends a progress token.
+	OnProgress func(messages.ProgressParams)
+	// ResetTimeoutOnProgress restarts the timeout at each progress
+	// notification, up to MaxTotalTimeout.
+	ResetTimeoutOnProgress bool
+	// MaxTotalTimeout is an absolute cap that progress cannot extend.
+	MaxTotalTimeout time.Duration
+	// Meta is sent as params._meta (progressToken is added when needed).
+	Meta messages.Meta
+}
+
+// CallTool calls the tool name with args (anything that encodes as a JSON
+// object, or nil) using the server's defaults. A tool that fails reports it
+// in the result (IsError), not as an error: errors are for protocol and
+// transport failures (server/tools, "Error Handling").
+func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages.CallToolResult, error) {
+	return c.CallToolWith(ctx, name, args, CallOptions{})
+}
+
+// CallToolWith is CallTool with per-call options.
+func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts CallOptions) (*messages.CallToolResult, error) {
+	params := messages.CallToolParams{Meta: opts.Meta, Name: name, Arguments: args}
+	topts := transport.CallOptions{Timeout: opts.Timeout, ResetTimeoutOnProgress: opts.ResetTimeoutOnProgress, MaxTotalTimeout: opts.MaxTotalTimeout}
+	if opts.OnProgress != nil {
+		tok := c.progressSeq.Add(1)
+		params.Meta = c.withProgressToken(opts.Meta, tok)
+		topts.ProgressToken, _ = messages.ProgressTokenKey(tok)
+		topts.OnProgress = func(raw json.RawMessage) {
+			var p messages.ProgressParams
+			if json.Unmarshal(raw, &p) == nil {
+				opts.OnProgress(p)
+			}
+		}
+	}
+	var res messages.CallToolResult
+	if err := c.call(ctx, messages.MethodToolsCall, params, &res, topts); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// withProgressToken copies meta (never changing the caller's map) and adds
+// the token (basic/utilities/progress).
+func (c *Client) withProgressToken(meta messages.Meta, tok int64) messages.Meta {
+	out := make(messages.Meta, len(meta)+1)
+	for k, v := range meta {
+		out[k] = v
+	}
+	out.SetProgressToken(tok)
+	return out
+}

@@ -1,0 +1,119 @@
+package testserver
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+)
+
+// Fixtures for the content-kinds tool. They are real, decodable media so
+// that a client test can go as far as decoding them.
+const (
+	// pngBase64 is a 1x1 red PNG image.
+	pngBase64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAAEElEQVR4nGL6z8AACAAA//8DCQECWLbVUAAAAABJRU5ErkJggg=="
+	// wavBase64 is a WAV file: 8 kHz, mono, 8-bit PCM, 8 samples of silence.
+	wavBase64 = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA=="
+)
+
+// Content blocks of a tool result, as the MCP schema names them.
+type (
+	textBlock struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	mediaBlock struct {
+		Type     string `json:"type"`
+		Data     string `json:"data"`
+		MimeType string `json:"mimeType"`
+	}
+	resourceLinkBlock struct {
+		Type     string `json:"type"`
+		URI      string `json:"uri"`
+		Name     string `json:"name"`
+		MimeType string `json:"mimeType,omitempty"`
+	}
+	embeddedResourceBlock struct {
+		Type     string          `json:"type"`
+		Resource resourceContent `json:"resource"`
+	}
+)
+
+// textContent is a text content block.
+func textContent(text string) textBlock { return textBlock{Type: "text", Text: text} }
+
+// contentKindsResult is computed once: the tool's answer never changes.
+var contentKindsResult = mustJSON(struct {
+	Content []any `json:"content"`
+}{[]any{
+	textContent("one block of each content kind"),
+	mediaBlock{Type: "image", Data: pngBase64, MimeType: "image/png"},
+	mediaBlock{Type: "audio", Data: wavBase64, MimeType: "audio/wav"},
+	resourceLinkBlock{Type: "resource_link", URI: "test://static/1", Name: "static-1", MimeType: "text/plain"},
+	embeddedResourceBlock{Type: "resource", Resource: resourceContent{
+		URI: "test://dynamic/42", MimeType: "text/plain", Text: dynamicText("42"),
+	}},
+}})
+
+func (s *server) toolContentKinds(context.Context, *toolCall) (json.RawMessage, *rpcError) {
+	return contentKindsResult, nil
+}
+
+// toolAskClient sends a request to the client (roots/list,
+// sampling/createMessage, elicitation/create, ping...) with a string id of
+// its own, waits for the answer, and returns the answer's result, or its
+// error with isError set, as JSON text.
+func (s *server) toolAskClient(ctx context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	var a struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := decodeArgs(c.args, &a); err != nil {
+		return nil, err
+	}
+	if a.Method == "" {
+		return nil, newError(codeInvalidParams, "Invalid arguments: method is required")
+	}
+	if isNull(a.Params) {
+		a.Params = nil
+	}
+
+	id := "srv-" + strconv.FormatInt(s.nextServerID.Add(1), 10)
+	ch := make(chan *message, 1)
+	s.mu.Lock()
+	s.pending[id] = ch
+	s.mu.Unlock()
+	s.out.send(false, appendRequest(nil, id, a.Method, a.Params))
+
+	select {
+	case resp := <-ch:
+		if resp.Error != nil {
+			return textResult(string(mustJSON(resp.Error)), true), nil
+		}
+		return textResult(string(resp.Result), false), nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+		return nil, nil
+	}
+}
+
+// toolNotify sends the notification it is given, then answers "ok"; the
+// notification therefore always precedes the answer on the wire.
+func (s *server) toolNotify(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	var a struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := decodeArgs(c.args, &a); err != nil {
+		return nil, err
+	}
+	if a.Method == "" {
+		return nil, newError(codeInvalidParams, "Invalid arguments: method is required")
+	}
+	if isNull(a.Params) {
+		a.Params = nil
+	}
+	s.sendNotification(a.Method, a.Params)
+	return textResult("ok", false), nil
+}

@@ -1,0 +1,232 @@
+package testserver
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// EnvChild is the environment variable that, set to "1", makes RunIfChild
+// turn the current binary into a test server.
+const EnvChild = "MCPACTOR_TESTSERVER"
+
+// EnvPrefix prefixes the environment variables Main reads as flag defaults:
+// the flag's name upper-cased with '-' turned into '_', so that
+// MCPACTOR_TESTSERVER_NOISE_EVERY=3 means -noise-every=3. Flags on the
+// command line override them. Handy when a launcher cannot pass arguments.
+const EnvPrefix = "MCPACTOR_TESTSERVER_"
+
+// termGrace is how long Main lets the server wind down after SIGTERM before
+// exiting anyway; a read blocked on stdin cannot be interrupted portably.
+const termGrace = 250 * time.Millisecond
+
+// flagSet declares one flag per Options field, writing into o. The
+// -exit-at-start flag carries a code (-1 = off) and is folded into
+// o.ExitAtStart and o.ExitCode by parseOptions.
+func flagSet(o *Options, exitAtStart *int) *flag.FlagSet {
+	fs := flag.NewFlagSet("testserver", flag.ContinueOnError)
+	fs.IntVar(&o.PageSize, "page-size", 0, "split list results into pages of this many entries (0: one page)")
+	fs.BoolVar(&o.EndlessCursor, "endless-cursor", false, "every list page carries the same non-empty nextCursor")
+	fs.BoolVar(&o.ToolWithoutSchema, "tool-without-schema", false, `add the tool "no-schema", which lacks inputSchema`)
+	fs.BoolVar(&o.ReportCancels, "report-cancels", false, `write "cancelled <id> <reason>" to stderr for each cancellation`)
+	fs.StringVar(&o.Banner, "banner", "", "text written to stdout before anything else")
+	fs.IntVar(&o.NoiseEvery, "noise-every", 0, "after every N-th response write three lines that are not valid answers")
+	fs.IntVar(&o.HugeFrameBytes, "huge-frame-bytes", 0, "precede the first tools/call answer with a line of this many bytes")
+	fs.BoolVar(&o.EndlessLine, "endless-line", false, "answer the first tools/call with a line that never ends")
+	fs.IntVar(&o.StderrFloodBytes, "stderr-flood-bytes", 0, "write this many bytes to stderr before serving")
+	fs.IntVar(&o.ExitAfterRequests, "exit-after-requests", 0, "exit, unanswered, on receiving the N-th tools/call")
+	fs.IntVar(&o.ExitCode, "exit-code", 0, "exit status for -exit-after-requests")
+	fs.StringVar(&o.StderrOnExit, "stderr-on-exit", "", "text written to stderr before a fault's exit")
+	fs.BoolVar(&o.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM and stdin EOF: only SIGKILL ends the server")
+	fs.BoolVar(&o.NeverAnswer, "never-answer", false, "never answer tools/call")
+	fs.BoolVar(&o.OutOfOrder, "out-of-order", false, "send tools/call answers in reverse order, in batches")
+	fs.BoolVar(&o.StringIDs, "string-ids", false, "answer numeric request ids as strings")
+	fs.DurationVar(&o.SlowInitialize, "slow-initialize", 0, "delay the initialize answer")
+	fs.StringVar(&o.ProtocolVersion, "protocol-version", "", "answer initialize with this protocol version whatever was offered")
+	fs.IntVar(exitAtStart, "exit-at-start", -1, "exit at once with this status, before reading anything (-1: off)")
+	return fs
+}
+
+// envName is the environment variable that gives flag name its default.
+func envName(flagName string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parseOptions reads options from the environment (env holds KEY=VALUE
+// entries, like os.Environ) and then from args. Usage and errors go to
+// errOut.
+func parseOptions(args, env []string, errOut io.Writer) (Options, error) {
+	var o Options
+	exitAtStart := -1
+	fs := flagSet(&o, &exitAtStart)
+	fs.SetOutput(errOut)
+
+	vars := make(map[string]string)
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, EnvPrefix) {
+			vars[k] = v
+		}
+	}
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := vars[envName(f.Name)]; ok && envErr == nil {
+			if err := fs.Set(f.Name, v); err != nil {
+				envErr = fmt.Errorf("%s: %w", envName(f.Name), err)
+			}
+		}
+	})
+	if envErr != nil {
+		fmt.Fprintln(errOut, "testserver:", envErr)
+		return o, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected arguments: %q", fs.Args())
+		fmt.Fprintln(errOut, "testserver:", err)
+		return o, err
+	}
+	if exitAtStart >= 0 {
+		o.ExitAtStart = true
+		o.ExitCode = exitAtStart
+	}
+	return o, nil
+}
+
+// Args renders o as the command-line flags Main understands, so that a test
+// can start a child server with these options. Options at their zero value
+// are left out; parsing the result gives o back.
+func (o Options) Args() []string {
+	var a []string
+	str := func(name, v string) {
+		if v != "" {
+			a = append(a, "-"+name+"="+v)
+		}
+	}
+	num := func(name string, v int) {
+		if v != 0 {
+			a = append(a, "-"+name+"="+strconv.Itoa(v))
+		}
+	}
+	boolean := func(name string, v bool) {
+		if v {
+			a = append(a, "-"+name)
+		}
+	}
+	num("page-size", o.PageSize)
+	boolean("endless-cursor", o.EndlessCursor)
+	boolean("tool-without-schema", o.ToolWithoutSchema)
+	boolean("report-cancels", o.ReportCancels)
+	str("banner", o.Banner)
+	num("noise-every", o.NoiseEvery)
+	num("huge-frame-bytes", o.HugeFrameBytes)
+	boolean("endless-line", o.EndlessLine)
+	num("stderr-flood-bytes", o.StderrFloodBytes)
+	num("exit-after-requests", o.ExitAfterRequests)
+	num("exit-code", o.ExitCode)
+	str("stderr-on-exit", o.StderrOnExit)
+	boolean("ignore-sigterm", o.IgnoreSIGTERM)
+	boolean("never-answer", o.NeverAnswer)
+	boolean("out-of-order", o.OutOfOrder)
+	boolean("string-ids", o.StringIDs)
+	if o.SlowInitialize != 0 {
+		str("slow-initialize", o.SlowInitialize.String())
+	}
+	str("protocol-version", o.ProtocolVersion)
+	if o.ExitAtStart {
+		a = append(a, "-exit-at-start="+strconv.Itoa(o.ExitCode))
+	}
+	return a
+}
+
+// Main parses args as flags (over defaults from the MCPACTOR_TESTSERVER_*
+// environment variables), then serves os.Stdin and os.Stdout, with
+// diagnostics on os.Stderr, and returns the process's exit status: 0 when
+// stdin ends or on SIGTERM, 2 for bad flags, 1 for an I/O error. Faults and
+// the crash tool exit the process directly, with their own status.
+func Main(args []string) int {
+	opts, err := parseOptions(args, os.Environ(), os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	term := make(chan os.Signal, 1)
+	if opts.IgnoreSIGTERM {
+		// SIGINT keeps its default so that a developer's Ctrl-C still
+		// cleans up; the fault is about clients that only send SIGTERM.
+		signal.Ignore(syscall.SIGTERM)
+	} else {
+		signal.Notify(term, syscall.SIGTERM, os.Interrupt)
+		defer signal.Stop(term)
+	}
+
+	done := make(chan error, 1)
+	go func() {
+		done <- newServer(opts, os.Stdout, os.Stderr, os.Exit).run(ctx, os.Stdin)
+	}()
+	select {
+	case err = <-done:
+	case <-term:
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(termGrace):
+		}
+		return 0
+	}
+	var exit *ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.Code
+	case err != nil:
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// RunIfChild turns the process into a test server when the environment
+// variable MCPACTOR_TESTSERVER is "1": it serves with os.Args[1:] as flags
+// and exits the process. Otherwise it returns at once. Call it first thing
+// in TestMain (or main) of a binary that Command re-executes.
+func RunIfChild() {
+	if os.Getenv(EnvChild) != "1" {
+		return
+	}
+	os.Exit(Main(os.Args[1:]))
+}
+
+// Command returns what it takes to start the running binary as a test
+// server child with opts: the executable (os.Executable), its arguments,
+// and its environment (this process's, with MCPACTOR_TESTSERVER=1 and
+// without inherited MCPACTOR_TESTSERVER_* settings, so that opts alone
+// decide). The binary must call RunIfChild early.
+func Command(opts Options) (path string, args []string, env []string) {
+	path, err := os.Executable()
+	if err != nil {
+		path = os.Args[0]
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == EnvChild || strings.HasPrefix(k, EnvPrefix) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, EnvChild+"=1")
+	return path, opts.Args(), env
+}

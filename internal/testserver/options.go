@@ -1,0 +1,109 @@
+package testserver
+
+import (
+	"strconv"
+	"time"
+)
+
+// Identity and protocol constants the server answers with, exported so that
+// tests can assert on them without repeating the literals.
+const (
+	// ServerName is serverInfo.name in the initialize result.
+	ServerName = "mcpactor-testserver"
+	// ServerVersion is serverInfo.version in the initialize result.
+	ServerVersion = "0.1.0"
+	// LatestProtocolVersion is the version answered when the client offers
+	// one this server does not know.
+	LatestProtocolVersion = "2025-11-25"
+	// UnknownResponseID is the id of the stray response written by the
+	// NoiseEvery fault; no client request ever uses it.
+	UnknownResponseID = 999999
+)
+
+// supportedVersions are the protocol revisions whose offer is echoed back.
+var supportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// Options selects the tools' behaviour and the faults to inject.
+//
+// The zero value is a well-behaved server: every field switches one knob or
+// one fault on. Options.Args renders the same settings as the flags Main
+// parses, so a test can start a child process with exactly these options.
+type Options struct {
+	// PageSize splits tools/list (and the other */list methods) into pages
+	// of at most this many entries. 0 returns everything in one page.
+	PageSize int
+	// EndlessCursor makes every list page carry the same non-empty
+	// nextCursor, and that cursor yields the first page again, so a client
+	// that follows cursors blindly never stops.
+	EndlessCursor bool
+	// ToolWithoutSchema adds the tool "no-schema", whose definition lacks
+	// the (required) inputSchema.
+	ToolWithoutSchema bool
+	// ReportCancels writes "cancelled <id> <reason>" to stderr for every
+	// notifications/cancelled received, <id> being the requestId's JSON.
+	ReportCancels bool
+
+	// Banner is written to stdout (with a trailing newline added if it has
+	// none) before anything else, as servers that print a greeting do.
+	Banner string
+	// NoiseEvery, when N > 0, follows every N-th response with three lines a
+	// client must skip: a non-JSON line, a JSON line that is not JSON-RPC,
+	// and a response whose id (UnknownResponseID) was never requested.
+	NoiseEvery int
+	// HugeFrameBytes, when > 0, precedes the answer to the first tools/call
+	// with one valid JSON-RPC notification line of exactly that many bytes
+	// (not counting its newline).
+	HugeFrameBytes int
+	// EndlessLine makes the first tools/call start a line that never ends:
+	// stdout receives bytes without a newline until the server is stopped
+	// or stdout breaks.
+	EndlessLine bool
+	// StderrFloodBytes, when > 0, writes that many bytes of text lines to
+	// stderr before serving; a client that does not drain stderr leaves the
+	// server blocked there, never answering initialize.
+	StderrFloodBytes int
+	// ExitAfterRequests, when N > 0, makes the N-th tools/call received end
+	// the server instead of being answered: StderrOnExit is written to
+	// stderr and the process exits with ExitCode.
+	ExitAfterRequests int
+	// ExitCode is the exit status used by ExitAfterRequests and ExitAtStart.
+	ExitCode int
+	// StderrOnExit is written to stderr just before an ExitAfterRequests or
+	// ExitAtStart exit.
+	StderrOnExit string
+	// IgnoreSIGTERM makes Main ignore SIGTERM and makes the server keep
+	// running after stdin ends, so that only SIGKILL (or, for Serve, the
+	// cancellation of its context) ends it.
+	IgnoreSIGTERM bool
+	// NeverAnswer leaves every tools/call unanswered; other requests are
+	// still answered and cancellations still reported.
+	NeverAnswer bool
+	// OutOfOrder holds tools/call responses back and releases them in
+	// reverse order, in batches: as soon as two are waiting, or 20ms after
+	// the first one when it stays alone.
+	OutOfOrder bool
+	// StringIDs answers numeric request ids as JSON strings (7 -> "7").
+	StringIDs bool
+	// SlowInitialize delays the initialize answer by this long.
+	SlowInitialize time.Duration
+	// ProtocolVersion, when set, is answered to initialize whatever the
+	// client offered (e.g. "1999-01-01" to test a client's refusal).
+	ProtocolVersion string
+	// ExitAtStart ends the server before it writes or reads anything:
+	// StderrOnExit is written to stderr and the exit status is ExitCode.
+	// (It is a bool rather than a code so that the zero Options stays a
+	// well-behaved server; the flag form is -exit-at-start=CODE.)
+	ExitAtStart bool
+}
+
+// ExitError is returned by Serve when a fault or the crash tool would have
+// ended the process; Main exits with Code instead of returning.
+type ExitError struct {
+	// Code is the exit status the process would have had.
+	Code int
+}
+
+// Error implements error.
+func (e *ExitError) Error() string {
+	return "testserver: exit status " + strconv.Itoa(e.Code)
+}

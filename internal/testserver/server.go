@@ -1,0 +1,357 @@
+// Package testserver is a small MCP server speaking JSON lines (one
+// JSON-RPC 2.0 message per line) over stdio, built for mcpactor's tests, its
+// demo and its benchmarks.
+//
+// Its tools exercise the client runtime (echo, sleep, progress, server to
+// client requests, notifications, crashes...), and Options injects the
+// faults a robust client must survive (banners, noise, huge or endless
+// lines, out-of-order answers, hangs, exits). Serve runs it in-process over
+// any reader and writer; Main, RunIfChild and Command run it as a child
+// process, usually the test binary re-executing itself.
+package testserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+// Serve runs the server, reading requests from in and writing messages to
+// out and diagnostics to errOut, until in ends or ctx is cancelled.
+//
+// It returns nil when in reaches EOF or ctx is cancelled, an *ExitError
+// when a fault or the crash tool would have ended the process (Serve never
+// exits the process itself), or the read or write error that stopped it.
+// Requests still in progress when it stops are abandoned unanswered.
+//
+// Serve does not return before all its goroutines have ended. When ctx is
+// cancelled it closes in, if in is an io.Closer, so that a blocked read
+// returns. The caller must keep reading out and errOut until Serve returns,
+// as with any child process's pipes.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, errOut io.Writer, opts Options) error {
+	return newServer(opts, out, errOut, nil).run(ctx, in)
+}
+
+// handlerFunc answers one request. A nil result with a nil error means the
+// request must stay unanswered.
+type handlerFunc func(s *server, ctx context.Context, req *request) (json.RawMessage, *rpcError)
+
+// methods maps request methods to their handlers.
+var methods = map[string]handlerFunc{
+	"initialize":               (*server).initialize,
+	"ping":                     (*server).ping,
+	"tools/list":               (*server).toolsList,
+	"tools/call":               (*server).toolsCall,
+	"resources/list":           (*server).resourcesList,
+	"resources/templates/list": (*server).resourceTemplatesList,
+	"resources/read":           (*server).resourcesRead,
+	"resources/subscribe":      (*server).resourcesSubscribe,
+	"resources/unsubscribe":    (*server).resourcesSubscribe,
+	"prompts/list":             (*server).promptsList,
+	"prompts/get":              (*server).promptsGet,
+	"completion/complete":      (*server).complete,
+	"logging/setLevel":         (*server).setLevel,
+}
+
+// request is one client request being handled.
+type request struct {
+	id     json.RawMessage
+	method string
+	params json.RawMessage
+	// firstCall marks the first tools/call received, the one the
+	// HugeFrameBytes and EndlessLine faults act on.
+	firstCall bool
+	// after, if set by the handler, is a notification written right after
+	// the response (logging/setLevel uses it to guarantee the order).
+	after []byte
+}
+
+type server struct {
+	opts     Options
+	out      *output
+	errOut   *errWriter
+	exitHook func(code int) // ends the process (Main) or the Serve call
+	tools    []*tool
+
+	ctx  context.Context // cancelled when the server stops
+	stop context.CancelCauseFunc
+	wg   sync.WaitGroup // request handlers and helper goroutines
+
+	reorder chan []byte // tools/call responses for the OutOfOrder fault
+
+	mu       sync.Mutex
+	inflight map[string]*inflightEntry // client requests being handled, by idKey
+	pending  map[string]chan *message  // server requests awaiting the client, by id
+
+	nextServerID atomic.Int64
+	toolCalls    int // tools/call requests received; reader goroutine only
+}
+
+// newServer builds a server. exitHook ends the process; nil means running
+// in-process, where an exit stops Serve with an *ExitError instead.
+func newServer(opts Options, out, errOut io.Writer, exitHook func(int)) *server {
+	if out == nil {
+		out = io.Discard
+	}
+	if errOut == nil {
+		errOut = io.Discard
+	}
+	s := &server{
+		opts:     opts,
+		errOut:   &errWriter{w: errOut},
+		exitHook: exitHook,
+		tools:    toolCatalogue(opts),
+		inflight: make(map[string]*inflightEntry),
+		pending:  make(map[string]chan *message),
+	}
+	s.out = newOutput(out, opts.NoiseEvery, func(err error) {
+		s.stop(fmt.Errorf("testserver: writing stdout: %w", err))
+	})
+	if s.exitHook == nil {
+		s.exitHook = func(code int) {
+			s.out.drop()
+			s.stop(&ExitError{Code: code})
+		}
+	}
+	return s
+}
+
+// run serves until in ends, ctx is cancelled or the server exits, then
+// stops everything it started.
+func (s *server) run(parent context.Context, in io.Reader) error {
+	s.ctx, s.stop = context.WithCancelCause(parent)
+	defer s.stop(nil)
+
+	if s.opts.ExitAtStart {
+		s.exit(s.opts.ExitCode, s.opts.StderrOnExit)
+		return s.result(nil)
+	}
+	s.writeBanner()
+	s.floodStderr()
+	if s.opts.OutOfOrder {
+		s.reorder = make(chan []byte)
+		s.wg.Add(1)
+		go s.reorderLoop()
+	}
+
+	readDone := make(chan error, 1)
+	go func() { readDone <- s.readLoop(in) }()
+
+	var readErr error
+	select {
+	case readErr = <-readDone:
+		if readErr == nil && s.opts.IgnoreSIGTERM {
+			// The fault asks to outlive stdin: keep the requests in
+			// progress going until told to stop.
+			<-s.ctx.Done()
+		}
+	case <-s.ctx.Done():
+		if c, ok := in.(io.Closer); ok {
+			_ = c.Close()
+		}
+		readErr = <-readDone
+	}
+
+	// Stop: nothing in progress is finished or answered.
+	s.out.drop()
+	s.stop(nil)
+	s.wg.Wait()
+	return s.result(readErr)
+}
+
+// result chooses Serve's return value once everything has stopped.
+func (s *server) result(readErr error) error {
+	if e, ok := context.Cause(s.ctx).(*ExitError); ok {
+		return e
+	}
+	if err := s.out.writeErr(); err != nil {
+		return err
+	}
+	if readErr != nil {
+		return fmt.Errorf("testserver: reading stdin: %w", readErr)
+	}
+	return nil
+}
+
+// exit writes stderrText and ends the server with code.
+func (s *server) exit(code int, stderrText string) {
+	if stderrText != "" {
+		s.errOut.writeString(withNewline(stderrText))
+	}
+	s.exitHook(code)
+}
+
+// handleLine decodes one line read from stdin and routes it.
+func (s *server) handleLine(line []byte) {
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		if line[0] == '[' {
+			// Batches were dropped from MCP in 2025-06-18.
+			s.sendError(nil, newError(codeInvalidRequest, "Invalid Request: batches are not supported"))
+			return
+		}
+		s.sendError(nil, newError(codeParseError, "Parse error"))
+		return
+	}
+	switch {
+	case m.Method != "" && len(m.ID) > 0:
+		if string(m.ID) == "null" {
+			s.sendError(nil, newError(codeInvalidRequest, "Invalid Request: id must not be null"))
+			return
+		}
+		s.startRequest(&m)
+	case m.Method != "":
+		s.handleNotification(&m)
+	case len(m.ID) > 0 && (m.Result != nil || m.Error != nil):
+		s.routeResponse(&m)
+	default:
+		s.sendError(m.ID, newError(codeInvalidRequest, "Invalid Request"))
+	}
+}
+
+// startRequest registers a request as in flight, so that a cancellation
+// read right after it finds it, and handles it in its own goroutine.
+func (s *server) startRequest(m *message) {
+	req := &request{id: m.ID, method: m.Method, params: m.Params}
+	if m.Method == "tools/call" {
+		s.toolCalls++
+		if s.opts.ExitAfterRequests > 0 && s.toolCalls >= s.opts.ExitAfterRequests {
+			s.exit(s.opts.ExitCode, s.opts.StderrOnExit)
+			return
+		}
+		if s.opts.NeverAnswer {
+			return
+		}
+		req.firstCall = s.toolCalls == 1
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	key := idKey(m.ID)
+	entry := &inflightEntry{cancel: cancel}
+	s.mu.Lock()
+	s.inflight[key] = entry
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go s.serveRequest(ctx, key, entry, req)
+}
+
+// inflightEntry is the in-flight table's record of one request; a pointer,
+// so that a finishing request can tell whether a later request reusing its
+// id has replaced it.
+type inflightEntry struct {
+	cancel context.CancelFunc
+}
+
+func (s *server) serveRequest(ctx context.Context, key string, entry *inflightEntry, req *request) {
+	defer s.wg.Done()
+	defer func() {
+		entry.cancel()
+		s.mu.Lock()
+		if s.inflight[key] == entry {
+			delete(s.inflight, key)
+		}
+		s.mu.Unlock()
+	}()
+
+	result, rpcErr := s.dispatch(ctx, req)
+	if ctx.Err() != nil {
+		// Cancelled by the client (which then expects no answer) or the
+		// server is stopping.
+		return
+	}
+	if result == nil && rpcErr == nil {
+		return
+	}
+	id := req.id
+	if s.opts.StringIDs {
+		id = quoteID(id)
+	}
+	var msg []byte
+	if rpcErr != nil {
+		msg = appendErrorResponse(make([]byte, 0, 128), id, rpcErr)
+	} else {
+		msg = appendResponse(make([]byte, 0, len(result)+64), id, result)
+	}
+	if s.reorder != nil && req.method == "tools/call" {
+		select {
+		case s.reorder <- msg:
+		case <-ctx.Done():
+		}
+		return
+	}
+	s.out.send(true, msg)
+	if req.after != nil {
+		s.out.send(false, req.after)
+	}
+}
+
+// dispatch runs the handler for req, turning a panic into an internal error
+// so that one bad request cannot take the whole server down.
+func (s *server) dispatch(ctx context.Context, req *request) (result json.RawMessage, rpcErr *rpcError) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, rpcErr = nil, newError(codeInternalError, "Internal error: %v", p)
+		}
+	}()
+	h, ok := methods[req.method]
+	if !ok {
+		return nil, newError(codeMethodNotFound, "Method not found")
+	}
+	return h(s, ctx, req)
+}
+
+// handleNotification handles a client notification. Only cancellation
+// matters; initialized, roots/list_changed and unknown ones are accepted
+// silently, as notifications must never be answered.
+func (s *server) handleNotification(m *message) {
+	if m.Method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+		Reason    string          `json:"reason"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	if s.opts.ReportCancels {
+		s.errOut.writeString(cancelLine(p.RequestID, p.Reason))
+	}
+	if len(p.RequestID) == 0 {
+		return
+	}
+	s.mu.Lock()
+	entry := s.inflight[idKey(p.RequestID)]
+	s.mu.Unlock()
+	if entry != nil {
+		entry.cancel()
+	}
+}
+
+// routeResponse hands a client's response to the server request waiting
+// for it.
+func (s *server) routeResponse(m *message) {
+	key := idKey(m.ID)
+	s.mu.Lock()
+	ch := s.pending[key]
+	delete(s.pending, key)
+	s.mu.Unlock()
+	if ch == nil {
+		s.errOut.writeString("testserver: response to unknown request id " + string(m.ID) + "\n")
+		return
+	}
+	ch <- m // buffered: never blocks
+}
+
+// sendError writes an error response outside any request handler.
+func (s *server) sendError(id json.RawMessage, e *rpcError) {
+	if s.opts.StringIDs {
+		id = quoteID(id)
+	}
+	s.out.send(true, appendErrorResponse(nil, id, e))
+}
+
+// sendNotification writes a notification to the client.
+func (s *server) sendNotification(method string, params []byte) {
+	s.out.send(false, appendNotification(nil, method, params))
+}

@@ -1,0 +1,278 @@
+package testserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// tool is one entry of the tool catalogue.
+type tool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	run          toolFunc
+}
+
+// toolCall is a decoded tools/call request.
+type toolCall struct {
+	req  *request
+	args json.RawMessage // arguments, possibly nil
+	meta json.RawMessage // params._meta, possibly nil
+}
+
+// toolFunc runs a tool. A nil result with a nil error leaves the request
+// unanswered (crash does that).
+type toolFunc func(s *server, ctx context.Context, c *toolCall) (json.RawMessage, *rpcError)
+
+// allTools is the catalogue, in tools/list order; toolCatalogue filters it.
+var allTools = []*tool{
+	{Name: "echo", Description: "Returns message as text.", InputSchema: schema(`"message":{"type":"string"}`, "message"), run: (*server).toolEcho},
+	{Name: "sleep", Description: "Sleeps ms milliseconds, unless cancelled.", InputSchema: schema(`"ms":{"type":"integer","minimum":0}`, "ms"), run: (*server).toolSleep},
+	{Name: "progress", Description: "Reports steps progress notifications intervalMs apart, then returns done.", InputSchema: schema(`"steps":{"type":"integer","minimum":0},"intervalMs":{"type":"integer","minimum":0}`, "steps"), run: (*server).toolProgress},
+	{Name: "fail", Description: "Returns a tool error (isError) with message.", InputSchema: schema(`"message":{"type":"string"}`), run: (*server).toolFail},
+	{Name: "rpc-error", Description: "Answers with a JSON-RPC error of the given code and message.", InputSchema: schema(`"code":{"type":"integer"},"message":{"type":"string"}`), run: (*server).toolRPCError},
+	{Name: "big", Description: "Returns one text content of bytes 'x' characters.", InputSchema: schema(`"bytes":{"type":"integer","minimum":0}`, "bytes"), run: (*server).toolBig},
+	{Name: "structured", Description: "Returns structured content matching its output schema.", InputSchema: schema(""), OutputSchema: schema(`"a":{"type":"integer"},"b":{"type":"string"}`, "a", "b"), run: (*server).toolStructured},
+	{Name: "content-kinds", Description: "Returns one content block of each kind.", InputSchema: schema(""), run: (*server).toolContentKinds},
+	{Name: "trace-meta", Description: "Returns the request's params._meta.", InputSchema: schema(""), run: (*server).toolTraceMeta},
+	{Name: "ask-client", Description: "Sends a request to the client and returns its answer.", InputSchema: schema(`"method":{"type":"string"},"params":{"type":"object"}`, "method"), run: (*server).toolAskClient},
+	{Name: "notify", Description: "Sends a notification to the client, then returns ok.", InputSchema: schema(`"method":{"type":"string"},"params":{"type":"object"}`, "method"), run: (*server).toolNotify},
+	{Name: "crash", Description: "Writes stderr and exits the process with code, unanswered.", InputSchema: schema(`"code":{"type":"integer"},"stderr":{"type":"string"}`), run: (*server).toolCrash},
+}
+
+// noSchemaTool is added by Options.ToolWithoutSchema.
+var noSchemaTool = &tool{Name: "no-schema", Description: "A tool whose definition lacks inputSchema.", run: (*server).toolNoSchema}
+
+// toolCatalogue returns the tools a server with opts offers.
+func toolCatalogue(opts Options) []*tool {
+	tools := append([]*tool(nil), allTools...)
+	if opts.ToolWithoutSchema {
+		tools = append(tools, noSchemaTool)
+	}
+	return tools
+}
+
+// schema builds an object JSON Schema from properties (a JSON object body)
+// and the required property names.
+func schema(properties string, required ...string) json.RawMessage {
+	b := []byte(`{"type":"object","properties":{` + properties + `}`)
+	if len(required) > 0 {
+		b = append(b, `,"required":`...)
+		b = append(b, mustJSON(required)...)
+	}
+	return append(b, '}')
+}
+
+func (s *server) toolsList(_ context.Context, req *request) (json.RawMessage, *rpcError) {
+	page, next, err := paginate(s, req.params, s.tools)
+	if err != nil {
+		return nil, err
+	}
+	return mustJSON(struct {
+		Tools      []*tool `json:"tools"`
+		NextCursor string  `json:"nextCursor,omitempty"`
+	}{page, next}), nil
+}
+
+func (s *server) toolsCall(ctx context.Context, req *request) (json.RawMessage, *rpcError) {
+	var p struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(req.params, &p); err != nil || p.Name == "" {
+		return nil, newError(codeInvalidParams, "Invalid params: tools/call needs a tool name")
+	}
+	if req.firstCall {
+		if s.opts.EndlessLine {
+			s.writeEndlessLine(ctx)
+			return nil, nil
+		}
+		if s.opts.HugeFrameBytes > 0 {
+			s.writeHugeFrame()
+		}
+	}
+	for _, t := range s.tools {
+		if t.Name == p.Name {
+			return t.run(s, ctx, &toolCall{req: req, args: p.Arguments, meta: p.Meta})
+		}
+	}
+	return nil, newError(codeInvalidParams, "Unknown tool: %s", p.Name)
+}
+
+// decodeArgs decodes a tool's arguments into v; absent arguments leave v
+// as it is, so that every argument is optional and defaults to zero.
+func decodeArgs(raw json.RawMessage, v any) *rpcError {
+	if isNull(raw) {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return newError(codeInvalidParams, "Invalid arguments: %v", err)
+	}
+	return nil
+}
+
+// textResult is a tool result holding one text content.
+func textResult(text string, isError bool) json.RawMessage {
+	b := make([]byte, 0, len(text)+64)
+	b = append(b, `{"content":[{"type":"text","text":`...)
+	b = appendString(b, text)
+	b = append(b, "}]"...)
+	if isError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}')
+}
+
+// toolEcho is the benchmark's hot path: one small decode, one hand-built
+// encode.
+func (s *server) toolEcho(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	var a struct {
+		Message string `json:"message"`
+	}
+	if err := decodeArgs(c.args, &a); err != nil {
+		return nil, err
+	}
+	return textResult(a.Message, false), nil
+}
+
+func (s *server) toolSleep(ctx context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	var a struct {
+		MS float64 `json:"ms"`
+	}
+	if err := decodeArgs(c.args, &a); err != nil {
+		return nil, err
+	}
+	if !sleep(ctx, time.Duration(a.MS*float64(time.Millisecond))) {
+		return nil, nil
+	}
+	return textResult("slept "+strconv.FormatFloat(a.MS, 'f', -1, 64)+"ms", false), nil
+}
+
+func (s *server) toolProgress(ctx context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	var a struct {
+		Steps      int     `json:"steps"`
+		IntervalMS float64 `json:"intervalMs"`
+	}
+	if err := decodeArgs(c.args, &a); err != nil {
+		return nil, err
+	}
+	var meta struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	}
+	_ = decodeArgs(c.meta, &meta)
+	interval := time.Duration(a.IntervalMS * float64(time.Millisecond))
+	for i := 1; i <= a.Steps; i++ {
+		if !sleep(ctx, interval) {
+			return nil, nil
+		}
+		if isNull(meta.ProgressToken) {
+			continue
+		}
+		p := []byte(`{"progressToken":`)
+		p = append(p, meta.ProgressToken...)
+		p = append(p, `,"progress":`...)
+		p = strconv.AppendInt(p, int64(i), 10)
+		p = append(p, `,"total":`...)
+		p = strconv.AppendInt(p, int64(a.Steps), 10)
+		p = append(p, `,"message":"step `...)
+		p = strconv.AppendInt(p, int64(i), 10)
+		p = append(p, `"}`...)
+		s.sendNotification("notifications/progress", p)
+	}
+	return textResult("done", false), nil
+}
+
+func (s *server) toolFail(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	var a struct {
+		Message string `json:"message"`
+	}
+	if err := decodeArgs(c.args, &a); err != nil {
+		return nil, err
+	}
+	return textResult(a.Message, true), nil
+}
+
+func (s *server) toolRPCError(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	var a struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	if err := decodeArgs(c.args, &a); err != nil {
+		return nil, err
+	}
+	if a.Code == 0 {
+		a.Code = codeServerError
+	}
+	return nil, &rpcError{Code: a.Code, Message: a.Message}
+}
+
+func (s *server) toolBig(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	var a struct {
+		Bytes int `json:"bytes"`
+	}
+	if err := decodeArgs(c.args, &a); err != nil {
+		return nil, err
+	}
+	const head, tail = `{"content":[{"type":"text","text":"`, `"}]}`
+	b := make([]byte, 0, len(head)+max(a.Bytes, 0)+len(tail))
+	b = append(b, head...)
+	b = append(b, bytes.Repeat([]byte{'x'}, max(a.Bytes, 0))...)
+	return append(b, tail...), nil
+}
+
+func (s *server) toolStructured(context.Context, *toolCall) (json.RawMessage, *rpcError) {
+	const data = `{"a":1,"b":"two"}`
+	return json.RawMessage(`{"content":[{"type":"text","text":` + string(appendString(nil, data)) +
+		`}],"structuredContent":` + data + `}`), nil
+}
+
+func (s *server) toolTraceMeta(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	meta := c.meta
+	if isNull(meta) {
+		meta = json.RawMessage(`{}`)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, meta); err != nil {
+		return nil, newError(codeInvalidParams, "Invalid params: _meta: %v", err)
+	}
+	return mustJSON(struct {
+		Content           []any           `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}{[]any{textContent(compact.String())}, compact.Bytes()}), nil
+}
+
+func (s *server) toolCrash(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	var a struct {
+		Code   int    `json:"code"`
+		Stderr string `json:"stderr"`
+	}
+	if err := decodeArgs(c.args, &a); err != nil {
+		return nil, err
+	}
+	s.exit(a.Code, a.Stderr)
+	return nil, nil
+}
+
+func (s *server) toolNoSchema(context.Context, *toolCall) (json.RawMessage, *rpcError) {
+	return textResult("no schema", false), nil
+}
+
+// sleep waits d, or less if ctx ends first; it reports whether d elapsed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

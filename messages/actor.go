@@ -1,0 +1,30 @@
+package messages
+
+import "encoding/json"
+
+// The messages below cross actor boundaries without reply channels or
+// contexts, so they stay plain serialisable structs (architecture.md, "Scale
+// beyond one machine"). The hot-path messages that carry reply channels are
+// private to the transport package.
+
+// InboundRequest is a server-to-client request (ping, roots/list,
+// sampling/createMessage, elicitation/create) that a transport hands to its
+// owner. The owner answers with the transport's Respond.
+type InboundRequest struct {
+	ID     ID
+	Method string
+	Params json.RawMessage
+}
+
+// InboundNotification is a server notification other than progress and
+// cancellation of our own requests, which the transport routes itself.
+type InboundNotification struct {
+	Method string
+	Params json.RawMessage
+}
+
+// TransportClosed tells a transport's owner that it has stopped, and why.
+// Every request that was pending has already been failed with Err.
+type TransportClosed struct {
+	Err error // a *TransportClosedError
+}

@@ -1,0 +1,154 @@
+package messages
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Sentinels for the failures a caller tells apart with errors.Is. The typed
+// errors below match them and carry the details (server, method, request id).
+// The texts are those of the reference system (behaviour.md §7).
+var (
+	ErrNotConnected       = errors.New("Transport not connected")
+	ErrTransportClosed    = errors.New("Transport closed")
+	ErrTimeout            = errors.New("request timeout")
+	ErrConnectTimeout     = errors.New("connect timeout")
+	ErrServerNotConnected = errors.New("MCP server not connected")
+	ErrUnsupportedVersion = errors.New("unsupported protocol version")
+	ErrFrameTooLarge      = errors.New("frame too large")
+)
+
+// TransportClosedError ends every request still pending when a transport
+// stops, and is the reason the transport gives its owner. For stdio it holds
+// the exit status and the tail of the server's stderr.
+type TransportClosedError struct {
+	Server     string
+	Cause      error  // what closed it; nil for an orderly Close
+	ExitStatus string // "exit status 1", "signal: killed"; empty when unknown
+	StderrTail string // last lines of the server's stderr, trimmed
+}
+
+// Error reads "Transport closed: <exit status>: <cause>: <stderr tail>", each
+// part only when known.
+func (e *TransportClosedError) Error() string {
+	var b strings.Builder
+	b.WriteString("Transport closed")
+	for _, part := range []string{e.ExitStatus, errText(e.Cause), e.StderrTail} {
+		if part != "" {
+			b.WriteString(": ")
+			b.WriteString(part)
+		}
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrTransportClosed) true.
+func (e *TransportClosedError) Is(target error) bool { return target == ErrTransportClosed }
+
+// Unwrap returns the cause.
+func (e *TransportClosedError) Unwrap() error { return e.Cause }
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// TimeoutError reports a request that got no answer in time. The server has
+// been sent notifications/cancelled for it (never for initialize).
+type TimeoutError struct {
+	Server string
+	Method string
+	ID     ID
+	After  time.Duration
+	Notify bool // a notification, not a request (HTTP only)
+}
+
+// Error reads "Request timeout after <ms>ms" (or "Notify timeout ...").
+func (e *TimeoutError) Error() string {
+	kind := "Request"
+	if e.Notify {
+		kind = "Notify"
+	}
+	return kind + " timeout after " + strconv.FormatInt(e.After.Milliseconds(), 10) + "ms"
+}
+
+// Is makes errors.Is(err, ErrTimeout) true.
+func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// CanceledError reports a request whose context ended before its answer. Err
+// is the context's cause, so errors.Is(err, context.Canceled) (or
+// context.DeadlineExceeded for a caller's deadline) holds.
+type CanceledError struct {
+	Server string
+	Method string
+	ID     ID
+	Err    error
+}
+
+func (e *CanceledError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the context's cause.
+func (e *CanceledError) Unwrap() error { return e.Err }
+
+// RPCError is a JSON-RPC error response to one of our requests.
+type RPCError struct {
+	Server  string
+	Method  string
+	ID      ID
+	Code    int64
+	Message string
+	Data    json.RawMessage
+}
+
+// Error reads "MCP error <code>: <message>".
+func (e *RPCError) Error() string {
+	return (&Error{Code: e.Code, Message: e.Message}).Error()
+}
+
+// ConnectTimeoutError reports a server whose connection (spawn and handshake)
+// did not finish within its connect timeout. Everything it started has been
+// torn down.
+type ConnectTimeoutError struct {
+	Server string
+	After  time.Duration
+}
+
+func (e *ConnectTimeoutError) Error() string {
+	return "Connection to MCP server " + strconv.Quote(e.Server) + " timed out after " +
+		strconv.FormatInt(e.After.Milliseconds(), 10) + "ms"
+}
+
+// Is makes errors.Is(err, ErrConnectTimeout) and errors.Is(err, ErrTimeout) true.
+func (e *ConnectTimeoutError) Is(target error) bool {
+	return target == ErrConnectTimeout || target == ErrTimeout
+}
+
+// ServerNotConnectedError reports a call to a server that is not (or no
+// longer) connected.
+type ServerNotConnectedError struct{ Server string }
+
+func (e *ServerNotConnectedError) Error() string { return "MCP server not connected: " + e.Server }
+
+// Is makes errors.Is(err, ErrServerNotConnected) true.
+func (e *ServerNotConnectedError) Is(target error) bool { return target == ErrServerNotConnected }
+
+// UnsupportedVersionError reports a server that answered initialize with a
+// protocol version we do not speak (lifecycle, "Version Negotiation").
+type UnsupportedVersionError struct {
+	Server    string
+	Version   string
+	Supported []string
+}
+
+func (e *UnsupportedVersionError) Error() string {
+	return "MCP server " + strconv.Quote(e.Server) + " answered with unsupported protocol version " +
+		strconv.Quote(e.Version) + " (supported: " + strings.Join(e.Supported, ", ") + ")"
+}
+
+// Is makes errors.Is(err, ErrUnsupportedVersion) true.
+func (e *UnsupportedVersionError) Is(target error) bool { return target == ErrUnsupportedVersion }

@@ -1,0 +1,71 @@
+package transport
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// call is one outgoing request on its way through a transport actor. The
+// caller allocates it and waits on reply; the actor assigns id and records it
+// in its pending table. Only the actor touches id before the outcome is
+// delivered; the caller reads the outcome, never the table.
+type call struct {
+	method   string
+	params   json.RawMessage
+	token    string // progress token key (messages.ProgressTokenKey), "" for none
+	noCancel bool   // initialize: never send notifications/cancelled
+	reply    chan outcome
+	progress chan json.RawMessage // nil when the caller wants no progress
+	id       int64
+}
+
+// outcome is the single end of a call: a result, a JSON-RPC error, the
+// transport's closing error, or errRetired when a cancellation won the race.
+type outcome struct {
+	id     int64
+	result json.RawMessage
+	err    error
+}
+
+// errRetired marks an outcome produced by the caller's own cancellation; the
+// caller turns it into a timeout or cancellation error.
+var errRetired = errors.New("request retired by its caller")
+
+// cancelCall asks the actor to retire c (timeout or context end) and tell the
+// server, unless the answer is already on its way.
+type cancelCall struct {
+	c      *call
+	reason string
+}
+
+// notify sends a notification; nobody waits for an answer.
+type notify struct {
+	method string
+	params json.RawMessage
+}
+
+// respond answers a server-to-client request.
+type respond struct {
+	id     messages.ID
+	result json.RawMessage
+	err    *messages.Error
+}
+
+// inbound carries a decoded frame from a reader goroutine to the actor.
+type inbound struct{ msg messages.Message }
+
+// inboundBatch carries a JSON-RPC batch; whether batches are acceptable
+// depends on the negotiated protocol version, which only the owner knows.
+type inboundBatch struct{ msgs []messages.Message }
+
+// closeRequest starts an orderly shutdown.
+type closeRequest struct{}
+
+// forceClose skips the remaining shutdown grace periods: kill at once.
+type forceClose struct{}
+
+// SetBatchPolicy tells a transport whether JSON-RPC batches from the peer
+// are acceptable (only for protocol version 2025-03-26; behaviour.md §1).
+type SetBatchPolicy struct{ Allow bool }

@@ -1,0 +1,256 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// DefaultRequestTimeout applies when neither the call nor the server
+// configuration sets one (behaviour.md §6).
+const DefaultRequestTimeout = 30 * time.Second
+
+// DefaultMaxInFlight bounds the requests a connection has queued or awaiting
+// an answer. Callers beyond it wait (backpressure) instead of growing queues.
+const DefaultMaxInFlight = 1 << 14
+
+// Conn is the caller's handle on a transport actor. Its methods are safe for
+// concurrent use; the state they act on belongs to the actor, which they
+// reach only by messages.
+type Conn struct {
+	server  string
+	root    *actor.RootContext
+	pid     *actor.PID
+	slots   chan struct{} // one token per request in flight
+	timeout time.Duration
+	end     *ending
+	stats   *counters
+}
+
+// ending is written once by the actor, then published by closing done.
+type ending struct {
+	done   chan struct{}
+	err    error
+	byUser bool // Close was asked for, so err is not a failure
+}
+
+// CallOptions tune one request. The zero value uses the connection's
+// request timeout and asks for no progress.
+type CallOptions struct {
+	// Timeout bounds the wait for the answer; 0 means the connection default.
+	Timeout time.Duration
+	// ProgressToken is the token the caller put in params._meta, as a key
+	// from messages.ProgressTokenKey; OnProgress receives its notifications.
+	ProgressToken string
+	// OnProgress runs on the calling goroutine for each progress
+	// notification of this request, in order.
+	OnProgress func(params json.RawMessage)
+	// ResetTimeoutOnProgress restarts the timeout at each progress
+	// notification, never beyond MaxTotalTimeout.
+	ResetTimeoutOnProgress bool
+	// MaxTotalTimeout caps the whole wait whatever progress arrives; 0 = no cap.
+	MaxTotalTimeout time.Duration
+	// NoCancel: never send notifications/cancelled for this request (initialize).
+	NoCancel bool
+}
+
+// Server returns the name of the server this connection talks to.
+func (c *Conn) Server() string { return c.server }
+
+// Done is closed when the transport has stopped and released everything.
+func (c *Conn) Done() <-chan struct{} { return c.end.done }
+
+// Err returns the error that ended the transport, or nil while it runs.
+func (c *Conn) Err() error {
+	select {
+	case <-c.end.done:
+		return c.end.err
+	default:
+		return nil
+	}
+}
+
+// Stats returns the counts of dropped or refused input so far.
+func (c *Conn) Stats() Stats { return c.stats.snapshot() }
+
+// Call sends a request and waits for its single end: the result, a JSON-RPC
+// error (*messages.RPCError), a timeout (*messages.TimeoutError), the
+// context's end (*messages.CanceledError) or the transport's end
+// (*messages.TransportClosedError). On timeout or cancellation the server is
+// sent notifications/cancelled (basic/utilities/cancellation) unless
+// opts.NoCancel, and a late answer is ignored.
+func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
+	}
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
+	case <-c.end.done:
+		return nil, c.end.err
+	}
+	defer func() { <-c.slots }()
+
+	cl := &call{method: method, params: params, token: opts.ProgressToken, noCancel: opts.NoCancel, reply: make(chan outcome, 1)}
+	if opts.OnProgress != nil && opts.ProgressToken != "" {
+		cl.progress = make(chan json.RawMessage, progressBuffer)
+	}
+	start := time.Now()
+	c.root.Send(c.pid, cl)
+	return c.await(ctx, cl, start, opts)
+}
+
+// progressBuffer is how many progress notifications may wait for a slow
+// callback before further ones are dropped (and counted).
+const progressBuffer = 64
+
+func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts CallOptions) (json.RawMessage, error) {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = c.timeout
+	}
+	var limit time.Time // the absolute cap, zero when none
+	if opts.MaxTotalTimeout > 0 {
+		limit = start.Add(opts.MaxTotalTimeout)
+	}
+	after := timeout
+	wait := timeout
+	if !limit.IsZero() && opts.MaxTotalTimeout < wait {
+		wait, after = opts.MaxTotalTimeout, opts.MaxTotalTimeout
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case out := <-cl.reply:
+			return c.finish(cl, out, nil)
+		case p := <-cl.progress:
+			opts.OnProgress(p)
+			if opts.ResetTimeoutOnProgress {
+				wait, after = timeout, timeout
+				if !limit.IsZero() {
+					if rest := time.Until(limit); rest < wait {
+						wait, after = max(rest, 0), opts.MaxTotalTimeout
+					}
+				}
+				timer.Reset(wait)
+			}
+		case <-timer.C:
+			why := &messages.TimeoutError{Server: c.server, Method: cl.method, After: after}
+			return c.retire(cl, why.Error(), why)
+		case <-ctx.Done():
+			why := &messages.CanceledError{Server: c.server, Method: cl.method, Err: context.Cause(ctx)}
+			return c.retire(cl, why.Error(), why)
+		case <-c.end.done:
+			// The actor fails every pending call before it ends, so an
+			// outcome is waiting unless the call never reached it.
+			select {
+			case out := <-cl.reply:
+				return c.finish(cl, out, nil)
+			default:
+				return nil, c.end.err
+			}
+		}
+	}
+}
+
+// retire asks the actor to drop the call and waits for its verdict: the
+// actor alone decides whether the answer or the cancellation came first, so
+// the call ends exactly once.
+func (c *Conn) retire(cl *call, reason string, why error) (json.RawMessage, error) {
+	c.root.Send(c.pid, cancelCall{c: cl, reason: reason})
+	select {
+	case out := <-cl.reply:
+		return c.finish(cl, out, why)
+	case <-c.end.done:
+		select {
+		case out := <-cl.reply:
+			return c.finish(cl, out, why)
+		default:
+			return nil, c.end.err
+		}
+	}
+}
+
+func (c *Conn) finish(cl *call, out outcome, why error) (json.RawMessage, error) {
+	id := messages.Int64ID(out.id)
+	switch err := out.err.(type) {
+	case nil:
+		return out.result, nil
+	case *messages.Error:
+		return nil, &messages.RPCError{Server: c.server, Method: cl.method, ID: id, Code: err.Code, Message: err.Message, Data: err.Data}
+	default:
+		if err == errRetired {
+			switch w := why.(type) {
+			case *messages.TimeoutError:
+				w.ID = id
+			case *messages.CanceledError:
+				w.ID = id
+			}
+			return nil, why
+		}
+		return nil, err
+	}
+}
+
+// Notify sends a notification. It returns once the notification is queued;
+// an error means the transport has already ended.
+func (c *Conn) Notify(ctx context.Context, method string, params json.RawMessage) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case <-c.end.done:
+		return c.end.err
+	default:
+	}
+	c.root.Send(c.pid, notify{method: method, params: params})
+	return nil
+}
+
+// Respond answers the server-to-client request id with a result or, when
+// rpcErr is set, an error.
+func (c *Conn) Respond(id messages.ID, result json.RawMessage, rpcErr *messages.Error) {
+	select {
+	case <-c.end.done:
+	default:
+		c.root.Send(c.pid, respond{id: id, result: result, err: rpcErr})
+	}
+}
+
+// SetBatchPolicy forwards p to the transport actor.
+func (c *Conn) SetBatchPolicy(p SetBatchPolicy) { c.root.Send(c.pid, p) }
+
+// Close shuts the transport down in order (for stdio: close stdin, wait,
+// SIGTERM, wait, SIGKILL) and waits until everything is released. If ctx
+// ends first the remaining grace periods are skipped, but Close still waits
+// for the process to be reaped, which a SIGKILL makes quick. Pending requests
+// fail with ErrTransportClosed. The returned error is the transport's final
+// error when it had already failed, else nil.
+func (c *Conn) Close(ctx context.Context) error {
+	select {
+	case <-c.end.done:
+		return c.closeResult()
+	default:
+	}
+	c.root.Send(c.pid, closeRequest{})
+	select {
+	case <-c.end.done:
+	case <-ctx.Done():
+		c.root.Send(c.pid, forceClose{})
+		<-c.end.done
+	}
+	return c.closeResult()
+}
+
+func (c *Conn) closeResult() error {
+	if c.end.byUser {
+		return nil
+	}
+	return c.end.err
+}

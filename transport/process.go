@@ -1,0 +1,224 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// process is a running subprocess and its three pipes. The actor holds the
+// handles; the goroutines started here only read, and report back by
+// message. stdin and stdout are our own os.Pipe ends, not exec's pipes, so
+// that exec.Cmd.Wait neither closes them under a reader nor waits for
+// copying goroutines.
+type process struct {
+	stats   *counters
+	cmd     *exec.Cmd
+	stdin   *os.File
+	stdout  *os.File
+	stderr  *os.File
+	credits chan struct{}
+}
+
+// inboundCredits bounds the frames a reader may have in the actor's mailbox.
+// When the actor falls behind, the reader stops reading and the pipe gives
+// the server backpressure, instead of the mailbox growing without bound.
+const inboundCredits = 256
+
+func startProcess(cmd *exec.Cmd, cfg StdioConfig, stats *counters, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) (*process, error) {
+	cmd.Dir = cfg.Dir
+	cmd.Env = os.Environ()
+	for k, v := range cfg.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	// Its own process group, so that signals reach a server started
+	// through a wrapper (npx, a shell script) and not only the wrapper.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	var files [6]*os.File // child's stdin, our stdin; our stdout, child's; our stderr, child's
+	for i := 0; i < 6; i += 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(files[:i]...)
+			return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
+		}
+		if i == 0 {
+			files[0], files[1] = r, w
+		} else {
+			files[i], files[i+1] = r, w
+		}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[3], files[5]
+	if err := cmd.Start(); err != nil {
+		closeAll(files[:]...)
+		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
+	}
+	closeAll(files[0], files[3], files[5]) // the child's ends live on in the child
+	p := &process{stats: stats, cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4], credits: make(chan struct{}, inboundCredits)}
+
+	go p.read(cfg, root, self, quit)
+	go p.drainStderr(cfg, root, self)
+	go func() {
+		err := cmd.Wait()
+		status := "exit status 0"
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			status = ee.Error()
+		case err != nil:
+			status = err.Error()
+		}
+		root.Send(self, procExited{status: status})
+	}()
+	return p, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close()
+		}
+	}
+}
+
+// read is the stdout loop: split lines, decode envelopes, hand them to the
+// actor. Decoding here keeps JSON work off the actor; malformed lines are
+// counted and skipped, never fatal (behaviour.md §4).
+func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) {
+	lr := newLineReader(p.stdout, cfg.MaxFrameSize)
+	for {
+		line, err := lr.next()
+		var over *OversizedError
+		switch {
+		case errors.As(err, &over):
+			p.stats.oversized.Add(1)
+			cfg.Logger.Warn("mcp: oversized frame discarded", "server", cfg.Server, "bytes", over.Dropped, "limit", over.Limit)
+			continue
+		case err != nil:
+			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
+				err = nil
+			}
+			root.Send(self, readerDone{err: err})
+			return
+		}
+		var msg any
+		if messages.IsBatch(line) {
+			msgs, errs, err := messages.DecodeBatch(line)
+			if err != nil {
+				p.malformed(cfg, line, err)
+				continue
+			}
+			kept := msgs[:0]
+			for i, m := range msgs {
+				if errs[i] != nil {
+					p.malformed(cfg, line, errs[i])
+					continue
+				}
+				kept = append(kept, m)
+			}
+			msg = inboundBatch{msgs: kept}
+		} else {
+			m, err := messages.DecodeMessage(line)
+			if err != nil {
+				p.malformed(cfg, line, err)
+				continue
+			}
+			msg = inbound{msg: m}
+		}
+		select {
+		case p.credits <- struct{}{}:
+		case <-quit:
+			return
+		}
+		root.Send(self, msg)
+	}
+}
+
+// malformedLogEvery thins out the log of a server that prints garbage on
+// every line; the counter still sees each one.
+const malformedLogEvery = 1000
+
+func (p *process) malformed(cfg StdioConfig, line []byte, err error) {
+	n := p.stats.malformed.Add(1)
+	if n <= 10 || n%malformedLogEvery == 0 {
+		cfg.Logger.Warn("mcp: malformed stdout line skipped", "server", cfg.Server,
+			"err", err, "line", snippet(line, 120), "malformed_total", n)
+	}
+}
+
+func snippet(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}
+
+// drainStderr copies stderr into the ring until EOF, so a chatty server
+// never blocks on a full pipe, and hands the tail to the actor at the end.
+func (p *process) drainStderr(cfg StdioConfig, root *actor.RootContext, self *actor.PID) {
+	ring := newStderrRing(cfg.StderrLimit)
+	var lines lineSplitter
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := p.stderr.Read(buf)
+		if n > 0 {
+			ring.Write(buf[:n])
+			if cfg.StderrLine != nil {
+				lines.feed(buf[:n], cfg.StderrLine)
+			}
+		}
+		if err != nil {
+			if cfg.StderrLine != nil {
+				lines.flush(cfg.StderrLine)
+			}
+			root.Send(self, stderrDone{tail: ring.tail(stderrTailBytes)})
+			return
+		}
+	}
+}
+
+// stderrTailBytes is how much of the ring goes into the closing error.
+const stderrTailBytes = 2 << 10
+
+func (p *process) releaseCredit() {
+	select {
+	case <-p.credits:
+	default:
+	}
+}
+
+func (p *process) closeStdin() {
+	if p != nil {
+		p.stdin.Close() // idempotent: a second Close only returns an error
+	}
+}
+
+// closeOutputs unblocks the reader and the stderr drain when the process is
+// gone but something else still holds the pipes.
+func (p *process) closeOutputs() {
+	if p != nil {
+		p.stdout.Close()
+		p.stderr.Close()
+	}
+}
+
+// signal sends SIGTERM or SIGKILL to the server's process group.
+func (p *process) signal(stage int) {
+	if p == nil || p.cmd.Process == nil {
+		return
+	}
+	sig := syscall.SIGTERM
+	if stage == stageKill {
+		sig = syscall.SIGKILL
+	}
+	if err := syscall.Kill(-p.cmd.Process.Pid, sig); err != nil {
+		p.cmd.Process.Signal(sig)
+	}
+}

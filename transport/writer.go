@@ -1,0 +1,96 @@
+package transport
+
+import (
+	"os"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// batchWriter is the write side of a stream transport. The actor appends
+// frames to the current batch; one goroutine writes a batch at a time. While
+// a write is in progress, new frames accumulate, so a burst leaves in one
+// write (behaviour.md §4, "Writes ... coalesced"). Two buffers take turns,
+// so the steady state allocates nothing. Only the actor calls its methods;
+// the goroutine sees a batch only between the hand-off and writeDone.
+type batchWriter struct {
+	jobs  chan writeBatch
+	cur   writeBatch
+	spare writeBatch
+	busy  bool
+	dead  bool // a write failed or the writer stopped: frames are dropped
+}
+
+type writeBatch struct {
+	buf []byte
+	ids []int64 // requests in buf, failed together if the write fails
+}
+
+// writeDone returns a batch from the goroutine with the write's outcome.
+type writeDone struct {
+	writeBatch
+	err error
+}
+
+// maxKeptBuffer is the largest batch buffer kept for reuse.
+const maxKeptBuffer = 1 << 20
+
+func (w *batchWriter) start(f *os.File, root *actor.RootContext, self *actor.PID, _ *counters, _ string) {
+	w.jobs = make(chan writeBatch, 1)
+	go func() {
+		for b := range w.jobs {
+			_, err := f.Write(b.buf)
+			root.Send(self, writeDone{writeBatch: b, err: err})
+		}
+	}()
+}
+
+func (w *batchWriter) frameBuffer() []byte { return w.cur.buf }
+
+func (w *batchWriter) commitFrame(frame []byte, id int64) {
+	w.cur.buf = append(frame, '\n')
+	if id != 0 {
+		w.cur.ids = append(w.cur.ids, id)
+	}
+	w.flush()
+}
+
+// flush hands the current batch to the goroutine if it is idle. The jobs
+// channel holds one batch and is empty whenever busy is false, so the send
+// never blocks.
+func (w *batchWriter) flush() {
+	if w.busy || w.jobs == nil || len(w.cur.buf) == 0 {
+		return
+	}
+	if w.dead {
+		w.cur.buf, w.cur.ids = w.cur.buf[:0], w.cur.ids[:0]
+		return
+	}
+	w.jobs <- w.cur
+	w.busy = true
+	w.cur, w.spare = w.spare, writeBatch{}
+	w.cur.buf, w.cur.ids = w.cur.buf[:0], w.cur.ids[:0]
+}
+
+// done takes a batch back from the goroutine and sends the next one.
+func (w *batchWriter) done(m writeDone) {
+	w.busy = false
+	if m.err != nil {
+		w.dead = true
+	}
+	if cap(m.buf) <= maxKeptBuffer {
+		w.spare = writeBatch{buf: m.buf[:0], ids: m.ids[:0]}
+	}
+	w.flush()
+}
+
+// idle reports whether nothing is being written or waiting to be.
+func (w *batchWriter) idle() bool { return !w.busy && len(w.cur.buf) == 0 }
+
+// stop ends the goroutine once its current write returns.
+func (w *batchWriter) stop() {
+	if w.jobs != nil {
+		close(w.jobs)
+		w.jobs = nil
+		w.dead = true
+	}
+}
