@@ -32,11 +32,11 @@ type era interface {
 
 // sessionEra implements lifecycle "Initialization" (basic/lifecycle).
 type sessionEra struct {
-	server  string
-	offer   string // the version we offer
-	accept  []string
-	caps    messages.ClientCapabilities
-	info    messages.Implementation
+	server string
+	offer  string // the version we offer
+	accept []string
+	caps   messages.ClientCapabilities
+	info   messages.Implementation
 }
 
 func newSessionEra(server, pinned string, env Env) *sessionEra {
