@@ -2,6 +2,7 @@ package testserver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -88,9 +89,15 @@ func TestHugeFrame(t *testing.T) {
 	if len(line) != size {
 		t.Fatalf("huge line is %d bytes, want %d", len(line), size)
 	}
+	// Check the envelope and the filling separately: decoding 20 MiB under
+	// the race detector takes seconds.
+	head, tail := len(hugeFramePrefix), len(hugeFrameSuffix)
 	var m message
-	if err := json.Unmarshal(line, &m); err != nil || m.Method == "" || m.ID != nil {
+	if err := json.Unmarshal(append(line[:head:head], line[size-tail:]...), &m); err != nil || m.Method == "" || m.ID != nil {
 		t.Fatalf("huge line is not a notification: %v", err)
+	}
+	if n := bytes.Count(line[head:size-tail], []byte{'x'}); n != size-head-tail {
+		t.Fatalf("filling holds %d 'x' of %d bytes", n, size-head-tail)
 	}
 	if resp := c.recv(); idKey(resp.ID) != fmt.Sprint(id) || decodeTool(t, resp.Result).text() != "hi" {
 		t.Errorf("answer = %+v", resp)
@@ -150,8 +157,13 @@ func TestStderrFlood(t *testing.T) {
 func TestExitAfterRequests(t *testing.T) {
 	c := startPipe(t, Options{ExitAfterRequests: 2, ExitCode: 3, StderrOnExit: "bye"})
 	c.call("ping", nil) // not counted: only tools/call are
-	c.callTool("echo", map[string]any{"message": "one"})
-	c.request("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "two"}})
+	// Both calls in one write: the answer to the first, which the server
+	// batches, must still leave before the exit.
+	c.sendRaw(`{"jsonrpc":"2.0","id":"one","method":"tools/call","params":{"name":"echo","arguments":{"message":"one"}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"echo","arguments":{"message":"two"}}}`)
+	if m := c.recv(); string(m.ID) != `"one"` {
+		t.Errorf("answer %s", m.ID)
+	}
 	var exit *ExitError
 	if err := c.wait(); !errors.As(err, &exit) || exit.Code != 3 {
 		t.Fatalf("Serve = %v", err)

@@ -24,8 +24,9 @@ const EnvChild = "MCPACTOR_TESTSERVER"
 // command line override them. Handy when a launcher cannot pass arguments.
 const EnvPrefix = "MCPACTOR_TESTSERVER_"
 
-// termGrace is how long Main lets the server wind down after SIGTERM before
-// exiting anyway; a read blocked on stdin cannot be interrupted portably.
+// termGrace bounds how long Main waits, after SIGTERM, for stdout to hold
+// only whole messages: a write blocked on a full pipe must not keep it
+// alive.
 const termGrace = 250 * time.Millisecond
 
 // flagSet declares one flag per Options field, writing into o. The
@@ -174,16 +175,24 @@ func Main(args []string) int {
 		defer signal.Stop(term)
 	}
 
+	srv := newServer(opts, os.Stdout, os.Stderr, os.Exit)
 	done := make(chan error, 1)
-	go func() {
-		done <- newServer(opts, os.Stdout, os.Stderr, os.Exit).run(ctx, os.Stdin)
-	}()
+	go func() { done <- srv.run(ctx, os.Stdin) }()
 	select {
 	case err = <-done:
 	case <-term:
+		// Exit as soon as stdout holds only whole messages. Waiting for
+		// run to return could take forever: a read blocked on stdin
+		// cannot be interrupted portably.
 		cancel()
+		settled := make(chan struct{})
+		go func() {
+			srv.out.settle()
+			close(settled)
+		}()
 		select {
 		case <-done:
+		case <-settled:
 		case <-time.After(termGrace):
 		}
 		return 0
@@ -212,9 +221,10 @@ func RunIfChild() {
 
 // Command returns what it takes to start the running binary as a test
 // server child with opts: the executable (os.Executable), its arguments,
-// and its environment (this process's, with MCPACTOR_TESTSERVER=1 and
-// without inherited MCPACTOR_TESTSERVER_* settings, so that opts alone
-// decide). The binary must call RunIfChild early.
+// and its environment (this process's, with MCPACTOR_TESTSERVER=1,
+// without inherited MCPACTOR_TESTSERVER_* settings so that opts alone
+// decide, and with atexit_sleep_ms=0 added to GORACE). The binary must call
+// RunIfChild early.
 func Command(opts Options) (path string, args []string, env []string) {
 	path, err := os.Executable()
 	if err != nil {
@@ -222,11 +232,17 @@ func Command(opts Options) (path string, args []string, env []string) {
 	}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == EnvChild || strings.HasPrefix(k, EnvPrefix) {
+		if k == EnvChild || k == "GORACE" || strings.HasPrefix(k, EnvPrefix) {
 			continue
 		}
 		env = append(env, kv)
 	}
 	env = append(env, EnvChild+"=1")
+	// A race-enabled binary sleeps a second when it exits with status 0,
+	// waiting for late race reports. Tests start many children; spare
+	// them that second unless the caller tuned GORACE already.
+	if gorace := os.Getenv("GORACE"); !strings.Contains(gorace, "atexit_sleep_ms") {
+		env = append(env, "GORACE="+strings.TrimSpace(gorace+" atexit_sleep_ms=0"))
+	}
 	return path, opts.Args(), env
 }

@@ -3,6 +3,7 @@ package testserver
 import (
 	"bufio"
 	"io"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,7 +19,7 @@ const reorderDelay = 20 * time.Millisecond
 var noiseLines = [][]byte{
 	[]byte("this is not json"),
 	[]byte(`{"hello":"world"}`),
-	[]byte(`{"jsonrpc":"2.0","id":999999,"result":{}}`),
+	[]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(UnknownResponseID) + `,"result":{}}`),
 }
 
 // output serialises every write to stdout: one message per line, never
@@ -68,6 +69,25 @@ func (o *output) send(isResponse bool, msgs ...[]byte) {
 	}
 }
 
+// hold defers flushing, as if one more sender were queued, until the
+// matching release. The reader holds while it still has complete lines
+// buffered, so that the answers it writes itself leave in one write rather
+// than one each.
+func (o *output) hold() { o.waiting.Add(1) }
+
+// release ends a hold, flushing if no sender is queued.
+func (o *output) release() {
+	if o.waiting.Add(-1) != 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	// Another sender may have queued since: it will flush when done.
+	if o.waiting.Load() == 0 {
+		o.flushLocked()
+	}
+}
+
 // withLock runs f with exclusive use of the stream, for the faults that
 // write unusual frames, and flushes afterwards. f's error counts as a write
 // error.
@@ -90,6 +110,28 @@ func (o *output) withLock(f func(w *bufio.Writer) error) {
 // drop discards every later message; used when the server stops, which
 // finishes nothing that is still in progress.
 func (o *output) drop() { o.dropped.Store(true) }
+
+// settle drops every later message and waits until stdout holds only whole
+// messages, flushing what is buffered; it is what a process must do before
+// exiting on a signal.
+func (o *output) settle() {
+	o.drop()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.flushLocked()
+}
+
+// flushBeforeExit drops every later message and flushes the whole
+// messages already buffered (answers the reader held back while batching),
+// unless a write is in progress: a process about to exit cannot wait for a
+// client that does not read.
+func (o *output) flushBeforeExit() {
+	o.drop()
+	if o.mu.TryLock() {
+		o.flushLocked()
+		o.mu.Unlock()
+	}
+}
 
 func (o *output) writeLineLocked(m []byte) {
 	if o.err != nil {

@@ -17,12 +17,30 @@ const MaxLineBytes = 128 << 20
 //
 // Decoding happens here, on the reading goroutine, so that a request is
 // registered as in flight before any later line (such as its cancellation)
-// is looked at; the handlers then run concurrently.
+// is looked at. Requests that answer at once are answered here too; the
+// others run concurrently (see startRequest).
 func (s *server) readLoop(in io.Reader) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	var scratch []byte
+	held := false
+	defer func() {
+		if held {
+			s.out.release()
+		}
+	}()
 	for {
-		line, tooLong, err := readLine(r, &scratch)
+		// Flush the answers written so far before waiting for input, but
+		// not while more complete lines are already buffered: their
+		// answers then leave together.
+		if complete := hasCompleteLine(r); complete != held {
+			if complete {
+				s.out.hold()
+			} else {
+				s.out.release()
+			}
+			held = complete
+		}
+		line, tooLong, err := readLine(r, &scratch, MaxLineBytes)
 		if s.ctx.Err() != nil {
 			return nil
 		}
@@ -47,9 +65,9 @@ func (s *server) readLoop(in io.Reader) error {
 // readLine returns the next line without its line ending and surrounding
 // blanks. The line is only valid until the next call: it may point into
 // r's buffer (the common case, no copy) or into *scratch, which grows to
-// hold lines longer than that buffer. A line over MaxLineBytes is consumed
+// hold lines longer than that buffer. A line over limit bytes is consumed
 // and reported as tooLong instead.
-func readLine(r *bufio.Reader, scratch *[]byte) (line []byte, tooLong bool, err error) {
+func readLine(r *bufio.Reader, scratch *[]byte, limit int) (line []byte, tooLong bool, err error) {
 	chunk, err := r.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		return bytes.TrimSpace(chunk), false, err
@@ -57,7 +75,7 @@ func readLine(r *bufio.Reader, scratch *[]byte) (line []byte, tooLong bool, err 
 	buf := append((*scratch)[:0], chunk...)
 	for errors.Is(err, bufio.ErrBufferFull) {
 		chunk, err = r.ReadSlice('\n')
-		if tooLong || len(buf)+len(chunk) > MaxLineBytes {
+		if tooLong || len(buf)+len(chunk) > limit {
 			tooLong = true
 			continue
 		}
@@ -74,4 +92,11 @@ func readLine(r *bufio.Reader, scratch *[]byte) (line []byte, tooLong bool, err 
 		return nil, true, err
 	}
 	return bytes.TrimSpace(buf), false, err
+}
+
+// hasCompleteLine reports whether r holds a whole line already, so that
+// reading it will not block.
+func hasCompleteLine(r *bufio.Reader) bool {
+	b, _ := r.Peek(r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
 }

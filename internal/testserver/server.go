@@ -35,40 +35,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, errOut io.Writer, o
 	return newServer(opts, out, errOut, nil).run(ctx, in)
 }
 
-// handlerFunc answers one request. A nil result with a nil error means the
-// request must stay unanswered.
-type handlerFunc func(s *server, ctx context.Context, req *request) (json.RawMessage, *rpcError)
-
-// methods maps request methods to their handlers.
-var methods = map[string]handlerFunc{
-	"initialize":               (*server).initialize,
-	"ping":                     (*server).ping,
-	"tools/list":               (*server).toolsList,
-	"tools/call":               (*server).toolsCall,
-	"resources/list":           (*server).resourcesList,
-	"resources/templates/list": (*server).resourceTemplatesList,
-	"resources/read":           (*server).resourcesRead,
-	"resources/subscribe":      (*server).resourcesSubscribe,
-	"resources/unsubscribe":    (*server).resourcesSubscribe,
-	"prompts/list":             (*server).promptsList,
-	"prompts/get":              (*server).promptsGet,
-	"completion/complete":      (*server).complete,
-	"logging/setLevel":         (*server).setLevel,
-}
-
-// request is one client request being handled.
-type request struct {
-	id     json.RawMessage
-	method string
-	params json.RawMessage
-	// firstCall marks the first tools/call received, the one the
-	// HugeFrameBytes and EndlessLine faults act on.
-	firstCall bool
-	// after, if set by the handler, is a notification written right after
-	// the response (logging/setLevel uses it to guarantee the order).
-	after []byte
-}
-
+// server is one running test server: Serve's and Main's state.
 type server struct {
 	opts     Options
 	out      *output
@@ -78,7 +45,8 @@ type server struct {
 
 	ctx  context.Context // cancelled when the server stops
 	stop context.CancelCauseFunc
-	wg   sync.WaitGroup // request handlers and helper goroutines
+	wg   sync.WaitGroup // request workers and helper goroutines
+	work chan func()    // requests for idle workers; unbuffered
 
 	reorder chan []byte // tools/call responses for the OutOfOrder fault
 
@@ -104,6 +72,7 @@ func newServer(opts Options, out, errOut io.Writer, exitHook func(int)) *server 
 		errOut:   &errWriter{w: errOut},
 		exitHook: exitHook,
 		tools:    toolCatalogue(opts),
+		work:     make(chan func()),
 		inflight: make(map[string]*inflightEntry),
 		pending:  make(map[string]chan *message),
 	}
@@ -178,6 +147,7 @@ func (s *server) result(readErr error) error {
 
 // exit writes stderrText and ends the server with code.
 func (s *server) exit(code int, stderrText string) {
+	s.out.flushBeforeExit()
 	if stderrText != "" {
 		s.errOut.writeString(withNewline(stderrText))
 	}
@@ -187,14 +157,12 @@ func (s *server) exit(code int, stderrText string) {
 // handleLine decodes one line read from stdin and routes it.
 func (s *server) handleLine(line []byte) {
 	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
-		if line[0] == '[' {
-			// Batches were dropped from MCP in 2025-06-18.
-			s.sendError(nil, newError(codeInvalidRequest, "Invalid Request: batches are not supported"))
+	if !decodeMessage(line, &m) {
+		m = message{}
+		if err := json.Unmarshal(line, &m); err != nil {
+			s.sendDecodeError(line)
 			return
 		}
-		s.sendError(nil, newError(codeParseError, "Parse error"))
-		return
 	}
 	switch {
 	case m.Method != "" && len(m.ID) > 0:
@@ -210,96 +178,6 @@ func (s *server) handleLine(line []byte) {
 	default:
 		s.sendError(m.ID, newError(codeInvalidRequest, "Invalid Request"))
 	}
-}
-
-// startRequest registers a request as in flight, so that a cancellation
-// read right after it finds it, and handles it in its own goroutine.
-func (s *server) startRequest(m *message) {
-	req := &request{id: m.ID, method: m.Method, params: m.Params}
-	if m.Method == "tools/call" {
-		s.toolCalls++
-		if s.opts.ExitAfterRequests > 0 && s.toolCalls >= s.opts.ExitAfterRequests {
-			s.exit(s.opts.ExitCode, s.opts.StderrOnExit)
-			return
-		}
-		if s.opts.NeverAnswer {
-			return
-		}
-		req.firstCall = s.toolCalls == 1
-	}
-	ctx, cancel := context.WithCancel(s.ctx)
-	key := idKey(m.ID)
-	entry := &inflightEntry{cancel: cancel}
-	s.mu.Lock()
-	s.inflight[key] = entry
-	s.mu.Unlock()
-	s.wg.Add(1)
-	go s.serveRequest(ctx, key, entry, req)
-}
-
-// inflightEntry is the in-flight table's record of one request; a pointer,
-// so that a finishing request can tell whether a later request reusing its
-// id has replaced it.
-type inflightEntry struct {
-	cancel context.CancelFunc
-}
-
-func (s *server) serveRequest(ctx context.Context, key string, entry *inflightEntry, req *request) {
-	defer s.wg.Done()
-	defer func() {
-		entry.cancel()
-		s.mu.Lock()
-		if s.inflight[key] == entry {
-			delete(s.inflight, key)
-		}
-		s.mu.Unlock()
-	}()
-
-	result, rpcErr := s.dispatch(ctx, req)
-	if ctx.Err() != nil {
-		// Cancelled by the client (which then expects no answer) or the
-		// server is stopping.
-		return
-	}
-	if result == nil && rpcErr == nil {
-		return
-	}
-	id := req.id
-	if s.opts.StringIDs {
-		id = quoteID(id)
-	}
-	var msg []byte
-	if rpcErr != nil {
-		msg = appendErrorResponse(make([]byte, 0, 128), id, rpcErr)
-	} else {
-		msg = appendResponse(make([]byte, 0, len(result)+64), id, result)
-	}
-	if s.reorder != nil && req.method == "tools/call" {
-		select {
-		case s.reorder <- msg:
-		case <-ctx.Done():
-		}
-		return
-	}
-	s.out.send(true, msg)
-	if req.after != nil {
-		s.out.send(false, req.after)
-	}
-}
-
-// dispatch runs the handler for req, turning a panic into an internal error
-// so that one bad request cannot take the whole server down.
-func (s *server) dispatch(ctx context.Context, req *request) (result json.RawMessage, rpcErr *rpcError) {
-	defer func() {
-		if p := recover(); p != nil {
-			result, rpcErr = nil, newError(codeInternalError, "Internal error: %v", p)
-		}
-	}()
-	h, ok := methods[req.method]
-	if !ok {
-		return nil, newError(codeMethodNotFound, "Method not found")
-	}
-	return h(s, ctx, req)
 }
 
 // handleNotification handles a client notification. Only cancellation
@@ -326,6 +204,16 @@ func (s *server) handleNotification(m *message) {
 	if entry != nil {
 		entry.cancel()
 	}
+}
+
+// sendDecodeError answers a line that is not a JSON-RPC message.
+func (s *server) sendDecodeError(line []byte) {
+	if line[0] == '[' {
+		// Batches were dropped from MCP in 2025-06-18.
+		s.sendError(nil, newError(codeInvalidRequest, "Invalid Request: batches are not supported"))
+		return
+	}
+	s.sendError(nil, newError(codeParseError, "Parse error"))
 }
 
 // routeResponse hands a client's response to the server request waiting

@@ -15,11 +15,15 @@ type tool struct {
 	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	run          toolFunc
+	// waits marks the tools that take time (or wait for the client): they
+	// run on a goroutine of their own and can be cancelled. The others
+	// answer at once, on the reading goroutine.
+	waits bool
 }
 
 // toolCall is a decoded tools/call request.
 type toolCall struct {
-	req  *request
+	tool *tool
 	args json.RawMessage // arguments, possibly nil
 	meta json.RawMessage // params._meta, possibly nil
 }
@@ -31,15 +35,15 @@ type toolFunc func(s *server, ctx context.Context, c *toolCall) (json.RawMessage
 // allTools is the catalogue, in tools/list order; toolCatalogue filters it.
 var allTools = []*tool{
 	{Name: "echo", Description: "Returns message as text.", InputSchema: schema(`"message":{"type":"string"}`, "message"), run: (*server).toolEcho},
-	{Name: "sleep", Description: "Sleeps ms milliseconds, unless cancelled.", InputSchema: schema(`"ms":{"type":"integer","minimum":0}`, "ms"), run: (*server).toolSleep},
-	{Name: "progress", Description: "Reports steps progress notifications intervalMs apart, then returns done.", InputSchema: schema(`"steps":{"type":"integer","minimum":0},"intervalMs":{"type":"integer","minimum":0}`, "steps"), run: (*server).toolProgress},
+	{Name: "sleep", Description: "Sleeps ms milliseconds, unless cancelled.", InputSchema: schema(`"ms":{"type":"integer","minimum":0}`, "ms"), run: (*server).toolSleep, waits: true},
+	{Name: "progress", Description: "Reports steps progress notifications intervalMs apart, then returns done.", InputSchema: schema(`"steps":{"type":"integer","minimum":0},"intervalMs":{"type":"integer","minimum":0}`, "steps"), run: (*server).toolProgress, waits: true},
 	{Name: "fail", Description: "Returns a tool error (isError) with message.", InputSchema: schema(`"message":{"type":"string"}`), run: (*server).toolFail},
 	{Name: "rpc-error", Description: "Answers with a JSON-RPC error of the given code and message.", InputSchema: schema(`"code":{"type":"integer"},"message":{"type":"string"}`), run: (*server).toolRPCError},
 	{Name: "big", Description: "Returns one text content of bytes 'x' characters.", InputSchema: schema(`"bytes":{"type":"integer","minimum":0}`, "bytes"), run: (*server).toolBig},
 	{Name: "structured", Description: "Returns structured content matching its output schema.", InputSchema: schema(""), OutputSchema: schema(`"a":{"type":"integer"},"b":{"type":"string"}`, "a", "b"), run: (*server).toolStructured},
 	{Name: "content-kinds", Description: "Returns one content block of each kind.", InputSchema: schema(""), run: (*server).toolContentKinds},
 	{Name: "trace-meta", Description: "Returns the request's params._meta.", InputSchema: schema(""), run: (*server).toolTraceMeta},
-	{Name: "ask-client", Description: "Sends a request to the client and returns its answer.", InputSchema: schema(`"method":{"type":"string"},"params":{"type":"object"}`, "method"), run: (*server).toolAskClient},
+	{Name: "ask-client", Description: "Sends a request to the client and returns its answer.", InputSchema: schema(`"method":{"type":"string"},"params":{"type":"object"}`, "method"), run: (*server).toolAskClient, waits: true},
 	{Name: "notify", Description: "Sends a notification to the client, then returns ok.", InputSchema: schema(`"method":{"type":"string"},"params":{"type":"object"}`, "method"), run: (*server).toolNotify},
 	{Name: "crash", Description: "Writes stderr and exits the process with code, unanswered.", InputSchema: schema(`"code":{"type":"integer"},"stderr":{"type":"string"}`), run: (*server).toolCrash},
 }
@@ -78,14 +82,42 @@ func (s *server) toolsList(_ context.Context, req *request) (json.RawMessage, *r
 	}{page, next}), nil
 }
 
-func (s *server) toolsCall(ctx context.Context, req *request) (json.RawMessage, *rpcError) {
+// decodeCall decodes a tools/call request into req.call (or req.callErr)
+// and reports whether it can be answered at once, on the reading goroutine.
+func (s *server) decodeCall(req *request) (instant bool) {
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		Meta      json.RawMessage `json:"_meta"`
 	}
-	if err := json.Unmarshal(req.params, &p); err != nil || p.Name == "" {
-		return nil, newError(codeInvalidParams, "Invalid params: tools/call needs a tool name")
+	var ok bool
+	if p.Name, p.Arguments, p.Meta, ok = decodeCallParams(req.params); !ok {
+		p.Name, p.Arguments, p.Meta = "", nil, nil
+		if err := json.Unmarshal(req.params, &p); err != nil {
+			p.Name = ""
+		}
+	}
+	if p.Name == "" {
+		req.callErr = newError(codeInvalidParams, "Invalid params: tools/call needs a tool name")
+		return true
+	}
+	for _, t := range s.tools {
+		if t.Name == p.Name {
+			req.call = &toolCall{tool: t, args: p.Arguments, meta: p.Meta}
+			// The endless line never ends: it must not hold the reader.
+			return !t.waits && !(req.firstCall && s.opts.EndlessLine)
+		}
+	}
+	req.callErr = newError(codeInvalidParams, "Unknown tool: %s", p.Name)
+	return true
+}
+
+func (s *server) toolsCall(ctx context.Context, req *request) (json.RawMessage, *rpcError) {
+	if req.call == nil && req.callErr == nil {
+		s.decodeCall(req)
+	}
+	if req.callErr != nil {
+		return nil, req.callErr
 	}
 	if req.firstCall {
 		if s.opts.EndlessLine {
@@ -96,12 +128,7 @@ func (s *server) toolsCall(ctx context.Context, req *request) (json.RawMessage, 
 			s.writeHugeFrame()
 		}
 	}
-	for _, t := range s.tools {
-		if t.Name == p.Name {
-			return t.run(s, ctx, &toolCall{req: req, args: p.Arguments, meta: p.Meta})
-		}
-	}
-	return nil, newError(codeInvalidParams, "Unknown tool: %s", p.Name)
+	return req.call.tool.run(s, ctx, req.call)
 }
 
 // decodeArgs decodes a tool's arguments into v; absent arguments leave v
@@ -131,6 +158,9 @@ func textResult(text string, isError bool) json.RawMessage {
 // toolEcho is the benchmark's hot path: one small decode, one hand-built
 // encode.
 func (s *server) toolEcho(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+	if msg, ok := stringArg(c.args, "message"); ok {
+		return textResult(msg, false), nil
+	}
 	var a struct {
 		Message string `json:"message"`
 	}
