@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// wireClient is the practical limit: a minimal hand-written pipelined
+// JSON-RPC client over the server's stdio, with no MCP library. Requests are
+// written under a mutex with group commit (the last writer queued flushes,
+// so concurrent requests share a write system call), and one reader
+// goroutine decodes each response with encoding/json and hands it to the
+// waiting caller through a pending map of channels.
+type wireClient struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+
+	wmu     sync.Mutex
+	bw      *bufio.Writer
+	waiting atomic.Int32
+	werr    error // first write error; guarded by wmu
+
+	nextID atomic.Int64
+
+	pmu     sync.Mutex
+	pending map[int64]chan wireResult
+	rerr    error // why the reader stopped; guarded by pmu, set once
+
+	readDone chan struct{}
+}
+
+type wireResult struct {
+	text string
+	err  error
+}
+
+// wireMessage is what the reader decodes: a response, or a message we skip.
+type wireMessage struct {
+	ID     *int64 `json:"id"`
+	Method string `json:"method"`
+	Result *struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	} `json:"result"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+var resultChans = sync.Pool{New: func() any { return make(chan wireResult, 1) }}
+
+func dialWire(ctx context.Context, s server) (client, error) {
+	cmd := s.command()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	w := &wireClient{
+		cmd:      cmd,
+		stdin:    stdin,
+		bw:       bufio.NewWriterSize(stdin, 64<<10),
+		pending:  make(map[int64]chan wireResult),
+		readDone: make(chan struct{}),
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+
+	if err := w.handshake(ctx, sc); err != nil {
+		_ = stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("wire handshake: %w", err)
+	}
+	go w.readLoop(sc)
+	return w, nil
+}
+
+// handshake sends initialize (id 0), waits for its answer, and sends
+// notifications/initialized, before the reader goroutine starts.
+func (w *wireClient) handshake(ctx context.Context, sc *bufio.Scanner) error {
+	w.send([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",` +
+		`"capabilities":{},"clientInfo":{"name":"bench-wire","version":"0.0.1"}}}` + "\n"))
+	done := make(chan error, 1)
+	go func() {
+		for sc.Scan() {
+			var m wireMessage
+			if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil || *m.ID != 0 || m.Method != "" {
+				continue // banner, noise, notifications
+			}
+			if m.Error != nil {
+				done <- fmt.Errorf("initialize: %d %s", m.Error.Code, m.Error.Message)
+				return
+			}
+			done <- nil
+			return
+		}
+		done <- fmt.Errorf("stdout ended: %v", sc.Err())
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return err
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	w.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	return w.werr
+}
+
+// send writes one line; concurrent senders are coalesced into one flush.
+func (w *wireClient) send(line []byte) error {
+	w.waiting.Add(1)
+	w.wmu.Lock()
+	defer w.wmu.Unlock()
+	if w.werr == nil {
+		_, w.werr = w.bw.Write(line)
+	}
+	if w.waiting.Add(-1) == 0 && w.werr == nil {
+		w.werr = w.bw.Flush()
+	}
+	return w.werr
+}
+
+func (w *wireClient) Call(ctx context.Context, msg string) (string, error) {
+	id := w.nextID.Add(1)
+	ch := resultChans.Get().(chan wireResult)
+
+	w.pmu.Lock()
+	if w.rerr != nil {
+		err := w.rerr
+		w.pmu.Unlock()
+		return "", err
+	}
+	w.pending[id] = ch
+	w.pmu.Unlock()
+
+	line := make([]byte, 0, 128+len(msg))
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = strconv.AppendInt(line, id, 10)
+	line = append(line, `,"method":"tools/call","params":{"name":"echo","arguments":{"message":`...)
+	line = appendJSONString(line, msg)
+	line = append(line, "}}}\n"...)
+	if err := w.send(line); err != nil {
+		w.forget(id)
+		return "", err
+	}
+
+	select {
+	case r := <-ch:
+		resultChans.Put(ch)
+		return r.text, r.err
+	case <-ctx.Done():
+		// The channel may still receive the answer; it is not reused.
+		w.forget(id)
+		return "", ctx.Err()
+	}
+}
+
+func (w *wireClient) forget(id int64) {
+	w.pmu.Lock()
+	delete(w.pending, id)
+	w.pmu.Unlock()
+}
+
+func (w *wireClient) readLoop(sc *bufio.Scanner) {
+	defer close(w.readDone)
+	for sc.Scan() {
+		var m wireMessage
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m.ID == nil || m.Method != "" {
+			continue // not a response to us (this client answers no server requests)
+		}
+		w.pmu.Lock()
+		ch, ok := w.pending[*m.ID]
+		delete(w.pending, *m.ID)
+		w.pmu.Unlock()
+		if !ok {
+			continue
+		}
+		var r wireResult
+		switch {
+		case m.Error != nil:
+			r.err = fmt.Errorf("rpc error %d: %s", m.Error.Code, m.Error.Message)
+		case m.Result == nil || len(m.Result.Content) == 0 || m.Result.Content[0].Type != "text":
+			r.err = errNoText
+		case m.Result.IsError:
+			r.err = fmt.Errorf("tool error: %s", m.Result.Content[0].Text)
+		default:
+			r.text = m.Result.Content[0].Text
+		}
+		ch <- r
+	}
+	err := sc.Err()
+	if err == nil {
+		err = io.EOF
+	}
+	w.pmu.Lock()
+	w.rerr = fmt.Errorf("wire: server stdout ended: %w", err)
+	for id, ch := range w.pending {
+		ch <- wireResult{err: w.rerr}
+		delete(w.pending, id)
+	}
+	w.pmu.Unlock()
+}
+
+// Close closes stdin, which ends the server, and waits for it (killing it
+// after 5 s).
+func (w *wireClient) Close(ctx context.Context) error {
+	w.wmu.Lock()
+	err := w.stdin.Close()
+	w.wmu.Unlock()
+	exited := make(chan error, 1)
+	go func() { exited <- w.cmd.Wait() }()
+	select {
+	case werr := <-exited:
+		err = errors.Join(err, werr)
+	case <-time.After(5 * time.Second):
+		_ = w.cmd.Process.Kill()
+		err = errors.Join(err, <-exited)
+	}
+	<-w.readDone
+	return err
+}
+
+// appendJSONString appends s as a JSON string literal.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(b, s[start:i]...)
+				b = append(b, `\ufffd`...)
+				i += size
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
