@@ -1,0 +1,139 @@
+package telemetry
+
+import "go.opentelemetry.io/otel/attribute"
+
+// ScopeName is the instrumentation scope of every tracer and meter this
+// package creates.
+const ScopeName = "github.com/mcpactor/mcpactor/telemetry"
+
+// ScopeVersion is the version reported with ScopeName.
+const ScopeVersion = "0.1.0"
+
+// Attribute keys of the OpenTelemetry semantic conventions for MCP
+// (docs/gen-ai/mcp.md of open-telemetry/semantic-conventions-genai, status
+// "development"). The names are exact; see docs/telemetry.md.
+const (
+	KeyMCPMethodName          = attribute.Key("mcp.method.name")
+	KeyMCPProtocolVersion     = attribute.Key("mcp.protocol.version")
+	KeyMCPSessionID           = attribute.Key("mcp.session.id")
+	KeyMCPResourceURI         = attribute.Key("mcp.resource.uri")
+	KeyJSONRPCRequestID       = attribute.Key("jsonrpc.request.id")
+	KeyGenAIToolName          = attribute.Key("gen_ai.tool.name")
+	KeyGenAIPromptName        = attribute.Key("gen_ai.prompt.name")
+	KeyGenAIOperationName     = attribute.Key("gen_ai.operation.name")
+	KeyGenAIToolCallArguments = attribute.Key("gen_ai.tool.call.arguments")
+	KeyGenAIToolCallResult    = attribute.Key("gen_ai.tool.call.result")
+	KeyNetworkTransport       = attribute.Key("network.transport")
+	KeyNetworkProtocolName    = attribute.Key("network.protocol.name")
+	KeyNetworkProtocolVersion = attribute.Key("network.protocol.version")
+	KeyServerAddress          = attribute.Key("server.address")
+	KeyServerPort             = attribute.Key("server.port")
+	KeyErrorType              = attribute.Key("error.type")
+	KeyRPCResponseStatusCode  = attribute.Key("rpc.response.status_code")
+)
+
+// Well-known attribute values.
+const (
+	// OperationExecuteTool is gen_ai.operation.name for tools/call.
+	OperationExecuteTool = "execute_tool"
+
+	// TransportPipe is network.transport for stdio.
+	TransportPipe = "pipe"
+	// TransportTCP is network.transport for Streamable HTTP (and SSE).
+	TransportTCP = "tcp"
+	// ProtocolHTTP is network.protocol.name for the HTTP transports.
+	ProtocolHTTP = "http"
+
+	// error.type values besides the JSON-RPC code (which is written as a
+	// decimal string, e.g. "-32602").
+	ErrorTypeToolError       = "tool_error"
+	ErrorTypeTimeout         = "timeout"
+	ErrorTypeCancelled       = "cancelled"
+	ErrorTypeTransportClosed = "transport_closed"
+	ErrorTypeOther           = "_OTHER"
+)
+
+// Our own attribute keys, under the project prefix "mcpactor.".
+const (
+	// KeyServerName is the configured name of the MCP server (the key of
+	// the client's server table). It is on every span and metric point.
+	KeyServerName = attribute.Key("mcpactor.server.name")
+	// KeyQueueReason says what a request waited for: QueueHandshake or
+	// QueueConcurrency (event EventQueued, metric MetricQueueWait).
+	KeyQueueReason = attribute.Key("mcpactor.queue.reason")
+	// KeyQueueWait is the seconds a request spent queued (EventDequeued).
+	KeyQueueWait = attribute.Key("mcpactor.queue.wait")
+	// KeyProgressValue, KeyProgressTotal and KeyProgressMessage carry the
+	// fields of one notifications/progress (EventProgress).
+	KeyProgressValue   = attribute.Key("mcpactor.progress.value")
+	KeyProgressTotal   = attribute.Key("mcpactor.progress.total")
+	KeyProgressMessage = attribute.Key("mcpactor.progress.message")
+	// KeyCancelReason is the reason sent in notifications/cancelled
+	// (EventCancelSent).
+	KeyCancelReason = attribute.Key("mcpactor.cancel.reason")
+	// KeyRetryAttempt numbers a retry, from 1 (EventRetry).
+	KeyRetryAttempt = attribute.Key("mcpactor.retry.attempt")
+	// KeyRetryReason says why a request was retried or resumed.
+	KeyRetryReason = attribute.Key("mcpactor.retry.reason")
+	// KeyDropReason classifies a dropped inbound frame (MetricFramesDropped).
+	KeyDropReason = attribute.Key("mcpactor.drop.reason")
+	// KeyRestartReason says why a server connection was restarted
+	// (MetricRestarts).
+	KeyRestartReason = attribute.Key("mcpactor.restart.reason")
+)
+
+// Values of KeyQueueReason.
+const (
+	QueueHandshake   = "handshake"
+	QueueConcurrency = "concurrency"
+)
+
+// Values of KeyDropReason, the kind argument of Telemetry.Dropped.
+const (
+	DropMalformed    = "malformed"
+	DropOversized    = "oversized"
+	DropUnknownID    = "unknown_id"
+	DropLateResponse = "late_response"
+	DropProgress     = "progress"
+	DropNotification = "notification"
+)
+
+// Span event names (our own, under the project prefix).
+const (
+	EventQueued       = "mcpactor.queued"
+	EventDequeued     = "mcpactor.dequeued"
+	EventWritten      = "mcpactor.written"
+	EventProgress     = "mcpactor.progress"
+	EventCancelSent   = "mcpactor.cancel_sent"
+	EventRetry        = "mcpactor.retry"
+	EventResume       = "mcpactor.resume"
+	EventReinitialize = "mcpactor.reinitialize"
+	EventLateResponse = "mcpactor.late_response"
+)
+
+// SpanLateResponse is the name of the INTERNAL span recorded for a response
+// that arrives after its request's span has ended (see Op.LateResponse).
+const SpanLateResponse = "mcpactor.late_response"
+
+// Metric instrument names. The first three are those of the semantic
+// conventions; the others are our own.
+const (
+	MetricClientOperationDuration = "mcp.client.operation.duration"
+	MetricClientSessionDuration   = "mcp.client.session.duration"
+	MetricServerOperationDuration = "mcp.server.operation.duration"
+
+	MetricInFlight      = "mcpactor.client.requests.in_flight"
+	MetricFramesDropped = "mcpactor.transport.frames.dropped"
+	MetricRestarts      = "mcpactor.client.restarts"
+	MetricMailboxDepth  = "mcpactor.transport.mailbox.depth"
+	MetricQueueWait     = "mcpactor.client.queue.wait.duration"
+)
+
+// DurationBuckets are the explicit bucket boundaries, in seconds, the
+// semantic conventions advise for the three mcp.* duration histograms.
+var DurationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+// QueueWaitBuckets are the bucket boundaries, in seconds, of
+// MetricQueueWait: finer at the low end, where waits for a concurrency slot
+// usually fall.
+var QueueWaitBuckets = []float64{0.0005, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60}

@@ -1,0 +1,660 @@
+package telemetry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// Peer describes the server end of one connection. The runtime keeps one
+// per connection and copies it into each Request.
+type Peer struct {
+	// Server is the configured server name (mcpactor.server.name).
+	Server string
+	// ProtocolVersion is the negotiated MCP version (mcp.protocol.version),
+	// "" before the handshake has settled it.
+	ProtocolVersion string
+	// SessionID is the MCP session id (mcp.session.id): the
+	// Mcp-Session-Id of Streamable HTTP. It is never recorded for a
+	// sessionless (2026-07-28 or later) ProtocolVersion.
+	SessionID string
+	// NetworkTransport is network.transport: TransportPipe for stdio,
+	// TransportTCP for HTTP.
+	NetworkTransport string
+	// NetworkProtocolName and NetworkProtocolVersion are
+	// network.protocol.name ("http") and network.protocol.version ("1.1",
+	// "2") for the HTTP transports; empty for stdio.
+	NetworkProtocolName    string
+	NetworkProtocolVersion string
+	// ServerAddress and ServerPort are server.address and server.port of
+	// an HTTP server; empty and 0 for stdio.
+	ServerAddress string
+	ServerPort    int
+}
+
+// Request describes one outgoing request or notification (Start), one
+// server-to-client request we answer (StartServer), or one local fulfilment
+// of an input request (StartInternal).
+type Request struct {
+	Peer
+	// Method is mcp.method.name.
+	Method string
+	// Target is the tool name of a tools/call (gen_ai.tool.name) or the
+	// prompt name of a prompts/get (gen_ai.prompt.name); it is appended to
+	// the span name. It is ignored for other methods, to keep span names
+	// low-cardinality.
+	Target string
+	// ResourceURI is mcp.resource.uri of resources/read,
+	// resources/subscribe and resources/unsubscribe (spans only).
+	ResourceURI string
+	// ID is the JSON-RPC id when it is known at start; Op.SetRequestID sets
+	// it later. Notifications have none.
+	ID messages.ID
+	// Notification marks a notification: no id, and the Op ends once the
+	// message is written (or acknowledged, over HTTP).
+	Notification bool
+	// Arguments are the tools/call arguments, recorded as
+	// gen_ai.tool.call.arguments only with Options.RecordToolArguments.
+	// Check Op.RecordsToolArguments before encoding them.
+	Arguments json.RawMessage
+}
+
+// SessionEra reports whether protocolVersion negotiates a session (every
+// version before 2026-07-28). An unknown version ("") counts as session era:
+// it is what a connection reports before its initialize completes.
+func SessionEra(protocolVersion string) bool {
+	return protocolVersion == "" || protocolVersion < messages.Version20260728
+}
+
+// Op is one instrumented operation: its span (if tracing is on), its start
+// time (for the duration metric) and the context carrying its span. A nil
+// *Op is valid and does nothing: Start returns nil when nobody listens.
+//
+// Every method is safe for concurrent use. End is the only required call;
+// it takes effect once, and the other methods do nothing after it (except
+// LateResponse).
+type Op struct {
+	t         *Telemetry
+	ctx       context.Context // holds span (or the caller's span)
+	span      trace.Span      // nil when not tracing
+	kind      trace.SpanKind
+	recording bool // span is recording: attributes and events are kept
+	owned     bool // we started span and end it (false: a reused execute_tool span)
+	metrics   bool // record the duration histogram at End
+	start     time.Time
+	ended     atomic.Bool
+
+	mu          sync.Mutex
+	req         Request // Arguments dropped
+	queuedAt    time.Time
+	queueReason string
+	result      json.RawMessage
+}
+
+// Start begins the CLIENT span of an outgoing request or notification and
+// notes its start time for mcp.client.operation.duration. Call it when the
+// caller issues the request, before it may be queued (waits show as the
+// EventQueued/EventDequeued events inside the span), and pass the returned
+// context on (notably to a notifications/cancelled sent for this request,
+// which is a CLIENT span of its own, a child of this one).
+//
+// The returned *Op is nil when telemetry is disabled or nobody listens (no-op
+// providers and nothing to propagate); its methods accept that.
+func (t *Telemetry) Start(ctx context.Context, r *Request) (context.Context, *Op) {
+	if t == nil || t.disabled || r == nil {
+		return ctx, nil
+	}
+	tracing, metering := t.tracing(), t.metering()
+	if !tracing && !metering && !t.passThrough(ctx) {
+		return ctx, nil
+	}
+	o := t.newOp(r, trace.SpanKindClient, metering)
+	if tracing {
+		if t.reuseTool && r.Method == messages.MethodToolsCall {
+			if s := trace.SpanFromContext(ctx); s.IsRecording() && isExecuteToolSpan(ctx, s) {
+				o.span, o.recording = s, true
+				o.span.SetAttributes(t.clientAttrs(r)...)
+				o.ctx = ctx
+				return ctx, o
+			}
+		}
+		ctx, o.span = t.tracer.Start(ctx, spanName(r),
+			trace.WithSpanKind(trace.SpanKindClient), trace.WithTimestamp(o.start))
+		o.owned = true
+		if o.recording = o.span.IsRecording(); o.recording {
+			o.span.SetAttributes(t.clientAttrs(r)...)
+		}
+	}
+	o.ctx = ctx
+	return ctx, o
+}
+
+// StartServer begins the SERVER span of a server-to-client request we answer
+// (sampling/createMessage, elicitation/create, roots/list, ping), from its
+// receipt until our answer is sent, and notes the start time for
+// mcp.server.operation.duration. The span's parent is the trace context the
+// server put in the request's _meta (meta), if any, with a link to the
+// span of ctx; otherwise the span of ctx. The returned context carries the
+// new span (and the baggage from meta): pass it to the handler.
+//
+// End the Op when the answer is written; pass the JSON-RPC error we
+// answered with (a *messages.Error), if any.
+func (t *Telemetry) StartServer(ctx context.Context, r *Request, meta messages.Meta) (context.Context, *Op) {
+	if t == nil || t.disabled || r == nil {
+		return ctx, nil
+	}
+	tracing, metering := t.tracing(), t.metering()
+	remote := hasTraceKeys(meta) && (tracing || t.propagating())
+	if !tracing && !metering {
+		if remote {
+			// Nobody records, but the handler's own requests should
+			// continue the server's trace.
+			ctx = t.propagator().Extract(ctx, &metaCarrier{src: meta})
+		}
+		return ctx, nil
+	}
+	o := t.newOp(r, trace.SpanKindServer, metering)
+	if tracing {
+		pctx := ctx
+		opts := make([]trace.SpanStartOption, 0, 3)
+		opts = append(opts, trace.WithSpanKind(trace.SpanKindServer), trace.WithTimestamp(o.start))
+		if remote {
+			ambient := trace.SpanContextFromContext(ctx)
+			pctx = t.propagator().Extract(ctx, &metaCarrier{src: meta})
+			if parent := trace.SpanContextFromContext(pctx); ambient.IsValid() && !parent.Equal(ambient) {
+				opts = append(opts, trace.WithLinks(trace.Link{SpanContext: ambient}))
+			}
+		}
+		ctx, o.span = t.tracer.Start(pctx, spanName(r), opts...)
+		o.owned = true
+		if o.recording = o.span.IsRecording(); o.recording {
+			o.span.SetAttributes(t.serverAttrs(r)...)
+		}
+	} else if remote {
+		ctx = t.propagator().Extract(ctx, &metaCarrier{src: meta})
+	}
+	o.ctx = ctx
+	return ctx, o
+}
+
+// StartInternal begins an INTERNAL span named after r.Method, a child of the
+// span in ctx: the local fulfilment of an input request (sampling,
+// elicitation, roots) that a 2026-07-28 multi round-trip round asked for.
+// Pass the context returned by Start for that round. No metric is recorded.
+func (t *Telemetry) StartInternal(ctx context.Context, r *Request) (context.Context, *Op) {
+	if t == nil || t.disabled || r == nil || !t.tracing() {
+		return ctx, nil
+	}
+	o := t.newOp(r, trace.SpanKindInternal, false)
+	ctx, o.span = t.tracer.Start(ctx, r.Method,
+		trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(o.start))
+	o.owned = true
+	if o.recording = o.span.IsRecording(); o.recording {
+		var buf [4]attribute.KeyValue
+		kv := append(buf[:0], KeyMCPMethodName.String(r.Method), KeyServerName.String(r.Server))
+		if r.ID.IsValid() {
+			kv = append(kv, KeyJSONRPCRequestID.String(r.ID.String()))
+		}
+		o.span.SetAttributes(kv...)
+	}
+	o.ctx = ctx
+	return ctx, o
+}
+
+func (t *Telemetry) newOp(r *Request, kind trace.SpanKind, metering bool) *Op {
+	o := &Op{t: t, kind: kind, metrics: metering, start: time.Now(), req: *r}
+	o.req.Arguments = nil
+	t.open.Add(1)
+	return o
+}
+
+// passThrough reports whether ctx holds a trace context or baggage that a
+// configured propagator would forward even though nothing is recorded.
+func (t *Telemetry) passThrough(ctx context.Context) bool {
+	if !t.propagating() {
+		return false
+	}
+	return trace.SpanContextFromContext(ctx).IsValid() || baggage.FromContext(ctx).Len() > 0
+}
+
+// target returns the tool or prompt name r is about, if any.
+func target(r *Request) (key attribute.Key, name string) {
+	if r.Target == "" {
+		return "", ""
+	}
+	switch r.Method {
+	case messages.MethodToolsCall:
+		return KeyGenAIToolName, r.Target
+	case messages.MethodPromptsGet:
+		return KeyGenAIPromptName, r.Target
+	}
+	return "", ""
+}
+
+// spanName is "{mcp.method.name} {target}" or "{mcp.method.name}".
+func spanName(r *Request) string {
+	if _, name := target(r); name != "" {
+		return r.Method + " " + name
+	}
+	return r.Method
+}
+
+// clientAttrs are the attributes of a CLIENT span (or of a reused
+// execute_tool span).
+func (t *Telemetry) clientAttrs(r *Request) []attribute.KeyValue {
+	kv := make([]attribute.KeyValue, 0, 16)
+	kv = appendOpAttrs(kv, r)
+	if r.ResourceURI != "" {
+		kv = append(kv, KeyMCPResourceURI.String(r.ResourceURI))
+	}
+	if r.SessionID != "" && SessionEra(r.ProtocolVersion) {
+		kv = append(kv, KeyMCPSessionID.String(r.SessionID))
+	}
+	if r.ID.IsValid() && !r.Notification {
+		kv = append(kv, KeyJSONRPCRequestID.String(r.ID.String()))
+	}
+	kv = appendPeerMetricAttrs(kv, &r.Peer, true)
+	if t.recordArgs && r.Method == messages.MethodToolsCall && len(r.Arguments) > 0 {
+		if v := jsonValue(r.Arguments); v.Type() != attribute.EMPTY {
+			kv = append(kv, attribute.KeyValue{Key: KeyGenAIToolCallArguments, Value: v})
+		}
+	}
+	return kv
+}
+
+// serverAttrs are the attributes of a SERVER span.
+func (t *Telemetry) serverAttrs(r *Request) []attribute.KeyValue {
+	kv := make([]attribute.KeyValue, 0, 12)
+	kv = appendOpAttrs(kv, r)
+	if r.SessionID != "" && SessionEra(r.ProtocolVersion) {
+		kv = append(kv, KeyMCPSessionID.String(r.SessionID))
+	}
+	if r.ID.IsValid() && !r.Notification {
+		kv = append(kv, KeyJSONRPCRequestID.String(r.ID.String()))
+	}
+	return appendPeerMetricAttrs(kv, &r.Peer, false)
+}
+
+// appendOpAttrs appends mcp.method.name and the tool or prompt attributes,
+// common to spans and duration metrics.
+func appendOpAttrs(kv []attribute.KeyValue, r *Request) []attribute.KeyValue {
+	kv = append(kv, KeyMCPMethodName.String(r.Method))
+	if key, name := target(r); name != "" {
+		kv = append(kv, key.String(name))
+	}
+	if r.Method == messages.MethodToolsCall {
+		kv = append(kv, KeyGenAIOperationName.String(OperationExecuteTool))
+	}
+	return kv
+}
+
+// appendPeerMetricAttrs appends the connection attributes: protocol
+// version, network.*, server.* (when withServer) and mcpactor.server.name.
+func appendPeerMetricAttrs(kv []attribute.KeyValue, p *Peer, withServer bool) []attribute.KeyValue {
+	if p.ProtocolVersion != "" {
+		kv = append(kv, KeyMCPProtocolVersion.String(p.ProtocolVersion))
+	}
+	if p.NetworkTransport != "" {
+		kv = append(kv, KeyNetworkTransport.String(p.NetworkTransport))
+	}
+	if p.NetworkProtocolName != "" {
+		kv = append(kv, KeyNetworkProtocolName.String(p.NetworkProtocolName))
+	}
+	if p.NetworkProtocolVersion != "" {
+		kv = append(kv, KeyNetworkProtocolVersion.String(p.NetworkProtocolVersion))
+	}
+	if withServer && p.ServerAddress != "" {
+		kv = append(kv, KeyServerAddress.String(p.ServerAddress))
+		if p.ServerPort > 0 {
+			kv = append(kv, KeyServerPort.Int(p.ServerPort))
+		}
+	}
+	if p.Server != "" {
+		kv = append(kv, KeyServerName.String(p.Server))
+	}
+	return kv
+}
+
+// live reports whether events may be added now.
+func (o *Op) live() bool {
+	return o != nil && o.recording && !o.ended.Load()
+}
+
+// Context returns the context holding the Op's span (the one Start
+// returned); context.Background() for a nil Op.
+func (o *Op) Context() context.Context {
+	if o == nil {
+		return context.Background()
+	}
+	return o.ctx
+}
+
+// SpanContext returns the span context of the Op's span (invalid when not
+// tracing).
+func (o *Op) SpanContext() trace.SpanContext {
+	if o == nil || o.span == nil {
+		return trace.SpanContext{}
+	}
+	return o.span.SpanContext()
+}
+
+// RecordsToolArguments reports whether the Op records the tool arguments
+// and result (Options.RecordToolArguments, and the span is recording), so
+// the caller encodes them only then.
+func (o *Op) RecordsToolArguments() bool {
+	return o.live() && o.t.recordArgs && o.req.Method == messages.MethodToolsCall
+}
+
+// SetRequestID records the JSON-RPC id once the transport has assigned it
+// (jsonrpc.request.id).
+func (o *Op) SetRequestID(id messages.ID) {
+	if o == nil || !id.IsValid() || o.ended.Load() {
+		return
+	}
+	o.mu.Lock()
+	o.req.ID = id
+	o.mu.Unlock()
+	if o.live() {
+		o.span.SetAttributes(KeyJSONRPCRequestID.String(id.String()))
+	}
+}
+
+// SetToolResult keeps the raw result of a tools/call for
+// gen_ai.tool.call.result, recorded at End when the call succeeded (no
+// error and no isError) and only with Options.RecordToolArguments.
+func (o *Op) SetToolResult(result json.RawMessage) {
+	if !o.RecordsToolArguments() || len(result) == 0 {
+		return
+	}
+	o.mu.Lock()
+	o.result = result
+	o.mu.Unlock()
+}
+
+// Queued records that the request waits before it can be written, for
+// reason (QueueHandshake or QueueConcurrency): event EventQueued. The wait
+// ends at Dequeued, Written or End and is recorded in
+// mcpactor.client.queue.wait.duration. A second Queued ends the first wait.
+func (o *Op) Queued(reason string) {
+	if o == nil || o.ended.Load() {
+		return
+	}
+	now := time.Now()
+	o.mu.Lock()
+	prevAt, prevReason := o.queuedAt, o.queueReason
+	o.queuedAt, o.queueReason = now, reason
+	o.mu.Unlock()
+	if !prevAt.IsZero() {
+		o.waited(prevReason, now.Sub(prevAt), true)
+	}
+	if o.live() {
+		o.span.AddEvent(EventQueued, trace.WithTimestamp(now),
+			trace.WithAttributes(KeyQueueReason.String(reason)))
+	}
+}
+
+// Dequeued ends a wait begun by Queued: event EventDequeued with the wait
+// in seconds, and a point in mcpactor.client.queue.wait.duration. It does
+// nothing when the Op is not queued.
+func (o *Op) Dequeued() {
+	if o == nil || o.ended.Load() {
+		return
+	}
+	o.dequeue(true)
+}
+
+func (o *Op) dequeue(event bool) {
+	o.mu.Lock()
+	at, reason := o.queuedAt, o.queueReason
+	o.queuedAt, o.queueReason = time.Time{}, ""
+	o.mu.Unlock()
+	if !at.IsZero() {
+		o.waited(reason, time.Since(at), event)
+	}
+}
+
+func (o *Op) waited(reason string, d time.Duration, event bool) {
+	if event && o.live() {
+		o.span.AddEvent(EventDequeued, trace.WithAttributes(
+			KeyQueueReason.String(reason), KeyQueueWait.Float64(d.Seconds())))
+	}
+	if o.metrics {
+		o.t.queueWait.Record(o.ctx, d.Seconds(), metric.WithAttributes(
+			KeyServerName.String(o.req.Server), KeyQueueReason.String(reason)))
+	}
+}
+
+// Written records that the request (or notification) is on the wire:
+// event EventWritten. It ends a pending queue wait first.
+func (o *Op) Written() {
+	if o == nil || o.ended.Load() {
+		return
+	}
+	o.dequeue(true)
+	if o.live() {
+		o.span.AddEvent(EventWritten)
+	}
+}
+
+// Progress records one notifications/progress for the request: event
+// EventProgress with its progress, total (when known) and message (when
+// not empty).
+func (o *Op) Progress(progress float64, total *float64, message string) {
+	if !o.live() {
+		return
+	}
+	var buf [3]attribute.KeyValue
+	kv := append(buf[:0], KeyProgressValue.Float64(progress))
+	if total != nil {
+		kv = append(kv, KeyProgressTotal.Float64(*total))
+	}
+	if message != "" {
+		kv = append(kv, KeyProgressMessage.String(message))
+	}
+	o.span.AddEvent(EventProgress, trace.WithAttributes(kv...))
+}
+
+// CancelSent records that notifications/cancelled was sent for the
+// request, with its reason: event EventCancelSent.
+func (o *Op) CancelSent(reason string) {
+	if !o.live() {
+		return
+	}
+	o.span.AddEvent(EventCancelSent, trace.WithAttributes(KeyCancelReason.String(reason)))
+}
+
+// Retry records that the request is sent again (attempt counts from 1):
+// event EventRetry.
+func (o *Op) Retry(attempt int, reason string) {
+	if !o.live() {
+		return
+	}
+	o.span.AddEvent(EventRetry, trace.WithAttributes(
+		KeyRetryAttempt.Int(attempt), KeyRetryReason.String(reason)))
+}
+
+// Resume records that the response stream of the request is resumed (for
+// example an SSE stream re-opened with Last-Event-ID): event EventResume.
+func (o *Op) Resume(reason string) {
+	if !o.live() {
+		return
+	}
+	o.span.AddEvent(EventResume, trace.WithAttributes(KeyRetryReason.String(reason)))
+}
+
+// Reinitialize records that the session had to be initialized again before
+// the request could go on (for example an expired HTTP session): event
+// EventReinitialize.
+func (o *Op) Reinitialize(reason string) {
+	if !o.live() {
+		return
+	}
+	o.span.AddEvent(EventReinitialize, trace.WithAttributes(KeyRetryReason.String(reason)))
+}
+
+// Event adds any other event to the span. The variadic attributes cost an
+// allocation at the call site even when nothing records: keep Event off hot
+// paths and prefer the dedicated methods.
+func (o *Op) Event(name string, attrs ...attribute.KeyValue) {
+	if !o.live() {
+		return
+	}
+	o.span.AddEvent(name, trace.WithAttributes(attrs...))
+}
+
+// LateResponse records that a response for this request arrived after the
+// request was retired (timed out or cancelled) and was ignored. While the
+// span is still open this is event EventLateResponse on it; once it has
+// ended (the usual case), a zero-length INTERNAL span SpanLateResponse,
+// child of the request's span, carries the event. The transport counts the
+// frame with Dropped(server, DropLateResponse, 1) as well, Op or not.
+func (o *Op) LateResponse() {
+	if o == nil || o.span == nil || !o.recording {
+		return
+	}
+	if o.span.IsRecording() && (!o.owned || !o.ended.Load()) {
+		o.span.AddEvent(EventLateResponse)
+		return
+	}
+	if !o.t.tracing() {
+		return
+	}
+	o.mu.Lock()
+	id := o.req.ID
+	o.mu.Unlock()
+	pctx := trace.ContextWithSpanContext(context.Background(), o.span.SpanContext())
+	_, s := o.t.tracer.Start(pctx, SpanLateResponse, trace.WithSpanKind(trace.SpanKindInternal))
+	if s.IsRecording() {
+		kv := []attribute.KeyValue{KeyMCPMethodName.String(o.req.Method), KeyServerName.String(o.req.Server)}
+		if id.IsValid() {
+			kv = append(kv, KeyJSONRPCRequestID.String(id.String()))
+		}
+		s.SetAttributes(kv...)
+		s.AddEvent(EventLateResponse)
+	}
+	s.End()
+}
+
+// End ends the operation, exactly once: later calls do nothing. err is how
+// it failed (nil on success); toolError is true when a tools/call result has
+// isError. It sets error.type (and rpc.response.status_code for a JSON-RPC
+// error) and the ERROR status on the span, ends the span (unless it is a
+// reused execute_tool span, which its owner ends), and records
+// mcp.client.operation.duration (CLIENT) or mcp.server.operation.duration
+// (SERVER).
+//
+// error.type is the JSON-RPC code as a string for a *messages.RPCError or
+// *messages.Error; "tool_error" for toolError; "timeout" when
+// errors.Is(err, messages.ErrTimeout); "cancelled" for context.Canceled,
+// context.DeadlineExceeded or a *messages.CanceledError; "transport_closed"
+// when errors.Is(err, messages.ErrTransportClosed); "_OTHER" otherwise.
+func (o *Op) End(err error, toolError bool) {
+	if o == nil || !o.ended.CompareAndSwap(false, true) {
+		return
+	}
+	o.t.open.Add(-1)
+	now := time.Now()
+	o.dequeue(false)
+	errType, code, hasCode, desc := classify(err, toolError)
+	if o.span != nil {
+		if o.recording {
+			switch {
+			case errType != "":
+				if hasCode {
+					o.span.SetAttributes(KeyErrorType.String(errType), KeyRPCResponseStatusCode.String(code))
+				} else {
+					o.span.SetAttributes(KeyErrorType.String(errType))
+				}
+				o.span.SetStatus(codes.Error, desc)
+			case o.t.recordArgs && o.req.Method == messages.MethodToolsCall:
+				o.mu.Lock()
+				result := o.result
+				o.result = nil
+				o.mu.Unlock()
+				if len(result) > 0 {
+					if v := jsonValue(result); v.Type() != attribute.EMPTY {
+						o.span.SetAttributes(attribute.KeyValue{Key: KeyGenAIToolCallResult, Value: v})
+					}
+				}
+			}
+		}
+		if o.owned {
+			o.span.End(trace.WithTimestamp(now))
+		}
+	}
+	if !o.metrics {
+		return
+	}
+	var hist metric.Float64Histogram
+	switch o.kind {
+	case trace.SpanKindClient:
+		hist = o.t.clientDur
+	case trace.SpanKindServer:
+		hist = o.t.serverDur
+	default:
+		return
+	}
+	var buf [14]attribute.KeyValue
+	kv := appendOpAttrs(buf[:0], &o.req)
+	kv = appendPeerMetricAttrs(kv, &o.req.Peer, o.kind == trace.SpanKindClient)
+	if errType != "" {
+		kv = append(kv, KeyErrorType.String(errType))
+	}
+	if hasCode {
+		kv = append(kv, KeyRPCResponseStatusCode.String(code))
+	}
+	hist.Record(o.ctx, now.Sub(o.start).Seconds(), metric.WithAttributes(kv...))
+}
+
+// ErrorType returns the error.type End would record for err and toolError
+// ("" for success).
+func ErrorType(err error, toolError bool) string {
+	t, _, _, _ := classify(err, toolError)
+	return t
+}
+
+// classify maps an outcome to error.type, the JSON-RPC code (if any) and
+// the status description.
+func classify(err error, toolError bool) (errType, code string, hasCode bool, desc string) {
+	if err == nil {
+		if toolError {
+			return ErrorTypeToolError, "", false, "tool result has isError"
+		}
+		return "", "", false, ""
+	}
+	var rpcErr *messages.RPCError
+	if errors.As(err, &rpcErr) {
+		c := strconv.FormatInt(rpcErr.Code, 10)
+		return c, c, true, rpcErr.Message
+	}
+	var wireErr *messages.Error
+	if errors.As(err, &wireErr) {
+		c := strconv.FormatInt(wireErr.Code, 10)
+		return c, c, true, wireErr.Message
+	}
+	desc = err.Error()
+	var canceled *messages.CanceledError
+	switch {
+	case toolError:
+		return ErrorTypeToolError, "", false, desc
+	case errors.Is(err, messages.ErrTimeout):
+		return ErrorTypeTimeout, "", false, desc
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.As(err, &canceled):
+		return ErrorTypeCancelled, "", false, desc
+	case errors.Is(err, messages.ErrTransportClosed):
+		return ErrorTypeTransportClosed, "", false, desc
+	}
+	return ErrorTypeOther, "", false, desc
+}
