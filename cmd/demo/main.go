@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 type options struct {
@@ -28,6 +29,7 @@ type options struct {
 	concurrency int
 	timeout     time.Duration
 	verbose     bool
+	trace       string
 }
 
 func main() {
@@ -47,6 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.concurrency, "concurrency", 64, "calls in flight during the burst")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "connect timeout per server")
 	fs.BoolVar(&o.verbose, "v", false, "log runtime events to stderr")
+	fs.StringVar(&o.trace, "trace", "", "write OpenTelemetry spans as JSON lines to `file` (OTEL_* variables select OTLP exporters too)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: demo [flags]\n\nWithout flags, runs against embedded MCP servers it starts itself.\n\n")
 		fs.PrintDefaults()
@@ -57,12 +60,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	// Tracing: the library uses the global providers; a CLI installs them
+	// from --trace and the standard OTEL_* variables.
+	shutdown, err := telemetry.SetupFromEnv(ctx, o.trace)
+	if err != nil {
+		fmt.Fprintf(stderr, "demo: telemetry: %v\n", err)
+		return 1
+	}
+	defer func() {
+		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := shutdown(flushCtx); err != nil {
+			fmt.Fprintf(stderr, "demo: telemetry shutdown: %v\n", err)
+		}
+	}()
+
 	logger := slog.New(slog.DiscardHandler)
 	if o.verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	out := &report{w: stdout}
-	var err error
 	if o.config != "" {
 		err = runConfigured(ctx, o, logger, out)
 	} else {
