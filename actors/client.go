@@ -29,8 +29,9 @@ type Client struct {
 	sess *session
 	err  error
 
-	progressSeq atomic.Int64
-	onClosed    func(*Client)
+	progressSeq  atomic.Int64
+	droppedNotes atomic.Int64 // written by the notification queue
+	onClosed     func(*Client)
 }
 
 // Spawn starts a client for the server name under root and returns at once;
@@ -142,6 +143,11 @@ func (c *Client) Stats() transport.Stats {
 	}
 	return transport.Stats{}
 }
+
+// DroppedNotifications returns how many notifications were dropped because
+// Handlers.Notification fell behind and the queue (Env.NotificationQueue)
+// was full; the oldest waiting ones go first.
+func (c *Client) DroppedNotifications() int64 { return c.droppedNotes.Load() }
 
 // Err returns why the connection ended, or nil while it is usable.
 func (c *Client) Err() error {

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -37,6 +38,10 @@ type clientActor struct {
 	work    conc.WaitGroup                // handler goroutines
 	notes   *noteQueue
 	force   context.CancelFunc // skips the grace periods of a Close in progress
+	// readyErr is why the handshake did not establish a session. It is
+	// published when the teardown has finished (behaviour.md §8: a failed
+	// connect is torn down completely before it is reported).
+	readyErr error
 }
 
 // Messages the client actor receives besides the transport's.
@@ -76,6 +81,8 @@ func (a *clientActor) Receive(ctx actor.Context) {
 			a.force()
 		}
 	case teardownDone:
+		// Only a handshake that never succeeded is still unpublished.
+		a.h.publishReady(nil, a.conn, a.failedConnectError())
 		a.h.publishClosed()
 		ctx.Stop(ctx.Self())
 	}
@@ -83,7 +90,7 @@ func (a *clientActor) Receive(ctx actor.Context) {
 
 func (a *clientActor) start(ctx actor.Context) {
 	a.serving = make(map[string]context.CancelFunc)
-	a.notes = newNoteQueue(a.env.NotificationQueue, a.h.name, a.deliver)
+	a.notes = newNoteQueue(a.env.NotificationQueue, a.h.name, a.deliver, &a.h.droppedNotes, a.env.Logger)
 	cfg := &a.h.cfg
 	a.conn = transport.SpawnStdio(ctx, ctx.ActorSystem().Root, ctx.Self(), transport.StdioConfig{
 		Server:         a.h.name,
@@ -121,31 +128,42 @@ func (a *clientActor) stderrLine() func(string) {
 
 func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	a.stopHS()
-	if a.state != stateHandshaking {
-		// Closed or broken meanwhile: the handle has its answer already.
-		if m.err == nil {
-			m.err = a.conn.Err()
-		}
-		a.h.publishReady(nil, a.conn, orClosed(m.err, a.h.name))
+	if m.err == nil && a.state == stateHandshaking {
+		a.state = stateReady
+		a.h.publishReady(m.sess, a.conn, nil)
 		return
 	}
-	if m.err != nil {
-		// A failed connect is torn down completely before it is reported
-		// (behaviour.md §8), so a late success cannot leak a process.
-		a.env.Logger.Warn("mcp: handshake failed", "server", a.h.name, "err", m.err)
-		a.h.publishReady(nil, a.conn, m.err)
-		a.close(ctx)
+	switch {
+	case a.state == stateClosing:
+		// Close was asked during the handshake; close recorded why.
 		return
+	case m.err == nil:
+		// Succeeded, but the transport ended meanwhile (stateBroken).
+		m.err = &messages.TransportClosedError{Server: a.h.name}
 	}
-	a.state = stateReady
-	a.h.publishReady(m.sess, a.conn, nil)
+	// A failed connect, or a server that died during it, is torn down
+	// completely (behaviour.md §8), so a late success cannot leak a
+	// process; teardownDone then reports the error.
+	a.env.Logger.Warn("mcp: handshake failed", "server", a.h.name, "err", m.err)
+	a.readyErr = m.err
+	a.close(ctx)
 }
 
-func orClosed(err error, server string) error {
-	if err != nil {
-		return err
+// failedConnectError is the error a failed handshake reports once the
+// teardown has finished. When the transport ended, its own final error
+// (exit status, stderr tail) says more than whichever request noticed
+// first: an initialize whose write failed knows only "broken pipe".
+func (a *clientActor) failedConnectError() error {
+	err := a.readyErr
+	if err == nil || errors.Is(err, messages.ErrTransportClosed) {
+		if final := a.conn.Err(); final != nil {
+			return final
+		}
 	}
-	return &messages.TransportClosedError{Server: server}
+	if err == nil {
+		err = &messages.TransportClosedError{Server: a.h.name}
+	}
+	return err
 }
 
 // close tears everything down without blocking the actor: the transport's
@@ -155,7 +173,12 @@ func (a *clientActor) close(ctx actor.Context) {
 	if a.state == stateClosing {
 		return
 	}
-	wasHandshaking := a.state == stateHandshaking
+	if a.state == stateHandshaking && a.readyErr == nil {
+		// Closed by its user before the handshake ended: those waiting
+		// for it learn that the connection is closed, not that the
+		// handshake's context was cancelled.
+		a.readyErr = &messages.TransportClosedError{Server: a.h.name}
+	}
 	a.state = stateClosing
 	a.stopHS()
 	a.cancelHandlers()
@@ -173,7 +196,6 @@ func (a *clientActor) close(ctx actor.Context) {
 		}
 		root.Send(self, teardownDone{})
 	}()
-	_ = wasHandshaking // the handshake goroutine reports on its own; it fails fast now
 }
 
 func (a *clientActor) cancelHandlers() {

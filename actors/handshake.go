@@ -52,8 +52,10 @@ func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn) (*sess
 	if err != nil {
 		return nil, err
 	}
-	// initialize MUST NOT be cancelled (basic/utilities/cancellation).
-	raw, err := conn.Call(ctx, messages.MethodInitialize, params, transport.CallOptions{NoCancel: true})
+	// initialize MUST NOT be cancelled (basic/utilities/cancellation). Its
+	// bound is the connect timeout, which ctx carries, not the request
+	// timeout: a server may take longer to start than to answer a call.
+	raw, err := conn.Call(ctx, messages.MethodInitialize, params, transport.CallOptions{NoCancel: true, Timeout: -1})
 	if err != nil {
 		return nil, err
 	}

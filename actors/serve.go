@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -30,10 +33,10 @@ func (a *clientActor) serve(ctx actor.Context, req messages.InboundRequest) {
 	key := idKey(req.ID)
 	hctx, cancel := context.WithCancel(context.Background())
 	a.serving[key] = cancel
-	root, self, conn := ctx.ActorSystem().Root, ctx.Self(), a.conn
+	root, self, conn, log, server := ctx.ActorSystem().Root, ctx.Self(), a.conn, a.env.Logger, a.h.name
 	a.work.Go(func() {
 		defer cancel()
-		result, rpcErr := run(hctx, req.Params)
+		result, rpcErr := runHandler(hctx, run, req, log, server)
 		// A request the server cancelled gets no answer
 		// (basic/utilities/cancellation: the receiver SHOULD NOT respond).
 		if hctx.Err() == nil {
@@ -44,6 +47,20 @@ func (a *clientActor) serve(ctx actor.Context, req messages.InboundRequest) {
 }
 
 type handlerFunc func(ctx context.Context, params json.RawMessage) (json.RawMessage, *messages.Error)
+
+// runHandler runs a user's handler. A panic is the handler's bug, not the
+// runtime's: it becomes a -32603 answer, so the server is not left waiting
+// for one, and it does not reach the WaitGroup, which would re-panic it in
+// Close and take the program down.
+func runHandler(ctx context.Context, run handlerFunc, req messages.InboundRequest, log *slog.Logger, server string) (result json.RawMessage, rpcErr *messages.Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.Error("mcp: handler panicked", "server", server, "method", req.Method, "panic", p, "stack", string(debug.Stack()))
+			result, rpcErr = nil, &messages.Error{Code: messages.CodeInternalError, Message: fmt.Sprintf("handler for %s panicked: %v", req.Method, p)}
+		}
+	}()
+	return run(ctx, req.Params)
+}
 
 func (a *clientActor) handlerFor(method string) handlerFunc {
 	h, server := &a.env.Handlers, a.h.name

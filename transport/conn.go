@@ -41,7 +41,10 @@ type ending struct {
 // CallOptions tune one request. The zero value uses the connection's
 // request timeout and asks for no progress.
 type CallOptions struct {
-	// Timeout bounds the wait for the answer; 0 means the connection default.
+	// Timeout bounds the wait for the answer; 0 means the connection
+	// default, and a negative value no timeout: only ctx (and
+	// MaxTotalTimeout) bound the wait, as the connect deadline bounds
+	// initialize.
 	Timeout time.Duration
 	// ProgressToken is the token the caller put in params._meta, as a key
 	// from messages.ProgressTokenKey; OnProgress receives its notifications.
@@ -111,8 +114,11 @@ const progressBuffer = 64
 
 func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts CallOptions) (json.RawMessage, error) {
 	timeout := opts.Timeout
-	if timeout <= 0 {
+	switch {
+	case timeout == 0:
 		timeout = c.timeout
+	case timeout < 0:
+		timeout = noTimeout
 	}
 	var limit time.Time // the absolute cap, zero when none
 	if opts.MaxTotalTimeout > 0 {
@@ -128,6 +134,10 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts CallOp
 	for {
 		select {
 		case out := <-cl.reply:
+			// Progress sent before the answer is still owed to the
+			// caller, in order: the actor queued it before the outcome,
+			// but select may have picked the outcome first.
+			c.drainProgress(cl, opts)
 			return c.finish(cl, out, nil)
 		case p := <-cl.progress:
 			opts.OnProgress(p)
@@ -155,6 +165,21 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts CallOp
 			default:
 				return nil, c.end.err
 			}
+		}
+	}
+}
+
+// noTimeout stands for "no timer": about 292 years.
+const noTimeout = time.Duration(1<<63 - 1)
+
+// drainProgress delivers the progress notifications already queued for cl.
+func (c *Conn) drainProgress(cl *call, opts CallOptions) {
+	for {
+		select {
+		case p := <-cl.progress:
+			opts.OnProgress(p)
+		default:
+			return
 		}
 	}
 }

@@ -21,7 +21,7 @@ const readBufferSize = 64 << 10
 // newline.
 type OversizedError struct {
 	Limit   int
-	Dropped int64 // bytes discarded, newline excluded
+	Dropped int64 // bytes discarded, line ending ("\n" or "\r\n") excluded
 }
 
 func (e *OversizedError) Error() string {
@@ -65,44 +65,97 @@ func (lr *lineReader) readLine() ([]byte, error) {
 		frag, err := lr.r.ReadSlice('\n')
 		switch {
 		case err == nil || (errors.Is(err, io.EOF) && len(frag)+len(lr.buf) > 0):
-			if len(lr.buf)+len(frag) > lr.max+1 { // +1: the newline
-				n := int64(len(lr.buf) + len(frag))
-				lr.buf = lr.buf[:0]
-				return nil, &OversizedError{Limit: lr.max, Dropped: n - 1}
+			// A whole line, or the last one, which has no newline. The cap
+			// applies to the line without its "\n" or "\r\n".
+			if n := len(lr.buf) + len(frag) - lineEnding(lr.buf, frag); n > lr.max {
+				lr.drop()
+				return nil, &OversizedError{Limit: lr.max, Dropped: int64(n)}
 			}
 			if len(lr.buf) == 0 {
 				return frag, nil
 			}
-			lr.buf = append(lr.buf, frag...)
+			lr.appendFrag(frag)
 			return lr.buf, nil
 		case errors.Is(err, bufio.ErrBufferFull):
-			if len(lr.buf)+len(frag) > lr.max {
-				n := int64(len(lr.buf) + len(frag))
-				lr.buf = lr.buf[:0]
-				return nil, lr.discard(n)
+			n := len(lr.buf) + len(frag)
+			if frag[len(frag)-1] == '\r' {
+				n-- // it may be the start of "\r\n"
 			}
-			lr.buf = append(lr.buf, frag...)
+			if n > lr.max {
+				// Over the cap before its end: stop keeping it now.
+				seen := int64(len(lr.buf) + len(frag))
+				lr.drop()
+				return nil, lr.discard(seen, frag[len(frag)-1])
+			}
+			lr.appendFrag(frag)
 		default:
 			return nil, err
 		}
 	}
 }
 
-// discard skips the rest of an oversized line. It buffers nothing, so an
-// endless line costs no memory; it returns when the newline comes or the
-// stream ends.
-func (lr *lineReader) discard(n int64) error {
+// lineEnding returns the length of the line ending of the line made of buf
+// and then frag: 2 for "\r\n", 1 for "\n", 0 for a last line without one.
+func lineEnding(buf, frag []byte) int {
+	if len(frag) == 0 || frag[len(frag)-1] != '\n' {
+		return 0
+	}
+	var prev byte
+	switch {
+	case len(frag) >= 2:
+		prev = frag[len(frag)-2]
+	case len(buf) > 0:
+		prev = buf[len(buf)-1]
+	}
+	if prev == '\r' {
+		return 2
+	}
+	return 1
+}
+
+// appendFrag adds frag to the line being accumulated. The buffer grows
+// geometrically but never beyond the longest line accepted (plus its
+// ending), so the cap bounds the memory a connection's reader holds.
+func (lr *lineReader) appendFrag(frag []byte) {
+	if need := len(lr.buf) + len(frag); need > cap(lr.buf) {
+		n := min(max(2*cap(lr.buf), need), lr.max+2)
+		grown := make([]byte, len(lr.buf), max(n, need))
+		copy(grown, lr.buf)
+		lr.buf = grown
+	}
+	lr.buf = append(lr.buf, frag...)
+}
+
+// discard skips the rest of an oversized line, of which seen bytes (ending
+// with last) were read already. It buffers nothing, so an endless line
+// costs no memory; it returns when the newline comes or the stream ends.
+func (lr *lineReader) discard(seen int64, last byte) error {
 	for {
 		frag, err := lr.r.ReadSlice('\n')
-		n += int64(len(frag))
+		seen += int64(len(frag))
+		if len(frag) > 0 {
+			if err == nil && (len(frag) >= 2 && frag[len(frag)-2] == '\r' || len(frag) == 1 && last == '\r') {
+				seen-- // the "\r" of "\r\n"
+			}
+			last = frag[len(frag)-1]
+		}
 		switch {
 		case err == nil:
-			return &OversizedError{Limit: lr.max, Dropped: n - 1}
+			return &OversizedError{Limit: lr.max, Dropped: seen - 1}
 		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			// The stream ended inside the line: report the line now; the
+			// next call finds the end of the stream.
+			return &OversizedError{Limit: lr.max, Dropped: seen}
 		default:
 			return err
 		}
 	}
+}
+
+// drop forgets the line being accumulated and lets its memory go.
+func (lr *lineReader) drop() {
+	lr.buf = nil
 }
 
 // release drops a large accumulation buffer so that one huge frame does not

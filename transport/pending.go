@@ -102,7 +102,7 @@ func (r *rpcCore) resolve(id int64, out outcome) bool {
 		return false
 	}
 	delete(r.pending, id)
-	if c.token != "" {
+	if r.tokens[c.token] == c { // a caller may reuse a token; keep the newer call's
 		delete(r.tokens, c.token)
 	}
 	out.id = id

@@ -92,6 +92,9 @@ func closeAll(files ...*os.File) {
 // actor. Decoding here keeps JSON work off the actor; malformed lines are
 // counted and skipped, never fatal (behaviour.md §4).
 func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) {
+	// The pipe is given back as soon as it is done with, not when the
+	// garbage collector finds it (testing.md: no leaked descriptors).
+	defer p.stdout.Close()
 	lr := newLineReader(p.stdout, cfg.MaxFrameSize)
 	for {
 		line, err := lr.next()
@@ -163,6 +166,7 @@ func snippet(b []byte, n int) string {
 // drainStderr copies stderr into the ring until EOF, so a chatty server
 // never blocks on a full pipe, and hands the tail to the actor at the end.
 func (p *process) drainStderr(cfg StdioConfig, root *actor.RootContext, self *actor.PID) {
+	defer p.stderr.Close()
 	ring := newStderrRing(cfg.StderrLimit)
 	var lines lineSplitter
 	buf := make([]byte, 32<<10)
@@ -201,7 +205,8 @@ func (p *process) closeStdin() {
 }
 
 // closeOutputs unblocks the reader and the stderr drain when the process is
-// gone but something else still holds the pipes.
+// gone but something else still holds the pipes. (They close their pipe
+// themselves when they end; a second Close is harmless.)
 func (p *process) closeOutputs() {
 	if p != nil {
 		p.stdout.Close()

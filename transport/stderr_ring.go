@@ -24,17 +24,21 @@ func (r *stderrRing) Write(p []byte) (int, error) {
 	n := len(p)
 	r.total += int64(n)
 	if len(p) >= r.limit {
-		r.buf = append(r.buf[:0], p[len(p)-r.limit:]...)
+		r.buf = r.buf[:0]
+		r.grow(r.limit)
+		r.buf = append(r.buf, p[len(p)-r.limit:]...)
 		r.start, r.full = 0, true
 		return n, nil
 	}
 	if !r.full {
 		if room := r.limit - len(r.buf); len(p) <= room {
+			r.grow(len(p))
 			r.buf = append(r.buf, p...)
 			return n, nil
 		}
 		// Fill to the limit, then wrap.
 		room := r.limit - len(r.buf)
+		r.grow(room)
 		r.buf = append(r.buf, p[:room]...)
 		p = p[room:]
 		r.full = true
@@ -45,6 +49,18 @@ func (r *stderrRing) Write(p []byte) (int, error) {
 		r.start = (r.start + c) % r.limit
 	}
 	return n, nil
+}
+
+// grow makes room for n more bytes, doubling as output arrives but never
+// beyond the limit (append's own growth could overshoot it).
+func (r *stderrRing) grow(n int) {
+	need := len(r.buf) + n
+	if need <= cap(r.buf) {
+		return
+	}
+	grown := make([]byte, len(r.buf), min(max(2*cap(r.buf), need, 512), r.limit))
+	copy(grown, r.buf)
+	r.buf = grown
 }
 
 // bytes returns the kept bytes, oldest first.

@@ -178,15 +178,25 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 			}
 		}
 	case drainExpiry:
+		// The server exited TermGrace ago, yet its pipes are still held:
+		// by a process it left behind in its group (a wrapper's child).
+		// Kill the group so nothing outlives the transport, and stop
+		// waiting for the pipes. (Linux does not reuse a process group
+		// id while the group has members, so the signal cannot stray.)
+		a.proc.signal(stageKill)
 		a.proc.closeOutputs()
 	case *actor.Stopping:
 		// Stopped from outside (a parent going away): still never leave a
-		// process behind.
+		// process or a goroutine behind. The waiter reaps the killed
+		// process; closing the pipes ends the writer, the reader and the
+		// drain even if something outside the group holds them.
 		a.core.failAll(&messages.TransportClosedError{Server: a.cfg.Server, Cause: errStoppedByParent})
 		if !a.state.exited && a.proc != nil {
 			a.proc.signal(stageKill)
-			a.proc.closeStdin()
 		}
+		a.proc.closeStdin()
+		a.proc.closeOutputs()
+		a.out.stop()
 	case *actor.Stopped:
 		a.stopTimers()
 		a.publish(nil)
@@ -257,6 +267,9 @@ func (a *stdioActor) maybeFinish(ctx actor.Context) {
 		err.ExitStatus, err.StderrTail = "", "" // an asked-for close is not a failure
 	}
 	a.core.failAll(err)
+	// A write may still be blocked on a pipe that a grandchild holds open
+	// and never reads: closing stdin ends it, and with it the writer.
+	a.proc.closeStdin()
 	a.out.stop()
 	if a.core.owner != nil {
 		ctx.Send(a.core.owner, messages.TransportClosed{Err: err})

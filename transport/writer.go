@@ -35,9 +35,12 @@ type writeDone struct {
 const maxKeptBuffer = 1 << 20
 
 func (w *batchWriter) start(f *os.File, root *actor.RootContext, self *actor.PID, _ *counters, _ string) {
-	w.jobs = make(chan writeBatch, 1)
+	// The goroutine gets the channel itself, not the field: stop sets the
+	// field to nil from the actor while the goroutine may be ranging.
+	jobs := make(chan writeBatch, 1)
+	w.jobs = jobs
 	go func() {
-		for b := range w.jobs {
+		for b := range jobs {
 			_, err := f.Write(b.buf)
 			root.Send(self, writeDone{writeBatch: b, err: err})
 		}

@@ -1,0 +1,69 @@
+package actors_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+func TestMaxInFlight(t *testing.T) {
+	// 100 concurrent calls of a 40 ms sleep through MaxInFlight 4: all
+	// complete, and never more than 4 are outstanding. The test server
+	// does not count its concurrency, so the proof is a lower bound on the
+	// time, which holds however slow the machine: 25 rounds of 40 ms.
+	s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.MaxInFlight = 4 })
+	ctx := testCtx(t)
+	var done atomic.Int32
+	start := time.Now()
+	errs := concurrently(t, 100, func(i int) error {
+		res, err := s.c.CallTool(ctx, "sleep", map[string]any{"ms": 40})
+		if err == nil && res.IsError {
+			err = errors.New(text(t, res))
+		}
+		done.Add(1)
+		return err
+	})
+	took := time.Since(start)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if done.Load() != 100 {
+		t.Fatalf("%d calls done", done.Load())
+	}
+	if took < 25*40*time.Millisecond {
+		t.Errorf("100 calls of 40 ms through 4 slots took only %v: more than 4 were in flight", took)
+	}
+}
+
+func TestWaitingForASlotIsBoundedByTheCaller(t *testing.T) {
+	// A caller waiting for a free slot gives up with its context.
+	s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.MaxInFlight = 1 })
+	busy := make(chan error, 1)
+	started := make(chan struct{})
+	go func() {
+		var once sync.Once
+		// Progress proves the call holds the slot: it is at the server.
+		_, err := s.c.CallToolWith(testCtx(t), "progress", map[string]any{"steps": 50, "intervalMs": 20}, actors.CallOptions{
+			OnProgress: func(messages.ProgressParams) { once.Do(func() { close(started) }) },
+		})
+		busy <- err
+	}()
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := s.c.CallTool(ctx, "echo", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %v", err)
+	}
+	if err := <-busy; err != nil {
+		t.Errorf("the slow call: %v", err)
+	}
+}

@@ -1,0 +1,236 @@
+package actors_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+func TestHandshakeEstablishesSession(t *testing.T) {
+	s := connect(t, testserver.Options{}, actors.Env{}, nil)
+	c := s.c
+	if c.ProtocolVersion() != messages.Version20251125 {
+		t.Errorf("version %q", c.ProtocolVersion())
+	}
+	if info := c.ServerInfo(); info.Name != testserver.ServerName || info.Version != testserver.ServerVersion {
+		t.Errorf("server info %+v", info)
+	}
+	if caps := c.Capabilities(); caps.Tools == nil || caps.Logging == nil || caps.Resources == nil {
+		t.Errorf("capabilities %+v", caps)
+	}
+	if !strings.HasPrefix(c.Instructions(), "mcpactor test server") {
+		t.Errorf("instructions %q", c.Instructions())
+	}
+	if err := c.Ping(testCtx(t)); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+	if c.Err() != nil {
+		t.Errorf("Err = %v on a live client", c.Err())
+	}
+}
+
+func TestHandshakeNegotiatesAPinnedVersion(t *testing.T) {
+	for _, v := range []string{messages.Version20241105, messages.Version20250326, messages.Version20250618} {
+		s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.ProtocolVersion = v })
+		if s.c.ProtocolVersion() != v {
+			t.Errorf("offered %s, negotiated %s", v, s.c.ProtocolVersion())
+		}
+		s.mustEcho("works on " + v)
+	}
+}
+
+func TestHandshakeUnsupportedVersion(t *testing.T) {
+	// lifecycle "Version Negotiation": a version we do not speak means we
+	// disconnect; nothing is left running.
+	s := open(t, testserver.Options{ProtocolVersion: "1999-01-01"}, actors.Env{}, nil)
+	pid := s.pid()
+	err := s.c.WaitReady(testCtx(t))
+	var uv *messages.UnsupportedVersionError
+	if !errors.Is(err, messages.ErrUnsupportedVersion) || !errors.As(err, &uv) || uv.Version != "1999-01-01" || uv.Server != "ts" {
+		t.Fatalf("got %v", err)
+	}
+	s.waitDone() // torn down without being asked
+	assertGone(t, pid)
+	if _, err := s.c.CallTool(testCtx(t), "echo", nil); !errors.Is(err, messages.ErrUnsupportedVersion) {
+		t.Errorf("a call after the failed handshake: %v", err)
+	}
+}
+
+func TestHandshakeConnectTimeout(t *testing.T) {
+	// The server answers initialize after 10 s; the connect timeout is
+	// 300 ms. The connect fails with the reference's text, everything is
+	// torn down, and initialize is never cancelled (basic/utilities/
+	// cancellation: it MUST NOT be).
+	s := open(t, testserver.Options{SlowInitialize: 10 * time.Second, ReportCancels: true}, actors.Env{}, func(c *actors.ServerConfig) {
+		c.ConnectTimeout = 300 * time.Millisecond
+		c.CloseGrace, c.TermGrace = 200*time.Millisecond, 200*time.Millisecond
+	})
+	pid := s.pid()
+	start := time.Now()
+	err := s.c.WaitReady(testCtx(t))
+	var ct *messages.ConnectTimeoutError
+	if !errors.As(err, &ct) || !errors.Is(err, messages.ErrConnectTimeout) ||
+		err.Error() != `Connection to MCP server "ts" timed out after 300ms` {
+		t.Fatalf("got %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the connect timeout took %v", d)
+	}
+	s.waitDone()
+	assertGone(t, pid)
+	if got := s.stderr.withPrefix("cancelled"); len(got) != 0 {
+		t.Errorf("initialize was cancelled: %q", got)
+	}
+}
+
+func TestInitializeIsBoundedByTheConnectTimeout(t *testing.T) {
+	// A server slower to start than one request may take is still given
+	// its connect timeout for the handshake.
+	s := connect(t, testserver.Options{SlowInitialize: 600 * time.Millisecond}, actors.Env{}, func(c *actors.ServerConfig) {
+		c.RequestTimeout = 100 * time.Millisecond
+		c.ConnectTimeout = bound
+	})
+	s.mustEcho("ready")
+}
+
+func TestRequestsMadeBeforeTheHandshakeWait(t *testing.T) {
+	// Requests made right after Open wait for the handshake, then succeed.
+	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Stop(context.Background())
+	cfg := config(testserver.Options{SlowInitialize: 300 * time.Millisecond}, "early")
+	c, err := rt.Open("early", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	errs := concurrently(t, 8, func(i int) error {
+		res, err := c.CallTool(ctx, "echo", map[string]any{"message": fmt.Sprint(i)})
+		if err == nil && text(t, res) != fmt.Sprint(i) {
+			err = fmt.Errorf("answer %q", text(t, res))
+		}
+		return err
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if c.ProtocolVersion() == "" {
+		t.Error("no session after the calls")
+	}
+}
+
+func TestWaitForTheHandshakeIsBoundedByTheCaller(t *testing.T) {
+	s := open(t, testserver.Options{SlowInitialize: 10 * time.Second}, actors.Env{}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := s.c.CallTool(ctx, "echo", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestHandshakeCommandNotFound(t *testing.T) {
+	s := open(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.Command = "/nonexistent/mcp-server" })
+	err := s.c.WaitReady(testCtx(t))
+	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "/nonexistent/mcp-server") ||
+		!strings.Contains(err.Error(), "no such file or directory") {
+		t.Fatalf("got %v", err)
+	}
+	s.waitDone()
+}
+
+func TestHandshakeServerExitsAtStart(t *testing.T) {
+	// Its exit status and its last words make the error.
+	for range 3 { // the write of initialize may or may not beat the exit
+		s := open(t, testserver.Options{ExitAtStart: true, ExitCode: 3, StderrOnExit: "error: MCP_API_KEY is not set"}, actors.Env{}, nil)
+		err := s.c.WaitReady(testCtx(t))
+		if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") ||
+			!strings.Contains(err.Error(), "error: MCP_API_KEY is not set") {
+			t.Fatalf("got %v", err)
+		}
+		s.waitDone() // a dead server is torn down without being asked
+		if !errors.Is(s.c.Err(), messages.ErrTransportClosed) {
+			t.Errorf("Err = %v", s.c.Err())
+		}
+	}
+}
+
+func TestCloseDuringTheHandshake(t *testing.T) {
+	s := open(t, testserver.Options{SlowInitialize: 10 * time.Second}, actors.Env{}, func(c *actors.ServerConfig) {
+		c.CloseGrace, c.TermGrace = 200*time.Millisecond, 200*time.Millisecond
+	})
+	pid := s.pid()
+	waiting := make(chan error, 1)
+	go func() { waiting <- s.c.WaitReady(testCtx(t)) }()
+	start := time.Now()
+	s.close()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Close took %v", d)
+	}
+	err := <-waiting
+	if !errors.Is(err, messages.ErrTransportClosed) || errors.Is(err, context.Canceled) {
+		t.Errorf("WaitReady after Close: %v", err)
+	}
+	assertGone(t, pid)
+}
+
+func TestBannerDoesNotBreakTheHandshake(t *testing.T) {
+	s := connect(t, testserver.Options{Banner: "Secure MCP Filesystem Server running on stdio", NoiseEvery: 2}, actors.Env{}, nil)
+	for i := range 6 {
+		s.mustEcho(fmt.Sprint(i))
+	}
+	if st := s.c.Stats(); st.Malformed == 0 || st.UnknownIDs == 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestServerDiesAfterTheHandshake(t *testing.T) {
+	s := connect(t, testserver.Options{}, actors.Env{}, nil)
+	pid := s.pid()
+	_, err := s.c.CallTool(testCtx(t), "crash", map[string]any{"code": 9, "stderr": "segmentation fault"})
+	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 9") ||
+		!strings.Contains(err.Error(), "segmentation fault") {
+		t.Fatalf("got %v", err)
+	}
+	waitFor(t, "Err to report the end", func() bool { return s.c.Err() != nil })
+	if s.c.Err().Error() != err.Error() {
+		t.Errorf("Err = %v", s.c.Err())
+	}
+	start := time.Now()
+	if _, err := s.c.CallTool(testCtx(t), "echo", nil); !errors.Is(err, messages.ErrTransportClosed) {
+		t.Errorf("a later call: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a call on a dead connection took %v", d)
+	}
+	s.close()
+	assertGone(t, pid)
+}
+
+func TestConnectViaTheFacadeCleansUpOnFailure(t *testing.T) {
+	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Stop(context.Background())
+	cfg := config(testserver.Options{ProtocolVersion: "1999-01-01"}, "facade")
+	start := time.Now()
+	c, err := rt.Connect(testCtx(t), "facade", cfg)
+	if c != nil || !errors.Is(err, mcpactor.ErrUnsupportedVersion) {
+		t.Fatalf("Connect = %v, %v", c, err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Connect took %v", d)
+	}
+}

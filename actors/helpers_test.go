@@ -1,0 +1,267 @@
+package actors_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// bound caps every wait in these tests: a test that waits this long has
+// found a hang, not a slow machine.
+const bound = 20 * time.Second
+
+func newSystem(t *testing.T) *actor.ActorSystem {
+	t.Helper()
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.DiscardHandler)
+	}))
+	t.Cleanup(sys.Shutdown)
+	return sys
+}
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// waitFor polls cond until it holds, failing the test after bound.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// lineLog collects a server's stderr lines.
+type lineLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *lineLog) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, line)
+}
+
+func (l *lineLog) withPrefix(prefix string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range l.lines {
+		if strings.HasPrefix(line, prefix) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func (l *lineLog) waitLine(t *testing.T, prefix string) string {
+	t.Helper()
+	var found []string
+	waitFor(t, "stderr line "+strconv.Quote(prefix), func() bool {
+		found = l.withPrefix(prefix)
+		return len(found) > 0
+	})
+	return found[0]
+}
+
+// markVar is set in each child's environment so that the test can find
+// its pid in /proc; callers never see pids (architecture.md).
+const markVar = "MCPACTOR_ACTORS_TEST_MARK"
+
+var marks atomic.Int64
+
+// server is one client of a test server child.
+type server struct {
+	t      *testing.T
+	c      *actors.Client
+	stderr *lineLog
+	mark   string
+}
+
+// config returns the configuration that starts the test server with opts.
+func config(opts testserver.Options, mark string) actors.ServerConfig {
+	path, args, env := testserver.Command(opts)
+	vars := map[string]string{markVar: mark}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	return actors.ServerConfig{Command: path, Args: args, Env: vars, CloseGrace: time.Second, TermGrace: time.Second}
+}
+
+// open spawns a client of the test server with opts and returns without
+// waiting for the handshake. tune adjusts the configuration; env.StderrLine
+// is set by open. The client is closed when the test ends.
+func open(t *testing.T, opts testserver.Options, env actors.Env, tune func(*actors.ServerConfig)) *server {
+	t.Helper()
+	s := &server{t: t, stderr: &lineLog{}, mark: fmt.Sprintf("%d-%d", os.Getpid(), marks.Add(1))}
+	cfg := config(opts, s.mark)
+	if tune != nil {
+		tune(&cfg)
+	}
+	env.StderrLine = func(_, line string) { s.stderr.add(line) }
+	sys := newSystem(t)
+	s.c = actors.Spawn(sys.Root, "ts", cfg, env, nil)
+	t.Cleanup(func() { s.close() })
+	return s
+}
+
+// connect is open followed by a handshake that must succeed.
+func connect(t *testing.T, opts testserver.Options, env actors.Env, tune func(*actors.ServerConfig)) *server {
+	t.Helper()
+	s := open(t, opts, env, tune)
+	if err := s.c.WaitReady(testCtx(t)); err != nil {
+		t.Fatalf("handshake: %v", err)
+	}
+	return s
+}
+
+// close closes the client, failing the test if that hangs.
+func (s *server) close() {
+	s.t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		defer cancel()
+		s.c.Close(ctx)
+	}()
+	select {
+	case <-done:
+	case <-time.After(bound + 5*time.Second):
+		s.t.Fatal("Close hung")
+	}
+}
+
+// pid finds the child's process id in /proc by its mark.
+func (s *server) pid() int {
+	s.t.Helper()
+	var pid int
+	waitFor(s.t, "the child in /proc", func() bool {
+		pid = findChild(markVar + "=" + s.mark)
+		return pid != 0
+	})
+	return pid
+}
+
+func findChild(entry string) int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	me := strconv.Itoa(os.Getpid())
+	for _, dir := range dirs {
+		stat, err := os.ReadFile(dir + "/stat")
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(stat, ')') // comm may hold spaces
+		if i < 0 {
+			continue
+		}
+		if fields := strings.Fields(string(stat[i+1:])); len(fields) < 2 || fields[1] != me {
+			continue
+		}
+		environ, err := os.ReadFile(dir + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(environ, []byte{0}) {
+			if string(kv) == entry {
+				pid, _ := strconv.Atoi(filepath.Base(dir))
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
+// assertGone fails unless process pid no longer exists (it was reaped).
+func assertGone(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("process %d still exists (kill 0: %v)", pid, err)
+	}
+}
+
+// waitDone waits for the client to release everything on its own.
+func (s *server) waitDone() {
+	s.t.Helper()
+	select {
+	case <-s.c.Done():
+	case <-time.After(bound):
+		s.t.Fatal("the client never finished closing")
+	}
+}
+
+// text returns the first text content of a tool result.
+func text(t *testing.T, res *messages.CallToolResult) string {
+	t.Helper()
+	if res == nil || len(res.Content) == 0 {
+		t.Fatalf("no content in %+v", res)
+	}
+	return res.Content[0].Text
+}
+
+// echo calls the echo tool.
+func (s *server) echo(ctx context.Context, msg string) (string, error) {
+	res, err := s.c.CallTool(ctx, "echo", map[string]any{"message": msg})
+	if err != nil {
+		return "", err
+	}
+	if len(res.Content) != 1 {
+		return "", fmt.Errorf("echo answered %+v", res)
+	}
+	return res.Content[0].Text, nil
+}
+
+func (s *server) mustEcho(msg string) {
+	s.t.Helper()
+	if got, err := s.echo(testCtx(s.t), msg); err != nil || got != msg {
+		s.t.Fatalf("echo %q = %q, %v", msg, got, err)
+	}
+}
+
+// concurrently runs n calls at once and returns their errors, failing the
+// test if any does not end.
+func concurrently(t *testing.T, n int, call func(i int) error) []error {
+	t.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = call(i)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(bound + 5*time.Second):
+		t.Fatal("calls did not all end")
+	}
+	return errs
+}

@@ -1,0 +1,172 @@
+package actors_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// inbox collects the notifications a subscriber receives. While gate is
+// open (not nil and not closed) the subscriber blocks on it.
+type inbox struct {
+	mu    sync.Mutex
+	got   []actors.Notification
+	gate  chan struct{}
+	calls int
+}
+
+func (b *inbox) deliver(server string, n actors.Notification) {
+	b.mu.Lock()
+	gate := b.gate
+	b.calls++
+	b.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	b.mu.Lock()
+	b.got = append(b.got, n)
+	b.mu.Unlock()
+}
+
+func (b *inbox) snapshot() []actors.Notification {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]actors.Notification(nil), b.got...)
+}
+
+// seqs returns the "seq" param of each test notification received.
+func seqs(t *testing.T, ns []actors.Notification) []int {
+	t.Helper()
+	var out []int
+	for _, n := range ns {
+		if n.Method != "notifications/test" {
+			continue
+		}
+		var p struct{ Seq int }
+		if err := json.Unmarshal(n.Params, &p); err != nil {
+			t.Fatalf("params %s: %v", n.Params, err)
+		}
+		out = append(out, p.Seq)
+	}
+	return out
+}
+
+// notify has the server send notifications/test {seq} (the notify tool).
+func (s *server) notify(seq int) {
+	s.t.Helper()
+	res, err := s.c.CallTool(testCtx(s.t), "notify", map[string]any{"method": "notifications/test", "params": map[string]any{"seq": seq}})
+	if err != nil || res.IsError {
+		s.t.Fatalf("notify %d: %+v, %v", seq, res, err)
+	}
+}
+
+func TestNotificationsArriveInOrder(t *testing.T) {
+	box := &inbox{}
+	s := connect(t, testserver.Options{}, actors.Env{Handlers: actors.Handlers{Notification: box.deliver}}, nil)
+	const n = 50
+	for i := range n {
+		s.notify(i)
+	}
+	if err := s.c.SetLoggingLevel(testCtx(t), messages.LevelDebug); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "every notification", func() bool { return len(box.snapshot()) == n+1 })
+	got := box.snapshot()
+	for i, seq := range seqs(t, got) {
+		if seq != i {
+			t.Fatalf("notification %d has seq %d: %v", i, seq, seqs(t, got))
+		}
+	}
+	last := got[n]
+	var msg messages.LoggingMessageParams
+	if last.Method != messages.NotificationMessage || json.Unmarshal(last.Params, &msg) != nil || msg.Level != messages.LevelDebug {
+		t.Errorf("after setLevel: %s %s", last.Method, last.Params)
+	}
+	if s.c.DroppedNotifications() != 0 {
+		t.Errorf("%d dropped", s.c.DroppedNotifications())
+	}
+}
+
+func TestSlowSubscriberNeverDelaysResponses(t *testing.T) {
+	box := &inbox{gate: make(chan struct{})}
+	s := connect(t, testserver.Options{}, actors.Env{Handlers: actors.Handlers{Notification: box.deliver}}, nil)
+	// The subscriber is stuck on the first notification; calls go on.
+	for i := range 20 {
+		s.notify(i)
+		s.mustEcho(fmt.Sprint(i))
+	}
+	close(box.gate)
+	waitFor(t, "every notification", func() bool { return len(box.snapshot()) == 20 })
+	for i, seq := range seqs(t, box.snapshot()) {
+		if seq != i {
+			t.Fatalf("order %v", seqs(t, box.snapshot()))
+		}
+	}
+}
+
+func TestNotificationOverflowDropsTheOldest(t *testing.T) {
+	box := &inbox{gate: make(chan struct{})}
+	s := connect(t, testserver.Options{}, actors.Env{NotificationQueue: 4, Handlers: actors.Handlers{Notification: box.deliver}}, nil)
+	const n = 30
+	for i := range n {
+		s.notify(i)
+	}
+	close(box.gate)
+	waitFor(t, "every notification delivered or dropped", func() bool {
+		return int64(len(box.snapshot()))+s.c.DroppedNotifications() == n
+	})
+	got := seqs(t, box.snapshot())
+	// The one the subscriber was stuck on, then the newest that fitted.
+	if len(got) > 4+2 || got[len(got)-1] != n-1 {
+		t.Fatalf("delivered %v", got)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i] <= got[i-1] {
+			t.Fatalf("out of order: %v", got)
+		}
+	}
+	if d := s.c.DroppedNotifications(); d < n-6 {
+		t.Errorf("%d dropped", d)
+	}
+	s.mustEcho("unharmed")
+}
+
+func TestNotificationsWithoutSubscriber(t *testing.T) {
+	// With no subscriber nothing is queued, and nothing breaks.
+	s := connect(t, testserver.Options{}, actors.Env{}, nil)
+	for i := range 5 {
+		s.notify(i)
+	}
+	if s.c.DroppedNotifications() != 0 {
+		t.Errorf("%d dropped", s.c.DroppedNotifications())
+	}
+}
+
+func TestCloseWithABlockedSubscriber(t *testing.T) {
+	// Close gives queued notifications a bounded time to drain; a
+	// subscriber that never returns does not hold Close for ever.
+	if testing.Short() {
+		t.Skip("waits for the drain timeout")
+	}
+	gate := make(chan struct{})
+	defer close(gate) // let the stuck subscriber go at the end (goleak)
+	box := &inbox{gate: gate}
+	s := connect(t, testserver.Options{}, actors.Env{Handlers: actors.Handlers{Notification: box.deliver}}, nil)
+	s.notify(1)
+	waitFor(t, "the subscriber to be stuck", func() bool {
+		box.mu.Lock()
+		defer box.mu.Unlock()
+		return box.calls == 1
+	})
+	start := time.Now()
+	s.close()
+	if d := time.Since(start); d > bound {
+		t.Errorf("Close took %v", d)
+	}
+}

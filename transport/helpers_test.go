@@ -1,0 +1,300 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// bound caps every wait in these tests: a test that waits this long has
+// found a hang, not a slow machine.
+const bound = 20 * time.Second
+
+// newSystem returns an actor system that is shut down when the test ends.
+// protoactor's own log (dead letters after a stop) is noise here.
+func newSystem(t *testing.T) *actor.ActorSystem {
+	t.Helper()
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.DiscardHandler)
+	}))
+	t.Cleanup(sys.Shutdown)
+	return sys
+}
+
+// lineLog collects the lines a server writes to stderr.
+type lineLog struct {
+	mu    sync.Mutex
+	lines []string
+	count atomic.Int64
+}
+
+func (l *lineLog) add(line string) {
+	l.count.Add(1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) < 10000 { // a flood is counted, not kept
+		l.lines = append(l.lines, line)
+	}
+}
+
+func (l *lineLog) snapshot() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
+}
+
+// find returns the first line with prefix, if any.
+func (l *lineLog) find(prefix string) (string, bool) {
+	for _, line := range l.snapshot() {
+		if strings.HasPrefix(line, prefix) {
+			return line, true
+		}
+	}
+	return "", false
+}
+
+// waitLine waits for a line starting with prefix.
+func (l *lineLog) waitLine(t *testing.T, prefix string) string {
+	t.Helper()
+	var line string
+	waitFor(t, "stderr line "+strconv.Quote(prefix), func() bool {
+		var ok bool
+		line, ok = l.find(prefix)
+		return ok
+	})
+	return line
+}
+
+// waitFor polls cond until it holds, failing the test after bound.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// server is one test server child behind a stdio transport.
+type server struct {
+	t      *testing.T
+	conn   *Conn
+	stderr *lineLog
+	mark   string // unique environment entry that finds the child in /proc
+}
+
+var marks atomic.Int64
+
+// markVar is set in each child's environment to find its pid in /proc; the
+// transport never shows pids to its callers (architecture.md).
+const markVar = "MCPACTOR_TRANSPORT_TEST_MARK"
+
+// startServer spawns the test server with opts behind a stdio transport.
+// tune, if set, adjusts the configuration first. The transport is closed
+// when the test ends.
+func startServer(t *testing.T, opts testserver.Options, owner *actor.PID, sys *actor.ActorSystem, tune func(*StdioConfig)) *server {
+	t.Helper()
+	path, args, env := testserver.Command(opts)
+	s := &server{t: t, stderr: &lineLog{}, mark: fmt.Sprintf("%d-%d", os.Getpid(), marks.Add(1))}
+	vars := map[string]string{markVar: s.mark}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	cfg := StdioConfig{Server: "ts", Command: path, Args: args, Env: vars, StderrLine: s.stderr.add}
+	if tune != nil {
+		tune(&cfg)
+	}
+	if sys == nil {
+		sys = newSystem(t)
+	}
+	s.conn = SpawnStdio(sys.Root, sys.Root, owner, cfg)
+	t.Cleanup(func() { s.close() })
+	return s
+}
+
+// close closes the transport, failing the test if that hangs.
+func (s *server) close() error {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.conn.Close(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(bound + 5*time.Second):
+		s.t.Fatal("Close hung")
+		return nil
+	}
+}
+
+// pid finds the child's process id in /proc by its mark.
+func (s *server) pid() int {
+	s.t.Helper()
+	var pid int
+	waitFor(s.t, "the child in /proc", func() bool {
+		pid = findChild(markVar + "=" + s.mark)
+		return pid != 0
+	})
+	return pid
+}
+
+// findChild returns the pid of a child of this process whose environment
+// holds entry, or 0.
+func findChild(entry string) int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	me := os.Getpid()
+	for _, dir := range dirs {
+		stat, err := os.ReadFile(dir + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces, so cut at ')'.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) < 2 || fields[1] != strconv.Itoa(me) {
+			continue
+		}
+		environ, err := os.ReadFile(dir + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(environ, []byte{0}) {
+			if string(kv) == entry {
+				pid, _ := strconv.Atoi(filepath.Base(dir))
+				return pid
+			}
+		}
+	}
+	return 0
+}
+
+// assertGone fails unless process pid no longer exists (it was reaped).
+func assertGone(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("process %d still exists after Close (kill 0: %v)", pid, err)
+	}
+}
+
+// toolParams encodes tools/call params.
+func toolParams(name string, args any) json.RawMessage {
+	b, err := json.Marshal(map[string]any{"name": name, "arguments": args})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// textOf returns the first text content of a tools/call result.
+func textOf(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var res struct {
+		Content []struct{ Text string } `json:"content"`
+		IsError bool                    `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Content) == 0 {
+		t.Fatalf("bad tool result %s: %v", raw, err)
+	}
+	return res.Content[0].Text
+}
+
+// echo calls the echo tool and returns its text or the error.
+func (s *server) echo(ctx context.Context, msg string) (string, error) {
+	raw, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": msg}), CallOptions{})
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		Content []struct{ Text string } `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Content) != 1 {
+		return "", fmt.Errorf("bad echo result %s: %v", raw, err)
+	}
+	return res.Content[0].Text, nil
+}
+
+// mustEcho fails the test unless echo answers msg.
+func (s *server) mustEcho(msg string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	got, err := s.echo(ctx, msg)
+	if err != nil || got != msg {
+		s.t.Fatalf("echo %q = %q, %v", msg, got, err)
+	}
+}
+
+// testCtx is a context bounded by bound.
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// recorder is an owner actor that hands what the transport tells it to a
+// channel (never blocking the actor: overflow would fail the test).
+type recorder struct {
+	ch       chan any
+	overflow atomic.Bool
+}
+
+func (r *recorder) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case messages.InboundNotification, messages.InboundRequest, messages.TransportClosed:
+		select {
+		case r.ch <- m:
+		default:
+			r.overflow.Store(true)
+		}
+	}
+}
+
+func newRecorder(t *testing.T, sys *actor.ActorSystem) (*recorder, *actor.PID) {
+	r := &recorder{ch: make(chan any, 1024)}
+	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return r }))
+	t.Cleanup(func() { sys.Root.Stop(pid) })
+	return r, pid
+}
+
+// next returns the next message of type T the owner received, skipping
+// others.
+func recv[T any](t *testing.T, r *recorder) T {
+	t.Helper()
+	timeout := time.After(bound)
+	for {
+		select {
+		case m := <-r.ch:
+			if v, ok := m.(T); ok {
+				return v
+			}
+		case <-timeout:
+			var zero T
+			t.Fatalf("no %T received", zero)
+			return zero
+		}
+	}
+}
