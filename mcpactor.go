@@ -25,6 +25,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // The public names, re-exported so that most programs import only this package.
@@ -68,12 +69,19 @@ type Options struct {
 	// NotificationQueue bounds each server's queue of undelivered
 	// notifications (default 1024; the oldest is dropped when full).
 	NotificationQueue int
+	// Telemetry chooses where spans and metrics go. The zero value uses
+	// the global OpenTelemetry providers, which cost nothing until the
+	// application installs real ones; Disabled switches instrumentation
+	// off entirely.
+	Telemetry telemetry.Options
 }
 
 // Runtime owns the actor system and every client started from it.
 type Runtime struct {
-	system *actor.ActorSystem
-	env    actors.Env
+	system    *actor.ActorSystem
+	env       actors.Env
+	tel       *telemetry.Telemetry
+	unobserve func()
 
 	// The set of live clients, so that Stop can close them. It is guarded by
 	// a mutex because it belongs to the caller-facing handle, not to an
@@ -98,7 +106,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		// instance) is expected here and only noise at Info.
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
-	return &Runtime{
+	rt := &Runtime{
 		system: system,
 		env: actors.Env{
 			ClientInfo:        opts.ClientInfo,
@@ -108,7 +116,13 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 			NotificationQueue: opts.NotificationQueue,
 		},
 		clients: make(map[*Client]struct{}),
-	}, nil
+	}
+	if !opts.Telemetry.Disabled {
+		rt.tel = telemetry.New(opts.Telemetry)
+		rt.env.Telemetry = rt.tel
+		rt.unobserve = rt.tel.RegisterMailboxDepth(rt.observeMailboxes)
+	}
+	return rt, nil
 }
 
 // Open starts connecting to the server name and returns at once. Requests
@@ -176,5 +190,19 @@ func (rt *Runtime) Stop(ctx context.Context) error {
 	}
 	wg.Wait()
 	rt.system.Shutdown()
+	if rt.tel != nil {
+		rt.unobserve()
+		rt.tel.Close()
+	}
 	return nil
+}
+
+// observeMailboxes reports, for the mailbox-depth gauge, how many frames
+// each server's transport has read and not yet handled.
+func (rt *Runtime) observeMailboxes(observe func(server string, depth int64)) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for c := range rt.clients {
+		observe(c.Name(), int64(c.MailboxDepth()))
+	}
 }

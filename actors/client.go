@@ -9,6 +9,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
@@ -30,7 +31,8 @@ type Client struct {
 	err  error
 
 	progressSeq  atomic.Int64
-	droppedNotes atomic.Int64 // written by the notification queue
+	tel          *telemetry.Telemetry // nil when telemetry is off
+	droppedNotes atomic.Int64         // written by the notification queue
 	onClosed     func(*Client)
 }
 
@@ -39,7 +41,7 @@ type Client struct {
 // client is fully closed.
 func Spawn(root *actor.RootContext, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
 	env = env.withDefaults()
-	h := &Client{name: name, cfg: cfg, root: root, ready: make(chan struct{}), closed: make(chan struct{}), onClosed: onClosed}
+	h := &Client{name: name, cfg: cfg, root: root, ready: make(chan struct{}), closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry}
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &clientActor{h: h, env: env, era: newSessionEra(name, cfg.ProtocolVersion, env)}
 	})
@@ -149,6 +151,15 @@ func (c *Client) Stats() transport.Stats {
 // was full; the oldest waiting ones go first.
 func (c *Client) DroppedNotifications() int64 { return c.droppedNotes.Load() }
 
+// MailboxDepth reports the frames read from the server that the transport
+// actor has not handled yet (0 before the handshake).
+func (c *Client) MailboxDepth() int {
+	if c.established() == nil || c.conn == nil {
+		return 0
+	}
+	return c.conn.MailboxDepth()
+}
+
 // Err returns why the connection ended, or nil while it is usable.
 func (c *Client) Err() error {
 	select {
@@ -183,26 +194,66 @@ func (c *Client) Close(ctx context.Context) error {
 }
 
 // call encodes params, sends the request and decodes the result into out.
+// The span starts before the wait for the handshake, so that the wait shows
+// in it (telemetry.md: "queued" events).
 func (c *Client) call(ctx context.Context, method string, params any, out any, opts transport.CallOptions) error {
-	conn, err := c.session(ctx)
-	if err != nil {
-		return err
+	if c.tel == nil {
+		conn, err := c.session(ctx)
+		if err != nil {
+			return err
+		}
+		return exchange(ctx, nil, conn, method, params, out, opts)
 	}
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return fmt.Errorf("mcp: encode %s params: %w", method, err)
+	req := telemetry.Request{Peer: c.peer(), Method: method}
+	describe(&req, params)
+	ctx, op := c.tel.Start(ctx, &req)
+	c.tel.InFlight(c.name, 1)
+	defer c.tel.InFlight(c.name, -1)
+	conn, err := c.sessionObserved(ctx, op)
+	if err == nil {
+		if opts.OnProgress != nil && op != nil {
+			opts.OnProgress = progressEvents(op, opts.OnProgress)
+		}
+		err = exchange(ctx, op, conn, method, params, out, opts)
 	}
-	res, err := conn.Call(ctx, method, raw, opts)
-	if err != nil {
-		return err
+	toolError := false
+	if res, ok := out.(*messages.CallToolResult); ok && err == nil {
+		toolError = res.IsError
 	}
-	if out == nil {
-		return nil
+	op.End(err, toolError)
+	return err
+}
+
+// sessionObserved is session, with the wait for the handshake shown on op.
+func (c *Client) sessionObserved(ctx context.Context, op *telemetry.Op) (*transport.Conn, error) {
+	select {
+	case <-c.ready:
+	default:
+		op.Queued("handshake")
+		defer op.Dequeued()
 	}
-	if err := json.Unmarshal(res, out); err != nil {
-		return &InvalidResultError{Server: c.name, Method: method, Err: err, Body: snippet(res)}
+	return c.session(ctx)
+}
+
+// peer describes the server for telemetry: the negotiated version once the
+// handshake is done.
+func (c *Client) peer() telemetry.Peer {
+	if s := c.established(); s != nil {
+		return s.peer
 	}
-	return nil
+	return telemetry.StdioPeer(c.name)
+}
+
+// progressEvents records each progress notification on op before handing
+// it to the caller's callback.
+func progressEvents(op *telemetry.Op, next func(json.RawMessage)) func(json.RawMessage) {
+	return func(raw json.RawMessage) {
+		var p messages.ProgressParams
+		if json.Unmarshal(raw, &p) == nil {
+			op.Progress(p.Progress, p.Total, p.Message)
+		}
+		next(raw)
+	}
 }
 
 // InvalidResultError reports a result that does not decode as the method's

@@ -42,6 +42,11 @@ type clientActor struct {
 	// published when the teardown has finished (behaviour.md §8: a failed
 	// connect is torn down completely before it is reported).
 	readyErr error
+	// The session, for telemetry: when the connection started, what it
+	// negotiated, and whether its duration has been recorded.
+	started      time.Time
+	sess         *session
+	sessionEnded bool
 }
 
 // Messages the client actor receives besides the transport's.
@@ -69,6 +74,7 @@ func (a *clientActor) Receive(ctx actor.Context) {
 	case handshakeDone:
 		a.handshakeDone(ctx, m)
 	case messages.TransportClosed:
+		a.endSession(m.Err)
 		if a.state < stateBroken {
 			a.state = stateBroken
 			a.cancelHandlers()
@@ -81,6 +87,7 @@ func (a *clientActor) Receive(ctx actor.Context) {
 			a.force()
 		}
 	case teardownDone:
+		a.endSession(nil)
 		// Only a handshake that never succeeded is still unpublished.
 		a.h.publishReady(nil, a.conn, a.failedConnectError())
 		a.h.publishClosed()
@@ -104,8 +111,10 @@ func (a *clientActor) start(ctx actor.Context) {
 		CloseGrace:     cfg.CloseGrace,
 		TermGrace:      cfg.TermGrace,
 		StderrLine:     a.stderrLine(),
+		OnDrop:         a.onDrop(),
 		Logger:         a.env.Logger,
 	})
+	a.started = time.Now()
 	hsCtx, cancel := context.WithTimeoutCause(context.Background(), cfg.connectTimeout(), errConnectDeadline)
 	a.stopHS = cancel
 	root, self, conn, e := ctx.ActorSystem().Root, ctx.Self(), a.conn, a.era
@@ -130,6 +139,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	a.stopHS()
 	if m.err == nil && a.state == stateHandshaking {
 		a.state = stateReady
+		a.sess = m.sess
 		a.h.publishReady(m.sess, a.conn, nil)
 		return
 	}
@@ -213,3 +223,22 @@ func (a *clientActor) deliver(server string, n Notification) {
 // notificationDrainTimeout bounds how long Close lets queued notifications
 // reach a slow subscriber.
 const notificationDrainTimeout = 5 * time.Second
+
+// endSession records mcp.client.session.duration once, from the start of
+// the connection to its end (session era only; telemetry.md, "Metrics").
+func (a *clientActor) endSession(err error) {
+	if a.sess == nil || a.sessionEnded {
+		return
+	}
+	a.sessionEnded = true
+	a.env.Telemetry.SessionEnded(&a.sess.peer, a.started, err)
+}
+
+// onDrop feeds the transport's drops to the dropped-frames counter.
+func (a *clientActor) onDrop() func(string) {
+	tel, name := a.env.Telemetry, a.h.name
+	if tel == nil {
+		return nil
+	}
+	return func(reason string) { tel.Dropped(name, reason, 1) }
+}

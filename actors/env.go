@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // Env is what every client of one runtime shares: who we are, how we answer
@@ -27,6 +28,9 @@ type Env struct {
 	MaxConcurrentHandlers int
 	// StderrLine, if set, receives each line servers write to stderr.
 	StderrLine func(server, line string)
+	// Telemetry records spans and metrics for every request; nil switches
+	// instrumentation off entirely.
+	Telemetry *telemetry.Telemetry
 }
 
 func (e Env) withDefaults() Env {

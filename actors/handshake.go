@@ -2,12 +2,11 @@ package actors
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
@@ -18,6 +17,7 @@ type session struct {
 	info         messages.Implementation
 	capabilities messages.ServerCapabilities
 	instructions string
+	peer         telemetry.Peer // the server as telemetry describes it
 }
 
 // era is one generation of the protocol's connection setup. The session era
@@ -37,6 +37,7 @@ type sessionEra struct {
 	accept []string
 	caps   messages.ClientCapabilities
 	info   messages.Implementation
+	tel    *telemetry.Telemetry
 }
 
 func newSessionEra(server, pinned string, env Env) *sessionEra {
@@ -44,24 +45,22 @@ func newSessionEra(server, pinned string, env Env) *sessionEra {
 	if pinned != "" {
 		offer = pinned
 	}
-	return &sessionEra{server: server, offer: offer, accept: messages.SessionEraVersions, caps: env.Handlers.capabilities(), info: env.ClientInfo}
+	return &sessionEra{server: server, offer: offer, accept: messages.SessionEraVersions, caps: env.Handlers.capabilities(), info: env.ClientInfo, tel: env.Telemetry}
 }
 
 func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn) (*session, error) {
-	params, err := json.Marshal(messages.InitializeParams{ProtocolVersion: e.offer, Capabilities: e.caps, ClientInfo: e.info})
-	if err != nil {
-		return nil, err
-	}
+	peer := telemetry.StdioPeer(e.server)
+	ictx, op := e.tel.Start(ctx, &telemetry.Request{Peer: peer, Method: messages.MethodInitialize})
 	// initialize MUST NOT be cancelled (basic/utilities/cancellation). Its
 	// bound is the connect timeout, which ctx carries, not the request
 	// timeout: a server may take longer to start than to answer a call.
-	raw, err := conn.Call(ctx, messages.MethodInitialize, params, transport.CallOptions{NoCancel: true, Timeout: -1})
+	var res messages.InitializeResult
+	err := exchange(ictx, op, conn, messages.MethodInitialize,
+		messages.InitializeParams{ProtocolVersion: e.offer, Capabilities: e.caps, ClientInfo: e.info},
+		&res, transport.CallOptions{NoCancel: true, Timeout: -1})
+	op.End(err, false)
 	if err != nil {
 		return nil, err
-	}
-	var res messages.InitializeResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("MCP server %q: invalid initialize result: %w", e.server, err)
 	}
 	// Version negotiation: the server answers with ours or another it
 	// supports; if we do not speak that one we must disconnect.
@@ -71,10 +70,11 @@ func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn) (*sess
 	if res.ProtocolVersion == messages.Version20250326 {
 		conn.SetBatchPolicy(transport.SetBatchPolicy{Allow: true})
 	}
-	if err := conn.Notify(ctx, messages.NotificationInitialized, nil); err != nil {
+	peer.ProtocolVersion = res.ProtocolVersion
+	if err := notifyTraced(ctx, e.tel, peer, conn, messages.NotificationInitialized, nil); err != nil {
 		return nil, err
 	}
-	return &session{version: res.ProtocolVersion, info: res.ServerInfo, capabilities: res.Capabilities, instructions: res.Instructions}, nil
+	return &session{version: res.ProtocolVersion, info: res.ServerInfo, capabilities: res.Capabilities, instructions: res.Instructions, peer: peer}, nil
 }
 
 // connectError turns the end of a handshake bounded by the connect timeout

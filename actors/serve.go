@@ -11,27 +11,30 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // serve answers a server-to-client request. ping is answered at once by the
 // actor (basic/utilities/ping: promptly); the others run their handler on a
 // goroutine and answer on the connection they came from.
 func (a *clientActor) serve(ctx actor.Context, req messages.InboundRequest) {
+	sctx, op := a.serverOp(req)
 	if req.Method == messages.MethodPing {
 		a.conn.Respond(req.ID, json.RawMessage("{}"), nil)
+		op.End(nil, false)
 		return
 	}
 	run := a.handlerFor(req.Method)
 	if run == nil || a.state >= stateBroken {
-		a.conn.Respond(req.ID, nil, &messages.Error{Code: messages.CodeMethodNotFound, Message: "Method not found: " + req.Method})
+		a.refuse(req, op, &messages.Error{Code: messages.CodeMethodNotFound, Message: "Method not found: " + req.Method})
 		return
 	}
 	if len(a.serving) >= a.env.MaxConcurrentHandlers {
-		a.conn.Respond(req.ID, nil, &messages.Error{Code: messages.CodeInternalError, Message: "client is busy: too many concurrent server requests"})
+		a.refuse(req, op, &messages.Error{Code: messages.CodeInternalError, Message: "client is busy: too many concurrent server requests"})
 		return
 	}
 	key := idKey(req.ID)
-	hctx, cancel := context.WithCancel(context.Background())
+	hctx, cancel := context.WithCancel(sctx)
 	a.serving[key] = cancel
 	root, self, conn, log, server := ctx.ActorSystem().Root, ctx.Self(), a.conn, a.env.Logger, a.h.name
 	a.work.Go(func() {
@@ -41,6 +44,9 @@ func (a *clientActor) serve(ctx actor.Context, req messages.InboundRequest) {
 		// (basic/utilities/cancellation: the receiver SHOULD NOT respond).
 		if hctx.Err() == nil {
 			conn.Respond(req.ID, result, rpcErr)
+			op.End(errOrNil(rpcErr), false)
+		} else {
+			op.End(hctx.Err(), false)
 		}
 		root.Send(self, handlerDone{key: key})
 	})
@@ -153,4 +159,32 @@ func (a *clientActor) notification(n messages.InboundNotification) {
 		return
 	}
 	a.notes.push(n)
+}
+
+func (a *clientActor) refuse(req messages.InboundRequest, op *telemetry.Op, rpcErr *messages.Error) {
+	a.conn.Respond(req.ID, nil, rpcErr)
+	op.End(rpcErr, false)
+}
+
+// serverOp starts the SERVER span of a request we answer, parented on the
+// trace context the server put in params._meta, if any (telemetry.md,
+// "Context propagation"). The _meta is decoded only when someone listens.
+func (a *clientActor) serverOp(req messages.InboundRequest) (context.Context, *telemetry.Op) {
+	ctx := context.Background()
+	if a.env.Telemetry == nil {
+		return ctx, nil
+	}
+	var p struct {
+		Meta messages.Meta `json:"_meta"`
+	}
+	_ = json.Unmarshal(req.Params, &p) // a malformed _meta only loses the parent
+	return a.env.Telemetry.StartServer(ctx, &telemetry.Request{Peer: a.h.peer(), Method: req.Method, ID: req.ID}, p.Meta)
+}
+
+// errOrNil keeps a nil *messages.Error from becoming a non-nil error.
+func errOrNil(e *messages.Error) error {
+	if e == nil {
+		return nil
+	}
+	return e
 }

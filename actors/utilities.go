@@ -35,5 +35,5 @@ func (c *Client) NotifyRootsChanged(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return conn.Notify(ctx, messages.NotificationRootsListChanged, nil)
+	return notifyTraced(ctx, c.tel, c.peer(), conn, messages.NotificationRootsListChanged, nil)
 }

@@ -14,8 +14,9 @@ import (
 type call struct {
 	method   string
 	params   json.RawMessage
-	token    string // progress token key (messages.ProgressTokenKey), "" for none
-	noCancel bool   // initialize: never send notifications/cancelled
+	token    string       // progress token key (messages.ProgressTokenKey), "" for none
+	noCancel bool         // initialize: never send notifications/cancelled
+	obs      CallObserver // nil unless someone listens
 	reply    chan outcome
 	progress chan json.RawMessage // nil when the caller wants no progress
 	id       int64

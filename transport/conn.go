@@ -26,6 +26,7 @@ type Conn struct {
 	root    *actor.RootContext
 	pid     *actor.PID
 	slots   chan struct{} // one token per request in flight
+	inbound chan struct{} // the reader's credits: frames waiting for the actor
 	timeout time.Duration
 	end     *ending
 	stats   *counters
@@ -59,6 +60,20 @@ type CallOptions struct {
 	MaxTotalTimeout time.Duration
 	// NoCancel: never send notifications/cancelled for this request (initialize).
 	NoCancel bool
+	// Observer, if set, is told what happens to the request on its way
+	// (telemetry's span events). It must be safe for concurrent use.
+	Observer CallObserver
+}
+
+// CallObserver follows one request through the transport: *telemetry.Op
+// implements it. Written runs on the writer goroutine and CancelSent in the
+// transport actor, so implementations must be cheap and must not block.
+type CallObserver interface {
+	Queued(reason string)        // waiting for a free in-flight slot
+	Dequeued()                   // the wait is over
+	Written()                    // the request left in a write
+	CancelSent(reason string)    // notifications/cancelled was queued for it
+	SetRequestID(id messages.ID) // the id the request was sent with
 }
 
 // Server returns the name of the server this connection talks to.
@@ -92,14 +107,14 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	}
 	select {
 	case c.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
-	case <-c.end.done:
-		return nil, c.end.err
+	default:
+		if err := c.waitSlot(ctx, method, opts.Observer); err != nil {
+			return nil, err
+		}
 	}
 	defer func() { <-c.slots }()
 
-	cl := &call{method: method, params: params, token: opts.ProgressToken, noCancel: opts.NoCancel, reply: make(chan outcome, 1)}
+	cl := &call{method: method, params: params, token: opts.ProgressToken, noCancel: opts.NoCancel, obs: opts.Observer, reply: make(chan outcome, 1)}
 	if opts.OnProgress != nil && opts.ProgressToken != "" {
 		cl.progress = make(chan json.RawMessage, progressBuffer)
 	}
@@ -107,6 +122,30 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	c.root.Send(c.pid, cl)
 	return c.await(ctx, cl, start, opts)
 }
+
+// waitSlot waits for an in-flight slot: the backpressure of a full
+// connection. Only the slow path reports the wait to the observer.
+func (c *Conn) waitSlot(ctx context.Context, method string, obs CallObserver) error {
+	if obs != nil {
+		obs.Queued("concurrency")
+		defer obs.Dequeued()
+	}
+	select {
+	case c.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
+	case <-c.end.done:
+		return c.end.err
+	}
+}
+
+// MailboxDepth reports the frames read from the server and not yet handled
+// by the transport actor (bounded by the reader's credits).
+func (c *Conn) MailboxDepth() int { return len(c.inbound) }
+
+// InFlight reports the requests queued or awaiting an answer.
+func (c *Conn) InFlight() int { return len(c.slots) }
 
 // progressBuffer is how many progress notifications may wait for a slow
 // callback before further ones are dropped (and counted).
@@ -204,6 +243,9 @@ func (c *Conn) retire(cl *call, reason string, why error) (json.RawMessage, erro
 
 func (c *Conn) finish(cl *call, out outcome, why error) (json.RawMessage, error) {
 	id := messages.Int64ID(out.id)
+	if cl.obs != nil && out.id != 0 {
+		cl.obs.SetRequestID(id)
+	}
 	switch err := out.err.(type) {
 	case nil:
 		return out.result, nil

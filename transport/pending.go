@@ -33,10 +33,10 @@ type rpcCore struct {
 type frameSink interface {
 	// frameBuffer returns the slice to append the next frame to.
 	frameBuffer() []byte
-	// commitFrame queues the frame just appended; id is the request id, 0
-	// for notifications and responses. It never blocks: a failed write is
-	// reported later by the sink failing the ids it carried.
-	commitFrame(frame []byte, id int64)
+	// commitFrame queues the frame just appended; c is the request it
+	// carries, nil for notifications and responses. It never blocks: a
+	// failed write is reported later by the sink failing the ids it carried.
+	commitFrame(frame []byte, c *call)
 }
 
 func newRPCCore(server string, owner *actor.PID, sink frameSink, log *slog.Logger, stats *counters) rpcCore {
@@ -61,11 +61,11 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 		r.cancel(m)
 	case notify:
 		if r.failed == nil {
-			r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), m.method, m.params), 0)
+			r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), m.method, m.params), nil)
 		}
 	case respond:
 		if r.failed == nil {
-			r.sink.commitFrame(encodeResponse(r.sink.frameBuffer(), m), 0)
+			r.sink.commitFrame(encodeResponse(r.sink.frameBuffer(), m), nil)
 		}
 	case inbound:
 		r.dispatch(ctx, m.msg)
@@ -92,7 +92,7 @@ func (r *rpcCore) send(c *call) {
 	}
 	frame := messages.AppendRequest(r.sink.frameBuffer(), c.id, c.method, c.params)
 	c.params = nil // the frame holds the bytes now; let them go
-	r.sink.commitFrame(frame, c.id)
+	r.sink.commitFrame(frame, c)
 }
 
 // resolve ends the pending call id with out, if it is still pending.
@@ -115,14 +115,17 @@ func (r *rpcCore) cancel(m cancelCall) {
 	if r.pending[c.id] != c {
 		return // already answered: the outcome is in the caller's channel
 	}
-	r.resolve(c.id, outcome{err: errRetired})
-	if c.noCancel || r.failed != nil {
-		return
+	if !c.noCancel && r.failed == nil {
+		// basic/utilities/cancellation: the receiver may ignore it, and a
+		// response may still come; it will be counted as late. Queued
+		// before the caller is released, so its span still sees it.
+		params, _ := json.Marshal(messages.CancelledParams{RequestID: messages.Int64ID(c.id), Reason: m.reason})
+		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), messages.NotificationCancelled, params), nil)
+		if c.obs != nil {
+			c.obs.CancelSent(m.reason)
+		}
 	}
-	// basic/utilities/cancellation: the receiver may ignore it, and a
-	// response may still come; it will be counted as late.
-	params, _ := json.Marshal(messages.CancelledParams{RequestID: messages.Int64ID(c.id), Reason: m.reason})
-	r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), messages.NotificationCancelled, params), 0)
+	r.resolve(c.id, outcome{err: errRetired})
 }
 
 // failAll ends every pending call with err and refuses new ones.
@@ -161,7 +164,7 @@ func (r *rpcCore) dispatch(ctx actor.Context, m messages.Message) {
 func (r *rpcCore) response(m messages.Message) {
 	id, ok := m.ID.Int64()
 	if !ok {
-		r.stats.unknownIDs.Add(1)
+		r.stats.drop(dropUnknownID, &r.stats.unknownIDs)
 		r.log.Warn("mcp: response with an id we never issued", "server", r.server, "id", m.ID.String())
 		return
 	}
@@ -174,11 +177,11 @@ func (r *rpcCore) response(m messages.Message) {
 	}
 	if id > 0 && id <= r.nextID {
 		// Ours once: retired by timeout or cancellation, or answered twice.
-		r.stats.lateResponses.Add(1)
+		r.stats.drop(dropLateResponse, &r.stats.lateResponses)
 		r.log.Debug("mcp: late response ignored", "server", r.server, "id", id)
 		return
 	}
-	r.stats.unknownIDs.Add(1)
+	r.stats.drop(dropUnknownID, &r.stats.unknownIDs)
 	r.log.Warn("mcp: response with an id we never issued", "server", r.server, "id", m.ID.String())
 }
 
@@ -192,7 +195,7 @@ func (r *rpcCore) notification(ctx actor.Context, m messages.Message) {
 				select {
 				case c.progress <- m.Params:
 				default:
-					r.stats.droppedProgress.Add(1)
+					r.stats.drop(dropProgress, &r.stats.droppedProgress)
 				}
 				return
 			}
@@ -207,7 +210,7 @@ func (r *rpcCore) batch(ctx actor.Context, msgs []messages.Message) {
 	if !r.batches {
 		// behaviour.md §1: batches only for peers that negotiated
 		// 2025-03-26; answer each request in it with a clear error.
-		r.stats.refusedBatches.Add(1)
+		r.stats.drop(dropBatch, &r.stats.refusedBatches)
 		r.log.Warn("mcp: JSON-RPC batch refused: protocol version does not allow batches", "server", r.server)
 		for _, m := range msgs {
 			if m.Kind() == messages.KindRequest {
@@ -232,7 +235,7 @@ func progressKey(params json.RawMessage) (string, bool) {
 }
 
 func (r *rpcCore) replyError(id messages.ID, code int64, text string) {
-	r.sink.commitFrame(messages.AppendError(r.sink.frameBuffer(), id, &messages.Error{Code: code, Message: text}), 0)
+	r.sink.commitFrame(messages.AppendError(r.sink.frameBuffer(), id, &messages.Error{Code: code, Message: text}), nil)
 }
 
 func encodeResponse(b []byte, m respond) []byte {

@@ -32,7 +32,7 @@ type process struct {
 // the server backpressure, instead of the mailbox growing without bound.
 const inboundCredits = 256
 
-func startProcess(cmd *exec.Cmd, cfg StdioConfig, stats *counters, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) (*process, error) {
+func startProcess(cmd *exec.Cmd, cfg StdioConfig, stats *counters, credits chan struct{}, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) (*process, error) {
 	cmd.Dir = cfg.Dir
 	cmd.Env = os.Environ()
 	for k, v := range cfg.Env {
@@ -61,7 +61,7 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, stats *counters, root *actor.R
 		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
 	}
 	closeAll(files[0], files[3], files[5]) // the child's ends live on in the child
-	p := &process{stats: stats, cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4], credits: make(chan struct{}, inboundCredits)}
+	p := &process{stats: stats, cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4], credits: credits}
 
 	go p.read(cfg, root, self, quit)
 	go p.drainStderr(cfg, root, self)
@@ -101,7 +101,7 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 		var over *OversizedError
 		switch {
 		case errors.As(err, &over):
-			p.stats.oversized.Add(1)
+			p.stats.drop(dropOversized, &p.stats.oversized)
 			cfg.Logger.Warn("mcp: oversized frame discarded", "server", cfg.Server, "bytes", over.Dropped, "limit", over.Limit)
 			continue
 		case err != nil:
@@ -149,7 +149,7 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 const malformedLogEvery = 1000
 
 func (p *process) malformed(cfg StdioConfig, line []byte, err error) {
-	n := p.stats.malformed.Add(1)
+	n := p.stats.drop(dropMalformed, &p.stats.malformed)
 	if n <= 10 || n%malformedLogEvery == 0 {
 		cfg.Logger.Warn("mcp: malformed stdout line skipped", "server", cfg.Server,
 			"err", err, "line", snippet(line, 120), "malformed_total", n)

@@ -13,6 +13,30 @@ type counters struct {
 	droppedProgress atomic.Int64
 	refusedBatches  atomic.Int64
 	inboundRequests atomic.Int64
+
+	// onDrop, if set, hears of every drop (telemetry's dropped-frames
+	// counter); it is fixed before the transport starts.
+	onDrop func(reason string)
+}
+
+// Reasons passed to StdioConfig.OnDrop; they match telemetry's
+// mcpactor.drop.reason values.
+const (
+	dropMalformed    = "malformed"
+	dropOversized    = "oversized"
+	dropUnknownID    = "unknown_id"
+	dropLateResponse = "late_response"
+	dropProgress     = "progress"
+	dropBatch        = "batch"
+)
+
+// drop counts one dropped frame of the given reason in n and reports it.
+func (c *counters) drop(reason string, n *atomic.Int64) int64 {
+	v := n.Add(1)
+	if c.onDrop != nil {
+		c.onDrop(reason)
+	}
+	return v
 }
 
 // Stats is a snapshot of what a transport dropped or refused. Nothing is

@@ -31,6 +31,11 @@ type StdioConfig struct {
 	// StderrLine, if set, receives each line the server writes to stderr,
 	// on the drain goroutine; it must not block for long.
 	StderrLine func(line string)
+	// OnDrop, if set, hears of each frame dropped or refused, by reason
+	// ("malformed", "oversized", "unknown_id", "late_response",
+	// "progress", "batch"); Stats has the totals. It runs on the reader
+	// goroutine or in the actor and must not block.
+	OnDrop func(reason string)
 	// Logger reports dropped input and lifecycle events; nil discards.
 	Logger *slog.Logger
 }
@@ -73,7 +78,8 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 		slots:   make(chan struct{}, cfg.MaxInFlight),
 		timeout: cfg.RequestTimeout,
 		end:     &ending{done: make(chan struct{})},
-		stats:   &counters{},
+		inbound: make(chan struct{}, inboundCredits),
+		stats:   &counters{onDrop: cfg.OnDrop},
 	}
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return newStdioActor(cfg, conn, owner)
@@ -208,7 +214,7 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 func (a *stdioActor) start(ctx actor.Context) {
 	a.self = ctx.Self()
 	cmd := exec.Command(a.cfg.Command, a.cfg.Args...)
-	proc, err := startProcess(cmd, a.cfg, a.conn.stats, a.conn.root, a.self, a.conn.end.done)
+	proc, err := startProcess(cmd, a.cfg, a.conn.stats, a.conn.inbound, a.conn.root, a.self, a.conn.end.done)
 	if err != nil {
 		a.state = lifecycle{closing: true, cause: err, exited: true, readerDone: true, stderrDone: true}
 		a.maybeFinish(ctx)

@@ -22,7 +22,8 @@ type batchWriter struct {
 
 type writeBatch struct {
 	buf []byte
-	ids []int64 // requests in buf, failed together if the write fails
+	ids []int64        // requests in buf, failed together if the write fails
+	obs []CallObserver // observers of the requests in buf, told once it is written
 }
 
 // writeDone returns a batch from the goroutine with the write's outcome.
@@ -42,6 +43,11 @@ func (w *batchWriter) start(f *os.File, root *actor.RootContext, self *actor.PID
 	go func() {
 		for b := range jobs {
 			_, err := f.Write(b.buf)
+			if err == nil {
+				for _, o := range b.obs {
+					o.Written()
+				}
+			}
 			root.Send(self, writeDone{writeBatch: b, err: err})
 		}
 	}()
@@ -49,10 +55,13 @@ func (w *batchWriter) start(f *os.File, root *actor.RootContext, self *actor.PID
 
 func (w *batchWriter) frameBuffer() []byte { return w.cur.buf }
 
-func (w *batchWriter) commitFrame(frame []byte, id int64) {
+func (w *batchWriter) commitFrame(frame []byte, c *call) {
 	w.cur.buf = append(frame, '\n')
-	if id != 0 {
-		w.cur.ids = append(w.cur.ids, id)
+	if c != nil {
+		w.cur.ids = append(w.cur.ids, c.id)
+		if c.obs != nil {
+			w.cur.obs = append(w.cur.obs, c.obs)
+		}
 	}
 	w.flush()
 }
@@ -65,13 +74,20 @@ func (w *batchWriter) flush() {
 		return
 	}
 	if w.dead {
-		w.cur.buf, w.cur.ids = w.cur.buf[:0], w.cur.ids[:0]
+		w.cur.reset()
 		return
 	}
 	w.jobs <- w.cur
 	w.busy = true
 	w.cur, w.spare = w.spare, writeBatch{}
-	w.cur.buf, w.cur.ids = w.cur.buf[:0], w.cur.ids[:0]
+	w.cur.reset()
+}
+
+// reset empties the batch for reuse, dropping observer references so a
+// finished call's span is not kept alive by a spare buffer.
+func (b *writeBatch) reset() {
+	clear(b.obs)
+	b.buf, b.ids, b.obs = b.buf[:0], b.ids[:0], b.obs[:0]
 }
 
 // done takes a batch back from the goroutine and sends the next one.
@@ -81,7 +97,8 @@ func (w *batchWriter) done(m writeDone) {
 		w.dead = true
 	}
 	if cap(m.buf) <= maxKeptBuffer {
-		w.spare = writeBatch{buf: m.buf[:0], ids: m.ids[:0]}
+		w.spare = m.writeBatch
+		w.spare.reset()
 	}
 	w.flush()
 }

@@ -1,0 +1,80 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// exchange sends one request on conn and decodes its result into out (nil
+// to discard it). When op is set (someone listens), the trace context goes
+// into params._meta (telemetry.md, "Context propagation") and the transport
+// reports the request's way to op. The handshake and every Client method
+// share it, so a request looks the same on the wire whoever sends it.
+func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts transport.CallOptions) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("mcp: encode %s params: %w", method, err)
+	}
+	if op != nil {
+		raw = op.InjectParams(raw)
+		opts.Observer = op
+	}
+	res, err := conn.Call(ctx, method, raw, opts)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(res, out); err != nil {
+		return &InvalidResultError{Server: conn.Server(), Method: method, Err: err, Body: snippet(res)}
+	}
+	if op != nil && method == messages.MethodToolsCall && op.RecordsToolArguments() {
+		op.SetToolResult(res)
+	}
+	return nil
+}
+
+// notifyTraced sends a notification under its own CLIENT span.
+func notifyTraced(ctx context.Context, tel *telemetry.Telemetry, peer telemetry.Peer, conn *transport.Conn, method string, params any) error {
+	ctx, op := tel.Start(ctx, &telemetry.Request{Peer: peer, Method: method, Notification: true})
+	var raw json.RawMessage
+	if params != nil {
+		var err error
+		if raw, err = json.Marshal(params); err != nil {
+			op.End(err, false)
+			return fmt.Errorf("mcp: encode %s params: %w", method, err)
+		}
+	}
+	if op != nil {
+		if raw == nil {
+			raw = json.RawMessage("{}")
+		}
+		raw = op.InjectParams(raw)
+	}
+	err := conn.Notify(ctx, method, raw)
+	op.End(err, false)
+	return err
+}
+
+// describe fills in the parts of a span that depend on the request's
+// params: the tool or prompt name, the resource URI.
+func describe(r *telemetry.Request, params any) {
+	switch p := params.(type) {
+	case messages.CallToolParams:
+		r.Target = p.Name
+	case messages.GetPromptParams:
+		r.Target = p.Name
+	case messages.ReadResourceParams:
+		r.ResourceURI = p.URI
+	case messages.SubscribeParams:
+		r.ResourceURI = p.URI
+	case messages.UnsubscribeParams:
+		r.ResourceURI = p.URI
+	}
+}
