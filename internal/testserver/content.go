@@ -76,6 +76,7 @@ func (s *server) toolAskClient(ctx context.Context, c *toolCall) (json.RawMessag
 	if isNull(a.Params) {
 		a.Params = nil
 	}
+	a.Params = continueTrace(a.Params, c.meta)
 
 	id := "srv-" + strconv.FormatInt(s.nextServerID.Add(1), 10)
 	ch := make(chan *message, 1)
@@ -116,4 +117,30 @@ func (s *server) toolNotify(_ context.Context, c *toolCall) (json.RawMessage, *r
 	}
 	s.sendNotification(a.Method, a.Params)
 	return textResult("ok", false), nil
+}
+
+// continueTrace copies the W3C trace context of the tools/call that asked
+// (its params._meta) into the request it makes, as an instrumented server
+// would, unless the caller supplied a _meta of its own. Clients can then
+// parent their SERVER span on our work (telemetry: "Context propagation").
+func continueTrace(params, callMeta json.RawMessage) json.RawMessage {
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(callMeta, &meta) != nil || meta["traceparent"] == nil {
+		return params
+	}
+	obj := map[string]json.RawMessage{}
+	if params != nil && json.Unmarshal(params, &obj) != nil {
+		return params
+	}
+	if _, ok := obj["_meta"]; ok {
+		return params
+	}
+	trace := map[string]json.RawMessage{}
+	for _, k := range []string{"traceparent", "tracestate", "baggage"} {
+		if v, ok := meta[k]; ok {
+			trace[k] = v
+		}
+	}
+	obj["_meta"] = mustJSON(trace)
+	return mustJSON(obj)
 }

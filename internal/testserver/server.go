@@ -17,6 +17,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Serve runs the server, reading requests from in and writing messages to
@@ -114,8 +115,17 @@ func (s *server) run(parent context.Context, in io.Reader) error {
 	case readErr = <-readDone:
 		if readErr == nil && s.opts.IgnoreSIGTERM {
 			// The fault asks to outlive stdin: keep the requests in
-			// progress going until told to stop.
-			<-s.ctx.Done()
+			// progress going until told to stop. The ticker keeps the Go
+			// runtime from taking an idle process for a deadlock (and
+			// exiting with status 2) when nothing else is running.
+			tick := time.NewTicker(time.Hour)
+			defer tick.Stop()
+			for s.ctx.Err() == nil {
+				select {
+				case <-s.ctx.Done():
+				case <-tick.C:
+				}
+			}
 		}
 	case <-s.ctx.Done():
 		if c, ok := in.(io.Closer); ok {
