@@ -1,0 +1,294 @@
+// Command faultmatrix shows, by experiment, how mcpactor, the official Go
+// SDK (github.com/modelcontextprotocol/go-sdk) and mcp-go
+// (github.com/mark3labs/mcp-go) behave when a stdio MCP server misbehaves:
+// banners and garbage on stdout, huge and endless lines, out-of-order and
+// string ids, crashes, timeouts, progress, server-to-client requests, a
+// server that ignores SIGTERM, a stderr flood, a tool without schema, an
+// endless pagination cursor.
+//
+//	go -C bench run ./cmd/faultmatrix [-out file.md] [-clients mcpactor,gosdk,mcpgo]
+//	    [-scenarios 1,2,...] [-timeout 20s]
+//
+// Every (scenario, client) cell runs in a process of its own (this program
+// re-executed with -cell), which starts a fresh test server
+// (internal/testserver, re-executed likewise) with the fault switched on.
+// The cell has -timeout to finish; past it the outcome is "hangs" with the
+// step it was stuck in, and the cell's processes are killed. The report is a
+// markdown table, rows = scenarios, columns = clients, then the details of
+// each cell (full error texts, timings).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpactor/mcpactor/internal/testserver"
+)
+
+const resultMarker = "FAULTMATRIX-RESULT "
+
+func main() {
+	// When re-executed as the test server, serve and exit.
+	testserver.RunIfChild()
+
+	var (
+		out       string
+		clients   string
+		scens     string
+		timeout   time.Duration
+		cell      string
+		noDetails bool
+	)
+	flag.StringVar(&out, "out", "", "also write the markdown report to this file")
+	flag.StringVar(&clients, "clients", strings.Join(clientOrder, ","), "comma-separated clients: "+strings.Join(clientOrder, ","))
+	flag.StringVar(&scens, "scenarios", "", "comma-separated scenario numbers (default: all)")
+	flag.DurationVar(&timeout, "timeout", 20*time.Second, "hard deadline of one scenario for one client")
+	flag.BoolVar(&noDetails, "no-details", false, "print the table only")
+	flag.StringVar(&cell, "cell", "", "internal: run one cell, <scenario>/<client>, and print its outcome")
+	flag.Parse()
+
+	if cell != "" {
+		os.Exit(runCell(cell, timeout))
+	}
+
+	var cs []string
+	for _, c := range strings.Split(clients, ",") {
+		c = strings.TrimSpace(c)
+		if _, ok := dialers[c]; !ok {
+			fatalf("unknown client %q (want some of %s)", c, strings.Join(clientOrder, ","))
+		}
+		cs = append(cs, c)
+	}
+	var sel []scenario
+	if scens == "" {
+		sel = scenarios
+	} else {
+		for _, f := range strings.Split(scens, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 || n > len(scenarios) {
+				fatalf("bad -scenarios entry %q", f)
+			}
+			sel = append(sel, scenarios[n-1])
+		}
+	}
+
+	setSubreaper()
+	results := make(map[string]outcome)
+	started := time.Now()
+	for _, sc := range sel {
+		for _, c := range cs {
+			fmt.Fprintf(os.Stderr, "faultmatrix: %2d %-8s ... ", sc.id, c)
+			o := runCellProcess(sc.id, c, timeout)
+			fmt.Fprintf(os.Stderr, "%s\n", o.Short)
+			results[cellKey(sc.id, c)] = o
+		}
+	}
+	report := render(sel, cs, results, started, time.Since(started), !noDetails)
+	fmt.Print(report)
+	if out != "" {
+		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
+			fatalf("writing %s: %v", out, err)
+		}
+	}
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "faultmatrix: "+format+"\n", args...)
+	os.Exit(2)
+}
+
+func cellKey(id int, client string) string { return strconv.Itoa(id) + "/" + client }
+
+// runCellProcess runs one cell in a child process and reads its outcome.
+// The child enforces the scenario deadline itself; this one is the backstop
+// for a child that cannot even report (it is killed, with everything it
+// started).
+func runCellProcess(id int, client string, timeout time.Duration) outcome {
+	exe, err := os.Executable()
+	if err != nil {
+		return outcome{Short: "harness error: " + err.Error()}
+	}
+	cmd := exec.Command(exe, "-cell", cellKey(id, client), "-timeout", timeout.String())
+	var env []string
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != testserver.EnvChild {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		return outcome{Short: "harness error: " + err.Error()}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	backstop := timeout + 20*time.Second
+	var o outcome
+	select {
+	case <-done:
+		o = parseCellOutput(stdout.String(), stderr.String())
+	case <-time.After(backstop):
+		for _, p := range descendants(cmd.Process.Pid) {
+			killPids([]int{p.pid})
+		}
+		_ = cmd.Process.Kill()
+		<-done
+		o = outcome{Short: fmt.Sprintf("hangs: the cell did not finish in %s (killed)", backstop)}
+	}
+	// Servers orphaned by a killed cell were adopted by this process (it
+	// is a child subreaper): end them.
+	var orphans []int
+	for _, p := range children(os.Getpid()) {
+		orphans = append(orphans, p.pid)
+	}
+	if len(orphans) > 0 {
+		killPids(orphans)
+		reap(orphans)
+		o.Detail = strings.TrimPrefix(o.Detail+fmt.Sprintf("; harness killed %d orphaned process(es)", len(orphans)), "; ")
+	}
+	return o
+}
+
+func parseCellOutput(stdout, stderr string) outcome {
+	for _, line := range strings.Split(stdout, "\n") {
+		if rest, ok := strings.CutPrefix(line, resultMarker); ok {
+			var o outcome
+			if err := json.Unmarshal([]byte(rest), &o); err == nil {
+				return o
+			}
+		}
+	}
+	tail := stderr
+	if len(tail) > 300 {
+		tail = tail[len(tail)-300:]
+	}
+	return outcome{Short: "cell died without a result", Detail: oneLine(tail)}
+}
+
+// runCell runs one scenario for one client in this process, prints the
+// outcome and cleans up every process it started.
+func runCell(spec string, timeout time.Duration) int {
+	idS, client, ok := strings.Cut(spec, "/")
+	id, err := strconv.Atoi(idS)
+	if !ok || err != nil || id < 1 || id > len(scenarios) || dialers[client] == nil {
+		fmt.Fprintf(os.Stderr, "faultmatrix: bad -cell %q\n", spec)
+		return 2
+	}
+	sc := scenarios[id-1]
+	r := &run{client: client}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+
+	resc := make(chan string, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				resc <- fmt.Sprintf("panic: %v", p)
+			}
+		}()
+		resc <- sc.run(ctx, r)
+	}()
+	var o outcome
+	hung := false
+	select {
+	case s := <-resc:
+		o.Short = s
+	case <-time.After(timeout):
+		hung = true
+		o.Short = fmt.Sprintf("hangs until the %s deadline (in: %s)", timeout, r.currentStep())
+	}
+	o.Detail = r.detail()
+
+	// What is left of the server after the scenario (which closed its
+	// client unless it hung)?
+	var left []int
+	for _, p := range children(os.Getpid()) {
+		left = append(left, p.pid)
+		if hung {
+			continue
+		}
+		switch st := pidState(p.pid); st {
+		case "running":
+			// The scenario already judged this itself for the Close fault.
+			if sc.id != 10 {
+				o.Short += "; server process left running after Close"
+			}
+		case "zombie":
+			if sc.id != 10 {
+				o.Short += "; server exited but not reaped after Close"
+			}
+		}
+	}
+	if len(left) > 0 {
+		all := left
+		for _, p := range left {
+			for _, d := range descendants(p) {
+				all = append(all, d.pid)
+			}
+		}
+		killPids(all)
+		reap(left)
+	}
+
+	b, _ := json.Marshal(o)
+	w := bufio.NewWriter(os.Stdout)
+	fmt.Fprintf(w, "\n%s%s\n", resultMarker, b)
+	w.Flush()
+	return 0
+}
+
+// render builds the markdown report.
+func render(sel []scenario, cs []string, results map[string]outcome, started time.Time, took time.Duration, details bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Fault matrix, stdio: `go -C bench run ./cmd/faultmatrix` on %s (%s, %s/%s, %d CPUs), %s.\n\n",
+		started.UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), took.Round(time.Second))
+	b.WriteString("| # | fault |")
+	for _, c := range cs {
+		fmt.Fprintf(&b, " %s |", clientTitles[c])
+	}
+	b.WriteString("\n|---|---|")
+	for range cs {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, sc := range sel {
+		fmt.Fprintf(&b, "| %d | %s |", sc.id, sc.title)
+		for _, c := range cs {
+			fmt.Fprintf(&b, " %s |", cellText(results[cellKey(sc.id, c)].Short))
+		}
+		b.WriteString("\n")
+	}
+	if !details {
+		return b.String()
+	}
+	b.WriteString("\nDetails:\n\n")
+	for _, sc := range sel {
+		fmt.Fprintf(&b, "- %d. %s\n", sc.id, sc.title)
+		for _, c := range cs {
+			o := results[cellKey(sc.id, c)]
+			d := o.Detail
+			if d == "" {
+				d = "-"
+			}
+			fmt.Fprintf(&b, "  - %s: %s\n", clientTitles[c], cellText(d))
+		}
+	}
+	return b.String()
+}
+
+// cellText keeps a table cell on one line and free of column breaks.
+func cellText(s string) string {
+	s = oneLine(s)
+	return strings.ReplaceAll(s, "|", "\\|")
+}
