@@ -64,7 +64,9 @@ type Options struct {
 	// Logger receives lifecycle events and reports of dropped input; nil
 	// discards them.
 	Logger *slog.Logger
-	// StderrLine, if set, receives each line a stdio server writes to stderr.
+	// StderrLine, if set, receives each line a stdio server writes to stderr,
+	// in order, on a goroutine per server. A callback slower than the
+	// server loses lines (counted in Client.Stats) rather than blocking it.
 	StderrLine func(server, line string)
 	// NotificationQueue bounds each server's queue of undelivered
 	// notifications (default 1024; the oldest is dropped when full).
@@ -155,7 +157,14 @@ func (rt *Runtime) Connect(ctx context.Context, name string, cfg ServerConfig) (
 		return nil, err
 	}
 	if err := c.WaitReady(ctx); err != nil {
-		c.Close(context.WithoutCancel(ctx))
+		// Torn down completely before returning. If the caller's context
+		// has ended, Close skips the grace periods (the process is
+		// killed), so Connect does not overrun the caller's deadline.
+		closeCtx := ctx
+		if ctx.Err() == nil {
+			closeCtx = context.WithoutCancel(ctx)
+		}
+		c.Close(closeCtx)
 		return nil, err
 	}
 	return c, nil

@@ -157,6 +157,12 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	a.env.Logger.Warn("mcp: handshake failed", "server", a.h.name, "err", m.err)
 	a.readyErr = m.err
 	a.close(ctx)
+	if errors.Is(m.err, messages.ErrConnectTimeout) {
+		// The connect timeout is spent and the server never answered:
+		// the grace periods of an orderly close would only make the
+		// caller wait past its deadline. Kill it now.
+		a.force()
+	}
 }
 
 // failedConnectError is the error a failed handshake reports once the

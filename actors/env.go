@@ -26,7 +26,8 @@ type Env struct {
 	// once per server (default 64); beyond it requests are refused with an
 	// error rather than queued without bound.
 	MaxConcurrentHandlers int
-	// StderrLine, if set, receives each line servers write to stderr.
+	// StderrLine, if set, receives each line servers write to stderr; a
+	// slow callback loses lines (counted) rather than blocking the server.
 	StderrLine func(server, line string)
 	// Telemetry records spans and metrics for every request; nil switches
 	// instrumentation off entirely.

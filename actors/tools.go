@@ -34,7 +34,8 @@ type CallOptions struct {
 	// the calling goroutine. Setting it sends a progress token.
 	OnProgress func(messages.ProgressParams)
 	// ResetTimeoutOnProgress restarts the timeout at each progress
-	// notification, up to MaxTotalTimeout.
+	// notification, up to MaxTotalTimeout. It sends a progress token even
+	// without OnProgress.
 	ResetTimeoutOnProgress bool
 	// MaxTotalTimeout is an absolute cap that progress cannot extend.
 	MaxTotalTimeout time.Duration
@@ -54,13 +55,15 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts CallOptions) (*messages.CallToolResult, error) {
 	params := messages.CallToolParams{Meta: opts.Meta, Name: name, Arguments: args}
 	topts := transport.CallOptions{Timeout: opts.Timeout, ResetTimeoutOnProgress: opts.ResetTimeoutOnProgress, MaxTotalTimeout: opts.MaxTotalTimeout}
-	if opts.OnProgress != nil {
+	// A progress token is sent when the caller wants progress or wants it
+	// to extend the timeout (basic/utilities/progress).
+	if opts.OnProgress != nil || opts.ResetTimeoutOnProgress {
 		tok := c.progressSeq.Add(1)
 		params.Meta = c.withProgressToken(opts.Meta, tok)
 		topts.ProgressToken, _ = messages.ProgressTokenKey(tok)
 		topts.OnProgress = func(raw json.RawMessage) {
 			var p messages.ProgressParams
-			if json.Unmarshal(raw, &p) == nil {
+			if json.Unmarshal(raw, &p) == nil && opts.OnProgress != nil {
 				opts.OnProgress(p)
 			}
 		}

@@ -21,7 +21,21 @@ const readBufferSize = 64 << 10
 // newline.
 type OversizedError struct {
 	Limit   int
-	Dropped int64 // bytes discarded, line ending ("\n" or "\r\n") excluded
+	Dropped int64  // bytes discarded, line ending ("\n" or "\r\n") excluded
+	Head    []byte // the line's first bytes, so the reader can tell whose answer it was
+}
+
+// oversizedHead is how much of a discarded line is kept for Head.
+const oversizedHead = 512
+
+// head copies the start of the line being read: what has accumulated, or
+// else the fragment just read.
+func (lr *lineReader) head(frag []byte) []byte {
+	b := lr.buf
+	if len(b) == 0 {
+		b = frag
+	}
+	return bytes.Clone(b[:min(len(b), oversizedHead)])
 }
 
 func (e *OversizedError) Error() string {
@@ -68,8 +82,9 @@ func (lr *lineReader) readLine() ([]byte, error) {
 			// A whole line, or the last one, which has no newline. The cap
 			// applies to the line without its "\n" or "\r\n".
 			if n := len(lr.buf) + len(frag) - lineEnding(lr.buf, frag); n > lr.max {
+				head := lr.head(frag)
 				lr.drop()
-				return nil, &OversizedError{Limit: lr.max, Dropped: int64(n)}
+				return nil, &OversizedError{Limit: lr.max, Dropped: int64(n), Head: head}
 			}
 			if len(lr.buf) == 0 {
 				return frag, nil
@@ -84,8 +99,13 @@ func (lr *lineReader) readLine() ([]byte, error) {
 			if n > lr.max {
 				// Over the cap before its end: stop keeping it now.
 				seen := int64(len(lr.buf) + len(frag))
+				head := lr.head(frag)
 				lr.drop()
-				return nil, lr.discard(seen, frag[len(frag)-1])
+				err := lr.discard(seen, frag[len(frag)-1])
+				if over, ok := err.(*OversizedError); ok {
+					over.Head = head
+				}
+				return nil, err
 			}
 			lr.appendFrag(frag)
 		default:

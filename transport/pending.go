@@ -73,6 +73,8 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 		r.batch(ctx, m.msgs)
 	case SetBatchPolicy:
 		r.batches = m.Allow
+	case oversizedResponse:
+		r.failOversized(m)
 	default:
 		return false
 	}

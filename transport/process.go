@@ -103,6 +103,9 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 		case errors.As(err, &over):
 			p.stats.drop(dropOversized, &p.stats.oversized)
 			cfg.Logger.Warn("mcp: oversized frame discarded", "server", cfg.Server, "bytes", over.Dropped, "limit", over.Limit)
+			if id, ok := responseIDFromHead(over.Head); ok {
+				root.Send(self, oversizedResponse{id: id, size: over.Dropped, limit: over.Limit})
+			}
 			continue
 		case err != nil:
 			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
@@ -169,18 +172,24 @@ func (p *process) drainStderr(cfg StdioConfig, root *actor.RootContext, self *ac
 	defer p.stderr.Close()
 	ring := newStderrRing(cfg.StderrLimit)
 	var lines lineSplitter
+	var emit func(string)
+	if cfg.StderrLine != nil {
+		q := newLineQueue(cfg.StderrLine, p.stats)
+		defer q.close()
+		emit = q.push
+	}
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := p.stderr.Read(buf)
 		if n > 0 {
 			ring.Write(buf[:n])
-			if cfg.StderrLine != nil {
-				lines.feed(buf[:n], cfg.StderrLine)
+			if emit != nil {
+				lines.feed(buf[:n], emit)
 			}
 		}
 		if err != nil {
-			if cfg.StderrLine != nil {
-				lines.flush(cfg.StderrLine)
+			if emit != nil {
+				lines.flush(emit)
 			}
 			root.Send(self, stderrDone{tail: ring.tail(stderrTailBytes)})
 			return

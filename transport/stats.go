@@ -6,13 +6,14 @@ import "sync/atomic"
 // written by the reader goroutine and the actor, and read by anyone, so they
 // are atomics rather than actor state: nothing decides on them.
 type counters struct {
-	malformed       atomic.Int64
-	oversized       atomic.Int64
-	unknownIDs      atomic.Int64
-	lateResponses   atomic.Int64
-	droppedProgress atomic.Int64
-	refusedBatches  atomic.Int64
-	inboundRequests atomic.Int64
+	malformed          atomic.Int64
+	oversized          atomic.Int64
+	unknownIDs         atomic.Int64
+	lateResponses      atomic.Int64
+	droppedProgress    atomic.Int64
+	refusedBatches     atomic.Int64
+	inboundRequests    atomic.Int64
+	droppedStderrLines atomic.Int64
 
 	// onDrop, if set, hears of every drop (telemetry's dropped-frames
 	// counter); it is fixed before the transport starts.
@@ -49,16 +50,20 @@ type Stats struct {
 	DroppedProgress int64 // progress notifications the caller was too slow to take
 	RefusedBatches  int64 // batches from a peer that did not negotiate 2025-03-26
 	InboundRequests int64 // server-to-client requests received
+	// DroppedStderrLines counts stderr lines a slow StderrLine callback
+	// could not take; the stderr ring still holds the newest output.
+	DroppedStderrLines int64
 }
 
 func (c *counters) snapshot() Stats {
 	return Stats{
-		Malformed:       c.malformed.Load(),
-		Oversized:       c.oversized.Load(),
-		UnknownIDs:      c.unknownIDs.Load(),
-		LateResponses:   c.lateResponses.Load(),
-		DroppedProgress: c.droppedProgress.Load(),
-		RefusedBatches:  c.refusedBatches.Load(),
-		InboundRequests: c.inboundRequests.Load(),
+		Malformed:          c.malformed.Load(),
+		Oversized:          c.oversized.Load(),
+		UnknownIDs:         c.unknownIDs.Load(),
+		LateResponses:      c.lateResponses.Load(),
+		DroppedProgress:    c.droppedProgress.Load(),
+		RefusedBatches:     c.refusedBatches.Load(),
+		InboundRequests:    c.inboundRequests.Load(),
+		DroppedStderrLines: c.droppedStderrLines.Load(),
 	}
 }

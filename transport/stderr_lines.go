@@ -42,3 +42,37 @@ func (s *lineSplitter) flush(emit func(string)) {
 	}
 	s.partial, s.cut = s.partial[:0], false
 }
+
+// stderrLineQueue bounds the stderr lines waiting for a StderrLine callback.
+const stderrLineQueue = 1024
+
+// lineQueue hands stderr lines to the StderrLine callback on a goroutine of
+// its own. The drain goroutine never waits for the callback: a slow one
+// loses lines (counted in Stats.DroppedStderrLines) instead of letting the
+// pipe fill and block the server (behaviour.md §4: "a chatty server can
+// never block").
+type lineQueue struct {
+	ch    chan string
+	stats *counters
+}
+
+func newLineQueue(deliver func(string), stats *counters) *lineQueue {
+	q := &lineQueue{ch: make(chan string, stderrLineQueue), stats: stats}
+	go func() {
+		for line := range q.ch {
+			deliver(line)
+		}
+	}()
+	return q
+}
+
+func (q *lineQueue) push(line string) {
+	select {
+	case q.ch <- line:
+	default:
+		q.stats.droppedStderrLines.Add(1)
+	}
+}
+
+// close lets the callback goroutine finish the queued lines and end.
+func (q *lineQueue) close() { close(q.ch) }

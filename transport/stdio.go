@@ -29,7 +29,9 @@ type StdioConfig struct {
 	TermGrace      time.Duration // wait after SIGTERM before SIGKILL; default 2 s
 
 	// StderrLine, if set, receives each line the server writes to stderr,
-	// on the drain goroutine; it must not block for long.
+	// in order, on a goroutine of its own. A callback slower than the
+	// server's output loses lines (Stats.DroppedStderrLines) rather than
+	// blocking the server.
 	StderrLine func(line string)
 	// OnDrop, if set, hears of each frame dropped or refused, by reason
 	// ("malformed", "oversized", "unknown_id", "late_response",

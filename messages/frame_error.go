@@ -1,0 +1,22 @@
+package messages
+
+import "strconv"
+
+// FrameTooLargeError ends a request whose response was longer than the
+// transport's frame cap. The frame was discarded unread; the request failed
+// at once instead of waiting for its timeout.
+type FrameTooLargeError struct {
+	Server string
+	Method string
+	ID     ID
+	Size   int64 // bytes of the discarded frame
+	Limit  int   // the frame cap
+}
+
+func (e *FrameTooLargeError) Error() string {
+	return "response of " + strconv.FormatInt(e.Size, 10) + " bytes exceeds the " +
+		strconv.Itoa(e.Limit) + "-byte frame limit"
+}
+
+// Is makes errors.Is(err, ErrFrameTooLarge) true.
+func (e *FrameTooLargeError) Is(target error) bool { return target == ErrFrameTooLarge }
