@@ -1,7 +1,6 @@
 package messages
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -205,58 +204,4 @@ func (c Content) MarshalJSON() ([]byte, error) {
 		return c.raw, nil
 	}
 	return json.Marshal(otherWire{c.Type, c.Annotations, c.Meta})
-}
-
-// UnmarshalJSON decodes a content block. Fields that do not belong to the
-// block's kind are ignored; a block of an unknown kind keeps its JSON.
-func (c *Content) UnmarshalJSON(data []byte) error {
-	if string(bytes.TrimSpace(data)) == "null" {
-		return nil
-	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return err
-	}
-	if !knownContentType(head.Type) {
-		var w otherWire
-		// Annotations or _meta of a shape we do not expect must not make
-		// an unknown block fail: they are kept in raw anyway.
-		if json.Unmarshal(data, &w) != nil {
-			w = otherWire{Type: head.Type}
-		}
-		var raw bytes.Buffer
-		if err := json.Compact(&raw, data); err != nil {
-			return err
-		}
-		*c = Content{Type: head.Type, Annotations: w.Annotations, Meta: w.Meta, raw: raw.Bytes()}
-		return nil
-	}
-	var err error
-	switch head.Type {
-	case ContentTypeText:
-		var w textWire
-		err = json.Unmarshal(data, &w)
-		*c = Content{Type: w.Type, Text: w.Text, Annotations: w.Annotations, Meta: w.Meta}
-	case ContentTypeImage, ContentTypeAudio:
-		var w binaryWire
-		err = json.Unmarshal(data, &w)
-		*c = Content{Type: w.Type, Data: w.Data, MimeType: w.MimeType, Annotations: w.Annotations, Meta: w.Meta}
-	case ContentTypeResourceLink:
-		var w linkWire
-		err = json.Unmarshal(data, &w)
-		*c = Content{
-			Type: w.Type, URI: w.URI, Name: w.Name, Title: w.Title, Description: w.Description,
-			MimeType: w.MimeType, Size: w.Size, Icons: w.Icons, Annotations: w.Annotations, Meta: w.Meta,
-		}
-	case ContentTypeResource:
-		var w embeddedWire
-		err = json.Unmarshal(data, &w)
-		*c = Content{Type: w.Type, Resource: w.Resource, Annotations: w.Annotations, Meta: w.Meta}
-	}
-	if err != nil {
-		*c = Content{}
-	}
-	return err
 }

@@ -2,7 +2,6 @@ package messages
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"strconv"
 )
@@ -90,11 +89,13 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 	case string(data) == "null":
 		return nil
 	case data[0] == '"':
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
-			return err
+		r := jsonReader{data: data}
+		s := r.str()
+		r.end()
+		if r.invalid {
+			return syntaxError(data)
 		}
-		*id = StringID(s)
+		*id = StringID(string(s))
 		return nil
 	default:
 		n, err := strconv.ParseInt(string(data), 10, 64)

@@ -56,68 +56,9 @@ func (m *Message) Kind() Kind {
 	return KindInvalid
 }
 
-// wireMessage is the JSON shape; pointers tell "absent" from "empty".
-type wireMessage struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  *string         `json:"method,omitempty"`
-	Params  json.RawMessage `json:"params,omitempty"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
-}
-
 // ErrNotJSONRPC wraps every reason a syntactically valid JSON value is not a
 // JSON-RPC 2.0 message.
 var ErrNotJSONRPC = errors.New("not a JSON-RPC 2.0 message")
-
-// DecodeMessage decodes one JSON-RPC 2.0 message. It never panics, whatever
-// the bytes. A syntax error is returned as is; JSON that is not a well-formed
-// JSON-RPC message yields an error wrapping ErrNotJSONRPC.
-func DecodeMessage(data []byte) (Message, error) {
-	var w wireMessage
-	if err := json.Unmarshal(data, &w); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) {
-			return Message{}, fmt.Errorf("%w: field %q has the wrong type", ErrNotJSONRPC, ute.Field)
-		}
-		return Message{}, err
-	}
-	return w.message()
-}
-
-func (w *wireMessage) message() (Message, error) {
-	if w.JSONRPC != "2.0" {
-		return Message{}, fmt.Errorf("%w: jsonrpc is %q, want \"2.0\"", ErrNotJSONRPC, w.JSONRPC)
-	}
-	var m Message
-	if w.ID != nil {
-		if err := m.ID.UnmarshalJSON(w.ID); err != nil {
-			return Message{}, fmt.Errorf("%w: %v", ErrNotJSONRPC, err)
-		}
-	}
-	if w.Method != nil {
-		if *w.Method == "" {
-			return Message{}, fmt.Errorf("%w: empty method", ErrNotJSONRPC)
-		}
-		if w.Result != nil || w.Error != nil {
-			return Message{}, fmt.Errorf("%w: method together with result or error", ErrNotJSONRPC)
-		}
-		m.Method = *w.Method
-		m.Params = w.Params
-		return m, nil
-	}
-	switch {
-	case w.Result != nil && w.Error != nil:
-		return Message{}, fmt.Errorf("%w: both result and error", ErrNotJSONRPC)
-	case w.Result == nil && w.Error == nil:
-		return Message{}, fmt.Errorf("%w: neither method, result nor error", ErrNotJSONRPC)
-	case w.Error != nil:
-		m.Error = w.Error
-	default:
-		m.Result = w.Result
-	}
-	return m, nil
-}
 
 // IsBatch reports whether data is a JSON array, i.e. a JSON-RPC batch.
 func IsBatch(data []byte) bool {

@@ -1,0 +1,188 @@
+package messages
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// DecodeMessage decodes one JSON-RPC 2.0 message. It never panics, whatever
+// the bytes. A syntax error is returned as is (the *json.SyntaxError that
+// json.Unmarshal gives); JSON that is not a well-formed JSON-RPC message
+// yields an error wrapping ErrNotJSONRPC.
+//
+// data may be reused once DecodeMessage returns: the message holds copies.
+//
+// This is the reader's cost for every line a server sends, so the envelope
+// is read by hand in one pass (see jsonReader) instead of by json.Unmarshal,
+// which validated the line and then decoded it, copying id, params and
+// result on the way. It decodes exactly what json.Unmarshal into the
+// envelope struct decoded, with the same rules for repeated keys (the last
+// wins), null members and keys that match only case-insensitively ("Result"
+// sets result, as encoding/json matches struct fields), and returns the same
+// errors.
+func DecodeMessage(data []byte) (Message, error) {
+	r := jsonReader{data: data}
+	var e envelope
+	e.read(&r)
+	r.end()
+	if r.invalid {
+		return Message{}, syntaxError(data)
+	}
+	return e.message()
+}
+
+// envelope holds the members of a message object as read from the line.
+// Raw values are sub-slices of the line, copied only for the message
+// returned.
+type envelope struct {
+	jsonrpc   []byte // decoded
+	id        []byte // raw; nil when absent
+	method    []byte // decoded; meaningful when hasMethod
+	hasMethod bool   // method is present and not null
+	params    []byte // raw; nil when absent
+	result    []byte // raw; nil when absent
+	err       *Error
+	wrongType error // the first member of the wrong JSON type
+}
+
+// The envelope members (JSON-RPC 2.0 §4, §5), in the order of envelopeFields.
+const (
+	envJSONRPC = iota
+	envID
+	envMethod
+	envParams
+	envResult
+	envError
+)
+
+var envelopeFields = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+func (e *envelope) read(r *jsonReader) {
+	switch r.peek() {
+	case '{':
+	case 'n':
+		// null into a struct is no error for encoding/json; the missing
+		// jsonrpc member rejects it.
+		r.value()
+		return
+	default:
+		r.value()
+		e.typeError("")
+		return
+	}
+	for more := r.beginObject(); more; more = r.nextMember() {
+		switch fieldIndex(r.key(), envelopeFields) {
+		case envJSONRPC:
+			switch c := r.peek(); c {
+			case '"':
+				e.jsonrpc = r.str()
+			case 'n': // null leaves a string as it was
+				r.value()
+			default:
+				r.value()
+				e.typeError("jsonrpc")
+			}
+		case envID:
+			e.id = r.value()
+		case envMethod:
+			switch c := r.peek(); c {
+			case '"':
+				e.method, e.hasMethod = r.str(), true
+			case 'n': // null sets a pointer to nil: no method
+				r.value()
+				e.hasMethod = false
+			default:
+				r.value()
+				e.typeError("method")
+			}
+		case envParams:
+			e.params = r.value()
+		case envResult:
+			e.result = r.value()
+		case envError:
+			// Error objects are rare: encoding/json decodes them, into
+			// e.err as it was, so that repeated keys merge as before.
+			if raw := r.value(); raw != nil {
+				if err := unmarshalInto(raw, &e.err); err != nil {
+					e.errorTypeError(err)
+				}
+			}
+		default:
+			r.value()
+		}
+	}
+}
+
+// typeError records a member (field "" for the whole message) whose JSON
+// type does not fit, as json.Unmarshal reported it: the first one wins, and
+// the decoding goes on, so that a later syntax error still takes precedence.
+func (e *envelope) typeError(field string) {
+	if e.wrongType == nil {
+		e.wrongType = fmt.Errorf("%w: field %q has the wrong type", ErrNotJSONRPC, field)
+	}
+}
+
+// errorTypeError records a type error inside the error member, naming the
+// field by its path as encoding/json does ("error.code").
+func (e *envelope) errorTypeError(err error) {
+	var ute *json.UnmarshalTypeError
+	if !errors.As(err, &ute) {
+		if e.wrongType == nil {
+			e.wrongType = err
+		}
+		return
+	}
+	field := "error"
+	if ute.Field != "" {
+		field += "." + ute.Field
+	}
+	e.typeError(field)
+}
+
+// message checks the envelope against JSON-RPC 2.0 (§4 request and
+// notification, §5 response) and builds the Message.
+func (e *envelope) message() (Message, error) {
+	if e.wrongType != nil {
+		return Message{}, e.wrongType
+	}
+	if string(e.jsonrpc) != "2.0" {
+		return Message{}, fmt.Errorf("%w: jsonrpc is %q, want \"2.0\"", ErrNotJSONRPC, e.jsonrpc)
+	}
+	var m Message
+	if e.id != nil {
+		if err := m.ID.UnmarshalJSON(e.id); err != nil {
+			return Message{}, fmt.Errorf("%w: %v", ErrNotJSONRPC, err)
+		}
+	}
+	if e.hasMethod {
+		if len(e.method) == 0 {
+			return Message{}, fmt.Errorf("%w: empty method", ErrNotJSONRPC)
+		}
+		if e.result != nil || e.err != nil {
+			return Message{}, fmt.Errorf("%w: method together with result or error", ErrNotJSONRPC)
+		}
+		m.Method = string(e.method)
+		m.Params = clone(e.params)
+		return m, nil
+	}
+	switch {
+	case e.result != nil && e.err != nil:
+		return Message{}, fmt.Errorf("%w: both result and error", ErrNotJSONRPC)
+	case e.result == nil && e.err == nil:
+		return Message{}, fmt.Errorf("%w: neither method, result nor error", ErrNotJSONRPC)
+	case e.err != nil:
+		m.Error = e.err
+	default:
+		m.Result = clone(e.result)
+	}
+	return m, nil
+}
+
+// clone copies a raw value out of the line, which the caller reuses.
+func clone(raw []byte) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	return append(json.RawMessage(nil), raw...)
+}

@@ -1,0 +1,559 @@
+package messages
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// jsonReader reads one JSON text (RFC 8259) in a single pass, validating
+// every byte as it goes. It backs the decoders on the hot path of every
+// response (DecodeMessage, CallToolResult, Content), which with
+// encoding/json scanned each response about eight times: a validation pass
+// and a decoding pass for the envelope, again for the result, and twice more
+// for every content block, whose UnmarshalJSON ran json.Unmarshal twice.
+//
+// The reader accepts exactly the texts encoding/json accepts (json.Valid),
+// nesting limit included, and its string decoding is encoding/json's:
+// invalid UTF-8 and unpaired surrogates become U+FFFD. The decoders built on
+// it replicate encoding/json's assignment rules too (case-insensitive keys,
+// duplicate keys, null), so that replacing json.Unmarshal changes nothing
+// but the cost; fuzz tests hold them to the encoding/json-based code they
+// replaced.
+//
+// Errors are sticky: the first syntax error marks the reader invalid and
+// moves it to the end of the data, after which every method is a no-op
+// that reports nothing more to read. Callers check invalid once, at the
+// end, and then ask syntaxError for encoding/json's own description.
+type jsonReader struct {
+	data    []byte
+	off     int  // next byte to read
+	depth   int  // objects and arrays open
+	invalid bool // a syntax error was found
+}
+
+// maxNestingDepth is encoding/json's limit on nested objects and arrays
+// (maxNestingDepth in encoding/json/scanner.go). A reader that stands in
+// for its validation must refuse what it refuses.
+const maxNestingDepth = 10000
+
+func (r *jsonReader) fail() {
+	r.invalid = true
+	r.off = len(r.data)
+}
+
+// skipSpace skips insignificant whitespace (RFC 8259 §2: space, horizontal
+// tab, line feed, carriage return).
+func (r *jsonReader) skipSpace() {
+	for r.off < len(r.data) {
+		switch r.data[r.off] {
+		case ' ', '\t', '\n', '\r':
+			r.off++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the first byte of the next value, which tells its kind
+// ('{', '[', '"', 't', 'f', 'n', or a number's first byte), or 0 at the end.
+func (r *jsonReader) peek() byte {
+	r.skipSpace()
+	if r.off < len(r.data) {
+		return r.data[r.off]
+	}
+	return 0
+}
+
+// end checks that only whitespace follows the value read (RFC 8259 §2: a
+// JSON text is one value).
+func (r *jsonReader) end() {
+	r.skipSpace()
+	if r.off != len(r.data) {
+		r.fail()
+	}
+}
+
+// beginObject consumes the '{' that starts an object and reports whether a
+// member follows, to be read with key, its value, then nextMember.
+func (r *jsonReader) beginObject() bool { return r.begin('{', '}') }
+
+// beginArray consumes the '[' that starts an array and reports whether an
+// element follows, to be read as a value followed by nextElement.
+func (r *jsonReader) beginArray() bool { return r.begin('[', ']') }
+
+func (r *jsonReader) begin(open, close byte) bool {
+	if r.off >= len(r.data) || r.data[r.off] != open {
+		r.fail()
+		return false
+	}
+	r.off++
+	if r.depth++; r.depth > maxNestingDepth {
+		r.fail()
+		return false
+	}
+	r.skipSpace()
+	if r.off < len(r.data) && r.data[r.off] == close {
+		r.off++
+		r.depth--
+		return false
+	}
+	return true
+}
+
+// nextMember consumes the ',' or '}' after a member's value and reports
+// whether another member follows.
+func (r *jsonReader) nextMember() bool { return r.next('}') }
+
+// nextElement consumes the ',' or ']' after an element and reports whether
+// another element follows.
+func (r *jsonReader) nextElement() bool { return r.next(']') }
+
+func (r *jsonReader) next(close byte) bool {
+	r.skipSpace()
+	if r.off < len(r.data) {
+		switch r.data[r.off] {
+		case ',':
+			r.off++
+			r.skipSpace()
+			return true
+		case close:
+			r.off++
+			r.depth--
+			return false
+		}
+	}
+	r.fail()
+	return false
+}
+
+// key reads a member's name and the ':' after it, and returns the name
+// decoded as encoding/json decodes keys (see str).
+func (r *jsonReader) key() []byte {
+	if r.off >= len(r.data) || r.data[r.off] != '"' {
+		r.fail()
+		return nil
+	}
+	k := r.str()
+	r.colon()
+	return k
+}
+
+// skipKey is key for a member whose name does not matter.
+func (r *jsonReader) skipKey() {
+	if r.off >= len(r.data) || r.data[r.off] != '"' {
+		r.fail()
+		return
+	}
+	r.skipString()
+	r.colon()
+}
+
+func (r *jsonReader) colon() {
+	r.skipSpace()
+	if r.off >= len(r.data) || r.data[r.off] != ':' {
+		r.fail()
+		return
+	}
+	r.off++
+	r.skipSpace()
+}
+
+// value skips the next value and returns its bytes, exactly as written, or
+// nil if it is not valid JSON.
+func (r *jsonReader) value() []byte {
+	r.skipSpace()
+	start := r.off
+	r.skipValue()
+	if r.invalid {
+		return nil
+	}
+	return r.data[start:r.off]
+}
+
+// skipValue validates the value at r.off and moves past it. Nesting is
+// kept on an explicit stack rather than by recursion, so that a hostile
+// line nested ten thousand deep costs 10 KB of heap, not a deep goroutine
+// stack.
+func (r *jsonReader) skipValue() {
+	var buf [64]byte
+	open := buf[:0] // '{' or '[' for each container entered here, innermost last
+	for {
+		if r.off >= len(r.data) {
+			r.fail()
+			return
+		}
+		switch r.data[r.off] {
+		case '{':
+			if r.beginObject() {
+				r.skipKey()
+				open = append(open, '{')
+				continue
+			}
+		case '[':
+			if r.beginArray() {
+				open = append(open, '[')
+				continue
+			}
+		case '"':
+			r.skipString()
+		case 't':
+			r.literal("true")
+		case 'f':
+			r.literal("false")
+		case 'n':
+			r.literal("null")
+		default:
+			r.skipNumber()
+		}
+		// A value has ended; it may end the containers around it too.
+		for {
+			if r.invalid || len(open) == 0 {
+				return
+			}
+			var more bool
+			if open[len(open)-1] == '{' {
+				if more = r.nextMember(); more {
+					r.skipKey()
+				}
+			} else {
+				more = r.nextElement()
+			}
+			if more {
+				break
+			}
+			open = open[:len(open)-1]
+		}
+	}
+}
+
+func (r *jsonReader) literal(lit string) {
+	end := r.off + len(lit)
+	if end > len(r.data) || string(r.data[r.off:end]) != lit {
+		r.fail()
+		return
+	}
+	r.off = end
+}
+
+// skipNumber validates a number (RFC 8259 §6):
+//
+//	number = [ minus ] int [ frac ] [ exp ]
+//	int    = zero / ( digit1-9 *DIGIT )
+//	frac   = decimal-point 1*DIGIT
+//	exp    = e [ minus / plus ] 1*DIGIT
+func (r *jsonReader) skipNumber() {
+	d, i := r.data, r.off
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+		i = skipDigits(d, i+1)
+	default:
+		r.fail()
+		return
+	}
+	if i < len(d) && d[i] == '.' {
+		j := skipDigits(d, i+1)
+		if j == i+1 {
+			r.fail()
+			return
+		}
+		i = j
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		j := skipDigits(d, i)
+		if j == i {
+			r.fail()
+			return
+		}
+		i = j
+	}
+	r.off = i
+}
+
+func skipDigits(d []byte, i int) int {
+	for i < len(d) && '0' <= d[i] && d[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// skipString validates the string at r.off and moves past it (RFC 8259 §7:
+// no unescaped control characters, and only the escapes \" \\ \/ \b \f \n
+// \r \t \uXXXX). Like encoding/json, it does not check UTF-8 here.
+func (r *jsonReader) skipString() {
+	d := r.data
+	for i := r.off + 1; i < len(d); {
+		switch c := d[i]; {
+		case stringPlain[c] || c >= utf8.RuneSelf:
+			i++
+		case c == '"':
+			r.off = i + 1
+			return
+		case c == '\\':
+			n := escapeLen(d[i:])
+			if n == 0 {
+				r.fail()
+				return
+			}
+			i += n
+		default: // a control character
+			r.fail()
+			return
+		}
+	}
+	r.fail()
+}
+
+// stringPlain marks the ASCII bytes that stand for themselves inside a
+// string: all but the quote, the backslash and the control characters.
+var stringPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// escapeLen returns the length of the escape sequence d starts with, or 0
+// if it is not one RFC 8259 §7 allows.
+func escapeLen(d []byte) int {
+	if len(d) < 2 {
+		return 0
+	}
+	switch d[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if hex4(d[2:]) >= 0 {
+			return 6
+		}
+	}
+	return 0
+}
+
+// hex4 decodes the four hex digits d starts with, or returns -1.
+func hex4(d []byte) rune {
+	if len(d) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range d[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// str reads the string at r.off and returns its content decoded as
+// encoding/json decodes strings: escapes resolved, and invalid UTF-8 and
+// unpaired surrogate escapes replaced by U+FFFD. The common case, a string
+// with neither escapes nor invalid UTF-8, returns a sub-slice of the data
+// without copying; callers that keep the result must copy it.
+func (r *jsonReader) str() []byte {
+	d := r.data
+	start := r.off + 1
+	for i := start; i < len(d); {
+		switch c := d[i]; {
+		case stringPlain[c]:
+			i++
+		case c == '"':
+			r.off = i + 1
+			return d[start:i]
+		case c < utf8.RuneSelf: // a backslash or a control character
+			return r.unquote(start)
+		default:
+			rr, n := utf8.DecodeRune(d[i:])
+			if rr == utf8.RuneError && n == 1 {
+				return r.unquote(start)
+			}
+			i += n
+		}
+	}
+	r.fail()
+	return nil
+}
+
+// unquote is str's slow path for the string whose content starts at start.
+// It validates the string first, which finds its end, and then decodes it
+// into a new slice; being valid, the content holds only complete escapes.
+func (r *jsonReader) unquote(start int) []byte {
+	r.skipString()
+	if r.invalid {
+		return nil
+	}
+	s := r.data[start : r.off-1]
+	b := make([]byte, 0, len(s)+utf8.UTFMax)
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '\\' && s[i+1] != 'u':
+			b = append(b, unescape[s[i+1]])
+			i += 2
+		case c == '\\':
+			rr := hex4(s[i+2:])
+			i += 6
+			if utf16.IsSurrogate(rr) {
+				// A surrogate is only meaningful as the first half of
+				// a pair written as two escapes (RFC 8259 §7); like
+				// encoding/json, decode anything else as U+FFFD and
+				// read what follows on its own.
+				rr2 := rune(-1)
+				if len(s)-i >= 6 && s[i] == '\\' && s[i+1] == 'u' {
+					rr2 = hex4(s[i+2:])
+				}
+				if pair := utf16.DecodeRune(rr, rr2); pair != unicode.ReplacementChar {
+					rr = pair
+					i += 6
+				} else {
+					rr = unicode.ReplacementChar
+				}
+			}
+			b = utf8.AppendRune(b, rr)
+		case c < utf8.RuneSelf:
+			j := i + 1
+			for j < len(s) && s[j] != '\\' && s[j] < utf8.RuneSelf {
+				j++
+			}
+			b = append(b, s[i:j]...)
+			i = j
+		default:
+			rr, n := utf8.DecodeRune(s[i:])
+			b = utf8.AppendRune(b, rr) // U+FFFD for invalid UTF-8
+			i += n
+		}
+	}
+	return b
+}
+
+// unescape maps the character after a backslash to what it stands for.
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// fieldIndex returns the index of the field name in names that a member
+// with the decoded key sets, or -1 for none. It matches as encoding/json
+// matches struct fields: the exact name first, then case-insensitively.
+// JSON-RPC 2.0 and MCP names are case-sensitive, so this is laxer than the
+// specifications; it keeps the behaviour of the json.Unmarshal-based code
+// this replaced.
+func fieldIndex(key []byte, names []string) int {
+	for i, name := range names {
+		if string(key) == name {
+			return i
+		}
+	}
+	for i, name := range names {
+		if foldedEqual(key, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// foldedEqual reports whether key and the ASCII name are equal under
+// encoding/json's folding (foldName in encoding/json/fold.go): ASCII
+// letters are upper-cased, and any other rune is replaced by the smallest
+// rune of its simple case-folding orbit. Two non-ASCII runes fold to ASCII
+// letters that way: "ſ" (U+017F) to "S" and the Kelvin sign (U+212A) to "K".
+func foldedEqual(key []byte, name string) bool {
+	j := 0
+	for i := 0; i < len(key); j++ {
+		r, n := rune(key[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRune(key[i:])
+			r = foldRune(r)
+		}
+		i += n
+		if j >= len(name) || upperASCII(r) != upperASCII(rune(name[j])) {
+			return false
+		}
+	}
+	return j == len(name)
+}
+
+// foldRune returns the smallest rune of r's simple case-folding orbit, as
+// encoding/json's foldRune does.
+func foldRune(r rune) rune {
+	for {
+		r2 := unicode.SimpleFold(r)
+		if r2 <= r {
+			return r2
+		}
+		r = r2
+	}
+}
+
+func upperASCII(r rune) rune {
+	if 'a' <= r && r <= 'z' {
+		return r - ('a' - 'A')
+	}
+	return r
+}
+
+// syntaxError returns the error json.Unmarshal gives for data, which a
+// jsonReader found invalid, so that callers see the same *json.SyntaxError
+// (message and offset) as before. Only malformed input takes this path.
+func syntaxError(data []byte) error {
+	var v json.RawMessage
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	return errInvalidJSON // not reached while the reader and encoding/json agree
+}
+
+var errInvalidJSON = errors.New("messages: invalid JSON")
+
+// jsonKind names the kind of the value whose first byte is c, as
+// json.UnmarshalTypeError.Value does.
+func jsonKind(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// typeError is the error encoding/json reports for a value of the wrong
+// kind (first byte c) in a field of type t.
+func typeError(c byte, t reflect.Type, structName, field string) *json.UnmarshalTypeError {
+	return &json.UnmarshalTypeError{Value: jsonKind(c), Type: t, Struct: structName, Field: field}
+}
+
+// unmarshalInto decodes raw (valid JSON) into *dst with encoding/json, for
+// the members the single-pass decoders leave to it: nested objects such as
+// _meta, annotations and icons, rare enough not to matter for speed.
+// Decoding into a copy of *dst gives the same result as decoding in place
+// (pointers, maps and slices share their referents, so duplicate keys still
+// merge as encoding/json merges them), and it keeps the caller's struct off
+// the heap: only this path allocates.
+func unmarshalInto[T any](raw []byte, dst *T) error {
+	v := *dst
+	err := json.Unmarshal(raw, &v)
+	*dst = v
+	return err
+}

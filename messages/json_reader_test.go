@@ -1,0 +1,91 @@
+package messages
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// jsonReaderSeeds exercise the grammar's corners (RFC 8259) and
+// encoding/json's decoding of strings.
+var jsonReaderSeeds = []string{
+	`{}`, `[]`, `""`, `0`, `-0`, `-0.0e+0`, `1E9`, `12.5e-3`, `true`, `false`, `null`,
+	` {"a" : [1, 2.5, "x", true, false, null, {}, []] } `,
+	"\t\r\n[\n]\n",
+	`"\"\\\/\b\f\n\r\t\u00e9\u2028\uD83D\uDE00"`,
+	`"\uD83D"`, `"\uDE00"`, `"\uD83D\u0041"`, `"\uD83D\uD83D\uDE00"`, `"\uD83Dx"`, `"\uD83D\"`,
+	"\"\xff\xfe\"", "\"\xed\xa0\x80\"", "\"\xef\xbf\xbd\"", "\"a\xc3\"",
+	`"\u00"`, `"\x"`, `"\'"`, "\"\x01\"", "\"\x7f\"", `"abc`, `"`,
+	`01`, `-`, `1.`, `.5`, `1e`, `1e+`, `+1`, `0x1`, `1.5.5`, `--1`, `-a`,
+	`tru`, `truex`, `nul`, `nulll`, `False`,
+	`{"a"}`, `{"a":}`, `{"a":1,}`, `{,}`, `{"a":1 "b":2}`, `{1:2}`, `[1,]`, `[,1]`, `[1 2]`,
+	`{"a":1}}`, `[[]`, `[]]`, `{]`, `[}`, `{} {}`, `1 2`, ``, ` `, "\ufeff{}",
+}
+
+// FuzzJSONReader holds jsonReader to encoding/json: it must accept exactly
+// the texts json.Valid accepts, and decode strings exactly as
+// json.Unmarshal decodes them.
+func FuzzJSONReader(f *testing.F) {
+	for _, s := range jsonReaderSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := jsonReader{data: data}
+		r.skipSpace()
+		r.skipValue()
+		r.end()
+		if valid := json.Valid(data); r.invalid == valid {
+			t.Fatalf("%q: reader valid=%v, json.Valid=%v", data, !r.invalid, valid)
+		}
+
+		var want string
+		wantErr := json.Unmarshal(data, &want)
+		r = jsonReader{data: data}
+		if r.peek() != '"' {
+			return
+		}
+		got := r.str()
+		r.end()
+		if r.invalid != (wantErr != nil) {
+			t.Fatalf("%q: str invalid=%v, json.Unmarshal: %v", data, r.invalid, wantErr)
+		}
+		if wantErr == nil && string(got) != want {
+			t.Fatalf("%q: str = %q, json.Unmarshal = %q", data, got, want)
+		}
+	})
+}
+
+func TestJSONReaderNestingLimit(t *testing.T) {
+	for _, depth := range []int{maxNestingDepth, maxNestingDepth + 1} {
+		for _, open := range []string{"[", `{"a":`} {
+			closeWith := "]"
+			if open != "[" {
+				closeWith = "}"
+			}
+			data := []byte(strings.Repeat(open, depth) + strings.Repeat(closeWith, depth))
+			r := jsonReader{data: data}
+			r.skipValue()
+			r.end()
+			if valid := json.Valid(data); r.invalid == valid {
+				t.Errorf("depth %d of %s: reader valid=%v, json.Valid=%v", depth, open, !r.invalid, valid)
+			}
+		}
+	}
+}
+
+func TestFieldIndexFolding(t *testing.T) {
+	names := []string{"jsonrpc", "id", "result", "isError", "_meta", "kind"}
+	for _, tt := range []struct {
+		key  string
+		want int
+	}{
+		{"jsonrpc", 0}, {"JSONRPC", 0}, {"jſonrpc", 0}, {"jsonrpc ", -1},
+		{"id", 1}, {"ID", 1}, {"İd", -1}, {"ıD", -1}, {"i", -1}, {"idd", -1},
+		{"reſult", 2}, {"RESULT", 2}, {"iserror", 3}, {"ISERROR", 3}, {"_META", 4}, {"meta", -1},
+		{"\u212aind", 5}, {"KIND", 5}, {"", -1}, {"\ufffd", -1},
+	} {
+		if got := fieldIndex([]byte(tt.key), names); got != tt.want {
+			t.Errorf("fieldIndex(%q) = %d, want %d", tt.key, got, tt.want)
+		}
+	}
+}
