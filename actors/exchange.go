@@ -16,7 +16,7 @@ import (
 // reports the request's way to op. The handshake and every Client method
 // share it, so a request looks the same on the wire whoever sends it.
 func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts transport.CallOptions) error {
-	raw, err := json.Marshal(params)
+	raw, err := encodeParams(params)
 	if err != nil {
 		return fmt.Errorf("mcp: encode %s params: %w", method, err)
 	}
@@ -31,7 +31,7 @@ func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, metho
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(res, out); err != nil {
+	if err := decodeResult(res, out); err != nil {
 		return &InvalidResultError{Server: conn.Server(), Method: method, Err: err, Body: snippet(res)}
 	}
 	if op != nil && method == messages.MethodToolsCall && op.RecordsToolArguments() {
@@ -77,4 +77,23 @@ func describe(r *telemetry.Request, params any) {
 	case messages.UnsubscribeParams:
 		r.ResourceURI = p.URI
 	}
+}
+
+// encodeParams is json.Marshal, with the hot tools/call params encoded
+// without reflection (same bytes; messages.AppendCallToolParams).
+func encodeParams(params any) (json.RawMessage, error) {
+	if p, ok := params.(messages.CallToolParams); ok {
+		return messages.AppendCallToolParams(nil, &p)
+	}
+	return json.Marshal(params)
+}
+
+// decodeResult is json.Unmarshal, calling the one-pass decoder of a tool
+// result directly: json.Unmarshal would first validate and skip the whole
+// result only to hand the same bytes to it.
+func decodeResult(res json.RawMessage, out any) error {
+	if r, ok := out.(*messages.CallToolResult); ok {
+		return r.UnmarshalJSON(res)
+	}
+	return json.Unmarshal(res, out)
 }

@@ -169,7 +169,9 @@ func AppendError(b []byte, id ID, e *Error) []byte {
 // name) takes the fast path; anything else goes through encoding/json.
 func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+		// Anything encoding/json would escape (including its HTML-safe
+		// '<', '>', '&') takes the slow path, so the output is the same.
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
 			enc, _ := json.Marshal(s)
 			return append(b, enc...)
 		}
