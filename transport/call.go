@@ -3,6 +3,7 @@ package transport
 import (
 	"encoding/json"
 	"errors"
+	"sync/atomic"
 
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -17,6 +18,10 @@ type call struct {
 	token    string       // progress token key (messages.ProgressTokenKey), "" for none
 	noCancel bool         // initialize: never send notifications/cancelled
 	obs      CallObserver // nil unless someone listens
+	// The caller's timer: the timeout in force, and whether it fired.
+	// Atomics because the timer runs on a goroutine of its own.
+	after    atomic.Int64
+	expired  atomic.Bool
 	reply    chan outcome
 	progress chan json.RawMessage // nil when the caller wants no progress
 	id       int64

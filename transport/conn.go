@@ -168,7 +168,15 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts CallOp
 	if !limit.IsZero() && opts.MaxTotalTimeout < wait {
 		wait, after = opts.MaxTotalTimeout, opts.MaxTotalTimeout
 	}
-	timer := time.NewTimer(wait)
+	// The timeout needs no channel of its own in the select below: when it
+	// fires, the timer asks the actor to retire the call, exactly as the
+	// caller would, and the actor's verdict arrives on cl.reply like any
+	// other outcome. One channel fewer to lock per call on the hot path.
+	cl.after.Store(int64(after))
+	timer := time.AfterFunc(wait, func() {
+		cl.expired.Store(true)
+		c.root.Send(c.pid, cancelCall{c: cl, reason: timeoutText(time.Duration(cl.after.Load()))})
+	})
 	defer timer.Stop()
 	for {
 		select {
@@ -187,11 +195,9 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts CallOp
 						wait, after = max(rest, 0), opts.MaxTotalTimeout
 					}
 				}
+				cl.after.Store(int64(after))
 				timer.Reset(wait)
 			}
-		case <-timer.C:
-			why := &messages.TimeoutError{Server: c.server, Method: cl.method, After: after}
-			return c.retire(cl, why.Error(), why)
 		case <-ctx.Done():
 			why := &messages.CanceledError{Server: c.server, Method: cl.method, Err: context.Cause(ctx)}
 			return c.retire(cl, why.Error(), why)
@@ -206,6 +212,16 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts CallOp
 			}
 		}
 	}
+}
+
+// timeoutError is the error of a call its timer retired.
+func (c *Conn) timeoutError(cl *call) error {
+	return &messages.TimeoutError{Server: c.server, Method: cl.method, After: time.Duration(cl.after.Load())}
+}
+
+// timeoutText is the reason sent in notifications/cancelled on a timeout.
+func timeoutText(d time.Duration) string {
+	return (&messages.TimeoutError{After: d}).Error()
 }
 
 // noTimeout stands for "no timer": about 292 years.
@@ -228,6 +244,9 @@ func (c *Conn) drainProgress(cl *call, opts CallOptions) {
 // the call ends exactly once.
 func (c *Conn) retire(cl *call, reason string, why error) (json.RawMessage, error) {
 	c.root.Send(c.pid, cancelCall{c: cl, reason: reason})
+	if cl.expired.Load() {
+		why = c.timeoutError(cl) // the timer asked first
+	}
 	select {
 	case out := <-cl.reply:
 		return c.finish(cl, out, why)
@@ -253,6 +272,9 @@ func (c *Conn) finish(cl *call, out outcome, why error) (json.RawMessage, error)
 		return nil, &messages.RPCError{Server: c.server, Method: cl.method, ID: id, Code: err.Code, Message: err.Message, Data: err.Data}
 	default:
 		if err == errRetired {
+			if why == nil { // retired by the caller's timer, not by ctx
+				why = c.timeoutError(cl)
+			}
 			switch w := why.(type) {
 			case *messages.TimeoutError:
 				w.ID = id
