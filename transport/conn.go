@@ -71,7 +71,7 @@ type CallOptions struct {
 type CallObserver interface {
 	Queued(reason string)        // waiting for a free in-flight slot
 	Dequeued()                   // the wait is over
-	Written()                    // the request left in a write
+	Written()                    // the request is being written (called as the write starts)
 	CancelSent(reason string)    // notifications/cancelled was queued for it
 	SetRequestID(id messages.ID) // the id the request was sent with
 }

@@ -42,12 +42,14 @@ func (w *batchWriter) start(f *os.File, root *actor.RootContext, self *actor.PID
 	w.jobs = jobs
 	go func() {
 		for b := range jobs {
-			_, err := f.Write(b.buf)
-			if err == nil {
-				for _, o := range b.obs {
-					o.Written()
-				}
+			// Observers hear of the write as it starts: once the bytes
+			// are out, the answer can end the call's span before this
+			// goroutine runs again. A failed write fails the call, which
+			// its span then shows.
+			for _, o := range b.obs {
+				o.Written()
 			}
+			_, err := f.Write(b.buf)
 			root.Send(self, writeDone{writeBatch: b, err: err})
 		}
 	}()
