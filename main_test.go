@@ -1,9 +1,7 @@
 package mcpactor_test
 
 import (
-	"bytes"
 	"context"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -170,49 +169,11 @@ func (l *noteLog) methods() string {
 // contains substr (Linux /proc).
 func childPIDs(t *testing.T, substr string) []int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
+	pids, err := proctest.Children(substr)
 	if err != nil {
 		t.Fatalf("reading /proc: %v", err)
 	}
-	self := os.Getpid()
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if ppid, _, ok := procStat(pid); !ok || ppid != self {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil {
-			continue
-		}
-		if strings.Contains(string(bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})), substr) {
-			pids = append(pids, pid)
-		}
-	}
 	return pids
-}
-
-// procStat returns the parent pid and state letter of pid, ok false if it
-// does not exist.
-func procStat(pid int) (ppid int, state string, ok bool) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, "", false
-	}
-	// The command name is in parentheses and may contain spaces.
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0, "", false
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 2 {
-		return 0, "", false
-	}
-	ppid, _ = strconv.Atoi(f[1])
-	return ppid, f[0], true
 }
 
 // requireReaped fails the test if any of pids is still a process (a zombie
@@ -220,7 +181,7 @@ func procStat(pid int) (ppid int, state string, ok bool) {
 func requireReaped(t *testing.T, pids []int) {
 	t.Helper()
 	for _, pid := range pids {
-		if _, state, ok := procStat(pid); ok {
+		if _, state, ok := proctest.Stat(pid); ok {
 			t.Errorf("server process %d still exists (state %s) after Close", pid, state)
 		}
 	}

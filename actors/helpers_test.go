@@ -1,24 +1,21 @@
 package actors_test
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -162,45 +159,16 @@ func (s *server) pid() int {
 	s.t.Helper()
 	var pid int
 	waitFor(s.t, "the child in /proc", func() bool {
-		pid = findChild(markVar + "=" + s.mark)
+		pid = proctest.ChildWithEnv(markVar + "=" + s.mark)
 		return pid != 0
 	})
 	return pid
 }
 
-func findChild(entry string) int {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	me := strconv.Itoa(os.Getpid())
-	for _, dir := range dirs {
-		stat, err := os.ReadFile(dir + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(stat, ')') // comm may hold spaces
-		if i < 0 {
-			continue
-		}
-		if fields := strings.Fields(string(stat[i+1:])); len(fields) < 2 || fields[1] != me {
-			continue
-		}
-		environ, err := os.ReadFile(dir + "/environ")
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(environ, []byte{0}) {
-			if string(kv) == entry {
-				pid, _ := strconv.Atoi(filepath.Base(dir))
-				return pid
-			}
-		}
-	}
-	return 0
-}
-
 // assertGone fails unless process pid no longer exists (it was reaped).
 func assertGone(t *testing.T, pid int) {
 	t.Helper()
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if gone, err := proctest.Gone(pid); !gone {
 		t.Errorf("process %d still exists (kill 0: %v)", pid, err)
 	}
 }

@@ -1,24 +1,21 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -153,49 +150,16 @@ func (s *server) pid() int {
 	s.t.Helper()
 	var pid int
 	waitFor(s.t, "the child in /proc", func() bool {
-		pid = findChild(markVar + "=" + s.mark)
+		pid = proctest.ChildWithEnv(markVar + "=" + s.mark)
 		return pid != 0
 	})
 	return pid
 }
 
-// findChild returns the pid of a child of this process whose environment
-// holds entry, or 0.
-func findChild(entry string) int {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	me := os.Getpid()
-	for _, dir := range dirs {
-		stat, err := os.ReadFile(dir + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may hold spaces, so cut at ')'.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(stat[i+1:]))
-		if len(fields) < 2 || fields[1] != strconv.Itoa(me) {
-			continue
-		}
-		environ, err := os.ReadFile(dir + "/environ")
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(environ, []byte{0}) {
-			if string(kv) == entry {
-				pid, _ := strconv.Atoi(filepath.Base(dir))
-				return pid
-			}
-		}
-	}
-	return 0
-}
-
 // assertGone fails unless process pid no longer exists (it was reaped).
 func assertGone(t *testing.T, pid int) {
 	t.Helper()
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if gone, err := proctest.Gone(pid); !gone {
 		t.Errorf("process %d still exists after Close (kill 0: %v)", pid, err)
 	}
 }

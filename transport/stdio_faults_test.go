@@ -1,13 +1,11 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -581,28 +580,6 @@ func TestStoppedByParent(t *testing.T) {
 	assertGone(t, pid)
 }
 
-// findByMark returns the pid of any process of ours (not only a child)
-// whose environment holds entry and whose command name is comm, or 0.
-func findByMark(entry, comm string) int {
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, dir := range dirs {
-		if c, err := os.ReadFile(dir + "/comm"); err != nil || strings.TrimSpace(string(c)) != comm {
-			continue
-		}
-		environ, err := os.ReadFile(dir + "/environ")
-		if err != nil {
-			continue
-		}
-		for _, kv := range bytes.Split(environ, []byte{0}) {
-			if string(kv) == entry {
-				pid, _ := strconv.Atoi(filepath.Base(dir))
-				return pid
-			}
-		}
-	}
-	return 0
-}
-
 func TestWrapperExitsLeavingItsChild(t *testing.T) {
 	// A wrapper script starts the real server and exits; the server keeps
 	// our pipes open. The transport must not wait on it for ever, and must
@@ -614,7 +591,7 @@ func TestWrapperExitsLeavingItsChild(t *testing.T) {
 	s.stderr.waitLine(t, "started")
 	var orphan int
 	waitFor(t, "the wrapper's child", func() bool {
-		orphan = findByMark(markVar+"="+s.mark, "sleep")
+		orphan = proctest.WithEnv(markVar+"="+s.mark, "sleep")
 		return orphan != 0
 	})
 	select {
