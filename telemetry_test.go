@@ -33,12 +33,27 @@ type traced struct {
 
 func newTraced(t *testing.T, opts mcpactor.Options) *traced {
 	t.Helper()
+	return newTracedOpts(t, opts, nil)
+}
+
+// newTracedWith is newTraced with default Options and tune applied to the
+// telemetry options.
+func newTracedWith(t *testing.T, tune func(*telemetry.Options)) *traced {
+	t.Helper()
+	return newTracedOpts(t, mcpactor.Options{}, tune)
+}
+
+func newTracedOpts(t *testing.T, opts mcpactor.Options, tune func(*telemetry.Options)) *traced {
+	t.Helper()
 	tr := &traced{spans: tracetest.NewSpanRecorder(), metrics: sdkmetric.NewManualReader()}
 	tr.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(tr.spans))
 	opts.Telemetry = telemetry.Options{
 		TracerProvider: tr.tp,
 		MeterProvider:  sdkmetric.NewMeterProvider(sdkmetric.WithReader(tr.metrics)),
 		Propagator:     propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
+	}
+	if tune != nil {
+		tune(&opts.Telemetry)
 	}
 	tr.rt = startRuntime(t, opts)
 	return tr
@@ -333,5 +348,28 @@ func TestTelemetryZeroCostWhenNobodyListens(t *testing.T) {
 	t.Logf("allocations per CallTool: telemetry off %.0f, no-op providers %.0f", off, noop)
 	if noop > off {
 		t.Errorf("no-op telemetry allocates %.0f per call, more than %.0f with telemetry off", noop, off)
+	}
+}
+
+// Tool arguments and results are recorded only when asked for (they may be
+// sensitive: telemetry.md, "opt-in only").
+func TestTelemetryToolArgumentsOptIn(t *testing.T) {
+	for _, record := range []bool{false, true} {
+		tr := newTracedWith(t, func(o *telemetry.Options) { o.RecordToolArguments = record })
+		ctx := waitCtx(t)
+		c, err := tr.rt.Connect(ctx, "ts", testServerConfig(testserver.Options{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		callOK(t, c, "echo", map[string]any{"message": "secret"})
+		c.Close(ctx)
+		got := attrs(tr.span(t, "tools/call echo"))
+		args, result := got["gen_ai.tool.call.arguments"], got["gen_ai.tool.call.result"]
+		if record && (!strings.Contains(args, "secret") || !strings.Contains(result, "secret")) {
+			t.Errorf("opted in: arguments %q, result %q", args, result)
+		}
+		if !record && (args != "" || result != "") {
+			t.Errorf("not opted in, yet recorded arguments %q, result %q", args, result)
+		}
 	}
 }

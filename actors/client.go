@@ -205,7 +205,7 @@ func (c *Client) call(ctx context.Context, method string, params any, out any, o
 		return exchange(ctx, nil, conn, method, params, out, opts)
 	}
 	req := telemetry.Request{Peer: c.peer(), Method: method}
-	describe(&req, params)
+	describe(&req, params, c.tel.RecordsToolArguments())
 	ctx, op := c.tel.Start(ctx, &req)
 	c.tel.InFlight(c.name, 1)
 	defer c.tel.InFlight(c.name, -1)

@@ -64,10 +64,14 @@ func notifyTraced(ctx context.Context, tel *telemetry.Telemetry, peer telemetry.
 
 // describe fills in the parts of a span that depend on the request's
 // params: the tool or prompt name, the resource URI.
-func describe(r *telemetry.Request, params any) {
+func describe(r *telemetry.Request, params any, recordArgs bool) {
 	switch p := params.(type) {
 	case messages.CallToolParams:
 		r.Target = p.Name
+		if r.Arguments == nil && p.Arguments != nil && recordArgs {
+			// Opt-in and sensitive (telemetry.md): encoded only then.
+			r.Arguments, _ = json.Marshal(p.Arguments)
+		}
 	case messages.GetPromptParams:
 		r.Target = p.Name
 	case messages.ReadResourceParams:

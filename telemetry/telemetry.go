@@ -172,6 +172,13 @@ func (t *Telemetry) Close() error {
 	return t.reg.Unregister()
 }
 
+// RecordsToolArguments reports whether tools/call arguments should be
+// passed in Request.Arguments (Options.RecordToolArguments): the caller can
+// then skip encoding them when nobody will record them.
+func (t *Telemetry) RecordsToolArguments() bool {
+	return t != nil && !t.disabled && t.recordArgs
+}
+
 // OpenOps reports how many Ops were started and not yet ended. Tests use it
 // to check that every span ends (it counts only live Ops: nothing is counted
 // while telemetry costs nothing).

@@ -74,6 +74,7 @@ type CallObserver interface {
 	Written()                    // the request is being written (called as the write starts)
 	CancelSent(reason string)    // notifications/cancelled was queued for it
 	SetRequestID(id messages.ID) // the id the request was sent with
+	LateResponse()               // an answer came after the call was retired
 }
 
 // Server returns the name of the server this connection talks to.

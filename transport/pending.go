@@ -25,6 +25,7 @@ type rpcCore struct {
 	nextID  int64            // ids are 1, 2, 3 ... and never reused
 	batches bool             // batches accepted (2025-03-26 only)
 	failed  error            // set once the transport is ending: new calls fail with it
+	retired retiredCalls     // observers of recently retired calls, for late answers
 }
 
 // frameSink is the framing and I/O half of a transport. The core appends
@@ -127,6 +128,9 @@ func (r *rpcCore) cancel(m cancelCall) {
 			c.obs.CancelSent(m.reason)
 		}
 	}
+	if c.obs != nil {
+		r.retired.add(c.id, c.obs)
+	}
 	r.resolve(c.id, outcome{err: errRetired})
 }
 
@@ -180,6 +184,9 @@ func (r *rpcCore) response(m messages.Message) {
 	if id > 0 && id <= r.nextID {
 		// Ours once: retired by timeout or cancellation, or answered twice.
 		r.stats.drop(dropLateResponse, &r.stats.lateResponses)
+		if obs, ok := r.retired.take(id); ok {
+			obs.LateResponse()
+		}
 		r.log.Debug("mcp: late response ignored", "server", r.server, "id", id)
 		return
 	}
