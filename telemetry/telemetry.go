@@ -132,15 +132,15 @@ func (t *Telemetry) makeInstruments(m metric.Meter) {
 	// and the returned instrument is then a working no-op: nothing to do.
 	t.clientDur, _ = m.Float64Histogram(MetricClientOperationDuration,
 		metric.WithUnit("s"),
-		metric.WithDescription("The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received."),
+		metric.WithDescription("Time from sending an MCP request or notification until its answer, failure, timeout or cancellation, seen by the client."),
 		metric.WithExplicitBucketBoundaries(DurationBuckets...))
 	t.serverDur, _ = m.Float64Histogram(MetricServerOperationDuration,
 		metric.WithUnit("s"),
-		metric.WithDescription("MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent."),
+		metric.WithDescription("Time from receiving a server-to-client MCP request until our answer is written."),
 		metric.WithExplicitBucketBoundaries(DurationBuckets...))
 	t.sessionDur, _ = m.Float64Histogram(MetricClientSessionDuration,
 		metric.WithUnit("s"),
-		metric.WithDescription("The duration of the MCP session as observed on the MCP client."),
+		metric.WithDescription("Time from the start of an MCP session (initialize) until it ends, seen by the client."),
 		metric.WithExplicitBucketBoundaries(DurationBuckets...))
 	t.queueWait, _ = m.Float64Histogram(MetricQueueWait,
 		metric.WithUnit("s"),
