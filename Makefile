@@ -2,8 +2,9 @@
 #
 #   make peers   install the independent test peers (npm ci in testdata/npm,
 #                build the go-sdk everything-server into bin/)
-#   make test    peers, then go test -race ./..., then a short run of every
-#                fuzz target; prints `N passed, N failed` last
+#   make test    peers, then go test -race ./..., the bench module's tests
+#                (so it keeps compiling), then a short run of every fuzz
+#                target; prints `N passed, N failed` last
 #   make vet     go vet and a gofmt check
 #   make bench   benchmarks in the bench/ module (when it exists)
 #   make demo    go run ./cmd/demo
@@ -58,6 +59,8 @@ test: peers $(TESTREPORT)
 	@( rc=0; \
 	  $(GO) test $(GOTESTFLAGS) -json ./... 2>&1 || { rc=$$?; \
 	    echo "{\"Action\":\"runner-exit\",\"Package\":\"go test ./...\",\"Output\":\"$$rc\"}"; }; \
+	  $(GO) -C bench test -count=1 -json ./... 2>&1 || { rc=$$?; \
+	    echo "{\"Action\":\"runner-exit\",\"Package\":\"go -C bench test ./...\",\"Output\":\"$$rc\"}"; }; \
 	  fuzz=$$($(GO) test -race -list '^Fuzz' ./... 2>/dev/null | \
 	    awk '/^Fuzz/ { names[n++] = $$1; next } \
 	         /^ok / { for (i = 0; i < n; i++) print $$2 "@" names[i] } \
