@@ -197,6 +197,27 @@ func (c *Client) Close(ctx context.Context) error {
 // The span starts before the wait for the handshake, so that the wait shows
 // in it (telemetry.md: "queued" events).
 func (c *Client) call(ctx context.Context, method string, params any, out any, opts transport.CallOptions) error {
+	return c.callProgress(ctx, method, params, out, opts, nil)
+}
+
+// callProgress is call for a request that carries a progress token
+// (opts.ProgressToken): each notification is decoded once, recorded on the
+// span, and handed to onProgress (which may be nil: the token may be there
+// only to extend the timeout).
+func (c *Client) callProgress(ctx context.Context, method string, params any, out any, opts transport.CallOptions, onProgress func(messages.ProgressParams)) error {
+	var op *telemetry.Op
+	if opts.ProgressToken != "" {
+		opts.OnProgress = func(raw json.RawMessage) {
+			var p messages.ProgressParams
+			if json.Unmarshal(raw, &p) != nil {
+				return
+			}
+			op.Progress(p.Progress, p.Total, p.Message)
+			if onProgress != nil {
+				onProgress(p)
+			}
+		}
+	}
 	if c.tel == nil {
 		conn, err := c.session(ctx)
 		if err != nil {
@@ -206,14 +227,11 @@ func (c *Client) call(ctx context.Context, method string, params any, out any, o
 	}
 	req := telemetry.Request{Peer: c.peer(), Method: method}
 	describe(&req, params, c.tel.RecordsToolArguments())
-	ctx, op := c.tel.Start(ctx, &req)
+	ctx, op = c.tel.Start(ctx, &req)
 	c.tel.InFlight(c.name, 1)
 	defer c.tel.InFlight(c.name, -1)
 	conn, err := c.sessionObserved(ctx, op)
 	if err == nil {
-		if opts.OnProgress != nil && op != nil {
-			opts.OnProgress = progressEvents(op, opts.OnProgress)
-		}
 		err = exchange(ctx, op, conn, method, params, out, opts)
 	}
 	toolError := false
@@ -242,18 +260,6 @@ func (c *Client) peer() telemetry.Peer {
 		return s.peer
 	}
 	return telemetry.StdioPeer(c.name)
-}
-
-// progressEvents records each progress notification on op before handing
-// it to the caller's callback.
-func progressEvents(op *telemetry.Op, next func(json.RawMessage)) func(json.RawMessage) {
-	return func(raw json.RawMessage) {
-		var p messages.ProgressParams
-		if json.Unmarshal(raw, &p) == nil {
-			op.Progress(p.Progress, p.Total, p.Message)
-		}
-		next(raw)
-	}
 }
 
 // InvalidResultError reports a result that does not decode as the method's

@@ -2,7 +2,6 @@ package actors
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"time"
 
@@ -61,15 +60,9 @@ func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts C
 		tok := c.progressSeq.Add(1)
 		params.Meta = c.withProgressToken(opts.Meta, tok)
 		topts.ProgressToken, _ = messages.ProgressTokenKey(tok)
-		topts.OnProgress = func(raw json.RawMessage) {
-			var p messages.ProgressParams
-			if json.Unmarshal(raw, &p) == nil && opts.OnProgress != nil {
-				opts.OnProgress(p)
-			}
-		}
 	}
 	var res messages.CallToolResult
-	if err := c.call(ctx, messages.MethodToolsCall, params, &res, topts); err != nil {
+	if err := c.callProgress(ctx, messages.MethodToolsCall, params, &res, topts, opts.OnProgress); err != nil {
 		return nil, err
 	}
 	return &res, nil
