@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -16,10 +17,10 @@ import (
 func TestMaxInFlight(t *testing.T) {
 	// 100 concurrent calls of a 40 ms sleep through MaxInFlight 4: all
 	// complete, and never more than 4 are outstanding. The test server
-	// does not count its concurrency, so the proof is a lower bound on the
+	// does not count its concurrency, so the proof is a lower harness.Bound on the
 	// time, which holds however slow the machine: 25 rounds of 40 ms.
 	s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.MaxInFlight = 4 })
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	var done atomic.Int32
 	start := time.Now()
 	errs := concurrently(t, 100, func(i int) error {
@@ -52,7 +53,7 @@ func TestWaitingForASlotIsBoundedByTheCaller(t *testing.T) {
 	go func() {
 		var once sync.Once
 		// Progress proves the call holds the slot: it is at the server.
-		_, err := s.c.CallToolWith(testCtx(t), "progress", map[string]any{"steps": 50, "intervalMs": 20}, actors.CallOptions{
+		_, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 50, "intervalMs": 20}, actors.CallOptions{
 			OnProgress: func(messages.ProgressParams) { once.Do(func() { close(started) }) },
 		})
 		busy <- err

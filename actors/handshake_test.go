@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -29,7 +30,7 @@ func TestHandshakeEstablishesSession(t *testing.T) {
 	if !strings.HasPrefix(c.Instructions(), "mcpactor test server") {
 		t.Errorf("instructions %q", c.Instructions())
 	}
-	if err := c.Ping(testCtx(t)); err != nil {
+	if err := c.Ping(harness.Context(t)); err != nil {
 		t.Errorf("ping: %v", err)
 	}
 	if c.Err() != nil {
@@ -52,14 +53,14 @@ func TestHandshakeUnsupportedVersion(t *testing.T) {
 	// disconnect; nothing is left running.
 	s := open(t, testserver.Options{ProtocolVersion: "1999-01-01"}, actors.Env{}, nil)
 	pid := s.pid()
-	err := s.c.WaitReady(testCtx(t))
+	err := s.c.WaitReady(harness.Context(t))
 	var uv *messages.UnsupportedVersionError
 	if !errors.Is(err, messages.ErrUnsupportedVersion) || !errors.As(err, &uv) || uv.Version != "1999-01-01" || uv.Server != "ts" {
 		t.Fatalf("got %v", err)
 	}
 	s.waitDone() // torn down without being asked
 	assertGone(t, pid)
-	if _, err := s.c.CallTool(testCtx(t), "echo", nil); !errors.Is(err, messages.ErrUnsupportedVersion) {
+	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); !errors.Is(err, messages.ErrUnsupportedVersion) {
 		t.Errorf("a call after the failed handshake: %v", err)
 	}
 }
@@ -75,7 +76,7 @@ func TestHandshakeConnectTimeout(t *testing.T) {
 	})
 	pid := s.pid()
 	start := time.Now()
-	err := s.c.WaitReady(testCtx(t))
+	err := s.c.WaitReady(harness.Context(t))
 	var ct *messages.ConnectTimeoutError
 	if !errors.As(err, &ct) || !errors.Is(err, messages.ErrConnectTimeout) ||
 		err.Error() != `Connection to MCP server "ts" timed out after 300ms` {
@@ -86,7 +87,7 @@ func TestHandshakeConnectTimeout(t *testing.T) {
 	}
 	s.waitDone()
 	assertGone(t, pid)
-	if got := s.stderr.withPrefix("cancelled"); len(got) != 0 {
+	if got := s.stderr.WithPrefix("cancelled"); len(got) != 0 {
 		t.Errorf("initialize was cancelled: %q", got)
 	}
 }
@@ -96,7 +97,7 @@ func TestInitializeIsBoundedByTheConnectTimeout(t *testing.T) {
 	// its connect timeout for the handshake.
 	s := connect(t, testserver.Options{SlowInitialize: 600 * time.Millisecond}, actors.Env{}, func(c *actors.ServerConfig) {
 		c.RequestTimeout = 100 * time.Millisecond
-		c.ConnectTimeout = bound
+		c.ConnectTimeout = harness.Bound
 	})
 	s.mustEcho("ready")
 }
@@ -113,7 +114,7 @@ func TestRequestsMadeBeforeTheHandshakeWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	errs := concurrently(t, 8, func(i int) error {
 		res, err := c.CallTool(ctx, "echo", map[string]any{"message": fmt.Sprint(i)})
 		if err == nil && text(t, res) != fmt.Sprint(i) {
@@ -142,7 +143,7 @@ func TestWaitForTheHandshakeIsBoundedByTheCaller(t *testing.T) {
 
 func TestHandshakeCommandNotFound(t *testing.T) {
 	s := open(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.Command = "/nonexistent/mcp-server" })
-	err := s.c.WaitReady(testCtx(t))
+	err := s.c.WaitReady(harness.Context(t))
 	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "/nonexistent/mcp-server") ||
 		!strings.Contains(err.Error(), "no such file or directory") {
 		t.Fatalf("got %v", err)
@@ -154,7 +155,7 @@ func TestHandshakeServerExitsAtStart(t *testing.T) {
 	// Its exit status and its last words make the error.
 	for range 3 { // the write of initialize may or may not beat the exit
 		s := open(t, testserver.Options{ExitAtStart: true, ExitCode: 3, StderrOnExit: "error: MCP_API_KEY is not set"}, actors.Env{}, nil)
-		err := s.c.WaitReady(testCtx(t))
+		err := s.c.WaitReady(harness.Context(t))
 		if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") ||
 			!strings.Contains(err.Error(), "error: MCP_API_KEY is not set") {
 			t.Fatalf("got %v", err)
@@ -172,7 +173,7 @@ func TestCloseDuringTheHandshake(t *testing.T) {
 	})
 	pid := s.pid()
 	waiting := make(chan error, 1)
-	go func() { waiting <- s.c.WaitReady(testCtx(t)) }()
+	go func() { waiting <- s.c.WaitReady(harness.Context(t)) }()
 	start := time.Now()
 	s.close()
 	if d := time.Since(start); d > 10*time.Second {
@@ -198,17 +199,17 @@ func TestBannerDoesNotBreakTheHandshake(t *testing.T) {
 func TestServerDiesAfterTheHandshake(t *testing.T) {
 	s := connect(t, testserver.Options{}, actors.Env{}, nil)
 	pid := s.pid()
-	_, err := s.c.CallTool(testCtx(t), "crash", map[string]any{"code": 9, "stderr": "segmentation fault"})
+	_, err := s.c.CallTool(harness.Context(t), "crash", map[string]any{"code": 9, "stderr": "segmentation fault"})
 	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 9") ||
 		!strings.Contains(err.Error(), "segmentation fault") {
 		t.Fatalf("got %v", err)
 	}
-	waitFor(t, "Err to report the end", func() bool { return s.c.Err() != nil })
+	harness.WaitFor(t, "Err to report the end", func() bool { return s.c.Err() != nil })
 	if s.c.Err().Error() != err.Error() {
 		t.Errorf("Err = %v", s.c.Err())
 	}
 	start := time.Now()
-	if _, err := s.c.CallTool(testCtx(t), "echo", nil); !errors.Is(err, messages.ErrTransportClosed) {
+	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); !errors.Is(err, messages.ErrTransportClosed) {
 		t.Errorf("a later call: %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -226,7 +227,7 @@ func TestConnectViaTheFacadeCleansUpOnFailure(t *testing.T) {
 	defer rt.Stop(context.Background())
 	cfg := config(testserver.Options{ProtocolVersion: "1999-01-01"}, "facade")
 	start := time.Now()
-	c, err := rt.Connect(testCtx(t), "facade", cfg)
+	c, err := rt.Connect(harness.Context(t), "facade", cfg)
 	if c != nil || !errors.Is(err, mcpactor.ErrUnsupportedVersion) {
 		t.Fatalf("Connect = %v, %v", c, err)
 	}

@@ -3,87 +3,19 @@ package actors_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
-
-// bound caps every wait in these tests: a test that waits this long has
-// found a hang, not a slow machine.
-const bound = 20 * time.Second
-
-func newSystem(t *testing.T) *actor.ActorSystem {
-	t.Helper()
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.DiscardHandler)
-	}))
-	t.Cleanup(sys.Shutdown)
-	return sys
-}
-
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// waitFor polls cond until it holds, failing the test after bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(bound)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// lineLog collects a server's stderr lines.
-type lineLog struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *lineLog) add(line string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, line)
-}
-
-func (l *lineLog) withPrefix(prefix string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, line := range l.lines {
-		if strings.HasPrefix(line, prefix) {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
-func (l *lineLog) waitLine(t *testing.T, prefix string) string {
-	t.Helper()
-	var found []string
-	waitFor(t, "stderr line "+strconv.Quote(prefix), func() bool {
-		found = l.withPrefix(prefix)
-		return len(found) > 0
-	})
-	return found[0]
-}
 
 // markVar is set in each child's environment so that the test can find
 // its pid in /proc; callers never see pids (architecture.md).
@@ -95,7 +27,7 @@ var marks atomic.Int64
 type server struct {
 	t      *testing.T
 	c      *actors.Client
-	stderr *lineLog
+	stderr *harness.Lines
 	mark   string
 }
 
@@ -115,13 +47,13 @@ func config(opts testserver.Options, mark string) actors.ServerConfig {
 // is set by open. The client is closed when the test ends.
 func open(t *testing.T, opts testserver.Options, env actors.Env, tune func(*actors.ServerConfig)) *server {
 	t.Helper()
-	s := &server{t: t, stderr: &lineLog{}, mark: fmt.Sprintf("%d-%d", os.Getpid(), marks.Add(1))}
+	s := &server{t: t, stderr: &harness.Lines{}, mark: fmt.Sprintf("%d-%d", os.Getpid(), marks.Add(1))}
 	cfg := config(opts, s.mark)
 	if tune != nil {
 		tune(&cfg)
 	}
-	env.StderrLine = func(_, line string) { s.stderr.add(line) }
-	sys := newSystem(t)
+	env.StderrLine = func(_, line string) { s.stderr.Add(line) }
+	sys := harness.ActorSystem(t)
 	s.c = actors.Spawn(sys.Root, "ts", cfg, env, nil)
 	t.Cleanup(func() { s.close() })
 	return s
@@ -131,7 +63,7 @@ func open(t *testing.T, opts testserver.Options, env actors.Env, tune func(*acto
 func connect(t *testing.T, opts testserver.Options, env actors.Env, tune func(*actors.ServerConfig)) *server {
 	t.Helper()
 	s := open(t, opts, env, tune)
-	if err := s.c.WaitReady(testCtx(t)); err != nil {
+	if err := s.c.WaitReady(harness.Context(t)); err != nil {
 		t.Fatalf("handshake: %v", err)
 	}
 	return s
@@ -143,13 +75,13 @@ func (s *server) close() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		ctx, cancel := context.WithTimeout(context.Background(), bound)
+		ctx, cancel := context.WithTimeout(context.Background(), harness.Bound)
 		defer cancel()
 		s.c.Close(ctx)
 	}()
 	select {
 	case <-done:
-	case <-time.After(bound + 5*time.Second):
+	case <-time.After(harness.Bound + 5*time.Second):
 		s.t.Fatal("Close hung")
 	}
 }
@@ -158,7 +90,7 @@ func (s *server) close() {
 func (s *server) pid() int {
 	s.t.Helper()
 	var pid int
-	waitFor(s.t, "the child in /proc", func() bool {
+	harness.WaitFor(s.t, "the child in /proc", func() bool {
 		pid = proctest.ChildWithEnv(markVar + "=" + s.mark)
 		return pid != 0
 	})
@@ -178,7 +110,7 @@ func (s *server) waitDone() {
 	s.t.Helper()
 	select {
 	case <-s.c.Done():
-	case <-time.After(bound):
+	case <-time.After(harness.Bound):
 		s.t.Fatal("the client never finished closing")
 	}
 }
@@ -206,7 +138,7 @@ func (s *server) echo(ctx context.Context, msg string) (string, error) {
 
 func (s *server) mustEcho(msg string) {
 	s.t.Helper()
-	if got, err := s.echo(testCtx(s.t), msg); err != nil || got != msg {
+	if got, err := s.echo(harness.Context(s.t), msg); err != nil || got != msg {
 		s.t.Fatalf("echo %q = %q, %v", msg, got, err)
 	}
 }
@@ -228,7 +160,7 @@ func concurrently(t *testing.T, n int, call func(i int) error) []error {
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(bound + 5*time.Second):
+	case <-time.After(harness.Bound + 5*time.Second):
 		t.Fatal("calls did not all end")
 	}
 	return errs

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -60,7 +61,7 @@ func seqs(t *testing.T, ns []actors.Notification) []int {
 // notify has the server send notifications/test {seq} (the notify tool).
 func (s *server) notify(seq int) {
 	s.t.Helper()
-	res, err := s.c.CallTool(testCtx(s.t), "notify", map[string]any{"method": "notifications/test", "params": map[string]any{"seq": seq}})
+	res, err := s.c.CallTool(harness.Context(s.t), "notify", map[string]any{"method": "notifications/test", "params": map[string]any{"seq": seq}})
 	if err != nil || res.IsError {
 		s.t.Fatalf("notify %d: %+v, %v", seq, res, err)
 	}
@@ -73,10 +74,10 @@ func TestNotificationsArriveInOrder(t *testing.T) {
 	for i := range n {
 		s.notify(i)
 	}
-	if err := s.c.SetLoggingLevel(testCtx(t), messages.LevelDebug); err != nil {
+	if err := s.c.SetLoggingLevel(harness.Context(t), messages.LevelDebug); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "every notification", func() bool { return len(box.snapshot()) == n+1 })
+	harness.WaitFor(t, "every notification", func() bool { return len(box.snapshot()) == n+1 })
 	got := box.snapshot()
 	for i, seq := range seqs(t, got) {
 		if seq != i {
@@ -102,7 +103,7 @@ func TestSlowSubscriberNeverDelaysResponses(t *testing.T) {
 		s.mustEcho(fmt.Sprint(i))
 	}
 	close(box.gate)
-	waitFor(t, "every notification", func() bool { return len(box.snapshot()) == 20 })
+	harness.WaitFor(t, "every notification", func() bool { return len(box.snapshot()) == 20 })
 	for i, seq := range seqs(t, box.snapshot()) {
 		if seq != i {
 			t.Fatalf("order %v", seqs(t, box.snapshot()))
@@ -118,7 +119,7 @@ func TestNotificationOverflowDropsTheOldest(t *testing.T) {
 		s.notify(i)
 	}
 	close(box.gate)
-	waitFor(t, "every notification delivered or dropped", func() bool {
+	harness.WaitFor(t, "every notification delivered or dropped", func() bool {
 		return int64(len(box.snapshot()))+s.c.DroppedNotifications() == n
 	})
 	got := seqs(t, box.snapshot())
@@ -159,14 +160,14 @@ func TestCloseWithABlockedSubscriber(t *testing.T) {
 	box := &inbox{gate: gate}
 	s := connect(t, testserver.Options{}, actors.Env{Handlers: actors.Handlers{Notification: box.deliver}}, nil)
 	s.notify(1)
-	waitFor(t, "the subscriber to be stuck", func() bool {
+	harness.WaitFor(t, "the subscriber to be stuck", func() bool {
 		box.mu.Lock()
 		defer box.mu.Unlock()
 		return box.calls == 1
 	})
 	start := time.Now()
 	s.close()
-	if d := time.Since(start); d > bound {
+	if d := time.Since(start); d > harness.Bound {
 		t.Errorf("Close took %v", d)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -20,18 +21,18 @@ func toolNames(tools []messages.Tool) []string {
 
 func TestListToolsFollowsPages(t *testing.T) {
 	whole := connect(t, testserver.Options{}, actors.Env{}, nil)
-	all, err := whole.c.ListTools(testCtx(t))
+	all, err := whole.c.ListTools(harness.Context(t))
 	if err != nil || len(all) < 10 {
 		t.Fatalf("one page: %d tools, %v", len(all), err)
 	}
 	paged := connect(t, testserver.Options{PageSize: 3}, actors.Env{}, nil)
-	got, err := paged.c.ListTools(testCtx(t))
+	got, err := paged.c.ListTools(harness.Context(t))
 	if err != nil || !slices.Equal(toolNames(got), toolNames(all)) {
 		t.Fatalf("pages of 3: %v, %v; want %v", toolNames(got), err, toolNames(all))
 	}
 	// The iterator yields the same, and can be left early.
 	var names []string
-	for tool, err := range paged.c.Tools(testCtx(t)) {
+	for tool, err := range paged.c.Tools(harness.Context(t)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +42,7 @@ func TestListToolsFollowsPages(t *testing.T) {
 		t.Errorf("iterator: %v", names)
 	}
 	n := 0
-	for _, err := range paged.c.Tools(testCtx(t)) {
+	for _, err := range paged.c.Tools(harness.Context(t)) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,10 +51,10 @@ func TestListToolsFollowsPages(t *testing.T) {
 		}
 	}
 	// Other listings page the same way.
-	if res, err := paged.c.ListResources(testCtx(t)); err != nil || len(res) == 0 {
+	if res, err := paged.c.ListResources(harness.Context(t)); err != nil || len(res) == 0 {
 		t.Errorf("resources: %d, %v", len(res), err)
 	}
-	if prompts, err := paged.c.ListPrompts(testCtx(t)); err != nil || len(prompts) == 0 {
+	if prompts, err := paged.c.ListPrompts(harness.Context(t)); err != nil || len(prompts) == 0 {
 		t.Errorf("prompts: %d, %v", len(prompts), err)
 	}
 }
@@ -62,7 +63,7 @@ func TestEndlessCursorStops(t *testing.T) {
 	// Every page names the same next cursor: the listing stops at the
 	// repeat, keeps what it read, and says why.
 	s := connect(t, testserver.Options{EndlessCursor: true, PageSize: 5}, actors.Env{}, nil)
-	got, err := s.c.ListTools(testCtx(t))
+	got, err := s.c.ListTools(harness.Context(t))
 	var pe *actors.PaginationError
 	if !errors.As(err, &pe) || pe.Method != messages.MethodToolsList || pe.Server != "ts" || pe.Pages != 2 {
 		t.Fatalf("got %v", err)
@@ -72,7 +73,7 @@ func TestEndlessCursorStops(t *testing.T) {
 	}
 	var items int
 	var last error
-	for _, err := range s.c.Tools(testCtx(t)) {
+	for _, err := range s.c.Tools(harness.Context(t)) {
 		if err != nil {
 			last = err
 			continue
@@ -86,7 +87,7 @@ func TestEndlessCursorStops(t *testing.T) {
 
 func TestToolWithoutInputSchemaStillLists(t *testing.T) {
 	s := connect(t, testserver.Options{ToolWithoutSchema: true}, actors.Env{}, nil)
-	tools, err := s.c.ListTools(testCtx(t))
+	tools, err := s.c.ListTools(harness.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestToolWithoutInputSchemaStillLists(t *testing.T) {
 	if i < 0 || tools[i].InputSchema != nil || len(tools) < 2 {
 		t.Fatalf("tools %v", toolNames(tools))
 	}
-	if res, err := s.c.CallTool(testCtx(t), "no-schema", nil); err != nil || text(t, res) != "no schema" {
+	if res, err := s.c.CallTool(harness.Context(t), "no-schema", nil); err != nil || text(t, res) != "no schema" {
 		t.Errorf("call: %+v, %v", res, err)
 	}
 }

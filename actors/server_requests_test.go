@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -34,7 +35,7 @@ func (s *server) ask(ctx context.Context, method string, params any) (answer str
 
 func (s *server) mustAsk(method string, params any) (string, bool) {
 	s.t.Helper()
-	answer, isError, err := s.ask(testCtx(s.t), method, params)
+	answer, isError, err := s.ask(harness.Context(s.t), method, params)
 	if err != nil {
 		s.t.Fatalf("ask %s: %v", method, err)
 	}
@@ -172,7 +173,7 @@ func TestHandlerContextEndsOnClose(t *testing.T) {
 	go s.ask(context.Background(), messages.MethodRootsList, nil)
 	select {
 	case <-started:
-	case <-time.After(bound):
+	case <-time.After(harness.Bound):
 		t.Fatal("the handler never ran")
 	}
 	start := time.Now()
@@ -200,7 +201,7 @@ func TestTooManyConcurrentServerRequests(t *testing.T) {
 		},
 	}}
 	s := connect(t, testserver.Options{}, env, nil)
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	results := make(chan string, 2)
 	for range 2 {
 		go func() {
@@ -208,7 +209,7 @@ func TestTooManyConcurrentServerRequests(t *testing.T) {
 			results <- answer
 		}()
 	}
-	waitFor(t, "two handlers running", func() bool { return running.Load() == 2 })
+	harness.WaitFor(t, "two handlers running", func() bool { return running.Load() == 2 })
 	answer, isError := s.mustAsk(messages.MethodRootsList, nil)
 	if !isError || !strings.Contains(answer, "busy") {
 		t.Errorf("third request answered %s (error %v)", answer, isError)

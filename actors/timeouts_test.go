@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -18,7 +19,7 @@ import (
 func TestTimeoutTellsTheServer(t *testing.T) {
 	s := connect(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, actors.Env{}, nil)
 	start := time.Now()
-	_, err := s.c.CallToolWith(testCtx(t), "echo", map[string]any{"message": "x"}, actors.CallOptions{Timeout: 200 * time.Millisecond})
+	_, err := s.c.CallToolWith(harness.Context(t), "echo", map[string]any{"message": "x"}, actors.CallOptions{Timeout: 200 * time.Millisecond})
 	var te *messages.TimeoutError
 	if !errors.As(err, &te) || !errors.Is(err, messages.ErrTimeout) || err.Error() != "Request timeout after 200ms" ||
 		te.Server != "ts" || te.Method != messages.MethodToolsCall || !te.ID.IsValid() {
@@ -27,12 +28,12 @@ func TestTimeoutTellsTheServer(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("a 200 ms timeout took %v", d)
 	}
-	line := s.stderr.waitLine(t, "cancelled "+te.ID.String()+" ")
+	line := s.stderr.Wait(t, "cancelled "+te.ID.String()+" ")
 	if !strings.HasSuffix(line, "Request timeout after 200ms") {
 		t.Errorf("the server was told %q", line)
 	}
 	// The connection is unharmed.
-	if _, err := s.c.ListTools(testCtx(t)); err != nil {
+	if _, err := s.c.ListTools(harness.Context(t)); err != nil {
 		t.Errorf("tools/list: %v", err)
 	}
 }
@@ -41,7 +42,7 @@ func TestServerRequestTimeoutDefault(t *testing.T) {
 	s := connect(t, testserver.Options{NeverAnswer: true}, actors.Env{}, func(c *actors.ServerConfig) {
 		c.RequestTimeout = 150 * time.Millisecond
 	})
-	if _, err := s.c.CallTool(testCtx(t), "echo", nil); err == nil || err.Error() != "Request timeout after 150ms" {
+	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); err == nil || err.Error() != "Request timeout after 150ms" {
 		t.Errorf("got %v", err)
 	}
 }
@@ -55,12 +56,12 @@ func TestCancellationTellsTheServer(t *testing.T) {
 	if !errors.As(err, &ce) || !errors.Is(err, context.Canceled) || errors.Is(err, messages.ErrTimeout) || !ce.ID.IsValid() {
 		t.Fatalf("got %#v", err)
 	}
-	line := s.stderr.waitLine(t, "cancelled "+ce.ID.String())
+	line := s.stderr.Wait(t, "cancelled "+ce.ID.String())
 	if !strings.HasSuffix(line, "context canceled") {
 		t.Errorf("the server was told %q", line)
 	}
 	// Every cancellation named a tools/call: initialize never is.
-	for _, l := range s.stderr.withPrefix("cancelled ") {
+	for _, l := range s.stderr.WithPrefix("cancelled ") {
 		if l != line {
 			t.Errorf("unexpected %q", l)
 		}
@@ -82,7 +83,7 @@ func TestProgressArrivesInOrderOnTheCallingGoroutine(t *testing.T) {
 	// and none may be lost to the race between them.
 	for run := range 20 {
 		var got []float64
-		res, err := s.c.CallToolWith(testCtx(t), "progress", map[string]any{"steps": 5, "intervalMs": 0}, actors.CallOptions{
+		res, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 5, "intervalMs": 0}, actors.CallOptions{
 			OnProgress: func(p messages.ProgressParams) {
 				if g := goid(); g != me {
 					t.Errorf("progress on goroutine %s, caller is %s", g, me)
@@ -113,7 +114,7 @@ func TestProgressTokensAreSeparate(t *testing.T) {
 	errs := concurrently(t, 10, func(i int) error {
 		var tokens = map[string]bool{}
 		n := 0
-		_, err := s.c.CallToolWith(testCtx(t), "progress", map[string]any{"steps": 4, "intervalMs": 5}, actors.CallOptions{
+		_, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 4, "intervalMs": 5}, actors.CallOptions{
 			OnProgress: func(p messages.ProgressParams) {
 				key, _ := messages.ProgressTokenKey(p.ProgressToken)
 				tokens[key] = true
@@ -138,14 +139,14 @@ func TestResetTimeoutOnProgress(t *testing.T) {
 	s := connect(t, testserver.Options{}, actors.Env{}, nil)
 	args := map[string]any{"steps": 40, "intervalMs": 20}
 	steps := 0
-	res, err := s.c.CallToolWith(testCtx(t), "progress", args, actors.CallOptions{
+	res, err := s.c.CallToolWith(harness.Context(t), "progress", args, actors.CallOptions{
 		Timeout: 400 * time.Millisecond, ResetTimeoutOnProgress: true,
 		OnProgress: func(messages.ProgressParams) { steps++ },
 	})
 	if err != nil || text(t, res) != "done" || steps != 40 {
 		t.Fatalf("with reset: %+v, %v after %d steps", res, err, steps)
 	}
-	_, err = s.c.CallToolWith(testCtx(t), "progress", args, actors.CallOptions{
+	_, err = s.c.CallToolWith(harness.Context(t), "progress", args, actors.CallOptions{
 		Timeout: 400 * time.Millisecond, OnProgress: func(messages.ProgressParams) {},
 	})
 	if err == nil || err.Error() != "Request timeout after 400ms" {
@@ -156,7 +157,7 @@ func TestResetTimeoutOnProgress(t *testing.T) {
 func TestMaxTotalTimeoutCapsProgress(t *testing.T) {
 	s := connect(t, testserver.Options{ReportCancels: true}, actors.Env{}, nil)
 	start := time.Now()
-	_, err := s.c.CallToolWith(testCtx(t), "progress", map[string]any{"steps": 1000, "intervalMs": 20}, actors.CallOptions{
+	_, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 1000, "intervalMs": 20}, actors.CallOptions{
 		Timeout: 400 * time.Millisecond, ResetTimeoutOnProgress: true, MaxTotalTimeout: 700 * time.Millisecond,
 		OnProgress: func(messages.ProgressParams) {},
 	})
@@ -168,5 +169,5 @@ func TestMaxTotalTimeoutCapsProgress(t *testing.T) {
 	if took < 700*time.Millisecond || took > 10*time.Second {
 		t.Errorf("capped at 700 ms, ended after %v", took)
 	}
-	s.stderr.waitLine(t, "cancelled "+te.ID.String())
+	s.stderr.Wait(t, "cancelled "+te.ID.String())
 }

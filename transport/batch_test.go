@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -21,7 +22,7 @@ func startBatchServer(t *testing.T, allow bool) (*Conn, func() string) {
 	t.Helper()
 	var mu sync.Mutex
 	var answer string
-	sys := newSystem(t)
+	sys := harness.ActorSystem(t)
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{
 		Server: "batch", Command: "sh", Args: []string{"-c", batchServer},
 		RequestTimeout: 500 * time.Millisecond,
@@ -31,11 +32,11 @@ func startBatchServer(t *testing.T, allow bool) (*Conn, func() string) {
 			answer = line
 		},
 	})
-	t.Cleanup(func() { conn.Close(testCtx(t)) })
+	t.Cleanup(func() { conn.Close(harness.Context(t)) })
 	conn.SetBatchPolicy(SetBatchPolicy{Allow: allow})
 	return conn, func() string {
 		var got string
-		waitFor(t, "the server's report of our answer", func() bool {
+		harness.WaitFor(t, "the server's report of our answer", func() bool {
 			mu.Lock()
 			defer mu.Unlock()
 			got = answer
@@ -48,7 +49,7 @@ func startBatchServer(t *testing.T, allow bool) (*Conn, func() string) {
 // 2025-03-26 allows batches: each element is handled as if it came alone.
 func TestBatchAcceptedWhenNegotiated(t *testing.T) {
 	conn, answer := startBatchServer(t, true)
-	res, err := conn.Call(testCtx(t), "tools/list", nil, CallOptions{})
+	res, err := conn.Call(harness.Context(t), "tools/list", nil, CallOptions{})
 	if err != nil || string(res) != `{"ok":true}` {
 		t.Fatalf("call answered in a batch: %s, %v", res, err)
 	}
@@ -66,7 +67,7 @@ func TestBatchAcceptedWhenNegotiated(t *testing.T) {
 // get a clear error, and it is counted (behaviour.md §1).
 func TestBatchRefusedOtherwise(t *testing.T) {
 	conn, answer := startBatchServer(t, false)
-	_, err := conn.Call(testCtx(t), "tools/list", nil, CallOptions{})
+	_, err := conn.Call(harness.Context(t), "tools/list", nil, CallOptions{})
 	if _, ok := err.(*messages.TimeoutError); !ok {
 		t.Fatalf("the answer came only inside a refused batch: got %v, want a timeout", err)
 	}

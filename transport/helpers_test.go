@@ -4,98 +4,25 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// bound caps every wait in these tests: a test that waits this long has
-// found a hang, not a slow machine.
-const bound = 20 * time.Second
-
-// newSystem returns an actor system that is shut down when the test ends.
-// protoactor's own log (dead letters after a stop) is noise here.
-func newSystem(t *testing.T) *actor.ActorSystem {
-	t.Helper()
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.DiscardHandler)
-	}))
-	t.Cleanup(sys.Shutdown)
-	return sys
-}
-
-// lineLog collects the lines a server writes to stderr.
-type lineLog struct {
-	mu    sync.Mutex
-	lines []string
-	count atomic.Int64
-}
-
-func (l *lineLog) add(line string) {
-	l.count.Add(1)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.lines) < 10000 { // a flood is counted, not kept
-		l.lines = append(l.lines, line)
-	}
-}
-
-func (l *lineLog) snapshot() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]string(nil), l.lines...)
-}
-
-// find returns the first line with prefix, if any.
-func (l *lineLog) find(prefix string) (string, bool) {
-	for _, line := range l.snapshot() {
-		if strings.HasPrefix(line, prefix) {
-			return line, true
-		}
-	}
-	return "", false
-}
-
-// waitLine waits for a line starting with prefix.
-func (l *lineLog) waitLine(t *testing.T, prefix string) string {
-	t.Helper()
-	var line string
-	waitFor(t, "stderr line "+strconv.Quote(prefix), func() bool {
-		var ok bool
-		line, ok = l.find(prefix)
-		return ok
-	})
-	return line
-}
-
-// waitFor polls cond until it holds, failing the test after bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(bound)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // server is one test server child behind a stdio transport.
 type server struct {
 	t      *testing.T
 	conn   *Conn
-	stderr *lineLog
+	stderr *harness.Lines
 	mark   string // unique environment entry that finds the child in /proc
 }
 
@@ -111,18 +38,18 @@ const markVar = "MCPACTOR_TRANSPORT_TEST_MARK"
 func startServer(t *testing.T, opts testserver.Options, owner *actor.PID, sys *actor.ActorSystem, tune func(*StdioConfig)) *server {
 	t.Helper()
 	path, args, env := testserver.Command(opts)
-	s := &server{t: t, stderr: &lineLog{}, mark: fmt.Sprintf("%d-%d", os.Getpid(), marks.Add(1))}
+	s := &server{t: t, stderr: &harness.Lines{}, mark: fmt.Sprintf("%d-%d", os.Getpid(), marks.Add(1))}
 	vars := map[string]string{markVar: s.mark}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	cfg := StdioConfig{Server: "ts", Command: path, Args: args, Env: vars, StderrLine: s.stderr.add}
+	cfg := StdioConfig{Server: "ts", Command: path, Args: args, Env: vars, StderrLine: s.stderr.Add}
 	if tune != nil {
 		tune(&cfg)
 	}
 	if sys == nil {
-		sys = newSystem(t)
+		sys = harness.ActorSystem(t)
 	}
 	s.conn = SpawnStdio(sys.Root, sys.Root, owner, cfg)
 	t.Cleanup(func() { s.close() })
@@ -132,14 +59,14 @@ func startServer(t *testing.T, opts testserver.Options, owner *actor.PID, sys *a
 // close closes the transport, failing the test if that hangs.
 func (s *server) close() error {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Bound)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- s.conn.Close(ctx) }()
 	select {
 	case err := <-done:
 		return err
-	case <-time.After(bound + 5*time.Second):
+	case <-time.After(harness.Bound + 5*time.Second):
 		s.t.Fatal("Close hung")
 		return nil
 	}
@@ -149,7 +76,7 @@ func (s *server) close() error {
 func (s *server) pid() int {
 	s.t.Helper()
 	var pid int
-	waitFor(s.t, "the child in /proc", func() bool {
+	harness.WaitFor(s.t, "the child in /proc", func() bool {
 		pid = proctest.ChildWithEnv(markVar + "=" + s.mark)
 		return pid != 0
 	})
@@ -204,7 +131,7 @@ func (s *server) echo(ctx context.Context, msg string) (string, error) {
 // mustEcho fails the test unless echo answers msg.
 func (s *server) mustEcho(msg string) {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	ctx, cancel := context.WithTimeout(context.Background(), harness.Bound)
 	defer cancel()
 	got, err := s.echo(ctx, msg)
 	if err != nil || got != msg {
@@ -212,12 +139,7 @@ func (s *server) mustEcho(msg string) {
 	}
 }
 
-// testCtx is a context bounded by bound.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testCtx is a context bounded by harness.Bound.
 
 // recorder is an owner actor that hands what the transport tells it to a
 // channel (never blocking the actor: overflow would fail the test).
@@ -248,7 +170,7 @@ func newRecorder(t *testing.T, sys *actor.ActorSystem) (*recorder, *actor.PID) {
 // others.
 func recv[T any](t *testing.T, r *recorder) T {
 	t.Helper()
-	timeout := time.After(bound)
+	timeout := time.After(harness.Bound)
 	for {
 		select {
 		case m := <-r.ch:

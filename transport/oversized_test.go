@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -38,7 +39,7 @@ func TestOversizedAnswerFailsItsCallAtOnce(t *testing.T) {
 	const limit = 1 << 20
 	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.MaxFrameSize = limit })
 	start := time.Now()
-	_, err := s.conn.Call(testCtx(t), messages.MethodToolsCall, toolParams("big", map[string]any{"bytes": 2 * limit}), CallOptions{})
+	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("big", map[string]any{"bytes": 2 * limit}), CallOptions{})
 	var tooLarge *messages.FrameTooLargeError
 	if !errors.As(err, &tooLarge) || !errors.Is(err, messages.ErrFrameTooLarge) || tooLarge.Limit != limit {
 		t.Fatalf("got %v, want a FrameTooLargeError", err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -30,15 +31,15 @@ cat >/dev/null`
 // A call that timed out still hears of its answer when it comes late: the
 // observer (the call's span) is told, and the answer is counted.
 func TestLateAnswerReachesTheRetiredCallsObserver(t *testing.T) {
-	sys := newSystem(t)
+	sys := harness.ActorSystem(t)
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{Server: "slow", Command: "sh", Args: []string{"-c", slowServer}})
-	t.Cleanup(func() { conn.Close(testCtx(t)) })
+	t.Cleanup(func() { conn.Close(harness.Context(t)) })
 	obs := &observer{}
-	_, err := conn.Call(testCtx(t), "tools/call", nil, CallOptions{Timeout: 100 * time.Millisecond, Observer: obs})
+	_, err := conn.Call(harness.Context(t), "tools/call", nil, CallOptions{Timeout: 100 * time.Millisecond, Observer: obs})
 	if !errors.Is(err, messages.ErrTimeout) {
 		t.Fatalf("got %v, want a timeout", err)
 	}
-	waitFor(t, "the late answer", func() bool { return conn.Stats().LateResponses == 1 })
+	harness.WaitFor(t, "the late answer", func() bool { return conn.Stats().LateResponses == 1 })
 	if obs.written.Load() != 1 || obs.cancelSent.Load() != 1 || obs.late.Load() != 1 {
 		t.Errorf("observer heard written=%d cancelSent=%d late=%d, want 1 each", obs.written.Load(), obs.cancelSent.Load(), obs.late.Load())
 	}

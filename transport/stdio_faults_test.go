@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -38,7 +39,7 @@ func concurrently(t *testing.T, n int, call func(i int) (string, error)) ([]stri
 		}()
 	}
 	seen := make(map[int]bool, n)
-	timeout := time.After(bound + 5*time.Second)
+	timeout := time.After(harness.Bound + 5*time.Second)
 	for range n {
 		select {
 		case i := <-ended:
@@ -58,7 +59,7 @@ func TestNoiseOnStdoutIsSkipped(t *testing.T) {
 	// non-JSON line, a JSON line that is not JSON-RPC, and a response to
 	// an id never issued.
 	s := startServer(t, testserver.Options{Banner: "Starting MCP server v1.0\nlistening on stdio", NoiseEvery: 1}, nil, nil, nil)
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	for i := range 10 {
 		s.mustEcho(fmt.Sprint("sequential ", i))
 	}
@@ -70,7 +71,7 @@ func TestNoiseOnStdoutIsSkipped(t *testing.T) {
 	}
 	const responses = 50
 	want := Stats{Malformed: 2 + 2*responses, UnknownIDs: responses}
-	waitFor(t, "the noise to be counted", func() bool { return s.conn.Stats() == want })
+	harness.WaitFor(t, "the noise to be counted", func() bool { return s.conn.Stats() == want })
 	if err := s.conn.Err(); err != nil {
 		t.Fatalf("connection ended: %v", err)
 	}
@@ -95,7 +96,7 @@ func TestFrameCapBoundary(t *testing.T) {
 		delivered bool
 	}{{limit, true}, {limit + 1, false}} {
 		t.Run(strconv.Itoa(tc.size), func(t *testing.T) {
-			sys := newSystem(t)
+			sys := harness.ActorSystem(t)
 			rec, owner := newRecorder(t, sys)
 			s := startServer(t, testserver.Options{HugeFrameBytes: tc.size}, owner, sys, func(c *StdioConfig) { c.MaxFrameSize = limit })
 			s.mustEcho("after")
@@ -124,7 +125,7 @@ func TestEndlessLine(t *testing.T) {
 		c.CloseGrace, c.TermGrace = 200*time.Millisecond, 200*time.Millisecond
 	})
 	pid := s.pid()
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	// The server writes the line until the first call is cancelled: that
 	// one must not be (NoCancel), or the line would end.
 	first := make(chan error, 1)
@@ -133,7 +134,7 @@ func TestEndlessLine(t *testing.T) {
 		first <- err
 	}()
 	// The line has started once the server has written megabytes.
-	waitFor(t, "the endless line to start", func() bool { return written(pid) > 8<<20 })
+	harness.WaitFor(t, "the endless line to start", func() bool { return written(pid) > 8<<20 })
 	_, errs := concurrently(t, 4, func(i int) (string, error) {
 		_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), CallOptions{Timeout: 300 * time.Millisecond})
 		return "", err
@@ -182,12 +183,12 @@ func TestStderrFlood(t *testing.T) {
 	s.mustEcho("heard over the flood")
 	// Each line is delivered or, when the callback fell behind, counted:
 	// none is lost silently, and the server was never blocked.
-	waitFor(t, "every flood line", func() bool {
-		return s.stderr.count.Load()+s.conn.Stats().DroppedStderrLines >= flood/80
+	harness.WaitFor(t, "every flood line", func() bool {
+		return s.stderr.Count()+s.conn.Stats().DroppedStderrLines >= flood/80
 	})
 
 	// End it with a crash: the error carries a bounded tail.
-	_, err := s.conn.Call(testCtx(t), "tools/call", toolParams("crash", map[string]any{"code": 3, "stderr": "last words"}), CallOptions{})
+	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 3, "stderr": "last words"}), CallOptions{})
 	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") || !strings.HasSuffix(err.Error(), "last words") {
 		t.Fatalf("crash: %v", err)
 	}
@@ -202,7 +203,7 @@ func TestStderrFlood(t *testing.T) {
 // arrive on the returned channel.
 func inFlight(t *testing.T, s *server, n int) <-chan error {
 	t.Helper()
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	errs := make(chan error, n)
 	var started sync.WaitGroup
 	started.Add(n)
@@ -238,7 +239,7 @@ func TestServerExitsMidRequest(t *testing.T) {
 			s := startServer(t, testserver.Options{}, nil, nil, nil)
 			pid := s.pid()
 			running := inFlight(t, s, 4)
-			_, err := s.conn.Call(testCtx(t), "tools/call", toolParams("crash", map[string]any{"code": 7, "stderr": tc.stderr}), CallOptions{})
+			_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 7, "stderr": tc.stderr}), CallOptions{})
 			check := func(what string, err error) {
 				t.Helper()
 				if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 7") ||
@@ -251,12 +252,12 @@ func TestServerExitsMidRequest(t *testing.T) {
 				select {
 				case err := <-running:
 					check(fmt.Sprint("in-flight call ", i), err)
-				case <-time.After(bound):
+				case <-time.After(harness.Bound):
 					t.Fatal("an in-flight call never ended")
 				}
 			}
 			// Later calls fail at once with the same error.
-			_, err = s.echo(testCtx(t), "too late")
+			_, err = s.echo(harness.Context(t), "too late")
 			check("a later call", err)
 			<-s.conn.Done()
 			check("Err", s.conn.Err())
@@ -269,7 +270,7 @@ func TestExitAfterRequests(t *testing.T) {
 	// The third tools/call ends the server: three calls sent together all
 	// fail with the exit status and the stderr text, whichever was third.
 	s := startServer(t, testserver.Options{ExitAfterRequests: 3, ExitCode: 4, StderrOnExit: "fatal: quota exceeded"}, nil, nil, nil)
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	_, errs := concurrently(t, 3, func(i int) (string, error) {
 		_, err := s.conn.Call(ctx, "tools/call", toolParams("sleep", map[string]any{"ms": 60000}), CallOptions{})
 		return "", err
@@ -326,14 +327,14 @@ func TestCloseDuringForcedContext(t *testing.T) {
 
 func TestNeverAnsweredCallTimesOutAndIsCancelled(t *testing.T) {
 	s := startServer(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, nil, nil, nil)
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), CallOptions{Timeout: 200 * time.Millisecond})
 	var te *messages.TimeoutError
 	if !errors.As(err, &te) || err.Error() != "Request timeout after 200ms" || te.Method != "tools/call" || !te.ID.IsValid() {
 		t.Fatalf("got %#v", err)
 	}
 	// basic/utilities/cancellation: the server is told which request.
-	line := s.stderr.waitLine(t, "cancelled "+te.ID.String()+" ")
+	line := s.stderr.Wait(t, "cancelled "+te.ID.String()+" ")
 	if !strings.HasSuffix(line, "Request timeout after 200ms") {
 		t.Errorf("cancellation %q", line)
 	}
@@ -367,7 +368,7 @@ func TestContextCancellation(t *testing.T) {
 			if !errors.As(err, &ce) || !errors.Is(err, tc.want) || errors.Is(err, messages.ErrTimeout) || !ce.ID.IsValid() {
 				t.Fatalf("got %#v", err)
 			}
-			s.stderr.waitLine(t, "cancelled "+ce.ID.String()+" ")
+			s.stderr.Wait(t, "cancelled "+ce.ID.String()+" ")
 		})
 	}
 	// A context already ended: nothing is sent.
@@ -382,18 +383,18 @@ func TestNoCancelIsNeverCancelled(t *testing.T) {
 	// initialize must not be cancelled: NoCancel retires the call without
 	// telling the server.
 	s := startServer(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, nil, nil, nil)
-	_, err := s.conn.Call(testCtx(t), "tools/call", toolParams("echo", nil), CallOptions{Timeout: 100 * time.Millisecond, NoCancel: true})
+	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), CallOptions{Timeout: 100 * time.Millisecond, NoCancel: true})
 	if !errors.Is(err, messages.ErrTimeout) {
 		t.Fatalf("got %v", err)
 	}
 	// A cancellation sent after it would be reported before this one.
-	_, err = s.conn.Call(testCtx(t), "tools/call", toolParams("echo", nil), CallOptions{Timeout: 100 * time.Millisecond})
+	_, err = s.conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), CallOptions{Timeout: 100 * time.Millisecond})
 	var te *messages.TimeoutError
 	if !errors.As(err, &te) {
 		t.Fatalf("got %v", err)
 	}
-	s.stderr.waitLine(t, "cancelled "+te.ID.String()+" ")
-	for _, line := range s.stderr.snapshot() {
+	s.stderr.Wait(t, "cancelled "+te.ID.String()+" ")
+	for _, line := range s.stderr.All() {
 		if strings.HasPrefix(line, "cancelled ") && line != s.mustFind("cancelled "+te.ID.String()+" ") {
 			t.Errorf("unexpected cancellation %q", line)
 		}
@@ -401,7 +402,7 @@ func TestNoCancelIsNeverCancelled(t *testing.T) {
 }
 
 func (s *server) mustFind(prefix string) string {
-	line, _ := s.stderr.find(prefix)
+	line, _ := s.stderr.Find(prefix)
 	return line
 }
 
@@ -409,7 +410,7 @@ func TestOutOfOrderAndStringIDs(t *testing.T) {
 	// Answers come back reversed, in batches, with our integer ids echoed
 	// as strings: each of 256 concurrent callers still gets its own.
 	s := startServer(t, testserver.Options{OutOfOrder: true, StringIDs: true}, nil, nil, nil)
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	const n = 256
 	texts, errs := concurrently(t, n, func(i int) (string, error) { return s.echo(ctx, fmt.Sprint("message #", i)) })
 	for i := range n {
@@ -425,17 +426,17 @@ func TestOutOfOrderAndStringIDs(t *testing.T) {
 func TestWriteFailureFailsAtOnce(t *testing.T) {
 	// The "server" closes its stdin and lives on: our write gets EPIPE and
 	// the request fails at once, not after its 30 s timeout.
-	sys := newSystem(t)
-	log := &lineLog{}
+	sys := harness.ActorSystem(t)
+	log := &harness.Lines{}
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{
 		Server: "sh", Command: "/bin/sh", Args: []string{"-c", "exec 0<&-; echo ready >&2; exec sleep 60"},
 		RequestTimeout: 30 * time.Second, CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond,
-		StderrLine: log.add,
+		StderrLine: log.Add,
 	})
 	defer conn.Close(context.Background())
-	log.waitLine(t, "ready")
+	log.Wait(t, "ready")
 	start := time.Now()
-	_, err := conn.Call(testCtx(t), "tools/call", toolParams("echo", nil), CallOptions{})
+	_, err := conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), CallOptions{})
 	if !errors.Is(err, messages.ErrTransportClosed) || errors.Is(err, messages.ErrTimeout) {
 		t.Fatalf("got %v, want ErrTransportClosed", err)
 	}
@@ -443,33 +444,33 @@ func TestWriteFailureFailsAtOnce(t *testing.T) {
 		t.Errorf("the failed write took %v to report", d)
 	}
 	// Later calls fail at once too.
-	if _, err := conn.Call(testCtx(t), "ping", nil, CallOptions{}); !errors.Is(err, messages.ErrTransportClosed) {
+	if _, err := conn.Call(harness.Context(t), "ping", nil, CallOptions{}); !errors.Is(err, messages.ErrTransportClosed) {
 		t.Errorf("later call: %v", err)
 	}
 }
 
 func TestCommandNotFound(t *testing.T) {
-	sys := newSystem(t)
+	sys := harness.ActorSystem(t)
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{Server: "ghost", Command: "/nonexistent/mcp-server"})
-	_, err := conn.Call(testCtx(t), "ping", nil, CallOptions{})
+	_, err := conn.Call(harness.Context(t), "ping", nil, CallOptions{})
 	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "no such file or directory") {
 		t.Fatalf("got %v", err)
 	}
 	select {
 	case <-conn.Done():
-	case <-time.After(bound):
+	case <-time.After(harness.Bound):
 		t.Fatal("Done never closed")
 	}
-	if err := conn.Close(testCtx(t)); err == nil || err.Error() != conn.Err().Error() {
+	if err := conn.Close(harness.Context(t)); err == nil || err.Error() != conn.Err().Error() {
 		t.Errorf("Close = %v, Err = %v", err, conn.Err())
 	}
 }
 
 func TestOwnerIsToldWhyTheTransportClosed(t *testing.T) {
-	sys := newSystem(t)
+	sys := harness.ActorSystem(t)
 	rec, owner := newRecorder(t, sys)
 	s := startServer(t, testserver.Options{}, owner, sys, nil)
-	_, err := s.conn.Call(testCtx(t), "tools/call", toolParams("crash", map[string]any{"code": 2, "stderr": "bye"}), CallOptions{})
+	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 2, "stderr": "bye"}), CallOptions{})
 	closed := recv[messages.TransportClosed](t, rec)
 	if closed.Err == nil || closed.Err.Error() != err.Error() || !strings.Contains(err.Error(), "exit status 2: bye") {
 		t.Errorf("owner told %v; call got %v", closed.Err, err)
@@ -480,7 +481,7 @@ func TestServerRequestWithoutOwnerGetsMethodNotFound(t *testing.T) {
 	// With no owner to serve it, a server-to-client request is answered
 	// with -32601 rather than left to stall the server.
 	s := startServer(t, testserver.Options{}, nil, nil, nil)
-	raw, err := s.conn.Call(testCtx(t), "tools/call", toolParams("ask-client", map[string]any{"method": "roots/list"}), CallOptions{})
+	raw, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("ask-client", map[string]any{"method": "roots/list"}), CallOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,11 +495,11 @@ func TestServerRequestWithoutOwnerGetsMethodNotFound(t *testing.T) {
 
 func TestBackpressure(t *testing.T) {
 	// At most MaxInFlight requests are outstanding: 100 calls of a 40 ms
-	// sleep through 4 slots take at least 25 rounds. (A lower bound: it
+	// sleep through 4 slots take at least 25 rounds. (A lower harness.Bound: it
 	// holds however slow the machine.)
 	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.MaxInFlight = 4 })
 	s.mustEcho("up")
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	start := time.Now()
 	_, errs := concurrently(t, 100, func(i int) (string, error) {
 		_, err := s.conn.Call(ctx, "tools/call", toolParams("sleep", map[string]any{"ms": 40}), CallOptions{})
@@ -530,22 +531,22 @@ func TestNoFileDescriptorLeak(t *testing.T) {
 	debug.SetGCPercent(-1) // keep finalizers from closing what leaked
 	defer debug.SetGCPercent(100)
 	run := func() {
-		sys := newSystem(t)
+		sys := harness.ActorSystem(t)
 		// An orderly close.
 		s := startServer(t, testserver.Options{}, nil, sys, nil)
 		s.mustEcho("x")
 		s.close()
 		// A crash.
 		s = startServer(t, testserver.Options{}, nil, sys, nil)
-		s.conn.Call(testCtx(t), "tools/call", toolParams("crash", map[string]any{"code": 1}), CallOptions{})
+		s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 1}), CallOptions{})
 		<-s.conn.Done()
 		// A failed write.
 		s = startServer(t, testserver.Options{}, nil, sys, func(c *StdioConfig) {
 			c.Command, c.Args = "/bin/sh", []string{"-c", "exec 0<&-; echo ready >&2; exec sleep 60"}
 			c.CloseGrace, c.TermGrace = 100*time.Millisecond, 100*time.Millisecond
 		})
-		s.stderr.waitLine(t, "ready")
-		s.conn.Call(testCtx(t), "ping", nil, CallOptions{})
+		s.stderr.Wait(t, "ready")
+		s.conn.Call(harness.Context(t), "ping", nil, CallOptions{})
 		s.close()
 		// A command that does not exist.
 		s = startServer(t, testserver.Options{}, nil, sys, func(c *StdioConfig) { c.Command = "/nonexistent" })
@@ -576,7 +577,7 @@ func TestStoppedByParent(t *testing.T) {
 		}
 	}
 	<-s.conn.Done()
-	waitFor(t, "the process to be reaped", func() bool { return syscall.Kill(pid, 0) != nil })
+	harness.WaitFor(t, "the process to be reaped", func() bool { return syscall.Kill(pid, 0) != nil })
 	assertGone(t, pid)
 }
 
@@ -588,21 +589,21 @@ func TestWrapperExitsLeavingItsChild(t *testing.T) {
 		c.Command, c.Args = "/bin/sh", []string{"-c", "sleep 60 & echo started >&2; exit 3"}
 		c.CloseGrace, c.TermGrace = 200*time.Millisecond, 200*time.Millisecond
 	})
-	s.stderr.waitLine(t, "started")
+	s.stderr.Wait(t, "started")
 	var orphan int
-	waitFor(t, "the wrapper's child", func() bool {
+	harness.WaitFor(t, "the wrapper's child", func() bool {
 		orphan = proctest.WithEnv(markVar+"="+s.mark, "sleep")
 		return orphan != 0
 	})
 	select {
 	case <-s.conn.Done():
-	case <-time.After(bound):
+	case <-time.After(harness.Bound):
 		t.Fatal("the transport waits for the pipes for ever")
 	}
 	if err := s.conn.Err(); !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") {
 		t.Errorf("Err = %v", err)
 	}
-	waitFor(t, "the orphan to be killed", func() bool {
+	harness.WaitFor(t, "the orphan to be killed", func() bool {
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", orphan))
 		// Gone, or a zombie waiting for its new parent to reap it.
 		return err != nil || strings.Contains(string(stat), ") Z ")
@@ -613,12 +614,12 @@ func TestLateAnswerIsCountedNotDelivered(t *testing.T) {
 	// A call retired by its timeout without telling the server (NoCancel)
 	// gets its answer later: it is counted, and reaches nobody else.
 	s := startServer(t, testserver.Options{}, nil, nil, nil)
-	ctx := testCtx(t)
+	ctx := harness.Context(t)
 	_, err := s.conn.Call(ctx, "tools/call", toolParams("sleep", map[string]any{"ms": 1000}), CallOptions{Timeout: 50 * time.Millisecond, NoCancel: true})
 	if !errors.Is(err, messages.ErrTimeout) {
 		t.Fatalf("got %v", err)
 	}
-	waitFor(t, "the late answer", func() bool { return s.conn.Stats().LateResponses == 1 })
+	harness.WaitFor(t, "the late answer", func() bool { return s.conn.Stats().LateResponses == 1 })
 	s.mustEcho("next")
 	if st := s.conn.Stats(); st != (Stats{LateResponses: 1}) {
 		t.Errorf("stats %+v", st)

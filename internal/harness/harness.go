@@ -1,0 +1,114 @@
+// Package harness holds what the runtime's tests share for waiting and
+// watching: a bound on every wait, polling with that bound, a quiet actor
+// system, and a log of a server's stderr lines. Tests assert outcomes and
+// order with it, never speed (testing.md, "Time in tests").
+package harness
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// Bound caps every wait: a test that waits this long has found a hang, not
+// a slow machine.
+const Bound = 20 * time.Second
+
+// Context returns a context that ends after Bound or with the test.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), Bound)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// WaitFor polls cond until it holds, failing the test after Bound.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(Bound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// ActorSystem returns an actor system that is shut down when the test ends.
+// protoactor's own log (dead letters after a stop) is noise here.
+func ActorSystem(t testing.TB) *actor.ActorSystem {
+	t.Helper()
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.DiscardHandler)
+	}))
+	t.Cleanup(sys.Shutdown)
+	return sys
+}
+
+// keptLines bounds the lines Lines keeps; a flood is counted, not kept.
+const keptLines = 10000
+
+// Lines collects the lines a server writes to stderr. Add is safe for
+// concurrent use and fits StdioConfig.StderrLine.
+type Lines struct {
+	mu    sync.Mutex
+	lines []string
+	count atomic.Int64
+}
+
+// Add records one line.
+func (l *Lines) Add(line string) {
+	l.count.Add(1)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) < keptLines {
+		l.lines = append(l.lines, line)
+	}
+}
+
+// Count reports how many lines were added, kept or not.
+func (l *Lines) Count() int64 { return l.count.Load() }
+
+// All returns a copy of the kept lines.
+func (l *Lines) All() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
+}
+
+// WithPrefix returns the kept lines that start with prefix.
+func (l *Lines) WithPrefix(prefix string) []string {
+	var out []string
+	for _, line := range l.All() {
+		if strings.HasPrefix(line, prefix) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// Find returns the first kept line with prefix, if any.
+func (l *Lines) Find(prefix string) (string, bool) {
+	if found := l.WithPrefix(prefix); len(found) > 0 {
+		return found[0], true
+	}
+	return "", false
+}
+
+// Wait waits (up to Bound) for a line starting with prefix and returns it.
+func (l *Lines) Wait(t testing.TB, prefix string) string {
+	t.Helper()
+	var line string
+	WaitFor(t, "stderr line "+strconv.Quote(prefix), func() bool {
+		var ok bool
+		line, ok = l.Find(prefix)
+		return ok
+	})
+	return line
+}
