@@ -47,6 +47,9 @@ type clientActor struct {
 	started      time.Time
 	sess         *session
 	sessionEnded bool
+	// tornDown is set once the teardown has been reported; the actor then
+	// stops as soon as its transport child has terminated.
+	tornDown bool
 }
 
 // Messages the client actor receives besides the transport's.
@@ -91,6 +94,19 @@ func (a *clientActor) Receive(ctx actor.Context) {
 		// Only a handshake that never succeeded is still unpublished.
 		a.h.publishReady(nil, a.conn, a.failedConnectError())
 		a.h.publishClosed()
+		a.tornDown = true
+		a.stopWhenAlone(ctx)
+	case *actor.Terminated:
+		a.stopWhenAlone(ctx)
+	}
+}
+
+// stopWhenAlone stops the actor after its teardown, but only once the
+// transport child has stopped itself: stopping earlier would make protoactor
+// send the child a Stop it can no longer receive, a dead letter whose logging
+// throttle leaves a goroutine running for a second after Runtime.Stop.
+func (a *clientActor) stopWhenAlone(ctx actor.Context) {
+	if a.tornDown && len(ctx.Children()) == 0 {
 		ctx.Stop(ctx.Self())
 	}
 }

@@ -13,9 +13,5 @@ import (
 // must leave no goroutine behind.
 func TestMain(m *testing.M) {
 	testserver.RunIfChild()
-	goleak.VerifyTestMain(m,
-		// protoactor throttles its dead-letter log with a goroutine that
-		// ends by itself a second after the first dead letter (a message
-		// to an actor that has stopped, e.g. a late timer).
-		goleak.IgnoreTopFunction("github.com/asynkron/protoactor-go/actor.NewDeadLetter.NewThrottle.func4.1"))
+	goleak.VerifyTestMain(m)
 }
