@@ -87,7 +87,9 @@ func describe(r *telemetry.Request, params any, recordArgs bool) {
 // without reflection (same bytes; messages.AppendCallToolParams).
 func encodeParams(params any) (json.RawMessage, error) {
 	if p, ok := params.(messages.CallToolParams); ok {
-		return messages.AppendCallToolParams(nil, &p)
+		// One allocation for the usual small call instead of a series of
+		// doublings from empty.
+		return messages.AppendCallToolParams(make([]byte, 0, 64+len(p.Name)), &p)
 	}
 	return json.Marshal(params)
 }

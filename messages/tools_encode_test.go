@@ -2,6 +2,7 @@ package messages
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -11,6 +12,14 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 		{Name: "echo", Arguments: map[string]any{"message": "hi <there> & \"you\"", "n": 1.5}},
 		{Name: "ünïcode\u2028", Arguments: struct{ A int }{3}},
 		{Name: "x", Arguments: map[string]any{}},
+		{Name: "nil-args", Arguments: map[string]any(nil)},
+		{Name: "shapes", Arguments: map[string]any{
+			"small": 1e-7, "big": 1e21, "plain": 123456789.0, "neg0": math.Copysign(0, -1), "frac": -0.000001,
+			"nil": nil, "int": 5, "i64": int64(-3), "t": true, "list": []any{1.0, "x", false, nil, []any(nil)},
+			"nested": map[string]any{"b": 1.0, "a": map[string]any{"z": "<", "é": "ok"}},
+			"struct": struct{ B []byte }{[]byte("hi")},
+			"k9":     9, "k10": 10, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8,
+		}},
 		{Meta: Meta{"progressToken": 7, "traceparent": "00-abc"}, Name: "p", Arguments: []int{1}},
 		{Meta: Meta{}, Name: "empty-meta"},
 		{Name: "mrtr", InputResponses: map[string]json.RawMessage{"a": json.RawMessage(`{"x":1}`)}, RequestState: "opaque\n"},
@@ -27,8 +36,10 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	}
-	if _, err := AppendCallToolParams(nil, &CallToolParams{Name: "bad", Arguments: func() {}}); err == nil {
-		t.Error("unencodable arguments: want an error")
+	for _, bad := range []any{func() {}, map[string]any{"nan": math.NaN()}, []any{math.Inf(1)}} {
+		if _, err := AppendCallToolParams(nil, &CallToolParams{Name: "bad", Arguments: bad}); err == nil {
+			t.Errorf("unencodable arguments %T: want an error", bad)
+		}
 	}
 }
 
