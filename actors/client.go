@@ -151,8 +151,9 @@ func (c *Client) Stats() transport.Stats {
 // was full; the oldest waiting ones go first.
 func (c *Client) DroppedNotifications() int64 { return c.droppedNotes.Load() }
 
-// MailboxDepth reports the frames read from the server that the transport
-// actor has not handled yet (0 before the handshake).
+// MailboxDepth reports the messages from the server's reader waiting in the
+// transport actor's mailbox, each a run of frames read together (0 before
+// the handshake).
 func (c *Client) MailboxDepth() int {
 	if c.established() == nil || c.conn == nil {
 		return 0

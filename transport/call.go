@@ -59,8 +59,9 @@ type respond struct {
 	err    *messages.Error
 }
 
-// inbound carries a decoded frame from a reader goroutine to the actor.
-type inbound struct{ msg messages.Message }
+// inbound carries a run of decoded frames, in the order read, from a reader
+// goroutine to the actor.
+type inbound struct{ msgs []messages.Message }
 
 // inboundBatch carries a JSON-RPC batch; whether batches are acceptable
 // depends on the negotiated protocol version, which only the owner knows.

@@ -141,8 +141,9 @@ func (c *Conn) waitSlot(ctx context.Context, method string, obs CallObserver) er
 	}
 }
 
-// MailboxDepth reports the frames read from the server and not yet handled
-// by the transport actor (bounded by the reader's credits).
+// MailboxDepth reports the messages from the reader waiting in the transport
+// actor's mailbox, each a run of frames read together (bounded by the
+// reader's credits).
 func (c *Conn) MailboxDepth() int { return len(c.inbound) }
 
 // InFlight reports the requests queued or awaiting an answer.

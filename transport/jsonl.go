@@ -73,6 +73,22 @@ func (lr *lineReader) next() ([]byte, error) {
 	}
 }
 
+// lineBuffered reports whether next can return a line without reading from
+// the stream: a complete non-blank line is already in the buffer.
+func (lr *lineReader) lineBuffered() bool {
+	b, _ := lr.r.Peek(lr.r.Buffered())
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return false
+		}
+		if len(bytes.TrimSpace(b[:i])) > 0 {
+			return true
+		}
+		b = b[i+1:]
+	}
+}
+
 func (lr *lineReader) readLine() ([]byte, error) {
 	lr.release()
 	for {

@@ -69,7 +69,9 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 			r.sink.commitFrame(encodeResponse(r.sink.frameBuffer(), m), nil)
 		}
 	case inbound:
-		r.dispatch(ctx, m.msg)
+		for _, msg := range m.msgs {
+			r.dispatch(ctx, msg)
+		}
 	case inboundBatch:
 		r.batch(ctx, m.msgs)
 	case SetBatchPolicy:

@@ -27,7 +27,8 @@ type process struct {
 	credits chan struct{}
 }
 
-// inboundCredits bounds the frames a reader may have in the actor's mailbox.
+// inboundCredits bounds the runs of frames a reader may have in the actor's
+// mailbox.
 // When the actor falls behind, the reader stops reading and the pipe gives
 // the server backpressure, instead of the mailbox growing without bound.
 const inboundCredits = 256
@@ -96,11 +97,41 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 	// garbage collector finds it (testing.md: no leaked descriptors).
 	defer p.stdout.Close()
 	lr := newLineReader(p.stdout, cfg.MaxFrameSize)
+	// Frames go to the actor in runs: every complete line already read is
+	// decoded and sent in one mailbox message, so a burst of answers costs
+	// one hand-off, not one each. A run ends before any read that could
+	// block, so no frame waits for the next one to arrive.
+	var run []messages.Message
+	send := func(msg any) bool {
+		select {
+		case p.credits <- struct{}{}:
+		case <-quit:
+			return false
+		}
+		root.Send(self, msg)
+		return true
+	}
+	flush := func() bool {
+		if len(run) == 0 {
+			return true
+		}
+		ok := send(inbound{msgs: run})
+		run = nil
+		return ok
+	}
 	for {
+		if len(run) >= maxRun || !lr.lineBuffered() {
+			if !flush() {
+				return
+			}
+		}
 		line, err := lr.next()
 		var over *OversizedError
 		switch {
 		case errors.As(err, &over):
+			if !flush() {
+				return
+			}
 			p.stats.drop(dropOversized, &p.stats.oversized)
 			cfg.Logger.Warn("mcp: oversized frame discarded", "server", cfg.Server, "bytes", over.Dropped, "limit", over.Limit)
 			if id, ok := responseIDFromHead(over.Head); ok {
@@ -108,13 +139,15 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 			}
 			continue
 		case err != nil:
+			if !flush() {
+				return
+			}
 			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
 				err = nil
 			}
 			root.Send(self, readerDone{err: err})
 			return
 		}
-		var msg any
 		if messages.IsBatch(line) {
 			msgs, errs, err := messages.DecodeBatch(line)
 			if err != nil {
@@ -129,23 +162,29 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 				}
 				kept = append(kept, m)
 			}
-			msg = inboundBatch{msgs: kept}
-		} else {
-			m, err := messages.DecodeMessage(line)
-			if err != nil {
-				p.malformed(cfg, line, err)
-				continue
+			// A batch is judged as a whole (it may be refused), so it
+			// travels on its own, after the frames before it.
+			if !flush() || !send(inboundBatch{msgs: kept}) {
+				return
 			}
-			msg = inbound{msg: m}
+			continue
 		}
-		select {
-		case p.credits <- struct{}{}:
-		case <-quit:
-			return
+		m, err := messages.DecodeMessage(line)
+		if err != nil {
+			p.malformed(cfg, line, err)
+			continue
 		}
-		root.Send(self, msg)
+		if run == nil {
+			run = make([]messages.Message, 0, 4)
+		}
+		run = append(run, m)
 	}
 }
+
+// maxRun bounds the frames sent to the actor in one message, so that one
+// run never holds the actor for long. A run's bytes are bounded anyway: all
+// but its first frame were already in the read buffer.
+const maxRun = 64
 
 // malformedLogEvery thins out the log of a server that prints garbage on
 // every line; the counter still sees each one.

@@ -146,7 +146,9 @@ const (
 func (a *stdioActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case inbound:
-		a.core.dispatch(ctx, m.msg)
+		for _, msg := range m.msgs {
+			a.core.dispatch(ctx, msg)
+		}
 		a.proc.releaseCredit()
 	case inboundBatch:
 		a.core.batch(ctx, m.msgs)
