@@ -28,9 +28,9 @@ type process struct {
 }
 
 // inboundCredits bounds the runs of frames a reader may have in the actor's
-// mailbox.
-// When the actor falls behind, the reader stops reading and the pipe gives
-// the server backpressure, instead of the mailbox growing without bound.
+// mailbox. When the actor falls behind, the reader stops reading and the
+// pipe gives the server backpressure, instead of the mailbox growing without
+// bound.
 const inboundCredits = 256
 
 func startProcess(cmd *exec.Cmd, cfg StdioConfig, stats *counters, credits chan struct{}, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) (*process, error) {
