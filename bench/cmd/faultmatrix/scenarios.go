@@ -188,18 +188,26 @@ func (b *syncBuffer) lines(prefix string) []string {
 
 // --- 1 ---
 
-func scBanner(ctx context.Context, r *run) string {
-	c, d, err := dial(ctx, r, dialOpts{server: testserver.Options{Banner: "Starting server...\nready"}}, connectTimeout)
-	if err != nil {
-		return connectFailed(r, d, err, connectTimeout)
+// scBanner: a server that greets on stdout before speaking JSON-RPC.
+var scBanner = oneEcho(testserver.Options{Banner: "Starting server...\nready"}, "connect ok, call fails: ")
+
+// oneEcho is the scenario of a fault that a single echo call after the
+// handshake shows: connect to the server with opts, make the call, and
+// report the client's counters, or the failure after failPrefix.
+func oneEcho(opts testserver.Options, failPrefix string) func(context.Context, *run) string {
+	return func(ctx context.Context, r *run) string {
+		c, d, err := dial(ctx, r, dialOpts{server: opts}, connectTimeout)
+		if err != nil {
+			return connectFailed(r, d, err, connectTimeout)
+		}
+		defer closeClient(ctx, r, c)
+		r.step("echo")
+		if err := echo(ctx, c, "hello", 5*time.Second); err != nil {
+			r.note("echo: %s", oneLine(err.Error()))
+			return failPrefix + short(err)
+		}
+		return withCounters("ok", c)
 	}
-	defer closeClient(ctx, r, c)
-	r.step("echo")
-	if err := echo(ctx, c, "hello", 5*time.Second); err != nil {
-		r.note("echo: %s", oneLine(err.Error()))
-		return "connect ok, call fails: " + short(err)
-	}
-	return withCounters("ok", c)
 }
 
 // --- 2 ---
@@ -310,19 +318,8 @@ func scOutOfOrder(ctx context.Context, r *run) string {
 
 // --- 5 ---
 
-func scStringIDs(ctx context.Context, r *run) string {
-	c, d, err := dial(ctx, r, dialOpts{server: testserver.Options{StringIDs: true}}, connectTimeout)
-	if err != nil {
-		return connectFailed(r, d, err, connectTimeout)
-	}
-	defer closeClient(ctx, r, c)
-	r.step("echo")
-	if err := echo(ctx, c, "hello", 5*time.Second); err != nil {
-		r.note("echo: %s", oneLine(err.Error()))
-		return "call fails: " + short(err)
-	}
-	return withCounters("ok", c)
-}
+// scStringIDs: a server that echoes our integer ids back as strings.
+var scStringIDs = oneEcho(testserver.Options{StringIDs: true}, "call fails: ")
 
 // --- 6 ---
 
