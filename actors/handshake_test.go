@@ -11,6 +11,7 @@ import (
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -59,7 +60,7 @@ func TestHandshakeUnsupportedVersion(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	s.waitDone() // torn down without being asked
-	assertGone(t, pid)
+	proctest.AssertGone(t, pid)
 	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); !errors.Is(err, messages.ErrUnsupportedVersion) {
 		t.Errorf("a call after the failed handshake: %v", err)
 	}
@@ -86,7 +87,7 @@ func TestHandshakeConnectTimeout(t *testing.T) {
 		t.Errorf("the connect timeout took %v", d)
 	}
 	s.waitDone()
-	assertGone(t, pid)
+	proctest.AssertGone(t, pid)
 	if got := s.stderr.WithPrefix("cancelled"); len(got) != 0 {
 		t.Errorf("initialize was cancelled: %q", got)
 	}
@@ -183,7 +184,7 @@ func TestCloseDuringTheHandshake(t *testing.T) {
 	if !errors.Is(err, messages.ErrTransportClosed) || errors.Is(err, context.Canceled) {
 		t.Errorf("WaitReady after Close: %v", err)
 	}
-	assertGone(t, pid)
+	proctest.AssertGone(t, pid)
 }
 
 func TestBannerDoesNotBreakTheHandshake(t *testing.T) {
@@ -216,7 +217,7 @@ func TestServerDiesAfterTheHandshake(t *testing.T) {
 		t.Errorf("a call on a dead connection took %v", d)
 	}
 	s.close()
-	assertGone(t, pid)
+	proctest.AssertGone(t, pid)
 }
 
 func TestConnectViaTheFacadeCleansUpOnFailure(t *testing.T) {

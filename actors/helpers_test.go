@@ -89,20 +89,7 @@ func (s *server) close() {
 // pid finds the child's process id in /proc by its mark.
 func (s *server) pid() int {
 	s.t.Helper()
-	var pid int
-	harness.WaitFor(s.t, "the child in /proc", func() bool {
-		pid = proctest.ChildWithEnv(markVar + "=" + s.mark)
-		return pid != 0
-	})
-	return pid
-}
-
-// assertGone fails unless process pid no longer exists (it was reaped).
-func assertGone(t *testing.T, pid int) {
-	t.Helper()
-	if gone, err := proctest.Gone(pid); !gone {
-		t.Errorf("process %d still exists (kill 0: %v)", pid, err)
-	}
+	return proctest.WaitChild(s.t, markVar+"="+s.mark)
 }
 
 // waitDone waits for the client to release everything on its own.

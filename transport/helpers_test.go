@@ -75,20 +75,7 @@ func (s *server) close() error {
 // pid finds the child's process id in /proc by its mark.
 func (s *server) pid() int {
 	s.t.Helper()
-	var pid int
-	harness.WaitFor(s.t, "the child in /proc", func() bool {
-		pid = proctest.ChildWithEnv(markVar + "=" + s.mark)
-		return pid != 0
-	})
-	return pid
-}
-
-// assertGone fails unless process pid no longer exists (it was reaped).
-func assertGone(t *testing.T, pid int) {
-	t.Helper()
-	if gone, err := proctest.Gone(pid); !gone {
-		t.Errorf("process %d still exists after Close (kill 0: %v)", pid, err)
-	}
+	return proctest.WaitChild(s.t, markVar+"="+s.mark)
 }
 
 // toolParams encodes tools/call params.

@@ -156,7 +156,7 @@ func TestEndlessLine(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Close took %v", d)
 	}
-	assertGone(t, pid)
+	proctest.AssertGone(t, pid)
 }
 
 // written returns how many bytes process pid has written so far (the
@@ -261,7 +261,7 @@ func TestServerExitsMidRequest(t *testing.T) {
 			check("a later call", err)
 			<-s.conn.Done()
 			check("Err", s.conn.Err())
-			assertGone(t, pid)
+			proctest.AssertGone(t, pid)
 		})
 	}
 }
@@ -305,7 +305,7 @@ func TestServerIgnoringSIGTERMIsKilled(t *testing.T) {
 			t.Errorf("pending call: %v", err)
 		}
 	}
-	assertGone(t, pid)
+	proctest.AssertGone(t, pid)
 }
 
 func TestCloseDuringForcedContext(t *testing.T) {
@@ -322,7 +322,7 @@ func TestCloseDuringForcedContext(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("Close took %v", d)
 	}
-	assertGone(t, pid)
+	proctest.AssertGone(t, pid)
 }
 
 func TestNeverAnsweredCallTimesOutAndIsCancelled(t *testing.T) {
@@ -578,7 +578,7 @@ func TestStoppedByParent(t *testing.T) {
 	}
 	<-s.conn.Done()
 	harness.WaitFor(t, "the process to be reaped", func() bool { return syscall.Kill(pid, 0) != nil })
-	assertGone(t, pid)
+	proctest.AssertGone(t, pid)
 }
 
 func TestWrapperExitsLeavingItsChild(t *testing.T) {

@@ -1,0 +1,27 @@
+package proctest
+
+import (
+	"testing"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
+)
+
+// WaitChild waits (within harness.Bound) for the child of this process
+// whose environment holds entry ("K=V") to appear, and returns its pid.
+func WaitChild(t testing.TB, entry string) int {
+	t.Helper()
+	var pid int
+	harness.WaitFor(t, "the child in /proc", func() bool {
+		pid = ChildWithEnv(entry)
+		return pid != 0
+	})
+	return pid
+}
+
+// AssertGone fails t unless process pid no longer exists (it was reaped).
+func AssertGone(t testing.TB, pid int) {
+	t.Helper()
+	if gone, err := Gone(pid); !gone {
+		t.Errorf("process %d still exists (kill 0: %v)", pid, err)
+	}
+}
