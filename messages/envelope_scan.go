@@ -1,6 +1,7 @@
 package messages
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,13 @@ import (
 // the bytes. A syntax error is returned as is (the *json.SyntaxError that
 // json.Unmarshal gives); JSON that is not a well-formed JSON-RPC message
 // yields an error wrapping ErrNotJSONRPC.
+//
+// A message with a method and an id no request may have (null, an object,
+// an array, a boolean, a fraction) is an invalid request, not a request or
+// a notification: the error wraps ErrInvalidRequestID too, and the Message
+// returned with it holds the method (and nothing else), so that the
+// transport can log it and answer with Invalid Request. Every other error
+// comes with the zero Message.
 //
 // data may be reused once DecodeMessage returns: the message holds copies.
 //
@@ -149,6 +157,11 @@ func (e *envelope) message() (Message, error) {
 	if string(e.jsonrpc) != "2.0" {
 		return Message{}, fmt.Errorf("%w: jsonrpc is %q, want \"2.0\"", ErrNotJSONRPC, e.jsonrpc)
 	}
+	if e.hasMethod && len(e.method) > 0 {
+		if what := invalidRequestID(e.id); what != "" {
+			return Message{Method: string(e.method)}, fmt.Errorf("%w: %w (%s)", ErrNotJSONRPC, ErrInvalidRequestID, what)
+		}
+	}
 	var m Message
 	if e.id != nil {
 		if err := m.ID.UnmarshalJSON(e.id); err != nil {
@@ -177,6 +190,32 @@ func (e *envelope) message() (Message, error) {
 		m.Result = clone(e.result)
 	}
 	return m, nil
+}
+
+// invalidRequestID names what the raw id of a request is when no request
+// id may be that (see ErrInvalidRequestID), or returns "" for an absent,
+// string or integer id. An integer too large for an int64 is a valid id
+// that ID cannot hold: it is refused as before, not as an invalid request.
+func invalidRequestID(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case 'n':
+		return "null"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case '"':
+		return ""
+	}
+	if bytes.ContainsAny(raw, ".eE") {
+		return "a number that is not an integer"
+	}
+	return ""
 }
 
 // clone copies a raw value out of the line, which the caller reuses.

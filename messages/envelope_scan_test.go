@@ -52,6 +52,15 @@ var envelopeSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"error":{"code":1.5}}`, `{"jsonrpc":"2.0","id":1,"error":{"code":"1"}}`,
 	`{"jsonrpc":"2.0","id":1,"error":{"message":5},"jsonrpc":6}`,
 	`{"jsonrpc":[],"id":1,"error":{"code":1e400}}`,
+	// Requests with ids no request may have (ErrInvalidRequestID), and
+	// the errors that still come first.
+	`{"jsonrpc":"2.0","id":null,"method":"roots/list"}`, `{"jsonrpc":"2.0","id":{"a":1},"method":"x","params":{}}`,
+	`{"jsonrpc":"2.0","id":[7],"method":"x"}`, `{"jsonrpc":"2.0","id":true,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":7.5,"method":"x"}`, `{"jsonrpc":"2.0","id":1E3,"method":"x"}`, `{"jsonrpc":"2.0","id":-0.0,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":99999999999999999999,"method":"x"}`, `{"jsonrpc":"2.0","id":null,"method":""}`,
+	`{"jsonrpc":"2.0","id":{},"method":"x","result":{}}`, `{"jsonrpc":"1.0","id":null,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":null,"method":5}`, `{"jsonrpc":"2.0","id":{},"id":1,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":1,"id":null,"METHOD":"x"}`, `{"jsonrpc":"2.0","id":null,"method":"x","method":null}`,
 	// Not JSON: a syntax error wins over everything else.
 	`not json`, ``, `{`, `{"jsonrpc":"2.0","id":1,"result":{}`, `{"jsonrpc":"2.0","id":1,"result":{}}x`,
 	`{"jsonrpc":2,"id":1,"result":{]}`, `{"jsonrpc":"2.0","id":01,"result":{}}`,
@@ -79,8 +88,12 @@ func checkDecodeMessage(t *testing.T, data []byte) {
 	}
 	if err != nil {
 		if err.Error() != wantErr.Error() || errors.Is(err, ErrNotJSONRPC) != errors.Is(wantErr, ErrNotJSONRPC) ||
+			errors.Is(err, ErrInvalidRequestID) != errors.Is(wantErr, ErrInvalidRequestID) ||
 			reflect.TypeOf(err) != reflect.TypeOf(wantErr) {
 			t.Fatalf("%q: error %T %v, reference error %T %v", data, err, err, wantErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) { // the method of an invalid request
+			t.Fatalf("%q: error %v with\n got %#v\nwant %#v", data, err, got, want)
 		}
 		return
 	}

@@ -60,6 +60,17 @@ func (m *Message) Kind() Kind {
 // JSON-RPC 2.0 message.
 var ErrNotJSONRPC = errors.New("not a JSON-RPC 2.0 message")
 
+// ErrInvalidRequestID marks a message with a method (a server's request)
+// whose "id" member is null, an object, an array, a boolean or a number not
+// written as an integer. JSON-RPC 2.0 §4 allows only strings, numbers and
+// null (and says numbers SHOULD NOT have fractions), MCP forbids null
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic#requests),
+// and a notification has no id member at all, so such a message is neither:
+// JSON-RPC 2.0 §5 has it answered with Invalid Request (-32600) and a null
+// id (https://www.jsonrpc.org/specification#error_object). DecodeMessage
+// wraps it together with ErrNotJSONRPC.
+var ErrInvalidRequestID = errors.New("invalid request id")
+
 // IsBatch reports whether data is a JSON array, i.e. a JSON-RPC batch.
 func IsBatch(data []byte) bool {
 	data = bytes.TrimLeft(data, " \t\r\n")

@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // This file keeps the encoding/json-based DecodeMessage that envelope_scan.go
 // replaced, verbatim but for names, as the reference the differential fuzz
 // test (FuzzDecodeMessageMatchesReference) holds the hand-written scanner to.
+// One rule was added to both since: requests with an id no request may
+// have (ErrInvalidRequestID), written here independently of the scanner.
 
 // referenceWireMessage is the JSON shape; pointers tell "absent" from "empty".
 type referenceWireMessage struct {
@@ -38,6 +41,16 @@ func referenceDecodeMessage(data []byte) (Message, error) {
 func (w *referenceWireMessage) message() (Message, error) {
 	if w.JSONRPC != "2.0" {
 		return Message{}, fmt.Errorf("%w: jsonrpc is %q, want \"2.0\"", ErrNotJSONRPC, w.JSONRPC)
+	}
+	// Added after the replacement: a method with a null, object, array,
+	// boolean or non-integer id is an invalid request (JSON-RPC 2.0 §4,
+	// MCP basic#requests), no longer a notification or a plain
+	// ErrNotJSONRPC. The id's kind comes from encoding/json's own view of
+	// it here, not from its first byte as in the scanner.
+	if w.Method != nil && *w.Method != "" && w.ID != nil {
+		if what := referenceInvalidRequestID(w.ID); what != "" {
+			return Message{Method: *w.Method}, fmt.Errorf("%w: %w (%s)", ErrNotJSONRPC, ErrInvalidRequestID, what)
+		}
 	}
 	var m Message
 	if w.ID != nil {
@@ -93,4 +106,29 @@ func referenceUnmarshalID(id *ID, data []byte) error {
 		*id = Int64ID(n)
 		return nil
 	}
+}
+
+// referenceInvalidRequestID is invalidRequestID by way of encoding/json.
+func referenceInvalidRequestID(raw json.RawMessage) string {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return "" // not reached: raw was decoded from valid JSON
+	}
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		if strings.ContainsAny(string(v), ".eE") {
+			return "a number that is not an integer"
+		}
+	}
+	return ""
 }
