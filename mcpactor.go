@@ -177,9 +177,11 @@ func (rt *Runtime) forget(c *Client) {
 }
 
 // Stop closes every client concurrently (each in order: pending requests
-// failed, server asked to exit, then killed) and waits until all are gone.
-// If ctx ends first, the remaining grace periods are skipped. Stop is
-// idempotent.
+// failed, server asked to exit, then killed) and waits until all are gone,
+// or until ctx ends (actors.DefaultCloseTimeout when it has no deadline):
+// then the servers left are killed and Stop returns at once, with an error
+// naming each client whose teardown had not finished. As with Close, no
+// callback runs after Stop returns. Stop is idempotent.
 func (rt *Runtime) Stop(ctx context.Context) error {
 	rt.mu.Lock()
 	if rt.stopped {
@@ -193,9 +195,15 @@ func (rt *Runtime) Stop(ctx context.Context) error {
 	}
 	rt.mu.Unlock()
 
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, actors.DefaultCloseTimeout)
+		defer cancel()
+	}
+	errs := make([]error, len(clients))
 	var wg conc.WaitGroup
-	for _, c := range clients {
-		wg.Go(func() { c.Close(ctx) })
+	for i, c := range clients {
+		wg.Go(func() { errs[i] = c.Close(ctx) })
 	}
 	wg.Wait()
 	rt.system.Shutdown()
@@ -203,7 +211,7 @@ func (rt *Runtime) Stop(ctx context.Context) error {
 		rt.unobserve()
 		rt.tel.Close()
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // observeMailboxes reports, for the mailbox-depth gauge, how many frames

@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -13,27 +17,30 @@ import (
 	"github.com/mcpactor/mcpactor/transport"
 )
 
-// Client is the handle on one MCP server connection. Its methods are safe
-// for concurrent use. Requests made before the handshake has finished wait
-// for it (bounded by the connect timeout); afterwards they go straight to
-// the transport actor, without a hop through the client actor.
+// Client is the handle on one MCP server. Its methods are safe for
+// concurrent use. A Client outlives its connections: each one is a
+// generation (see Generation), and a repair replaces the connection under
+// the same handle. Requests made before a handshake has finished wait for
+// it (bounded by the connect timeout); afterwards they go straight to the
+// transport actor, without a hop through the client actor.
 type Client struct {
 	name string
 	cfg  ServerConfig
 	root *actor.RootContext
 	pid  *actor.PID
 
-	ready  chan struct{} // closed when the handshake has ended, either way
-	closed chan struct{} // closed when everything is released
-	// Written once by the client actor before ready is closed.
-	conn *transport.Conn
-	sess *session
-	err  error
+	gen    atomic.Pointer[generation] // the current generation; never nil
+	closed chan struct{}              // closed when the client is closed for good and released
+	stats  *transport.Counters        // over every generation
 
+	callbacks    callbackGate
+	abandoned    atomic.Int64 // callbacks still running when Close returned
 	progressSeq  atomic.Int64
 	tel          *telemetry.Telemetry // nil when telemetry is off
 	droppedNotes atomic.Int64         // written by the notification queue
+	closeOnce    sync.Once
 	onClosed     func(*Client)
+	log          *slog.Logger
 }
 
 // Spawn starts a client for the server name under root and returns at once;
@@ -41,69 +48,50 @@ type Client struct {
 // client is fully closed.
 func Spawn(root *actor.RootContext, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
 	env = env.withDefaults()
-	h := &Client{name: name, cfg: cfg, root: root, ready: make(chan struct{}), closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry}
+	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger}
+	h.stats = transport.NewCounters(dropReporter(env.Telemetry, name))
+	h.gen.Store(newGeneration(1))
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &clientActor{h: h, env: env, era: newSessionEra(name, cfg.ProtocolVersion, env)}
-	})
+	}, actor.WithGuardian(stopOnPanic), actor.WithSupervisor(stopOnPanic))
 	h.pid = root.Spawn(props)
 	return h
 }
 
-func (c *Client) publishReady(s *session, conn *transport.Conn, err error) {
-	select {
-	case <-c.ready:
-		return
-	default:
-	}
-	c.sess, c.conn, c.err = s, conn, err
-	close(c.ready)
-}
-
+// publishClosed closes Done, once.
 func (c *Client) publishClosed() {
-	if c.onClosed != nil {
-		c.onClosed(c)
-	}
-	close(c.closed)
+	c.closeOnce.Do(func() {
+		c.shutCallbacks()
+		if c.onClosed != nil {
+			c.onClosed(c)
+		}
+		close(c.closed)
+	})
 }
 
 // Name returns the server's configured name.
 func (c *Client) Name() string { return c.name }
 
-// WaitReady waits for the handshake to end and returns its error, if any.
+// WaitReady waits for the current generation's handshake to end and
+// returns its error, if any.
 func (c *Client) WaitReady(ctx context.Context) error {
-	_, err := c.session(ctx)
+	_, err := c.current(ctx)
 	return err
 }
 
-// session waits for the handshake and returns the live connection.
-func (c *Client) session(ctx context.Context) (*transport.Conn, error) {
-	select {
-	case <-c.ready:
-	default:
-		select {
-		case <-c.ready:
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
-		}
-	}
-	if c.err != nil {
-		return nil, c.err
-	}
-	return c.conn, nil
-}
-
-// ServerInfo returns the server's name and version from the handshake (zero
-// before it has succeeded).
+// ServerInfo returns the server's name and version from the current
+// generation's handshake (zero before it has succeeded).
 func (c *Client) ServerInfo() messages.Implementation {
-	if s := c.established(); s != nil {
+	if s := c.gen.Load().established(); s != nil {
 		return s.info
 	}
 	return messages.Implementation{}
 }
 
-// Capabilities returns what the server declared in the handshake.
+// Capabilities returns what the server declared in the current
+// generation's handshake.
 func (c *Client) Capabilities() messages.ServerCapabilities {
-	if s := c.established(); s != nil {
+	if s := c.gen.Load().established(); s != nil {
 		return s.capabilities
 	}
 	return messages.ServerCapabilities{}
@@ -111,88 +99,180 @@ func (c *Client) Capabilities() messages.ServerCapabilities {
 
 // Instructions returns the server's instructions for the model, if any.
 func (c *Client) Instructions() string {
-	if s := c.established(); s != nil {
+	if s := c.gen.Load().established(); s != nil {
 		return s.instructions
 	}
 	return ""
 }
 
-// ProtocolVersion returns the negotiated protocol version.
+// ProtocolVersion returns the protocol version the current generation
+// negotiated.
 func (c *Client) ProtocolVersion() string {
-	if s := c.established(); s != nil {
+	if s := c.gen.Load().established(); s != nil {
 		return s.version
 	}
 	return ""
 }
 
-func (c *Client) established() *session {
-	select {
-	case <-c.ready:
-		return c.sess
-	default:
-		return nil
-	}
+// Stats are a client's counts of dropped and refused input and output,
+// over all its connection generations.
+type Stats struct {
+	transport.Stats
+	// DroppedNotifications counts notifications dropped because
+	// Handlers.Notification fell behind (the oldest waiting go first).
+	DroppedNotifications int64
+	// AbandonedCallbacks counts handler and subscriber calls still
+	// running when Close returned; they were left to finish on their own.
+	AbandonedCallbacks int64
 }
 
-// Stats returns the transport's counts of dropped and refused input.
-func (c *Client) Stats() transport.Stats {
-	select {
-	case <-c.ready:
-		if c.conn != nil {
-			return c.conn.Stats()
-		}
-	default:
-	}
-	return transport.Stats{}
+// Stats returns the counts so far.
+func (c *Client) Stats() Stats {
+	return Stats{Stats: c.stats.Snapshot(), DroppedNotifications: c.droppedNotes.Load(), AbandonedCallbacks: c.abandoned.Load()}
 }
 
 // DroppedNotifications returns how many notifications were dropped because
-// Handlers.Notification fell behind and the queue (Env.NotificationQueue)
-// was full; the oldest waiting ones go first.
+// Handlers.Notification fell behind and the queue (Env.NotificationQueue,
+// Env.MaxNotificationBytes) was full; the oldest waiting ones go first.
 func (c *Client) DroppedNotifications() int64 { return c.droppedNotes.Load() }
 
 // MailboxDepth reports the messages from the server's reader waiting in the
-// transport actor's mailbox, each a run of frames read together (0 before
-// the handshake).
+// current transport actor's mailbox, each a run of frames read together (0
+// before the handshake).
 func (c *Client) MailboxDepth() int {
-	if c.established() == nil || c.conn == nil {
-		return 0
+	if g := c.gen.Load(); g.established() != nil && g.conn != nil {
+		return g.conn.MailboxDepth()
 	}
-	return c.conn.MailboxDepth()
+	return 0
 }
 
-// Err returns why the connection ended, or nil while it is usable.
+// InFlight reports the requests of the current generation queued or
+// awaiting an answer.
+func (c *Client) InFlight() int {
+	if g := c.gen.Load(); g.isReady() && g.conn != nil {
+		return g.conn.InFlight()
+	}
+	return 0
+}
+
+// Err returns why the current generation ended or failed to connect, or
+// nil while it connects or is usable.
 func (c *Client) Err() error {
-	select {
-	case <-c.ready:
-		if c.err != nil {
-			return c.err
-		}
-		return c.conn.Err()
-	default:
+	g := c.gen.Load()
+	switch {
+	case !g.isReady():
 		return nil
-	}
-}
-
-// Done is closed when the client has been closed and everything it started
-// (process, goroutines) is gone.
-func (c *Client) Done() <-chan struct{} { return c.closed }
-
-// Close ends the connection in order: pending requests fail with
-// ErrTransportClosed, the server is asked to exit (stdin closed, then
-// SIGTERM, then SIGKILL), and Close returns when it has been reaped. If ctx
-// ends first, the grace periods are skipped; Close still waits for the kill,
-// which is quick.
-func (c *Client) Close(ctx context.Context) error {
-	c.root.Send(c.pid, closeClient{})
-	select {
-	case <-c.closed:
-	case <-ctx.Done():
-		c.root.Send(c.pid, forceClient{})
-		<-c.closed
+	case g.err != nil:
+		return g.err
+	case g.conn != nil:
+		return g.conn.Err()
 	}
 	return nil
 }
+
+// Done is closed when the client has been closed for good and everything
+// it started (processes, goroutines) is gone, except user callbacks that
+// Close abandoned. A repair does not close it.
+func (c *Client) Done() <-chan struct{} { return c.closed }
+
+// Reconnect starts a new connection generation (a new transport and
+// handshake) and waits for its handshake, bounded by ctx. Calls still
+// pending on the old connection fail with a *messages.TransportClosedError
+// whose cause is a *ReplacedError; calls made meanwhile wait for the new
+// connection. It returns the new handshake's error, if any.
+func (c *Client) Reconnect(ctx context.Context) error {
+	reply := make(chan *generation, 1)
+	c.root.Send(c.pid, reconnectClient{reply: reply})
+	var g *generation
+	select {
+	case g = <-reply:
+	case <-c.closed:
+		return closedError(c.name, nil)
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	if g == nil {
+		return c.gen.Load().err // closed meanwhile
+	}
+	select {
+	case <-g.ready:
+		return g.err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// DefaultCloseTimeout bounds Close and Runtime.Stop when their context has
+// no deadline of its own: the stdio shutdown's two grace periods (2 s each
+// by default) with room to spare.
+const DefaultCloseTimeout = 10 * time.Second
+
+// forceWait is how long Close waits, after its context has ended, for the
+// forced teardown (a kill and a reap) to finish.
+const forceWait = 100 * time.Millisecond
+
+// Close ends the client for good: pending requests fail with
+// ErrTransportClosed, the server is asked to exit (for stdio: stdin closed,
+// then SIGTERM, then SIGKILL), and Close returns when it has been reaped
+// and every handler has returned, or when ctx ends (DefaultCloseTimeout
+// when it has no deadline), whichever is first. When ctx ends first the
+// remaining grace periods are skipped (the server is killed) and Close
+// returns within 100 ms; if the teardown had not finished by then, with an
+// *IncompleteCloseError (it finishes on its own, and Done tells when).
+// Either way, no callback of this client
+// (handlers, Handlers.Notification, Env.StderrLine) starts after Close
+// returns; those still running are abandoned, counted in
+// Stats.AbandonedCallbacks and logged, and their answers are never sent.
+func (c *Client) Close(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultCloseTimeout)
+		defer cancel()
+	}
+	c.root.Send(c.pid, closeClient{})
+	var err error
+	select {
+	case <-c.closed:
+	case <-ctx.Done():
+		// Forced, the teardown abandons what it waited for and kills the
+		// server; that takes milliseconds, which Close still waits for,
+		// up to forceWait, so that a close held up only by a stuck
+		// callback still reports success.
+		c.root.Send(c.pid, forceClient{})
+		t := time.NewTimer(forceWait)
+		defer t.Stop()
+		select {
+		case <-c.closed:
+		case <-t.C:
+			err = &IncompleteCloseError{Server: c.name, Err: context.Cause(ctx)}
+		}
+	}
+	c.shutCallbacks()
+	return err
+}
+
+// shutCallbacks lets no callback of the client start again, and counts
+// the ones still running, which are abandoned.
+func (c *Client) shutCallbacks() {
+	if n := c.callbacks.shutAndCount(); n > 0 {
+		c.abandoned.Add(int64(n))
+		c.logger().Warn("mcp: close abandoned callbacks still running", "server", c.name, "callbacks", n)
+	}
+}
+
+// IncompleteCloseError reports a Close whose context ended before the
+// teardown did. The server has been killed; what remains (reaping it,
+// abandoned callbacks) goes on without the caller.
+type IncompleteCloseError struct {
+	Server string
+	Err    error // the context's cause
+}
+
+func (e *IncompleteCloseError) Error() string {
+	return "mcpactor: close of MCP server " + strconv.Quote(e.Server) + " did not finish: " + e.Err.Error()
+}
+
+func (e *IncompleteCloseError) Unwrap() error { return e.Err }
 
 // call encodes params, sends the request and decodes the result into out.
 // The span starts before the wait for the handshake, so that the wait shows
@@ -220,20 +300,20 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 		}
 	}
 	if c.tel == nil {
-		conn, err := c.session(ctx)
+		g, err := c.current(ctx)
 		if err != nil {
 			return err
 		}
-		return exchange(ctx, nil, conn, method, params, out, opts)
+		return exchange(ctx, nil, g.conn, method, params, out, opts)
 	}
 	req := telemetry.Request{Peer: c.peer(), Method: method}
 	describe(&req, params, c.tel.RecordsToolArguments())
 	ctx, op = c.tel.Start(ctx, &req)
 	c.tel.InFlight(c.name, 1)
 	defer c.tel.InFlight(c.name, -1)
-	conn, err := c.sessionObserved(ctx, op)
+	g, err := c.currentObserved(ctx, op)
 	if err == nil {
-		err = exchange(ctx, op, conn, method, params, out, opts)
+		err = exchange(ctx, op, g.conn, method, params, out, opts)
 	}
 	toolError := false
 	if res, ok := out.(*messages.CallToolResult); ok && err == nil {
@@ -243,24 +323,30 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 	return err
 }
 
-// sessionObserved is session, with the wait for the handshake shown on op.
-func (c *Client) sessionObserved(ctx context.Context, op *telemetry.Op) (*transport.Conn, error) {
-	select {
-	case <-c.ready:
-	default:
+// currentObserved is current, with the wait for the handshake shown on op.
+func (c *Client) currentObserved(ctx context.Context, op *telemetry.Op) (*generation, error) {
+	if !c.gen.Load().isReady() {
 		op.Queued("handshake")
 		defer op.Dequeued()
 	}
-	return c.session(ctx)
+	return c.current(ctx)
 }
 
 // peer describes the server for telemetry: the negotiated version once the
 // handshake is done.
 func (c *Client) peer() telemetry.Peer {
-	if s := c.established(); s != nil {
+	if s := c.gen.Load().established(); s != nil {
 		return s.peer
 	}
 	return telemetry.StdioPeer(c.name)
+}
+
+// logger is where the client's events go.
+func (c *Client) logger() *slog.Logger {
+	if c.log != nil {
+		return c.log
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // InvalidResultError reports a result that does not decode as the method's

@@ -3,6 +3,8 @@ package actors
 import (
 	"context"
 	"errors"
+	"runtime/debug"
+	"strconv"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -12,59 +14,81 @@ import (
 	"github.com/mcpactor/mcpactor/transport"
 )
 
-// state is where a client is in its life (behaviour.md §8).
+// state is where the current generation is in its life.
 type state uint8
 
 const (
 	stateHandshaking state = iota // transport started, handshake running
 	stateReady                    // requests flow straight to the transport
-	stateBroken                   // the transport ended on its own
-	stateClosing                  // Close asked; tearing down
+	stateBroken                   // the transport ended, or the handshake failed
 )
 
-// clientActor owns one server connection's protocol state: the handshake
-// state machine, the server requests being served, the notification queue.
-// Callers never reach it on the hot path: once ready, the Client handle
-// talks to the transport actor directly (architecture.md, "A request, end to
-// end").
+// clientActor owns one server's protocol state across its connection
+// generations: the handshake state machine of the current one, the
+// transports still running (the current one, and old ones finishing their
+// close), the server requests being served, the notification queue.
+// Callers never reach it on the hot path: once a generation is ready, the
+// Client handle talks to its transport actor directly (docs/architecture.md,
+// "One CallTool, end to end").
 type clientActor struct {
-	h       *Client
-	env     Env
-	era     era
-	conn    *transport.Conn
-	state   state
-	stopHS  context.CancelFunc            // cancels the running handshake
-	serving map[string]context.CancelFunc // server request id -> its handler's cancel
-	work    conc.WaitGroup                // handler goroutines
-	notes   *noteQueue
-	force   context.CancelFunc // skips the grace periods of a Close in progress
-	// readyErr is why the handshake did not establish a session. It is
-	// published when the teardown has finished (behaviour.md §8: a failed
-	// connect is torn down completely before it is reported).
-	readyErr error
-	// The session, for telemetry: when the connection started, what it
-	// negotiated, and whether its duration has been recorded.
+	h     *Client
+	env   Env
+	era   era
+	gen   *generation // the current generation
+	state state       // of the current generation
+	// conns are the transports that have not yet reported their end, by
+	// generation.
+	conns  map[uint64]*transport.Conn
+	stopHS context.CancelFunc // cancels the running handshake
+	// failed holds why the current generation's handshake failed, while
+	// its transport is torn down; the generation is published with it
+	// once the transport is gone (a failed connect leaves nothing behind).
+	failed  error
+	serving map[servingKey]served
+	// servingBytes is the size of the params of the requests being
+	// served, bounded by maxServingBytes.
+	servingBytes int64
+	work         conc.WaitGroup // handler goroutines
+	notes        *noteQueue
+	closing      bool
+	force        context.CancelFunc // skips the grace periods of a Close in progress
+	tornDown     bool               // the teardown is over; stop once the children have
+	// The current session, for telemetry: when its connection started,
+	// what it negotiated, and whether its duration has been recorded.
 	started      time.Time
 	sess         *session
 	sessionEnded bool
-	// tornDown is set once the teardown has been reported; the actor then
-	// stops as soon as its transport child has terminated.
-	tornDown bool
+	// panicked is the value of a panic in Receive, for the error the
+	// handle's callers get while the actor is stopped.
+	panicked any
 }
 
-// Messages the client actor receives besides the transport's.
+// Messages the client actor receives besides the transports'.
 type (
 	handshakeDone struct {
+		gen  uint64
 		sess *session
 		err  error
 	}
-	handlerDone  struct{ key string }
-	closeClient  struct{}
-	forceClient  struct{}
-	teardownDone struct{}
+	handlerDone struct {
+		key   servingKey
+		bytes int64
+	}
+	closeClient     struct{}
+	forceClient     struct{}
+	teardownDone    struct{}
+	reconnectClient struct{ reply chan *generation }
+	clientPanic struct{ value any } // see InjectPanic
 )
 
+// stopOnPanic is the supervisor strategy for client actors (as the
+// guardian of those spawned at the root) and for their transports: a panic
+// stops the actor and never restarts it with stale state. Restarting a
+// server is the manager's decision, as a new connection generation.
+var stopOnPanic = actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })
+
 func (a *clientActor) Receive(ctx actor.Context) {
+	defer a.recoverPanic()
 	switch m := ctx.Message().(type) {
 	case messages.InboundRequest:
 		a.serve(ctx, m)
@@ -72,17 +96,15 @@ func (a *clientActor) Receive(ctx actor.Context) {
 		a.notification(m)
 	case handlerDone:
 		delete(a.serving, m.key)
+		a.servingBytes -= m.bytes
 	case *actor.Started:
 		a.start(ctx)
 	case handshakeDone:
 		a.handshakeDone(ctx, m)
 	case messages.TransportClosed:
-		a.endSession(m.Err)
-		if a.state < stateBroken {
-			a.state = stateBroken
-			a.cancelHandlers()
-			a.env.Logger.Warn("mcp: server connection ended", "server", a.h.name, "err", m.Err)
-		}
+		a.transportClosed(m)
+	case reconnectClient:
+		m.reply <- a.reconnect(ctx)
 	case closeClient:
 		a.close(ctx)
 	case forceClient:
@@ -91,20 +113,36 @@ func (a *clientActor) Receive(ctx actor.Context) {
 		}
 	case teardownDone:
 		a.endSession(nil)
-		// Only a handshake that never succeeded is still unpublished.
-		a.h.publishReady(nil, a.conn, a.failedConnectError())
 		a.h.publishClosed()
 		a.tornDown = true
 		a.stopWhenAlone(ctx)
+	case clientPanic:
+		panic(m.value)
 	case *actor.Terminated:
 		a.stopWhenAlone(ctx)
+	case *actor.Stopping:
+		a.stopping()
+	case *actor.Stopped:
+		a.h.publishClosed()
 	}
 }
 
-// stopWhenAlone stops the actor after its teardown, but only once the
-// transport child has stopped itself: stopping earlier would make protoactor
-// send the child a Stop it can no longer receive, a dead letter whose logging
-// throttle leaves a goroutine running for a second after Runtime.Stop.
+// recoverPanic logs a panic with its stack, which is only available here,
+// and lets it go on to the guardian (stopOnPanic), which stops the actor.
+func (a *clientActor) recoverPanic() {
+	if r := recover(); r != nil {
+		a.env.Logger.Error("mcp: client actor panicked; stopping it", "server", a.h.name,
+			"panic", r, "stack", string(debug.Stack()))
+		a.panicked = r
+		panic(r)
+	}
+}
+
+// stopWhenAlone stops the actor after its teardown, but only once its
+// transport children have stopped themselves: stopping earlier would make
+// protoactor send a child a Stop it can no longer receive, a dead letter
+// whose logging throttle leaves a goroutine running for a second after
+// Runtime.Stop.
 func (a *clientActor) stopWhenAlone(ctx actor.Context) {
 	if a.tornDown && len(ctx.Children()) == 0 {
 		ctx.Stop(ctx.Self())
@@ -112,72 +150,115 @@ func (a *clientActor) stopWhenAlone(ctx actor.Context) {
 }
 
 func (a *clientActor) start(ctx actor.Context) {
-	a.serving = make(map[string]context.CancelFunc)
-	a.notes = newNoteQueue(a.env.NotificationQueue, a.h.name, a.deliver, &a.h.droppedNotes, a.env.Logger)
+	a.serving = make(map[servingKey]served)
+	a.conns = make(map[uint64]*transport.Conn)
+	a.notes = newNoteQueue(a.env.NotificationQueue, a.env.MaxNotificationBytes, a.h.name, a.deliver, &a.h.droppedNotes, a.env.Logger)
+	a.connect(ctx, a.h.gen.Load())
+}
+
+// connect starts generation g: a new transport and the handshake over it.
+func (a *clientActor) connect(ctx actor.Context, g *generation) {
 	cfg := &a.h.cfg
-	a.conn = transport.SpawnStdio(ctx, ctx.ActorSystem().Root, ctx.Self(), transport.StdioConfig{
-		Server:         a.h.name,
-		Command:        cfg.Command,
-		Args:           cfg.Args,
-		Env:            cfg.Env,
-		Dir:            cfg.Cwd,
-		RequestTimeout: cfg.RequestTimeout,
-		MaxInFlight:    cfg.MaxInFlight,
-		MaxFrameSize:   cfg.MaxFrameSize,
-		CloseGrace:     cfg.CloseGrace,
-		TermGrace:      cfg.TermGrace,
-		StderrLine:     a.stderrLine(),
-		OnDrop:         a.onDrop(),
-		Logger:         a.env.Logger,
+	conn := transport.SpawnStdio(ctx, ctx.ActorSystem().Root, ctx.Self(), transport.StdioConfig{
+		Server:               a.h.name,
+		Generation:           g.n,
+		Counters:             a.h.stats,
+		Command:              cfg.Command,
+		Args:                 cfg.Args,
+		Env:                  cfg.Env,
+		Dir:                  cfg.Cwd,
+		RequestTimeout:       cfg.RequestTimeout,
+		MaxInFlight:          cfg.MaxInFlight,
+		MaxFrameSize:         cfg.MaxFrameSize,
+		CloseGrace:           cfg.CloseGrace,
+		TermGrace:            cfg.TermGrace,
+		MaxWriteBytes:        cfg.MaxWriteBytes,
+		MaxProgressBytes:     cfg.MaxProgressBytes,
+		MaxCallProgressBytes: cfg.MaxCallProgressBytes,
+		WriteStallTimeout:    cfg.WriteStallTimeout,
+		StderrLine:           a.stderrLine(),
+		Logger:               a.env.Logger,
 	})
-	a.started = time.Now()
+	a.conns[g.n] = conn
+	a.gen, a.state, a.failed = g, stateHandshaking, nil
+	a.started, a.sess, a.sessionEnded = time.Now(), nil, false
+	a.env.Logger.Debug("mcp: connecting", "server", a.h.name, "generation", g.n, "command", cfg.Command)
 	hsCtx, cancel := context.WithTimeoutCause(context.Background(), cfg.connectTimeout(), errConnectDeadline)
 	a.stopHS = cancel
-	root, self, conn, e := ctx.ActorSystem().Root, ctx.Self(), a.conn, a.era
+	root, self, e, name := ctx.ActorSystem().Root, ctx.Self(), a.era, a.h.name
 	go func() {
 		sess, err := e.handshake(hsCtx, conn)
 		if err != nil {
-			err = connectError(hsCtx, a.h.name, cfg, err)
+			err = connectError(hsCtx, name, cfg, err)
 		}
-		root.Send(self, handshakeDone{sess: sess, err: err})
+		root.Send(self, handshakeDone{gen: g.n, sess: sess, err: err})
 	}()
 }
 
+// stderrLine feeds the server's stderr to Env.StderrLine while the
+// client's callbacks are allowed to run.
 func (a *clientActor) stderrLine() func(string) {
 	if a.env.StderrLine == nil {
 		return nil
 	}
-	name, f := a.h.name, a.env.StderrLine
-	return func(line string) { f(name, line) }
+	name, f, gate := a.h.name, a.env.StderrLine, &a.h.callbacks
+	return func(line string) { gate.run(func() { f(name, line) }) }
 }
 
 func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
+	if m.gen != a.gen.n || a.closing {
+		return // a generation already replaced or closed, which published its end
+	}
 	a.stopHS()
+	conn := a.conns[m.gen]
 	if m.err == nil && a.state == stateHandshaking {
-		a.state = stateReady
-		a.sess = m.sess
-		a.h.publishReady(m.sess, a.conn, nil)
+		a.state, a.sess = stateReady, m.sess
+		a.env.Logger.Debug("mcp: connected", "server", a.h.name, "generation", m.gen,
+			"protocol_version", m.sess.version, "server_name", m.sess.info.Name, "server_version", m.sess.info.Version)
+		a.gen.finish(conn, m.sess, nil)
 		return
 	}
-	switch {
-	case a.state == stateClosing:
-		// Close was asked during the handshake; close recorded why.
-		return
-	case m.err == nil:
-		// Succeeded, but the transport ended meanwhile (stateBroken).
+	if m.err == nil {
+		// Succeeded, but the transport ended meanwhile.
 		m.err = &messages.TransportClosedError{Server: a.h.name}
 	}
 	// A failed connect, or a server that died during it, is torn down
-	// completely (behaviour.md §8), so a late success cannot leak a
-	// process; teardownDone then reports the error.
-	a.env.Logger.Warn("mcp: handshake failed", "server", a.h.name, "err", m.err)
-	a.readyErr = m.err
-	a.close(ctx)
+	// completely before it is reported, so a late success cannot leak a
+	// process; transportClosed publishes the error.
+	a.env.Logger.Warn("mcp: handshake failed", "server", a.h.name, "generation", m.gen, "err", m.err)
+	a.state, a.failed = stateBroken, m.err
+	if conn == nil {
+		a.gen.finish(nil, nil, a.failedConnectError(nil))
+		return
+	}
+	conn.BeginClose(nil)
 	if errors.Is(m.err, messages.ErrConnectTimeout) {
 		// The connect timeout is spent and the server never answered:
 		// the grace periods of an orderly close would only make the
 		// caller wait past its deadline. Kill it now.
-		a.force()
+		conn.Kill()
+	}
+}
+
+// transportClosed handles the end of a transport, current or old.
+func (a *clientActor) transportClosed(m messages.TransportClosed) {
+	conn := a.conns[m.Generation]
+	delete(a.conns, m.Generation)
+	a.cancelHandlers(m.Generation)
+	if m.Generation != a.gen.n || a.closing {
+		return
+	}
+	switch a.state {
+	case stateReady:
+		a.state = stateBroken
+		a.endSession(m.Err)
+		a.env.Logger.Warn("mcp: server connection ended", "server", a.h.name, "generation", m.Generation, "err", m.Err)
+	case stateBroken:
+		// The teardown of a failed handshake is over: report it.
+		a.gen.finish(conn, nil, a.failedConnectError(conn))
+	case stateHandshaking:
+		// The handshake's request fails with this end and reports.
+		a.state = stateBroken
 	}
 }
 
@@ -185,11 +266,13 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 // teardown has finished. When the transport ended, its own final error
 // (exit status, stderr tail) says more than whichever request noticed
 // first: an initialize whose write failed knows only "broken pipe".
-func (a *clientActor) failedConnectError() error {
-	err := a.readyErr
+func (a *clientActor) failedConnectError(conn *transport.Conn) error {
+	err := a.failed
 	if err == nil || errors.Is(err, messages.ErrTransportClosed) {
-		if final := a.conn.Err(); final != nil {
-			return final
+		if conn != nil {
+			if final := conn.Err(); final != nil {
+				return final
+			}
 		}
 	}
 	if err == nil {
@@ -198,69 +281,164 @@ func (a *clientActor) failedConnectError() error {
 	return err
 }
 
-// close tears everything down without blocking the actor: the transport's
-// orderly shutdown and the wait for handler goroutines run on a goroutine
-// that reports back with teardownDone.
+// reconnect starts the next generation: the current transport is closed
+// (its pending calls fail with a ReplacedError) while a new one starts and
+// shakes hands. Callers that arrive meanwhile wait for the new generation.
+func (a *clientActor) reconnect(ctx actor.Context) *generation {
+	if a.closing {
+		return nil
+	}
+	old := a.gen
+	next := newGeneration(old.n + 1)
+	a.stopHS()
+	a.endSession(nil)
+	why := &ReplacedError{Server: a.h.name, Generation: old.n, Next: next.n}
+	if conn := a.conns[old.n]; conn != nil {
+		conn.BeginClose(why)
+	}
+	a.cancelHandlers(old.n)
+	a.env.Logger.Debug("mcp: reconnecting", "server", a.h.name, "generation", next.n)
+	// Publish the new generation before ending the old one, so that its
+	// waiters find where to go next.
+	a.h.publish(next)
+	old.finish(a.conns[old.n], nil, why)
+	a.connect(ctx, next)
+	return next
+}
+
+// close tears everything down without blocking the actor: the transports'
+// orderly shutdowns and the waits for handler goroutines and the
+// notification queue run on a goroutine that reports back with
+// teardownDone. Each wait ends when the work is done or when the Close
+// that asked for it runs out of time (forceClient), whichever is first.
 func (a *clientActor) close(ctx actor.Context) {
-	if a.state == stateClosing {
+	if a.closing {
 		return
 	}
-	if a.state == stateHandshaking && a.readyErr == nil {
-		// Closed by its user before the handshake ended: those waiting
-		// for it learn that the connection is closed, not that the
-		// handshake's context was cancelled.
-		a.readyErr = &messages.TransportClosedError{Server: a.h.name}
-	}
-	a.state = stateClosing
+	a.closing = true
 	a.stopHS()
-	a.cancelHandlers()
-	a.notes.close() // no pushes after this: notification() checks the state
+	last := a.gen
+	// Closed by its user before the handshake ended: those waiting for it
+	// learn that the connection is closed, not that the handshake's
+	// context was cancelled. The final generation is complete before it
+	// is published, so that its watchers read it whole.
+	final := newGeneration(last.n + 1)
+	final.final = true
+	final.finish(nil, nil, closedError(a.h.name, last))
+	a.h.publish(final)
+	last.finish(a.conns[last.n], nil, &messages.TransportClosedError{Server: a.h.name, Closed: true})
+	a.cancelHandlers(0)
+	a.notes.close() // no pushes after this: notification() checks closing
+	a.env.Logger.Debug("mcp: closing", "server", a.h.name, "generation", last.n)
+
 	closeCtx, force := context.WithCancel(context.Background())
 	a.force = force
-	root, self, conn, notes := ctx.ActorSystem().Root, ctx.Self(), a.conn, a.notes
+	conns := make([]*transport.Conn, 0, len(a.conns))
+	for _, conn := range a.conns {
+		conn.BeginClose(nil)
+		conns = append(conns, conn)
+	}
+	root, self, notes := ctx.ActorSystem().Root, ctx.Self(), a.notes
+	work := a.handlersDone()
 	go func() {
 		defer force()
-		conn.Close(closeCtx)
-		a.work.Wait()
+		for _, conn := range conns {
+			select {
+			case <-conn.Done():
+			case <-closeCtx.Done():
+				conn.Kill()
+				// A killed process is reaped at once; Close itself has
+				// already returned, so this wait holds up nobody.
+				<-conn.Done()
+			}
+		}
+		select {
+		case <-work:
+		case <-closeCtx.Done(): // handlers that ignore their context are abandoned
+		}
 		select {
 		case <-notes.done:
-		case <-time.After(notificationDrainTimeout):
+		case <-closeCtx.Done(): // so is a subscriber that never returns
 		}
 		root.Send(self, teardownDone{})
 	}()
 }
 
-func (a *clientActor) cancelHandlers() {
-	for _, cancel := range a.serving {
-		cancel()
-	}
+// handlersDone returns a channel closed when the handler goroutines have
+// all returned. The goroutine that waits for them outlives Close only as
+// long as an abandoned handler does.
+func (a *clientActor) handlersDone() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		a.work.Wait()
+		close(done)
+	}()
+	return done
 }
+
+// stopping runs when the actor is stopped before its teardown: a panic, or
+// the actor system shutting down. protoactor stops the transports (their
+// own Stopping kills and reaps the processes and fails their calls); what
+// is left is to tell the handle's callers, once.
+func (a *clientActor) stopping() {
+	if a.tornDown {
+		return
+	}
+	a.closing = true
+	if a.stopHS != nil {
+		a.stopHS()
+	}
+	cause := error(&messages.TransportClosedError{Server: a.h.name, Cause: errClientStopped})
+	if a.panicked != nil {
+		cause = &messages.TransportClosedError{Server: a.h.name, Cause: &transport.PanicError{Value: a.panicked}}
+	}
+	if last := a.h.gen.Load(); !last.final {
+		final := newGeneration(last.n + 1)
+		final.final = true
+		final.finish(nil, nil, cause)
+		a.h.publish(final)
+		last.finish(a.conns[last.n], nil, cause)
+	}
+	a.cancelHandlers(0)
+	if a.notes != nil {
+		a.notes.close()
+	}
+	a.endSession(cause)
+}
+
+// errClientStopped is the cause when a client actor is stopped without
+// Close: its actor system shut down under it.
+var errClientStopped = errors.New("client actor stopped")
 
 func (a *clientActor) deliver(server string, n Notification) {
 	if f := a.env.Handlers.Notification; f != nil {
-		f(server, n)
+		a.h.callbacks.run(func() { f(server, n) })
 	}
 }
 
-// notificationDrainTimeout bounds how long Close lets queued notifications
-// reach a slow subscriber.
-const notificationDrainTimeout = 5 * time.Second
-
-// endSession records mcp.client.session.duration once, from the start of
-// the connection to its end (session era only; telemetry.md, "Metrics").
+// endSession records mcp.client.session.duration once per generation, from
+// the start of its connection to its end (session era only; see
+// docs/telemetry.md). An asked-for close is not a failure.
 func (a *clientActor) endSession(err error) {
 	if a.sess == nil || a.sessionEnded {
 		return
 	}
 	a.sessionEnded = true
+	var closed *messages.TransportClosedError
+	if errors.As(err, &closed) && closed.Closed {
+		err = nil
+	}
 	a.env.Telemetry.SessionEnded(&a.sess.peer, a.started, err)
 }
 
-// onDrop feeds the transport's drops to the dropped-frames counter.
-func (a *clientActor) onDrop() func(string) {
-	tel, name := a.env.Telemetry, a.h.name
-	if tel == nil {
-		return nil
-	}
-	return func(reason string) { tel.Dropped(name, reason, 1) }
+// ReplacedError is the cause given to the calls of a generation that was
+// replaced by a newer one (Client.Reconnect, a repair) while they waited.
+type ReplacedError struct {
+	Server     string
+	Generation uint64 // the generation that was replaced
+	Next       uint64 // the one that replaced it
+}
+
+func (e *ReplacedError) Error() string {
+	return "connection replaced by a new one (generation " + strconv.FormatUint(e.Next, 10) + ")"
 }

@@ -46,6 +46,16 @@ type ServerConfig struct {
 	// stdin, and after SIGTERM (2 s each by default).
 	CloseGrace time.Duration `json:"-"`
 	TermGrace  time.Duration `json:"-"`
+
+	// Byte budgets of the connection (docs/architecture.md, "Bounded
+	// everything"); zero selects the transport's defaults.
+	MaxWriteBytes        int `json:"-"` // frames waiting to be written; callers beyond it wait (8 MiB)
+	MaxProgressBytes     int `json:"-"` // progress waiting for all callers (16 MiB)
+	MaxCallProgressBytes int `json:"-"` // progress waiting for one caller (1 MiB)
+	// WriteStallTimeout fails the connection when the server reads none
+	// of its input for this long; default the request timeout, at least
+	// 30 s.
+	WriteStallTimeout time.Duration `json:"-"`
 }
 
 // TransportType returns the effective transport type.

@@ -8,3 +8,4 @@ func (handlerDone) IgnoreDeadLetterLogging()   {}
 func (closeClient) IgnoreDeadLetterLogging()   {}
 func (forceClient) IgnoreDeadLetterLogging()   {}
 func (teardownDone) IgnoreDeadLetterLogging()  {}
+func (reconnectClient) IgnoreDeadLetterLogging() {}

@@ -22,6 +22,9 @@ type Env struct {
 	// waiting notification is dropped and counted: a slow subscriber loses
 	// old news, never blocks responses, and never grows memory.
 	NotificationQueue int
+	// MaxNotificationBytes bounds the same queue in bytes of params
+	// (default 16 MiB), with the same policy: the oldest go first.
+	MaxNotificationBytes int
 	// MaxConcurrentHandlers bounds the server-to-client requests served at
 	// once per server (default 64); beyond it requests are refused with an
 	// error rather than queued without bound.
@@ -43,6 +46,9 @@ func (e Env) withDefaults() Env {
 	}
 	if e.NotificationQueue <= 0 {
 		e.NotificationQueue = 1024
+	}
+	if e.MaxNotificationBytes <= 0 {
+		e.MaxNotificationBytes = 16 << 20
 	}
 	if e.MaxConcurrentHandlers <= 0 {
 		e.MaxConcurrentHandlers = 64

@@ -59,11 +59,11 @@ func TestHandshakeUnsupportedVersion(t *testing.T) {
 	if !errors.Is(err, messages.ErrUnsupportedVersion) || !errors.As(err, &uv) || uv.Version != "1999-01-01" || uv.Server != "ts" {
 		t.Fatalf("got %v", err)
 	}
-	s.waitDone() // torn down without being asked
-	proctest.AssertGone(t, pid)
+	proctest.AssertGone(t, pid) // torn down without being asked
 	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); !errors.Is(err, messages.ErrUnsupportedVersion) {
 		t.Errorf("a call after the failed handshake: %v", err)
 	}
+	s.failedButOpen()
 }
 
 func TestHandshakeConnectTimeout(t *testing.T) {
@@ -86,8 +86,8 @@ func TestHandshakeConnectTimeout(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the connect timeout took %v", d)
 	}
-	s.waitDone()
 	proctest.AssertGone(t, pid)
+	s.failedButOpen()
 	if got := s.stderr.WithPrefix("cancelled"); len(got) != 0 {
 		t.Errorf("initialize was cancelled: %q", got)
 	}
@@ -149,7 +149,7 @@ func TestHandshakeCommandNotFound(t *testing.T) {
 		!strings.Contains(err.Error(), "no such file or directory") {
 		t.Fatalf("got %v", err)
 	}
-	s.waitDone()
+	s.failedButOpen()
 }
 
 func TestHandshakeServerExitsAtStart(t *testing.T) {
@@ -161,10 +161,10 @@ func TestHandshakeServerExitsAtStart(t *testing.T) {
 			!strings.Contains(err.Error(), "error: MCP_API_KEY is not set") {
 			t.Fatalf("got %v", err)
 		}
-		s.waitDone() // a dead server is torn down without being asked
 		if !errors.Is(s.c.Err(), messages.ErrTransportClosed) {
 			t.Errorf("Err = %v", s.c.Err())
 		}
+		s.failedButOpen()
 	}
 }
 

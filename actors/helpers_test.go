@@ -92,7 +92,23 @@ func (s *server) pid() int {
 	return proctest.WaitChild(s.t, markVar+"="+s.mark)
 }
 
-// waitDone waits for the client to release everything on its own.
+// failedButOpen checks what a failed connect leaves: a client that stays
+// open, showing its error, until its owner closes it (or reconnects: the
+// manager retries a failed start on the same client). Closing it then
+// releases everything. The teardown of the failed connection itself is over
+// before its error is reported; callers check the process with AssertGone.
+func (s *server) failedButOpen() {
+	s.t.Helper()
+	select {
+	case <-s.c.Done():
+		s.t.Fatal("a failed connect closed the client for good")
+	default:
+	}
+	s.close()
+	s.waitDone()
+}
+
+// waitDone waits for the client to release everything.
 func (s *server) waitDone() {
 	s.t.Helper()
 	select {

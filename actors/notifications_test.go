@@ -1,6 +1,7 @@
 package actors_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -150,24 +151,38 @@ func TestNotificationsWithoutSubscriber(t *testing.T) {
 }
 
 func TestCloseWithABlockedSubscriber(t *testing.T) {
-	// Close gives queued notifications a bounded time to drain; a
-	// subscriber that never returns does not hold Close for ever.
-	if testing.Short() {
-		t.Skip("waits for the drain timeout")
-	}
+	// A subscriber that never returns holds Close only until Close's
+	// context ends; it is then abandoned (counted), and no callback of
+	// the client starts again.
 	gate := make(chan struct{})
 	defer close(gate) // let the stuck subscriber go at the end (goleak)
 	box := &inbox{gate: gate}
 	s := connect(t, testserver.Options{}, actors.Env{Handlers: actors.Handlers{Notification: box.deliver}}, nil)
 	s.notify(1)
+	s.notify(2) // queued behind the stuck one
 	harness.WaitFor(t, "the subscriber to be stuck", func() bool {
 		box.mu.Lock()
 		defer box.mu.Unlock()
 		return box.calls == 1
 	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
 	start := time.Now()
-	s.close()
-	if d := time.Since(start); d > harness.Bound {
-		t.Errorf("Close took %v", d)
+	if err := s.c.Close(ctx); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %v with a 1 s deadline", d)
+	}
+	if n := s.c.Stats().AbandonedCallbacks; n != 1 {
+		t.Errorf("AbandonedCallbacks = %d, want 1", n)
+	}
+	s.waitDone()
+	gate <- struct{}{} // release the stuck call: the queued one must not follow
+	time.Sleep(50 * time.Millisecond)
+	box.mu.Lock()
+	defer box.mu.Unlock()
+	if box.calls != 1 {
+		t.Errorf("the subscriber was called %d times; after Close no callback may start", box.calls)
 	}
 }

@@ -12,43 +12,77 @@ import (
 
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
+	"github.com/mcpactor/mcpactor/transport"
 )
+
+// servingKey names a server request being served: its id is the server's,
+// unique only within one connection generation.
+type servingKey struct {
+	gen uint64
+	id  string
+}
+
+// served is a server request being served.
+type served struct {
+	cancel context.CancelFunc
+}
+
+// maxServingBytes bounds the params of the server requests being served at
+// once (as MaxConcurrentHandlers bounds their number): a request that would
+// go beyond it is refused, as when there are too many.
+const maxServingBytes = 16 << 20
 
 // serve answers a server-to-client request. ping is answered at once by the
 // actor (basic/utilities/ping: promptly); the others run their handler on a
-// goroutine and answer on the connection they came from.
+// goroutine and answer on the connection they came from, and only while
+// it lives.
 func (a *clientActor) serve(ctx actor.Context, req messages.InboundRequest) {
+	conn := a.conns[req.Generation]
+	if conn == nil || req.Generation != a.gen.n {
+		return // its connection is gone or going: nobody to answer
+	}
 	sctx, op := a.serverOp(req)
 	if req.Method == messages.MethodPing {
-		a.conn.Respond(req.ID, json.RawMessage("{}"), nil)
+		conn.RespondNow(req.ID, json.RawMessage("{}"), nil)
 		op.End(nil, false)
 		return
 	}
 	run := a.handlerFor(req.Method)
-	if run == nil || a.state >= stateBroken {
-		a.refuse(req, op, &messages.Error{Code: messages.CodeMethodNotFound, Message: "Method not found: " + req.Method})
+	if run == nil || a.state != stateReady && a.state != stateHandshaking || a.closing {
+		a.refuse(conn, req, op, &messages.Error{Code: messages.CodeMethodNotFound, Message: "Method not found: " + req.Method})
 		return
 	}
-	if len(a.serving) >= a.env.MaxConcurrentHandlers {
-		a.refuse(req, op, &messages.Error{Code: messages.CodeInternalError, Message: "client is busy: too many concurrent server requests"})
+	size := int64(len(req.Params))
+	if len(a.serving) >= a.env.MaxConcurrentHandlers || (a.servingBytes > 0 && a.servingBytes+size > maxServingBytes) {
+		a.refuse(conn, req, op, &messages.Error{Code: messages.CodeInternalError, Message: "client is busy: too many concurrent server requests"})
 		return
 	}
-	key := idKey(req.ID)
+	key := servingKey{gen: req.Generation, id: idKey(req.ID)}
 	hctx, cancel := context.WithCancel(sctx)
-	a.serving[key] = cancel
-	root, self, conn, log, server := ctx.ActorSystem().Root, ctx.Self(), a.conn, a.env.Logger, a.h.name
+	a.serving[key] = served{cancel: cancel}
+	a.servingBytes += size
+	root, self, log, server, gate := ctx.ActorSystem().Root, ctx.Self(), a.env.Logger, a.h.name, &a.h.callbacks
 	a.work.Go(func() {
 		defer cancel()
-		result, rpcErr := runHandler(hctx, run, req, log, server)
-		// A request the server cancelled gets no answer
-		// (basic/utilities/cancellation: the receiver SHOULD NOT respond).
-		if hctx.Err() == nil {
-			conn.Respond(req.ID, result, rpcErr)
-			op.End(errOrNil(rpcErr), false)
-		} else {
-			op.End(hctx.Err(), false)
+		defer root.Send(self, handlerDone{key: key, bytes: size})
+		if !gate.enter() {
+			op.End(errClientStopped, false)
+			return // closed before the handler could start
 		}
-		root.Send(self, handlerDone{key: key})
+		result, rpcErr := runHandler(hctx, run, req, log, server)
+		gate.exit()
+		// A request the server cancelled gets no answer
+		// (basic/utilities/cancellation: the receiver SHOULD NOT
+		// respond), and neither does one whose client has closed.
+		if hctx.Err() != nil || gate.isShut() {
+			op.End(context.Cause(hctx), false)
+			return
+		}
+		if err := conn.Respond(hctx, req.ID, result, rpcErr); err != nil {
+			op.End(err, false)
+			return
+		}
+		op.End(errOrNil(rpcErr), false)
 	})
 }
 
@@ -149,20 +183,30 @@ func (a *clientActor) notification(n messages.InboundNotification) {
 	if n.Method == messages.NotificationCancelled {
 		var p messages.CancelledParams
 		if json.Unmarshal(n.Params, &p) == nil {
-			if cancel, ok := a.serving[idKey(p.RequestID)]; ok {
-				cancel()
+			if s, ok := a.serving[servingKey{gen: n.Generation, id: idKey(p.RequestID)}]; ok {
+				s.cancel()
 				return
 			}
 		}
 	}
-	if a.state == stateClosing || a.env.Handlers.Notification == nil {
+	if a.closing || n.Generation != a.gen.n || a.env.Handlers.Notification == nil {
 		return
 	}
 	a.notes.push(n)
 }
 
-func (a *clientActor) refuse(req messages.InboundRequest, op *telemetry.Op, rpcErr *messages.Error) {
-	a.conn.Respond(req.ID, nil, rpcErr)
+// cancelHandlers cancels the handlers serving requests of generation gen,
+// or of every generation when gen is 0.
+func (a *clientActor) cancelHandlers(gen uint64) {
+	for key, s := range a.serving {
+		if gen == 0 || key.gen == gen {
+			s.cancel()
+		}
+	}
+}
+
+func (a *clientActor) refuse(conn *transport.Conn, req messages.InboundRequest, op *telemetry.Op, rpcErr *messages.Error) {
+	conn.RespondNow(req.ID, nil, rpcErr)
 	op.End(rpcErr, false)
 }
 
@@ -187,4 +231,13 @@ func errOrNil(e *messages.Error) error {
 		return nil
 	}
 	return e
+}
+
+// dropReporter feeds a client's drops to telemetry's dropped-frames
+// counter (nil when telemetry is off).
+func dropReporter(tel *telemetry.Telemetry, server string) func(string) {
+	if tel == nil {
+		return nil
+	}
+	return func(reason string) { tel.Dropped(server, reason, 1) }
 }

@@ -31,9 +31,9 @@ func (c *Client) SetLoggingLevel(ctx context.Context, level messages.LoggingLeve
 // NotifyRootsChanged tells the server the list of roots has changed
 // (client/roots, "Root List Changes").
 func (c *Client) NotifyRootsChanged(ctx context.Context) error {
-	conn, err := c.session(ctx)
+	g, err := c.current(ctx)
 	if err != nil {
 		return err
 	}
-	return notifyTraced(ctx, c.tel, c.peer(), conn, messages.NotificationRootsListChanged, nil)
+	return notifyTraced(ctx, c.tel, c.peer(), g.conn, messages.NotificationRootsListChanged, nil)
 }

@@ -14,6 +14,9 @@ type InboundRequest struct {
 	ID     ID
 	Method string
 	Params json.RawMessage
+	// Generation is the connection generation it arrived on: the
+	// answer must go back on that connection, and only while it lives.
+	Generation uint64
 }
 
 // InboundNotification is a server notification other than progress and
@@ -21,10 +24,13 @@ type InboundRequest struct {
 type InboundNotification struct {
 	Method string
 	Params json.RawMessage
+	// Generation is the connection generation it arrived on.
+	Generation uint64
 }
 
 // TransportClosed tells a transport's owner that it has stopped, and why.
 // Every request that was pending has already been failed with Err.
 type TransportClosed struct {
-	Err error // a *TransportClosedError
+	Err        error  // a *TransportClosedError
+	Generation uint64 // the connection generation that ended
 }

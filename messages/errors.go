@@ -28,7 +28,10 @@ type TransportClosedError struct {
 	Server     string
 	Cause      error  // what closed it; nil for an orderly Close
 	ExitStatus string // "exit status 1", "signal: killed"; empty when unknown
-	StderrTail string // last lines of the server's stderr, trimmed
+	StderrTail string // the server's stderr: its first lines and its last, trimmed
+	// Closed is true when the close was asked for (Close, Stop): the
+	// connection ended as intended, which is not a failure.
+	Closed bool
 }
 
 // Error reads "Transport closed: <exit status>: <cause>: <stderr tail>", each

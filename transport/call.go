@@ -24,7 +24,15 @@ type call struct {
 	expired  atomic.Bool
 	reply    chan outcome
 	progress chan json.RawMessage // nil when the caller wants no progress
-	id       int64
+	// progressBytes is the size of what waits in progress: the actor adds,
+	// the caller subtracts as it takes.
+	progressBytes atomic.Int64
+	weight        int64 // write budget held by the request's frame
+	// Actor-only: the id, and where the frame is (frameQueued: at index
+	// frame of the writer's current batch).
+	id    int64
+	where uint8
+	frame int
 }
 
 // outcome is the single end of a call: a result, a JSON-RPC error, the
@@ -50,6 +58,7 @@ type cancelCall struct {
 type notify struct {
 	method string
 	params json.RawMessage
+	weight int64 // write budget held
 }
 
 // respond answers a server-to-client request.
@@ -57,18 +66,26 @@ type respond struct {
 	id     messages.ID
 	result json.RawMessage
 	err    *messages.Error
+	weight int64 // write budget held
 }
 
 // inbound carries a run of decoded frames, in the order read, from a reader
-// goroutine to the actor.
-type inbound struct{ msgs []messages.Message }
+// goroutine to the actor; bytes is the reader credit it holds.
+type inbound struct {
+	msgs  []messages.Message
+	bytes int64
+}
 
 // inboundBatch carries a JSON-RPC batch; whether batches are acceptable
 // depends on the negotiated protocol version, which only the owner knows.
-type inboundBatch struct{ msgs []messages.Message }
+type inboundBatch struct {
+	msgs  []messages.Message
+	bytes int64
+}
 
-// closeRequest starts an orderly shutdown.
-type closeRequest struct{}
+// closeRequest starts an orderly shutdown; cause, if set, is what pending
+// requests are told.
+type closeRequest struct{ cause error }
 
 // forceClose skips the remaining shutdown grace periods: kill at once.
 type forceClose struct{}

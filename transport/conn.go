@@ -23,13 +23,16 @@ const DefaultMaxInFlight = 1 << 14
 // reach only by messages.
 type Conn struct {
 	server  string
+	gen     uint64
 	root    *actor.RootContext
 	pid     *actor.PID
 	slots   chan struct{} // one token per request in flight
-	inbound chan struct{} // the reader's credits: frames waiting for the actor
+	inbound chan struct{} // the reader's credits: runs of frames waiting for the actor
 	timeout time.Duration
 	end     *ending
-	stats   *counters
+	stats   *Counters
+	budget  *writeBudget
+	limits  *limits
 }
 
 // ending is written once by the actor, then published by closing done.
@@ -37,6 +40,15 @@ type ending struct {
 	done   chan struct{}
 	err    error
 	byUser bool // Close was asked for, so err is not a failure
+	// life ends with done; waits that must not outlive the transport
+	// (for write budget) select on it through a context.
+	life    context.Context
+	endLife context.CancelFunc
+}
+
+func newEnding() *ending {
+	life, end := context.WithCancel(context.Background())
+	return &ending{done: make(chan struct{}), life: life, endLife: end}
 }
 
 // CallOptions tune one request. The zero value uses the connection's
@@ -80,6 +92,10 @@ type CallObserver interface {
 // Server returns the name of the server this connection talks to.
 func (c *Conn) Server() string { return c.server }
 
+// Generation returns the connection generation the transport was started
+// with; messages it sends its owner carry the same number.
+func (c *Conn) Generation() uint64 { return c.gen }
+
 // Done is closed when the transport has stopped and released everything.
 func (c *Conn) Done() <-chan struct{} { return c.end.done }
 
@@ -93,8 +109,9 @@ func (c *Conn) Err() error {
 	}
 }
 
-// Stats returns the counts of dropped or refused input so far.
-func (c *Conn) Stats() Stats { return c.stats.snapshot() }
+// Stats returns the counts of dropped or refused input so far (shared with
+// the other transports of the same Counters).
+func (c *Conn) Stats() Stats { return c.stats.Snapshot() }
 
 // Call sends a request and waits for its single end: the result, a JSON-RPC
 // error (*messages.RPCError), a timeout (*messages.TimeoutError), the
@@ -116,12 +133,35 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	defer func() { <-c.slots }()
 
 	cl := &call{method: method, params: params, token: opts.ProgressToken, noCancel: opts.NoCancel, obs: opts.Observer, reply: make(chan outcome, 1)}
+	cl.weight = c.budget.weigh(len(method) + len(params))
+	if !c.budget.sem.TryAcquire(cl.weight) {
+		if err := c.waitBudget(ctx, method, cl.weight, opts.Observer); err != nil {
+			return nil, err
+		}
+	}
 	if opts.OnProgress != nil && opts.ProgressToken != "" {
 		cl.progress = make(chan json.RawMessage, progressBuffer)
 	}
 	start := time.Now()
 	c.root.Send(c.pid, cl)
 	return c.await(ctx, cl, start, opts)
+}
+
+// waitBudget waits for room in the write queue: the backpressure of a
+// server that reads its input more slowly than it is sent.
+func (c *Conn) waitBudget(ctx context.Context, method string, w int64, obs CallObserver) error {
+	if obs != nil {
+		obs.Queued("write")
+		defer obs.Dequeued()
+	}
+	if err := c.budget.acquire(ctx, c.end.life, w); err != nil {
+		if c.end.life.Err() != nil {
+			<-c.end.done
+			return c.end.err
+		}
+		return &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
+	}
+	return nil
 }
 
 // waitSlot waits for an in-flight slot: the backpressure of a full
@@ -180,6 +220,9 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts CallOp
 		c.root.Send(c.pid, cancelCall{c: cl, reason: timeoutText(time.Duration(cl.after.Load()))})
 	})
 	defer timer.Stop()
+	if cl.progress != nil {
+		defer c.settleProgress(cl)
+	}
 	for {
 		select {
 		case out := <-cl.reply:
@@ -189,6 +232,7 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts CallOp
 			c.drainProgress(cl, opts)
 			return c.finish(cl, out, nil)
 		case p := <-cl.progress:
+			c.limits.tookProgress(cl, p)
 			opts.OnProgress(p)
 			if opts.ResetTimeoutOnProgress {
 				wait, after = timeout, timeout
@@ -234,7 +278,22 @@ func (c *Conn) drainProgress(cl *call, opts CallOptions) {
 	for {
 		select {
 		case p := <-cl.progress:
+			c.limits.tookProgress(cl, p)
 			opts.OnProgress(p)
+		default:
+			return
+		}
+	}
+}
+
+// settleProgress gives back the budget of progress nobody will take: a call
+// retired by its caller leaves its queue behind. The actor sends no more
+// once the call has ended, and every path here returns after the end.
+func (c *Conn) settleProgress(cl *call) {
+	for {
+		select {
+		case p := <-cl.progress:
+			c.limits.tookProgress(cl, p)
 		default:
 			return
 		}
@@ -289,8 +348,9 @@ func (c *Conn) finish(cl *call, out outcome, why error) (json.RawMessage, error)
 	}
 }
 
-// Notify sends a notification. It returns once the notification is queued;
-// an error means the transport has already ended.
+// Notify sends a notification. It returns once the notification is queued,
+// which may wait for room in the write queue (bounded by ctx); an error
+// means the transport has already ended or ctx did.
 func (c *Conn) Notify(ctx context.Context, method string, params json.RawMessage) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -300,13 +360,47 @@ func (c *Conn) Notify(ctx context.Context, method string, params json.RawMessage
 		return c.end.err
 	default:
 	}
-	c.root.Send(c.pid, notify{method: method, params: params})
+	w := c.budget.weigh(len(method) + len(params))
+	if err := c.budget.acquire(ctx, c.end.life, w); err != nil {
+		if c.end.life.Err() != nil {
+			return c.end.err
+		}
+		return err
+	}
+	c.root.Send(c.pid, notify{method: method, params: params, weight: w})
 	return nil
 }
 
 // Respond answers the server-to-client request id with a result or, when
-// rpcErr is set, an error.
-func (c *Conn) Respond(id messages.ID, result json.RawMessage, rpcErr *messages.Error) {
+// rpcErr is set, an error. It may wait for room in the write queue, bounded
+// by ctx; an answer that cannot be queued (ctx ended, transport gone) is
+// dropped, and the error says why.
+func (c *Conn) Respond(ctx context.Context, id messages.ID, result json.RawMessage, rpcErr *messages.Error) error {
+	select {
+	case <-c.end.done:
+		return c.end.err
+	default:
+	}
+	size := len(result)
+	if rpcErr != nil {
+		size = len(rpcErr.Message) + len(rpcErr.Data)
+	}
+	w := c.budget.weigh(size)
+	if err := c.budget.acquire(ctx, c.end.life, w); err != nil {
+		if c.end.life.Err() != nil {
+			return c.end.err
+		}
+		return err
+	}
+	c.root.Send(c.pid, respond{id: id, result: result, err: rpcErr, weight: w})
+	return nil
+}
+
+// RespondNow is Respond for an owner that must not wait (an actor
+// answering ping, or refusing a request): the answer is queued outside the
+// write budget, as the transport's own small frames are, and dropped and
+// counted if those have piled up behind a stuck write.
+func (c *Conn) RespondNow(id messages.ID, result json.RawMessage, rpcErr *messages.Error) {
 	select {
 	case <-c.end.done:
 	default:
@@ -318,10 +412,11 @@ func (c *Conn) Respond(id messages.ID, result json.RawMessage, rpcErr *messages.
 func (c *Conn) SetBatchPolicy(p SetBatchPolicy) { c.root.Send(c.pid, p) }
 
 // Close shuts the transport down in order (for stdio: close stdin, wait,
-// SIGTERM, wait, SIGKILL) and waits until everything is released. If ctx
-// ends first the remaining grace periods are skipped, but Close still waits
-// for the process to be reaped, which a SIGKILL makes quick. Pending requests
-// fail with ErrTransportClosed. The returned error is the transport's final
+// SIGTERM, wait, SIGKILL) and waits until everything is released, or until
+// ctx ends: then the remaining grace periods are skipped (the process is
+// killed) and Close returns at once with the context's error, while the
+// transport finishes on its own (Done tells when). Pending requests fail
+// with ErrTransportClosed. The returned error is the transport's final
 // error when it had already failed, else nil.
 func (c *Conn) Close(ctx context.Context) error {
 	select {
@@ -329,14 +424,31 @@ func (c *Conn) Close(ctx context.Context) error {
 		return c.closeResult()
 	default:
 	}
-	c.root.Send(c.pid, closeRequest{})
+	c.BeginClose(nil)
 	select {
 	case <-c.end.done:
 	case <-ctx.Done():
-		c.root.Send(c.pid, forceClose{})
-		<-c.end.done
+		c.Kill()
+		select {
+		case <-c.end.done:
+		default:
+			return context.Cause(ctx)
+		}
 	}
 	return c.closeResult()
+}
+
+// BeginClose starts the orderly shutdown that Close waits for and returns
+// at once. Pending requests fail with a *messages.TransportClosedError
+// whose Cause is cause (nil for a plain close).
+func (c *Conn) BeginClose(cause error) {
+	c.root.Send(c.pid, closeRequest{cause: cause})
+}
+
+// Kill skips what remains of the shutdown's grace periods: the server is
+// killed at once. It returns at once; Done tells when all is released.
+func (c *Conn) Kill() {
+	c.root.Send(c.pid, forceClose{})
 }
 
 func (c *Conn) closeResult() error {

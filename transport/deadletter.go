@@ -21,3 +21,5 @@ func (procExited) IgnoreDeadLetterLogging()     {}
 func (escalate) IgnoreDeadLetterLogging()       {}
 func (drainExpiry) IgnoreDeadLetterLogging()    {}
 func (writeDone) IgnoreDeadLetterLogging()      {}
+func (eofExpiry) IgnoreDeadLetterLogging()       {}
+func (writeStallCheck) IgnoreDeadLetterLogging() {}

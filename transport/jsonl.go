@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // DefaultMaxFrameSize is the longest stdout line (one JSON-RPC message) a
@@ -18,24 +20,13 @@ const readBufferSize = 64 << 10
 
 // OversizedError reports a line longer than the frame cap. The line was
 // discarded without being buffered whole and the reader resynced at the next
-// newline.
+// newline. Its top level was followed on the way, in constant memory, so
+// that an answer to one of our requests can fail that request at once,
+// even when its id comes after the payload.
 type OversizedError struct {
 	Limit   int
-	Dropped int64  // bytes discarded, line ending ("\n" or "\r\n") excluded
-	Head    []byte // the line's first bytes, so the reader can tell whose answer it was
-}
-
-// oversizedHead is how much of a discarded line is kept for Head.
-const oversizedHead = 512
-
-// head copies the start of the line being read: what has accumulated, or
-// else the fragment just read.
-func (lr *lineReader) head(frag []byte) []byte {
-	b := lr.buf
-	if len(b) == 0 {
-		b = frag
-	}
-	return bytes.Clone(b[:min(len(b), oversizedHead)])
+	Dropped int64              // bytes discarded, line ending ("\n" or "\r\n") excluded
+	Head    messages.FrameHead // what the line's top level showed: id, method, result, error
 }
 
 func (e *OversizedError) Error() string {
@@ -45,9 +36,10 @@ func (e *OversizedError) Error() string {
 // lineReader splits a byte stream into newline-terminated frames (JSON Lines,
 // the stdio framing of basic/transports "stdio").
 type lineReader struct {
-	r   *bufio.Reader
-	max int
-	buf []byte // holds a line that did not fit the bufio buffer
+	r    *bufio.Reader
+	max  int
+	buf  []byte                     // holds a line that did not fit the bufio buffer
+	scan messages.FrameHeadScanner // follows an oversized line as it is discarded
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -98,9 +90,11 @@ func (lr *lineReader) readLine() ([]byte, error) {
 			// A whole line, or the last one, which has no newline. The cap
 			// applies to the line without its "\n" or "\r\n".
 			if n := len(lr.buf) + len(frag) - lineEnding(lr.buf, frag); n > lr.max {
-				head := lr.head(frag)
+				lr.scan.Reset()
+				lr.scan.Write(lr.buf)
+				lr.scan.Write(frag[:len(frag)-lineEnding(lr.buf, frag)])
 				lr.drop()
-				return nil, &OversizedError{Limit: lr.max, Dropped: int64(n), Head: head}
+				return nil, &OversizedError{Limit: lr.max, Dropped: int64(n), Head: lr.scan.Head()}
 			}
 			if len(lr.buf) == 0 {
 				return frag, nil
@@ -113,15 +107,14 @@ func (lr *lineReader) readLine() ([]byte, error) {
 				n-- // it may be the start of "\r\n"
 			}
 			if n > lr.max {
-				// Over the cap before its end: stop keeping it now.
+				// Over the cap before its end: stop keeping it now,
+				// following its top level to the end of the line.
 				seen := int64(len(lr.buf) + len(frag))
-				head := lr.head(frag)
+				lr.scan.Reset()
+				lr.scan.Write(lr.buf)
+				lr.scan.Write(frag)
 				lr.drop()
-				err := lr.discard(seen, frag[len(frag)-1])
-				if over, ok := err.(*OversizedError); ok {
-					over.Head = head
-				}
-				return nil, err
+				return nil, lr.discard(seen, frag[len(frag)-1])
 			}
 			lr.appendFrag(frag)
 		default:
@@ -169,6 +162,11 @@ func (lr *lineReader) discard(seen int64, last byte) error {
 	for {
 		frag, err := lr.r.ReadSlice('\n')
 		seen += int64(len(frag))
+		if err == nil {
+			lr.scan.Write(frag[:len(frag)-1]) // the "\r" of a "\r\n" is blank space to it
+		} else {
+			lr.scan.Write(frag)
+		}
 		if len(frag) > 0 {
 			if err == nil && (len(frag) >= 2 && frag[len(frag)-2] == '\r' || len(frag) == 1 && last == '\r') {
 				seen-- // the "\r" of "\r\n"
@@ -177,12 +175,12 @@ func (lr *lineReader) discard(seen int64, last byte) error {
 		}
 		switch {
 		case err == nil:
-			return &OversizedError{Limit: lr.max, Dropped: seen - 1}
+			return &OversizedError{Limit: lr.max, Dropped: seen - 1, Head: lr.scan.Head()}
 		case errors.Is(err, bufio.ErrBufferFull):
 		case errors.Is(err, io.EOF):
 			// The stream ended inside the line: report the line now; the
 			// next call finds the end of the stream.
-			return &OversizedError{Limit: lr.max, Dropped: seen}
+			return &OversizedError{Limit: lr.max, Dropped: seen, Head: lr.scan.Head()}
 		default:
 			return err
 		}

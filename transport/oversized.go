@@ -1,12 +1,16 @@
 package transport
 
 import (
-	"bytes"
-	"encoding/json"
-	"strconv"
-
 	"github.com/mcpactor/mcpactor/messages"
 )
+
+// readerNote carries what the reader found wrong with a line, other than
+// plain malformed input, to the actor: one of the messages below. It takes
+// a reader credit, like a run of frames, so a server sending nothing but
+// such lines cannot grow the mailbox.
+type readerNote struct{ msg any }
+
+func (readerNote) IgnoreDeadLetterLogging() {}
 
 // oversizedResponse tells the actor that the answer to id was discarded for
 // exceeding the frame cap, so that its caller fails at once with a clear
@@ -19,73 +23,31 @@ type oversizedResponse struct {
 
 func (oversizedResponse) IgnoreDeadLetterLogging() {}
 
-// responseIDFromHead reads the id of a JSON-RPC response from the first
-// bytes of a frame too large to decode. It answers only when the head shows
-// a response: an "id" and a "result" or "error" key at the top level, and no
-// "method" (a server request has ids of its own space, which must not be
-// mistaken for ours). Anything else, including a head cut off before that is
-// clear, gives ok == false.
-func responseIDFromHead(head []byte) (id int64, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return 0, false
-	}
-	haveID := false
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return 0, false
-		}
-		key, isKey := tok.(string)
-		if !isKey {
-			return 0, false
-		}
-		switch key {
-		case "method":
-			return 0, false
-		case "result", "error":
-			return id, haveID
-		case "id":
-			v, err := dec.Token()
-			if err != nil {
-				return 0, false
-			}
-			switch v := v.(type) {
-			case json.Number:
-				id, err = strconv.ParseInt(string(v), 10, 64)
-			case string:
-				id, err = strconv.ParseInt(v, 10, 64)
-			default:
-				return 0, false
-			}
-			haveID = err == nil
-			continue
-		}
-		if !skipValue(dec) {
-			return 0, false
-		}
-	}
+// badResponse tells the actor that the answer to id arrived but cannot be
+// used (messages.SalvageResponse names the problem): its caller fails at
+// once, and the connection lives on.
+type badResponse struct {
+	id      int64
+	problem string
 }
 
-// skipValue consumes one JSON value from dec.
-func skipValue(dec *json.Decoder) bool {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-		if depth == 0 {
-			return true
-		}
+func (badResponse) IgnoreDeadLetterLogging() {}
+
+// invalidRequest is a server request whose id JSON-RPC does not allow: it
+// is answered with Invalid Request and id null (JSON-RPC 2.0 §5), since
+// there is no id to echo.
+type invalidRequest struct{ method string }
+
+func (invalidRequest) IgnoreDeadLetterLogging() {}
+
+// responseID is the id of one of our requests in a line's head, if the
+// line is a response (an id of ours, a result or an error, no method: a
+// server request's ids are its own and must not be mistaken for ours).
+func responseID(h messages.FrameHead) (int64, bool) {
+	if !h.IsResponse() {
+		return 0, false
 	}
+	return h.ID.Int64()
 }
 
 // failOversized ends the call whose answer was discarded, if it is ours
@@ -97,4 +59,21 @@ func (r *rpcCore) failOversized(m oversizedResponse) {
 	}
 	r.resolve(m.id, outcome{err: &messages.FrameTooLargeError{
 		Server: r.server, Method: c.method, ID: messages.Int64ID(m.id), Size: m.size, Limit: m.limit}})
+}
+
+// failBadResponse ends the call whose answer could not be used.
+func (r *rpcCore) failBadResponse(m badResponse) {
+	c, ok := r.pending[m.id]
+	if !ok {
+		return
+	}
+	r.log.Warn("mcp: unusable answer failed its request", "server", r.server, "id", m.id, "method", c.method, "problem", m.problem)
+	r.resolve(m.id, outcome{err: &messages.BadResponseError{
+		Server: r.server, Method: c.method, ID: messages.Int64ID(m.id), Problem: m.problem}})
+}
+
+// refuseInvalidRequest answers a server request that had no usable id.
+func (r *rpcCore) refuseInvalidRequest(m invalidRequest) {
+	r.log.Warn("mcp: server request with an invalid id refused", "server", r.server, "method", m.method)
+	r.replyError(messages.ID{}, messages.CodeInvalidRequest, "Invalid Request: the request id must be a string or an integer")
 }

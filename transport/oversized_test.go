@@ -10,7 +10,7 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-func TestResponseIDFromHead(t *testing.T) {
+func TestResponseIDOfAnOversizedLine(t *testing.T) {
 	for _, tc := range []struct {
 		head string
 		id   int64
@@ -19,14 +19,16 @@ func TestResponseIDFromHead(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"xxxx`, 7, true},
 		{`{"id":"12","jsonrpc":"2.0","error":{"code":1,"message":"xxx`, 12, true},
 		{`{"jsonrpc":"2.0","meta":{"a":[1,2,{"b":3}]},"id":3,"result":"xx`, 3, true},
-		{`{"jsonrpc":"2.0","result":{"x":"yyyy`, 0, false},                              // id after the payload: unknown
+		{`{"jsonrpc":"2.0","result":{"x":"yyyy"},"id":9}`, 9, true},                     // id after the payload
 		{`{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage","params`, 0, false}, // a server request
 		{`{"jsonrpc":"2.0","id":5,"par`, 0, false},                                      // cut off before it is clear
 		{`{"jsonrpc":"2.0","id":"abc","result":{`, 0, false},                            // not one of ours
 		{`[{"jsonrpc":"2.0","id":5,"result":{`, 0, false},                               // batches are not sniffed
 		{`not json at all`, 0, false},
 	} {
-		id, ok := responseIDFromHead([]byte(tc.head))
+		var scan messages.FrameHeadScanner
+		scan.Write([]byte(tc.head))
+		id, ok := responseID(scan.Head())
 		if id != tc.id || ok != tc.ok {
 			t.Errorf("%s: got %d %v, want %d %v", tc.head, id, ok, tc.id, tc.ok)
 		}

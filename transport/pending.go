@@ -17,9 +17,12 @@ import (
 type rpcCore struct {
 	server  string
 	owner   *actor.PID // the client actor; nil in transport-only tests
+	gen     uint64     // the connection generation, stamped on what goes to owner
 	sink    frameSink
 	log     *slog.Logger
-	stats   *counters
+	stats   *Counters
+	budget  *writeBudget
+	limits  *limits
 	pending map[int64]*call
 	tokens  map[string]*call // progress token key -> call
 	nextID  int64            // ids are 1, 2, 3 ... and never reused
@@ -35,18 +38,26 @@ type frameSink interface {
 	// frameBuffer returns the slice to append the next frame to.
 	frameBuffer() []byte
 	// commitFrame queues the frame just appended; c is the request it
-	// carries, nil for notifications and responses. It never blocks: a
-	// failed write is reported later by the sink failing the ids it carried.
-	commitFrame(frame []byte, c *call)
+	// carries, nil for notifications and responses, and weight the write
+	// budget it holds, which the sink gives back once the frame is written
+	// or dropped. It never blocks. It reports false when the frame was
+	// dropped instead of queued.
+	commitFrame(frame []byte, c *call, weight int64) bool
+	// dropUnsent removes c's frame if it has not started on its way to
+	// the server, and reports whether it did.
+	dropUnsent(c *call) bool
 }
 
-func newRPCCore(server string, owner *actor.PID, sink frameSink, log *slog.Logger, stats *counters) rpcCore {
+func newRPCCore(server string, owner *actor.PID, gen uint64, sink frameSink, log *slog.Logger, stats *Counters, budget *writeBudget, lim *limits) rpcCore {
 	return rpcCore{
 		server:  server,
 		owner:   owner,
+		gen:     gen,
 		sink:    sink,
 		log:     log,
 		stats:   stats,
+		budget:  budget,
+		limits:  lim,
 		pending: make(map[int64]*call),
 		tokens:  make(map[string]*call),
 	}
@@ -61,13 +72,17 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 	case cancelCall:
 		r.cancel(m)
 	case notify:
-		if r.failed == nil {
-			r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), m.method, m.params), nil)
+		if r.failed != nil {
+			r.budget.release(m.weight)
+			return true
 		}
+		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), m.method, m.params), nil, m.weight)
 	case respond:
-		if r.failed == nil {
-			r.sink.commitFrame(encodeResponse(r.sink.frameBuffer(), m), nil)
+		if r.failed != nil {
+			r.budget.release(m.weight)
+			return true
 		}
+		r.sink.commitFrame(encodeResponse(r.sink.frameBuffer(), m), nil, m.weight)
 	case inbound:
 		for _, msg := range m.msgs {
 			r.dispatch(ctx, msg)
@@ -78,6 +93,10 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 		r.batches = m.Allow
 	case oversizedResponse:
 		r.failOversized(m)
+	case badResponse:
+		r.failBadResponse(m)
+	case invalidRequest:
+		r.refuseInvalidRequest(m)
 	default:
 		return false
 	}
@@ -86,6 +105,7 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 
 func (r *rpcCore) send(c *call) {
 	if r.failed != nil {
+		r.budget.release(c.weight)
 		c.reply <- outcome{err: r.failed}
 		return
 	}
@@ -97,7 +117,7 @@ func (r *rpcCore) send(c *call) {
 	}
 	frame := messages.AppendRequest(r.sink.frameBuffer(), c.id, c.method, c.params)
 	c.params = nil // the frame holds the bytes now; let them go
-	r.sink.commitFrame(frame, c)
+	r.sink.commitFrame(frame, c, c.weight)
 }
 
 // resolve ends the pending call id with out, if it is still pending.
@@ -107,7 +127,7 @@ func (r *rpcCore) resolve(id int64, out outcome) bool {
 		return false
 	}
 	delete(r.pending, id)
-	if r.tokens[c.token] == c { // a caller may reuse a token; keep the newer call's
+	if c.progress != nil && r.tokens[c.token] == c { // a caller may reuse a token; keep the newer call's
 		delete(r.tokens, c.token)
 	}
 	out.id = id
@@ -120,13 +140,18 @@ func (r *rpcCore) cancel(m cancelCall) {
 	if r.pending[c.id] != c {
 		return // already answered: the outcome is in the caller's channel
 	}
-	if !c.noCancel && r.failed == nil {
+	switch {
+	case r.sink.dropUnsent(c):
+		// The request never left: the server cannot have seen it, so
+		// there is nothing to cancel on the wire, and its frame no
+		// longer holds memory or write budget.
+	case !c.noCancel && r.failed == nil:
 		// basic/utilities/cancellation: the receiver may ignore it, and a
 		// response may still come; it will be counted as late. Queued
 		// before the caller is released, so its span still sees it.
 		params, _ := json.Marshal(messages.CancelledParams{RequestID: messages.Int64ID(c.id), Reason: m.reason})
-		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), messages.NotificationCancelled, params), nil)
-		if c.obs != nil {
+		queued := r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), messages.NotificationCancelled, params), nil, 0)
+		if queued && c.obs != nil {
 			c.obs.CancelSent(m.reason)
 		}
 	}
@@ -146,13 +171,6 @@ func (r *rpcCore) failAll(err error) {
 	}
 }
 
-// failIDs ends the given calls (a write that failed) with err.
-func (r *rpcCore) failIDs(ids []int64, err error) {
-	for _, id := range ids {
-		r.resolve(id, outcome{err: err})
-	}
-}
-
 func (r *rpcCore) dispatch(ctx actor.Context, m messages.Message) {
 	switch m.Kind() {
 	case messages.KindResponse:
@@ -165,13 +183,22 @@ func (r *rpcCore) dispatch(ctx actor.Context, m messages.Message) {
 			r.replyError(m.ID, messages.CodeMethodNotFound, "Method not found")
 			return
 		}
-		ctx.Send(r.owner, messages.InboundRequest{ID: m.ID, Method: m.Method, Params: m.Params})
+		ctx.Send(r.owner, messages.InboundRequest{ID: m.ID, Method: m.Method, Params: m.Params, Generation: r.gen})
 	}
 }
 
 func (r *rpcCore) response(m messages.Message) {
 	id, ok := m.ID.Int64()
 	if !ok {
+		if !m.ID.IsValid() && m.Error != nil {
+			// JSON-RPC 2.0 §5: a server that could not read a request's id
+			// (a parse error, an invalid request) answers with id null.
+			// Nothing of ours can be matched; its own words say the most.
+			r.stats.drop(dropUnknownID, &r.stats.unknownIDs)
+			r.log.Warn("mcp: server reported an error without a request id", "server", r.server,
+				"code", m.Error.Code, "message", m.Error.Message)
+			return
+		}
 		r.stats.drop(dropUnknownID, &r.stats.unknownIDs)
 		r.log.Warn("mcp: response with an id we never issued", "server", r.server, "id", m.ID.String())
 		return
@@ -198,23 +225,49 @@ func (r *rpcCore) response(m messages.Message) {
 
 // notification routes progress to the call that asked for it and the rest
 // to the owner. Progress is per request (basic/utilities/progress), so it
-// never goes through the owner's shared queue.
+// never goes through the owner's shared queue: progress for a token nobody
+// waits on (unknown, or its call has ended) is dropped and counted.
 func (r *rpcCore) notification(ctx actor.Context, m messages.Message) {
 	if m.Method == messages.NotificationProgress {
 		if key, ok := progressKey(m.Params); ok {
 			if c, ok := r.tokens[key]; ok {
-				select {
-				case c.progress <- m.Params:
-				default:
-					r.stats.drop(dropProgress, &r.stats.droppedProgress)
-				}
+				r.pushProgress(c, m.Params)
 				return
 			}
 		}
+		r.stats.drop(dropProgress, &r.stats.droppedProgress)
+		r.log.Debug("mcp: progress for no pending request dropped", "server", r.server)
+		return
 	}
 	if r.owner != nil {
-		ctx.Send(r.owner, messages.InboundNotification{Method: m.Method, Params: m.Params})
+		ctx.Send(r.owner, messages.InboundNotification{Method: m.Method, Params: m.Params, Generation: r.gen})
 	}
+}
+
+// pushProgress queues p for its call. A call keeps at most progressBuffer
+// notifications and DefaultMaxCallProgressBytes (configurable) of them; the
+// oldest go first, since the newest progress says the most. All calls of a
+// connection together keep at most the connection's progress budget; a
+// notification that does not fit in it is dropped. Only the actor sends on
+// c.progress, so once there is room the send cannot block.
+func (r *rpcCore) pushProgress(c *call, p json.RawMessage) {
+	n := int64(len(p))
+	for len(c.progress) == cap(c.progress) || (len(c.progress) > 0 && c.progressBytes.Load()+n > r.limits.callProgress) {
+		select {
+		case old := <-c.progress:
+			r.limits.tookProgress(c, old)
+			r.stats.drop(dropProgress, &r.stats.droppedProgress)
+		default:
+			// The caller has just taken them.
+		}
+	}
+	if r.limits.progressBytes.Load()+n > r.limits.connProgress && r.limits.progressBytes.Load() > 0 {
+		r.stats.drop(dropProgress, &r.stats.droppedProgress)
+		return
+	}
+	c.progressBytes.Add(n)
+	r.limits.progressBytes.Add(n)
+	c.progress <- p
 }
 
 func (r *rpcCore) batch(ctx actor.Context, msgs []messages.Message) {
@@ -246,7 +299,7 @@ func progressKey(params json.RawMessage) (string, bool) {
 }
 
 func (r *rpcCore) replyError(id messages.ID, code int64, text string) {
-	r.sink.commitFrame(messages.AppendError(r.sink.frameBuffer(), id, &messages.Error{Code: code, Message: text}), nil)
+	r.sink.commitFrame(messages.AppendError(r.sink.frameBuffer(), id, &messages.Error{Code: code, Message: text}), nil, 0)
 }
 
 func encodeResponse(b []byte, m respond) []byte {

@@ -19,12 +19,13 @@ import (
 // that exec.Cmd.Wait neither closes them under a reader nor waits for
 // copying goroutines.
 type process struct {
-	stats   *counters
+	stats   *Counters
 	cmd     *exec.Cmd
 	stdin   *os.File
 	stdout  *os.File
 	stderr  *os.File
-	credits chan struct{}
+	credits chan struct{} // runs in the actor's mailbox
+	bytes   *byteCredits  // and their bytes
 }
 
 // inboundCredits bounds the runs of frames a reader may have in the actor's
@@ -33,7 +34,8 @@ type process struct {
 // bound.
 const inboundCredits = 256
 
-func startProcess(cmd *exec.Cmd, cfg StdioConfig, stats *counters, credits chan struct{}, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) (*process, error) {
+func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (*process, error) {
+	root, quit := conn.root, conn.end.done
 	cmd.Dir = cfg.Dir
 	cmd.Env = os.Environ()
 	for k, v := range cfg.Env {
@@ -62,7 +64,8 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, stats *counters, credits chan 
 		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
 	}
 	closeAll(files[0], files[3], files[5]) // the child's ends live on in the child
-	p := &process{stats: stats, cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4], credits: credits}
+	p := &process{stats: conn.stats, cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4],
+		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes)}
 
 	go p.read(cfg, root, self, quit)
 	go p.drainStderr(cfg, root, self)
@@ -102,10 +105,17 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 	// one hand-off, not one each. A run ends before any read that could
 	// block, so no frame waits for the next one to arrive.
 	var run []messages.Message
-	send := func(msg any) bool {
+	var runBytes int64
+	// send waits for a credit of each kind: a run in the mailbox and its
+	// bytes. When the actor falls behind, the reader stops reading and
+	// the pipe pushes back on the server.
+	send := func(msg any, n int64) bool {
 		select {
 		case p.credits <- struct{}{}:
 		case <-quit:
+			return false
+		}
+		if !p.bytes.take(n, quit) {
 			return false
 		}
 		root.Send(self, msg)
@@ -115,8 +125,8 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 		if len(run) == 0 {
 			return true
 		}
-		ok := send(inbound{msgs: run})
-		run = nil
+		ok := send(inbound{msgs: run, bytes: runBytes}, runBytes)
+		run, runBytes = nil, 0
 		return ok
 	}
 	for {
@@ -134,8 +144,10 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 			}
 			p.stats.drop(dropOversized, &p.stats.oversized)
 			cfg.Logger.Warn("mcp: oversized frame discarded", "server", cfg.Server, "bytes", over.Dropped, "limit", over.Limit)
-			if id, ok := responseIDFromHead(over.Head); ok {
-				root.Send(self, oversizedResponse{id: id, size: over.Dropped, limit: over.Limit})
+			if id, ok := responseID(over.Head); ok {
+				if !send(readerNote{oversizedResponse{id: id, size: over.Dropped, limit: over.Limit}}, 0) {
+					return
+				}
 			}
 			continue
 		case err != nil:
@@ -164,20 +176,26 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 			}
 			// A batch is judged as a whole (it may be refused), so it
 			// travels on its own, after the frames before it.
-			if !flush() || !send(inboundBatch{msgs: kept}) {
+			n := int64(len(line))
+			if !flush() || !send(inboundBatch{msgs: kept, bytes: n}, n) {
 				return
 			}
 			continue
 		}
 		m, err := messages.DecodeMessage(line)
 		if err != nil {
-			p.malformed(cfg, line, err)
+			if msg := p.rejected(cfg, line, err, m); msg != nil {
+				if !flush() || !send(readerNote{msg}, 0) {
+					return
+				}
+			}
 			continue
 		}
 		if run == nil {
 			run = make([]messages.Message, 0, 4)
 		}
 		run = append(run, m)
+		runBytes += int64(len(line))
 	}
 }
 
@@ -189,6 +207,25 @@ const maxRun = 64
 // malformedLogEvery thins out the log of a server that prints garbage on
 // every line; the counter still sees each one.
 const malformedLogEvery = 1000
+
+// rejected accounts for a line DecodeMessage refused and returns what the
+// actor must do about it, if anything: answer a server request whose id
+// JSON-RPC does not allow, or fail the pending request whose answer this
+// was. Anything else is malformed input, counted and skipped.
+func (p *process) rejected(cfg StdioConfig, line []byte, err error, m messages.Message) any {
+	if errors.Is(err, messages.ErrInvalidRequestID) {
+		p.stats.drop(dropInvalidRequest, &p.stats.invalidRequests)
+		return invalidRequest{method: m.Method}
+	}
+	if id, problem, ok := messages.SalvageResponse(line); ok {
+		if n, ok := id.Int64(); ok {
+			p.stats.drop(dropBadResponse, &p.stats.badResponses)
+			return badResponse{id: n, problem: problem}
+		}
+	}
+	p.malformed(cfg, line, err)
+	return nil
+}
 
 func (p *process) malformed(cfg StdioConfig, line []byte, err error) {
 	n := p.stats.drop(dropMalformed, &p.stats.malformed)
@@ -230,20 +267,26 @@ func (p *process) drainStderr(cfg StdioConfig, root *actor.RootContext, self *ac
 			if emit != nil {
 				lines.flush(emit)
 			}
-			root.Send(self, stderrDone{tail: ring.tail(stderrTailBytes)})
+			root.Send(self, stderrDone{tail: ring.excerpt(stderrTailBytes)})
 			return
 		}
 	}
 }
 
-// stderrTailBytes is how much of the ring goes into the closing error.
+// stderrTailBytes is how much of the newest stderr goes into the closing
+// error (after up to stderrHeadBytes of the oldest).
 const stderrTailBytes = 2 << 10
 
-func (p *process) releaseCredit() {
+// releaseCredit gives back the credits of one run the actor has handled.
+func (p *process) releaseCredit(n int64) {
+	if p == nil {
+		return
+	}
 	select {
 	case <-p.credits:
 	default:
 	}
+	p.bytes.give(n)
 }
 
 func (p *process) closeStdin() {

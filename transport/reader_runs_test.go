@@ -30,7 +30,7 @@ func TestReaderRunsNeverWaitForTheNextFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &process{stats: &counters{}, stdout: r, credits: make(chan struct{}, inboundCredits)}
+	p := &process{stats: &Counters{}, stdout: r, credits: make(chan struct{}, inboundCredits), bytes: newByteCredits(defaultInboundBytes)}
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {

@@ -53,10 +53,10 @@ const stderrLineQueue = 1024
 // never block").
 type lineQueue struct {
 	ch    chan string
-	stats *counters
+	stats *Counters
 }
 
-func newLineQueue(deliver func(string), stats *counters) *lineQueue {
+func newLineQueue(deliver func(string), stats *Counters) *lineQueue {
 	q := &lineQueue{ch: make(chan string, stderrLineQueue), stats: stats}
 	go func() {
 		for line := range q.ch {

@@ -3,6 +3,7 @@ package transport
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -157,5 +158,36 @@ func TestStderrRingNeverExceedsLimit(t *testing.T) {
 	r.Write(make([]byte, 19000))
 	if cap(r.buf) > limit {
 		t.Errorf("ring of %d bytes, limit %d", cap(r.buf), limit)
+	}
+}
+
+func TestStderrExcerptKeepsTheCauseAndTheTail(t *testing.T) {
+	// A server that fails at start prints its cause first and pages of
+	// usage after: the excerpt shows both ends, marked where it was cut.
+	r := newStderrRing(64 << 10)
+	cause := "Error: failed to load kubeconfig: no configuration has been provided"
+	r.Write([]byte(cause + "\n"))
+	for i := range 400 {
+		r.Write([]byte("      --flag-" + strconv.Itoa(i) + " string   a flag of the usage text\n"))
+	}
+	r.Write([]byte("Use \"server --help\" for more.\n"))
+	got := r.excerpt(2 << 10)
+	if !strings.HasPrefix(got, cause) {
+		t.Errorf("the excerpt does not start with the cause:\n%.200s", got)
+	}
+	if !strings.HasSuffix(got, `Use "server --help" for more.`) {
+		t.Errorf("the excerpt does not end with the last line:\n...%s", got[max(0, len(got)-200):])
+	}
+	if !strings.Contains(got, " bytes of stderr cut ...]") {
+		t.Errorf("no cut mark in %q", got)
+	}
+	if len(got) > stderrHeadBytes+(2<<10)+64 {
+		t.Errorf("excerpt of %d bytes: not bounded", len(got))
+	}
+	// Short output is shown whole, unmarked.
+	short := newStderrRing(64 << 10)
+	short.Write([]byte("one\ntwo\n"))
+	if got := short.excerpt(2 << 10); got != "one\ntwo" {
+		t.Errorf("short excerpt %q", got)
 	}
 }

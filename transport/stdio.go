@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"os/exec"
+	"runtime/debug"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -21,6 +22,14 @@ type StdioConfig struct {
 	Env     map[string]string // set on top of the parent's environment
 	Dir     string            // working directory; "" = the parent's
 
+	// Generation numbers this connection among the successive ones of
+	// the same client; it is stamped on every message to the owner, so
+	// the owner can tell an old transport's news from the current one's.
+	Generation uint64
+	// Counters receive this transport's drops; nil starts new ones. A
+	// client passes the same Counters to each of its transports.
+	Counters *Counters
+
 	RequestTimeout time.Duration // default DefaultRequestTimeout
 	MaxInFlight    int           // default DefaultMaxInFlight
 	MaxFrameSize   int           // default DefaultMaxFrameSize (16 MiB)
@@ -28,15 +37,31 @@ type StdioConfig struct {
 	CloseGrace     time.Duration // wait after closing stdin before SIGTERM; default 2 s
 	TermGrace      time.Duration // wait after SIGTERM before SIGKILL; default 2 s
 
+	// MaxWriteBytes bounds the frames waiting to be written; callers
+	// beyond it wait. Default DefaultMaxWriteBytes (8 MiB).
+	MaxWriteBytes int
+	// MaxProgressBytes bounds the progress waiting for all callers of
+	// this connection; MaxCallProgressBytes for one caller. Defaults
+	// DefaultMaxProgressBytes (16 MiB) and DefaultMaxCallProgressBytes
+	// (1 MiB).
+	MaxProgressBytes     int
+	MaxCallProgressBytes int
+	// WriteStallTimeout fails the connection when a write makes no
+	// progress for this long: the server has stopped reading its input.
+	// The default is the request timeout, and never less than 30 s: a
+	// server busy with one long call may not read meanwhile.
+	WriteStallTimeout time.Duration
+
 	// StderrLine, if set, receives each line the server writes to stderr,
 	// in order, on a goroutine of its own. A callback slower than the
 	// server's output loses lines (Stats.DroppedStderrLines) rather than
 	// blocking the server.
 	StderrLine func(line string)
-	// OnDrop, if set, hears of each frame dropped or refused, by reason
-	// ("malformed", "oversized", "unknown_id", "late_response",
-	// "progress", "batch"); Stats has the totals. It runs on the reader
-	// goroutine or in the actor and must not block.
+	// OnDrop, if set and Counters is nil, hears of each frame dropped or
+	// refused, by reason ("malformed", "oversized", "unknown_id",
+	// "late_response", "progress", "batch", "invalid_request",
+	// "bad_response", "write_overflow"); Stats has the totals. It runs on
+	// the reader goroutine or in the actor and must not block.
 	OnDrop func(reason string)
 	// Logger reports dropped input and lifecycle events; nil discards.
 	Logger *slog.Logger
@@ -61,6 +86,21 @@ func (c *StdioConfig) setDefaults() {
 	if c.TermGrace <= 0 {
 		c.TermGrace = 2 * time.Second
 	}
+	if c.MaxWriteBytes <= 0 {
+		c.MaxWriteBytes = DefaultMaxWriteBytes
+	}
+	if c.MaxProgressBytes <= 0 {
+		c.MaxProgressBytes = DefaultMaxProgressBytes
+	}
+	if c.MaxCallProgressBytes <= 0 {
+		c.MaxCallProgressBytes = DefaultMaxCallProgressBytes
+	}
+	if c.WriteStallTimeout <= 0 {
+		c.WriteStallTimeout = max(c.RequestTimeout, minWriteStall)
+	}
+	if c.Counters == nil {
+		c.Counters = NewCounters(c.OnDrop)
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -76,19 +116,31 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 	cfg.setDefaults()
 	conn := &Conn{
 		server:  cfg.Server,
+		gen:     cfg.Generation,
 		root:    root,
 		slots:   make(chan struct{}, cfg.MaxInFlight),
 		timeout: cfg.RequestTimeout,
-		end:     &ending{done: make(chan struct{})},
+		end:     newEnding(),
 		inbound: make(chan struct{}, inboundCredits),
-		stats:   &counters{onDrop: cfg.OnDrop},
+		stats:   cfg.Counters,
+		budget:  newWriteBudget(cfg.MaxWriteBytes),
+		limits:  &limits{callProgress: int64(cfg.MaxCallProgressBytes), connProgress: int64(cfg.MaxProgressBytes)},
+	}
+	opts := []actor.PropsOption(nil)
+	if _, atRoot := parent.(*actor.RootContext); atRoot {
+		// Spawned at the root (tests, tools): a guardian supervises it.
+		// Under a client actor, the client's own strategy does.
+		opts = append(opts, actor.WithGuardian(stopOnPanic))
 	}
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return newStdioActor(cfg, conn, owner)
-	})
+	}, opts...)
 	conn.pid = parent.Spawn(props)
 	return conn
 }
+
+// minWriteStall is the shortest default write stall timeout.
+const minWriteStall = 30 * time.Second
 
 // stdioActor owns one subprocess: its pipes, the pending table (through
 // rpcCore) and the write side. Blocking I/O happens on its goroutines
@@ -101,9 +153,12 @@ type stdioActor struct {
 	proc  *process
 	out   *batchWriter
 	state lifecycle
+	// panicked is the value of a panic in Receive, kept for the error
+	// that pending calls get while the actor is stopped.
+	panicked any
 }
 
-// lifecycle tracks the orderly end of the subprocess (behaviour.md §4,
+// lifecycle tracks the orderly end of the subprocess (docs/architecture.md,
 // "Shutdown"): every flag is set once, and the actor finishes when the
 // process is reaped and both output streams are drained.
 type lifecycle struct {
@@ -120,8 +175,8 @@ type lifecycle struct {
 
 func newStdioActor(cfg StdioConfig, conn *Conn, owner *actor.PID) *stdioActor {
 	a := &stdioActor{cfg: cfg, conn: conn}
-	a.out = &batchWriter{}
-	a.core = newRPCCore(cfg.Server, owner, a.out, cfg.Logger, conn.stats)
+	a.out = newBatchWriter(conn.budget, conn.stats, cfg.WriteStallTimeout)
+	a.core = newRPCCore(cfg.Server, owner, cfg.Generation, a.out, cfg.Logger, conn.stats, conn.budget, conn.limits)
 	return a
 }
 
@@ -132,11 +187,22 @@ type (
 	procExited  struct{ status string }
 	escalate    struct{ stage int }
 	drainExpiry struct{}
+	eofExpiry   struct{}
 )
 
 // errStoppedByParent is the cause when the actor system or a parent stops
 // the transport without the orderly Close.
 var errStoppedByParent = errors.New("transport actor stopped by its parent")
+
+// errStdoutClosed is the cause when the server closed its stdout but did
+// not exit: it can never answer again.
+var errStdoutClosed = errors.New("the server closed its stdout")
+
+// eofGrace is how long pending calls wait, after the server's stdout ends,
+// for the process to exit, so that they fail with its exit status and
+// stderr rather than a bare "stdout closed". A server that closes stdout
+// and keeps running fails them after this, not after the close graces.
+const eofGrace = 250 * time.Millisecond
 
 const (
 	stageTerm = iota
@@ -144,21 +210,29 @@ const (
 )
 
 func (a *stdioActor) Receive(ctx actor.Context) {
+	defer a.recoverPanic(ctx)
 	switch m := ctx.Message().(type) {
 	case inbound:
 		for _, msg := range m.msgs {
 			a.core.dispatch(ctx, msg)
 		}
-		a.proc.releaseCredit()
+		a.proc.releaseCredit(m.bytes)
 	case inboundBatch:
 		a.core.batch(ctx, m.msgs)
-		a.proc.releaseCredit()
+		a.proc.releaseCredit(m.bytes)
+	case readerNote:
+		a.core.receive(ctx, m.msg)
+		a.proc.releaseCredit(0)
 	case writeDone:
-		a.writeDone(m)
+		a.writeDone(ctx, m)
+	case writeStallCheck:
+		if a.out.stalled() {
+			a.fail(ctx, &WriteStallError{After: a.cfg.WriteStallTimeout})
+		}
 	case *actor.Started:
 		a.start(ctx)
 	case closeRequest:
-		a.beginClose(ctx, nil, true)
+		a.beginClose(ctx, m.cause, true)
 	case forceClose:
 		a.beginClose(ctx, nil, true)
 		a.proc.signal(stageKill)
@@ -168,7 +242,14 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 			a.cfg.Logger.Debug("mcp: stdout read ended", "server", a.cfg.Server, "err", m.err)
 		}
 		a.beginClose(ctx, nil, false)
+		a.after(eofGrace, eofExpiry{})
 		a.maybeFinish(ctx)
+	case eofExpiry:
+		// stdout is gone and the process has not been reaped: nothing
+		// can answer the pending calls any more.
+		if a.core.failed == nil {
+			a.core.failAll(a.closedError(errStdoutClosed))
+		}
 	case stderrDone:
 		a.state.stderrDone, a.state.tail = true, m.tail
 		a.maybeFinish(ctx)
@@ -195,53 +276,110 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 		// id while the group has members, so the signal cannot stray.)
 		a.proc.signal(stageKill)
 		a.proc.closeOutputs()
+	case injectedPanic:
+		panic(m.value)
 	case *actor.Stopping:
-		// Stopped from outside (a parent going away): still never leave a
-		// process or a goroutine behind. The waiter reaps the killed
-		// process; closing the pipes ends the writer, the reader and the
-		// drain even if something outside the group holds them.
-		a.core.failAll(&messages.TransportClosedError{Server: a.cfg.Server, Cause: errStoppedByParent})
-		if !a.state.exited && a.proc != nil {
-			a.proc.signal(stageKill)
-		}
-		a.proc.closeStdin()
-		a.proc.closeOutputs()
-		a.out.stop()
+		a.stopping(ctx)
 	case *actor.Stopped:
 		a.stopTimers()
-		a.publish(nil)
+		a.publish(a.stoppedError())
 	default:
 		a.core.receive(ctx, m)
 	}
 }
 
+// recoverPanic logs a panic with its stack and lets it go on to protoactor,
+// whose supervisor strategy (stopOnPanic) stops the actor: Stopping then
+// kills and reaps the process and fails every pending call once. The stack
+// is only available here, inside the deferred call of the panicking
+// goroutine.
+func (a *stdioActor) recoverPanic(ctx actor.Context) {
+	if r := recover(); r != nil {
+		a.panicked = r
+		a.cfg.Logger.Error("mcp: transport actor panicked; stopping it", "server", a.cfg.Server,
+			"panic", r, "stack", string(debug.Stack()))
+		panic(r)
+	}
+}
+
+// stopping runs when the actor is stopped from outside (a parent going
+// away, or a panic): still never leave a process or a goroutine behind.
+// The waiter reaps the killed process; closing the pipes ends the writer,
+// the reader and the drain even if something outside the group holds them.
+func (a *stdioActor) stopping(ctx actor.Context) {
+	if a.state.finished() {
+		return // the orderly end got here first and did all this
+	}
+	err := a.stoppedError()
+	a.core.failAll(err)
+	if !a.state.exited && a.proc != nil {
+		a.proc.signal(stageKill)
+	}
+	a.proc.closeStdin()
+	a.proc.closeOutputs()
+	a.out.stop()
+	a.stopTimers()
+	if a.core.owner != nil {
+		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation})
+	}
+}
+
+// stoppedError is the error of a transport stopped before its orderly end.
+func (a *stdioActor) stoppedError() error {
+	if a.state.finished() {
+		return nil // published already
+	}
+	cause := errStoppedByParent
+	if a.panicked != nil {
+		cause = &PanicError{Value: a.panicked}
+	}
+	return &messages.TransportClosedError{Server: a.cfg.Server, Cause: cause}
+}
+
 func (a *stdioActor) start(ctx actor.Context) {
 	a.self = ctx.Self()
 	cmd := exec.Command(a.cfg.Command, a.cfg.Args...)
-	proc, err := startProcess(cmd, a.cfg, a.conn.stats, a.conn.inbound, a.conn.root, a.self, a.conn.end.done)
+	proc, err := startProcess(cmd, a.cfg, a.conn, a.self)
 	if err != nil {
 		a.state = lifecycle{closing: true, cause: err, exited: true, readerDone: true, stderrDone: true}
 		a.maybeFinish(ctx)
 		return
 	}
 	a.proc = proc
-	a.out.start(proc.stdin, a.conn.root, a.self, a.conn.stats, a.cfg.Server)
+	a.out.start(proc.stdin, a.conn.root, a.self)
 }
 
-func (a *stdioActor) writeDone(m writeDone) {
-	if m.err != nil && !a.state.closing {
-		err := &messages.TransportClosedError{Server: a.cfg.Server, Cause: m.err}
-		a.core.failIDs(m.ids, err)
-		a.state.cause = m.err
-		a.proc.closeStdin()
-		a.state.closing = true
-		a.after(a.cfg.CloseGrace, escalate{stage: stageTerm})
-		a.core.failed = err
-	}
+func (a *stdioActor) writeDone(ctx actor.Context, m writeDone) {
 	a.out.done(m)
+	if m.err != nil && !a.state.closing {
+		// stdin is broken: nothing written from now on can reach the
+		// server, so every pending call fails now, not at its timeout.
+		a.fail(ctx, m.err)
+		return
+	}
 	if a.state.closing && a.out.idle() {
 		a.proc.closeStdin()
 	}
+}
+
+// fail ends the connection after a fault of ours to see (a broken or
+// stalled write): pending and new calls fail with cause at once, and the
+// process is asked to exit as in a close.
+func (a *stdioActor) fail(ctx actor.Context, cause error) {
+	if a.core.failed != nil {
+		return
+	}
+	a.cfg.Logger.Warn("mcp: connection failed", "server", a.cfg.Server, "err", cause)
+	a.state.cause = cause
+	a.core.failAll(a.closedError(cause))
+	a.out.stop()
+	a.beginClose(ctx, nil, false)
+	a.proc.closeStdin()
+}
+
+// closedError is the error pending calls get before the process is gone.
+func (a *stdioActor) closedError(cause error) error {
+	return &messages.TransportClosedError{Server: a.cfg.Server, Cause: cause}
 }
 
 // beginClose starts the shutdown sequence once: no new requests, stdin
@@ -256,7 +394,7 @@ func (a *stdioActor) beginClose(ctx actor.Context, cause error, byUser bool) {
 	}
 	if byUser {
 		// The caller asked: pending requests end now, not after the grace.
-		a.core.failAll(&messages.TransportClosedError{Server: a.cfg.Server})
+		a.core.failAll(&messages.TransportClosedError{Server: a.cfg.Server, Cause: cause, Closed: cause == nil})
 	}
 	if a.proc == nil {
 		return
@@ -267,14 +405,18 @@ func (a *stdioActor) beginClose(ctx actor.Context, cause error, byUser bool) {
 	a.after(a.cfg.CloseGrace, escalate{stage: stageTerm})
 }
 
+// finished reports whether the orderly end has been reached.
+func (s *lifecycle) finished() bool { return s.exited && s.readerDone && s.stderrDone }
+
 func (a *stdioActor) maybeFinish(ctx actor.Context) {
 	s := &a.state
-	if !s.exited || !s.readerDone || !s.stderrDone {
+	if !s.finished() {
 		return
 	}
 	err := &messages.TransportClosedError{Server: a.cfg.Server, Cause: s.cause, ExitStatus: s.exitStatus, StderrTail: s.tail}
 	if s.byUser && s.cause == nil {
 		err.ExitStatus, err.StderrTail = "", "" // an asked-for close is not a failure
+		err.Closed = true
 	}
 	a.core.failAll(err)
 	// A write may still be blocked on a pipe that a grandchild holds open
@@ -282,7 +424,7 @@ func (a *stdioActor) maybeFinish(ctx actor.Context) {
 	a.proc.closeStdin()
 	a.out.stop()
 	if a.core.owner != nil {
-		ctx.Send(a.core.owner, messages.TransportClosed{Err: err})
+		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation})
 	}
 	a.publish(err)
 	ctx.Stop(a.self)
@@ -300,6 +442,7 @@ func (a *stdioActor) publish(err error) {
 	}
 	a.conn.end.err, a.conn.end.byUser = err, a.state.byUser
 	close(a.conn.end.done)
+	a.conn.end.endLife()
 }
 
 func (a *stdioActor) after(d time.Duration, msg any) {

@@ -187,14 +187,18 @@ func TestStderrFlood(t *testing.T) {
 		return s.stderr.Count()+s.conn.Stats().DroppedStderrLines >= flood/80
 	})
 
-	// End it with a crash: the error carries a bounded tail.
+	// End it with a crash: the error carries a bounded excerpt, the first
+	// lines and the last.
 	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 3, "stderr": "last words"}), CallOptions{})
 	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") || !strings.HasSuffix(err.Error(), "last words") {
 		t.Fatalf("crash: %v", err)
 	}
 	var tce *messages.TransportClosedError
-	if !errors.As(err, &tce) || len(tce.StderrTail) > stderrTailBytes {
-		t.Errorf("stderr tail of %d bytes", len(tce.StderrTail))
+	if !errors.As(err, &tce) || len(tce.StderrTail) > stderrHeadBytes+stderrTailBytes+64 {
+		t.Errorf("stderr excerpt of %d bytes", len(tce.StderrTail))
+	}
+	if !strings.HasPrefix(tce.StderrTail, "testserver stderr flood line 00000001 ") {
+		t.Errorf("the excerpt lost the first line: %.100q", tce.StderrTail)
 	}
 }
 
@@ -309,18 +313,28 @@ func TestServerIgnoringSIGTERMIsKilled(t *testing.T) {
 }
 
 func TestCloseDuringForcedContext(t *testing.T) {
-	// A Close whose context ends skips the grace periods.
+	// A Close whose context ends returns then, with the context's error,
+	// and the transport skips the grace periods: the server is killed and
+	// reaped soon after, on the transport's own time.
 	s := startServer(t, testserver.Options{IgnoreSIGTERM: true}, nil, nil, nil) // 2 s graces
 	pid := s.pid()
 	s.mustEcho("up")
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	if err := s.conn.Close(ctx); err != nil {
-		t.Errorf("Close: %v", err)
+	if err := s.conn.Close(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Close = %v, want the context's deadline", err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("Close took %v", d)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Close took %v with a 100ms deadline", d)
+	}
+	select {
+	case <-s.conn.Done():
+	case <-time.After(harness.Bound):
+		t.Fatal("the transport never finished after a forced close")
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("the forced close took %v: the 2 s graces were not skipped", d)
 	}
 	proctest.AssertGone(t, pid)
 }

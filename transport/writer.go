@@ -1,7 +1,11 @@
 package transport
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -9,22 +13,56 @@ import (
 // batchWriter is the write side of a stream transport. The actor appends
 // frames to the current batch; one goroutine writes a batch at a time. While
 // a write is in progress, new frames accumulate, so a burst leaves in one
-// write (behaviour.md §4, "Writes ... coalesced"). Two buffers take turns,
-// so the steady state allocates nothing. Only the actor calls its methods;
-// the goroutine sees a batch only between the hand-off and writeDone.
+// write. Two buffers take turns, so the steady state allocates nothing.
+// Only the actor calls its methods; the goroutine sees a batch only between
+// the hand-off and writeDone.
+//
+// Memory is bounded by the write budget (callers wait for it before their
+// frame is queued), and a frame whose call ended before it left is cut out
+// of the batch: nothing is owed on the wire for a request never sent.
 type batchWriter struct {
-	jobs  chan writeBatch
-	cur   writeBatch
-	spare writeBatch
-	busy  bool
-	dead  bool // a write failed or the writer stopped: frames are dropped
+	jobs   chan writeBatch
+	cur    writeBatch
+	spare  writeBatch
+	busy   bool
+	dead   bool // a write failed or the writer stopped: frames are dropped
+	budget *writeBudget
+	stats  *Counters
+
+	// unbudgeted is the bytes of frames in cur that hold no budget (the
+	// actor's own notifications and error replies).
+	unbudgeted int
+
+	// Stall detection: the goroutine stores the time of its last progress;
+	// a timer in the actor checks it while a write is in progress.
+	stall      time.Duration
+	progress   atomic.Int64 // unix nanoseconds
+	stallTimer *time.Timer
+	root       *actor.RootContext
+	self       *actor.PID
 }
 
 type writeBatch struct {
-	buf []byte
-	ids []int64        // requests in buf, failed together if the write fails
-	obs []CallObserver // observers of the requests in buf, told once it is written
+	buf       []byte
+	frames    []queuedFrame // in buf order
+	weight    int64         // budget the frames hold
+	deadBytes int           // bytes of dropped frames still in buf
 }
+
+// queuedFrame is one frame of a batch: buf[previous end:end].
+type queuedFrame struct {
+	end    int
+	c      *call // the request it carries; nil for notifications and responses
+	weight int64
+	dead   bool
+}
+
+// Where a request's frame is, as the actor sees it.
+const (
+	frameNone   uint8 = iota // not queued (yet, or never)
+	frameQueued              // in the batch being accumulated: can still be cut out
+	frameSent                // handed to the goroutine: on its way or written
+)
 
 // writeDone returns a batch from the goroutine with the write's outcome.
 type writeDone struct {
@@ -32,40 +70,157 @@ type writeDone struct {
 	err error
 }
 
+// writeStallCheck asks the actor to look at the writer's progress.
+type writeStallCheck struct{}
+
 // maxKeptBuffer is the largest batch buffer kept for reuse.
 const maxKeptBuffer = 1 << 20
 
-func (w *batchWriter) start(f *os.File, root *actor.RootContext, self *actor.PID, _ *counters, _ string) {
+// writeChunk is how much one write system call is given. A pipe holds 64
+// KiB, so a larger write would block with no sign of progress until the
+// reader had taken all of it; chunks let the stall check see a slow but
+// steady reader.
+const writeChunk = 64 << 10
+
+// WriteStallError ends a connection whose peer stopped reading: a write
+// made no progress for the stall timeout.
+type WriteStallError struct {
+	After time.Duration
+}
+
+func (e *WriteStallError) Error() string {
+	return fmt.Sprintf("write stalled: the server read none of our input for %dms", e.After.Milliseconds())
+}
+
+// ErrWriteStalled matches every *WriteStallError.
+var ErrWriteStalled = errors.New("write stalled")
+
+func (e *WriteStallError) Is(target error) bool { return target == ErrWriteStalled }
+
+func newBatchWriter(budget *writeBudget, stats *Counters, stall time.Duration) *batchWriter {
+	return &batchWriter{budget: budget, stats: stats, stall: stall}
+}
+
+func (w *batchWriter) start(f *os.File, root *actor.RootContext, self *actor.PID) {
+	w.root, w.self = root, self
 	// The goroutine gets the channel itself, not the field: stop sets the
 	// field to nil from the actor while the goroutine may be ranging.
 	jobs := make(chan writeBatch, 1)
 	w.jobs = jobs
+	progress := &w.progress
 	go func() {
 		for b := range jobs {
 			// Observers hear of the write as it starts: once the bytes
 			// are out, the answer can end the call's span before this
 			// goroutine runs again. A failed write fails the call, which
 			// its span then shows.
-			for _, o := range b.obs {
-				o.Written()
+			for _, fr := range b.frames {
+				if fr.c != nil && fr.c.obs != nil {
+					fr.c.obs.Written()
+				}
 			}
-			_, err := f.Write(b.buf)
+			err := writeChunked(f, b.buf, progress)
 			root.Send(self, writeDone{writeBatch: b, err: err})
 		}
 	}()
 }
 
+// writeChunked writes p in chunks, noting the time after each one that
+// leaves more to write.
+func writeChunked(f *os.File, p []byte, progress *atomic.Int64) error {
+	for len(p) > writeChunk {
+		n, err := f.Write(p[:writeChunk])
+		if err != nil {
+			return err
+		}
+		p = p[n:]
+		progress.Store(time.Now().UnixNano())
+	}
+	_, err := f.Write(p)
+	return err
+}
+
 func (w *batchWriter) frameBuffer() []byte { return w.cur.buf }
 
-func (w *batchWriter) commitFrame(frame []byte, c *call) {
-	w.cur.buf = append(frame, '\n')
-	if c != nil {
-		w.cur.ids = append(w.cur.ids, c.id)
-		if c.obs != nil {
-			w.cur.obs = append(w.cur.obs, c.obs)
+// commitFrame queues the frame just appended to frameBuffer(). weight is
+// the budget it holds (0 for the actor's own frames). It reports false when
+// the frame was dropped instead: the writer is dead, or the actor's own
+// frames have piled up behind a stuck write.
+func (w *batchWriter) commitFrame(frame []byte, c *call, weight int64) bool {
+	start := len(w.cur.buf)
+	if w.dead || (weight == 0 && w.unbudgeted+len(frame)-start > maxUnbudgetedBytes) {
+		w.cur.buf = frame[:start]
+		w.budget.release(weight)
+		if !w.dead {
+			w.stats.drop(dropWriteOverflow, &w.stats.writeOverflow)
 		}
+		return false
 	}
+	w.cur.buf = append(frame, '\n')
+	if weight == 0 {
+		w.unbudgeted += len(w.cur.buf) - start
+	}
+	if c != nil {
+		c.where, c.frame = frameQueued, len(w.cur.frames)
+	}
+	w.cur.frames = append(w.cur.frames, queuedFrame{end: len(w.cur.buf), c: c, weight: weight})
+	w.cur.weight += weight
 	w.flush()
+	return true
+}
+
+// dropUnsent cuts c's frame out of the batch if it has not been handed to
+// the goroutine yet, and reports whether it did. The bytes go at the next
+// compaction, which runs at once when they are half the batch, so a storm
+// of cancelled calls behind a stuck write does not keep their frames.
+func (w *batchWriter) dropUnsent(c *call) bool {
+	if c.where != frameQueued {
+		return false
+	}
+	fr := &w.cur.frames[c.frame]
+	start := 0
+	if c.frame > 0 {
+		start = w.cur.frames[c.frame-1].end
+	}
+	fr.dead, c.where = true, frameNone
+	w.cur.deadBytes += fr.end - start
+	w.stats.droppedWrites.Add(1)
+	if 2*w.cur.deadBytes > len(w.cur.buf) {
+		w.compact()
+	}
+	return true
+}
+
+// compact removes the dropped frames from the current batch and gives
+// their budget back.
+func (w *batchWriter) compact() {
+	b := &w.cur
+	if b.deadBytes == 0 {
+		return
+	}
+	out, start := 0, 0
+	kept := b.frames[:0]
+	for _, fr := range b.frames {
+		end := fr.end
+		if fr.dead {
+			w.budget.release(fr.weight)
+			b.weight -= fr.weight
+		} else {
+			out += copy(b.buf[out:], b.buf[start:end])
+			fr.end = out
+			if fr.c != nil {
+				fr.c.frame = len(kept)
+			}
+			kept = append(kept, fr)
+		}
+		start = end
+	}
+	clear(b.frames[len(kept):])
+	b.frames, b.buf, b.deadBytes = kept, b.buf[:out], 0
+	if cap(b.buf) > maxKeptBuffer && cap(b.buf) > 4*out {
+		// Most of a large buffer is gone: let its memory go too.
+		b.buf = append(make([]byte, 0, 2*out), b.buf...)
+	}
 }
 
 // flush hands the current batch to the goroutine if it is idle. The jobs
@@ -76,25 +231,49 @@ func (w *batchWriter) flush() {
 		return
 	}
 	if w.dead {
-		w.cur.reset()
+		w.discard(&w.cur)
 		return
 	}
+	w.compact()
+	for _, fr := range w.cur.frames {
+		if fr.c != nil {
+			fr.c.where = frameSent
+		}
+	}
+	w.progress.Store(time.Now().UnixNano())
 	w.jobs <- w.cur
 	w.busy = true
+	w.unbudgeted = 0
 	w.cur, w.spare = w.spare, writeBatch{}
 	w.cur.reset()
+	w.armStall()
 }
 
-// reset empties the batch for reuse, dropping observer references so a
-// finished call's span is not kept alive by a spare buffer.
+// discard drops a batch that will never be written and gives its budget back.
+func (w *batchWriter) discard(b *writeBatch) {
+	for _, fr := range b.frames {
+		if fr.c != nil && fr.c.where == frameQueued {
+			fr.c.where = frameNone
+		}
+	}
+	w.budget.release(b.weight)
+	b.reset()
+	if b == &w.cur {
+		w.unbudgeted = 0
+	}
+}
+
+// reset empties the batch for reuse, dropping call references so that a
+// finished call is not kept alive by a spare buffer.
 func (b *writeBatch) reset() {
-	clear(b.obs)
-	b.buf, b.ids, b.obs = b.buf[:0], b.ids[:0], b.obs[:0]
+	clear(b.frames)
+	b.buf, b.frames, b.weight, b.deadBytes = b.buf[:0], b.frames[:0], 0, 0
 }
 
 // done takes a batch back from the goroutine and sends the next one.
 func (w *batchWriter) done(m writeDone) {
 	w.busy = false
+	w.budget.release(m.weight)
 	if m.err != nil {
 		w.dead = true
 	}
@@ -105,14 +284,46 @@ func (w *batchWriter) done(m writeDone) {
 	w.flush()
 }
 
+// armStall starts the stall timer for the write just handed over, unless
+// it is already running.
+func (w *batchWriter) armStall() {
+	if w.stall <= 0 {
+		return
+	}
+	if w.stallTimer == nil {
+		root, self := w.root, w.self
+		w.stallTimer = time.AfterFunc(w.stall, func() { root.Send(self, writeStallCheck{}) })
+		return
+	}
+	w.stallTimer.Reset(w.stall)
+}
+
+// stalled reports whether the write in progress has made no progress for
+// the stall timeout; if it has, the timer is set for the rest of the time.
+func (w *batchWriter) stalled() bool {
+	if !w.busy || w.dead {
+		return false
+	}
+	idle := time.Since(time.Unix(0, w.progress.Load()))
+	if idle >= w.stall {
+		return true
+	}
+	w.stallTimer.Reset(w.stall - idle)
+	return false
+}
+
 // idle reports whether nothing is being written or waiting to be.
 func (w *batchWriter) idle() bool { return !w.busy && len(w.cur.buf) == 0 }
 
 // stop ends the goroutine once its current write returns.
 func (w *batchWriter) stop() {
+	if w.stallTimer != nil {
+		w.stallTimer.Stop()
+	}
 	if w.jobs != nil {
 		close(w.jobs)
 		w.jobs = nil
 		w.dead = true
+		w.discard(&w.cur)
 	}
 }

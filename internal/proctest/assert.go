@@ -25,3 +25,14 @@ func AssertGone(t testing.TB, pid int) {
 		t.Errorf("process %d still exists (kill 0: %v)", pid, err)
 	}
 }
+
+// WaitGone waits (within harness.Bound) for process pid to have been
+// reaped, for ends that finish on their own time (a forced close, a
+// panic's cleanup).
+func WaitGone(t testing.TB, pid int) {
+	t.Helper()
+	harness.WaitFor(t, "the process to be reaped", func() bool {
+		gone, _ := Gone(pid)
+		return gone
+	})
+}

@@ -38,8 +38,11 @@ func (s *server) writeBanner() {
 // client does not drain stderr the pipe fills, this write blocks, and the
 // server never answers initialize, which is the symptom the fault exists
 // to expose.
-func (s *server) floodStderr() {
-	n := s.opts.StderrFloodBytes
+func (s *server) floodStderr() { s.writeStderrLines(s.opts.StderrFloodBytes) }
+
+// writeStderrLines writes n bytes of numbered 80-byte lines to stderr,
+// stopping early if the server stops.
+func (s *server) writeStderrLines(n int) {
 	const lineLen = 80
 	var buf []byte
 	for line := 1; n > 0; line++ {

@@ -59,6 +59,12 @@ func (s *server) readLoop(in io.Reader) error {
 		if s.ctx.Err() != nil {
 			return nil
 		}
+		if s.stopReading.Load() {
+			// The stop-reading tool: stdin is left alone, as a server
+			// stuck elsewhere would leave it, until the server stops.
+			<-s.ctx.Done()
+			return nil
+		}
 	}
 }
 

@@ -57,6 +57,9 @@ type server struct {
 
 	nextServerID atomic.Int64
 	toolCalls    int // tools/call requests received; reader goroutine only
+
+	stopReading atomic.Bool // set by stop-reading: the read loop stops
+	rawOut      io.Writer   // stdout itself, for close-stdout
 }
 
 // newServer builds a server. exitHook ends the process; nil means running
@@ -65,6 +68,7 @@ func newServer(opts Options, out, errOut io.Writer, exitHook func(int)) *server 
 	if out == nil {
 		out = io.Discard
 	}
+	rawOut := out
 	if errOut == nil {
 		errOut = io.Discard
 	}
@@ -76,6 +80,7 @@ func newServer(opts Options, out, errOut io.Writer, exitHook func(int)) *server 
 		work:     make(chan func()),
 		inflight: make(map[string]*inflightEntry),
 		pending:  make(map[string]chan *message),
+		rawOut:   rawOut,
 	}
 	s.out = newOutput(out, opts.NoiseEvery, func(err error) {
 		s.stop(fmt.Errorf("testserver: writing stdout: %w", err))
@@ -235,7 +240,11 @@ func (s *server) routeResponse(m *message) {
 	delete(s.pending, key)
 	s.mu.Unlock()
 	if ch == nil {
-		s.errOut.writeString("testserver: response to unknown request id " + string(m.ID) + "\n")
+		line := "testserver: response to unknown request id " + string(m.ID)
+		if m.Error != nil {
+			line += fmt.Sprintf(" with error %d", m.Error.Code)
+		}
+		s.errOut.writeString(line + "\n")
 		return
 	}
 	ch <- m // buffered: never blocks

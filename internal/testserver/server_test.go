@@ -104,14 +104,15 @@ func TestToolsList(t *testing.T) {
 		}
 	}
 	want := []string{"echo", "sleep", "progress", "fail", "rpc-error", "big", "structured",
-		"content-kinds", "trace-meta", "ask-client", "notify", "crash"}
+		"content-kinds", "trace-meta", "ask-client", "notify", "crash",
+		"notify-flood", "stderr-flood", "stop-reading", "close-stdout", "reply-raw", "send-raw"}
 
 	all, pages := names(startPipe(t, Options{}).client)
 	if !slices.Equal(all, want) || pages != 1 {
 		t.Errorf("one page: %v in %d pages", all, pages)
 	}
 	all, pages = names(startPipe(t, Options{PageSize: 5, ToolWithoutSchema: true}).client)
-	if !slices.Equal(all, append(want, "no-schema")) || pages != 3 {
+	if !slices.Equal(all, append(want, "no-schema")) || pages != 4 {
 		t.Errorf("paged: %v in %d pages", all, pages)
 	}
 

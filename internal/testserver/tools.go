@@ -24,6 +24,7 @@ type tool struct {
 // toolCall is a decoded tools/call request.
 type toolCall struct {
 	tool *tool
+	id   json.RawMessage // the request's id, as it arrived
 	args json.RawMessage // arguments, possibly nil
 	meta json.RawMessage // params._meta, possibly nil
 }
@@ -36,7 +37,7 @@ type toolFunc func(s *server, ctx context.Context, c *toolCall) (json.RawMessage
 var allTools = []*tool{
 	{Name: "echo", Description: "Returns message as text.", InputSchema: schema(`"message":{"type":"string"}`, "message"), run: (*server).toolEcho},
 	{Name: "sleep", Description: "Sleeps ms milliseconds, unless cancelled.", InputSchema: schema(`"ms":{"type":"integer","minimum":0}`, "ms"), run: (*server).toolSleep, waits: true},
-	{Name: "progress", Description: "Reports steps progress notifications intervalMs apart, then returns done.", InputSchema: schema(`"steps":{"type":"integer","minimum":0},"intervalMs":{"type":"integer","minimum":0}`, "steps"), run: (*server).toolProgress, waits: true},
+	{Name: "progress", Description: "Reports steps progress notifications intervalMs apart, then returns done.", InputSchema: schema(`"steps":{"type":"integer","minimum":0},"intervalMs":{"type":"integer","minimum":0},"messageBytes":{"type":"integer","minimum":0}`, "steps"), run: (*server).toolProgress, waits: true},
 	{Name: "fail", Description: "Returns a tool error (isError) with message.", InputSchema: schema(`"message":{"type":"string"}`), run: (*server).toolFail},
 	{Name: "rpc-error", Description: "Answers with a JSON-RPC error of the given code and message.", InputSchema: schema(`"code":{"type":"integer"},"message":{"type":"string"}`), run: (*server).toolRPCError},
 	{Name: "big", Description: "Returns one text content of bytes 'x' characters.", InputSchema: schema(`"bytes":{"type":"integer","minimum":0}`, "bytes"), run: (*server).toolBig},
@@ -46,6 +47,12 @@ var allTools = []*tool{
 	{Name: "ask-client", Description: "Sends a request to the client and returns its answer.", InputSchema: schema(`"method":{"type":"string"},"params":{"type":"object"}`, "method"), run: (*server).toolAskClient, waits: true},
 	{Name: "notify", Description: "Sends a notification to the client, then returns ok.", InputSchema: schema(`"method":{"type":"string"},"params":{"type":"object"}`, "method"), run: (*server).toolNotify},
 	{Name: "crash", Description: "Writes stderr and exits the process with code, unanswered.", InputSchema: schema(`"code":{"type":"integer"},"stderr":{"type":"string"}`), run: (*server).toolCrash},
+	{Name: "notify-flood", Description: "Sends count notifications of method, each padded to bytes, then returns ok.", InputSchema: schema(`"method":{"type":"string"},"count":{"type":"integer"},"bytes":{"type":"integer"}`, "count"), run: (*server).toolNotifyFlood},
+	{Name: "stderr-flood", Description: "Writes bytes of text lines to stderr in the background, then returns ok at once.", InputSchema: schema(`"bytes":{"type":"integer"}`, "bytes"), run: (*server).toolStderrFlood},
+	{Name: "stop-reading", Description: "Answers ok, then never reads stdin again.", InputSchema: schema(""), run: (*server).toolStopReading},
+	{Name: "close-stdout", Description: "Closes stdout, unanswered, and keeps running.", InputSchema: schema(""), run: (*server).toolCloseStdout},
+	{Name: "reply-raw", Description: "Answers with line verbatim, {{id}} replaced by the request's id.", InputSchema: schema(`"line":{"type":"string"}`, "line"), run: (*server).toolReplyRaw},
+	{Name: "send-raw", Description: "Writes each of lines to stdout verbatim, then returns ok.", InputSchema: schema(`"lines":{"type":"array","items":{"type":"string"}}`, "lines"), run: (*server).toolSendRaw},
 }
 
 // noSchemaTool is added by Options.ToolWithoutSchema.
@@ -103,7 +110,7 @@ func (s *server) decodeCall(req *request) (instant bool) {
 	}
 	for _, t := range s.tools {
 		if t.Name == p.Name {
-			req.call = &toolCall{tool: t, args: p.Arguments, meta: p.Meta}
+			req.call = &toolCall{tool: t, id: req.id, args: p.Arguments, meta: p.Meta}
 			// The endless line never ends: it must not hold the reader.
 			return !t.waits && !(req.firstCall && s.opts.EndlessLine)
 		}
@@ -185,8 +192,9 @@ func (s *server) toolSleep(ctx context.Context, c *toolCall) (json.RawMessage, *
 
 func (s *server) toolProgress(ctx context.Context, c *toolCall) (json.RawMessage, *rpcError) {
 	var a struct {
-		Steps      int     `json:"steps"`
-		IntervalMS float64 `json:"intervalMs"`
+		Steps        int     `json:"steps"`
+		IntervalMS   float64 `json:"intervalMs"`
+		MessageBytes int     `json:"messageBytes"` // pads each message to about this size
 	}
 	if err := decodeArgs(c.args, &a); err != nil {
 		return nil, err
@@ -211,6 +219,10 @@ func (s *server) toolProgress(ctx context.Context, c *toolCall) (json.RawMessage
 		p = strconv.AppendInt(p, int64(a.Steps), 10)
 		p = append(p, `,"message":"step `...)
 		p = strconv.AppendInt(p, int64(i), 10)
+		if a.MessageBytes > 0 {
+			p = append(p, ' ')
+			p = append(p, bytes.Repeat([]byte{'x'}, a.MessageBytes)...)
+		}
 		p = append(p, `"}`...)
 		s.sendNotification("notifications/progress", p)
 	}

@@ -1,0 +1,127 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// The tests below hold the byte budgets of docs/architecture.md ("Bounded
+// everything") by the heap that stays live after a garbage collection in
+// the scenarios that once kept hundreds of megabytes, never by time.
+
+// liveHeap is the heap still in use after a full collection.
+func liveHeap() int64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
+
+const mib = 1 << 20
+
+// A server that stops reading its input: 2,000 calls of 256 KiB all end
+// (here by their context), and what the connection keeps meanwhile is
+// bounded by the write budget, not by what was sent to it. Frames of calls
+// that ended before they were written are dropped, not kept.
+func TestWriteQueueIsBoundedInBytes(t *testing.T) {
+	s := startServer(t, testserver.Options{}, nil, nil, nil)
+	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), CallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	params := toolParams("echo", map[string]any{"message": string(bytes.Repeat([]byte{'x'}, 256<<10))})
+	base := liveHeap()
+	var wg sync.WaitGroup
+	var unexpected sync.Map
+	for range 2000 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			_, err := s.conn.Call(ctx, messages.MethodToolsCall, params, CallOptions{})
+			if !errors.Is(err, messages.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+				unexpected.Store(err.Error(), true)
+			}
+		}()
+	}
+	wg.Wait()
+	unexpected.Range(func(k, _ any) bool { t.Errorf("a call ended with %v", k); return true })
+	grown := liveHeap() - base
+	t.Logf("live heap grew by %.1f MiB with the server not reading (budget %d MiB)", float64(grown)/mib, DefaultMaxWriteBytes/mib)
+	if limit := int64(3 * DefaultMaxWriteBytes); grown > limit {
+		t.Errorf("the connection keeps %.1f MiB; its write budget is %d MiB", float64(grown)/mib, DefaultMaxWriteBytes/mib)
+	}
+	if st := s.conn.Stats(); st.DroppedWrites == 0 {
+		t.Errorf("no unwritten frame was dropped: %+v", st)
+	}
+	closeForcibly(t, s)
+}
+
+// A write that makes no progress for the stall timeout fails the
+// connection with a clear error instead of waiting for ever.
+func TestStalledWriteFailsTheConnection(t *testing.T) {
+	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.WriteStallTimeout = 500 * time.Millisecond })
+	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), CallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	big := toolParams("echo", map[string]any{"message": string(bytes.Repeat([]byte{'x'}, 4*mib))})
+	start := time.Now()
+	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, big, CallOptions{})
+	var stall *WriteStallError
+	if !errors.Is(err, messages.ErrTransportClosed) || !errors.As(err, &stall) || !errors.Is(err, ErrWriteStalled) {
+		t.Fatalf("got %v, want the connection failed by a write stall", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the stall was noticed after %v", d)
+	}
+	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, ErrWriteStalled) {
+		t.Errorf("a new call: %v", err)
+	}
+}
+
+// Progress for one call whose callback is stuck: 32 notifications of 2
+// MiB were all kept; the oldest now go, and what waits is bounded.
+func TestProgressIsBoundedInBytes(t *testing.T) {
+	s := startServer(t, testserver.Options{}, nil, nil, nil)
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	base := liveHeap()
+	done := make(chan error, 1)
+	go func() {
+		params, _ := json.Marshal(map[string]any{"name": "progress", "arguments": map[string]any{"steps": 32, "messageBytes": 2 * mib}, "_meta": map[string]any{"progressToken": "p"}})
+		key, _ := messages.ProgressTokenKey("p")
+		_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, params, CallOptions{
+			ProgressToken: key,
+			OnProgress: func(json.RawMessage) {
+				select {
+				case entered <- struct{}{}:
+				default:
+				}
+				<-release
+			},
+		})
+		done <- err
+	}()
+	<-entered
+	harness.WaitFor(t, "the server's progress to be dropped", func() bool { return s.conn.Stats().DroppedProgress >= 30 })
+	grown := liveHeap() - base
+	t.Logf("live heap grew by %.1f MiB with 64 MiB of progress sent to a stuck callback", float64(grown)/mib)
+	if grown > 32*mib {
+		t.Errorf("%.1f MiB kept for one call's progress", float64(grown)/mib)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Errorf("the call: %v", err)
+	}
+}
