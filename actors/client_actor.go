@@ -78,7 +78,7 @@ type (
 	forceClient     struct{}
 	teardownDone    struct{}
 	reconnectClient struct{ reply chan *generation }
-	clientPanic struct{ value any } // see InjectPanic
+	clientPanic     struct{ value any } // see InjectPanic
 )
 
 // stopOnPanic is the supervisor strategy for client actors (as the

@@ -202,4 +202,3 @@ func TestTransportActorPanicIsContained(t *testing.T) {
 		t.Errorf("the panic was not logged with its stack:\n%.500s", logs.String())
 	}
 }
-

@@ -6,20 +6,20 @@ package transport
 // opting out of protoactor's dead-letter logging also keeps its throttle
 // goroutine from outliving the runtime (messages/deadletter.go).
 
-func (*call) IgnoreDeadLetterLogging()          {}
-func (cancelCall) IgnoreDeadLetterLogging()     {}
-func (notify) IgnoreDeadLetterLogging()         {}
-func (respond) IgnoreDeadLetterLogging()        {}
-func (inbound) IgnoreDeadLetterLogging()        {}
-func (inboundBatch) IgnoreDeadLetterLogging()   {}
-func (closeRequest) IgnoreDeadLetterLogging()   {}
-func (forceClose) IgnoreDeadLetterLogging()     {}
-func (SetBatchPolicy) IgnoreDeadLetterLogging() {}
-func (readerDone) IgnoreDeadLetterLogging()     {}
-func (stderrDone) IgnoreDeadLetterLogging()     {}
-func (procExited) IgnoreDeadLetterLogging()     {}
-func (escalate) IgnoreDeadLetterLogging()       {}
-func (drainExpiry) IgnoreDeadLetterLogging()    {}
-func (writeDone) IgnoreDeadLetterLogging()      {}
+func (*call) IgnoreDeadLetterLogging()           {}
+func (cancelCall) IgnoreDeadLetterLogging()      {}
+func (notify) IgnoreDeadLetterLogging()          {}
+func (respond) IgnoreDeadLetterLogging()         {}
+func (inbound) IgnoreDeadLetterLogging()         {}
+func (inboundBatch) IgnoreDeadLetterLogging()    {}
+func (closeRequest) IgnoreDeadLetterLogging()    {}
+func (forceClose) IgnoreDeadLetterLogging()      {}
+func (SetBatchPolicy) IgnoreDeadLetterLogging()  {}
+func (readerDone) IgnoreDeadLetterLogging()      {}
+func (stderrDone) IgnoreDeadLetterLogging()      {}
+func (procExited) IgnoreDeadLetterLogging()      {}
+func (escalate) IgnoreDeadLetterLogging()        {}
+func (drainExpiry) IgnoreDeadLetterLogging()     {}
+func (writeDone) IgnoreDeadLetterLogging()       {}
 func (eofExpiry) IgnoreDeadLetterLogging()       {}
 func (writeStallCheck) IgnoreDeadLetterLogging() {}

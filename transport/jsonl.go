@@ -38,7 +38,7 @@ func (e *OversizedError) Error() string {
 type lineReader struct {
 	r    *bufio.Reader
 	max  int
-	buf  []byte                     // holds a line that did not fit the bufio buffer
+	buf  []byte                    // holds a line that did not fit the bufio buffer
 	scan messages.FrameHeadScanner // follows an oversized line as it is discarded
 }
 
