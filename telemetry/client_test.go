@@ -242,7 +242,7 @@ func TestEvents(t *testing.T) {
 	total := 10.0
 	op.Progress(1, &total, "step one")
 	op.Progress(2, nil, "")
-	op.CancelSent("Request timeout after 1000ms")
+	op.Cancelling("Request timeout after 1000ms", nil)
 	op.Retry(1, "session_expired")
 	op.Resume("stream_broken")
 	op.Reinitialize("session_expired")

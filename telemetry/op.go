@@ -466,13 +466,15 @@ func (o *Op) Progress(progress float64, total *float64, message string) {
 	o.span.AddEvent(EventProgress, trace.WithAttributes(kv...))
 }
 
-// CancelSent records that notifications/cancelled was sent for the
-// request, with its reason: event EventCancelSent.
-func (o *Op) CancelSent(reason string) {
+// Cancelling records that notifications/cancelled is being sent for the
+// request, with its reason (event EventCancelSent), and returns the
+// notification's params to send.
+func (o *Op) Cancelling(reason string, params json.RawMessage) json.RawMessage {
 	if !o.live() {
-		return
+		return params
 	}
 	o.span.AddEvent(EventCancelSent, trace.WithAttributes(KeyCancelReason.String(reason)))
+	return params
 }
 
 // Retry records that the request is sent again (attempt counts from 1):

@@ -29,7 +29,7 @@ func callSequence(tel *Telemetry, ctx context.Context, meta messages.Meta) {
 	op.Written()
 	total := 2.0
 	op.Progress(1, &total, "half way")
-	op.CancelSent("timeout")
+	op.Cancelling("timeout", nil)
 	op.End(errTimedOut, false) // the runtime's error exists anyway
 	op.LateResponse()
 	tel.InFlight("files", -1)

@@ -78,13 +78,16 @@ type CallOptions struct {
 }
 
 // CallObserver follows one request through the transport: *telemetry.Op
-// implements it. Written runs on the writer goroutine and CancelSent in the
+// implements it. Written runs on the writer goroutine and Cancelling in the
 // transport actor, so implementations must be cheap and must not block.
 type CallObserver interface {
 	Queued(reason string)        // waiting for a free in-flight slot
 	Dequeued()                   // the wait is over
 	Written()                    // the request is being written (called as the write starts)
-	CancelSent(reason string)    // notifications/cancelled was queued for it
+	// Cancelling is told that notifications/cancelled is about to be
+	// queued for the request, with its params; it returns the params to
+	// send (an observer may add its trace context to _meta).
+	Cancelling(reason string, params json.RawMessage) json.RawMessage
 	SetRequestID(id messages.ID) // the id the request was sent with
 	LateResponse()               // an answer came after the call was retired
 }

@@ -150,10 +150,10 @@ func (r *rpcCore) cancel(m cancelCall) {
 		// response may still come; it will be counted as late. Queued
 		// before the caller is released, so its span still sees it.
 		params, _ := json.Marshal(messages.CancelledParams{RequestID: messages.Int64ID(c.id), Reason: m.reason})
-		queued := r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), messages.NotificationCancelled, params), nil, 0)
-		if queued && c.obs != nil {
-			c.obs.CancelSent(m.reason)
+		if c.obs != nil {
+			params = c.obs.Cancelling(m.reason, params)
 		}
+		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), messages.NotificationCancelled, params), nil, 0)
 	}
 	if c.obs != nil {
 		r.retired.add(c.id, c.obs)

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"encoding/json"
 	"errors"
 	"sync/atomic"
 	"testing"
@@ -15,10 +16,13 @@ type observer struct {
 	written, cancelSent, late atomic.Int32
 }
 
-func (o *observer) Queued(string)               {}
-func (o *observer) Dequeued()                   {}
-func (o *observer) Written()                    { o.written.Add(1) }
-func (o *observer) CancelSent(string)           { o.cancelSent.Add(1) }
+func (o *observer) Queued(string) {}
+func (o *observer) Dequeued()     {}
+func (o *observer) Written()      { o.written.Add(1) }
+func (o *observer) Cancelling(_ string, p json.RawMessage) json.RawMessage {
+	o.cancelSent.Add(1)
+	return p
+}
 func (o *observer) SetRequestID(id messages.ID) {}
 func (o *observer) LateResponse()               { o.late.Add(1) }
 
