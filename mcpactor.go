@@ -1,7 +1,6 @@
 // Package mcpactor is an MCP (Model Context Protocol) client runtime built
-// on actors: each server connection is a client actor running the protocol
-// handshake over a transport actor that owns the subprocess or HTTP session
-// and the map of pending requests.
+// on actors, for programs that talk to many MCP servers at once with
+// thousands of requests in flight.
 //
 // A program starts one Runtime, connects servers and calls their tools:
 //
@@ -11,6 +10,16 @@
 //	c, err := rt.Connect(ctx, "files", mcpactor.ServerConfig{Command: "my-server"})
 //	...
 //	res, err := c.CallTool(ctx, "read", map[string]any{"path": "README.md"})
+//
+// Each server is a client actor running the protocol handshake
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle)
+// over a transport actor that owns the server's process and the table of
+// pending requests; the Client handle talks to them by messages, never
+// through shared state. Every request ends exactly once (result, error,
+// timeout or cancellation), bad input is counted and skipped, every queue is
+// bounded in count and in bytes, and Close and Stop are bounded by their
+// context. The MCP payload types (Tool, CallToolResult, ...) live in package
+// messages. docs/architecture.md in the repository has the design.
 package mcpactor
 
 import (
@@ -24,59 +33,8 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/mcpactor/mcpactor/actors"
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
-
-// The public names, re-exported so that most programs import only this package.
-type (
-	// Client is the handle on one server connection.
-	Client = actors.Client
-	// ServerConfig says how to reach a server and how patient to be with it.
-	ServerConfig = actors.ServerConfig
-	// Handlers answer server-to-client requests and receive notifications.
-	Handlers = actors.Handlers
-	// CallOptions tune one tool call.
-	CallOptions = actors.CallOptions
-	// Notification is a server notification delivered to Handlers.Notification.
-	Notification = actors.Notification
-)
-
-// Errors callers test with errors.Is; the typed errors in package messages
-// (TimeoutError, RPCError, TransportClosedError, ...) carry the details.
-var (
-	ErrTransportClosed    = messages.ErrTransportClosed
-	ErrTimeout            = messages.ErrTimeout
-	ErrConnectTimeout     = messages.ErrConnectTimeout
-	ErrServerNotConnected = messages.ErrServerNotConnected
-	ErrUnsupportedVersion = messages.ErrUnsupportedVersion
-	// ErrStopped is returned by Connect after Stop.
-	ErrStopped = errors.New("mcpactor: runtime stopped")
-)
-
-// Options configure a Runtime. The zero value is ready to use.
-type Options struct {
-	// ClientInfo is sent to servers in initialize; zero names mcpactor.
-	ClientInfo messages.Implementation
-	// Handlers answer server requests (roots, sampling, elicitation) and
-	// receive notifications, for every server of this runtime.
-	Handlers Handlers
-	// Logger receives lifecycle events and reports of dropped input; nil
-	// discards them.
-	Logger *slog.Logger
-	// StderrLine, if set, receives each line a stdio server writes to stderr,
-	// in order, on a goroutine per server. A callback slower than the
-	// server loses lines (counted in Client.Stats) rather than blocking it.
-	StderrLine func(server, line string)
-	// NotificationQueue bounds each server's queue of undelivered
-	// notifications (default 1024; the oldest is dropped when full).
-	NotificationQueue int
-	// Telemetry chooses where spans and metrics go. The zero value uses
-	// the global OpenTelemetry providers, which cost nothing until the
-	// application installs real ones; Disabled switches instrumentation
-	// off entirely.
-	Telemetry telemetry.Options
-}
 
 // Runtime owns the actor system and every client started from it.
 type Runtime struct {
@@ -89,7 +47,7 @@ type Runtime struct {
 	// a mutex because it belongs to the caller-facing handle, not to an
 	// actor; no protocol state lives here.
 	mu      sync.Mutex
-	clients map[*Client]struct{}
+	clients map[*actors.Client]struct{}
 	stopped bool
 }
 
@@ -111,13 +69,15 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	rt := &Runtime{
 		system: system,
 		env: actors.Env{
-			ClientInfo:        opts.ClientInfo,
-			Handlers:          opts.Handlers,
-			Logger:            logger,
-			StderrLine:        opts.StderrLine,
-			NotificationQueue: opts.NotificationQueue,
+			ClientInfo:            opts.ClientInfo,
+			Handlers:              actors.Handlers(opts.Handlers),
+			Logger:                logger,
+			StderrLine:            opts.StderrLine,
+			NotificationQueue:     opts.NotificationQueue,
+			MaxNotificationBytes:  opts.MaxNotificationBytes,
+			MaxConcurrentHandlers: opts.MaxConcurrentHandlers,
 		},
-		clients: make(map[*Client]struct{}),
+		clients: make(map[*actors.Client]struct{}),
 	}
 	if !opts.Telemetry.Disabled {
 		rt.tel = telemetry.New(opts.Telemetry)
@@ -131,10 +91,11 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 // made on the client wait for the handshake (bounded by the connect
 // timeout). Use Connect to wait for it.
 func (rt *Runtime) Open(name string, cfg ServerConfig) (*Client, error) {
-	if err := cfg.Validate(name); err != nil {
+	ecfg := actors.ServerConfig(cfg)
+	if err := ecfg.Validate(name); err != nil {
 		return nil, err
 	}
-	if t := cfg.TransportType(); t != actors.TypeStdio {
+	if t := ecfg.TransportType(); t != actors.TypeStdio && t != actors.TypeStream {
 		return nil, &actors.UnknownTypeError{Type: t + " (not supported yet)"}
 	}
 	rt.mu.Lock()
@@ -142,15 +103,15 @@ func (rt *Runtime) Open(name string, cfg ServerConfig) (*Client, error) {
 	if rt.stopped {
 		return nil, ErrStopped
 	}
-	c := actors.Spawn(rt.system.Root, name, cfg, rt.env, rt.forget)
-	rt.clients[c] = struct{}{}
-	return c, nil
+	h := actors.Spawn(rt.system.Root, name, ecfg, rt.env, rt.forget)
+	rt.clients[h] = struct{}{}
+	return &Client{h: h}, nil
 }
 
 // Connect starts the server name and waits until its handshake is done. On
 // failure everything started for it has been torn down and the error says
-// why: a *messages.ConnectTimeoutError, an unsupported protocol version, or
-// the transport's end with the server's exit status and stderr tail.
+// why: a *StartError, a *ConnectTimeoutError, an unsupported protocol
+// version, or the server's end with its exit status and stderr.
 func (rt *Runtime) Connect(ctx context.Context, name string, cfg ServerConfig) (*Client, error) {
 	c, err := rt.Open(name, cfg)
 	if err != nil {
@@ -170,7 +131,7 @@ func (rt *Runtime) Connect(ctx context.Context, name string, cfg ServerConfig) (
 	return c, nil
 }
 
-func (rt *Runtime) forget(c *Client) {
+func (rt *Runtime) forget(c *actors.Client) {
 	rt.mu.Lock()
 	delete(rt.clients, c)
 	rt.mu.Unlock()
@@ -178,10 +139,10 @@ func (rt *Runtime) forget(c *Client) {
 
 // Stop closes every client concurrently (each in order: pending requests
 // failed, server asked to exit, then killed) and waits until all are gone,
-// or until ctx ends (actors.DefaultCloseTimeout when it has no deadline):
-// then the servers left are killed and Stop returns at once, with an error
-// naming each client whose teardown had not finished. As with Close, no
-// callback runs after Stop returns. Stop is idempotent.
+// or until ctx ends (DefaultCloseTimeout when it has no deadline): then the
+// servers left are killed and Stop returns within 100 ms, with an error for
+// each client whose teardown had not finished. As with Close, no callback
+// runs after Stop returns. Stop is idempotent.
 func (rt *Runtime) Stop(ctx context.Context) error {
 	rt.mu.Lock()
 	if rt.stopped {
@@ -189,7 +150,7 @@ func (rt *Runtime) Stop(ctx context.Context) error {
 		return nil
 	}
 	rt.stopped = true
-	clients := make([]*Client, 0, len(rt.clients))
+	clients := make([]*actors.Client, 0, len(rt.clients))
 	for c := range rt.clients {
 		clients = append(clients, c)
 	}
@@ -197,7 +158,7 @@ func (rt *Runtime) Stop(ctx context.Context) error {
 
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, actors.DefaultCloseTimeout)
+		ctx, cancel = context.WithTimeout(ctx, DefaultCloseTimeout)
 		defer cancel()
 	}
 	errs := make([]error, len(clients))

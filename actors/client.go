@@ -49,7 +49,7 @@ type Client struct {
 func Spawn(root *actor.RootContext, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
 	env = env.withDefaults()
 	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger}
-	h.stats = transport.NewCounters(dropReporter(env.Telemetry, name))
+	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, name))
 	h.gen.Store(newGeneration(1))
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &clientActor{h: h, env: env, era: newSessionEra(name, cfg.ProtocolVersion, env)}
@@ -115,26 +115,46 @@ func (c *Client) ProtocolVersion() string {
 }
 
 // Stats are a client's counts of dropped and refused input and output,
-// over all its connection generations.
+// over all its connection generations: the transport's counts, and the
+// client's own. It is the engine's copy of mcpactor.Stats, which documents
+// each field (the two convert into each other).
 type Stats struct {
-	transport.Stats
-	// DroppedNotifications counts notifications dropped because
-	// Handlers.Notification fell behind (the oldest waiting go first).
+	Malformed            int64
+	Oversized            int64
+	UnknownIDs           int64
+	LateResponses        int64
+	DroppedProgress      int64
+	RefusedBatches       int64
+	InboundRequests      int64
+	InvalidRequests      int64
+	BadResponses         int64
+	DroppedStderrLines   int64
+	DroppedWrites        int64
+	WriteOverflow        int64
 	DroppedNotifications int64
-	// AbandonedCallbacks counts handler and subscriber calls still
-	// running when Close returned; they were left to finish on their own.
-	AbandonedCallbacks int64
+	AbandonedCallbacks   int64
 }
 
 // Stats returns the counts so far.
 func (c *Client) Stats() Stats {
-	return Stats{Stats: c.stats.Snapshot(), DroppedNotifications: c.droppedNotes.Load(), AbandonedCallbacks: c.abandoned.Load()}
+	t := c.stats.Snapshot()
+	return Stats{
+		Malformed:            t.Malformed,
+		Oversized:            t.Oversized,
+		UnknownIDs:           t.UnknownIDs,
+		LateResponses:        t.LateResponses,
+		DroppedProgress:      t.DroppedProgress,
+		RefusedBatches:       t.RefusedBatches,
+		InboundRequests:      t.InboundRequests,
+		InvalidRequests:      t.InvalidRequests,
+		BadResponses:         t.BadResponses,
+		DroppedStderrLines:   t.DroppedStderrLines,
+		DroppedWrites:        t.DroppedWrites,
+		WriteOverflow:        t.WriteOverflow,
+		DroppedNotifications: c.droppedNotes.Load(),
+		AbandonedCallbacks:   c.abandoned.Load(),
+	}
 }
-
-// DroppedNotifications returns how many notifications were dropped because
-// Handlers.Notification fell behind and the queue (Env.NotificationQueue,
-// Env.MaxNotificationBytes) was full; the oldest waiting ones go first.
-func (c *Client) DroppedNotifications() int64 { return c.droppedNotes.Load() }
 
 // MailboxDepth reports the messages from the server's reader waiting in the
 // current transport actor's mailbox, each a run of frames read together (0
@@ -277,7 +297,7 @@ func (e *IncompleteCloseError) Unwrap() error { return e.Err }
 // call encodes params, sends the request and decodes the result into out.
 // The span starts before the wait for the handshake, so that the wait shows
 // in it (telemetry.md: "queued" events).
-func (c *Client) call(ctx context.Context, method string, params any, out any, opts transport.CallOptions) error {
+func (c *Client) call(ctx context.Context, method string, params any, out any, opts transport.RequestOptions) error {
 	return c.callProgress(ctx, method, params, out, opts, nil)
 }
 
@@ -285,7 +305,7 @@ func (c *Client) call(ctx context.Context, method string, params any, out any, o
 // (opts.ProgressToken): each notification is decoded once, recorded on the
 // span, and handed to onProgress (which may be nil: the token may be there
 // only to extend the timeout).
-func (c *Client) callProgress(ctx context.Context, method string, params any, out any, opts transport.CallOptions, onProgress func(messages.ProgressParams)) error {
+func (c *Client) callProgress(ctx context.Context, method string, params any, out any, opts transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
 	var op *telemetry.Op
 	if opts.ProgressToken != "" {
 		opts.OnProgress = func(raw json.RawMessage) {

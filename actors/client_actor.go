@@ -167,6 +167,7 @@ func (a *clientActor) connect(ctx actor.Context, g *generation) {
 		Args:                 cfg.Args,
 		Env:                  cfg.Env,
 		Dir:                  cfg.Cwd,
+		Dial:                 cfg.Dial,
 		RequestTimeout:       cfg.RequestTimeout,
 		MaxInFlight:          cfg.MaxInFlight,
 		MaxFrameSize:         cfg.MaxFrameSize,

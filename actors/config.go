@@ -1,7 +1,9 @@
 package actors
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 )
@@ -18,49 +20,64 @@ const (
 const DefaultConnectTimeout = 30 * time.Second
 
 // ServerConfig describes one MCP server: how to reach it and how patient to
-// be with it. It mirrors an entry of an mcpServers file (config.md); the
-// zero value of every tuning field selects the documented default.
+// be with it. It is the engine's copy of mcpactor.ServerConfig, which users
+// set (the two convert into each other; the compiler keeps them identical).
+// It is a Go value, not a file format: supervisor.LoadFile reads mcpServers
+// files into it. The zero value of every tuning field selects the
+// documented default.
 type ServerConfig struct {
 	// Type is "stdio", "http" or "sse". Empty means stdio when Command is
-	// set and http when only URL is.
-	Type string `json:"type,omitempty"`
+	// set, http when only URL is, and TypeStream when Dial is.
+	Type string
 
-	Command string            `json:"command,omitempty"` // stdio: the program, run without a shell
-	Args    []string          `json:"args,omitempty"`    // stdio: its arguments
-	Env     map[string]string `json:"env,omitempty"`     // stdio: set on top of the parent environment
-	Cwd     string            `json:"cwd,omitempty"`     // stdio: working directory
+	Command string            // stdio: the program, run without a shell
+	Args    []string          // stdio: its arguments
+	Env     map[string]string // stdio: set on top of the parent environment
+	Cwd     string            // stdio: working directory
 
-	URL     string            `json:"url,omitempty"`     // http/sse: the endpoint
-	Headers map[string]string `json:"headers,omitempty"` // http/sse: extra request headers
+	URL     string            // http/sse: the endpoint
+	Headers map[string]string // http/sse: extra request headers
 
-	ConnectTimeout time.Duration `json:"-"` // spawn + handshake; default 30 s
-	RequestTimeout time.Duration `json:"-"` // each request; default 30 s
-	MaxInFlight    int           `json:"maxInFlight,omitempty"`
-	MaxFrameSize   int           `json:"-"` // stdio: longest line accepted; default 16 MiB
+	// Dial, if set, connects to a server over a byte stream it returns
+	// (an in-process server in a test, a socket) instead of starting
+	// Command: the same JSON Lines framing as stdio. It is called once per
+	// connection generation, so a client that reconnects dials again.
+	Dial func(ctx context.Context) (io.ReadWriteCloser, error)
+
+	ConnectTimeout time.Duration // spawn + handshake; default 30 s
+	RequestTimeout time.Duration // each request; default 30 s
+	MaxInFlight    int           // requests queued or awaiting an answer; default 16384
+	MaxFrameSize   int           // stdio: longest line accepted; default 16 MiB
 
 	// ProtocolVersion pins the version offered in initialize; empty offers
 	// the newest we speak (2025-11-25).
-	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	ProtocolVersion string
 
 	// CloseGrace and TermGrace are the stdio shutdown waits: after closing
 	// stdin, and after SIGTERM (2 s each by default).
-	CloseGrace time.Duration `json:"-"`
-	TermGrace  time.Duration `json:"-"`
+	CloseGrace time.Duration
+	TermGrace  time.Duration
 
 	// Byte budgets of the connection (docs/architecture.md, "Bounded
-	// everything"); zero selects the transport's defaults.
-	MaxWriteBytes        int `json:"-"` // frames waiting to be written; callers beyond it wait (8 MiB)
-	MaxProgressBytes     int `json:"-"` // progress waiting for all callers (16 MiB)
-	MaxCallProgressBytes int `json:"-"` // progress waiting for one caller (1 MiB)
+	// everything"); zero selects the defaults.
+	MaxWriteBytes        int // frames waiting to be written; callers beyond it wait (8 MiB)
+	MaxProgressBytes     int // progress waiting for all callers (16 MiB)
+	MaxCallProgressBytes int // progress waiting for one caller (1 MiB)
 	// WriteStallTimeout fails the connection when the server reads none
 	// of its input for this long; default the request timeout, at least
 	// 30 s.
-	WriteStallTimeout time.Duration `json:"-"`
+	WriteStallTimeout time.Duration
 }
+
+// TypeStream is the transport type of a ServerConfig with Dial: stdio's
+// framing over a stream the program provides.
+const TypeStream = "stream"
 
 // TransportType returns the effective transport type.
 func (c *ServerConfig) TransportType() string {
 	switch {
+	case c.Dial != nil && c.Type == "":
+		return TypeStream
 	case c.Type != "":
 		return c.Type
 	case c.Command == "" && c.URL != "":
@@ -70,8 +87,8 @@ func (c *ServerConfig) TransportType() string {
 	}
 }
 
-// ConfigError lists what is wrong with a server configuration, in the words
-// of config.md.
+// ConfigError lists what is wrong with a server configuration, in the
+// words users of other MCP clients know.
 type ConfigError struct {
 	Server   string
 	Problems []string
@@ -91,6 +108,10 @@ func (c *ServerConfig) Validate(name string) error {
 		problems = append(problems, fmt.Sprintf(`Server %q: both "command" and "url" are set - server should be either stdio (command) OR http/sse (url), not both`, name))
 	}
 	switch t := c.TransportType(); t {
+	case TypeStream:
+		if c.Command != "" || c.URL != "" {
+			problems = append(problems, fmt.Sprintf(`Server %q: "dial" is set together with "command" or "url" - choose one way to reach the server`, name))
+		}
 	case TypeStdio:
 		if c.Command == "" {
 			problems = append(problems, fmt.Sprintf(`Server %q: stdio server requires "command" field`, name))

@@ -15,7 +15,7 @@ import (
 // into params._meta (telemetry.md, "Context propagation") and the transport
 // reports the request's way to op. The handshake and every Client method
 // share it, so a request looks the same on the wire whoever sends it.
-func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts transport.CallOptions) error {
+func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts transport.RequestOptions) error {
 	raw, err := encodeParams(params)
 	if err != nil {
 		return fmt.Errorf("mcp: encode %s params: %w", method, err)

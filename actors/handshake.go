@@ -57,7 +57,7 @@ func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn) (*sess
 	var res messages.InitializeResult
 	err := exchange(ictx, op, conn, messages.MethodInitialize,
 		messages.InitializeParams{ProtocolVersion: e.offer, Capabilities: e.caps, ClientInfo: e.info},
-		&res, transport.CallOptions{NoCancel: true, Timeout: -1})
+		&res, transport.RequestOptions{NoCancel: true, Timeout: -1})
 	op.End(err, false)
 	if err != nil {
 		return nil, err

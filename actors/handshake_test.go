@@ -111,7 +111,7 @@ func TestRequestsMadeBeforeTheHandshakeWait(t *testing.T) {
 	}
 	defer rt.Stop(context.Background())
 	cfg := config(testserver.Options{SlowInitialize: 300 * time.Millisecond}, "early")
-	c, err := rt.Open("early", cfg)
+	c, err := rt.Open("early", mcpactor.ServerConfig(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,9 @@ func TestWaitForTheHandshakeIsBoundedByTheCaller(t *testing.T) {
 func TestHandshakeCommandNotFound(t *testing.T) {
 	s := open(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.Command = "/nonexistent/mcp-server" })
 	err := s.c.WaitReady(harness.Context(t))
-	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "/nonexistent/mcp-server") ||
+	var se *messages.StartError
+	if !errors.Is(err, messages.ErrStart) || !errors.As(err, &se) || errors.Is(err, messages.ErrTransportClosed) ||
+		!strings.HasPrefix(err.Error(), `could not start MCP server "ts" (/nonexistent/mcp-server): `) ||
 		!strings.Contains(err.Error(), "no such file or directory") {
 		t.Fatalf("got %v", err)
 	}
@@ -228,7 +230,7 @@ func TestConnectViaTheFacadeCleansUpOnFailure(t *testing.T) {
 	defer rt.Stop(context.Background())
 	cfg := config(testserver.Options{ProtocolVersion: "1999-01-01"}, "facade")
 	start := time.Now()
-	c, err := rt.Connect(harness.Context(t), "facade", cfg)
+	c, err := rt.Connect(harness.Context(t), "facade", mcpactor.ServerConfig(cfg))
 	if c != nil || !errors.Is(err, mcpactor.ErrUnsupportedVersion) {
 		t.Fatalf("Connect = %v, %v", c, err)
 	}

@@ -90,8 +90,8 @@ func TestNotificationsArriveInOrder(t *testing.T) {
 	if last.Method != messages.NotificationMessage || json.Unmarshal(last.Params, &msg) != nil || msg.Level != messages.LevelDebug {
 		t.Errorf("after setLevel: %s %s", last.Method, last.Params)
 	}
-	if s.c.DroppedNotifications() != 0 {
-		t.Errorf("%d dropped", s.c.DroppedNotifications())
+	if s.c.Stats().DroppedNotifications != 0 {
+		t.Errorf("%d dropped", s.c.Stats().DroppedNotifications)
 	}
 }
 
@@ -121,7 +121,7 @@ func TestNotificationOverflowDropsTheOldest(t *testing.T) {
 	}
 	close(box.gate)
 	harness.WaitFor(t, "every notification delivered or dropped", func() bool {
-		return int64(len(box.snapshot()))+s.c.DroppedNotifications() == n
+		return int64(len(box.snapshot()))+s.c.Stats().DroppedNotifications == n
 	})
 	got := seqs(t, box.snapshot())
 	// The one the subscriber was stuck on, then the newest that fitted.
@@ -133,7 +133,7 @@ func TestNotificationOverflowDropsTheOldest(t *testing.T) {
 			t.Fatalf("out of order: %v", got)
 		}
 	}
-	if d := s.c.DroppedNotifications(); d < n-6 {
+	if d := s.c.Stats().DroppedNotifications; d < n-6 {
 		t.Errorf("%d dropped", d)
 	}
 	s.mustEcho("unharmed")
@@ -145,8 +145,8 @@ func TestNotificationsWithoutSubscriber(t *testing.T) {
 	for i := range 5 {
 		s.notify(i)
 	}
-	if s.c.DroppedNotifications() != 0 {
-		t.Errorf("%d dropped", s.c.DroppedNotifications())
+	if s.c.Stats().DroppedNotifications != 0 {
+		t.Errorf("%d dropped", s.c.Stats().DroppedNotifications)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 func (c *Client) Resources(ctx context.Context) iter.Seq2[messages.Resource, error] {
 	return pages(c.name, messages.MethodResourcesList, func(ctx context.Context, cursor string) (page[messages.Resource], error) {
 		var res messages.ListResourcesResult
-		err := c.call(ctx, messages.MethodResourcesList, messages.ListResourcesParams{Cursor: cursor}, &res, transport.CallOptions{})
+		err := c.call(ctx, messages.MethodResourcesList, messages.ListResourcesParams{Cursor: cursor}, &res, transport.RequestOptions{})
 		return page[messages.Resource]{items: res.Resources, next: res.NextCursor}, err
 	})(ctx)
 }
@@ -28,7 +28,7 @@ func (c *Client) ListResources(ctx context.Context) ([]messages.Resource, error)
 func (c *Client) ResourceTemplates(ctx context.Context) iter.Seq2[messages.ResourceTemplate, error] {
 	return pages(c.name, messages.MethodResourcesTemplatesList, func(ctx context.Context, cursor string) (page[messages.ResourceTemplate], error) {
 		var res messages.ListResourceTemplatesResult
-		err := c.call(ctx, messages.MethodResourcesTemplatesList, messages.ListResourceTemplatesParams{Cursor: cursor}, &res, transport.CallOptions{})
+		err := c.call(ctx, messages.MethodResourcesTemplatesList, messages.ListResourceTemplatesParams{Cursor: cursor}, &res, transport.RequestOptions{})
 		return page[messages.ResourceTemplate]{items: res.ResourceTemplates, next: res.NextCursor}, err
 	})(ctx)
 }
@@ -41,7 +41,7 @@ func (c *Client) ListResourceTemplates(ctx context.Context) ([]messages.Resource
 // ReadResource reads the resource at uri (server/resources, "Reading Resources").
 func (c *Client) ReadResource(ctx context.Context, uri string) (*messages.ReadResourceResult, error) {
 	var res messages.ReadResourceResult
-	if err := c.call(ctx, messages.MethodResourcesRead, messages.ReadResourceParams{URI: uri}, &res, transport.CallOptions{}); err != nil {
+	if err := c.call(ctx, messages.MethodResourcesRead, messages.ReadResourceParams{URI: uri}, &res, transport.RequestOptions{}); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -50,10 +50,10 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*messages.ReadRe
 // Subscribe asks for notifications/resources/updated about uri; they reach
 // Handlers.Notification (server/resources, "Subscriptions").
 func (c *Client) Subscribe(ctx context.Context, uri string) error {
-	return c.call(ctx, messages.MethodResourcesSubscribe, messages.SubscribeParams{URI: uri}, nil, transport.CallOptions{})
+	return c.call(ctx, messages.MethodResourcesSubscribe, messages.SubscribeParams{URI: uri}, nil, transport.RequestOptions{})
 }
 
 // Unsubscribe cancels a Subscribe.
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
-	return c.call(ctx, messages.MethodResourcesUnsubscribe, messages.UnsubscribeParams{URI: uri}, nil, transport.CallOptions{})
+	return c.call(ctx, messages.MethodResourcesUnsubscribe, messages.UnsubscribeParams{URI: uri}, nil, transport.RequestOptions{})
 }

@@ -234,10 +234,19 @@ func errOrNil(e *messages.Error) error {
 }
 
 // dropReporter feeds a client's drops to telemetry's dropped-frames
-// counter (nil when telemetry is off).
-func dropReporter(tel *telemetry.Telemetry, server string) func(string) {
-	if tel == nil {
+// counter and to the debug log. Each drop is also counted in Stats, and
+// the ones that deserve a warning are logged where they happen.
+func dropReporter(tel *telemetry.Telemetry, log *slog.Logger, server string) func(string) {
+	debug := log.Enabled(context.Background(), slog.LevelDebug)
+	if tel == nil && !debug {
 		return nil
 	}
-	return func(reason string) { tel.Dropped(server, reason, 1) }
+	return func(reason string) {
+		if tel != nil {
+			tel.Dropped(server, reason, 1)
+		}
+		if debug {
+			log.Debug("mcp: frame dropped", "server", server, "reason", reason)
+		}
+	}
 }

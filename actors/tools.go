@@ -14,7 +14,7 @@ import (
 func (c *Client) Tools(ctx context.Context) iter.Seq2[messages.Tool, error] {
 	return pages(c.name, messages.MethodToolsList, func(ctx context.Context, cursor string) (page[messages.Tool], error) {
 		var res messages.ListToolsResult
-		err := c.call(ctx, messages.MethodToolsList, messages.ListToolsParams{Cursor: cursor}, &res, transport.CallOptions{})
+		err := c.call(ctx, messages.MethodToolsList, messages.ListToolsParams{Cursor: cursor}, &res, transport.RequestOptions{})
 		return page[messages.Tool]{items: res.Tools, next: res.NextCursor}, err
 	})(ctx)
 }
@@ -53,7 +53,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages
 // CallToolWith is CallTool with per-call options.
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts CallOptions) (*messages.CallToolResult, error) {
 	params := messages.CallToolParams{Meta: opts.Meta, Name: name, Arguments: args}
-	topts := transport.CallOptions{Timeout: opts.Timeout, ResetTimeoutOnProgress: opts.ResetTimeoutOnProgress, MaxTotalTimeout: opts.MaxTotalTimeout}
+	topts := transport.RequestOptions{Timeout: opts.Timeout, ResetTimeoutOnProgress: opts.ResetTimeoutOnProgress, MaxTotalTimeout: opts.MaxTotalTimeout}
 	// A progress token is sent when the caller wants progress or wants it
 	// to extend the timeout (basic/utilities/progress).
 	if opts.OnProgress != nil || opts.ResetTimeoutOnProgress {

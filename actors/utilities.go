@@ -9,13 +9,13 @@ import (
 
 // Ping checks the server is alive (basic/utilities/ping).
 func (c *Client) Ping(ctx context.Context) error {
-	return c.call(ctx, messages.MethodPing, struct{}{}, nil, transport.CallOptions{})
+	return c.call(ctx, messages.MethodPing, struct{}{}, nil, transport.RequestOptions{})
 }
 
 // Complete asks for completions of an argument (server/utilities/completion).
 func (c *Client) Complete(ctx context.Context, p messages.CompleteParams) (*messages.CompleteResult, error) {
 	var res messages.CompleteResult
-	if err := c.call(ctx, messages.MethodCompletionComplete, p, &res, transport.CallOptions{}); err != nil {
+	if err := c.call(ctx, messages.MethodCompletionComplete, p, &res, transport.RequestOptions{}); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -25,7 +25,7 @@ func (c *Client) Complete(ctx context.Context, p messages.CompleteParams) (*mess
 // (server/utilities/logging); they reach Handlers.Notification as
 // notifications/message.
 func (c *Client) SetLoggingLevel(ctx context.Context, level messages.LoggingLevel) error {
-	return c.call(ctx, messages.MethodLoggingSetLevel, messages.SetLevelParams{Level: level}, nil, transport.CallOptions{})
+	return c.call(ctx, messages.MethodLoggingSetLevel, messages.SetLevelParams{Level: level}, nil, transport.RequestOptions{})
 }
 
 // NotifyRootsChanged tells the server the list of roots has changed

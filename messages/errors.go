@@ -12,7 +12,6 @@ import (
 // errors below match them and carry the details (server, method, request id).
 // The texts are those of the reference system (behaviour.md §7).
 var (
-	ErrNotConnected       = errors.New("Transport not connected")
 	ErrTransportClosed    = errors.New("Transport closed")
 	ErrTimeout            = errors.New("request timeout")
 	ErrConnectTimeout     = errors.New("connect timeout")

@@ -27,3 +27,28 @@ func (e *BadResponseError) Error() string {
 
 // Is makes errors.Is(err, ErrBadResponse) true.
 func (e *BadResponseError) Is(target error) bool { return target == ErrBadResponse }
+
+// ErrStart matches every *StartError.
+var ErrStart = errors.New("could not start")
+
+// StartError reports a server that could not be started at all: its
+// command is missing or not executable, or dialing its stream failed.
+// Nothing ran, so there is no exit status or stderr to show.
+type StartError struct {
+	Server  string
+	Command string // the command, or "" for a dialed stream
+	Err     error  // the operating system's (or the dialer's) error
+}
+
+func (e *StartError) Error() string {
+	if e.Command == "" {
+		return "could not start MCP server " + strconv.Quote(e.Server) + ": " + e.Err.Error()
+	}
+	return "could not start MCP server " + strconv.Quote(e.Server) + " (" + e.Command + "): " + e.Err.Error()
+}
+
+// Is makes errors.Is(err, ErrStart) true.
+func (e *StartError) Is(target error) bool { return target == ErrStart }
+
+// Unwrap returns the underlying error (an *exec.Error, an *os.PathError...).
+func (e *StartError) Unwrap() error { return e.Err }

@@ -34,7 +34,7 @@ func TestUnusableAnswerFailsItsCallAtOnce(t *testing.T) {
 				}
 			})
 			start := time.Now()
-			_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("reply-raw", map[string]any{"line": tc.line}), CallOptions{})
+			_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("reply-raw", map[string]any{"line": tc.line}), RequestOptions{})
 			if d := time.Since(start); d > 10*time.Second { // the request timeout is 30 s
 				t.Errorf("took %v: the call waited for its timeout", d)
 			}
@@ -65,11 +65,11 @@ func TestStdoutClosedWhileTheServerRuns(t *testing.T) {
 	s.mustEcho("up")
 	pending := make(chan error, 1)
 	go func() {
-		_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("sleep", map[string]any{"ms": 60000}), CallOptions{})
+		_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("sleep", map[string]any{"ms": 60000}), RequestOptions{})
 		pending <- err
 	}()
 	start := time.Now()
-	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("close-stdout", nil), CallOptions{})
+	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("close-stdout", nil), RequestOptions{})
 	if !errors.Is(err, messages.ErrTransportClosed) || !errors.Is(err, errStdoutClosed) {
 		t.Fatalf("the call that closed stdout: %v", err)
 	}
@@ -115,7 +115,7 @@ func TestInvalidServerRequestsAreAnsweredAndCounted(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1.5,"method":"roots/list"}`,
 		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: unexpected end"}}`,
 	}
-	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("send-raw", map[string]any{"lines": lines}), CallOptions{}); err != nil {
+	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("send-raw", map[string]any{"lines": lines}), RequestOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	harness.WaitFor(t, "four Invalid Request answers at the server", func() bool {
@@ -141,7 +141,7 @@ func TestProgressForNoPendingCallIsDropped(t *testing.T) {
 	r, owner := newRecorder(t, sys)
 	s := startServer(t, testserver.Options{}, owner, sys, nil)
 	line := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody","progress":1}}`
-	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("send-raw", map[string]any{"lines": []string{line}}), CallOptions{}); err != nil {
+	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("send-raw", map[string]any{"lines": []string{line}}), RequestOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	s.mustEcho("after") // the frames are handled in order: the progress is done with
@@ -169,7 +169,7 @@ func TestTransportActorPanicIsContained(t *testing.T) {
 	errs := make(chan error, n)
 	for range n {
 		go func() {
-			_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("sleep", map[string]any{"ms": 60000}), CallOptions{})
+			_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("sleep", map[string]any{"ms": 60000}), RequestOptions{})
 			errs <- err
 		}()
 	}

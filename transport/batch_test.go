@@ -49,7 +49,7 @@ func startBatchServer(t *testing.T, allow bool) (*Conn, func() string) {
 // 2025-03-26 allows batches: each element is handled as if it came alone.
 func TestBatchAcceptedWhenNegotiated(t *testing.T) {
 	conn, answer := startBatchServer(t, true)
-	res, err := conn.Call(harness.Context(t), "tools/list", nil, CallOptions{})
+	res, err := conn.Call(harness.Context(t), "tools/list", nil, RequestOptions{})
 	if err != nil || string(res) != `{"ok":true}` {
 		t.Fatalf("call answered in a batch: %s, %v", res, err)
 	}
@@ -67,7 +67,7 @@ func TestBatchAcceptedWhenNegotiated(t *testing.T) {
 // get a clear error, and it is counted (behaviour.md §1).
 func TestBatchRefusedOtherwise(t *testing.T) {
 	conn, answer := startBatchServer(t, false)
-	_, err := conn.Call(harness.Context(t), "tools/list", nil, CallOptions{})
+	_, err := conn.Call(harness.Context(t), "tools/list", nil, RequestOptions{})
 	if _, ok := err.(*messages.TimeoutError); !ok {
 		t.Fatalf("the answer came only inside a refused batch: got %v, want a timeout", err)
 	}

@@ -51,9 +51,9 @@ func newEnding() *ending {
 	return &ending{done: make(chan struct{}), life: life, endLife: end}
 }
 
-// CallOptions tune one request. The zero value uses the connection's
+// RequestOptions tune one request. The zero value uses the connection's
 // request timeout and asks for no progress.
-type CallOptions struct {
+type RequestOptions struct {
 	// Timeout bounds the wait for the answer; 0 means the connection
 	// default, and a negative value no timeout: only ctx (and
 	// MaxTotalTimeout) bound the wait, as the connect deadline bounds
@@ -81,9 +81,9 @@ type CallOptions struct {
 // implements it. Written runs on the writer goroutine and Cancelling in the
 // transport actor, so implementations must be cheap and must not block.
 type CallObserver interface {
-	Queued(reason string)        // waiting for a free in-flight slot
-	Dequeued()                   // the wait is over
-	Written()                    // the request is being written (called as the write starts)
+	Queued(reason string) // waiting for a free in-flight slot
+	Dequeued()            // the wait is over
+	Written()             // the request is being written (called as the write starts)
 	// Cancelling is told that notifications/cancelled is about to be
 	// queued for the request, with its params; it returns the params to
 	// send (an observer may add its trace context to _meta).
@@ -122,7 +122,7 @@ func (c *Conn) Stats() Stats { return c.stats.Snapshot() }
 // (*messages.TransportClosedError). On timeout or cancellation the server is
 // sent notifications/cancelled (basic/utilities/cancellation) unless
 // opts.NoCancel, and a late answer is ignored.
-func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, opts RequestOptions) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
 	}
@@ -196,7 +196,7 @@ func (c *Conn) InFlight() int { return len(c.slots) }
 // callback before further ones are dropped (and counted).
 const progressBuffer = 64
 
-func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts CallOptions) (json.RawMessage, error) {
+func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts RequestOptions) (json.RawMessage, error) {
 	timeout := opts.Timeout
 	switch {
 	case timeout == 0:
@@ -277,7 +277,7 @@ func timeoutText(d time.Duration) string {
 const noTimeout = time.Duration(1<<63 - 1)
 
 // drainProgress delivers the progress notifications already queued for cl.
-func (c *Conn) drainProgress(cl *call, opts CallOptions) {
+func (c *Conn) drainProgress(cl *call, opts RequestOptions) {
 	for {
 		select {
 		case p := <-cl.progress:

@@ -102,7 +102,7 @@ func textOf(t *testing.T, raw json.RawMessage) string {
 
 // echo calls the echo tool and returns its text or the error.
 func (s *server) echo(ctx context.Context, msg string) (string, error) {
-	raw, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": msg}), CallOptions{})
+	raw, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": msg}), RequestOptions{})
 	if err != nil {
 		return "", err
 	}

@@ -36,7 +36,7 @@ const mib = 1 << 20
 // that ended before they were written are dropped, not kept.
 func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 	s := startServer(t, testserver.Options{}, nil, nil, nil)
-	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), CallOptions{}); err != nil {
+	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), RequestOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	params := toolParams("echo", map[string]any{"message": string(bytes.Repeat([]byte{'x'}, 256<<10))})
@@ -49,7 +49,7 @@ func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
-			_, err := s.conn.Call(ctx, messages.MethodToolsCall, params, CallOptions{})
+			_, err := s.conn.Call(ctx, messages.MethodToolsCall, params, RequestOptions{})
 			if !errors.Is(err, messages.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
 				unexpected.Store(err.Error(), true)
 			}
@@ -72,12 +72,12 @@ func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 // connection with a clear error instead of waiting for ever.
 func TestStalledWriteFailsTheConnection(t *testing.T) {
 	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.WriteStallTimeout = 500 * time.Millisecond })
-	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), CallOptions{}); err != nil {
+	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), RequestOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	big := toolParams("echo", map[string]any{"message": string(bytes.Repeat([]byte{'x'}, 4*mib))})
 	start := time.Now()
-	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, big, CallOptions{})
+	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, big, RequestOptions{})
 	var stall *WriteStallError
 	if !errors.Is(err, messages.ErrTransportClosed) || !errors.As(err, &stall) || !errors.Is(err, ErrWriteStalled) {
 		t.Fatalf("got %v, want the connection failed by a write stall", err)
@@ -101,7 +101,7 @@ func TestProgressIsBoundedInBytes(t *testing.T) {
 	go func() {
 		params, _ := json.Marshal(map[string]any{"name": "progress", "arguments": map[string]any{"steps": 32, "messageBytes": 2 * mib}, "_meta": map[string]any{"progressToken": "p"}})
 		key, _ := messages.ProgressTokenKey("p")
-		_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, params, CallOptions{
+		_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, params, RequestOptions{
 			ProgressToken: key,
 			OnProgress: func(json.RawMessage) {
 				select {

@@ -41,7 +41,7 @@ func TestOversizedAnswerFailsItsCallAtOnce(t *testing.T) {
 	const limit = 1 << 20
 	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.MaxFrameSize = limit })
 	start := time.Now()
-	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("big", map[string]any{"bytes": 2 * limit}), CallOptions{})
+	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("big", map[string]any{"bytes": 2 * limit}), RequestOptions{})
 	var tooLarge *messages.FrameTooLargeError
 	if !errors.As(err, &tooLarge) || !errors.Is(err, messages.ErrFrameTooLarge) || tooLarge.Limit != limit {
 		t.Fatalf("got %v, want a FrameTooLargeError", err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -13,19 +14,51 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// process is a running subprocess and its three pipes. The actor holds the
+// process is a running subprocess and its three pipes, or a dialed byte
+// stream standing in for one (cmd and stderr nil). The actor holds the
 // handles; the goroutines started here only read, and report back by
 // message. stdin and stdout are our own os.Pipe ends, not exec's pipes, so
 // that exec.Cmd.Wait neither closes them under a reader nor waits for
 // copying goroutines.
 type process struct {
 	stats   *Counters
-	cmd     *exec.Cmd
-	stdin   *os.File
-	stdout  *os.File
-	stderr  *os.File
-	credits chan struct{} // runs in the actor's mailbox
-	bytes   *byteCredits  // and their bytes
+	cmd     *exec.Cmd      // nil for a dialed stream
+	stdin   io.WriteCloser // what we write to
+	stdout  io.ReadCloser  // what we read from
+	stderr  *os.File       // nil for a dialed stream
+	credits chan struct{}  // runs in the actor's mailbox
+	bytes   *byteCredits   // and their bytes
+}
+
+// startStream runs the reader over a dialed stream: JSON Lines both ways,
+// no process, no stderr. Closing either side closes the stream, once.
+func startStream(rwc io.ReadWriteCloser, cfg StdioConfig, conn *Conn, self *actor.PID) *process {
+	c := &closeOnce{c: rwc}
+	p := &process{stats: conn.stats, stdin: writeCloser{rwc, c}, stdout: readCloser{rwc, c},
+		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes)}
+	go p.read(cfg, conn.root, self, conn.end.done)
+	return p
+}
+
+// closeOnce closes c once, whichever side asks first.
+type closeOnce struct {
+	once sync.Once
+	c    io.Closer
+}
+
+func (o *closeOnce) Close() error {
+	o.once.Do(func() { o.c.Close() })
+	return nil
+}
+
+type writeCloser struct {
+	io.Writer
+	io.Closer
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // inboundCredits bounds the runs of frames a reader may have in the actor's
@@ -301,13 +334,15 @@ func (p *process) closeStdin() {
 func (p *process) closeOutputs() {
 	if p != nil {
 		p.stdout.Close()
-		p.stderr.Close()
+		if p.stderr != nil {
+			p.stderr.Close()
+		}
 	}
 }
 
 // signal sends SIGTERM or SIGKILL to the server's process group.
 func (p *process) signal(stage int) {
-	if p == nil || p.cmd.Process == nil {
+	if p == nil || p.cmd == nil || p.cmd.Process == nil {
 		return
 	}
 	sig := syscall.SIGTERM

@@ -39,7 +39,7 @@ func TestLateAnswerReachesTheRetiredCallsObserver(t *testing.T) {
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{Server: "slow", Command: "sh", Args: []string{"-c", slowServer}})
 	t.Cleanup(func() { conn.Close(harness.Context(t)) })
 	obs := &observer{}
-	_, err := conn.Call(harness.Context(t), "tools/call", nil, CallOptions{Timeout: 100 * time.Millisecond, Observer: obs})
+	_, err := conn.Call(harness.Context(t), "tools/call", nil, RequestOptions{Timeout: 100 * time.Millisecond, Observer: obs})
 	if !errors.Is(err, messages.ErrTimeout) {
 		t.Fatalf("got %v, want a timeout", err)
 	}

@@ -1,7 +1,9 @@
 package transport
 
 import (
+	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"os/exec"
 	"runtime/debug"
@@ -21,6 +23,13 @@ type StdioConfig struct {
 	Args    []string          // its arguments
 	Env     map[string]string // set on top of the parent's environment
 	Dir     string            // working directory; "" = the parent's
+
+	// Dial, if set, replaces the subprocess: the transport speaks the same
+	// JSON Lines over the stream it returns (an in-process server in a
+	// test, a socket). It is called once, on a goroutine of its own, with
+	// a context that ends when the transport has ended, so an in-process
+	// server may take it as its lifetime.
+	Dial func(ctx context.Context) (io.ReadWriteCloser, error)
 
 	// Generation numbers this connection among the successive ones of
 	// the same client; it is stamped on every message to the owner, so
@@ -156,6 +165,11 @@ type stdioActor struct {
 	// panicked is the value of a panic in Receive, kept for the error
 	// that pending calls get while the actor is stopped.
 	panicked any
+	// startErr is why the process could not be started (or the stream
+	// dialed); it is the transport's final error.
+	startErr error
+	// stopDial cancels a dial in progress.
+	stopDial context.CancelFunc
 }
 
 // lifecycle tracks the orderly end of the subprocess (docs/architecture.md,
@@ -188,6 +202,10 @@ type (
 	escalate    struct{ stage int }
 	drainExpiry struct{}
 	eofExpiry   struct{}
+	dialed      struct {
+		rwc io.ReadWriteCloser
+		err error
+	}
 )
 
 // errStoppedByParent is the cause when the actor system or a parent stops
@@ -231,11 +249,19 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 		}
 	case *actor.Started:
 		a.start(ctx)
+	case dialed:
+		a.dialed(ctx, m)
 	case closeRequest:
 		a.beginClose(ctx, m.cause, true)
 	case forceClose:
 		a.beginClose(ctx, nil, true)
 		a.proc.signal(stageKill)
+		if a.stopDial != nil && a.proc == nil {
+			// A dialer that ignores its context is not waited for; a
+			// stream it returns later is closed on arrival.
+			a.state.readerDone = true
+			a.maybeFinish(ctx)
+		}
 	case readerDone:
 		a.state.readerDone = true
 		if m.err != nil {
@@ -282,6 +308,9 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 		a.stopping(ctx)
 	case *actor.Stopped:
 		a.stopTimers()
+		if a.stopDial != nil {
+			a.stopDial()
+		}
 		a.publish(a.stoppedError())
 	default:
 		a.core.receive(ctx, m)
@@ -338,15 +367,71 @@ func (a *stdioActor) stoppedError() error {
 
 func (a *stdioActor) start(ctx actor.Context) {
 	a.self = ctx.Self()
+	if a.cfg.Dial != nil {
+		a.dial()
+		return
+	}
 	cmd := exec.Command(a.cfg.Command, a.cfg.Args...)
 	proc, err := startProcess(cmd, a.cfg, a.conn, a.self)
 	if err != nil {
-		a.state = lifecycle{closing: true, cause: err, exited: true, readerDone: true, stderrDone: true}
+		a.startErr = &messages.StartError{Server: a.cfg.Server, Command: a.cfg.Command, Err: unwrapStart(err)}
+		a.cfg.Logger.Warn("mcp: could not start server", "server", a.cfg.Server, "err", a.startErr)
+		a.state = lifecycle{closing: true, exited: true, readerDone: true, stderrDone: true}
 		a.maybeFinish(ctx)
 		return
 	}
+	a.cfg.Logger.Debug("mcp: server started", "server", a.cfg.Server, "command", a.cfg.Command, "pid", cmd.Process.Pid)
 	a.proc = proc
 	a.out.start(proc.stdin, a.conn.root, a.self)
+}
+
+// dial obtains the stream of a transport without a process, off the
+// actor. Requests sent meanwhile wait in the write batch.
+func (a *stdioActor) dial() {
+	a.state.exited, a.state.stderrDone = true, true // no process, no stderr
+	ctx, cancel := context.WithCancel(context.Background())
+	a.stopDial = cancel
+	root, self, dial := a.conn.root, a.self, a.cfg.Dial
+	go func() {
+		rwc, err := dial(ctx)
+		root.Send(self, dialed{rwc: rwc, err: err})
+	}()
+}
+
+func (a *stdioActor) dialed(ctx actor.Context, m dialed) {
+	switch {
+	case m.err != nil || m.rwc == nil:
+		if m.rwc != nil {
+			m.rwc.Close()
+		}
+		if m.err == nil {
+			m.err = errors.New("the dialer returned no stream")
+		}
+		if !a.state.readerDone {
+			a.startErr = &messages.StartError{Server: a.cfg.Server, Err: m.err}
+			a.state.closing, a.state.readerDone = true, true
+			a.maybeFinish(ctx)
+		}
+	case a.state.readerDone || a.core.failed != nil && a.state.closing:
+		m.rwc.Close() // closed while dialing
+		a.state.readerDone = true
+		a.maybeFinish(ctx)
+	default:
+		a.proc = startStream(m.rwc, a.cfg, a.conn, a.self)
+		a.out.start(a.proc.stdin, a.conn.root, a.self)
+		a.out.flush() // what was sent while dialing
+		if a.state.closing && a.out.idle() {
+			a.proc.closeStdin()
+		}
+	}
+}
+
+// unwrapStart keeps the operating system's own words of a failed start.
+func unwrapStart(err error) error {
+	if u := errors.Unwrap(err); u != nil {
+		return u
+	}
+	return err
 }
 
 func (a *stdioActor) writeDone(ctx actor.Context, m writeDone) {
@@ -413,11 +498,18 @@ func (a *stdioActor) maybeFinish(ctx actor.Context) {
 	if !s.finished() {
 		return
 	}
-	err := &messages.TransportClosedError{Server: a.cfg.Server, Cause: s.cause, ExitStatus: s.exitStatus, StderrTail: s.tail}
+	var err error = &messages.TransportClosedError{Server: a.cfg.Server, Cause: s.cause, ExitStatus: s.exitStatus, StderrTail: s.tail}
 	if s.byUser && s.cause == nil {
-		err.ExitStatus, err.StderrTail = "", "" // an asked-for close is not a failure
-		err.Closed = true
+		// An asked-for close is not a failure.
+		err = &messages.TransportClosedError{Server: a.cfg.Server, Closed: true}
 	}
+	if a.startErr != nil {
+		err = a.startErr // nothing ran: no exit status, no stderr
+	}
+	if a.stopDial != nil {
+		a.stopDial()
+	}
+	a.cfg.Logger.Debug("mcp: transport ended", "server", a.cfg.Server, "exit_status", s.exitStatus, "asked", s.byUser, "err", err)
 	a.core.failAll(err)
 	// A write may still be blocked on a pipe that a grandchild holds open
 	// and never reads: closing stdin ends it, and with it the writer.

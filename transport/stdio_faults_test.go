@@ -130,13 +130,13 @@ func TestEndlessLine(t *testing.T) {
 	// one must not be (NoCancel), or the line would end.
 	first := make(chan error, 1)
 	go func() {
-		_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), CallOptions{Timeout: 300 * time.Millisecond, NoCancel: true})
+		_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), RequestOptions{Timeout: 300 * time.Millisecond, NoCancel: true})
 		first <- err
 	}()
 	// The line has started once the server has written megabytes.
 	harness.WaitFor(t, "the endless line to start", func() bool { return written(pid) > 8<<20 })
 	_, errs := concurrently(t, 4, func(i int) (string, error) {
-		_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), CallOptions{Timeout: 300 * time.Millisecond})
+		_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), RequestOptions{Timeout: 300 * time.Millisecond})
 		return "", err
 	})
 	errs = append(errs, <-first)
@@ -189,7 +189,7 @@ func TestStderrFlood(t *testing.T) {
 
 	// End it with a crash: the error carries a bounded excerpt, the first
 	// lines and the last.
-	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 3, "stderr": "last words"}), CallOptions{})
+	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 3, "stderr": "last words"}), RequestOptions{})
 	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") || !strings.HasSuffix(err.Error(), "last words") {
 		t.Fatalf("crash: %v", err)
 	}
@@ -220,7 +220,7 @@ func inFlight(t *testing.T, s *server, n int) <-chan error {
 				"_meta": map[string]any{"progressToken": tok},
 			})
 			key, _ := messages.ProgressTokenKey(tok)
-			_, err := s.conn.Call(ctx, "tools/call", params, CallOptions{ProgressToken: key, OnProgress: func(json.RawMessage) {
+			_, err := s.conn.Call(ctx, "tools/call", params, RequestOptions{ProgressToken: key, OnProgress: func(json.RawMessage) {
 				once.Do(started.Done)
 			}})
 			once.Do(started.Done)
@@ -243,7 +243,7 @@ func TestServerExitsMidRequest(t *testing.T) {
 			s := startServer(t, testserver.Options{}, nil, nil, nil)
 			pid := s.pid()
 			running := inFlight(t, s, 4)
-			_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 7, "stderr": tc.stderr}), CallOptions{})
+			_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 7, "stderr": tc.stderr}), RequestOptions{})
 			check := func(what string, err error) {
 				t.Helper()
 				if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 7") ||
@@ -276,7 +276,7 @@ func TestExitAfterRequests(t *testing.T) {
 	s := startServer(t, testserver.Options{ExitAfterRequests: 3, ExitCode: 4, StderrOnExit: "fatal: quota exceeded"}, nil, nil, nil)
 	ctx := harness.Context(t)
 	_, errs := concurrently(t, 3, func(i int) (string, error) {
-		_, err := s.conn.Call(ctx, "tools/call", toolParams("sleep", map[string]any{"ms": 60000}), CallOptions{})
+		_, err := s.conn.Call(ctx, "tools/call", toolParams("sleep", map[string]any{"ms": 60000}), RequestOptions{})
 		return "", err
 	})
 	for i, err := range errs {
@@ -342,7 +342,7 @@ func TestCloseDuringForcedContext(t *testing.T) {
 func TestNeverAnsweredCallTimesOutAndIsCancelled(t *testing.T) {
 	s := startServer(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, nil, nil, nil)
 	ctx := harness.Context(t)
-	_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), CallOptions{Timeout: 200 * time.Millisecond})
+	_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), RequestOptions{Timeout: 200 * time.Millisecond})
 	var te *messages.TimeoutError
 	if !errors.As(err, &te) || err.Error() != "Request timeout after 200ms" || te.Method != "tools/call" || !te.ID.IsValid() {
 		t.Fatalf("got %#v", err)
@@ -353,7 +353,7 @@ func TestNeverAnsweredCallTimesOutAndIsCancelled(t *testing.T) {
 		t.Errorf("cancellation %q", line)
 	}
 	// Other requests on the connection are unharmed.
-	if _, err := s.conn.Call(ctx, "tools/list", nil, CallOptions{}); err != nil {
+	if _, err := s.conn.Call(ctx, "tools/list", nil, RequestOptions{}); err != nil {
 		t.Errorf("tools/list after the timeout: %v", err)
 	}
 }
@@ -377,7 +377,7 @@ func TestContextCancellation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := tc.ctx()
 			defer cancel()
-			_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), CallOptions{})
+			_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), RequestOptions{})
 			var ce *messages.CanceledError
 			if !errors.As(err, &ce) || !errors.Is(err, tc.want) || errors.Is(err, messages.ErrTimeout) || !ce.ID.IsValid() {
 				t.Fatalf("got %#v", err)
@@ -388,7 +388,7 @@ func TestContextCancellation(t *testing.T) {
 	// A context already ended: nothing is sent.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := s.conn.Call(ctx, "tools/call", nil, CallOptions{}); !errors.Is(err, context.Canceled) {
+	if _, err := s.conn.Call(ctx, "tools/call", nil, RequestOptions{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("ended context: %v", err)
 	}
 }
@@ -397,12 +397,12 @@ func TestNoCancelIsNeverCancelled(t *testing.T) {
 	// initialize must not be cancelled: NoCancel retires the call without
 	// telling the server.
 	s := startServer(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, nil, nil, nil)
-	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), CallOptions{Timeout: 100 * time.Millisecond, NoCancel: true})
+	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), RequestOptions{Timeout: 100 * time.Millisecond, NoCancel: true})
 	if !errors.Is(err, messages.ErrTimeout) {
 		t.Fatalf("got %v", err)
 	}
 	// A cancellation sent after it would be reported before this one.
-	_, err = s.conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), CallOptions{Timeout: 100 * time.Millisecond})
+	_, err = s.conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), RequestOptions{Timeout: 100 * time.Millisecond})
 	var te *messages.TimeoutError
 	if !errors.As(err, &te) {
 		t.Fatalf("got %v", err)
@@ -450,7 +450,7 @@ func TestWriteFailureFailsAtOnce(t *testing.T) {
 	defer conn.Close(context.Background())
 	log.Wait(t, "ready")
 	start := time.Now()
-	_, err := conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), CallOptions{})
+	_, err := conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), RequestOptions{})
 	if !errors.Is(err, messages.ErrTransportClosed) || errors.Is(err, messages.ErrTimeout) {
 		t.Fatalf("got %v, want ErrTransportClosed", err)
 	}
@@ -458,7 +458,7 @@ func TestWriteFailureFailsAtOnce(t *testing.T) {
 		t.Errorf("the failed write took %v to report", d)
 	}
 	// Later calls fail at once too.
-	if _, err := conn.Call(harness.Context(t), "ping", nil, CallOptions{}); !errors.Is(err, messages.ErrTransportClosed) {
+	if _, err := conn.Call(harness.Context(t), "ping", nil, RequestOptions{}); !errors.Is(err, messages.ErrTransportClosed) {
 		t.Errorf("later call: %v", err)
 	}
 }
@@ -466,8 +466,11 @@ func TestWriteFailureFailsAtOnce(t *testing.T) {
 func TestCommandNotFound(t *testing.T) {
 	sys := harness.ActorSystem(t)
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{Server: "ghost", Command: "/nonexistent/mcp-server"})
-	_, err := conn.Call(harness.Context(t), "ping", nil, CallOptions{})
-	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "no such file or directory") {
+	_, err := conn.Call(harness.Context(t), "ping", nil, RequestOptions{})
+	// A server that never ran did not close: it could not start.
+	if !errors.Is(err, messages.ErrStart) || errors.Is(err, messages.ErrTransportClosed) ||
+		!strings.HasPrefix(err.Error(), `could not start MCP server "ghost" (/nonexistent/mcp-server): `) ||
+		!strings.Contains(err.Error(), "no such file or directory") {
 		t.Fatalf("got %v", err)
 	}
 	select {
@@ -484,7 +487,7 @@ func TestOwnerIsToldWhyTheTransportClosed(t *testing.T) {
 	sys := harness.ActorSystem(t)
 	rec, owner := newRecorder(t, sys)
 	s := startServer(t, testserver.Options{}, owner, sys, nil)
-	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 2, "stderr": "bye"}), CallOptions{})
+	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 2, "stderr": "bye"}), RequestOptions{})
 	closed := recv[messages.TransportClosed](t, rec)
 	if closed.Err == nil || closed.Err.Error() != err.Error() || !strings.Contains(err.Error(), "exit status 2: bye") {
 		t.Errorf("owner told %v; call got %v", closed.Err, err)
@@ -495,7 +498,7 @@ func TestServerRequestWithoutOwnerGetsMethodNotFound(t *testing.T) {
 	// With no owner to serve it, a server-to-client request is answered
 	// with -32601 rather than left to stall the server.
 	s := startServer(t, testserver.Options{}, nil, nil, nil)
-	raw, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("ask-client", map[string]any{"method": "roots/list"}), CallOptions{})
+	raw, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("ask-client", map[string]any{"method": "roots/list"}), RequestOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +519,7 @@ func TestBackpressure(t *testing.T) {
 	ctx := harness.Context(t)
 	start := time.Now()
 	_, errs := concurrently(t, 100, func(i int) (string, error) {
-		_, err := s.conn.Call(ctx, "tools/call", toolParams("sleep", map[string]any{"ms": 40}), CallOptions{})
+		_, err := s.conn.Call(ctx, "tools/call", toolParams("sleep", map[string]any{"ms": 40}), RequestOptions{})
 		return "", err
 	})
 	for i, err := range errs {
@@ -552,7 +555,7 @@ func TestNoFileDescriptorLeak(t *testing.T) {
 		s.close()
 		// A crash.
 		s = startServer(t, testserver.Options{}, nil, sys, nil)
-		s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 1}), CallOptions{})
+		s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 1}), RequestOptions{})
 		<-s.conn.Done()
 		// A failed write.
 		s = startServer(t, testserver.Options{}, nil, sys, func(c *StdioConfig) {
@@ -560,7 +563,7 @@ func TestNoFileDescriptorLeak(t *testing.T) {
 			c.CloseGrace, c.TermGrace = 100*time.Millisecond, 100*time.Millisecond
 		})
 		s.stderr.Wait(t, "ready")
-		s.conn.Call(harness.Context(t), "ping", nil, CallOptions{})
+		s.conn.Call(harness.Context(t), "ping", nil, RequestOptions{})
 		s.close()
 		// A command that does not exist.
 		s = startServer(t, testserver.Options{}, nil, sys, func(c *StdioConfig) { c.Command = "/nonexistent" })
@@ -629,7 +632,7 @@ func TestLateAnswerIsCountedNotDelivered(t *testing.T) {
 	// gets its answer later: it is counted, and reaches nobody else.
 	s := startServer(t, testserver.Options{}, nil, nil, nil)
 	ctx := harness.Context(t)
-	_, err := s.conn.Call(ctx, "tools/call", toolParams("sleep", map[string]any{"ms": 1000}), CallOptions{Timeout: 50 * time.Millisecond, NoCancel: true})
+	_, err := s.conn.Call(ctx, "tools/call", toolParams("sleep", map[string]any{"ms": 1000}), RequestOptions{Timeout: 50 * time.Millisecond, NoCancel: true})
 	if !errors.Is(err, messages.ErrTimeout) {
 		t.Fatalf("got %v", err)
 	}

@@ -3,7 +3,7 @@ package transport
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -101,7 +101,7 @@ func newBatchWriter(budget *writeBudget, stats *Counters, stall time.Duration) *
 	return &batchWriter{budget: budget, stats: stats, stall: stall}
 }
 
-func (w *batchWriter) start(f *os.File, root *actor.RootContext, self *actor.PID) {
+func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PID) {
 	w.root, w.self = root, self
 	// The goroutine gets the channel itself, not the field: stop sets the
 	// field to nil from the actor while the goroutine may be ranging.
@@ -127,7 +127,7 @@ func (w *batchWriter) start(f *os.File, root *actor.RootContext, self *actor.PID
 
 // writeChunked writes p in chunks, noting the time after each one that
 // leaves more to write.
-func writeChunked(f *os.File, p []byte, progress *atomic.Int64) error {
+func writeChunked(f io.Writer, p []byte, progress *atomic.Int64) error {
 	for len(p) > writeChunk {
 		n, err := f.Write(p[:writeChunk])
 		if err != nil {

@@ -1,0 +1,103 @@
+package mcpactor
+
+import (
+	"errors"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// Errors callers test with errors.Is. The typed errors below match them and
+// carry the details (server, method, request id) for errors.As.
+var (
+	// ErrTransportClosed: the connection ended (the server exited or
+	// crashed, Close was called, the connection was replaced), before or
+	// while the request waited. Text: "Transport closed: <exit status>:
+	// <stderr excerpt>".
+	ErrTransportClosed = messages.ErrTransportClosed
+	// ErrTimeout: no answer within the request timeout; the server was
+	// sent notifications/cancelled. Text: "Request timeout after <ms>ms".
+	ErrTimeout = messages.ErrTimeout
+	// ErrConnectTimeout: starting the server and its handshake took longer
+	// than the connect timeout; everything was torn down.
+	ErrConnectTimeout = messages.ErrConnectTimeout
+	// ErrStart: the server could not be started at all (its command is
+	// missing or not executable, its dial failed).
+	ErrStart = messages.ErrStart
+	// ErrUnsupportedVersion: the server insisted on a protocol version we
+	// do not speak.
+	ErrUnsupportedVersion = messages.ErrUnsupportedVersion
+	// ErrFrameTooLarge: the answer was larger than ServerConfig.MaxFrameSize;
+	// the request failed at once and the connection lives on.
+	ErrFrameTooLarge = messages.ErrFrameTooLarge
+	// ErrBadResponse: the answer arrived but could not be used (both
+	// result and error, nested too deeply); the request failed at once.
+	ErrBadResponse = messages.ErrBadResponse
+	// ErrWriteStalled: the server read none of its input for the write
+	// stall timeout; the connection was failed.
+	ErrWriteStalled = transport.ErrWriteStalled
+	// ErrServerNotConnected: a call to a server that is not, or no longer,
+	// connected.
+	ErrServerNotConnected = messages.ErrServerNotConnected
+	// ErrStopped is returned by Open and Connect after Stop.
+	ErrStopped = errors.New("mcpactor: runtime stopped")
+)
+
+// The typed errors, for errors.As. Each carries the server's name, and the
+// request's method and id where there is one.
+type (
+	// TransportClosedError ends every request still pending when a
+	// connection ends. For a server that exited it holds the exit status
+	// and an excerpt of its stderr (the first lines and the last); Cause
+	// says what closed it (a *ReplacedError for a reconnection); Closed is
+	// true for a close that was asked for.
+	TransportClosedError = messages.TransportClosedError
+	// TimeoutError reports a request that got no answer in time (After).
+	TimeoutError = messages.TimeoutError
+	// CanceledError reports a request whose context ended first; it wraps
+	// the context's cause, so errors.Is(err, context.Canceled) holds.
+	CanceledError = messages.CanceledError
+	// RPCError is a JSON-RPC error answer: Code, Message, Data. Its text
+	// is "MCP error <code>: <message>".
+	RPCError = messages.RPCError
+	// ConnectTimeoutError reports a connect slower than its timeout:
+	// "Connection to MCP server "<name>" timed out after <ms>ms".
+	ConnectTimeoutError = messages.ConnectTimeoutError
+	// StartError reports a server that could not be started, with the
+	// operating system's error.
+	StartError = messages.StartError
+	// UnsupportedVersionError reports the version the server insisted on
+	// and the ones we support.
+	UnsupportedVersionError = messages.UnsupportedVersionError
+	// FrameTooLargeError reports an answer over the frame cap (Size,
+	// Limit).
+	FrameTooLargeError = messages.FrameTooLargeError
+	// BadResponseError reports an unusable answer and its Problem.
+	BadResponseError = messages.BadResponseError
+	// WriteStallError is the cause of the TransportClosedError of a
+	// connection whose server stopped reading its input.
+	WriteStallError = transport.WriteStallError
+	// ReplacedError is the cause of the TransportClosedError of calls
+	// pending on a connection that Reconnect (or a repair) replaced.
+	ReplacedError = actors.ReplacedError
+	// IncompleteCloseError reports a Close or Stop whose context ended
+	// before the teardown did; the server was killed, and the rest goes on
+	// without the caller.
+	IncompleteCloseError = actors.IncompleteCloseError
+	// PaginationError reports a listing cut short (a repeated cursor, or
+	// MaxPages); the items read so far come with it.
+	PaginationError = actors.PaginationError
+	// InvalidResultError reports a result that does not decode as the
+	// method's result type; Body shows its first bytes.
+	InvalidResultError = actors.InvalidResultError
+	// ConfigError lists what is wrong with a ServerConfig.
+	ConfigError = actors.ConfigError
+)
+
+// MaxPages bounds the pages one listing follows.
+const MaxPages = actors.MaxPages
+
+// DefaultCloseTimeout bounds Client.Close and Runtime.Stop when their
+// context has no deadline.
+const DefaultCloseTimeout = actors.DefaultCloseTimeout

@@ -1,0 +1,149 @@
+package mcpactor
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
+)
+
+// Options configure a Runtime. The zero value is ready to use.
+type Options struct {
+	// ClientInfo is sent to servers in initialize; zero names mcpactor.
+	ClientInfo messages.Implementation
+	// Handlers answer server requests (roots, sampling, elicitation) and
+	// receive notifications, for every server of this runtime.
+	Handlers Handlers
+	// Logger receives lifecycle events (at debug level: a server started,
+	// the handshake and the version chosen, a close, each dropped frame)
+	// and reports of dropped input and failures (warnings, errors). nil
+	// discards them.
+	Logger *slog.Logger
+	// StderrLine, if set, receives each line a stdio server writes to
+	// stderr, in order, on a goroutine per server. A callback slower than
+	// the server loses lines (counted in Stats.DroppedStderrLines) rather
+	// than blocking it.
+	StderrLine func(server, line string)
+	// NotificationQueue bounds each server's queue of notifications
+	// waiting for Handlers.Notification (default 1024), and
+	// MaxNotificationBytes the bytes of their params (default 16 MiB).
+	// When either is reached the oldest waiting notification is dropped
+	// (Stats.DroppedNotifications): a slow subscriber loses old news, never
+	// blocks responses, and never grows memory.
+	NotificationQueue    int
+	MaxNotificationBytes int
+	// MaxConcurrentHandlers bounds the server-to-client requests served at
+	// once per server (default 64); beyond it they are refused with a
+	// JSON-RPC error rather than queued.
+	MaxConcurrentHandlers int
+	// Telemetry chooses where spans and metrics go. The zero value uses
+	// the global OpenTelemetry providers, which cost nothing until the
+	// application installs real ones; Disabled switches instrumentation
+	// off entirely.
+	Telemetry telemetry.Options
+}
+
+// ServerConfig describes one MCP server: how to reach it and how patient to
+// be with it. The zero value of every tuning field selects the documented
+// default. It is a Go value, not a file format: to read an mcpServers JSON
+// file (with its millisecond timeouts and ${VAR} expansion) use
+// supervisor.LoadFile.
+type ServerConfig struct {
+	// Type is "stdio", "http" or "sse". Empty means stdio when Command is
+	// set, http when only URL is, and "stream" when Dial is. (Only stdio
+	// and stream are served yet.)
+	Type string
+
+	Command string            // stdio: the program, run without a shell
+	Args    []string          // stdio: its arguments
+	Env     map[string]string // stdio: set on top of the parent environment
+	Cwd     string            // stdio: working directory
+
+	URL     string            // http/sse: the endpoint
+	Headers map[string]string // http/sse: extra request headers
+
+	// Dial, if set, connects to a server over a byte stream it returns (an
+	// in-process server in a test, a socket) instead of starting Command:
+	// the same newline-delimited JSON as stdio, with the same correlation,
+	// bounds and telemetry. It is called once per connection, with a
+	// context that ends when that connection has ended (an in-process
+	// server may take it as its lifetime).
+	Dial func(ctx context.Context) (io.ReadWriteCloser, error)
+
+	ConnectTimeout time.Duration // start + handshake; default 30 s
+	RequestTimeout time.Duration // each request; default 30 s
+	MaxInFlight    int           // requests queued or awaiting an answer; default 16384; callers beyond it wait
+	MaxFrameSize   int           // the longest message accepted; default 16 MiB
+
+	// ProtocolVersion pins the version offered in initialize; empty offers
+	// the newest we speak (2025-11-25) and accepts the older ones.
+	ProtocolVersion string
+
+	// CloseGrace and TermGrace are the stdio shutdown waits: after closing
+	// stdin, and after SIGTERM (2 s each by default).
+	CloseGrace time.Duration
+	TermGrace  time.Duration
+
+	// Byte budgets of the connection (docs/architecture.md, "Bounded
+	// everything"); zero selects the defaults.
+	MaxWriteBytes        int // frames waiting to be written; callers beyond it wait (8 MiB)
+	MaxProgressBytes     int // progress waiting for all callers (16 MiB)
+	MaxCallProgressBytes int // progress waiting for one caller (1 MiB)
+	// WriteStallTimeout fails the connection when the server reads none
+	// of its input for this long; default the request timeout, at least
+	// 30 s.
+	WriteStallTimeout time.Duration
+}
+
+// CallOptions tune one tool call. The zero value uses the server's request
+// timeout and asks for no progress.
+type CallOptions struct {
+	// Timeout overrides the server's request timeout for this call.
+	Timeout time.Duration
+	// OnProgress receives this call's progress notifications, in order, on
+	// the calling goroutine. Setting it sends a progress token
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
+	OnProgress func(messages.ProgressParams)
+	// ResetTimeoutOnProgress restarts the timeout at each progress
+	// notification, up to MaxTotalTimeout. It sends a progress token even
+	// without OnProgress.
+	ResetTimeoutOnProgress bool
+	// MaxTotalTimeout is an absolute cap that progress cannot extend.
+	MaxTotalTimeout time.Duration
+	// Meta is sent as params._meta (progressToken is added when needed).
+	Meta messages.Meta
+}
+
+// Handlers answer the requests a server sends to the client and receive its
+// notifications. A nil handler means the capability is not declared and the
+// request is answered with -32601 Method not found (ping is always
+// answered). Handlers run on their own goroutines, never on an actor's;
+// their context ends when the server cancels the request or the client
+// closes. A handler still running when Close returns is abandoned: its
+// answer is never sent.
+type Handlers struct {
+	// Roots answers roots/list
+	// (https://modelcontextprotocol.io/specification/2025-11-25/client/roots).
+	Roots func(ctx context.Context, server string) ([]messages.Root, error)
+	// Sampling answers sampling/createMessage
+	// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling).
+	Sampling func(ctx context.Context, server string, p *messages.CreateMessageParams) (*messages.CreateMessageResult, error)
+	// Elicitation answers elicitation/create
+	// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation).
+	// For form mode, the defaults of the requested schema are applied to an
+	// accepted answer's content before it is sent.
+	Elicitation func(ctx context.Context, server string, p *messages.ElicitParams) (*messages.ElicitResult, error)
+	// Notification receives the server's notifications other than
+	// progress (which goes to the call that asked for it): list_changed,
+	// resources updated, log messages. Calls for one server are made in
+	// order, one at a time, from a bounded queue that never delays
+	// responses (Options.NotificationQueue).
+	Notification func(server string, n Notification)
+}
+
+// Notification is one notification from a server: Method, its raw Params,
+// and the connection Generation it arrived on.
+type Notification = messages.InboundNotification
