@@ -76,6 +76,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 			NotificationQueue:     opts.NotificationQueue,
 			MaxNotificationBytes:  opts.MaxNotificationBytes,
 			MaxConcurrentHandlers: opts.MaxConcurrentHandlers,
+			HTTPClient:            opts.HTTPClient,
 		},
 		clients: make(map[*actors.Client]struct{}),
 	}
@@ -84,6 +85,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		rt.env.Telemetry = rt.tel
 		rt.unobserve = rt.tel.RegisterMailboxDepth(rt.observeMailboxes)
 	}
+	rt.env = rt.env.Shared()
 	return rt, nil
 }
 
@@ -94,9 +96,6 @@ func (rt *Runtime) Open(name string, cfg ServerConfig) (*Client, error) {
 	ecfg := actors.ServerConfig(cfg)
 	if err := ecfg.Validate(name); err != nil {
 		return nil, err
-	}
-	if t := ecfg.TransportType(); t != actors.TypeStdio && t != actors.TypeStream {
-		return nil, &actors.UnknownTypeError{Type: t + " (not supported yet)"}
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()

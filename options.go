@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/mcpactor/mcpactor/messages"
@@ -39,6 +40,14 @@ type Options struct {
 	// once per server (default 64); beyond it they are refused with a
 	// JSON-RPC error rather than queued.
 	MaxConcurrentHandlers int
+	// HTTPClient sends the requests of every HTTP server of the runtime.
+	// nil makes one tuned for many requests in flight (keep-alive, idle
+	// connections per host, HTTP/2 when offered, HTTP_PROXY/HTTPS_PROXY/
+	// NO_PROXY honoured). Give your own for custom TLS (CAs, client
+	// certificates) or proxies; redirects to another origin are refused
+	// whatever its own policy, so configured headers never leave the
+	// server's origin.
+	HTTPClient *http.Client
 	// Telemetry chooses where spans and metrics go. The zero value uses
 	// the global OpenTelemetry providers, which cost nothing until the
 	// application installs real ones; Disabled switches instrumentation

@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -324,7 +325,11 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 		if err != nil {
 			return err
 		}
-		return exchange(ctx, nil, g.conn, method, params, out, opts)
+		err = exchange(ctx, nil, g.conn, method, params, out, opts)
+		if errors.Is(err, transport.ErrSessionExpired) {
+			err = c.replay(ctx, nil, g, method, params, out, opts, err)
+		}
+		return err
 	}
 	req := telemetry.Request{Peer: c.peer(), Method: method}
 	describe(&req, params, c.tel.RecordsToolArguments())
@@ -334,6 +339,9 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 	g, err := c.currentObserved(ctx, op)
 	if err == nil {
 		err = exchange(ctx, op, g.conn, method, params, out, opts)
+		if errors.Is(err, transport.ErrSessionExpired) {
+			err = c.replay(ctx, op, g, method, params, out, opts, err)
+		}
 	}
 	toolError := false
 	if res, ok := out.(*messages.CallToolResult); ok && err == nil {
@@ -341,6 +349,27 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 	}
 	op.End(err, toolError)
 	return err
+}
+
+// replay sends, once, a request that met an expired HTTP session: the
+// server rejected it unprocessed, and the client actor is starting a new
+// session (a new generation), on which it is sent again. A second expiry
+// is an error; there is no loop. The wait for the new session is bounded
+// by ctx and the connect timeout.
+func (c *Client) replay(ctx context.Context, op *telemetry.Op, old *generation, method string, params any, out any, opts transport.RequestOptions, why error) error {
+	wait, cancel := context.WithTimeout(ctx, c.cfg.connectTimeout())
+	defer cancel()
+	select {
+	case <-old.replaced:
+	case <-wait.Done():
+		return why
+	}
+	g, err := c.current(wait)
+	if err != nil {
+		return err
+	}
+	op.Reinitialize("HTTP session expired; the request is sent again on the new session")
+	return exchange(ctx, op, g.conn, method, params, out, opts)
 }
 
 // currentObserved is current, with the wait for the handshake shown on op.

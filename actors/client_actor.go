@@ -61,12 +61,16 @@ type clientActor struct {
 	// panicked is the value of a panic in Receive, for the error the
 	// handle's callers get while the actor is stopped.
 	panicked any
+	// wanted is what the client asked of the server that a new connection
+	// must ask again: the log level, the resource subscriptions.
+	wanted wanted
 }
 
 // Messages the client actor receives besides the transports'.
 type (
 	handshakeDone struct {
 		gen  uint64
+		kind string // the transport it ran over
 		sess *session
 		err  error
 	}
@@ -103,6 +107,13 @@ func (a *clientActor) Receive(ctx actor.Context) {
 		a.handshakeDone(ctx, m)
 	case messages.TransportClosed:
 		a.transportClosed(m)
+	case messages.SessionExpired:
+		if m.Generation == a.gen.n && a.state == stateReady && !a.closing {
+			a.env.Logger.Info("mcp: session expired; starting a new one", "server", a.h.name, "generation", m.Generation)
+			a.reconnect(ctx)
+		}
+	case remember:
+		a.wanted.note(m)
 	case reconnectClient:
 		m.reply <- a.reconnect(ctx)
 	case closeClient:
@@ -157,42 +168,43 @@ func (a *clientActor) start(ctx actor.Context) {
 }
 
 // connect starts generation g: a new transport and the handshake over it.
+// An http server already found to speak only legacy HTTP+SSE is reached
+// that way at once.
 func (a *clientActor) connect(ctx actor.Context, g *generation) {
-	cfg := &a.h.cfg
-	conn := transport.SpawnStdio(ctx, ctx.ActorSystem().Root, ctx.Self(), transport.StdioConfig{
-		Server:               a.h.name,
-		Generation:           g.n,
-		Counters:             a.h.stats,
-		Command:              cfg.Command,
-		Args:                 cfg.Args,
-		Env:                  cfg.Env,
-		Dir:                  cfg.Cwd,
-		Dial:                 cfg.Dial,
-		RequestTimeout:       cfg.RequestTimeout,
-		MaxInFlight:          cfg.MaxInFlight,
-		MaxFrameSize:         cfg.MaxFrameSize,
-		CloseGrace:           cfg.CloseGrace,
-		TermGrace:            cfg.TermGrace,
-		MaxWriteBytes:        cfg.MaxWriteBytes,
-		MaxProgressBytes:     cfg.MaxProgressBytes,
-		MaxCallProgressBytes: cfg.MaxCallProgressBytes,
-		WriteStallTimeout:    cfg.WriteStallTimeout,
-		StderrLine:           a.stderrLine(),
-		Logger:               a.env.Logger,
-	})
-	a.conns[g.n] = conn
+	kind := a.h.cfg.TransportType()
+	if kind == TypeHTTP && a.env.memo.isLegacy(a.h.cfg.URL) {
+		kind = TypeSSE
+	}
 	a.gen, a.state, a.failed = g, stateHandshaking, nil
 	a.started, a.sess, a.sessionEnded = time.Now(), nil, false
-	a.env.Logger.Debug("mcp: connecting", "server", a.h.name, "generation", g.n, "command", cfg.Command)
+	cfg := &a.h.cfg
 	hsCtx, cancel := context.WithTimeoutCause(context.Background(), cfg.connectTimeout(), errConnectDeadline)
 	a.stopHS = cancel
-	root, self, e, name := ctx.ActorSystem().Root, ctx.Self(), a.era, a.h.name
+	a.shake(ctx, g, kind, hsCtx)
+}
+
+// shake spawns a transport of the given kind for generation g and runs the
+// handshake over it on a goroutine, bounded by hsCtx (the connect timeout).
+// After it: the GET listener (HTTP), and what the client had asked of the
+// previous connection (log level, subscriptions), so that a repaired
+// connection is what the old one was.
+func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx context.Context) {
+	conn := a.spawnTransport(ctx, g.n, kind)
+	a.conns[g.n] = conn
+	a.env.Logger.Debug("mcp: connecting", "server", a.h.name, "generation", g.n, "transport", kind)
+	root, self, e, name, cfg := ctx.ActorSystem().Root, ctx.Self(), a.era, a.h.name, &a.h.cfg
+	restore := a.wanted.snapshot()
+	peer := basePeer(name, cfg)
 	go func() {
-		sess, err := e.handshake(hsCtx, conn)
+		sess, err := e.handshake(hsCtx, conn, peer)
+		if err == nil {
+			conn.Listen(hsCtx)
+			restore.apply(hsCtx, conn, sess, a.env, name)
+		}
 		if err != nil {
 			err = connectError(hsCtx, name, cfg, err)
 		}
-		root.Send(self, handshakeDone{gen: g.n, sess: sess, err: err})
+		root.Send(self, handshakeDone{gen: g.n, kind: kind, sess: sess, err: err})
 	}()
 }
 
@@ -210,8 +222,22 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	if m.gen != a.gen.n || a.closing {
 		return // a generation already replaced or closed, which published its end
 	}
-	a.stopHS()
 	conn := a.conns[m.gen]
+	if m.err != nil && m.kind == TypeHTTP && legacyHint(m.err) && a.state == stateHandshaking {
+		// The server answered the initialize POST as a server of the
+		// legacy HTTP+SSE transport does: try that once, on the same
+		// generation and within the same connect timeout, and remember it.
+		a.env.Logger.Info("mcp: falling back to the legacy HTTP+SSE transport", "server", a.h.name, "err", m.err)
+		a.env.memo.setLegacy(a.h.cfg.URL, true)
+		delete(a.conns, m.gen)
+		conn.BeginClose(nil)
+		hsCtx, cancel := context.WithTimeoutCause(context.Background(), time.Until(a.started.Add(a.h.cfg.connectTimeout())), errConnectDeadline)
+		a.stopHS()
+		a.stopHS = cancel
+		a.shake(ctx, a.gen, TypeSSE, hsCtx)
+		return
+	}
+	a.stopHS()
 	if m.err == nil && a.state == stateHandshaking {
 		a.state, a.sess = stateReady, m.sess
 		a.env.Logger.Debug("mcp: connected", "server", a.h.name, "generation", m.gen,

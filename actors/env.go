@@ -2,9 +2,11 @@ package actors
 
 import (
 	"log/slog"
+	"net/http"
 
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Env is what every client of one runtime shares: who we are, how we answer
@@ -35,7 +37,18 @@ type Env struct {
 	// Telemetry records spans and metrics for every request; nil switches
 	// instrumentation off entirely.
 	Telemetry *telemetry.Telemetry
+	// HTTPClient sends the requests of every HTTP server; nil makes one
+	// (transport.NewHTTPClient) per runtime.
+	HTTPClient *http.Client
+
+	// memo remembers the HTTP endpoints that speak only legacy HTTP+SSE.
+	memo *transportMemo
 }
+
+// Shared fills in, once, what the clients of one runtime share (the HTTP
+// client, the memory of legacy HTTP+SSE endpoints), so that every Spawn
+// given the result shares them.
+func (e Env) Shared() Env { return e.withDefaults() }
 
 func (e Env) withDefaults() Env {
 	if e.ClientInfo.Name == "" {
@@ -49,6 +62,12 @@ func (e Env) withDefaults() Env {
 	}
 	if e.MaxNotificationBytes <= 0 {
 		e.MaxNotificationBytes = 16 << 20
+	}
+	if e.HTTPClient == nil {
+		e.HTTPClient = transport.NewHTTPClient()
+	}
+	if e.memo == nil {
+		e.memo = &transportMemo{}
 	}
 	if e.MaxConcurrentHandlers <= 0 {
 		e.MaxConcurrentHandlers = 64

@@ -27,7 +27,7 @@ type session struct {
 // the handshake, get a session or an error", so adding an era adds a type,
 // not states.
 type era interface {
-	handshake(ctx context.Context, conn *transport.Conn) (*session, error)
+	handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error)
 }
 
 // sessionEra implements lifecycle "Initialization" (basic/lifecycle).
@@ -48,8 +48,7 @@ func newSessionEra(server, pinned string, env Env) *sessionEra {
 	return &sessionEra{server: server, offer: offer, accept: messages.SessionEraVersions, caps: env.Handlers.capabilities(), info: env.ClientInfo, tel: env.Telemetry}
 }
 
-func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn) (*session, error) {
-	peer := telemetry.StdioPeer(e.server)
+func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error) {
 	ictx, op := e.tel.Start(ctx, &telemetry.Request{Peer: peer, Method: messages.MethodInitialize})
 	// initialize MUST NOT be cancelled (basic/utilities/cancellation). Its
 	// bound is the connect timeout, which ctx carries, not the request
@@ -67,10 +66,10 @@ func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn) (*sess
 	if !slices.Contains(e.accept, res.ProtocolVersion) {
 		return nil, &messages.UnsupportedVersionError{Server: e.server, Version: res.ProtocolVersion, Supported: e.accept}
 	}
-	if res.ProtocolVersion == messages.Version20250326 {
-		conn.SetBatchPolicy(transport.SetBatchPolicy{Allow: true})
-	}
-	peer.ProtocolVersion = res.ProtocolVersion
+	// Before notifications/initialized: an HTTP transport sends the version
+	// with it, and with every request after.
+	conn.Establish(transport.Established{ProtocolVersion: res.ProtocolVersion})
+	peer.ProtocolVersion, peer.SessionID = res.ProtocolVersion, conn.SessionID()
 	if err := notifyTraced(ctx, e.tel, peer, conn, messages.NotificationInitialized, nil); err != nil {
 		return nil, err
 	}

@@ -50,10 +50,18 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*messages.ReadRe
 // Subscribe asks for notifications/resources/updated about uri; they reach
 // Handlers.Notification (server/resources, "Subscriptions").
 func (c *Client) Subscribe(ctx context.Context, uri string) error {
-	return c.call(ctx, messages.MethodResourcesSubscribe, messages.SubscribeParams{URI: uri}, nil, transport.RequestOptions{})
+	err := c.call(ctx, messages.MethodResourcesSubscribe, messages.SubscribeParams{URI: uri}, nil, transport.RequestOptions{})
+	if err == nil {
+		c.root.Send(c.pid, remember{subscribe: uri}) // asked again of a new connection
+	}
+	return err
 }
 
 // Unsubscribe cancels a Subscribe.
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
-	return c.call(ctx, messages.MethodResourcesUnsubscribe, messages.UnsubscribeParams{URI: uri}, nil, transport.RequestOptions{})
+	err := c.call(ctx, messages.MethodResourcesUnsubscribe, messages.UnsubscribeParams{URI: uri}, nil, transport.RequestOptions{})
+	if err == nil {
+		c.root.Send(c.pid, remember{unsubscribe: uri})
+	}
+	return err
 }

@@ -25,7 +25,11 @@ func (c *Client) Complete(ctx context.Context, p messages.CompleteParams) (*mess
 // (server/utilities/logging); they reach Handlers.Notification as
 // notifications/message.
 func (c *Client) SetLoggingLevel(ctx context.Context, level messages.LoggingLevel) error {
-	return c.call(ctx, messages.MethodLoggingSetLevel, messages.SetLevelParams{Level: level}, nil, transport.RequestOptions{})
+	err := c.call(ctx, messages.MethodLoggingSetLevel, messages.SetLevelParams{Level: level}, nil, transport.RequestOptions{})
+	if err == nil {
+		c.root.Send(c.pid, remember{level: level}) // asked again of a new connection
+	}
+	return err
 }
 
 // NotifyRootsChanged tells the server the list of roots has changed

@@ -34,3 +34,10 @@ type TransportClosed struct {
 	Err        error  // a *TransportClosedError
 	Generation uint64 // the connection generation that ended
 }
+
+// SessionExpired tells an HTTP transport's owner that the server has ended
+// the session (a 404 to a request that carried its id): the owner starts
+// a new connection generation with a fresh initialize.
+type SessionExpired struct {
+	Generation uint64
+}

@@ -33,7 +33,11 @@ func startBatchServer(t *testing.T, allow bool) (*Conn, func() string) {
 		},
 	})
 	t.Cleanup(func() { conn.Close(harness.Context(t)) })
-	conn.SetBatchPolicy(SetBatchPolicy{Allow: allow})
+	version := messages.Version20250618
+	if allow {
+		version = messages.Version20250326
+	}
+	conn.Establish(Established{ProtocolVersion: version})
 	return conn, func() string {
 		var got string
 		harness.WaitFor(t, "the server's report of our answer", func() bool {

@@ -27,7 +27,8 @@ type call struct {
 	// progressBytes is the size of what waits in progress: the actor adds,
 	// the caller subtracts as it takes.
 	progressBytes atomic.Int64
-	weight        int64 // write budget held by the request's frame
+	weight        int64             // write budget held by the request's frame
+	header        map[string]string // the request's own HTTP headers
 	// Actor-only: the id, and where the frame is (frameQueued: at index
 	// frame of the writer's current batch).
 	id    int64
@@ -90,6 +91,7 @@ type closeRequest struct{ cause error }
 // forceClose skips the remaining shutdown grace periods: kill at once.
 type forceClose struct{}
 
-// SetBatchPolicy tells a transport whether JSON-RPC batches from the peer
-// are acceptable (only for protocol version 2025-03-26; behaviour.md §1).
-type SetBatchPolicy struct{ Allow bool }
+// Established is what a finished handshake settled, for the transport.
+type Established struct {
+	ProtocolVersion string
+}

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -33,6 +34,48 @@ type Conn struct {
 	stats   *Counters
 	budget  *writeBudget
 	limits  *limits
+	// session is the HTTP session id once the server gave one (written by
+	// the actor, read by anyone); nil for transports without sessions.
+	session *atomic.Pointer[string]
+}
+
+// newConn builds the handle of a transport about to be spawned.
+func newConn(server string, gen uint64, root *actor.RootContext, maxInFlight int, timeout time.Duration,
+	stats *Counters, writeBytes, progressBytes, callProgressBytes int) *Conn {
+	return &Conn{
+		server:  server,
+		gen:     gen,
+		root:    root,
+		slots:   make(chan struct{}, maxInFlight),
+		timeout: timeout,
+		end:     newEnding(),
+		inbound: make(chan struct{}, inboundCredits),
+		stats:   stats,
+		budget:  newWriteBudget(writeBytes),
+		limits:  &limits{callProgress: int64(callProgressBytes), connProgress: int64(progressBytes)},
+	}
+}
+
+// isDone reports whether the transport has published its end.
+func (c *Conn) isDone() bool {
+	select {
+	case <-c.end.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// SessionID returns the HTTP session id the server assigned, or "" (stdio,
+// a stateless server, or before the handshake).
+func (c *Conn) SessionID() string {
+	if c.session == nil {
+		return ""
+	}
+	if id := c.session.Load(); id != nil {
+		return *id
+	}
+	return ""
 }
 
 // ending is written once by the actor, then published by closing done.
@@ -75,6 +118,9 @@ type RequestOptions struct {
 	// Observer, if set, is told what happens to the request on its way
 	// (telemetry's span events). It must be safe for concurrent use.
 	Observer CallObserver
+	// Header holds HTTP headers of this request alone (the 2026-07-28
+	// era's Mcp-Method, Mcp-Name, Mcp-Param-*); stdio ignores it.
+	Header map[string]string
 }
 
 // CallObserver follows one request through the transport: *telemetry.Op
@@ -135,7 +181,7 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	}
 	defer func() { <-c.slots }()
 
-	cl := &call{method: method, params: params, token: opts.ProgressToken, noCancel: opts.NoCancel, obs: opts.Observer, reply: make(chan outcome, 1)}
+	cl := &call{method: method, params: params, token: opts.ProgressToken, noCancel: opts.NoCancel, obs: opts.Observer, header: opts.Header, reply: make(chan outcome, 1)}
 	cl.weight = c.budget.weigh(len(method) + len(params))
 	if !c.budget.sem.TryAcquire(cl.weight) {
 		if err := c.waitBudget(ctx, method, cl.weight, opts.Observer); err != nil {
@@ -411,8 +457,10 @@ func (c *Conn) RespondNow(id messages.ID, result json.RawMessage, rpcErr *messag
 	}
 }
 
-// SetBatchPolicy forwards p to the transport actor.
-func (c *Conn) SetBatchPolicy(p SetBatchPolicy) { c.root.Send(c.pid, p) }
+// Establish tells the transport what the handshake settled, before the
+// requests that follow it: the protocol version (an HTTP transport sends it
+// in MCP-Protocol-Version; batches are accepted only under 2025-03-26).
+func (c *Conn) Establish(e Established) { c.root.Send(c.pid, e) }
 
 // Close shuts the transport down in order (for stdio: close stdin, wait,
 // SIGTERM, wait, SIGKILL) and waits until everything is released, or until

@@ -14,7 +14,7 @@ func (inbound) IgnoreDeadLetterLogging()         {}
 func (inboundBatch) IgnoreDeadLetterLogging()    {}
 func (closeRequest) IgnoreDeadLetterLogging()    {}
 func (forceClose) IgnoreDeadLetterLogging()      {}
-func (SetBatchPolicy) IgnoreDeadLetterLogging()  {}
+func (Established) IgnoreDeadLetterLogging()     {}
 func (readerDone) IgnoreDeadLetterLogging()      {}
 func (stderrDone) IgnoreDeadLetterLogging()      {}
 func (procExited) IgnoreDeadLetterLogging()      {}
@@ -23,3 +23,8 @@ func (drainExpiry) IgnoreDeadLetterLogging()     {}
 func (writeDone) IgnoreDeadLetterLogging()       {}
 func (eofExpiry) IgnoreDeadLetterLogging()       {}
 func (writeStallCheck) IgnoreDeadLetterLogging() {}
+func (sessionAssigned) IgnoreDeadLetterLogging() {}
+func (postFailed) IgnoreDeadLetterLogging()      {}
+func (sessionLost) IgnoreDeadLetterLogging()     {}
+func (drained) IgnoreDeadLetterLogging()         {}
+func (listenerState) IgnoreDeadLetterLogging()   {}

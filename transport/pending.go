@@ -46,6 +46,9 @@ type frameSink interface {
 	// dropUnsent removes c's frame if it has not started on its way to
 	// the server, and reports whether it did.
 	dropUnsent(c *call) bool
+	// retire tells the sink that request c has ended, whichever way
+	// (an HTTP sink aborts its POST).
+	retire(c *call)
 }
 
 func newRPCCore(server string, owner *actor.PID, gen uint64, sink frameSink, log *slog.Logger, stats *Counters, budget *writeBudget, lim *limits) rpcCore {
@@ -89,8 +92,10 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 		}
 	case inboundBatch:
 		r.batch(ctx, m.msgs)
-	case SetBatchPolicy:
-		r.batches = m.Allow
+	case Established:
+		// JSON-RPC batches are accepted only from peers that negotiated
+		// 2025-03-26, the one version that had them.
+		r.batches = m.ProtocolVersion == messages.Version20250326
 	case oversizedResponse:
 		r.failOversized(m)
 	case badResponse:
@@ -130,6 +135,7 @@ func (r *rpcCore) resolve(id int64, out outcome) bool {
 	if c.progress != nil && r.tokens[c.token] == c { // a caller may reuse a token; keep the newer call's
 		delete(r.tokens, c.token)
 	}
+	r.sink.retire(c)
 	out.id = id
 	c.reply <- out
 	return true

@@ -123,27 +123,11 @@ func (c *StdioConfig) setDefaults() {
 // may be nil.
 func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *actor.PID, cfg StdioConfig) *Conn {
 	cfg.setDefaults()
-	conn := &Conn{
-		server:  cfg.Server,
-		gen:     cfg.Generation,
-		root:    root,
-		slots:   make(chan struct{}, cfg.MaxInFlight),
-		timeout: cfg.RequestTimeout,
-		end:     newEnding(),
-		inbound: make(chan struct{}, inboundCredits),
-		stats:   cfg.Counters,
-		budget:  newWriteBudget(cfg.MaxWriteBytes),
-		limits:  &limits{callProgress: int64(cfg.MaxCallProgressBytes), connProgress: int64(cfg.MaxProgressBytes)},
-	}
-	opts := []actor.PropsOption(nil)
-	if _, atRoot := parent.(*actor.RootContext); atRoot {
-		// Spawned at the root (tests, tools): a guardian supervises it.
-		// Under a client actor, the client's own strategy does.
-		opts = append(opts, actor.WithGuardian(stopOnPanic))
-	}
+	conn := newConn(cfg.Server, cfg.Generation, root, cfg.MaxInFlight, cfg.RequestTimeout, cfg.Counters,
+		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return newStdioActor(cfg, conn, owner)
-	}, opts...)
+	}, guardianAtRoot(parent)...)
 	conn.pid = parent.Spawn(props)
 	return conn
 }

@@ -15,6 +15,16 @@ import (
 // Whether the server is started again is the owner's decision.
 var stopOnPanic = actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })
 
+// guardianAtRoot gives a transport spawned at the root (tests, tools) a
+// guardian with stopOnPanic; under a client actor, the client's own
+// strategy supervises it.
+func guardianAtRoot(parent actor.SpawnerContext) []actor.PropsOption {
+	if _, atRoot := parent.(*actor.RootContext); atRoot {
+		return []actor.PropsOption{actor.WithGuardian(stopOnPanic)}
+	}
+	return nil
+}
+
 // PanicError is the cause carried by the TransportClosedError of a
 // transport whose actor panicked.
 type PanicError struct {

@@ -191,6 +191,9 @@ func (w *batchWriter) dropUnsent(c *call) bool {
 	return true
 }
 
+// retire: a stream's frames need nothing when their request ends.
+func (w *batchWriter) retire(*call) {}
+
 // compact removes the dropped frames from the current batch and gives
 // their budget back.
 func (w *batchWriter) compact() {

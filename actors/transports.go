@@ -1,0 +1,125 @@
+package actors
+
+import (
+	"errors"
+	"net/http"
+	"sync"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/telemetry"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// spawnTransport starts the transport actor of generation gen, of the kind
+// chosen for the server (stdio, stream, http, sse), as a child of the client
+// actor.
+func (a *clientActor) spawnTransport(ctx actor.Context, gen uint64, kind string) *transport.Conn {
+	cfg := &a.h.cfg
+	root, self := ctx.ActorSystem().Root, ctx.Self()
+	switch kind {
+	case TypeHTTP, TypeSSE:
+		hc := transport.HTTPConfig{
+			Server:               a.h.name,
+			URL:                  cfg.URL,
+			Headers:              cfg.Headers,
+			Client:               a.env.HTTPClient,
+			Generation:           gen,
+			Counters:             a.h.stats,
+			RequestTimeout:       cfg.RequestTimeout,
+			MaxInFlight:          cfg.MaxInFlight,
+			MaxFrameSize:         cfg.MaxFrameSize,
+			MaxWriteBytes:        cfg.MaxWriteBytes,
+			MaxProgressBytes:     cfg.MaxProgressBytes,
+			MaxCallProgressBytes: cfg.MaxCallProgressBytes,
+			Logger:               a.env.Logger,
+		}
+		if kind == TypeSSE {
+			return transport.SpawnLegacySSE(ctx, root, self, hc)
+		}
+		return transport.SpawnHTTP(ctx, root, self, hc)
+	default:
+		return transport.SpawnStdio(ctx, root, self, transport.StdioConfig{
+			Server:               a.h.name,
+			Generation:           gen,
+			Counters:             a.h.stats,
+			Command:              cfg.Command,
+			Args:                 cfg.Args,
+			Env:                  cfg.Env,
+			Dir:                  cfg.Cwd,
+			Dial:                 cfg.Dial,
+			RequestTimeout:       cfg.RequestTimeout,
+			MaxInFlight:          cfg.MaxInFlight,
+			MaxFrameSize:         cfg.MaxFrameSize,
+			CloseGrace:           cfg.CloseGrace,
+			TermGrace:            cfg.TermGrace,
+			MaxWriteBytes:        cfg.MaxWriteBytes,
+			MaxProgressBytes:     cfg.MaxProgressBytes,
+			MaxCallProgressBytes: cfg.MaxCallProgressBytes,
+			WriteStallTimeout:    cfg.WriteStallTimeout,
+			StderrLine:           a.stderrLine(),
+			Logger:               a.env.Logger,
+		})
+	}
+}
+
+// basePeer describes the server for telemetry before any handshake.
+func basePeer(name string, cfg *ServerConfig) telemetry.Peer {
+	switch cfg.TransportType() {
+	case TypeHTTP, TypeSSE:
+		return telemetry.HTTPPeer(name, cfg.URL)
+	}
+	return telemetry.StdioPeer(name)
+}
+
+// legacyHint reports whether an http server's answer to initialize says it
+// speaks only the legacy HTTP+SSE transport of 2024-11-05: a 400, 404 or
+// 405 whose body is not a JSON-RPC error of the 2026-07-28 era (those
+// servers answer 404 with -32601 and 400 with -32020, -32021 or -32022)
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
+func legacyHint(err error) bool {
+	var se *transport.HTTPStatusError
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+	default:
+		return false
+	}
+	if se.RPC == nil {
+		return true
+	}
+	switch se.RPC.Code {
+	case -32601:
+		return se.Status != http.StatusNotFound
+	case -32020, -32021, -32022:
+		return se.Status != http.StatusBadRequest
+	}
+	return true
+}
+
+// transportMemo remembers, per runtime, the HTTP endpoints found to speak
+// only legacy HTTP+SSE, so that a server is probed once, not at every
+// connection. It is a cache shared by the clients of a runtime (keyed by
+// URL), not protocol state; the manager persists it with its tool cache.
+type transportMemo struct{ legacy sync.Map }
+
+func (m *transportMemo) isLegacy(url string) bool {
+	if m == nil {
+		return false
+	}
+	_, ok := m.legacy.Load(url)
+	return ok
+}
+
+func (m *transportMemo) setLegacy(url string, legacy bool) {
+	if m == nil {
+		return
+	}
+	if legacy {
+		m.legacy.Store(url, true)
+	} else {
+		m.legacy.Delete(url)
+	}
+}

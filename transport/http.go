@@ -1,0 +1,382 @@
+package transport
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// HTTPConfig describes an MCP server reached over Streamable HTTP
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http).
+// The zero values of the tuning fields select the documented defaults.
+type HTTPConfig struct {
+	Server  string            // the server's name, used in errors and logs
+	URL     string            // the MCP endpoint
+	Headers map[string]string // sent with every request (already expanded)
+	// Client sends the requests; nil uses NewHTTPClient(). A runtime shares
+	// one among its servers. Redirects to another origin are refused
+	// whatever its own policy.
+	Client *http.Client
+
+	Generation uint64    // see StdioConfig.Generation
+	Counters   *Counters // see StdioConfig.Counters
+
+	RequestTimeout       time.Duration // default DefaultRequestTimeout
+	MaxInFlight          int           // default DefaultMaxInFlight
+	MaxFrameSize         int           // the largest JSON body or SSE event accepted; default 16 MiB
+	MaxWriteBytes        int           // request bodies not yet sent; default DefaultMaxWriteBytes
+	MaxProgressBytes     int           // see StdioConfig
+	MaxCallProgressBytes int           // see StdioConfig
+
+	// ResumeAttempts bounds the resumptions of one broken SSE stream in a
+	// row; a new event id from the server resets the count. Default 5.
+	ResumeAttempts int
+	// RetryDelay is the wait before resuming a stream or reconnecting the
+	// GET listener when the server gave no retry: field; it doubles (with
+	// jitter) up to MaxRetryDelay. Defaults 500 ms and 30 s.
+	RetryDelay    time.Duration
+	MaxRetryDelay time.Duration
+	// CloseTimeout bounds the DELETE that ends the session on Close.
+	// Default 2 s.
+	CloseTimeout time.Duration
+
+	OnDrop func(reason string) // see StdioConfig
+	Logger *slog.Logger        // nil discards
+}
+
+func (c *HTTPConfig) setDefaults() {
+	if c.Client == nil {
+		c.Client = NewHTTPClient()
+	}
+	c.Client = guarded(c.Client)
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.MaxInFlight <= 0 {
+		c.MaxInFlight = DefaultMaxInFlight
+	}
+	if c.MaxFrameSize <= 0 {
+		c.MaxFrameSize = DefaultMaxFrameSize
+	}
+	if c.MaxWriteBytes <= 0 {
+		c.MaxWriteBytes = DefaultMaxWriteBytes
+	}
+	if c.MaxProgressBytes <= 0 {
+		c.MaxProgressBytes = DefaultMaxProgressBytes
+	}
+	if c.MaxCallProgressBytes <= 0 {
+		c.MaxCallProgressBytes = DefaultMaxCallProgressBytes
+	}
+	if c.ResumeAttempts <= 0 {
+		c.ResumeAttempts = 5
+	}
+	if c.RetryDelay <= 0 {
+		c.RetryDelay = 500 * time.Millisecond
+	}
+	if c.MaxRetryDelay <= 0 {
+		c.MaxRetryDelay = 30 * time.Second
+	}
+	if c.CloseTimeout <= 0 {
+		c.CloseTimeout = 2 * time.Second
+	}
+	if c.Counters == nil {
+		c.Counters = NewCounters(c.OnDrop)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// SpawnHTTP starts a Streamable HTTP transport actor under parent and
+// returns the handle callers use. Nothing is sent until the first request
+// (initialize); the GET listener starts when the owner calls Listen.
+func SpawnHTTP(parent actor.SpawnerContext, root *actor.RootContext, owner *actor.PID, cfg HTTPConfig) *Conn {
+	cfg.setDefaults()
+	conn := newConn(cfg.Server, cfg.Generation, root, cfg.MaxInFlight, cfg.RequestTimeout, cfg.Counters,
+		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
+	conn.session = new(atomic.Pointer[string])
+	props := actor.PropsFromProducer(func() actor.Actor { return newHTTPActor(cfg, conn, owner) }, guardianAtRoot(parent)...)
+	conn.pid = parent.Spawn(props)
+	return conn
+}
+
+// httpActor owns one Streamable HTTP connection: the session id, the
+// protocol version header, the pending table (through rpcCore), the POSTs
+// in flight and the GET listener. Blocking I/O runs on goroutines (one per
+// POST, the listener, resumptions, the final DELETE) that report back by
+// message.
+type httpActor struct {
+	cfg      HTTPConfig
+	conn     *Conn
+	core     rpcCore
+	self     *actor.PID
+	sink     *postSink
+	feed     *feed
+	session  string // Mcp-Session-Id, once the initialize answer gave one
+	version  string // MCP-Protocol-Version, once the owner established it
+	listen   *listener
+	expired  bool // a 404 told us the session is gone; the owner was told
+	closing  bool
+	byUser   bool
+	work     sync.WaitGroup // every goroutine started for this transport
+	panicked any
+	endErr   error        // why the connection failed, if it did
+	legacy   *legacyState // set for the legacy HTTP+SSE transport
+}
+
+func newHTTPActor(cfg HTTPConfig, conn *Conn, owner *actor.PID) *httpActor {
+	a := &httpActor{cfg: cfg, conn: conn}
+	a.sink = &postSink{a: a, aborts: make(map[int64]context.CancelFunc)}
+	a.core = newRPCCore(cfg.Server, owner, cfg.Generation, a.sink, cfg.Logger, conn.stats, conn.budget, conn.limits)
+	return a
+}
+
+// Messages from the actor's goroutines.
+type (
+	// sessionAssigned carries the Mcp-Session-Id of the initialize answer.
+	sessionAssigned struct{ id string }
+	// postFailed fails request id (0 for a notification or response)
+	// with err.
+	postFailed struct {
+		id  int64
+		err error
+	}
+	// sessionLost reports a 404 to a request that carried session id.
+	sessionLost struct {
+		id      int64
+		method  string
+		session string
+	}
+	// drained: every goroutine of a closing transport has returned.
+	drained struct{}
+	// listenerState reports how the GET listener's last attempt went.
+	listenerState struct {
+		status int    // the HTTP status, 0 for a network error
+		note   string // what was recorded (405: no stream offered...)
+	}
+)
+
+func (a *httpActor) Receive(ctx actor.Context) {
+	defer a.recoverPanic()
+	switch m := ctx.Message().(type) {
+	case fed:
+		a.handle(ctx, m.msg)
+		a.feed.release(m.bytes)
+	case *actor.Started:
+		a.self = ctx.Self()
+		a.feed = newFeed(a.conn, a.self)
+		a.cfg.Logger.Debug("mcp: HTTP transport ready", "server", a.cfg.Server, "url", a.cfg.URL, "legacy_sse", a.legacy != nil)
+		if a.legacy != nil {
+			a.openStream()
+		}
+	case Established:
+		a.version = m.ProtocolVersion
+		a.core.batches = m.ProtocolVersion == messages.Version20250326
+	case listen:
+		a.startListener(m)
+	case closeRequest:
+		a.close(ctx, m.cause)
+	case forceClose:
+		a.close(ctx, nil)
+	case drained:
+		a.finish(ctx)
+	case injectedPanic:
+		panic(m.value)
+	case *actor.Stopping:
+		a.stopping(ctx)
+	case *actor.Stopped:
+		a.publish(a.stoppedError())
+	default:
+		a.handle(ctx, m)
+	}
+}
+
+// handle takes what the goroutines fed, and the requests of callers.
+func (a *httpActor) handle(ctx actor.Context, msg any) {
+	switch m := msg.(type) {
+	case sessionAssigned:
+		if a.session == "" && validSessionID(m.id) {
+			a.session = m.id
+			a.conn.session.Store(&m.id)
+		}
+	case postFailed:
+		a.postFailed(m)
+	case sessionLost:
+		a.sessionLost(ctx, m)
+	case listenerState:
+		a.listen.record(m)
+	case endpointKnown:
+		a.legacyEndpoint(m)
+	case streamEnded:
+		a.legacyEnded(ctx, m)
+	default:
+		a.core.receive(ctx, m)
+	}
+}
+
+func (a *httpActor) recoverPanic() {
+	if r := recover(); r != nil {
+		a.panicked = r
+		a.cfg.Logger.Error("mcp: transport actor panicked; stopping it", "server", a.cfg.Server,
+			"panic", r, "stack", string(debug.Stack()))
+		panic(r)
+	}
+}
+
+// postFailed ends a request whose POST failed; a notification's or
+// response's failure is only logged (nobody waits for it).
+func (a *httpActor) postFailed(m postFailed) {
+	if m.id == 0 {
+		a.cfg.Logger.Warn("mcp: HTTP message not delivered", "server", a.cfg.Server, "err", m.err)
+		return
+	}
+	a.core.resolve(m.id, outcome{err: m.err})
+}
+
+// sessionLost handles a 404 to a request that carried the session id: the
+// server ended the session and did not process the request
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+// The request fails with a SessionExpiredError, which its caller may send
+// once more on the next connection; the owner hears of it once, and starts
+// that connection.
+func (a *httpActor) sessionLost(ctx actor.Context, m sessionLost) {
+	a.core.resolve(m.id, outcome{err: &SessionExpiredError{Server: a.cfg.Server, Method: m.method, SessionID: m.session}})
+	if a.expired || m.session != a.session {
+		return
+	}
+	a.expired = true
+	a.cfg.Logger.Info("mcp: HTTP session expired", "server", a.cfg.Server)
+	if a.core.owner != nil {
+		ctx.Send(a.core.owner, messages.SessionExpired{Generation: a.cfg.Generation})
+	}
+}
+
+// close ends the connection: pending requests fail now, the POSTs in
+// flight are aborted, the listener stops, and the session is ended with a
+// DELETE (bounded; 405 is fine). The actor finishes when every goroutine
+// has returned.
+func (a *httpActor) close(ctx actor.Context, cause error) {
+	if a.closing {
+		return
+	}
+	a.closing, a.byUser = true, true
+	a.core.failAll(&messages.TransportClosedError{Server: a.cfg.Server, Cause: cause, Closed: cause == nil})
+	a.wind(true)
+}
+
+// failed ends the connection on a fault of the server's (the legacy
+// stream ended): pending and new calls fail with cause.
+func (a *httpActor) failed(ctx actor.Context, cause error) {
+	if a.closing {
+		return
+	}
+	a.closing = true
+	a.endErr = &messages.TransportClosedError{Server: a.cfg.Server, Cause: cause}
+	a.core.failAll(a.endErr)
+	a.wind(false)
+}
+
+// wind stops every goroutine (aborting the POSTs in flight, the listener,
+// the legacy stream), ends the session when asked to, and finishes once
+// they have all returned.
+func (a *httpActor) wind(endSession bool) {
+	a.sink.abortAll()
+	if a.listen != nil {
+		a.listen.stop()
+	}
+	if a.legacy != nil {
+		if a.legacy.cancel != nil {
+			a.legacy.cancel()
+		}
+		for _, p := range a.legacy.waiting {
+			a.conn.budget.release(p.weight)
+		}
+		a.legacy.waiting = nil
+	}
+	if endSession && a.session != "" && !a.expired {
+		a.deleteSession()
+	}
+	root, self := a.conn.root, a.self
+	go func() {
+		a.work.Wait()
+		root.Send(self, drained{})
+	}()
+}
+
+func (a *httpActor) finish(ctx actor.Context) {
+	err := a.endErr
+	if err == nil {
+		err = &messages.TransportClosedError{Server: a.cfg.Server, Closed: true}
+	}
+	if a.core.owner != nil {
+		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation})
+	}
+	a.publish(err)
+	ctx.Stop(a.self)
+}
+
+// stopping runs when the actor is stopped without its orderly close (a
+// panic, its parent going away): the goroutines are told to stop, pending
+// calls fail once, the owner is told.
+func (a *httpActor) stopping(ctx actor.Context) {
+	if a.conn.isDone() {
+		return
+	}
+	err := a.stoppedError()
+	a.core.failAll(err)
+	a.sink.abortAll()
+	if a.listen != nil {
+		a.listen.stop()
+	}
+	if a.legacy != nil && a.legacy.cancel != nil {
+		a.legacy.cancel()
+	}
+	if a.core.owner != nil {
+		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation})
+	}
+}
+
+func (a *httpActor) stoppedError() error {
+	if a.conn.isDone() {
+		return nil
+	}
+	cause := errStoppedByParent
+	if a.panicked != nil {
+		cause = &PanicError{Value: a.panicked}
+	}
+	return &messages.TransportClosedError{Server: a.cfg.Server, Cause: cause}
+}
+
+func (a *httpActor) publish(err error) {
+	if a.conn.isDone() {
+		return
+	}
+	if err == nil {
+		err = &messages.TransportClosedError{Server: a.cfg.Server}
+	}
+	a.conn.end.err, a.conn.end.byUser = err, a.byUser
+	close(a.conn.end.done)
+	a.conn.end.endLife()
+}
+
+// validSessionID checks the form the specification requires of a session
+// id: visible ASCII only (0x21 to 0x7E).
+func validSessionID(id string) bool {
+	if id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7E {
+			return false
+		}
+	}
+	return true
+}

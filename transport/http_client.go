@@ -1,0 +1,72 @@
+package transport
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// NewHTTPClient returns the http.Client a runtime shares between its HTTP
+// servers: connections are kept alive and reused, enough of them stay idle
+// per host for hundreds of requests in flight (Streamable HTTP over
+// HTTP/1.1 holds one connection per open request stream), HTTP/2 is used
+// when the server offers it, and HTTP_PROXY, HTTPS_PROXY and NO_PROXY are
+// honoured. TLS settings (custom CAs, client certificates) come through a
+// client of the caller's own, which the runtime accepts instead.
+func NewHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = http.ProxyFromEnvironment
+	t.ForceAttemptHTTP2 = true
+	t.MaxIdleConns = 1024
+	t.MaxIdleConnsPerHost = 512
+	t.IdleConnTimeout = 90 * time.Second
+	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return &http.Client{Transport: t}
+}
+
+// errCrossOriginRedirect refuses a redirect of an MCP endpoint to another
+// origin: the request carries the server's configured headers and tokens,
+// which must never reach a host they were not meant for.
+var errCrossOriginRedirect = errors.New("redirect to another origin refused")
+
+// guarded returns a copy of c whose redirects stay on the origin of the
+// request that started them, whatever c's own policy (applied after ours).
+// net/http drops Authorization on a cross-host redirect, but not the
+// custom headers an MCP server is often configured with.
+func guarded(c *http.Client) *http.Client {
+	g := *c
+	next := c.CheckRedirect
+	g.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, via[0].URL) {
+			return errCrossOriginRedirect
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &g
+}
+
+// sameOrigin compares scheme, host and port (RFC 6454).
+func sameOrigin(a, b *url.URL) bool {
+	return a.Scheme == b.Scheme && a.Hostname() == b.Hostname() && port(a) == port(b)
+}
+
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch u.Scheme {
+	case "https":
+		return "443"
+	case "http":
+		return "80"
+	}
+	return ""
+}

@@ -1,0 +1,482 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// postSink is the frame sink of the Streamable HTTP transport: every
+// message is a POST of its own
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server),
+// run on a goroutine that reads the answer (JSON or an SSE stream, which may
+// carry the server's requests and notifications before the response) and
+// feeds what it decodes to the actor. A request's POST is aborted when the
+// request ends otherwise (timeout, cancellation, close). Only the actor
+// calls its methods.
+type postSink struct {
+	a      *httpActor
+	aborts map[int64]context.CancelFunc // requests whose POST is running, by id
+}
+
+// frameBuffer lends no shared buffer: each frame becomes a request body
+// that lives as long as its POST.
+func (s *postSink) frameBuffer() []byte { return nil }
+
+func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
+	a := s.a
+	if a.closing {
+		a.conn.budget.release(weight)
+		return false
+	}
+	p := &post{
+		body:    frame,
+		weight:  weight,
+		url:     a.cfg.URL,
+		session: a.session,
+		version: a.version,
+		headers: a.cfg.Headers,
+	}
+	if c != nil {
+		p.id, p.method, p.call, p.extra = c.id, c.method, c, c.header
+		c.where = frameSent
+	}
+	if a.legacy != nil {
+		// 2024-11-05 has no version header; messages go to the endpoint
+		// the stream named, and wait for it.
+		p.legacy, p.version = true, ""
+		if a.legacy.endpoint == "" {
+			a.legacy.waiting = append(a.legacy.waiting, p)
+			return true
+		}
+	}
+	s.start(p)
+	return true
+}
+
+// start runs p's POST on a goroutine of its own.
+func (s *postSink) start(p *post) {
+	a := s.a
+	if p.legacy {
+		p.url = a.legacy.endpoint
+	}
+	ctx, cancel := context.WithCancel(a.conn.end.life)
+	if p.id != 0 {
+		s.aborts[p.id] = cancel
+	}
+	a.work.Add(1)
+	go func() {
+		defer a.work.Done()
+		defer cancel()
+		s.run(ctx, p)
+	}()
+}
+
+// dropUnsent takes back a request still waiting for the legacy
+// transport's endpoint; any other POST starts at once.
+func (s *postSink) dropUnsent(c *call) bool {
+	l := s.a.legacy
+	if l == nil {
+		return false
+	}
+	for i, p := range l.waiting {
+		if p.id == c.id {
+			s.a.conn.budget.release(p.weight)
+			l.waiting = append(l.waiting[:i], l.waiting[i+1:]...)
+			c.where = frameNone
+			return true
+		}
+	}
+	return false
+}
+
+// retire aborts the POST of a request that has ended.
+func (s *postSink) retire(c *call) {
+	if cancel, ok := s.aborts[c.id]; ok {
+		delete(s.aborts, c.id)
+		cancel()
+	}
+}
+
+// abortAll aborts every request's POST (the transport is closing).
+func (s *postSink) abortAll() {
+	for id, cancel := range s.aborts {
+		delete(s.aborts, id)
+		cancel()
+	}
+}
+
+// post is one message on its way: what its goroutine needs, copied from
+// the actor's state when it started.
+type post struct {
+	id      int64 // the request's id; 0 for a notification or response
+	method  string
+	call    *call // nil for a notification or response
+	body    []byte
+	weight  int64
+	url     string
+	session string
+	version string
+	headers map[string]string // the server's configured headers
+	extra   map[string]string // the request's own (2026-07-28's Mcp-Method and the like)
+	legacy  bool              // HTTP+SSE: the answer comes on the stream, not here
+}
+
+// accept is the Accept header of every POST: a server may answer a request
+// with JSON or with an event stream, and the client must take either.
+const accept = "application/json, text/event-stream"
+
+func (s *postSink) request(ctx context.Context, method, url string, body []byte, p *post) (*http.Request, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range p.headers {
+		req.Header.Set(k, v)
+	}
+	for k, v := range p.extra {
+		req.Header.Set(k, v)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", accept)
+	} else if method == http.MethodGet {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	if p.session != "" {
+		req.Header.Set("Mcp-Session-Id", p.session)
+	}
+	if p.version != "" {
+		req.Header.Set("Mcp-Protocol-Version", p.version)
+	}
+	return req, nil
+}
+
+// run sends the POST and reads its answer.
+func (s *postSink) run(ctx context.Context, p *post) {
+	a := s.a
+	req, err := s.request(ctx, http.MethodPost, p.url, p.body, p)
+	if err != nil {
+		a.conn.budget.release(p.weight)
+		s.fail(ctx, p, &messages.TransportClosedError{Server: a.cfg.Server, Cause: err})
+		return
+	}
+	if p.call != nil && p.call.obs != nil {
+		p.call.obs.Written()
+	}
+	resp, err := a.cfg.Client.Do(req)
+	// The body has been sent (or never will be): its bytes no longer
+	// count against the write budget.
+	a.conn.budget.release(p.weight)
+	p.body = nil
+	if err != nil {
+		s.fail(ctx, p, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err})
+		return
+	}
+	defer resp.Body.Close()
+	if p.method == messages.MethodInitialize {
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+			s.send(ctx, sessionAssigned{id: id}, 0)
+		}
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound && p.session != "":
+		s.send(ctx, sessionLost{id: p.id, method: p.method, session: p.session}, 0)
+		return
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		s.fail(ctx, p, statusError(a.cfg.Server, p.method, resp))
+		return
+	case p.id == 0 || p.legacy:
+		// A notification or response, or any legacy POST: 202 (any
+		// 2xx) says it was taken; a body, if any, has nothing for us.
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return
+	}
+	switch mediaType(resp.Header.Get("Content-Type")) {
+	case "application/json":
+		s.readJSON(ctx, p, resp)
+	case "text/event-stream":
+		s.readStream(ctx, p, resp.Body)
+	default:
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
+		problem := "an unexpected content type"
+		if len(head) == 0 {
+			problem = "no body"
+		}
+		s.fail(ctx, p, &BadBodyError{Server: a.cfg.Server, Method: p.method, Status: resp.StatusCode,
+			ContentType: resp.Header.Get("Content-Type"), Head: string(head), Problem: problem})
+	}
+}
+
+// readJSON reads a JSON answer: one message (a batch under 2025-03-26).
+func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
+	a := s.a
+	limit := a.cfg.MaxFrameSize
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	if err != nil {
+		s.fail(ctx, p, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err})
+		return
+	}
+	if len(body) > limit {
+		a.conn.stats.drop(dropOversized, &a.conn.stats.oversized)
+		s.fail(ctx, p, &messages.FrameTooLargeError{Server: a.cfg.Server, Method: p.method,
+			ID: messages.Int64ID(p.id), Size: int64(len(body)), Limit: limit})
+		return
+	}
+	if !s.deliver(ctx, p, body) {
+		s.fail(ctx, p, &BadBodyError{Server: a.cfg.Server, Method: p.method, Status: resp.StatusCode,
+			ContentType: resp.Header.Get("Content-Type"), Head: string(body[:min(len(body), 200)]),
+			Problem: "a body that is not its JSON-RPC response"})
+	}
+}
+
+// deliver decodes one frame and feeds it to the actor; it reports whether
+// the frame answered p's request (or failed it, which ends it as well).
+func (s *postSink) deliver(ctx context.Context, p *post, frame []byte) bool {
+	a := s.a
+	d := decodeFrame(frame, a.conn.stats, a.cfg.Logger, a.cfg.Server)
+	n := int64(len(frame))
+	switch {
+	case d.note != nil:
+		s.send(ctx, d.note, 0)
+		if b, ok := d.note.(badResponse); ok {
+			return b.id == p.id
+		}
+		return false
+	case len(d.msgs) == 0:
+		return false
+	case d.batch:
+		s.send(ctx, inboundBatch{msgs: d.msgs}, n)
+	default:
+		s.send(ctx, inbound{msgs: d.msgs}, n)
+	}
+	for _, m := range d.msgs {
+		if m.Kind() == messages.KindResponse {
+			if id, ok := m.ID.Int64(); ok && id == p.id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readStream reads the SSE stream answering a request until the request's
+// response has come. A stream that breaks first is resumed, as
+// https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery
+// describes: after the server's retry: delay (or a jittered backoff), a GET
+// with Last-Event-ID picks the stream up where it broke. The budget of
+// attempts resets only when a new event id arrives; a stream whose events
+// carry no id cannot be resumed and fails its request clearly.
+func (s *postSink) readStream(ctx context.Context, p *post, body io.ReadCloser) {
+	a := s.a
+	var lastID string
+	var retry time.Duration
+	attempts := 0
+	for {
+		done, newID, r := s.readEvents(ctx, p, body)
+		body.Close()
+		if done || ctx.Err() != nil {
+			return
+		}
+		if r > 0 {
+			retry = r
+		}
+		if newID != "" && newID != lastID {
+			lastID, attempts = newID, 0
+		}
+		if lastID == "" {
+			s.fail(ctx, p, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "the stream ended and its events had no ids to resume from"})
+			return
+		}
+		attempts++
+		if attempts > a.cfg.ResumeAttempts {
+			s.fail(ctx, p, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: fmt.Sprintf("the stream broke %d times without a new event", attempts-1)})
+			return
+		}
+		if !sleepCtx(ctx, s.delay(retry, attempts)) {
+			return
+		}
+		if p.call != nil {
+			if r, ok := p.call.obs.(interface{ Resume(string) }); ok {
+				r.Resume("stream broke before the response; Last-Event-ID " + lastID)
+			}
+		}
+		a.cfg.Logger.Debug("mcp: resuming SSE stream", "server", a.cfg.Server, "id", p.id, "last_event_id", lastID, "attempt", attempts)
+		next, err := s.resume(ctx, p, lastID)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.fail(ctx, p, err)
+			}
+			return
+		}
+		body = next
+	}
+}
+
+// readEvents reads one SSE body to its end or to p's response. It returns
+// whether the request has ended, the last event id seen (if any), and the
+// retry: value the server set (0 if none).
+func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (done bool, lastID string, retry time.Duration) {
+	a := s.a
+	sr := newSSEReader(body, a.cfg.MaxFrameSize)
+	for {
+		ev, err := sr.Next()
+		lastID = sr.LastEventID
+		if sr.RetrySet {
+			retry = sr.Retry
+		}
+		var tooLarge *SSEEventTooLargeError
+		switch {
+		case errors.As(err, &tooLarge):
+			a.conn.stats.drop(dropOversized, &a.conn.stats.oversized)
+			if id, ok := responseID(tooLarge.Head); ok && id == p.id {
+				s.send(ctx, oversizedResponse{id: id, size: tooLarge.Size, limit: tooLarge.Limit}, 0)
+				return true, lastID, retry
+			}
+			continue
+		case err != nil:
+			return false, lastID, retry
+		case ev.Type != "message" || len(ev.Data) == 0:
+			// A priming event (an id and no data), or an event type MCP
+			// does not use: nothing to deliver.
+			continue
+		}
+		if s.deliver(ctx, p, ev.Data) {
+			return true, lastID, retry
+		}
+	}
+}
+
+// resume asks for the rest of a broken stream.
+func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadCloser, error) {
+	a := s.a
+	req, err := s.request(ctx, http.MethodGet, p.url, nil, p)
+	if err != nil {
+		return nil, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err}
+	}
+	req.Header.Set("Last-Event-ID", lastID)
+	resp, err := a.cfg.Client.Do(req)
+	if err != nil {
+		return nil, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err}
+	}
+	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
+		defer resp.Body.Close()
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return nil, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream failed: " + statusError(a.cfg.Server, p.method, resp).Error()}
+		}
+		return nil, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream gave no event stream"}
+	}
+	return resp.Body, nil
+}
+
+// delay is the wait before a resumption: the server's retry: when it gave
+// one, else a backoff from RetryDelay, doubled per attempt, with jitter.
+func (s *postSink) delay(retry time.Duration, attempt int) time.Duration {
+	if retry > 0 {
+		return retry
+	}
+	return backoff(s.a.cfg.RetryDelay, s.a.cfg.MaxRetryDelay, attempt)
+}
+
+// backoff is base doubled attempt-1 times, capped, with ±20% jitter so
+// that many streams broken together do not come back together.
+func backoff(base, limit time.Duration, attempt int) time.Duration {
+	d := base
+	for i := 1; i < attempt && d < limit; i++ {
+		d *= 2
+	}
+	d = min(d, limit)
+	return d + time.Duration((rand.Float64()*0.4-0.2)*float64(d))
+}
+
+// fail ends p's request with err, unless the request has already ended
+// (its context is then done: retired, or the transport closing).
+func (s *postSink) fail(ctx context.Context, p *post, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	s.send(ctx, postFailed{id: p.id, err: err}, 0)
+}
+
+// send feeds msg to the actor.
+func (s *postSink) send(_ context.Context, msg any, n int64) {
+	s.a.feed.send(fed{msg: msg, bytes: n}, n)
+}
+
+// sleepCtx waits d, or less if ctx ends; it reports whether d elapsed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// mediaType is the media type of a Content-Type, lower case, without
+// parameters ("application/json; charset=utf-8" is JSON).
+func mediaType(ct string) string {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return strings.ToLower(strings.TrimSpace(ct))
+	}
+	return mt
+}
+
+// statusError builds the error of a non-2xx answer, keeping the start of
+// its body and its authorization hints.
+func statusError(server, method string, resp *http.Response) *HTTPStatusError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	e := &HTTPStatusError{Server: server, Method: method, Status: resp.StatusCode,
+		WWWAuthenticate: resp.Header.Get("WWW-Authenticate"), AuthServer: resp.Header.Get("Mcp-Auth-Server")}
+	var env struct {
+		Error *struct {
+			Code    int64           `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &env) == nil && env.Error != nil {
+		e.RPC = &RPCErrorBody{Code: env.Error.Code, Message: env.Error.Message, Data: env.Error.Data}
+	}
+	text := strings.TrimSpace(string(bytes.ToValidUTF8(body, []byte("\uFFFD"))))
+	if len(text) > 512 {
+		text = text[:512] + "..."
+	}
+	if text == "" {
+		text = http.StatusText(resp.StatusCode)
+	}
+	e.Body = text
+	return e
+}
+
+// RequestError fails a request whose HTTP exchange failed before an answer
+// came (the connection was refused or reset, the body broke off). The
+// transport lives on; the next request makes a new connection.
+type RequestError struct {
+	Server string
+	Method string
+	Err    error
+}
+
+func (e *RequestError) Error() string {
+	return "MCP server " + fmt.Sprintf("%q", e.Server) + ": HTTP request for " + e.Method + " failed: " + e.Err.Error()
+}
+
+func (e *RequestError) Unwrap() error { return e.Err }
