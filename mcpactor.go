@@ -93,6 +93,11 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 // made on the client wait for the handshake (bounded by the connect
 // timeout). Use Connect to wait for it.
 func (rt *Runtime) Open(name string, cfg ServerConfig) (*Client, error) {
+	return rt.open(context.Background(), name, cfg)
+}
+
+// open starts a client whose handshake belongs to ctx's trace.
+func (rt *Runtime) open(ctx context.Context, name string, cfg ServerConfig) (*Client, error) {
 	ecfg := actors.ServerConfig(cfg)
 	if err := ecfg.Validate(name); err != nil {
 		return nil, err
@@ -102,7 +107,7 @@ func (rt *Runtime) Open(name string, cfg ServerConfig) (*Client, error) {
 	if rt.stopped {
 		return nil, ErrStopped
 	}
-	h := actors.Spawn(rt.system.Root, name, ecfg, rt.env, rt.forget)
+	h := actors.SpawnContext(ctx, rt.system.Root, name, ecfg, rt.env, rt.forget)
 	rt.clients[h] = struct{}{}
 	return &Client{h: h}, nil
 }
@@ -112,7 +117,7 @@ func (rt *Runtime) Open(name string, cfg ServerConfig) (*Client, error) {
 // why: a *StartError, a *ConnectTimeoutError, an unsupported protocol
 // version, or the server's end with its exit status and stderr.
 func (rt *Runtime) Connect(ctx context.Context, name string, cfg ServerConfig) (*Client, error) {
-	c, err := rt.Open(name, cfg)
+	c, err := rt.open(ctx, name, cfg)
 	if err != nil {
 		return nil, err
 	}

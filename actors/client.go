@@ -42,14 +42,24 @@ type Client struct {
 	closeOnce    sync.Once
 	onClosed     func(*Client)
 	log          *slog.Logger
+	spawnCtx     context.Context // the trace the first handshake belongs to
 }
 
 // Spawn starts a client for the server name under root and returns at once;
 // the handshake runs in the background. onClosed, if set, runs once the
 // client is fully closed.
 func Spawn(root *actor.RootContext, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
+	return SpawnContext(context.Background(), root, name, cfg, env, onClosed)
+}
+
+// SpawnContext is Spawn whose first handshake belongs to ctx's trace: its
+// spans are children of the span in ctx (only the trace context is kept,
+// not the cancellation), so a program's "connect" step shows its
+// handshakes. Later connections (repairs) start traces of their own.
+func SpawnContext(ctx context.Context, root *actor.RootContext, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
 	env = env.withDefaults()
 	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger}
+	h.spawnCtx = telemetry.Detach(ctx)
 	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, name))
 	h.gen.Store(newGeneration(1))
 	props := actor.PropsFromProducer(func() actor.Actor {
@@ -374,11 +384,19 @@ func (c *Client) replay(ctx context.Context, op *telemetry.Op, old *generation, 
 
 // currentObserved is current, with the wait for the handshake shown on op.
 func (c *Client) currentObserved(ctx context.Context, op *telemetry.Op) (*generation, error) {
-	if !c.gen.Load().isReady() {
-		op.Queued("handshake")
-		defer op.Dequeued()
+	if c.gen.Load().isReady() {
+		return c.current(ctx)
 	}
-	return c.current(ctx)
+	op.Queued("handshake")
+	defer op.Dequeued()
+	g, err := c.current(ctx)
+	if err == nil {
+		// The span started before the version was known.
+		if s := g.established(); s != nil {
+			op.SetProtocolVersion(s.version)
+		}
+	}
+	return g, err
 }
 
 // peer describes the server for telemetry: the negotiated version once the

@@ -178,7 +178,11 @@ func (a *clientActor) connect(ctx actor.Context, g *generation) {
 	a.gen, a.state, a.failed = g, stateHandshaking, nil
 	a.started, a.sess, a.sessionEnded = time.Now(), nil, false
 	cfg := &a.h.cfg
-	hsCtx, cancel := context.WithTimeoutCause(context.Background(), cfg.connectTimeout(), errConnectDeadline)
+	parent := context.Background()
+	if g.n == 1 {
+		parent = a.h.spawnCtx
+	}
+	hsCtx, cancel := context.WithTimeoutCause(parent, cfg.connectTimeout(), errConnectDeadline)
 	a.stopHS = cancel
 	a.shake(ctx, g, kind, hsCtx)
 }

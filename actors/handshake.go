@@ -57,6 +57,9 @@ func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn, peer t
 	err := exchange(ictx, op, conn, messages.MethodInitialize,
 		messages.InitializeParams{ProtocolVersion: e.offer, Capabilities: e.caps, ClientInfo: e.info},
 		&res, transport.RequestOptions{NoCancel: true, Timeout: -1})
+	if err == nil {
+		op.SetProtocolVersion(res.ProtocolVersion)
+	}
 	op.End(err, false)
 	if err != nil {
 		return nil, err

@@ -252,7 +252,13 @@ func TestEvents(t *testing.T) {
 	op.Progress(3, nil, "after end") // ignored
 	op.Written()                     // ignored
 
-	s := r.ended(t)
+	// The notifications/cancelled span (see TestCancellingSpan) ended
+	// first; the request's span is the last one.
+	spans := r.sr.Ended()
+	if len(spans) != 2 || spans[0].Name() != messages.NotificationCancelled {
+		t.Fatalf("ended spans = %d, want notifications/cancelled and the call", len(spans))
+	}
+	s := spans[1]
 	want := []string{EventQueued, EventDequeued, EventQueued, EventDequeued, EventWritten, EventProgress, EventProgress,
 		EventCancelSent, EventRetry, EventResume, EventReinitialize, "custom", EventLateResponse}
 	if got := eventNames(s); !slices.Equal(got, want) {

@@ -10,8 +10,8 @@ const ScopeName = "github.com/mcpactor/mcpactor/telemetry"
 const ScopeVersion = "0.1.0"
 
 // Attribute keys of the OpenTelemetry semantic conventions for MCP
-// (docs/gen-ai/mcp.md of open-telemetry/semantic-conventions-genai, status
-// "development"). The names are exact; see docs/telemetry.md.
+// (https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/mcp.md,
+// status "development"). The names are exact; see docs/telemetry.md.
 const (
 	KeyMCPMethodName          = attribute.Key("mcp.method.name")
 	KeyMCPProtocolVersion     = attribute.Key("mcp.protocol.version")

@@ -107,8 +107,8 @@ type Op struct {
 // notes its start time for mcp.client.operation.duration. Call it when the
 // caller issues the request, before it may be queued (waits show as the
 // EventQueued/EventDequeued events inside the span), and pass the returned
-// context on (notably to a notifications/cancelled sent for this request,
-// which is a CLIENT span of its own, a child of this one).
+// context on. The notifications/cancelled sent for the request gets its
+// own CLIENT span, a child of this one, from Op.Cancelling.
 //
 // The returned *Op is nil when telemetry is disabled or nobody listens (no-op
 // providers and nothing to propagate); its methods accept that.
@@ -466,15 +466,57 @@ func (o *Op) Progress(progress float64, total *float64, message string) {
 	o.span.AddEvent(EventProgress, trace.WithAttributes(kv...))
 }
 
-// Cancelling records that notifications/cancelled is being sent for the
-// request, with its reason (event EventCancelSent), and returns the
-// notification's params to send.
+// Cancelling is called right before notifications/cancelled is queued for
+// the request (the transport calls it in its actor, so it is cheap and
+// never blocks), with the reason and the notification's params. It adds
+// event EventCancelSent to the request's span and gives the notification
+// a CLIENT span of its own, as every outgoing notification has: named
+// notifications/cancelled, with the request's connection attributes, a
+// child of the request's span, and ended at once (nobody waits for a
+// notification). It returns params with that span's trace context in
+// _meta (the configured propagators; with W3C, traceparent, tracestate and
+// baggage, unprefixed), so the server can tie the cancellation to the
+// request it cancels. It also records mcp.client.operation.duration for
+// the notification, as for any other.
+//
+// A nil Op returns params as they are, allocating nothing.
 func (o *Op) Cancelling(reason string, params json.RawMessage) json.RawMessage {
-	if !o.live() {
+	if o == nil {
 		return params
 	}
-	o.span.AddEvent(EventCancelSent, trace.WithAttributes(KeyCancelReason.String(reason)))
+	if o.live() {
+		o.span.AddEvent(EventCancelSent, trace.WithAttributes(KeyCancelReason.String(reason)))
+	}
+	o.mu.Lock()
+	peer := o.req.Peer
+	o.mu.Unlock()
+	// The request's context: its span is the parent (the caller's span
+	// when it reused an execute_tool span; the caller's trace context
+	// alone when only propagating).
+	_, n := o.t.Start(o.ctx, &Request{Peer: peer, Method: messages.NotificationCancelled, Notification: true})
+	if n == nil {
+		return params
+	}
+	params = n.InjectParams(params)
+	n.End(nil, false)
 	return params
+}
+
+// SetProtocolVersion records the negotiated protocol version
+// (mcp.protocol.version) once it is known: on the initialize span when its
+// answer settles it, and on requests that were issued before the handshake
+// ended. It also goes on the Op's duration metric point. It does nothing on
+// a nil or ended Op, or for "".
+func (o *Op) SetProtocolVersion(v string) {
+	if o == nil || v == "" || o.ended.Load() {
+		return
+	}
+	o.mu.Lock()
+	o.req.ProtocolVersion = v
+	o.mu.Unlock()
+	if o.live() {
+		o.span.SetAttributes(KeyMCPProtocolVersion.String(v))
+	}
 }
 
 // Retry records that the request is sent again (attempt counts from 1):
@@ -562,6 +604,11 @@ func (o *Op) LateResponse() {
 // errors.Is(err, messages.ErrTimeout); "cancelled" for context.Canceled,
 // context.DeadlineExceeded or a *messages.CanceledError; "transport_closed"
 // when errors.Is(err, messages.ErrTransportClosed); "_OTHER" otherwise.
+//
+// On a SERVER Op (a request the server made of us), the codes that say the
+// requester sent something we could not serve (-32700, -32600, -32601,
+// -32602, -32002) are not errors: rpc.response.status_code is recorded,
+// error.type and the ERROR status are not (see CallerFault).
 func (o *Op) End(err error, toolError bool) {
 	if o == nil || !o.ended.CompareAndSwap(false, true) {
 		return
@@ -569,17 +616,22 @@ func (o *Op) End(err error, toolError bool) {
 	o.t.open.Add(-1)
 	now := time.Now()
 	o.dequeue(false)
-	errType, code, hasCode, desc := classify(err, toolError)
+	out := classify(err, toolError)
+	if o.kind == trace.SpanKindServer && out.hasCode && CallerFault(out.num) {
+		out.errType, out.desc = "", ""
+	}
 	if o.span != nil {
 		if o.recording {
 			switch {
-			case errType != "":
-				if hasCode {
-					o.span.SetAttributes(KeyErrorType.String(errType), KeyRPCResponseStatusCode.String(code))
+			case out.errType != "":
+				if out.hasCode {
+					o.span.SetAttributes(KeyErrorType.String(out.errType), KeyRPCResponseStatusCode.String(out.code))
 				} else {
-					o.span.SetAttributes(KeyErrorType.String(errType))
+					o.span.SetAttributes(KeyErrorType.String(out.errType))
 				}
-				o.span.SetStatus(codes.Error, desc)
+				o.span.SetStatus(codes.Error, out.desc)
+			case out.hasCode:
+				o.span.SetAttributes(KeyRPCResponseStatusCode.String(out.code))
 			case o.t.recordArgs && o.req.Method == messages.MethodToolsCall:
 				o.mu.Lock()
 				result := o.result
@@ -608,55 +660,87 @@ func (o *Op) End(err error, toolError bool) {
 	default:
 		return
 	}
+	// The request as it is now: SetRequestID and SetProtocolVersion may
+	// have changed it since Start.
+	o.mu.Lock()
+	req := o.req
+	o.mu.Unlock()
 	var buf [14]attribute.KeyValue
-	kv := appendOpAttrs(buf[:0], &o.req)
-	kv = appendPeerMetricAttrs(kv, &o.req.Peer, o.kind == trace.SpanKindClient)
-	if errType != "" {
-		kv = append(kv, KeyErrorType.String(errType))
+	kv := appendOpAttrs(buf[:0], &req)
+	kv = appendPeerMetricAttrs(kv, &req.Peer, o.kind == trace.SpanKindClient)
+	if out.errType != "" {
+		kv = append(kv, KeyErrorType.String(out.errType))
 	}
-	if hasCode {
-		kv = append(kv, KeyRPCResponseStatusCode.String(code))
+	if out.hasCode {
+		kv = append(kv, KeyRPCResponseStatusCode.String(out.code))
 	}
 	hist.Record(o.ctx, now.Sub(o.start).Seconds(), metric.WithAttributes(kv...))
 }
 
+// CallerFault reports whether a JSON-RPC error code we answer a server's
+// request with means that the server sent a request we could not serve
+// rather than that we failed: -32700 (parse error), -32600 (invalid
+// request), -32601 (method not found), -32602 (invalid params) and -32002
+// (resource not found). The MCP semantic conventions say these SHOULD NOT be
+// considered errors on the receiver's (SERVER) side, and any other code
+// SHOULD; on the sender's (CLIENT) side every code is an error
+// (rpc.response.status_code in
+// https://github.com/open-telemetry/semantic-conventions-genai/blob/main/model/mcp/common.yaml,
+// rendered in docs/gen-ai/mcp.md of the same repository).
+func CallerFault(code int64) bool {
+	switch code {
+	case messages.CodeParseError, messages.CodeInvalidRequest, messages.CodeMethodNotFound,
+		messages.CodeInvalidParams, messages.CodeResourceNotFound:
+		return true
+	}
+	return false
+}
+
 // ErrorType returns the error.type End would record for err and toolError
-// ("" for success).
+// on a CLIENT span ("" for success).
 func ErrorType(err error, toolError bool) string {
-	t, _, _, _ := classify(err, toolError)
-	return t
+	return classify(err, toolError).errType
+}
+
+// outcome is how an operation ended, as the conventions describe it.
+type outcome struct {
+	errType string // error.type; "" for success
+	code    string // rpc.response.status_code, when hasCode
+	num     int64  // the JSON-RPC code, when hasCode
+	hasCode bool
+	desc    string // the span status description
 }
 
 // classify maps an outcome to error.type, the JSON-RPC code (if any) and
 // the status description.
-func classify(err error, toolError bool) (errType, code string, hasCode bool, desc string) {
+func classify(err error, toolError bool) outcome {
 	if err == nil {
 		if toolError {
-			return ErrorTypeToolError, "", false, "tool result has isError"
+			return outcome{errType: ErrorTypeToolError, desc: "tool result has isError"}
 		}
-		return "", "", false, ""
+		return outcome{}
 	}
 	var rpcErr *messages.RPCError
 	if errors.As(err, &rpcErr) {
 		c := strconv.FormatInt(rpcErr.Code, 10)
-		return c, c, true, rpcErr.Message
+		return outcome{errType: c, code: c, num: rpcErr.Code, hasCode: true, desc: rpcErr.Message}
 	}
 	var wireErr *messages.Error
 	if errors.As(err, &wireErr) {
 		c := strconv.FormatInt(wireErr.Code, 10)
-		return c, c, true, wireErr.Message
+		return outcome{errType: c, code: c, num: wireErr.Code, hasCode: true, desc: wireErr.Message}
 	}
-	desc = err.Error()
+	desc := err.Error()
 	var canceled *messages.CanceledError
 	switch {
 	case toolError:
-		return ErrorTypeToolError, "", false, desc
+		return outcome{errType: ErrorTypeToolError, desc: desc}
 	case errors.Is(err, messages.ErrTimeout):
-		return ErrorTypeTimeout, "", false, desc
+		return outcome{errType: ErrorTypeTimeout, desc: desc}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.As(err, &canceled):
-		return ErrorTypeCancelled, "", false, desc
+		return outcome{errType: ErrorTypeCancelled, desc: desc}
 	case errors.Is(err, messages.ErrTransportClosed):
-		return ErrorTypeTransportClosed, "", false, desc
+		return outcome{errType: ErrorTypeTransportClosed, desc: desc}
 	}
-	return ErrorTypeOther, "", false, desc
+	return outcome{errType: ErrorTypeOther, desc: desc}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpactor/mcpactor/messages"
@@ -102,6 +103,9 @@ func (o *Op) InjectParams(params json.RawMessage) json.RawMessage {
 		return params
 	}
 	trimmed := bytes.TrimSpace(params)
+	if out, ok := appendMetaMember(trimmed, fields); ok {
+		return out
+	}
 	var top map[string]json.RawMessage
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		top = map[string]json.RawMessage{}
@@ -132,6 +136,32 @@ func (o *Op) InjectParams(params json.RawMessage) json.RawMessage {
 	return out
 }
 
+// appendMetaMember is the common case of InjectParams made cheap: params
+// (obj) is a JSON object without a "_meta" member, so the trace fields are
+// appended as a new member without decoding and re-encoding the rest.
+// Anything else (a _meta to merge into, a key that merely looks like one,
+// not an object) reports false and takes the general path.
+func appendMetaMember(obj []byte, fields messages.Meta) ([]byte, bool) {
+	n := len(obj)
+	if n < 2 || obj[0] != '{' || obj[n-1] != '}' || bytes.Contains(obj, []byte(`"_meta"`)) || !json.Valid(obj) {
+		return nil, false
+	}
+	meta, err := json.Marshal(fields)
+	if err != nil {
+		return nil, false
+	}
+	body := bytes.TrimSpace(obj[1 : n-1])
+	out := make([]byte, 0, len(body)+len(meta)+12)
+	out = append(out, '{')
+	if len(body) > 0 {
+		out = append(out, body...)
+		out = append(out, ',')
+	}
+	out = append(out, `"_meta":`...)
+	out = append(out, meta...)
+	return append(out, '}'), true
+}
+
 // Extract returns ctx with the trace context and baggage of a _meta object
 // (as sent by an MCP peer), using t's propagator. StartServer does this
 // itself; Extract is for messages answered without a span.
@@ -140,6 +170,24 @@ func (t *Telemetry) Extract(ctx context.Context, meta messages.Meta) context.Con
 		return ctx
 	}
 	return t.propagator().Extract(ctx, &metaCarrier{src: meta})
+}
+
+// Detach returns a context that carries the trace context of ctx (its span
+// context and baggage) and nothing else: no deadline, no cancellation, no
+// other values. It is for work a call starts that outlives the call, whose
+// spans should still be children of the caller's span: the handshake a
+// Connect starts, for instance, which runs on a context of the
+// connection's own. Without a span context or baggage in ctx it returns
+// context.Background(), allocating nothing.
+func Detach(ctx context.Context) context.Context {
+	out := context.Background()
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		out = trace.ContextWithSpanContext(out, sc)
+	}
+	if b := baggage.FromContext(ctx); b.Len() > 0 {
+		out = baggage.ContextWithBaggage(out, b)
+	}
+	return out
 }
 
 type executeToolKey struct{}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -97,6 +98,66 @@ func TestServerSpanWithoutMeta(t *testing.T) {
 	}
 	if s.Status().Code != codes.Unset {
 		t.Errorf("status = %v", s.Status())
+	}
+}
+
+// TestServerSpanCallerFault: on a SERVER span (a server's request we
+// answer), the codes that say the server sent something we could not serve
+// are not errors: rpc.response.status_code is recorded, error.type and the
+// ERROR status are not. Other codes are errors. On a CLIENT span every code
+// is an error (TestErrorType). The MCP semantic conventions,
+// rpc.response.status_code of mcp.server.status.attributes in
+// https://github.com/open-telemetry/semantic-conventions-genai/blob/main/model/mcp/common.yaml
+func TestServerSpanCallerFault(t *testing.T) {
+	for _, tc := range []struct {
+		code    int64
+		isError bool
+	}{
+		{messages.CodeParseError, false},
+		{messages.CodeInvalidRequest, false},
+		{messages.CodeMethodNotFound, false},
+		{messages.CodeInvalidParams, false},
+		{messages.CodeResourceNotFound, false},
+		{messages.CodeInternalError, true},
+		{-32000, true},
+		{-32099, true},
+		{-1, true}, // user rejected a sampling request
+		{messages.CodeURLElicitationRequired, true},
+	} {
+		r := newRig(t, Options{})
+		_, op := r.tel.StartServer(context.Background(), &Request{Peer: stdioPeer, Method: messages.MethodRootsList, ID: messages.Int64ID(1)}, nil)
+		op.End(&messages.Error{Code: tc.code, Message: "no"}, false)
+		s := r.ended(t)
+		code := strconv.FormatInt(tc.code, 10)
+		got := attrs(s.Attributes())
+		if got["rpc.response.status_code"] != code {
+			t.Errorf("%d: rpc.response.status_code = %v", tc.code, got["rpc.response.status_code"])
+		}
+		errType, hasType := got["error.type"]
+		switch {
+		case tc.isError && (errType != code || s.Status().Code != codes.Error || s.Status().Description != "no"):
+			t.Errorf("%d: error.type = %v, status = %+v; want an error", tc.code, errType, s.Status())
+		case !tc.isError && (hasType || s.Status().Code != codes.Unset):
+			t.Errorf("%d: error.type = %v, status = %+v; want no error", tc.code, errType, s.Status())
+		}
+		if CallerFault(tc.code) == tc.isError {
+			t.Errorf("CallerFault(%d) = %v", tc.code, CallerFault(tc.code))
+		}
+		pts := r.histogram(t, MetricServerOperationDuration)
+		m := setAttrs(pts[0].Attributes)
+		if m["rpc.response.status_code"] != code {
+			t.Errorf("%d: metric rpc.response.status_code = %v", tc.code, m["rpc.response.status_code"])
+		}
+		if _, ok := m["error.type"]; ok != tc.isError {
+			t.Errorf("%d: metric error.type = %v, want present = %v", tc.code, m["error.type"], tc.isError)
+		}
+	}
+	// Timeouts, cancellations and transport failures stay errors.
+	r := newRig(t, Options{})
+	_, op := r.tel.StartServer(context.Background(), &Request{Peer: stdioPeer, Method: messages.MethodSamplingCreateMessage, ID: messages.Int64ID(2)}, nil)
+	op.End(context.Canceled, false)
+	if s := r.ended(t); attrs(s.Attributes())["error.type"] != "cancelled" || s.Status().Code != codes.Error {
+		t.Errorf("cancelled server op: %v %v", attrs(s.Attributes()), s.Status())
 	}
 }
 
@@ -228,6 +289,23 @@ func TestSessionEnded(t *testing.T) {
 		"network.protocol.name": "http", "network.protocol.version": "1.1", "server.address": "mcp.example.com",
 		"server.port": int64(8443), "mcpactor.server.name": "weather",
 	})
+	// A clean Close: the runtime passes a nil error, and no error.type is
+	// recorded (error.type is conditionally required "if and only if
+	// session ends with an error").
+	r.tel.SessionEnded(&stdioPeer, start, nil)
+	clean := 0
+	for _, p := range r.histogram(t, MetricClientSessionDuration) {
+		if setAttrs(p.Attributes)["mcpactor.server.name"] != "files" {
+			continue
+		}
+		clean++
+		checkAttrs(t, "clean session", setAttrs(p.Attributes), map[string]any{
+			"mcp.protocol.version": "2025-06-18", "network.transport": "pipe", "mcpactor.server.name": "files",
+		})
+	}
+	if clean != 1 {
+		t.Errorf("clean session points = %d, want 1", clean)
+	}
 	if !SessionEra("") || !SessionEra(messages.Version20241105) || SessionEra(messages.Version20260728) || SessionEra("2027-01-01") {
 		t.Error("SessionEra")
 	}

@@ -3,17 +3,24 @@
 // outgoing request or notification, a SERVER span per server-to-client
 // request we answer, W3C trace context in params._meta, and the runtime's own
 // counters and gauges. Names follow the OpenTelemetry semantic conventions
-// for MCP; docs/telemetry.md lists everything emitted.
+// for MCP
+// (https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/mcp.md);
+// docs/telemetry.md lists everything emitted.
 //
 // The transport and client actors own the calls: they create one Telemetry
-// per client (New), call Start when a caller issues a request, Inject the
+// per runtime (New), call Start when a caller issues a request, Inject the
 // returned Op into the request's _meta, report what happens to it (Queued,
-// Written, Progress, CancelSent, Event) and End it exactly once when it
-// resolves, fails, times out, is cancelled or its transport closes.
+// Written, Progress, Cancelling, SetProtocolVersion, Event) and End it
+// exactly once when it resolves, fails, times out, is cancelled or its
+// transport closes.
 //
 // By default the global providers are used (no-ops unless the application
 // installs real ones), and then nothing is allocated: Start returns a nil
 // *Op, and every method of a nil *Op and of a nil *Telemetry does nothing.
+//
+// This package depends on the OpenTelemetry API only. Exporters and SDK
+// providers configured from the OTEL_* environment variables are in
+// package otelenv (telemetry/otelenv), for the programs that want them.
 package telemetry
 
 import (
@@ -390,7 +397,7 @@ func (t *Telemetry) SessionEnded(p *Peer, start time.Time, err error) {
 	if t == nil || p == nil || !SessionEra(p.ProtocolVersion) || !t.metering() {
 		return
 	}
-	errType, _, _, _ := classify(err, false)
+	errType := classify(err, false).errType
 	var buf [12]attribute.KeyValue
 	kv := buf[:0]
 	kv = appendPeerMetricAttrs(kv, p, true)

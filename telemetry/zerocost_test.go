@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"go.opentelemetry.io/otel"
@@ -18,7 +19,8 @@ import (
 )
 
 // callSequence is what the runtime does around one tools/call (and one
-// ping it answers), written as the integration will write it.
+// ping it answers), written as the integration will write it: including
+// the notifications/cancelled the transport sends for it (Cancelling).
 func callSequence(tel *Telemetry, ctx context.Context, meta messages.Meta) {
 	tel.InFlight("files", 1)
 	cctx, op := tel.Start(ctx, &Request{Peer: stdioPeer, Method: messages.MethodToolsCall, Target: "get-weather"})
@@ -29,7 +31,8 @@ func callSequence(tel *Telemetry, ctx context.Context, meta messages.Meta) {
 	op.Written()
 	total := 2.0
 	op.Progress(1, &total, "half way")
-	op.Cancelling("timeout", nil)
+	op.SetProtocolVersion(messages.Version20251125)
+	_ = op.Cancelling("timeout", cancelled)
 	op.End(errTimedOut, false) // the runtime's error exists anyway
 	op.LateResponse()
 	tel.InFlight("files", -1)
@@ -39,6 +42,10 @@ func callSequence(tel *Telemetry, ctx context.Context, meta messages.Meta) {
 	_ = sctx
 	sop.End(nil, false)
 }
+
+// cancelled is the notifications/cancelled params the transport would
+// have marshalled already (their cost is the transport's, not ours).
+var cancelled = json.RawMessage(`{"requestId":42,"reason":"timeout"}`)
 
 var errTimedOut error = &messages.TimeoutError{Server: "files", Method: messages.MethodToolsCall}
 

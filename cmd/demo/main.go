@@ -1,8 +1,13 @@
 // Command demo shows mcpactor at work. With no arguments it starts several
 // of our own MCP servers as real subprocesses, connects them concurrently,
-// lists their tools, runs a burst of concurrent calls, shows a timeout with
-// cancellation and a server crash being reported, and prints a summary. With
-// --config it connects the servers of an mcpServers file instead.
+// lists their tools, runs a burst of concurrent calls, shows progress, a
+// server-to-client request, a timeout with cancellation and a server crash
+// being reported, and prints a summary table. With --config it connects
+// the servers of an mcpServers file instead.
+//
+// Each step runs under a span of its own (from the tracer the OTEL_*
+// setup installs), so with --trace or an OTLP exporter a trace viewer
+// shows one trace per step; docs/telemetry.md describes the spans.
 //
 // It exits non-zero when something that should work does not.
 package main
@@ -15,11 +20,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/telemetry"
+	"github.com/mcpactor/mcpactor/telemetry/otelenv"
 )
 
 type options struct {
@@ -32,6 +40,9 @@ type options struct {
 	trace       string
 }
 
+// tracerName is the instrumentation scope of the demo's own step spans.
+const tracerName = "github.com/mcpactor/mcpactor/cmd/demo"
+
 func main() {
 	// The embedded servers are this same binary, started again with
 	// MCPACTOR_TESTSERVER=1: one build, real subprocesses.
@@ -40,6 +51,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	stderr = &lockedWriter{w: stderr} // the exporters report from their own goroutines
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
@@ -57,12 +69,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if o.servers < 1 || o.calls < 0 || o.concurrency < 1 {
+		fmt.Fprintln(stderr, "demo: --servers and --concurrency must be at least 1, --calls at least 0")
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	// Tracing: the library uses the global providers; a CLI installs them
-	// from --trace and the standard OTEL_* variables.
-	shutdown, err := telemetry.SetupFromEnv(ctx, o.trace)
+	// Telemetry: the library uses the global providers; a CLI installs
+	// them from --trace and the standard OTEL_* variables. Export errors
+	// (a wrong endpoint, a Collector that is down) are printed, never lost
+	// quietly.
+	providers, err := otelenv.Setup(ctx, otelenv.Options{
+		TraceFile: o.trace,
+		OnError:   func(err error) { fmt.Fprintf(stderr, "demo: telemetry export failed: %v\n", err) },
+	})
 	if err != nil {
 		fmt.Fprintf(stderr, "demo: telemetry: %v\n", err)
 		return 1
@@ -70,24 +91,44 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer func() {
 		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := shutdown(flushCtx); err != nil {
-			fmt.Fprintf(stderr, "demo: telemetry shutdown: %v\n", err)
+		if err := providers.Shutdown(flushCtx); err != nil {
+			fmt.Fprintf(stderr, "demo: telemetry shutdown (spans or metrics may be lost; %s): %v\n", providers.Describe(), err)
 		}
+		// Nothing of ours is left to report; do not write to stderr
+		// after run returns.
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
 	}()
+	if len(providers.Destinations) == 0 {
+		fmt.Fprintln(stdout, "telemetry: not exported (use --trace FILE, or OTEL_TRACES_EXPORTER=otlp for a Collector at http://localhost:4318; see docs/telemetry.md)")
+	} else {
+		fmt.Fprintf(stdout, "telemetry: %s\n", providers.Describe())
+	}
 
 	logger := slog.New(slog.DiscardHandler)
 	if o.verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	out := &report{w: stdout}
+	r := newReport(stdout, otel.Tracer(tracerName))
 	if o.config != "" {
-		err = runConfigured(ctx, o, logger, out)
+		err = runConfigured(ctx, o, logger, r)
 	} else {
-		err = runEmbedded(ctx, o, logger, out)
+		err = runEmbedded(ctx, o, logger, r)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "demo: FAILED: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// lockedWriter serialises writes to the program's stderr.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
