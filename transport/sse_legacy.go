@@ -108,7 +108,7 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 			}
 			continue
 		case err != nil:
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return errStreamEnded
 			}
 			return err
