@@ -87,9 +87,17 @@ type ServerConfig struct {
 	MaxInFlight    int           // requests queued or awaiting an answer; default 16384; callers beyond it wait
 	MaxFrameSize   int           // the longest message accepted; default 16 MiB
 
-	// ProtocolVersion pins the version offered in initialize; empty offers
-	// the newest we speak (2025-11-25) and accepts the older ones.
+	// ProtocolVersion pins the protocol version: a session-era version
+	// (2024-11-05 to 2025-11-25) is offered in initialize without probing;
+	// 2026-07-28 is spoken with no fallback. Empty: the runtime probes with
+	// server/discover and speaks 2026-07-28 when the server does, else
+	// the initialize handshake with the newest version both speak.
 	ProtocolVersion string
+	// ProbeTimeout bounds the wait for server/discover's answer before the
+	// session era is assumed (some older servers never answer a request
+	// before initialize); default 3 s, within ConnectTimeout. A server's
+	// era is remembered by the runtime, so it is probed once.
+	ProbeTimeout time.Duration
 
 	// CloseGrace and TermGrace are the stdio shutdown waits: after closing
 	// stdin, and after SIGTERM (2 s each by default).

@@ -43,6 +43,10 @@ type Client struct {
 	onClosed     func(*Client)
 	log          *slog.Logger
 	spawnCtx     context.Context // the trace the first handshake belongs to
+	handlers     Handlers        // for the input requests of the stateless era
+	// logLevel is the level the caller set; the stateless era sends it
+	// with every request instead of logging/setLevel.
+	logLevel atomic.Pointer[messages.LoggingLevel]
 }
 
 // Spawn starts a client for the server name under root and returns at once;
@@ -60,10 +64,13 @@ func SpawnContext(ctx context.Context, root *actor.RootContext, name string, cfg
 	env = env.withDefaults()
 	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger}
 	h.spawnCtx = telemetry.Detach(ctx)
+	h.handlers = env.Handlers
 	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, name))
 	h.gen.Store(newGeneration(1))
 	props := actor.PropsFromProducer(func() actor.Actor {
-		return &clientActor{h: h, env: env, era: newSessionEra(name, cfg.ProtocolVersion, env)}
+		return &clientActor{h: h, env: env,
+			legacy: newSessionEra(name, cfg.ProtocolVersion, env),
+			modern: &statelessEra{server: name, caps: env.Handlers.capabilities(), info: env.ClientInfo, tel: env.Telemetry}}
 	}, actor.WithGuardian(stopOnPanic), actor.WithSupervisor(stopOnPanic))
 	h.pid = root.Spawn(props)
 	return h
@@ -335,7 +342,7 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 		if err != nil {
 			return err
 		}
-		err = exchange(ctx, nil, g.conn, method, params, out, opts)
+		err = c.exchangeOn(ctx, nil, g, method, params, out, opts)
 		if errors.Is(err, transport.ErrSessionExpired) {
 			err = c.replay(ctx, nil, g, method, params, out, opts, err)
 		}
@@ -348,7 +355,7 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 	defer c.tel.InFlight(c.name, -1)
 	g, err := c.currentObserved(ctx, op)
 	if err == nil {
-		err = exchange(ctx, op, g.conn, method, params, out, opts)
+		err = c.exchangeOn(ctx, op, g, method, params, out, opts)
 		if errors.Is(err, transport.ErrSessionExpired) {
 			err = c.replay(ctx, op, g, method, params, out, opts, err)
 		}
@@ -379,7 +386,7 @@ func (c *Client) replay(ctx context.Context, op *telemetry.Op, old *generation, 
 		return err
 	}
 	op.Reinitialize("HTTP session expired; the request is sent again on the new session")
-	return exchange(ctx, op, g.conn, method, params, out, opts)
+	return c.exchangeOn(ctx, op, g, method, params, out, opts)
 }
 
 // currentObserved is current, with the wait for the handshake shown on op.

@@ -31,11 +31,12 @@ const (
 // Client handle talks to its transport actor directly (docs/architecture.md,
 // "One CallTool, end to end").
 type clientActor struct {
-	h     *Client
-	env   Env
-	era   era
-	gen   *generation // the current generation
-	state state       // of the current generation
+	h      *Client
+	env    Env
+	legacy *sessionEra   // the initialize handshake
+	modern *statelessEra // the 2026-07-28 probe and session
+	gen    *generation   // the current generation
+	state  state         // of the current generation
 	// conns are the transports that have not yet reported their end, by
 	// generation.
 	conns  map[uint64]*transport.Conn
@@ -64,6 +65,8 @@ type clientActor struct {
 	// wanted is what the client asked of the server that a new connection
 	// must ask again: the log level, the resource subscriptions.
 	wanted wanted
+	// listen is the subscriptions/listen stream of a stateless connection.
+	listen *listening
 }
 
 // Messages the client actor receives besides the transports'.
@@ -114,6 +117,13 @@ func (a *clientActor) Receive(ctx actor.Context) {
 		}
 	case remember:
 		a.wanted.note(m)
+		a.syncListen(ctx)
+	case listenEnded:
+		a.listenEnded(ctx, m)
+	case reopenListen:
+		if m.gen == a.gen.n {
+			a.syncListen(ctx)
+		}
 	case reconnectClient:
 		m.reply <- a.reconnect(ctx)
 	case closeClient:
@@ -196,12 +206,12 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 	conn := a.spawnTransport(ctx, g.n, kind)
 	a.conns[g.n] = conn
 	a.env.Logger.Debug("mcp: connecting", "server", a.h.name, "generation", g.n, "transport", kind)
-	root, self, e, name, cfg := ctx.ActorSystem().Root, ctx.Self(), a.era, a.h.name, &a.h.cfg
+	root, self, e, name, cfg := ctx.ActorSystem().Root, ctx.Self(), a.eraFor(kind), a.h.name, &a.h.cfg
 	restore := a.wanted.snapshot()
 	peer := basePeer(name, cfg)
 	go func() {
 		sess, err := e.handshake(hsCtx, conn, peer)
-		if err == nil {
+		if err == nil && !sess.modern {
 			conn.Listen(hsCtx)
 			restore.apply(hsCtx, conn, sess, a.env, name)
 		}
@@ -210,6 +220,15 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 		}
 		root.Send(self, handshakeDone{gen: g.n, kind: kind, sess: sess, err: err})
 	}()
+}
+
+// eraFor returns how a connection over a transport of kind starts: the
+// negotiation between the eras, which the legacy HTTP+SSE transport skips
+// (it predates the stateless era's probe).
+func (a *clientActor) eraFor(kind string) era {
+	cfg := &a.h.cfg
+	return &negotiator{legacy: a.legacy, modern: a.modern, pinned: cfg.ProtocolVersion, probe: kind != TypeSSE,
+		probeTimeout: cfg.probeTimeout(), memo: a.env.memo, key: serverKey(cfg)}
 }
 
 // stderrLine feeds the server's stderr to Env.StderrLine while the
@@ -247,6 +266,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 		a.env.Logger.Debug("mcp: connected", "server", a.h.name, "generation", m.gen,
 			"protocol_version", m.sess.version, "server_name", m.sess.info.Name, "server_version", m.sess.info.Version)
 		a.gen.finish(conn, m.sess, nil)
+		a.syncListen(ctx)
 		return
 	}
 	if m.err == nil {
@@ -279,6 +299,7 @@ func (a *clientActor) transportClosed(m messages.TransportClosed) {
 	if m.Generation != a.gen.n || a.closing {
 		return
 	}
+	a.stopListen()
 	switch a.state {
 	case stateReady:
 		a.state = stateBroken
@@ -322,6 +343,7 @@ func (a *clientActor) reconnect(ctx actor.Context) *generation {
 	old := a.gen
 	next := newGeneration(old.n + 1)
 	a.stopHS()
+	a.stopListen()
 	a.endSession(nil)
 	why := &ReplacedError{Server: a.h.name, Generation: old.n, Next: next.n}
 	if conn := a.conns[old.n]; conn != nil {
@@ -348,6 +370,7 @@ func (a *clientActor) close(ctx actor.Context) {
 	}
 	a.closing = true
 	a.stopHS()
+	a.stopListen()
 	last := a.gen
 	// Closed by its user before the handshake ended: those waiting for it
 	// learn that the connection is closed, not that the handshake's
@@ -451,8 +474,8 @@ func (a *clientActor) deliver(server string, n Notification) {
 // the start of its connection to its end (session era only; see
 // docs/telemetry.md). An asked-for close is not a failure.
 func (a *clientActor) endSession(err error) {
-	if a.sess == nil || a.sessionEnded {
-		return
+	if a.sess == nil || a.sessionEnded || a.sess.modern {
+		return // the stateless era has no session to time
 	}
 	a.sessionEnded = true
 	var closed *messages.TransportClosedError

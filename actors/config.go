@@ -49,9 +49,16 @@ type ServerConfig struct {
 	MaxInFlight    int           // requests queued or awaiting an answer; default 16384
 	MaxFrameSize   int           // stdio: longest line accepted; default 16 MiB
 
-	// ProtocolVersion pins the version offered in initialize; empty offers
-	// the newest we speak (2025-11-25).
+	// ProtocolVersion pins the protocol version: a session-era version
+	// (2024-11-05 to 2025-11-25) is offered in initialize without a probe;
+	// 2026-07-28 is spoken without falling back. Empty: probe with
+	// server/discover, then the newest session-era version.
 	ProtocolVersion string
+	// ProbeTimeout bounds the wait for server/discover's answer before
+	// the session era is assumed (some session-era servers never answer
+	// a request before initialize); default DefaultProbeTimeout. It counts
+	// within ConnectTimeout.
+	ProbeTimeout time.Duration
 
 	// CloseGrace and TermGrace are the stdio shutdown waits: after closing
 	// stdin, and after SIGTERM (2 s each by default).
@@ -127,6 +134,13 @@ func (c *ServerConfig) Validate(name string) error {
 		return &ConfigError{Server: name, Problems: problems}
 	}
 	return nil
+}
+
+func (c *ServerConfig) probeTimeout() time.Duration {
+	if c.ProbeTimeout > 0 {
+		return c.ProbeTimeout
+	}
+	return DefaultProbeTimeout
 }
 
 func (c *ServerConfig) connectTimeout() time.Duration {

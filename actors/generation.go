@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
@@ -31,6 +32,9 @@ type generation struct {
 	replaced chan struct{}
 	// final marks the generation published by Close: there is no next one.
 	final bool
+	// headers maps each tool to its x-mcp-header arguments, once the tool
+	// list has been read on this connection (stateless era over HTTP).
+	headers atomic.Pointer[map[string][]headerParam]
 }
 
 func newGeneration(n uint64) *generation {

@@ -18,14 +18,18 @@ type session struct {
 	capabilities messages.ServerCapabilities
 	instructions string
 	peer         telemetry.Peer // the server as telemetry describes it
+	// modern marks the stateless era (2026-07-28): no session on the
+	// server, and every request carries meta in its _meta.
+	modern bool
+	meta   []byte // the _meta members of every request (modern only)
 }
 
 // era is one generation of the protocol's connection setup. The session era
 // (2024-11-05 to 2025-11-25) does initialize + notifications/initialized;
-// the stateless era (2026-07-28) will probe with server/discover instead and
-// attach its version to every request. The client actor only sees "start
-// the handshake, get a session or an error", so adding an era adds a type,
-// not states.
+// the stateless era (2026-07-28) probes with server/discover instead and
+// attaches its version to every request (stateless.go); the negotiator
+// (era.go) chooses between them. The client actor only sees "start the
+// handshake, get a session or an error", so an era is a type, not states.
 type era interface {
 	handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error)
 }
@@ -42,7 +46,7 @@ type sessionEra struct {
 
 func newSessionEra(server, pinned string, env Env) *sessionEra {
 	offer := messages.Version20251125
-	if pinned != "" {
+	if pinned != "" && slices.Contains(messages.SessionEraVersions, pinned) {
 		offer = pinned
 	}
 	return &sessionEra{server: server, offer: offer, accept: messages.SessionEraVersions, caps: env.Handlers.capabilities(), info: env.ClientInfo, tel: env.Telemetry}

@@ -49,7 +49,16 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*messages.ReadRe
 
 // Subscribe asks for notifications/resources/updated about uri; they reach
 // Handlers.Notification (server/resources, "Subscriptions").
+//
+// In the stateless era (2026-07-28) there is no resources/subscribe: the
+// URI joins the resource subscriptions of the client's
+// subscriptions/listen stream, which the client keeps open (and opens
+// again on each new connection).
 func (c *Client) Subscribe(ctx context.Context, uri string) error {
+	if c.modern(ctx) {
+		c.root.Send(c.pid, remember{subscribe: uri})
+		return nil
+	}
 	err := c.call(ctx, messages.MethodResourcesSubscribe, messages.SubscribeParams{URI: uri}, nil, transport.RequestOptions{})
 	if err == nil {
 		c.root.Send(c.pid, remember{subscribe: uri}) // asked again of a new connection
@@ -59,6 +68,10 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 
 // Unsubscribe cancels a Subscribe.
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
+	if c.modern(ctx) {
+		c.root.Send(c.pid, remember{unsubscribe: uri})
+		return nil
+	}
 	err := c.call(ctx, messages.MethodResourcesUnsubscribe, messages.UnsubscribeParams{URI: uri}, nil, transport.RequestOptions{})
 	if err == nil {
 		c.root.Send(c.pid, remember{unsubscribe: uri})

@@ -47,7 +47,7 @@ func (a *clientActor) serve(ctx actor.Context, req messages.InboundRequest) {
 		op.End(nil, false)
 		return
 	}
-	run := a.handlerFor(req.Method)
+	run := handlerFor(&a.env.Handlers, a.h.name, req.Method)
 	if run == nil || a.state != stateReady && a.state != stateHandshaking || a.closing {
 		a.refuse(conn, req, op, &messages.Error{Code: messages.CodeMethodNotFound, Message: "Method not found: " + req.Method})
 		return
@@ -102,8 +102,10 @@ func runHandler(ctx context.Context, run handlerFunc, req messages.InboundReques
 	return run(ctx, req.Params)
 }
 
-func (a *clientActor) handlerFor(method string) handlerFunc {
-	h, server := &a.env.Handlers, a.h.name
+// handlerFor returns the user's handler of a server request (roots,
+// sampling, elicitation), nil when none is set. Session-era requests on the
+// wire and stateless-era input requests (multi round-trip) use the same.
+func handlerFor(h *Handlers, server, method string) handlerFunc {
 	switch method {
 	case messages.MethodRootsList:
 		if h.Roots != nil {
@@ -188,6 +190,12 @@ func (a *clientActor) notification(n messages.InboundNotification) {
 				return
 			}
 		}
+	}
+	if n.Method == messages.NotificationSubscriptionsAcknowledged {
+		// The server's answer to our listen stream: for us, not the
+		// subscriber.
+		a.env.Logger.Debug("mcp: listen stream acknowledged", "server", a.h.name, "params", string(n.Params))
+		return
 	}
 	if a.closing || n.Generation != a.gen.n || a.env.Handlers.Notification == nil {
 		return

@@ -10,13 +10,51 @@ import (
 )
 
 // Tools yields every tool the server offers, following tools/list pages
-// (server/tools, "Listing Tools"); a failure is yielded last.
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#listing-tools);
+// a failure is yielded last.
+//
+// Over HTTP in the stateless era, a tool whose x-mcp-header annotations
+// are invalid is left out (with a warning in the log): it could not be
+// called as the revision requires
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/tools);
+// the annotations of the others are kept for their calls' headers.
 func (c *Client) Tools(ctx context.Context) iter.Seq2[messages.Tool, error] {
+	var headers map[string][]headerParam
 	return pages(c.name, messages.MethodToolsList, func(ctx context.Context, cursor string) (page[messages.Tool], error) {
 		var res messages.ListToolsResult
 		err := c.call(ctx, messages.MethodToolsList, messages.ListToolsParams{Cursor: cursor}, &res, transport.RequestOptions{})
+		if err == nil {
+			res.Tools, headers = c.annotatedTools(res.Tools, headers, res.NextCursor == "")
+		}
 		return page[messages.Tool]{items: res.Tools, next: res.NextCursor}, err
 	})(ctx)
+}
+
+// annotatedTools reads the x-mcp-header annotations of a page of tools on
+// a stateless-era HTTP connection, leaving out the invalid ones, and
+// records them for the connection once the last page is read.
+func (c *Client) annotatedTools(tools []messages.Tool, acc map[string][]headerParam, last bool) ([]messages.Tool, map[string][]headerParam) {
+	g := c.gen.Load()
+	if s := g.established(); s == nil || !s.modern || !g.conn.HTTP() {
+		return tools, acc
+	}
+	if acc == nil {
+		acc = map[string][]headerParam{}
+	}
+	kept := tools[:0]
+	for _, t := range tools {
+		params, err := toolHeaders(t.InputSchema)
+		if err != nil {
+			c.logger().Warn("mcp: tool left out: invalid x-mcp-header annotation", "server", c.name, "tool", t.Name, "err", err)
+			continue
+		}
+		acc[t.Name] = params
+		kept = append(kept, t)
+	}
+	if last {
+		g.headers.Store(&acc)
+	}
+	return kept, acc
 }
 
 // ListTools returns all the server's tools, every page read.

@@ -3,6 +3,7 @@ package actors
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -99,11 +100,42 @@ func legacyHint(err error) bool {
 	return true
 }
 
-// transportMemo remembers, per runtime, the HTTP endpoints found to speak
-// only legacy HTTP+SSE, so that a server is probed once, not at every
-// connection. It is a cache shared by the clients of a runtime (keyed by
-// URL), not protocol state; the manager persists it with its tool cache.
-type transportMemo struct{ legacy sync.Map }
+// transportMemo remembers, per runtime, what connecting found out about a
+// server: the HTTP endpoints that speak only legacy HTTP+SSE (keyed by
+// URL), and each server's era (keyed by serverKey), so that a server is
+// probed once, not at every connection. It is a cache shared by the
+// clients of a runtime, not protocol state; the manager persists it with
+// its tool cache.
+type transportMemo struct {
+	legacy sync.Map // URL -> true
+	eras   sync.Map // server key -> eraOf
+}
+
+func (m *transportMemo) era(key string) eraOf {
+	if m == nil || key == "" {
+		return eraUnknown
+	}
+	v, _ := m.eras.Load(key)
+	e, _ := v.(eraOf)
+	return e
+}
+
+func (m *transportMemo) setEra(key string, e eraOf) {
+	if m != nil && key != "" {
+		m.eras.Store(key, e)
+	}
+}
+
+// serverKey names a server for the memo: how it is reached.
+func serverKey(cfg *ServerConfig) string {
+	switch cfg.TransportType() {
+	case TypeHTTP, TypeSSE:
+		return "url\x00" + cfg.URL
+	case TypeStream:
+		return "" // a program's own stream: nothing to remember it by
+	}
+	return "cmd\x00" + cfg.Command + "\x00" + strings.Join(cfg.Args, "\x00")
+}
 
 func (m *transportMemo) isLegacy(url string) bool {
 	if m == nil {

@@ -2,14 +2,28 @@ package actors
 
 import (
 	"context"
+	"errors"
+	"strconv"
 
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
-// Ping checks the server is alive (basic/utilities/ping).
+// Ping checks the server is alive (basic/utilities/ping). The stateless
+// era has no ping: server/discover, its cheapest request, stands in.
 func (c *Client) Ping(ctx context.Context) error {
+	if c.modern(ctx) {
+		return c.call(ctx, messages.MethodServerDiscover, struct{}{}, nil, transport.RequestOptions{})
+	}
 	return c.call(ctx, messages.MethodPing, struct{}{}, nil, transport.RequestOptions{})
+}
+
+// modern waits for the handshake and reports whether the connection is of
+// the stateless era; a failed handshake reports false (the call then
+// fails with its error).
+func (c *Client) modern(ctx context.Context) bool {
+	g, err := c.current(ctx)
+	return err == nil && g.sess != nil && g.sess.modern
 }
 
 // Complete asks for completions of an argument (server/utilities/completion).
@@ -24,7 +38,15 @@ func (c *Client) Complete(ctx context.Context, p messages.CompleteParams) (*mess
 // SetLoggingLevel sets the lowest level of the log messages the server sends
 // (server/utilities/logging); they reach Handlers.Notification as
 // notifications/message.
+//
+// In the stateless era (2026-07-28) there is no logging/setLevel: the
+// level travels with every later request instead, and the messages arrive
+// on the stream of the request they belong to.
 func (c *Client) SetLoggingLevel(ctx context.Context, level messages.LoggingLevel) error {
+	if c.modern(ctx) {
+		c.logLevel.Store(&level)
+		return nil
+	}
 	err := c.call(ctx, messages.MethodLoggingSetLevel, messages.SetLevelParams{Level: level}, nil, transport.RequestOptions{})
 	if err == nil {
 		c.root.Send(c.pid, remember{level: level}) // asked again of a new connection
@@ -34,10 +56,34 @@ func (c *Client) SetLoggingLevel(ctx context.Context, level messages.LoggingLeve
 
 // NotifyRootsChanged tells the server the list of roots has changed
 // (client/roots, "Root List Changes").
+//
+// The stateless era has no such notification: it returns an
+// *UnsupportedError there.
 func (c *Client) NotifyRootsChanged(ctx context.Context) error {
 	g, err := c.current(ctx)
 	if err != nil {
 		return err
 	}
+	if g.sess.modern {
+		return &UnsupportedError{Server: c.name, Method: messages.NotificationRootsListChanged, Version: g.sess.version}
+	}
 	return notifyTraced(ctx, c.tel, c.peer(), g.conn, messages.NotificationRootsListChanged, nil)
 }
+
+// ErrUnsupported matches every *UnsupportedError.
+var ErrUnsupported = errors.New("not part of the protocol version in use")
+
+// UnsupportedError reports a method the protocol version a connection
+// speaks does not have.
+type UnsupportedError struct {
+	Server  string
+	Method  string
+	Version string
+}
+
+func (e *UnsupportedError) Error() string {
+	return "MCP server " + strconv.Quote(e.Server) + ": " + e.Method + " is not part of protocol version " + e.Version
+}
+
+// Is makes errors.Is(err, ErrUnsupported) true.
+func (e *UnsupportedError) Is(target error) bool { return target == ErrUnsupported }

@@ -66,6 +66,10 @@ func (c *Conn) isDone() bool {
 	}
 }
 
+// HTTP reports whether the transport speaks HTTP (Streamable HTTP or the
+// legacy HTTP+SSE), where requests carry headers of their own.
+func (c *Conn) HTTP() bool { return c.session != nil }
+
 // SessionID returns the HTTP session id the server assigned, or "" (stdio,
 // a stateless server, or before the handshake).
 func (c *Conn) SessionID() string {

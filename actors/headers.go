@@ -1,0 +1,194 @@
+package actors
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// The 2026-07-28 revision's Streamable HTTP mirrors parts of a request's
+// body into headers, so that gateways can route without reading bodies
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-headers):
+// Mcp-Method on every request, Mcp-Name on tools/call, prompts/get and
+// resources/read, and Mcp-Param-{Name} for each tool argument that the
+// tool's input schema marks with x-mcp-header. stdio carries none.
+
+// modernHeaders returns the headers of a stateless-era request, nil when
+// the transport does not speak HTTP.
+func modernHeaders(conn *transport.Conn, method, name string) map[string]string {
+	if !conn.HTTP() {
+		return nil
+	}
+	h := map[string]string{"Mcp-Method": method}
+	if name != "" {
+		h["Mcp-Name"] = headerValue(name)
+	}
+	return h
+}
+
+// targetName is what Mcp-Name carries for a request's params: the tool or
+// prompt name, or the resource URI.
+func targetName(params any) string {
+	switch p := params.(type) {
+	case messages.CallToolParams:
+		return p.Name
+	case messages.GetPromptParams:
+		return p.Name
+	case messages.ReadResourceParams:
+		return p.URI
+	}
+	return ""
+}
+
+// headerValue encodes a header value as the revision says: as it is when
+// it is plain visible ASCII (spaces and tabs allowed inside), else
+// "=?base64?<base64 of its UTF-8>?=" — also when it has leading or
+// trailing white space, or already looks like that form
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#value-encoding).
+func headerValue(v string) string {
+	plain := v != "" && strings.TrimSpace(v) == v &&
+		!(strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?="))
+	for i := 0; plain && i < len(v); i++ {
+		c := v[i]
+		plain = c == ' ' || c == '\t' || (c >= 0x21 && c <= 0x7E)
+	}
+	if plain {
+		return v
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+}
+
+// headerParam is one argument of a tool that goes into a header: its
+// header name and where the argument is, a path of properties.
+type headerParam struct {
+	header string
+	path   []string
+}
+
+// toolHeaders reads the x-mcp-header annotations of a tool's input schema.
+// A tool whose annotations are invalid must be left out of the tool list
+// (it could not be called correctly); the error says why.
+func toolHeaders(schema json.RawMessage) ([]headerParam, error) {
+	var out []headerParam
+	seen := map[string]bool{}
+	var walk func(node json.RawMessage, path []string) error
+	walk = func(node json.RawMessage, path []string) error {
+		var s map[string]json.RawMessage
+		if json.Unmarshal(node, &s) != nil {
+			return nil
+		}
+		if raw, ok := s["x-mcp-header"]; ok {
+			var name string
+			if json.Unmarshal(raw, &name) != nil || !isToken(name) {
+				return fmt.Errorf("x-mcp-header %s at %q is not a valid header name", raw, strings.Join(path, "."))
+			}
+			if len(path) == 0 {
+				return fmt.Errorf("x-mcp-header %q annotates the whole input, not a property", name)
+			}
+			var typ string
+			_ = json.Unmarshal(s["type"], &typ)
+			if typ != "string" && typ != "integer" && typ != "boolean" {
+				return fmt.Errorf("x-mcp-header %q annotates %q of type %q; only string, integer and boolean may be", name, strings.Join(path, "."), typ)
+			}
+			key := strings.ToLower(name)
+			if seen[key] {
+				return fmt.Errorf("x-mcp-header %q is used twice", name)
+			}
+			seen[key] = true
+			out = append(out, headerParam{header: name, path: append([]string(nil), path...)})
+		}
+		// Only chains of properties are statically reachable; an
+		// annotation under items, oneOf and the like is invalid.
+		for _, kw := range []string{"items", "prefixItems", "additionalProperties", "oneOf", "anyOf", "allOf", "not", "if", "then", "else", "$defs", "definitions"} {
+			if sub, ok := s[kw]; ok && strings.Contains(string(sub), `"x-mcp-header"`) {
+				return fmt.Errorf("x-mcp-header under %q in %q is not reachable through properties alone", kw, strings.Join(path, "."))
+			}
+		}
+		var props map[string]json.RawMessage
+		if json.Unmarshal(s["properties"], &props) == nil {
+			for name, sub := range props {
+				if err := walk(sub, append(path, name)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(schema, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// isToken reports whether s is an RFC 9110 token.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// paramHeaders extracts the annotated arguments of a call into
+// Mcp-Param-{Name} headers; an argument absent or null has none.
+func paramHeaders(h map[string]string, params []headerParam, args any) error {
+	if len(params) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return err
+	}
+	for _, p := range params {
+		v, ok := lookup(raw, p.path)
+		if !ok {
+			continue
+		}
+		var s string
+		switch {
+		case json.Unmarshal(v, &s) == nil:
+		case string(v) == "true" || string(v) == "false":
+			s = string(v)
+		default:
+			n, err := strconv.ParseInt(string(v), 10, 64)
+			if err != nil || n > 1<<53-1 || n < -(1<<53-1) {
+				return fmt.Errorf("argument %q for header %q is not a string, an integer or a boolean", strings.Join(p.path, "."), p.header)
+			}
+			s = strconv.FormatInt(n, 10)
+		}
+		h["Mcp-Param-"+p.header] = headerValue(s)
+	}
+	return nil
+}
+
+// lookup follows path through nested objects of raw; null is absent.
+func lookup(raw json.RawMessage, path []string) (json.RawMessage, bool) {
+	for _, key := range path {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			return nil, false
+		}
+		v, ok := obj[key]
+		if !ok {
+			return nil, false
+		}
+		raw = v
+	}
+	if string(raw) == "null" {
+		return nil, false
+	}
+	return raw, true
+}

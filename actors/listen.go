@@ -1,0 +1,141 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// In the stateless era a server's change notifications (list_changed,
+// resources/updated) flow only on a subscriptions/listen stream the client
+// opens
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
+// The client actor keeps one open on a stateless connection whenever
+// someone wants them (a Handlers.Notification, or resource subscriptions),
+// opens it again when what is wanted changes, after the server ends it,
+// and on every new connection. Its notifications reach the notification
+// queue like any other.
+
+// listening is the client actor's listen stream.
+type listening struct {
+	gen     uint64
+	cancel  context.CancelFunc
+	filter  messages.SubscriptionFilter
+	retries int
+}
+
+// listenEnded: the listen request of generation gen returned.
+type listenEnded struct {
+	gen uint64
+	err error
+	// stopped is true when the actor itself ended it (to reopen it with
+	// another filter, or on close).
+	stopped bool
+}
+
+func (listenEnded) IgnoreDeadLetterLogging() {}
+
+// reopenListen is the timer's reminder to open the stream again.
+type reopenListen struct{ gen uint64 }
+
+func (reopenListen) IgnoreDeadLetterLogging() {}
+
+// wantListen reports whether a stateless connection should listen.
+func (a *clientActor) wantListen() bool {
+	return a.env.Handlers.Notification != nil || len(a.wanted.subs) > 0
+}
+
+// syncListen makes the listen stream match what is wanted on the current
+// generation: opened, reopened with a new filter, or closed.
+func (a *clientActor) syncListen(ctx actor.Context) {
+	s := a.sess
+	if s == nil || !s.modern || a.state != stateReady || a.closing {
+		a.stopListen()
+		return
+	}
+	filter := a.listenFilter()
+	if l := a.listen; l != nil && l.gen == a.gen.n && sameFilter(l.filter, filter) {
+		return
+	}
+	a.stopListen()
+	if !a.wantListen() {
+		return
+	}
+	conn := a.conns[a.gen.n]
+	if conn == nil {
+		return
+	}
+	lctx, cancel := context.WithCancel(context.Background())
+	a.listen = &listening{gen: a.gen.n, cancel: cancel, filter: filter}
+	raw, _ := json.Marshal(messages.SubscriptionsListenParams{Notifications: filter})
+	params, _ := messages.WithMeta(raw, a.h.metaMembers(s))
+	opts := transport.RequestOptions{Timeout: -1, Header: modernHeaders(conn, messages.MethodSubscriptionsListen, "")}
+	if conn.HTTP() {
+		opts.NoCancel = true // closing the stream ends the subscription
+	}
+	root, self, gen := ctx.ActorSystem().Root, ctx.Self(), a.gen.n
+	a.env.Logger.Debug("mcp: listening for change notifications", "server", a.h.name, "generation", gen, "subscriptions", len(filter.ResourceSubscriptions))
+	go func() {
+		_, err := conn.Call(lctx, messages.MethodSubscriptionsListen, params, opts)
+		root.Send(self, listenEnded{gen: gen, err: err, stopped: lctx.Err() != nil})
+	}()
+}
+
+// listenFilter is what the client wants to hear of.
+func (a *clientActor) listenFilter() messages.SubscriptionFilter {
+	f := messages.SubscriptionFilter{}
+	if a.env.Handlers.Notification != nil {
+		f.ToolsListChanged, f.PromptsListChanged, f.ResourcesListChanged = true, true, true
+	}
+	f.ResourceSubscriptions = a.wanted.snapshot().subs
+	return f
+}
+
+func sameFilter(a, b messages.SubscriptionFilter) bool {
+	if a.ToolsListChanged != b.ToolsListChanged || a.PromptsListChanged != b.PromptsListChanged ||
+		a.ResourcesListChanged != b.ResourcesListChanged || len(a.ResourceSubscriptions) != len(b.ResourceSubscriptions) {
+		return false
+	}
+	for i := range a.ResourceSubscriptions {
+		if a.ResourceSubscriptions[i] != b.ResourceSubscriptions[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *clientActor) stopListen() {
+	if a.listen != nil {
+		a.listen.cancel()
+		a.listen = nil
+	}
+}
+
+// listenEnded reopens a stream the server (or a fault) ended, after a
+// backoff, while the connection it belongs to is still current.
+func (a *clientActor) listenEnded(ctx actor.Context, m listenEnded) {
+	if m.stopped || a.listen == nil || a.listen.gen != m.gen || m.gen != a.gen.n || a.closing {
+		return
+	}
+	a.listen.retries++
+	delay := backoffDelay(a.listen.retries)
+	a.env.Logger.Debug("mcp: listen stream ended; reopening", "server", a.h.name, "err", m.err, "in", delay)
+	a.listen.cancel()
+	a.listen = nil
+	root, self, gen := ctx.ActorSystem().Root, ctx.Self(), m.gen
+	time.AfterFunc(delay, func() { root.Send(self, reopenListen{gen: gen}) })
+}
+
+// backoffDelay is 1 s doubled per attempt up to 30 s.
+func backoffDelay(attempt int) time.Duration {
+	d := time.Second
+	for i := 1; i < attempt && d < 30*time.Second; i++ {
+		d *= 2
+	}
+	return min(d, 30*time.Second)
+}

@@ -1,0 +1,256 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// MaxInputRounds bounds the rounds of one multi round-trip request.
+const MaxInputRounds = 10
+
+// exchangeOn sends one request on generation g, in its era: as it is in
+// the session era; with the stateless era's _meta and headers, its
+// multi round-trips and its re-issue of a request whose stream broke in
+// the 2026-07-28 era.
+func (c *Client) exchangeOn(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts transport.RequestOptions) error {
+	if g.sess == nil || !g.sess.modern {
+		return exchange(ctx, op, g.conn, method, params, out, opts)
+	}
+	raw, err := encodeParams(params)
+	if err != nil {
+		return fmt.Errorf("mcp: encode %s params: %w", method, err)
+	}
+	base, err := messages.WithMeta(raw, c.metaMembers(g.sess))
+	if err != nil {
+		return fmt.Errorf("mcp: %s params: %w", method, err)
+	}
+	if g.conn.HTTP() {
+		// Closing a request's stream is its cancellation in this era;
+		// there is no notifications/cancelled over HTTP.
+		opts.NoCancel = true
+	}
+	body := base
+	for round := 1; ; round++ {
+		rctx, rop := ctx, op
+		if round > 1 {
+			// Each round is a request of its own on the wire.
+			rctx, rop = c.tel.Start(ctx, &telemetry.Request{Peer: g.sess.peer, Method: method, Target: targetName(params)})
+		}
+		res, err := c.modernRound(rctx, rop, g, method, params, body, opts)
+		if round > 1 {
+			rop.End(err, false)
+		}
+		if err != nil {
+			return err
+		}
+		switch rt := messages.ResultTypeOf(res); rt {
+		case messages.ResultTypeComplete:
+			return decodeInto(g.conn.Server(), method, res, out, op)
+		case messages.ResultTypeInputRequired:
+			if !inputRequests(method) {
+				return &InvalidResultError{Server: c.name, Method: method, Err: errors.New("input_required is not allowed for " + method), Body: snippet(res)}
+			}
+			if round >= MaxInputRounds {
+				return &InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("still asking for input after %d rounds", round), Body: snippet(res)}
+			}
+			more, err := c.fulfil(rctx, res)
+			if err != nil {
+				return err
+			}
+			body = withMembers(base, more)
+		default:
+			return &InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("unknown resultType %q", rt), Body: snippet(res)}
+		}
+	}
+}
+
+// modernRound sends one round: with the request's headers (Mcp-Method,
+// Mcp-Name, Mcp-Param-*), once more with a new id if its stream broke, and
+// once more after re-listing the tools if the server says the headers do
+// not match the body (a tool's schema may have changed).
+func (c *Client) modernRound(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, body []byte, opts transport.RequestOptions) (json.RawMessage, error) {
+	reissued, relisted := false, false
+	for {
+		h, err := c.requestHeaders(ctx, g, method, params, relisted)
+		if err != nil {
+			return nil, err
+		}
+		opts.Header = h
+		o := opts
+		b := body
+		if op != nil {
+			b = op.InjectParams(b)
+			o.Observer = op
+		}
+		res, err := g.conn.Call(ctx, method, b, o)
+		switch {
+		case err == nil:
+			return res, nil
+		case errors.Is(err, transport.ErrStreamBroken) && !reissued && ctx.Err() == nil:
+			reissued = true
+			op.Retry(1, "the response stream broke; the request is issued again with a new id")
+		case isHeaderMismatch(err) && method == messages.MethodToolsCall && !relisted:
+			relisted = true
+			op.Retry(1, "the server found the headers did not match the body; tools listed again")
+		default:
+			return nil, err
+		}
+	}
+}
+
+// requestHeaders builds a stateless-era request's HTTP headers (nil on
+// stdio). For tools/call they include the tool's x-mcp-header arguments,
+// whose annotations come from the tool list (read once per connection, and
+// again when fresh is set).
+func (c *Client) requestHeaders(ctx context.Context, g *generation, method string, params any, fresh bool) (map[string]string, error) {
+	h := modernHeaders(g.conn, method, targetName(params))
+	p, ok := params.(messages.CallToolParams)
+	if h == nil || !ok {
+		return h, nil
+	}
+	annotated, err := c.toolHeaderParams(ctx, g, p.Name, fresh)
+	if err != nil {
+		return nil, err
+	}
+	return h, paramHeaders(h, annotated, p.Arguments)
+}
+
+// toolHeaderParams returns the x-mcp-header arguments of a tool, listing
+// the tools first if this connection has not.
+func (c *Client) toolHeaderParams(ctx context.Context, g *generation, tool string, fresh bool) ([]headerParam, error) {
+	if m := g.headers.Load(); m != nil && !fresh {
+		return (*m)[tool], nil
+	}
+	if _, err := c.ListTools(ctx); err != nil {
+		return nil, err
+	}
+	if m := g.headers.Load(); m != nil {
+		return (*m)[tool], nil
+	}
+	return nil, nil
+}
+
+// isHeaderMismatch reports the stateless era's HeaderMismatch error.
+func isHeaderMismatch(err error) bool {
+	var rpc *messages.RPCError
+	var status *transport.HTTPStatusError
+	switch {
+	case errors.As(err, &rpc):
+		return rpc.Code == codeHeaderMismatch
+	case errors.As(err, &status) && status.RPC != nil:
+		return status.RPC.Code == codeHeaderMismatch
+	}
+	return false
+}
+
+// inputRequests reports whether method may answer input_required
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+func inputRequests(method string) bool {
+	switch method {
+	case messages.MethodToolsCall, messages.MethodPromptsGet, messages.MethodResourcesRead:
+		return true
+	}
+	return false
+}
+
+// fulfil answers the input requests of an input_required result with the
+// same handlers that answer session-era server requests, and returns the
+// members the retry adds to the original params: inputResponses and, when
+// the server gave one, requestState, byte for byte as it came (never
+// invented when absent).
+func (c *Client) fulfil(ctx context.Context, res json.RawMessage) ([]byte, error) {
+	var ir struct {
+		InputRequests map[string]messages.InputRequest `json:"inputRequests"`
+		RequestState  json.RawMessage                  `json:"requestState"`
+	}
+	if err := json.Unmarshal(res, &ir); err != nil {
+		return nil, &InvalidResultError{Server: c.name, Method: "input_required", Err: err, Body: snippet(res)}
+	}
+	responses := make(map[string]json.RawMessage, len(ir.InputRequests))
+	for key, req := range ir.InputRequests {
+		run := handlerFor(&c.handlers, c.name, req.Method)
+		if run == nil {
+			return nil, &InvalidResultError{Server: c.name, Method: req.Method, Err: errors.New("the server asked for input no handler answers"), Body: snippet(res)}
+		}
+		ictx, iop := c.tel.StartInternal(ctx, &telemetry.Request{Method: req.Method})
+		var result json.RawMessage
+		var rpcErr *messages.Error
+		if !c.callbacks.enter() {
+			iop.End(errClientStopped, false)
+			return nil, &messages.TransportClosedError{Server: c.name, Closed: true}
+		}
+		result, rpcErr = runHandler(ictx, run, messages.InboundRequest{Method: req.Method, Params: req.Params}, c.logger(), c.name)
+		c.callbacks.exit()
+		iop.End(errOrNil(rpcErr), false)
+		if rpcErr != nil {
+			return nil, &messages.RPCError{Server: c.name, Method: req.Method, Code: rpcErr.Code, Message: rpcErr.Message, Data: rpcErr.Data}
+		}
+		responses[key] = result
+	}
+	enc, err := json.Marshal(responses)
+	if err != nil {
+		return nil, err
+	}
+	b := append([]byte(`"inputResponses":`), enc...)
+	if len(ir.RequestState) > 0 && string(ir.RequestState) != "null" {
+		b = append(b, `,"requestState":`...)
+		b = append(b, ir.RequestState...)
+	}
+	return b, nil
+}
+
+// withMembers adds members (the inside of an object) to the top level of
+// params, which our own encoding made a JSON object.
+func withMembers(params, members []byte) []byte {
+	end := len(params) - 1
+	for end > 0 && params[end] != '}' {
+		end--
+	}
+	out := make([]byte, 0, len(params)+len(members)+1)
+	out = append(out, params[:end]...)
+	if inner := params[1:end]; len(trimSpace(inner)) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, members...)
+	return append(out, params[end:]...)
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	return b
+}
+
+// metaMembers is the session's _meta members, with the log level the
+// caller set (the stateless era's replacement of logging/setLevel).
+func (c *Client) metaMembers(s *session) []byte {
+	lvl := c.logLevel.Load()
+	if lvl == nil {
+		return s.meta
+	}
+	b := append([]byte(nil), s.meta...)
+	b = append(b, `,"`+messages.MetaKeyLogLevel+`":`...)
+	v, _ := json.Marshal(*lvl)
+	return append(b, v...)
+}
+
+// decodeInto decodes a result into out, as exchange does.
+func decodeInto(server, method string, res json.RawMessage, out any, op *telemetry.Op) error {
+	if out == nil {
+		return nil
+	}
+	if err := decodeResult(res, out); err != nil {
+		return &InvalidResultError{Server: server, Method: method, Err: err, Body: snippet(res)}
+	}
+	if op != nil && method == messages.MethodToolsCall && op.RecordsToolArguments() {
+		op.SetToolResult(res)
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package actors
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// The 2026-07-28 revision of MCP has no handshake and no session: every
+// request carries its protocol version, the client's capabilities and its
+// identity in params._meta
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/index),
+// and server/discover tells what a server speaks
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
+// statelessEra holds what that era does when a connection starts.
+
+// ModernVersions are the stateless-era versions we speak, newest first.
+var ModernVersions = []string{messages.Version20260728}
+
+// Error codes of the stateless era
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes).
+const (
+	codeHeaderMismatch                  = -32020
+	codeMissingRequiredClientCapability = -32021
+	codeUnsupportedProtocolVersion      = -32022
+)
+
+// modernError reports whether code is one only a server of the stateless
+// era sends, which tells the era even when the request failed.
+func modernError(code int64) bool {
+	switch code {
+	case codeHeaderMismatch, codeMissingRequiredClientCapability, codeUnsupportedProtocolVersion:
+		return true
+	}
+	return false
+}
+
+// DefaultProbeTimeout bounds the wait for an answer to server/discover
+// from a server that may be of the session era: some of those never answer
+// a request before initialize. It counts within the connect timeout.
+const DefaultProbeTimeout = 3 * time.Second
+
+// statelessEra starts connections of the 2026-07-28 revision.
+type statelessEra struct {
+	server string
+	caps   messages.ClientCapabilities
+	info   messages.Implementation
+	tel    *telemetry.Telemetry
+}
+
+// verdict is what a probe concluded about a server's era.
+type verdict uint8
+
+const (
+	verdictModern verdict = iota // it speaks 2026-07-28: sess is set
+	verdictLegacy                // it does not: use initialize
+)
+
+// probe sends server/discover, the probe of a dual-era client
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#backward-compatibility
+// and .../streamable-http#backward-compatibility): a DiscoverResult that
+// lists a version we speak, or a recognised stateless-era error, means the
+// stateless era (never fall back then); any other error, no answer within
+// timeout (0: none but ctx), or a reply that lists no versions (some
+// servers answer every unknown method with an empty result) means the
+// session era. legacyVersion, when the server named session-era versions
+// only, is one we speak.
+func (e *statelessEra) probe(ctx context.Context, conn *transport.Conn, peer telemetry.Peer, timeout time.Duration) (sess *session, v verdict, legacyVersion string, err error) {
+	version := ModernVersions[0]
+	meta := e.metaMembers(version)
+	peer.ProtocolVersion = version
+	pctx, op := e.tel.Start(ctx, &telemetry.Request{Peer: peer, Method: messages.MethodServerDiscover})
+	params, _ := messages.WithMeta(nil, meta)
+	opts := transport.RequestOptions{NoCancel: true, Timeout: -1, Header: modernHeaders(conn, messages.MethodServerDiscover, "")}
+	if timeout > 0 {
+		opts.Timeout = timeout
+	}
+	if op != nil {
+		params = op.InjectParams(params)
+		opts.Observer = op
+	}
+	raw, err := conn.Call(pctx, messages.MethodServerDiscover, params, opts)
+	op.End(err, false)
+	if err != nil {
+		return e.judgeError(err)
+	}
+	var res messages.DiscoverResult
+	if json.Unmarshal(raw, &res) != nil || len(res.SupportedVersions) == 0 {
+		return nil, verdictLegacy, "", nil
+	}
+	if mutual := firstShared(ModernVersions, res.SupportedVersions); mutual != "" {
+		return e.session(mutual, res, peer, conn), verdictModern, "", nil
+	}
+	if legacy := firstShared(messages.SessionEraVersions, res.SupportedVersions); legacy != "" {
+		return nil, verdictLegacy, legacy, nil
+	}
+	return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(ModernVersions), messages.SessionEraVersions...)}
+}
+
+// judgeError classifies the error a probe met.
+func (e *statelessEra) judgeError(err error) (*session, verdict, string, error) {
+	var rpc *messages.RPCError
+	var status *transport.HTTPStatusError
+	code, data := int64(0), json.RawMessage(nil)
+	switch {
+	case errors.As(err, &rpc):
+		code, data = rpc.Code, rpc.Data
+	case errors.As(err, &status) && status.RPC != nil:
+		code, data = status.RPC.Code, status.RPC.Data
+	case errors.As(err, &status), errors.Is(err, messages.ErrTimeout):
+		// An HTTP server that does not know the method (a session-era
+		// server answers 400, 404 or 405), or a server that stays silent
+		// before initialize.
+		return nil, verdictLegacy, "", nil
+	default:
+		return nil, verdictLegacy, "", err // the transport itself failed
+	}
+	if !modernError(code) {
+		return nil, verdictLegacy, "", nil
+	}
+	// A server of the stateless era that refused the probe as it stood.
+	if code == codeUnsupportedProtocolVersion {
+		var d struct {
+			Supported []string `json:"supported"`
+		}
+		_ = json.Unmarshal(data, &d)
+		if legacy := firstShared(messages.SessionEraVersions, d.Supported); legacy != "" && firstShared(ModernVersions, d.Supported) == "" {
+			return nil, verdictLegacy, legacy, nil
+		}
+		return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: firstOr(d.Supported, ""), Supported: ModernVersions}
+	}
+	return nil, verdictModern, "", err
+}
+
+// session is what a successful probe establishes: nothing lives on the
+// server, but the version, what the server declared and the _meta every
+// request must carry are fixed for the connection.
+func (e *statelessEra) session(version string, res messages.DiscoverResult, peer telemetry.Peer, conn *transport.Conn) *session {
+	info, _ := res.Info()
+	peer.ProtocolVersion = version
+	conn.Establish(transport.Established{ProtocolVersion: version, Stateless: true})
+	return &session{version: version, info: info, capabilities: res.Capabilities, instructions: res.Instructions,
+		peer: peer, modern: true, meta: e.metaMembers(version)}
+}
+
+// metaMembers encodes, once per connection, the _meta members of every
+// request of the stateless era: the protocol version, the client's
+// capabilities and its identity.
+func (e *statelessEra) metaMembers(version string) []byte {
+	caps, _ := json.Marshal(e.caps)
+	info, _ := json.Marshal(e.info)
+	v, _ := json.Marshal(version)
+	b := make([]byte, 0, 128+len(caps)+len(info))
+	b = append(b, `"`+messages.MetaKeyProtocolVersion+`":`...)
+	b = append(b, v...)
+	b = append(b, `,"`+messages.MetaKeyClientCapabilities+`":`...)
+	b = append(b, caps...)
+	b = append(b, `,"`+messages.MetaKeyClientInfo+`":`...)
+	return append(b, info...)
+}
+
+// firstShared returns the first of ours that theirs lists too.
+func firstShared(ours, theirs []string) string {
+	for _, v := range ours {
+		if slices.Contains(theirs, v) {
+			return v
+		}
+	}
+	return ""
+}
+
+func firstOr(s []string, def string) string {
+	if len(s) > 0 {
+		return s[0]
+	}
+	return def
+}
