@@ -4,6 +4,9 @@ package mcpactor_test
 // (github.com/modelcontextprotocol/go-sdk v1.8.0,
 // conformance/everything-server), a second independent server, over stdio
 // with no flags. Sent initialize, it speaks the session era (2025-11-25).
+// Most tests take turns on one shared server (gosdk, a sharedPeer); those
+// that change the session's state (log level, subscriptions) or end it
+// start their own (ownPeer).
 //
 // What it offers (conformance/everything-server/main.go):
 //   - tools: test_simple_text, test_image_content, test_audio_content,
@@ -61,7 +64,13 @@ var gosdkPrompts = []string{
 
 const pngSignature = "\x89PNG\r\n\x1a\n"
 
-func TestGoSDKServer(t *testing.T) {
+// gosdk is the go-sdk server connection the tests share.
+var gosdk = &sharedPeer{spec: gosdkSpec}
+
+// gosdkSpec starts the go-sdk server for a runtime whose handlers answer
+// sampling with a canned reply to the prompt, elicitation with a username
+// (or, for the defaults test, a name only), and roots with one root.
+func gosdkSpec(t *testing.T) peerSpec {
 	bin := peers.GoSDKServer(t)
 	rec := newPeerRecorder(gosdkServer)
 	rec.sample = func(p *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
@@ -81,390 +90,448 @@ func TestGoSDKServer(t *testing.T) {
 		return &messages.ElicitResult{Action: messages.ElicitActionAccept, Content: map[string]any{"username": "ada"}}, nil
 	}
 	rec.setRoots(messages.Root{URI: "file:///tmp/mcpactor/gosdk", Name: "gosdk-root"})
-	defer rec.check(t)
-	rt := startRuntime(t, rec.options())
+	// The server speaks both eras; these tests pin the session era (the
+	// stateless era has tests of its own, gosdk_stateless_test.go).
+	cfg := mcpactor.ServerConfig{Command: bin, ProtocolVersion: messages.Version20251125}
+	return peerSpec{rec: rec, cfg: cfg, marker: bin}
+}
 
-	c, err := rt.Connect(waitCtx(t), gosdkServer, mcpactor.ServerConfig{Command: bin})
+// TestGoSDKServerHandshake checks what initialize negotiated
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle).
+func TestGoSDKServerHandshake(t *testing.T) {
+	c := gosdk.use(t).c
+	if v := c.ProtocolVersion(); v != messages.Version20251125 {
+		t.Errorf("ProtocolVersion = %q, want %s", v, messages.Version20251125)
+	}
+	if info := c.ServerInfo(); info.Name != "mcp-conformance-test-server" || info.Version != "1.0.0" {
+		t.Errorf("ServerInfo = %+v", info)
+	}
+	caps := c.Capabilities()
+	if caps.Tools == nil || caps.Resources == nil || caps.Prompts == nil || caps.Completions == nil || caps.Logging == nil {
+		t.Errorf("Capabilities() = %+v, want tools, resources, prompts, completions and logging", caps)
+	}
+	if caps.Resources != nil && !caps.Resources.Subscribe {
+		t.Errorf("resources.subscribe = false, want true")
+	}
+	t.Logf("instructions: %q", c.Instructions())
+}
+
+// TestGoSDKServerListTools lists the tools; a JSON Schema 2020-12 input
+// schema reaches the caller verbatim.
+func TestGoSDKServerListTools(t *testing.T) {
+	c := gosdk.use(t).c
+	tools, err := c.ListTools(waitCtx(t))
 	if err != nil {
-		t.Fatalf("Connect: %v", err)
+		t.Fatalf("ListTools: %v", err)
 	}
-	pids := childPIDs(t, bin)
-	if len(pids) != 1 {
-		t.Fatalf("want one go-sdk server child process, found %v", pids)
+	names := toolNames(tools)
+	t.Logf("tools: %v", names)
+	for _, want := range gosdkTools {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools/list lacks %q", want)
+		}
+	}
+	// A JSON Schema 2020-12 input schema reaches the caller verbatim.
+	i := slices.Index(names, "json_schema_2020_12_tool")
+	if i < 0 {
+		return
+	}
+	for _, key := range []string{`"$schema"`, `"$defs"`, `"$anchor"`, `"allOf"`, `"if"`, `"additionalProperties"`} {
+		if !bytes.Contains(tools[i].InputSchema, []byte(key)) {
+			t.Errorf("json_schema_2020_12_tool input schema lacks %s: %s", key, tools[i].InputSchema)
+		}
+	}
+}
+
+// TestGoSDKServerSimpleText calls a tool that answers one text block.
+func TestGoSDKServerSimpleText(t *testing.T) {
+	c := gosdk.use(t).c
+	if got := resultText(callOK(t, c, "test_simple_text", nil)); got != "This is a simple text response for testing." {
+		t.Errorf("test_simple_text = %q", got)
+	}
+}
+
+// TestGoSDKServerContentKinds calls the tools whose results carry an image,
+// audio, an embedded resource, and several kinds at once.
+func TestGoSDKServerContentKinds(t *testing.T) {
+	c := gosdk.use(t).c
+	img := callOK(t, c, "test_image_content", nil)
+	if len(img.Content) != 1 || img.Content[0].Type != messages.ContentTypeImage || img.Content[0].MimeType != "image/png" {
+		t.Fatalf("test_image_content = %+v", img.Content)
+	}
+	if data, err := img.Content[0].Bytes(); err != nil || !bytes.HasPrefix(data, []byte(pngSignature)) {
+		t.Errorf("image bytes % x (%v), want PNG", data, err)
 	}
 
-	t.Run("handshake", func(t *testing.T) {
-		if v := c.ProtocolVersion(); v != messages.Version20251125 {
-			t.Errorf("ProtocolVersion = %q, want %s", v, messages.Version20251125)
-		}
-		if info := c.ServerInfo(); info.Name != "mcp-conformance-test-server" || info.Version != "1.0.0" {
-			t.Errorf("ServerInfo = %+v", info)
-		}
-		caps := c.Capabilities()
-		if caps.Tools == nil || caps.Resources == nil || caps.Prompts == nil || caps.Completions == nil || caps.Logging == nil {
-			t.Errorf("Capabilities() = %+v, want tools, resources, prompts, completions and logging", caps)
-		}
-		if caps.Resources != nil && !caps.Resources.Subscribe {
-			t.Errorf("resources.subscribe = false, want true")
-		}
-		t.Logf("instructions: %q", c.Instructions())
-	})
+	audio := callOK(t, c, "test_audio_content", nil)
+	if len(audio.Content) != 1 || audio.Content[0].Type != messages.ContentTypeAudio || audio.Content[0].MimeType != "audio/wav" {
+		t.Fatalf("test_audio_content = %+v", audio.Content)
+	}
+	if data, err := audio.Content[0].Bytes(); err != nil || !bytes.HasPrefix(data, []byte("RIFF")) {
+		t.Errorf("audio bytes % x (%v), want RIFF/WAVE", data, err)
+	}
 
-	t.Run("list tools", func(t *testing.T) {
-		tools, err := c.ListTools(waitCtx(t))
-		if err != nil {
-			t.Fatalf("ListTools: %v", err)
+	emb := callOK(t, c, "test_embedded_resource", nil)
+	if len(emb.Content) != 1 || emb.Content[0].Resource == nil ||
+		emb.Content[0].Resource.URI != "test://embedded-resource" ||
+		emb.Content[0].Resource.Text != "This is an embedded resource" {
+		t.Errorf("test_embedded_resource = %+v", emb.Content)
+	}
+
+	multi := callOK(t, c, "test_multiple_content_types", nil)
+	var kinds []string
+	for _, b := range multi.Content {
+		kinds = append(kinds, b.Type)
+	}
+	if !slices.Equal(kinds, []string{messages.ContentTypeText, messages.ContentTypeImage, messages.ContentTypeResource}) {
+		t.Errorf("test_multiple_content_types kinds = %v", kinds)
+	}
+}
+
+// TestGoSDKServerToolError gets a tool's failure as an isError result.
+func TestGoSDKServerToolError(t *testing.T) {
+	c := gosdk.use(t).c
+	res, err := c.CallTool(waitCtx(t), "test_error_handling", nil)
+	if err != nil {
+		t.Fatalf("err = %v, want an isError result", err)
+	}
+	if !res.IsError || !strings.Contains(resultText(res), "intentionally returns an error") {
+		t.Errorf("test_error_handling = %+v", res)
+	}
+}
+
+// TestGoSDKServerCapabilitiesDeclared has the server confirm the client
+// capabilities our handlers declare.
+func TestGoSDKServerCapabilitiesDeclared(t *testing.T) {
+	c := gosdk.use(t).c
+	res := callOK(t, c, "test_missing_capability", nil)
+	if got := resultText(res); !strings.Contains(got, "Client declared the sampling capability") {
+		t.Errorf("test_missing_capability = %q", got)
+	}
+}
+
+// TestGoSDKServerProgress receives the progress of a call: 0, 50 and 100 of
+// 100, with the token the server was given
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
+func TestGoSDKServerProgress(t *testing.T) {
+	c := gosdk.use(t).c
+	var p progressRecorder
+	res, err := c.CallToolWith(waitCtx(t), "test_tool_with_progress", nil, mcpactor.CallOptions{OnProgress: p.onProgress})
+	p.returned.Store(true)
+	if err != nil {
+		t.Fatalf("CallToolWith: %v", err)
+	}
+	p.check(t, []float64{0, 50, 100}, 100)
+	for i, pp := range p.got {
+		if want := fmt.Sprintf("Completed step %.0f of 100", pp.Progress); pp.Message != want {
+			t.Errorf("progress %d message = %q, want %q", i, pp.Message, want)
 		}
-		names := toolNames(tools)
-		t.Logf("tools: %v", names)
-		for _, want := range gosdkTools {
-			if !slices.Contains(names, want) {
-				t.Errorf("tools/list lacks %q", want)
+	}
+	if len(p.got) > 0 {
+		if got, want := resultText(res), fmt.Sprint(p.got[0].ProgressToken); got != want {
+			t.Errorf("the server saw token %q, progress carried %q", got, want)
+		}
+	}
+}
+
+// TestGoSDKServerProgressOfConcurrentCalls makes three calls with progress at
+// once: each gets its own token and only its own progress.
+func TestGoSDKServerProgressOfConcurrentCalls(t *testing.T) {
+	c := gosdk.use(t).c
+	ctx := waitCtx(t)
+	recs := make([]progressRecorder, 3)
+	results := make([]string, len(recs))
+	var wg sync.WaitGroup
+	for i := range recs {
+		wg.Go(func() {
+			res, err := c.CallToolWith(ctx, "test_tool_with_progress", nil, mcpactor.CallOptions{OnProgress: recs[i].onProgress})
+			recs[i].returned.Store(true)
+			if err != nil {
+				t.Errorf("call %d: %v", i, err)
+				return
 			}
-		}
-		// A JSON Schema 2020-12 input schema reaches the caller verbatim.
-		i := slices.Index(names, "json_schema_2020_12_tool")
-		if i < 0 {
-			return
-		}
-		for _, key := range []string{`"$schema"`, `"$defs"`, `"$anchor"`, `"allOf"`, `"if"`, `"additionalProperties"`} {
-			if !bytes.Contains(tools[i].InputSchema, []byte(key)) {
-				t.Errorf("json_schema_2020_12_tool input schema lacks %s: %s", key, tools[i].InputSchema)
-			}
-		}
-	})
-
-	t.Run("simple text", func(t *testing.T) {
-		if got := resultText(callOK(t, c, "test_simple_text", nil)); got != "This is a simple text response for testing." {
-			t.Errorf("test_simple_text = %q", got)
-		}
-	})
-
-	t.Run("content kinds", func(t *testing.T) {
-		img := callOK(t, c, "test_image_content", nil)
-		if len(img.Content) != 1 || img.Content[0].Type != messages.ContentTypeImage || img.Content[0].MimeType != "image/png" {
-			t.Fatalf("test_image_content = %+v", img.Content)
-		}
-		if data, err := img.Content[0].Bytes(); err != nil || !bytes.HasPrefix(data, []byte(pngSignature)) {
-			t.Errorf("image bytes % x (%v), want PNG", data, err)
-		}
-
-		audio := callOK(t, c, "test_audio_content", nil)
-		if len(audio.Content) != 1 || audio.Content[0].Type != messages.ContentTypeAudio || audio.Content[0].MimeType != "audio/wav" {
-			t.Fatalf("test_audio_content = %+v", audio.Content)
-		}
-		if data, err := audio.Content[0].Bytes(); err != nil || !bytes.HasPrefix(data, []byte("RIFF")) {
-			t.Errorf("audio bytes % x (%v), want RIFF/WAVE", data, err)
-		}
-
-		emb := callOK(t, c, "test_embedded_resource", nil)
-		if len(emb.Content) != 1 || emb.Content[0].Resource == nil ||
-			emb.Content[0].Resource.URI != "test://embedded-resource" ||
-			emb.Content[0].Resource.Text != "This is an embedded resource" {
-			t.Errorf("test_embedded_resource = %+v", emb.Content)
-		}
-
-		multi := callOK(t, c, "test_multiple_content_types", nil)
-		var kinds []string
-		for _, b := range multi.Content {
-			kinds = append(kinds, b.Type)
-		}
-		if !slices.Equal(kinds, []string{messages.ContentTypeText, messages.ContentTypeImage, messages.ContentTypeResource}) {
-			t.Errorf("test_multiple_content_types kinds = %v", kinds)
-		}
-	})
-
-	t.Run("tool error", func(t *testing.T) {
-		res, err := c.CallTool(waitCtx(t), "test_error_handling", nil)
-		if err != nil {
-			t.Fatalf("err = %v, want an isError result", err)
-		}
-		if !res.IsError || !strings.Contains(resultText(res), "intentionally returns an error") {
-			t.Errorf("test_error_handling = %+v", res)
-		}
-	})
-
-	t.Run("capabilities declared", func(t *testing.T) {
-		res := callOK(t, c, "test_missing_capability", nil)
-		if got := resultText(res); !strings.Contains(got, "Client declared the sampling capability") {
-			t.Errorf("test_missing_capability = %q", got)
-		}
-	})
-
-	// The server reports progress 0, 50 and 100 of 100 and answers with
-	// the token it was given.
-	t.Run("progress", func(t *testing.T) {
-		var p progressRecorder
-		res, err := c.CallToolWith(waitCtx(t), "test_tool_with_progress", nil, mcpactor.CallOptions{OnProgress: p.onProgress})
-		p.returned.Store(true)
-		if err != nil {
-			t.Fatalf("CallToolWith: %v", err)
-		}
-		p.check(t, []float64{0, 50, 100}, 100)
-		for i, pp := range p.got {
-			if want := fmt.Sprintf("Completed step %.0f of 100", pp.Progress); pp.Message != want {
-				t.Errorf("progress %d message = %q, want %q", i, pp.Message, want)
-			}
-		}
-		if len(p.got) > 0 {
-			if got, want := resultText(res), fmt.Sprint(p.got[0].ProgressToken); got != want {
-				t.Errorf("the server saw token %q, progress carried %q", got, want)
-			}
-		}
-	})
-
-	t.Run("progress of concurrent calls", func(t *testing.T) {
-		ctx := waitCtx(t)
-		recs := make([]progressRecorder, 3)
-		results := make([]string, len(recs))
-		var wg sync.WaitGroup
-		for i := range recs {
-			wg.Go(func() {
-				res, err := c.CallToolWith(ctx, "test_tool_with_progress", nil, mcpactor.CallOptions{OnProgress: recs[i].onProgress})
-				recs[i].returned.Store(true)
-				if err != nil {
-					t.Errorf("call %d: %v", i, err)
-					return
-				}
-				results[i] = resultText(res)
-			})
-		}
-		wg.Wait()
-		seen := map[string]bool{}
-		for i := range recs {
-			recs[i].check(t, []float64{0, 50, 100}, 100)
-			if len(recs[i].got) == 0 {
-				continue
-			}
-			tok := fmt.Sprint(recs[i].got[0].ProgressToken)
-			if results[i] != tok {
-				t.Errorf("call %d: server saw token %q, its progress carried %q", i, results[i], tok)
-			}
-			if seen[tok] {
-				t.Errorf("token %s used by two calls", tok)
-			}
-			seen[tok] = true
-		}
-	})
-
-	t.Run("sampling", func(t *testing.T) {
-		res := callOK(t, c, "test_sampling", map[string]any{"prompt": "Name a prime."})
-		p := rec.lastSampling()
-		if p == nil {
-			t.Fatal("the Sampling handler was not called")
-		}
-		if len(p.Messages) != 1 || p.Messages[0].Role != messages.RoleUser || p.Messages[0].Content.Text != "Name a prime." || p.MaxTokens != 100 {
-			t.Errorf("sampling params = %+v", p)
-		}
-		if got, want := resultText(res), "LLM response: canned reply to: Name a prime."; got != want {
-			t.Errorf("test_sampling = %q, want %q", got, want)
-		}
-	})
-
-	t.Run("elicitation", func(t *testing.T) {
-		res := callOK(t, c, "test_elicitation", map[string]any{"message": "Who are you?"})
-		p := rec.lastElicit()
-		if p == nil || p.Message != "Who are you?" {
-			t.Fatalf("Elicitation handler got %+v", p)
-		}
-		var schema struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-			Required   []string                   `json:"required"`
-		}
-		if err := json.Unmarshal(p.RequestedSchema, &schema); err != nil || schema.Properties["username"] == nil || !slices.Equal(schema.Required, []string{"username"}) {
-			t.Errorf("requestedSchema %s (%v), want a required username", p.RequestedSchema, err)
-		}
-		if got, want := resultText(res), "Elicitation result: action=accept, content=map[username:ada]"; got != want {
-			t.Errorf("test_elicitation = %q, want %q", got, want)
-		}
-	})
-
-	t.Run("elicitation defaults", func(t *testing.T) {
-		res := callOK(t, c, "test_elicitation_sep1034_defaults", nil)
-		// We answered only the name; the schema's defaults fill the rest.
-		want := "Elicitation result: action=accept, content=map[age:30 name:Grace Hopper score:95.5 status:active verified:true]"
-		if got := resultText(res); got != want {
-			t.Errorf("test_elicitation_sep1034_defaults = %q, want %q", got, want)
-		}
-	})
-
-	t.Run("logging", func(t *testing.T) {
-		ctx := waitCtx(t)
-		if err := c.SetLoggingLevel(ctx, messages.LevelInfo); err != nil {
-			t.Fatalf("SetLoggingLevel: %v", err)
-		}
-		mark := rec.notes.mark()
-		if got := resultText(callOK(t, c, "test_tool_with_logging", nil)); got != "Tool with logging executed successfully" {
-			t.Errorf("test_tool_with_logging = %q", got)
-		}
-		notes := rec.notes.collectAfter(t, mark, 3, "3 log messages", isMethod(messages.NotificationMessage))
-		var data []string
-		for _, n := range notes {
-			var p messages.LoggingMessageParams
-			if err := json.Unmarshal(n.Params, &p); err != nil {
-				t.Fatalf("params %s: %v", n.Params, err)
-			}
-			if p.Level != messages.LevelInfo {
-				t.Errorf("level = %q, want info", p.Level)
-			}
-			var s string
-			_ = json.Unmarshal(p.Data, &s)
-			data = append(data, s)
-		}
-		if want := []string{"Tool execution started", "Tool processing data", "Tool execution completed"}; !slices.Equal(data, want) {
-			t.Errorf("log data = %q, want %q in order", data, want)
-		}
-	})
-
-	t.Run("resources", func(t *testing.T) {
-		ctx := waitCtx(t)
-		resources, err := c.ListResources(ctx)
-		if err != nil {
-			t.Fatalf("ListResources: %v", err)
-		}
-		var uris []string
-		for _, r := range resources {
-			uris = append(uris, r.URI)
-		}
-		t.Logf("resources: %v", uris)
-		for _, want := range []string{"test://static-text", "test://static-binary", "test://watched-resource"} {
-			if !slices.Contains(uris, want) {
-				t.Errorf("resources/list lacks %s", want)
-			}
-		}
-		templates, err := c.ListResourceTemplates(ctx)
-		if err != nil {
-			t.Fatalf("ListResourceTemplates: %v", err)
-		}
-		if len(templates) != 1 || templates[0].URITemplate != "test://template/{id}/data" {
-			t.Errorf("templates = %+v", templates)
-		}
-
-		rr, err := c.ReadResource(ctx, "test://static-text")
-		if err != nil {
-			t.Fatalf("read static-text: %v", err)
-		}
-		if len(rr.Contents) != 1 || rr.Contents[0].IsBlob() || rr.Contents[0].Text != "This is the content of the static text resource." {
-			t.Errorf("static-text = %+v", rr.Contents)
-		}
-		rr, err = c.ReadResource(ctx, "test://static-binary")
-		if err != nil {
-			t.Fatalf("read static-binary: %v", err)
-		}
-		if len(rr.Contents) != 1 || !rr.Contents[0].IsBlob() || rr.Contents[0].MimeType != "image/png" {
-			t.Fatalf("static-binary = %+v", rr.Contents)
-		}
-		if data, err := rr.Contents[0].Bytes(); err != nil || !bytes.HasPrefix(data, []byte(pngSignature)) {
-			t.Errorf("static-binary bytes % x (%v), want PNG", data, err)
-		}
-		rr, err = c.ReadResource(ctx, "test://template/42/data")
-		if err != nil {
-			t.Fatalf("read template: %v", err)
-		}
-		var doc struct {
-			ID           string `json:"id"`
-			TemplateTest bool   `json:"templateTest"`
-		}
-		if len(rr.Contents) != 1 || json.Unmarshal([]byte(rr.Contents[0].Text), &doc) != nil || doc.ID != "42" || !doc.TemplateTest {
-			t.Errorf("template resource = %+v", rr.Contents)
-		}
-	})
-
-	t.Run("subscribe", func(t *testing.T) {
-		ctx := waitCtx(t)
-		const uri = "test://watched-resource"
-		mark := rec.notes.mark()
-		if err := c.Subscribe(ctx, uri); err != nil {
-			t.Fatalf("Subscribe: %v", err)
-		}
-		// The server updates the resource every 3 s.
-		n := rec.notes.waitAfter(t, mark, messages.NotificationResourcesUpdated, isMethod(messages.NotificationResourcesUpdated))
-		var p messages.ResourceUpdatedParams
-		if err := json.Unmarshal(n.Params, &p); err != nil || p.URI != uri {
-			t.Errorf("resources/updated params %s (%v)", n.Params, err)
-		}
-		if err := c.Unsubscribe(ctx, uri); err != nil {
-			t.Errorf("Unsubscribe: %v", err)
-		}
-	})
-
-	t.Run("prompts", func(t *testing.T) {
-		ctx := waitCtx(t)
-		prompts, err := c.ListPrompts(ctx)
-		if err != nil {
-			t.Fatalf("ListPrompts: %v", err)
-		}
-		var names []string
-		for _, p := range prompts {
-			names = append(names, p.Name)
-		}
-		t.Logf("prompts: %v", names)
-		for _, want := range gosdkPrompts {
-			if !slices.Contains(names, want) {
-				t.Errorf("prompts/list lacks %q", want)
-			}
-		}
-
-		gp, err := c.GetPrompt(ctx, "test_prompt_with_arguments", map[string]string{"arg1": "alpha", "arg2": "beta"})
-		if err != nil {
-			t.Fatalf("GetPrompt(test_prompt_with_arguments): %v", err)
-		}
-		if len(gp.Messages) != 1 || gp.Messages[0].Content.Text != "Prompt with arguments: arg1='alpha', arg2='beta'" {
-			t.Errorf("test_prompt_with_arguments = %+v", gp.Messages)
-		}
-
-		gp, err = c.GetPrompt(ctx, "test_prompt_with_embedded_resource", map[string]string{"resourceUri": "test://mcpactor/doc"})
-		if err != nil {
-			t.Fatalf("GetPrompt(test_prompt_with_embedded_resource): %v", err)
-		}
-		if len(gp.Messages) != 2 || gp.Messages[0].Content.Resource == nil || gp.Messages[0].Content.Resource.URI != "test://mcpactor/doc" {
-			t.Errorf("test_prompt_with_embedded_resource = %+v", gp.Messages)
-		}
-
-		gp, err = c.GetPrompt(ctx, "test_prompt_with_image", nil)
-		if err != nil {
-			t.Fatalf("GetPrompt(test_prompt_with_image): %v", err)
-		}
-		if len(gp.Messages) != 2 || gp.Messages[0].Content.Type != messages.ContentTypeImage {
-			t.Fatalf("test_prompt_with_image = %+v", gp.Messages)
-		}
-		if data, err := gp.Messages[0].Content.Bytes(); err != nil || !bytes.HasPrefix(data, []byte(pngSignature)) {
-			t.Errorf("prompt image bytes % x (%v), want PNG", data, err)
-		}
-
-		_, err = c.GetPrompt(ctx, "no_such_prompt", nil)
-		var rpcErr *messages.RPCError
-		if !errors.As(err, &rpcErr) {
-			t.Errorf("unknown prompt: err = %v, want an RPCError", err)
-		}
-	})
-
-	t.Run("complete", func(t *testing.T) {
-		res, err := c.Complete(waitCtx(t), messages.CompleteParams{
-			Ref:      messages.CompleteReference{Type: messages.RefTypePrompt, Name: "test_prompt_with_arguments"},
-			Argument: messages.CompleteArgument{Name: "arg1", Value: "a"},
+			results[i] = resultText(res)
 		})
-		if err != nil {
-			t.Fatalf("Complete: %v", err)
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i := range recs {
+		recs[i].check(t, []float64{0, 50, 100}, 100)
+		if len(recs[i].got) == 0 {
+			continue
 		}
-		if len(res.Completion.Values) != 0 {
-			t.Errorf("completions = %v, want none (this server only acknowledges)", res.Completion.Values)
+		tok := fmt.Sprint(recs[i].got[0].ProgressToken)
+		if results[i] != tok {
+			t.Errorf("call %d: server saw token %q, its progress carried %q", i, results[i], tok)
 		}
-	})
+		if seen[tok] {
+			t.Errorf("token %s used by two calls", tok)
+		}
+		seen[tok] = true
+	}
+}
 
-	t.Run("ping", func(t *testing.T) {
-		if err := c.Ping(waitCtx(t)); err != nil {
-			t.Fatalf("Ping: %v", err)
-		}
-	})
+// TestGoSDKServerSampling answers the server's sampling request
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling).
+func TestGoSDKServerSampling(t *testing.T) {
+	f := gosdk.use(t)
+	c, rec := f.c, f.rec
+	res := callOK(t, c, "test_sampling", map[string]any{"prompt": "Name a prime."})
+	p := rec.lastSampling()
+	if p == nil {
+		t.Fatal("the Sampling handler was not called")
+	}
+	if len(p.Messages) != 1 || p.Messages[0].Role != messages.RoleUser || p.Messages[0].Content.Text != "Name a prime." || p.MaxTokens != 100 {
+		t.Errorf("sampling params = %+v", p)
+	}
+	if got, want := resultText(res), "LLM response: canned reply to: Name a prime."; got != want {
+		t.Errorf("test_sampling = %q, want %q", got, want)
+	}
+}
 
-	t.Run("close", func(t *testing.T) {
-		if err := c.Close(waitCtx(t)); err != nil {
-			t.Fatalf("Close: %v", err)
+// TestGoSDKServerElicitation answers a form elicitation
+// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation).
+func TestGoSDKServerElicitation(t *testing.T) {
+	f := gosdk.use(t)
+	c, rec := f.c, f.rec
+	res := callOK(t, c, "test_elicitation", map[string]any{"message": "Who are you?"})
+	p := rec.lastElicit()
+	if p == nil || p.Message != "Who are you?" {
+		t.Fatalf("Elicitation handler got %+v", p)
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if err := json.Unmarshal(p.RequestedSchema, &schema); err != nil || schema.Properties["username"] == nil || !slices.Equal(schema.Required, []string{"username"}) {
+		t.Errorf("requestedSchema %s (%v), want a required username", p.RequestedSchema, err)
+	}
+	if got, want := resultText(res), "Elicitation result: action=accept, content=map[username:ada]"; got != want {
+		t.Errorf("test_elicitation = %q, want %q", got, want)
+	}
+}
+
+// TestGoSDKServerElicitationDefaults answers part of a form: the runtime
+// fills in the schema's defaults for the rest.
+func TestGoSDKServerElicitationDefaults(t *testing.T) {
+	c := gosdk.use(t).c
+	res := callOK(t, c, "test_elicitation_sep1034_defaults", nil)
+	// We answered only the name; the schema's defaults fill the rest.
+	want := "Elicitation result: action=accept, content=map[age:30 name:Grace Hopper score:95.5 status:active verified:true]"
+	if got := resultText(res); got != want {
+		t.Errorf("test_elicitation_sep1034_defaults = %q, want %q", got, want)
+	}
+}
+
+// TestGoSDKServerLogging sets the log level and receives a tool's log
+// messages in order
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging).
+// It has a server of its own: the level is the session's state.
+func TestGoSDKServerLogging(t *testing.T) {
+	t.Parallel()
+	f := ownPeer(t, gosdkSpec(t))
+	c, rec := f.c, f.rec
+	ctx := waitCtx(t)
+	if err := c.SetLoggingLevel(ctx, messages.LevelInfo); err != nil {
+		t.Fatalf("SetLoggingLevel: %v", err)
+	}
+	mark := rec.notes.mark()
+	if got := resultText(callOK(t, c, "test_tool_with_logging", nil)); got != "Tool with logging executed successfully" {
+		t.Errorf("test_tool_with_logging = %q", got)
+	}
+	notes := rec.notes.collectAfter(t, mark, 3, "3 log messages", isMethod(messages.NotificationMessage))
+	var data []string
+	for _, n := range notes {
+		var p messages.LoggingMessageParams
+		if err := json.Unmarshal(n.Params, &p); err != nil {
+			t.Fatalf("params %s: %v", n.Params, err)
 		}
-		requireReaped(t, pids)
-		if err := c.Ping(waitCtx(t)); !errors.Is(err, mcpactor.ErrTransportClosed) {
-			t.Errorf("Ping after Close: %v, want ErrTransportClosed", err)
+		if p.Level != messages.LevelInfo {
+			t.Errorf("level = %q, want info", p.Level)
 		}
+		var s string
+		_ = json.Unmarshal(p.Data, &s)
+		data = append(data, s)
+	}
+	if want := []string{"Tool execution started", "Tool processing data", "Tool execution completed"}; !slices.Equal(data, want) {
+		t.Errorf("log data = %q, want %q in order", data, want)
+	}
+}
+
+// TestGoSDKServerResources lists resources and templates and reads a text, a
+// blob and a templated resource
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources).
+func TestGoSDKServerResources(t *testing.T) {
+	c := gosdk.use(t).c
+	ctx := waitCtx(t)
+	resources, err := c.ListResources(ctx)
+	if err != nil {
+		t.Fatalf("ListResources: %v", err)
+	}
+	var uris []string
+	for _, r := range resources {
+		uris = append(uris, r.URI)
+	}
+	t.Logf("resources: %v", uris)
+	for _, want := range []string{"test://static-text", "test://static-binary", "test://watched-resource"} {
+		if !slices.Contains(uris, want) {
+			t.Errorf("resources/list lacks %s", want)
+		}
+	}
+	templates, err := c.ListResourceTemplates(ctx)
+	if err != nil {
+		t.Fatalf("ListResourceTemplates: %v", err)
+	}
+	if len(templates) != 1 || templates[0].URITemplate != "test://template/{id}/data" {
+		t.Errorf("templates = %+v", templates)
+	}
+
+	rr, err := c.ReadResource(ctx, "test://static-text")
+	if err != nil {
+		t.Fatalf("read static-text: %v", err)
+	}
+	if len(rr.Contents) != 1 || rr.Contents[0].IsBlob() || rr.Contents[0].Text != "This is the content of the static text resource." {
+		t.Errorf("static-text = %+v", rr.Contents)
+	}
+	rr, err = c.ReadResource(ctx, "test://static-binary")
+	if err != nil {
+		t.Fatalf("read static-binary: %v", err)
+	}
+	if len(rr.Contents) != 1 || !rr.Contents[0].IsBlob() || rr.Contents[0].MimeType != "image/png" {
+		t.Fatalf("static-binary = %+v", rr.Contents)
+	}
+	if data, err := rr.Contents[0].Bytes(); err != nil || !bytes.HasPrefix(data, []byte(pngSignature)) {
+		t.Errorf("static-binary bytes % x (%v), want PNG", data, err)
+	}
+	rr, err = c.ReadResource(ctx, "test://template/42/data")
+	if err != nil {
+		t.Fatalf("read template: %v", err)
+	}
+	var doc struct {
+		ID           string `json:"id"`
+		TemplateTest bool   `json:"templateTest"`
+	}
+	if len(rr.Contents) != 1 || json.Unmarshal([]byte(rr.Contents[0].Text), &doc) != nil || doc.ID != "42" || !doc.TemplateTest {
+		t.Errorf("template resource = %+v", rr.Contents)
+	}
+}
+
+// TestGoSDKServerSubscribe subscribes to the resource the server updates
+// every 3 s. It has a server of its own: subscriptions are the session's
+// state.
+func TestGoSDKServerSubscribe(t *testing.T) {
+	t.Parallel()
+	f := ownPeer(t, gosdkSpec(t))
+	c, rec := f.c, f.rec
+	ctx := waitCtx(t)
+	const uri = "test://watched-resource"
+	mark := rec.notes.mark()
+	if err := c.Subscribe(ctx, uri); err != nil {
+		t.Fatalf("Subscribe: %v", err)
+	}
+	// The server updates the resource every 3 s.
+	n := rec.notes.waitAfter(t, mark, messages.NotificationResourcesUpdated, isMethod(messages.NotificationResourcesUpdated))
+	var p messages.ResourceUpdatedParams
+	if err := json.Unmarshal(n.Params, &p); err != nil || p.URI != uri {
+		t.Errorf("resources/updated params %s (%v)", n.Params, err)
+	}
+	if err := c.Unsubscribe(ctx, uri); err != nil {
+		t.Errorf("Unsubscribe: %v", err)
+	}
+}
+
+// TestGoSDKServerPrompts lists the prompts and gets each kind, and an
+// unknown one (an RPCError)
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts).
+func TestGoSDKServerPrompts(t *testing.T) {
+	c := gosdk.use(t).c
+	ctx := waitCtx(t)
+	prompts, err := c.ListPrompts(ctx)
+	if err != nil {
+		t.Fatalf("ListPrompts: %v", err)
+	}
+	var names []string
+	for _, p := range prompts {
+		names = append(names, p.Name)
+	}
+	t.Logf("prompts: %v", names)
+	for _, want := range gosdkPrompts {
+		if !slices.Contains(names, want) {
+			t.Errorf("prompts/list lacks %q", want)
+		}
+	}
+
+	gp, err := c.GetPrompt(ctx, "test_prompt_with_arguments", map[string]string{"arg1": "alpha", "arg2": "beta"})
+	if err != nil {
+		t.Fatalf("GetPrompt(test_prompt_with_arguments): %v", err)
+	}
+	if len(gp.Messages) != 1 || gp.Messages[0].Content.Text != "Prompt with arguments: arg1='alpha', arg2='beta'" {
+		t.Errorf("test_prompt_with_arguments = %+v", gp.Messages)
+	}
+
+	gp, err = c.GetPrompt(ctx, "test_prompt_with_embedded_resource", map[string]string{"resourceUri": "test://mcpactor/doc"})
+	if err != nil {
+		t.Fatalf("GetPrompt(test_prompt_with_embedded_resource): %v", err)
+	}
+	if len(gp.Messages) != 2 || gp.Messages[0].Content.Resource == nil || gp.Messages[0].Content.Resource.URI != "test://mcpactor/doc" {
+		t.Errorf("test_prompt_with_embedded_resource = %+v", gp.Messages)
+	}
+
+	gp, err = c.GetPrompt(ctx, "test_prompt_with_image", nil)
+	if err != nil {
+		t.Fatalf("GetPrompt(test_prompt_with_image): %v", err)
+	}
+	if len(gp.Messages) != 2 || gp.Messages[0].Content.Type != messages.ContentTypeImage {
+		t.Fatalf("test_prompt_with_image = %+v", gp.Messages)
+	}
+	if data, err := gp.Messages[0].Content.Bytes(); err != nil || !bytes.HasPrefix(data, []byte(pngSignature)) {
+		t.Errorf("prompt image bytes % x (%v), want PNG", data, err)
+	}
+
+	_, err = c.GetPrompt(ctx, "no_such_prompt", nil)
+	var rpcErr *messages.RPCError
+	if !errors.As(err, &rpcErr) {
+		t.Errorf("unknown prompt: err = %v, want an RPCError", err)
+	}
+}
+
+// TestGoSDKServerCompletion asks for completions, which this server
+// acknowledges with none
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion).
+func TestGoSDKServerCompletion(t *testing.T) {
+	c := gosdk.use(t).c
+	res, err := c.Complete(waitCtx(t), messages.CompleteParams{
+		Ref:      messages.CompleteReference{Type: messages.RefTypePrompt, Name: "test_prompt_with_arguments"},
+		Argument: messages.CompleteArgument{Name: "arg1", Value: "a"},
 	})
+	if err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	if len(res.Completion.Values) != 0 {
+		t.Errorf("completions = %v, want none (this server only acknowledges)", res.Completion.Values)
+	}
+}
+
+// TestGoSDKServerPing pings the server
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping).
+func TestGoSDKServerPing(t *testing.T) {
+	c := gosdk.use(t).c
+	if err := c.Ping(waitCtx(t)); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+}
+
+// TestGoSDKServerClose closes a client: the server is reaped and calls fail
+// with ErrTransportClosed. It has a server of its own.
+func TestGoSDKServerClose(t *testing.T) {
+	t.Parallel()
+	f := ownPeer(t, gosdkSpec(t))
+	c, pids := f.c, f.pids
+	if err := c.Close(waitCtx(t)); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	requireReaped(t, pids)
+	if err := c.Ping(waitCtx(t)); !errors.Is(err, mcpactor.ErrTransportClosed) {
+		t.Errorf("Ping after Close: %v, want ErrTransportClosed", err)
+	}
 }

@@ -11,9 +11,12 @@
 // non-zero without a failure showing in the stream.
 //
 // Only top-level tests (and fuzz targets) are counted; a failing subtest
-// fails its parent, which is counted once. A package that fails without a
-// failing test (it did not build, TestMain failed, a leak check failed) counts
-// as one failure.
+// fails its parent, which is counted once. A test reported by several runs
+// in the stream is one item, passed only if no run failed it: `make test`
+// runs each fuzz target twice, its seed corpus with `go test ./...` and then
+// the fuzzing itself with -fuzz. A package that fails without a failing test
+// in that run (it did not build, TestMain failed, a leak check failed)
+// counts as one failure.
 //
 // Lines that are not JSON are passed through to stdout. The Makefile adds one
 // synthetic event per runner that exits non-zero:
@@ -44,18 +47,22 @@ type event struct {
 
 type testKey struct{ pkg, test string }
 
+// outcome is what the runs in the stream said about one counted item: a
+// top-level test or fuzz target, or a package that failed on its own.
+type outcome struct{ passed, failed, skipped bool }
+
 type report struct {
 	w io.Writer
 
 	testOut   map[testKey]*strings.Builder // output of running tests
 	pkgOut    map[string]*strings.Builder  // package-level output
 	buildOut  map[string]*strings.Builder  // build output by import path
-	pkgFailed map[string]int               // failed top-level tests per package
+	pkgFailed map[string]int               // failed top-level tests per package, in its current run
 
-	passed, failed, skipped int
-	failures                []string
-	runnerExits             []string
-	events                  int
+	items       map[string]*outcome // by "pkg.Test" or "pkg [package]"
+	failures    []string            // items in the order they first failed
+	runnerExits []string
+	events      int
 }
 
 func newReport(w io.Writer) *report {
@@ -65,6 +72,28 @@ func newReport(w io.Writer) *report {
 		pkgOut:    map[string]*strings.Builder{},
 		buildOut:  map[string]*strings.Builder{},
 		pkgFailed: map[string]int{},
+		items:     map[string]*outcome{},
+	}
+}
+
+// item returns the outcome of the item called name, creating it.
+func (r *report) item(name string) *outcome {
+	o := r.items[name]
+	if o == nil {
+		o = &outcome{}
+		r.items[name] = o
+	}
+	return o
+}
+
+// fail records a failure of the item called name; a second failure of the
+// same item (the fuzzing run of a target whose seed corpus failed) is not
+// listed again.
+func (r *report) fail(name string) {
+	o := r.item(name)
+	if !o.failed {
+		o.failed = true
+		r.failures = append(r.failures, name)
 	}
 }
 
@@ -115,20 +144,19 @@ func (r *report) testEvent(e event) {
 		}
 	case "pass":
 		if top {
-			r.passed++
+			r.item(e.Package + "." + e.Test).passed = true
 		}
 		delete(r.testOut, k)
 	case "skip":
 		if top {
-			r.skipped++
+			r.item(e.Package + "." + e.Test).skipped = true
 		}
 		delete(r.testOut, k)
 	case "fail":
 		if top {
-			r.failed++
 			r.pkgFailed[e.Package]++
 			name := e.Package + "." + e.Test
-			r.failures = append(r.failures, name)
+			r.fail(name)
 			fmt.Fprintf(r.w, "=== FAIL: %s (%.2fs)\n", name, e.Elapsed)
 			if b := r.testOut[k]; b != nil {
 				io.WriteString(r.w, indent(b.String()))
@@ -140,6 +168,10 @@ func (r *report) testEvent(e event) {
 
 func (r *report) packageEvent(e event) {
 	switch e.Action {
+	case "start":
+		// A new run of the package (the fuzzing runs follow `go test
+		// ./...`): whether it fails on its own is judged afresh.
+		delete(r.pkgFailed, e.Package)
 	case "output":
 		appendTo(r.pkgOut, e.Package, e.Output)
 	case "pass":
@@ -165,8 +197,7 @@ func (r *report) packageEvent(e event) {
 		if r.pkgFailed[e.Package] == 0 {
 			// Nothing counted this failure yet: a build failure, a panic
 			// outside a test, TestMain or a leak check, a timeout.
-			r.failed++
-			r.failures = append(r.failures, e.Package+" [package]")
+			r.fail(e.Package + " [package]")
 			if e.FailedBuild == "" {
 				fmt.Fprintf(r.w, "=== PACKAGE FAIL: %s\n", e.Package)
 				if b := r.pkgOut[e.Package]; b != nil {
@@ -214,6 +245,17 @@ func (r *report) finish() bool {
 			fmt.Fprintln(r.w, "  "+f)
 		}
 	}
+	var passed, failed, skipped int
+	for _, o := range r.items {
+		switch {
+		case o.failed:
+			failed++
+		case o.passed:
+			passed++
+		case o.skipped:
+			skipped++
+		}
+	}
 	ok := len(r.failures) == 0
 	if len(r.runnerExits) > 0 {
 		fmt.Fprintln(r.w, "Runners that exited non-zero:")
@@ -223,14 +265,14 @@ func (r *report) finish() bool {
 		if ok {
 			// A runner failed without a failure in the stream (go test
 			// could not even start, say): count it.
-			r.failed += len(r.runnerExits)
+			failed += len(r.runnerExits)
 		}
 		ok = false
 	}
-	if r.skipped > 0 {
-		fmt.Fprintf(r.w, "%d skipped\n", r.skipped)
+	if skipped > 0 {
+		fmt.Fprintf(r.w, "%d skipped\n", skipped)
 	}
-	fmt.Fprintf(r.w, "%d passed, %d failed\n", r.passed, r.failed)
+	fmt.Fprintf(r.w, "%d passed, %d failed\n", passed, failed)
 	return ok
 }
 

@@ -1,0 +1,163 @@
+package mcpactor_test
+
+// server-everything's prompts
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts),
+// argument completion
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion)
+// and logging
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging).
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// TestServerEverythingPrompts lists the prompts through ListPrompts and the
+// Prompts iterator, gets each kind, and gets an unknown one (-32602).
+func TestServerEverythingPrompts(t *testing.T) {
+	c := everything.use(t).c
+	ctx := waitCtx(t)
+	prompts, err := c.ListPrompts(ctx)
+	if err != nil {
+		t.Fatalf("ListPrompts: %v", err)
+	}
+	var names []string
+	for _, p := range prompts {
+		names = append(names, p.Name)
+	}
+	t.Logf("prompts: %v", names)
+	for _, want := range []string{"simple-prompt", "args-prompt", "completable-prompt", "resource-prompt"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("prompts/list lacks %q", want)
+		}
+	}
+	if i := slices.Index(names, "args-prompt"); i >= 0 {
+		args := prompts[i].Arguments
+		if len(args) != 2 || args[0].Name != "city" || !args[0].Required || args[1].Name != "state" || args[1].Required {
+			t.Errorf("args-prompt arguments = %+v, want city (required) and state", args)
+		}
+	}
+	var iterated []string
+	for p, err := range c.Prompts(ctx) {
+		if err != nil {
+			t.Fatalf("Prompts iterator: %v", err)
+		}
+		iterated = append(iterated, p.Name)
+	}
+	if !slices.Equal(iterated, names) {
+		t.Errorf("Prompts iterator = %v, ListPrompts = %v", iterated, names)
+	}
+
+	gp, err := c.GetPrompt(ctx, "simple-prompt", nil)
+	if err != nil {
+		t.Fatalf("GetPrompt(simple-prompt): %v", err)
+	}
+	if len(gp.Messages) != 1 || gp.Messages[0].Content.Text != "This is a simple prompt without arguments." {
+		t.Errorf("simple-prompt = %+v", gp.Messages)
+	}
+
+	gp, err = c.GetPrompt(ctx, "args-prompt", map[string]string{"city": "Paris", "state": "Texas"})
+	if err != nil {
+		t.Fatalf("GetPrompt(args-prompt): %v", err)
+	}
+	if len(gp.Messages) != 1 || gp.Messages[0].Role != messages.RoleUser || gp.Messages[0].Content.Text != "What's weather in Paris, Texas?" {
+		t.Errorf("args-prompt = %+v", gp.Messages)
+	}
+
+	gp, err = c.GetPrompt(ctx, "resource-prompt", map[string]string{"resourceType": "Blob", "resourceId": "2"})
+	if err != nil {
+		t.Fatalf("GetPrompt(resource-prompt): %v", err)
+	}
+	if len(gp.Messages) != 2 || gp.Messages[1].Content.Type != messages.ContentTypeResource {
+		t.Fatalf("resource-prompt = %+v, want text then an embedded resource", gp.Messages)
+	}
+	data, err := gp.Messages[1].Content.Bytes()
+	if err != nil || !strings.HasPrefix(string(data), "Resource 2: This is a base64 blob") {
+		t.Errorf("embedded blob = %q (%v)", data, err)
+	}
+
+	_, err = c.GetPrompt(ctx, "no-such-prompt", nil)
+	var rpcErr *messages.RPCError
+	if !errors.As(err, &rpcErr) || rpcErr.Code != messages.CodeInvalidParams {
+		t.Errorf("unknown prompt: err = %v, want an RPCError -32602", err)
+	}
+}
+
+// TestServerEverythingCompletion completes a prompt's arguments, one
+// narrowed by the context, and a resource template's.
+func TestServerEverythingCompletion(t *testing.T) {
+	c := everything.use(t).c
+	ctx := waitCtx(t)
+	prompt := messages.CompleteReference{Type: messages.RefTypePrompt, Name: "completable-prompt"}
+	res, err := c.Complete(ctx, messages.CompleteParams{Ref: prompt, Argument: messages.CompleteArgument{Name: "department", Value: "S"}})
+	if err != nil {
+		t.Fatalf("Complete(department): %v", err)
+	}
+	if !slices.Equal(res.Completion.Values, []string{"Sales", "Support"}) {
+		t.Errorf("department completions = %v", res.Completion.Values)
+	}
+	// The context narrows the second argument.
+	res, err = c.Complete(ctx, messages.CompleteParams{
+		Ref:      prompt,
+		Argument: messages.CompleteArgument{Name: "name", Value: ""},
+		Context:  &messages.CompleteContext{Arguments: map[string]string{"department": "Engineering"}},
+	})
+	if err != nil {
+		t.Fatalf("Complete(name): %v", err)
+	}
+	if !slices.Equal(res.Completion.Values, []string{"Alice", "Bob", "Charlie"}) {
+		t.Errorf("name completions = %v", res.Completion.Values)
+	}
+	res, err = c.Complete(ctx, messages.CompleteParams{
+		Ref:      messages.CompleteReference{Type: messages.RefTypeResource, URI: "demo://resource/dynamic/text/{resourceId}"},
+		Argument: messages.CompleteArgument{Name: "resourceId", Value: "12"},
+	})
+	if err != nil {
+		t.Fatalf("Complete(resourceId): %v", err)
+	}
+	if !slices.Equal(res.Completion.Values, []string{"12"}) {
+		t.Errorf("resourceId completions = %v", res.Completion.Values)
+	}
+}
+
+// TestServerEverythingLogging sets the log level and receives the server's
+// simulated log messages. It has a server of its own: the level and the
+// simulation are the session's state.
+func TestServerEverythingLogging(t *testing.T) {
+	t.Parallel()
+	f := ownPeer(t, everythingPlainSpec(t))
+	c, rec := f.c, f.rec
+	ctx := waitCtx(t)
+	if err := c.SetLoggingLevel(ctx, messages.LevelDebug); err != nil {
+		t.Fatalf("SetLoggingLevel: %v", err)
+	}
+	mark := rec.notes.mark()
+	if text := resultText(callOK(t, c, "toggle-simulated-logging", nil)); !strings.HasPrefix(text, "Started") {
+		t.Fatalf("toggle-simulated-logging = %q", text)
+	}
+	n := rec.notes.waitAfter(t, mark, "simulated log message", func(_ string, n mcpactor.Notification) bool {
+		return n.Method == messages.NotificationMessage &&
+			(bytes.Contains(n.Params, []byte("-level message")) || bytes.Contains(n.Params, []byte("level-message")))
+	})
+	var p messages.LoggingMessageParams
+	if err := json.Unmarshal(n.Params, &p); err != nil {
+		t.Fatalf("notifications/message params %s: %v", n.Params, err)
+	}
+	if p.Level.Severity() < 0 {
+		t.Errorf("log level %q is not an RFC 5424 level", p.Level)
+	}
+	var data string
+	if err := json.Unmarshal(p.Data, &data); err != nil || data == "" {
+		t.Errorf("log data %s (%v), want a string", p.Data, err)
+	}
+	if text := resultText(callOK(t, c, "toggle-simulated-logging", nil)); !strings.HasPrefix(text, "Stopped") {
+		t.Errorf("second toggle-simulated-logging = %q", text)
+	}
+}
