@@ -40,6 +40,14 @@ var (
 	// ErrServerNotConnected: a call to a server that is not, or no longer,
 	// connected.
 	ErrServerNotConnected = messages.ErrServerNotConnected
+	// ErrUnsupported: the method is not part of the protocol version the
+	// connection speaks (NotifyRootsChanged in the 2026-07-28 era).
+	ErrUnsupported = actors.ErrUnsupported
+	// ErrSessionExpired: an HTTP server ended the session; the request was
+	// sent once more on a new session and met the same.
+	ErrSessionExpired = transport.ErrSessionExpired
+	// ErrHTTPStatus: an HTTP server answered with an error status.
+	ErrHTTPStatus = transport.ErrHTTPStatus
 	// ErrStopped is returned by Open and Connect after Stop.
 	ErrStopped = errors.New("mcpactor: runtime stopped")
 )
@@ -93,6 +101,21 @@ type (
 	InvalidResultError = actors.InvalidResultError
 	// ConfigError lists what is wrong with a ServerConfig.
 	ConfigError = actors.ConfigError
+	// UnsupportedError reports a method the connection's protocol version
+	// does not have.
+	UnsupportedError = actors.UnsupportedError
+	// HTTPStatusError is an HTTP error status, with the start of its body
+	// and the server's authorization hints (WWW-Authenticate,
+	// Mcp-Auth-Server).
+	HTTPStatusError = transport.HTTPStatusError
+	// SessionExpiredError: see ErrSessionExpired.
+	SessionExpiredError = transport.SessionExpiredError
+	// NoResponseError reports an SSE stream that ended before the response
+	// and could not be resumed.
+	NoResponseError = transport.NoResponseError
+	// BadBodyError reports an HTTP answer whose body MCP does not allow
+	// (not JSON, no body), with its first bytes.
+	BadBodyError = transport.BadBodyError
 )
 
 // MaxPages bounds the pages one listing follows.

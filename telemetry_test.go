@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
@@ -276,7 +277,7 @@ func TestTelemetryTransportClosed(t *testing.T) {
 			done <- err
 		}()
 	}
-	time.Sleep(100 * time.Millisecond)
+	harness.WaitFor(t, "3 calls in flight", func() bool { return c.InFlight() == 3 })
 	if _, err := c.CallTool(ctx, "crash", map[string]any{"code": 2}); !errors.Is(err, mcpactor.ErrTransportClosed) {
 		t.Fatalf("crash: %v", err)
 	}

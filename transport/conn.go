@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -176,10 +177,13 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	if err := ctx.Err(); err != nil {
 		return nil, &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
 	}
+	// The request's timeout runs from here: a request that waits for a
+	// slot or for room in the write queue spends its time there too.
+	start := time.Now()
 	select {
 	case c.slots <- struct{}{}:
 	default:
-		if err := c.waitSlot(ctx, method, opts.Observer); err != nil {
+		if err := c.waitSlot(ctx, method, opts, start); err != nil {
 			return nil, err
 		}
 	}
@@ -188,47 +192,87 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	cl := &call{method: method, params: params, token: opts.ProgressToken, noCancel: opts.NoCancel, obs: opts.Observer, header: opts.Header, reply: make(chan outcome, 1)}
 	cl.weight = c.budget.weigh(len(method) + len(params))
 	if !c.budget.sem.TryAcquire(cl.weight) {
-		if err := c.waitBudget(ctx, method, cl.weight, opts.Observer); err != nil {
+		if err := c.waitBudget(ctx, method, cl.weight, opts, start); err != nil {
 			return nil, err
 		}
 	}
 	if opts.OnProgress != nil && opts.ProgressToken != "" {
 		cl.progress = make(chan json.RawMessage, progressBuffer)
 	}
-	start := time.Now()
 	c.root.Send(c.pid, cl)
 	return c.await(ctx, cl, start, opts)
 }
 
+// timeoutOf is the timeout a request runs under.
+func (c *Conn) timeoutOf(opts RequestOptions) time.Duration {
+	switch {
+	case opts.Timeout == 0:
+		return c.timeout
+	case opts.Timeout < 0:
+		return noTimeout
+	}
+	return opts.Timeout
+}
+
+// errQueueTimeout ends a wait before sending that the request's timeout
+// (or its absolute cap) ran out.
+var errQueueTimeout = errors.New("request timeout while queued")
+
+// queueWait bounds a wait before sending by ctx and by the request's
+// timeout counted from start. It returns the context to wait with and
+// how to turn its end into the request's error.
+func (c *Conn) queueWait(ctx context.Context, method string, opts RequestOptions, start time.Time) (context.Context, context.CancelFunc, func() error) {
+	timeout := c.timeoutOf(opts)
+	limit := timeout
+	if opts.MaxTotalTimeout > 0 && opts.MaxTotalTimeout < limit {
+		limit = opts.MaxTotalTimeout
+	}
+	wctx, cancel := ctx, context.CancelFunc(func() {})
+	if limit != noTimeout {
+		wctx, cancel = context.WithDeadlineCause(ctx, start.Add(limit), errQueueTimeout)
+	}
+	why := func() error {
+		if context.Cause(wctx) == errQueueTimeout && ctx.Err() == nil {
+			return &messages.TimeoutError{Server: c.server, Method: method, After: limit}
+		}
+		return &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
+	}
+	return wctx, cancel, why
+}
+
 // waitBudget waits for room in the write queue: the backpressure of a
 // server that reads its input more slowly than it is sent.
-func (c *Conn) waitBudget(ctx context.Context, method string, w int64, obs CallObserver) error {
-	if obs != nil {
+func (c *Conn) waitBudget(ctx context.Context, method string, w int64, opts RequestOptions, start time.Time) error {
+	if obs := opts.Observer; obs != nil {
 		obs.Queued("write")
 		defer obs.Dequeued()
 	}
-	if err := c.budget.acquire(ctx, c.end.life, w); err != nil {
+	wctx, cancel, why := c.queueWait(ctx, method, opts, start)
+	defer cancel()
+	if err := c.budget.acquire(wctx, c.end.life, w); err != nil {
 		if c.end.life.Err() != nil {
 			<-c.end.done
 			return c.end.err
 		}
-		return &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
+		return why()
 	}
 	return nil
 }
 
 // waitSlot waits for an in-flight slot: the backpressure of a full
 // connection. Only the slow path reports the wait to the observer.
-func (c *Conn) waitSlot(ctx context.Context, method string, obs CallObserver) error {
-	if obs != nil {
+func (c *Conn) waitSlot(ctx context.Context, method string, opts RequestOptions, start time.Time) error {
+	if obs := opts.Observer; obs != nil {
 		obs.Queued("concurrency")
 		defer obs.Dequeued()
 	}
+	wctx, cancel, why := c.queueWait(ctx, method, opts, start)
+	defer cancel()
 	select {
 	case c.slots <- struct{}{}:
 		return nil
-	case <-ctx.Done():
-		return &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
+	case <-wctx.Done():
+		return why()
 	case <-c.end.done:
 		return c.end.err
 	}
@@ -247,13 +291,7 @@ func (c *Conn) InFlight() int { return len(c.slots) }
 const progressBuffer = 64
 
 func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts RequestOptions) (json.RawMessage, error) {
-	timeout := opts.Timeout
-	switch {
-	case timeout == 0:
-		timeout = c.timeout
-	case timeout < 0:
-		timeout = noTimeout
-	}
+	timeout := c.timeoutOf(opts)
 	var limit time.Time // the absolute cap, zero when none
 	if opts.MaxTotalTimeout > 0 {
 		limit = start.Add(opts.MaxTotalTimeout)
@@ -262,6 +300,10 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts Reques
 	wait := timeout
 	if !limit.IsZero() && opts.MaxTotalTimeout < wait {
 		wait, after = opts.MaxTotalTimeout, opts.MaxTotalTimeout
+	}
+	if wait != noTimeout {
+		// Whatever was spent waiting to be sent counts.
+		wait = max(wait-time.Since(start), 0)
 	}
 	// The timeout needs no channel of its own in the select below: when it
 	// fires, the timer asks the actor to retire the call, exactly as the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"testing"
@@ -124,4 +125,35 @@ func TestProgressIsBoundedInBytes(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("the call: %v", err)
 	}
+}
+
+// The request timeout covers the wait for room in the write queue: calls
+// behind a server that stopped reading end at their timeout, not when the
+// stall check fails the connection much later.
+func TestQueuedCallsTimeOut(t *testing.T) {
+	s := startServer(t, testserver.Options{}, nil, nil, nil)
+	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), RequestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	params := toolParams("echo", map[string]any{"message": string(bytes.Repeat([]byte{'x'}, 256<<10))})
+	start := time.Now()
+	var wg sync.WaitGroup
+	var unexpected sync.Map
+	for range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.conn.Call(context.Background(), messages.MethodToolsCall, params, RequestOptions{Timeout: 300 * time.Millisecond})
+			var te *messages.TimeoutError
+			if !errors.As(err, &te) || te.After != 300*time.Millisecond {
+				unexpected.Store(fmt.Sprint(err), true)
+			}
+		}()
+	}
+	wg.Wait()
+	unexpected.Range(func(k, _ any) bool { t.Errorf("a call ended with %v", k); return true })
+	if d := time.Since(start); d > 10*time.Second { // the stall check would take 30 s
+		t.Errorf("the calls ended after %v; their timeout is 300ms", d)
+	}
+	closeForcibly(t, s)
 }

@@ -104,7 +104,10 @@ func (r *stderrRing) excerpt(tailBytes int) string {
 	}
 	tail := tailOf(r.bytes(), tailBytes)
 	cut := r.total - int64(len(head)) - int64(len(tail))
-	return clean(head) + "\n[... " + strconv.FormatInt(cut, 10) + " bytes of stderr cut ...]\n" + clean(tail)
+	// The tail starts at a line: keep its indentation (usage text is
+	// indented), trim only the line breaks around it.
+	return clean(head) + "\n[... " + strconv.FormatInt(cut, 10) + " bytes of stderr cut ...]\n" +
+		strings.TrimRight(strings.TrimLeft(string(bytes.ToValidUTF8(tail, []byte("\uFFFD"))), "\r\n"), " \t\r\n")
 }
 
 // tailOf returns at most n of the last bytes of b, starting at a line

@@ -36,7 +36,18 @@ type dialOpts struct {
 	// facility (mcpactor Options.StderrLine, go-sdk exec.Cmd.Stderr, mcp-go
 	// WithCommandStderrWriter). Unset, each client does its default.
 	stderr io.Writer
+	// sampling, if set, answers sampling/createMessage with the text it
+	// returns (mcpactor Handlers.Sampling, go-sdk CreateMessageHandler,
+	// mcp-go WithSamplingHandler). It is called with the request's context.
+	sampling func(ctx context.Context) (string, error)
+	// logMessage, if set, receives each notifications/message (mcpactor
+	// Handlers.Notification, go-sdk LoggingMessageHandler, mcp-go
+	// OnNotification), on whatever goroutine the client delivers it.
+	logMessage func()
 }
+
+// logMethod is the notification logMessage receives.
+const logMethod = "notifications/message"
 
 const rootURI = "file:///faultmatrix/root"
 
@@ -177,6 +188,24 @@ func dialMcpactor(ctx context.Context, o dialOpts) (mcpClient, error) {
 		w := o.stderr
 		opts.StderrLine = func(_, line string) { writeLine(w, line) }
 	}
+	if o.sampling != nil {
+		f := o.sampling
+		opts.Handlers.Sampling = func(ctx context.Context, _ string, _ *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
+			text, err := f(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &messages.CreateMessageResult{Role: "assistant", Content: messages.Content{Type: "text", Text: text}, Model: "faultmatrix"}, nil
+		}
+	}
+	if o.logMessage != nil {
+		f := o.logMessage
+		opts.Handlers.Notification = func(_ string, n mcpactor.Notification) {
+			if n.Method == logMethod {
+				f()
+			}
+		}
+	}
 	rt, err := mcpactor.Start(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -237,7 +266,15 @@ func (m *mcpactorClient) Counters() string {
 	add(s.UnknownIDs, "unknown-id")
 	add(s.LateResponses, "late")
 	add(s.DroppedProgress, "dropped-progress")
+	add(s.RefusedBatches, "refused-batch")
 	add(s.InboundRequests, "server-request")
+	add(s.InvalidRequests, "invalid-request")
+	add(s.BadResponses, "bad-response")
+	add(s.DroppedStderrLines, "dropped-stderr-line")
+	add(s.DroppedWrites, "dropped-write")
+	add(s.WriteOverflow, "write-overflow")
+	add(s.DroppedNotifications, "dropped-notification")
+	add(s.AbandonedCallbacks, "abandoned-callback")
 	if len(parts) == 0 {
 		return "counted nothing"
 	}
@@ -258,6 +295,20 @@ func dialGoSDK(ctx context.Context, o dialOpts) (mcpClient, error) {
 		ProgressNotificationHandler: func(_ context.Context, req *gosdk.ProgressNotificationClientRequest) {
 			router.deliver(req.Params.ProgressToken)
 		},
+	}
+	if o.sampling != nil {
+		f := o.sampling
+		copts.CreateMessageHandler = func(ctx context.Context, _ *gosdk.CreateMessageRequest) (*gosdk.CreateMessageResult, error) {
+			text, err := f(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return &gosdk.CreateMessageResult{Role: "assistant", Content: &gosdk.TextContent{Text: text}, Model: "faultmatrix"}, nil
+		}
+	}
+	if o.logMessage != nil {
+		f := o.logMessage
+		copts.LoggingMessageHandler = func(context.Context, *gosdk.LoggingMessageRequest) { f() }
 	}
 	c := gosdk.NewClient(&gosdk.Implementation{Name: "faultmatrix", Version: "0.0.1"}, copts)
 	if o.roots {
@@ -324,6 +375,20 @@ type mcpGoClient struct {
 
 type mcpGoRoots struct{}
 
+// mcpGoSampling adapts dialOpts.sampling to mcp-go's SamplingHandler.
+type mcpGoSampling func(ctx context.Context) (string, error)
+
+func (f mcpGoSampling) CreateMessage(ctx context.Context, _ mcpgo.CreateMessageRequest) (*mcpgo.CreateMessageResult, error) {
+	text, err := f(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &mcpgo.CreateMessageResult{
+		SamplingMessage: mcpgo.SamplingMessage{Role: mcpgo.RoleAssistant, Content: mcpgo.NewTextContent(text)},
+		Model:           "faultmatrix",
+	}, nil
+}
+
 func (mcpGoRoots) ListRoots(context.Context, mcpgo.ListRootsRequest) (*mcpgo.ListRootsResult, error) {
 	return &mcpgo.ListRootsResult{Roots: []mcpgo.Root{{URI: rootURI, Name: "root"}}}, nil
 }
@@ -341,6 +406,9 @@ func dialMcpGo(ctx context.Context, o dialOpts) (mcpClient, error) {
 	if o.roots {
 		copts = append(copts, mcpgoclient.WithRootsHandler(mcpGoRoots{}))
 	}
+	if o.sampling != nil {
+		copts = append(copts, mcpgoclient.WithSamplingHandler(mcpGoSampling(o.sampling)))
+	}
 	c := mcpgoclient.NewClient(t, copts...)
 	// Start spawns the server with exec.CommandContext(ctx): the process
 	// lives only as long as that context, so it must not be a per-call one
@@ -354,6 +422,14 @@ func dialMcpGo(ctx context.Context, o dialOpts) (mcpClient, error) {
 			router.deliver(n.Params.AdditionalFields["progressToken"])
 		}
 	})
+	if o.logMessage != nil {
+		f := o.logMessage
+		c.OnNotification(func(n mcpgo.JSONRPCNotification) {
+			if n.Method == logMethod {
+				f()
+			}
+		})
+	}
 	_, err := c.Initialize(ctx, mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{
 		ProtocolVersion: mcpgo.LATEST_PROTOCOL_VERSION,
 		ClientInfo:      mcpgo.Implementation{Name: "faultmatrix", Version: "0.0.1"},

@@ -4,7 +4,12 @@
 // banners and garbage on stdout, huge and endless lines, out-of-order and
 // string ids, crashes, timeouts, progress, server-to-client requests, a
 // server that ignores SIGTERM, a stderr flood, a tool without schema, an
-// endless pagination cursor.
+// endless pagination cursor; and the faults that test whether a client is
+// bounded in time and memory: answers it cannot use, a server that stops
+// reading or closes stdout while it lives on, server requests with ids
+// JSON-RPC forbids, a handler that ignores its context at Close, a start
+// failure whose cause precedes pages of usage, and a notification flood
+// against a blocked subscriber.
 //
 //	go -C bench run ./cmd/faultmatrix [-out file.md] [-clients mcpactor,gosdk,mcpgo]
 //	    [-scenarios 1,2,...] [-timeout 20s]
@@ -28,6 +33,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -251,8 +257,12 @@ func runCell(spec string, timeout time.Duration) int {
 // render builds the markdown report.
 func render(sel []scenario, cs []string, results map[string]outcome, started time.Time, took time.Duration, details bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Fault matrix, stdio: `go -C bench run ./cmd/faultmatrix` on %s (%s, %s/%s, %d CPUs), %s.\n\n",
-		started.UTC().Format("2006-01-02 15:04 UTC"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), took.Round(time.Second))
+	commit := ""
+	if rev := revision(); rev != "" {
+		commit = ", commit " + rev
+	}
+	fmt.Fprintf(&b, "Fault matrix, stdio: `go -C bench run ./cmd/faultmatrix` on %s%s (%s, %s/%s, %d CPUs), %s.\n\n",
+		started.UTC().Format("2006-01-02 15:04 UTC"), commit, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), took.Round(time.Second))
 	b.WriteString("| # | fault |")
 	for _, c := range cs {
 		fmt.Fprintf(&b, " %s |", clientTitles[c])
@@ -285,6 +295,41 @@ func render(sel []scenario, cs []string, results map[string]outcome, started tim
 		}
 	}
 	return b.String()
+}
+
+// revision names the commit the harness was built from: the build's VCS
+// stamp, or, since go run does not stamp one, git in the working directory
+// (the repository, when run as documented). Uncommitted changes are said.
+// It is "" when neither knows.
+func revision() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev string
+		var dirty bool
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			rev = rev[:min(len(rev), 7)]
+			if dirty {
+				rev += " with uncommitted changes"
+			}
+			return rev
+		}
+	}
+	out, err := exec.Command("git", "rev-parse", "--short=7", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	rev := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		rev += " with uncommitted changes"
+	}
+	return rev
 }
 
 // cellText keeps a table cell on one line and free of column breaks.

@@ -42,23 +42,47 @@ func TestProcHelpers(t *testing.T) {
 	}
 }
 
-// TestScenariosRun runs two quick scenarios for every client in process,
-// checking only that the harness drives each client to some outcome.
+// TestScenariosRun runs a few quick scenarios for every client in process,
+// checking only that the harness drives each client to some outcome: past
+// the connect, except in fault 21, where the connect must fail (not hang).
 func TestScenariosRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts servers")
 	}
-	for _, id := range []int{4, 13} {
+	for _, id := range []int{4, 13, 15, 21} {
 		for _, c := range clientOrder {
 			r := &run{client: c}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			got := scenarios[id-1].run(ctx, r)
 			cancel()
 			t.Logf("scenario %d, %s: %s", id, c, got)
-			if got == "" || strings.HasPrefix(got, "connect") {
+			connectFails := strings.HasPrefix(got, "connect fails")
+			if got == "" || (id == 21) != connectFails || (id != 21 && strings.HasPrefix(got, "connect")) {
 				t.Errorf("scenario %d, %s: %q (%s)", id, c, got, r.detail())
 			}
 		}
+	}
+}
+
+// TestCatalogueSize keeps catalogueSize, which fault 14 divides by, in step
+// with the test server's tools.
+func TestCatalogueSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := dialMcpactor(ctx, dialOpts{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	names, err := c.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != catalogueSize {
+		t.Fatalf("the test server lists %d tools, catalogueSize is %d: %v", len(names), catalogueSize, names)
 	}
 }
 

@@ -77,6 +77,14 @@ var scenarios = []scenario{
 	{12, "endless stdout line after a call starts (1 s timeout)", scEndlessLine},
 	{13, "tool without inputSchema", scNoSchema},
 	{14, "endless pagination cursor", scEndlessCursor},
+	{15, "answer with both result and error (" + secs(unusableAnswerTimeout) + " call timeout), then a second call", unusableAnswer(bothResultAndError)},
+	{16, "answer nested 20,000 levels deep (" + secs(unusableAnswerTimeout) + " call timeout), then a second call", unusableAnswer(deeplyNested())},
+	{17, "server stops reading stdin: 2,000 calls of 256 KiB, 300 ms deadline each", scStopReading},
+	{18, "server closes stdout but lives on (ignores SIGTERM), sleep call in flight", scStdoutClosed},
+	{19, "server requests with invalid ids (null, object, true, 1.5)", scInvalidIDs},
+	{20, "Close (mcpactor: 1 s deadline) while a sampling handler ignores its context", scSlowHandlerClose},
+	{21, "start failure: cause line, then 60 lines of usage on stderr", scStartFailure},
+	{22, "notification flood (32 × 1 MiB) with a blocked subscriber", scSlowSubscriber},
 }
 
 // --- helpers ---
@@ -623,7 +631,8 @@ func scEndlessLine(ctx context.Context, r *run) string {
 	switch {
 	case callErr == nil:
 		s = "call returned a result?!"
-	case d < 900*time.Millisecond:
+	case d < time.Second:
+		// Before the 1 s timeout could fire (timers never fire early).
 		s = fmt.Sprintf("connection dies after %s: %s", ms(d), short(callErr))
 	case d < 1500*time.Millisecond:
 		s = fmt.Sprintf("timeout fires at %s", ms(d))
@@ -666,7 +675,8 @@ func scNoSchema(ctx context.Context, r *run) string {
 
 // catalogueSize is the number of tools the test server offers by default:
 // with EndlessCursor (and no PageSize) every page is the whole catalogue.
-const catalogueSize = 12
+// TestCatalogueSize keeps it in step with internal/testserver.
+const catalogueSize = 18
 
 func scEndlessCursor(ctx context.Context, r *run) string {
 	c, _, err := dial(ctx, r, dialOpts{server: testserver.Options{EndlessCursor: true}}, connectTimeout)

@@ -1,0 +1,309 @@
+package mcpactor_test
+
+// The stateless era (2026-07-28) against the Go SDK's conformance server,
+// which speaks it over stdio when probed with server/discover. Each test
+// records what went on the wire (wireRecorder), so that it asserts what was
+// spoken, not only what came back: the version negotiated, no initialize,
+// the _meta of every request.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/peers"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// wireRecorder starts a server for ServerConfig.Dial and keeps every line
+// the client writes to it.
+type wireRecorder struct {
+	bin    string
+	mu     sync.Mutex
+	lines  []string
+	exited chan struct{}
+}
+
+func newWireRecorder(t *testing.T, bin string) *wireRecorder {
+	w := &wireRecorder{bin: bin, exited: make(chan struct{})}
+	t.Cleanup(func() {
+		select {
+		case <-w.exited:
+		case <-time.After(waitLimit):
+			t.Error("the recorded server never exited")
+		}
+	})
+	return w
+}
+
+func (w *wireRecorder) dial(ctx context.Context) (io.ReadWriteCloser, error) {
+	cmd := exec.Command(w.bin)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() {
+		defer close(w.exited)
+		select {
+		case <-ctx.Done():
+		case <-waitDone(cmd):
+			return
+		}
+		stdin.Close()
+		time.AfterFunc(5*time.Second, func() { cmd.Process.Kill() })
+		cmd.Wait()
+	}()
+	return &recordedPipe{w: w, in: stdin, out: stdout}, nil
+}
+
+// waitDone is closed when cmd has exited on its own.
+func waitDone(cmd *exec.Cmd) <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(ch)
+	}()
+	return ch
+}
+
+type recordedPipe struct {
+	w   *wireRecorder
+	in  io.WriteCloser
+	out io.Reader
+}
+
+func (p *recordedPipe) Read(b []byte) (int, error) { return p.out.Read(b) }
+
+func (p *recordedPipe) Write(b []byte) (int, error) {
+	p.w.mu.Lock()
+	for _, l := range bytes.Split(bytes.TrimRight(b, "\n"), []byte("\n")) {
+		p.w.lines = append(p.w.lines, string(l))
+	}
+	p.w.mu.Unlock()
+	return p.in.Write(b)
+}
+
+func (p *recordedPipe) Close() error { return p.in.Close() }
+
+// sent decodes the messages the client wrote.
+func (w *wireRecorder) sent(t *testing.T) []messages.Message {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]messages.Message, 0, len(w.lines))
+	for _, l := range w.lines {
+		m, err := messages.DecodeMessage([]byte(l))
+		if err != nil {
+			t.Fatalf("the client wrote %q: %v", l, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// statelessGoSDK connects a client to the go-sdk server in the stateless
+// era, with handlers for every input kind.
+func statelessGoSDK(t *testing.T, notes chan<- mcpactor.Notification) (*mcpactor.Client, *wireRecorder) {
+	t.Helper()
+	w := newWireRecorder(t, peers.GoSDKServer(t))
+	rt := startRuntime(t, mcpactor.Options{Handlers: mcpactor.Handlers{
+		Sampling: func(_ context.Context, _ string, p *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
+			return &messages.CreateMessageResult{Role: messages.RoleAssistant, Model: cannedModel, Content: messages.TextContent("sampled")}, nil
+		},
+		Elicitation: func(context.Context, string, *messages.ElicitParams) (*messages.ElicitResult, error) {
+			return &messages.ElicitResult{Action: messages.ElicitActionAccept, Content: map[string]any{"name": "Ada", "confirm": true}}, nil
+		},
+		Roots: func(context.Context, string) ([]messages.Root, error) {
+			return []messages.Root{{URI: "file:///tmp/mcpactor/stateless", Name: "stateless"}}, nil
+		},
+		Notification: func(_ string, n mcpactor.Notification) {
+			if notes != nil {
+				select {
+				case notes <- n:
+				default:
+				}
+			}
+		},
+	}})
+	c, err := rt.Connect(waitCtx(t), "gosdk-stateless", mcpactor.ServerConfig{Dial: w.dial})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, w
+}
+
+// The probe finds the stateless era: version 2026-07-28, no initialize on
+// the wire, and every request carrying the era's _meta.
+func TestStatelessGoSDKNegotiation(t *testing.T) {
+	c, w := statelessGoSDK(t, nil)
+	if v := c.ProtocolVersion(); v != messages.Version20260728 {
+		t.Fatalf("negotiated %q", v)
+	}
+	if info := c.ServerInfo(); info.Name != "mcp-conformance-test-server" {
+		t.Errorf("ServerInfo = %+v (from server/discover)", info)
+	}
+	if !c.Capabilities().Tools.ListChanged {
+		t.Errorf("Capabilities = %+v", c.Capabilities())
+	}
+	if _, err := c.ListTools(waitCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	sent := w.sent(t)
+	if len(sent) == 0 || sent[0].Method != messages.MethodServerDiscover {
+		t.Fatalf("the first message was not server/discover: %+v", sent)
+	}
+	for _, m := range sent {
+		if m.Method == messages.MethodInitialize || m.Method == messages.NotificationInitialized {
+			t.Errorf("%s went on the wire in the stateless era", m.Method)
+		}
+		if m.Kind() != messages.KindRequest {
+			continue
+		}
+		var p struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			t.Fatal(err)
+		}
+		if string(p.Meta[messages.MetaKeyProtocolVersion]) != `"2026-07-28"` || p.Meta[messages.MetaKeyClientCapabilities] == nil || p.Meta[messages.MetaKeyClientInfo] == nil {
+			t.Errorf("%s went without the era's _meta: %s", m.Method, m.Params)
+		}
+	}
+}
+
+// Sampling, elicitation and roots reach the same handlers through multi
+// round-trip results; the caller sees one call.
+func TestStatelessGoSDKMultiRoundTrip(t *testing.T) {
+	c, w := statelessGoSDK(t, nil)
+	ctx := waitCtx(t)
+	for tool, want := range map[string]string{
+		"test_input_required_result_elicitation":     "Hello, Ada!",
+		"test_input_required_result_sampling":        "sampled",
+		"test_input_required_result_list_roots":      "file:///tmp/mcpactor/stateless",
+		"test_input_required_result_multi_round":     "Multi-round complete",
+		"test_input_required_result_multiple_inputs": "1 root(s)",
+		"test_input_required_result_request_state":   "state-ok",
+	} {
+		res, err := c.CallTool(ctx, tool, map[string]any{})
+		if err != nil || res.IsError || !strings.Contains(resultText(res), want) {
+			t.Errorf("%s: %v, %+v; want a text with %q", tool, err, res, want)
+		}
+	}
+	// Each round was a request of its own, with the responses.
+	rounds := 0
+	for _, m := range w.sent(t) {
+		if m.Method == messages.MethodToolsCall && bytes.Contains(m.Params, []byte(`"inputResponses"`)) {
+			rounds++
+		}
+	}
+	if rounds < 7 { // one per tool, two for multi_round
+		t.Errorf("%d retries with inputResponses went on the wire", rounds)
+	}
+}
+
+// Progress reaches its call; the log level travels with each request and
+// the log messages reach the subscriber; listen brings list_changed.
+func TestStatelessGoSDKNotifications(t *testing.T) {
+	notes := make(chan mcpactor.Notification, 64)
+	c, w := statelessGoSDK(t, notes)
+	ctx := waitCtx(t)
+	var got []float64
+	if _, err := c.CallToolWith(ctx, "test_tool_with_progress", nil, mcpactor.CallOptions{
+		OnProgress: func(p messages.ProgressParams) { got = append(got, p.Progress) },
+	}); err != nil || len(got) == 0 {
+		t.Errorf("progress: %v, %v", got, err)
+	}
+	if err := c.SetLoggingLevel(ctx, messages.LevelDebug); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(ctx, "test_tool_with_logging", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitNote(t, notes, messages.NotificationMessage)
+	if _, err := c.CallTool(ctx, "test_trigger_tool_change", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitNote(t, notes, messages.NotificationToolsListChanged)
+	var listen, leveled bool
+	for _, m := range w.sent(t) {
+		listen = listen || m.Method == messages.MethodSubscriptionsListen
+		leveled = leveled || (m.Method == messages.MethodToolsCall && bytes.Contains(m.Params, []byte(`"`+messages.MetaKeyLogLevel+`":"debug"`)))
+		if m.Method == messages.MethodLoggingSetLevel {
+			t.Error("logging/setLevel went on the wire in the stateless era")
+		}
+	}
+	if !listen || !leveled {
+		t.Errorf("subscriptions/listen sent: %v; logLevel in _meta: %v", listen, leveled)
+	}
+}
+
+func waitNote(t *testing.T, notes <-chan mcpactor.Notification, method string) {
+	t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		select {
+		case n := <-notes:
+			if n.Method == method {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %s arrived", method)
+		}
+	}
+}
+
+// A call cancelled by its context is cancelled on the wire: on stdio the
+// stateless era still sends notifications/cancelled.
+func TestStatelessGoSDKCancellation(t *testing.T) {
+	c, w := statelessGoSDK(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := c.CallTool(ctx, "test_tool_with_logging", nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v", err)
+	}
+	harness.WaitFor(t, "notifications/cancelled on the wire", func() bool {
+		for _, m := range w.sent(t) {
+			if m.Method == messages.NotificationCancelled {
+				return true
+			}
+		}
+		return false
+	})
+	if _, err := c.CallTool(waitCtx(t), "test_simple_text", nil); err != nil {
+		t.Errorf("after the cancellation: %v", err)
+	}
+}
+
+// Methods the era does not have answer with an error that says so, or
+// take their era's meaning.
+func TestStatelessGoSDKMethodsOfTheEra(t *testing.T) {
+	c, w := statelessGoSDK(t, nil)
+	ctx := waitCtx(t)
+	if err := c.Ping(ctx); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+	var unsupported *mcpactor.UnsupportedError
+	if err := c.NotifyRootsChanged(ctx); !errors.Is(err, mcpactor.ErrUnsupported) || !errors.As(err, &unsupported) {
+		t.Errorf("NotifyRootsChanged: %v", err)
+	}
+	for _, m := range w.sent(t) {
+		if m.Method == messages.MethodPing {
+			t.Error("ping went on the wire in the stateless era")
+		}
+	}
+}
