@@ -59,27 +59,24 @@ func (w *wireRecorder) dial(ctx context.Context) (io.ReadWriteCloser, error) {
 		return nil, err
 	}
 	go func() {
-		defer close(w.exited)
+		cmd.Wait()
+		close(w.exited)
+	}()
+	go func() {
+		// The connection's end ends the server: stdin closed, then a
+		// kill if it lingers.
 		select {
 		case <-ctx.Done():
-		case <-waitDone(cmd):
-			return
+			stdin.Close()
+			select {
+			case <-w.exited:
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+			}
+		case <-w.exited:
 		}
-		stdin.Close()
-		time.AfterFunc(5*time.Second, func() { cmd.Process.Kill() })
-		cmd.Wait()
 	}()
 	return &recordedPipe{w: w, in: stdin, out: stdout}, nil
-}
-
-// waitDone is closed when cmd has exited on its own.
-func waitDone(cmd *exec.Cmd) <-chan struct{} {
-	ch := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		close(ch)
-	}()
-	return ch
 }
 
 type recordedPipe struct {
