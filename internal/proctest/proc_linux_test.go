@@ -1,3 +1,8 @@
+//go:build linux
+
+// These tests start processes in a group of their own and read /proc:
+// Linux only.
+
 package proctest
 
 import (
