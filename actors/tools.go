@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"iter"
+	"reflect"
 	"time"
 
 	"github.com/mcpactor/mcpactor/messages"
@@ -90,7 +91,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages
 
 // CallToolWith is CallTool with per-call options.
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts CallOptions) (*messages.CallToolResult, error) {
-	params := messages.CallToolParams{Meta: opts.Meta, Name: name, Arguments: args}
+	params := messages.CallToolParams{Meta: opts.Meta, Name: name, Arguments: noNil(args)}
 	topts := transport.RequestOptions{Timeout: opts.Timeout, ResetTimeoutOnProgress: opts.ResetTimeoutOnProgress, MaxTotalTimeout: opts.MaxTotalTimeout}
 	// A progress token is sent when the caller wants progress or wants it
 	// to extend the timeout (basic/utilities/progress).
@@ -115,4 +116,26 @@ func (c *Client) withProgressToken(meta messages.Meta, tok int64) messages.Meta 
 	}
 	out.SetProgressToken(tok)
 	return out
+}
+
+// noNil turns arguments that would encode as null (a nil map or pointer in
+// an interface) into none at all: arguments are an object or absent, and
+// servers refuse null.
+func noNil(args any) any {
+	switch v := args.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		if v == nil {
+			return nil
+		}
+		return v
+	}
+	switch rv := reflect.ValueOf(args); rv.Kind() {
+	case reflect.Map, reflect.Pointer, reflect.Slice, reflect.Interface:
+		if rv.IsNil() {
+			return nil
+		}
+	}
+	return args
 }
