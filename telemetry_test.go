@@ -353,7 +353,7 @@ func TestTelemetryZeroCostWhenNobodyListens(t *testing.T) {
 }
 
 // Tool arguments and results are recorded only when asked for (they may be
-// sensitive: telemetry.md, "opt-in only").
+// sensitive: docs/telemetry.md, "opt-in only").
 func TestTelemetryToolArgumentsOptIn(t *testing.T) {
 	for _, record := range []bool{false, true} {
 		tr := newTracedWith(t, func(o *telemetry.Options) { o.RecordToolArguments = record })

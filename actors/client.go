@@ -314,7 +314,7 @@ func (e *IncompleteCloseError) Unwrap() error { return e.Err }
 
 // call encodes params, sends the request and decodes the result into out.
 // The span starts before the wait for the handshake, so that the wait shows
-// in it (telemetry.md: "queued" events).
+// in it (docs/telemetry.md: "queued" events).
 func (c *Client) call(ctx context.Context, method string, params any, out any, opts transport.RequestOptions) error {
 	return c.callProgress(ctx, method, params, out, opts, nil)
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Transport types of a server configuration (config.md).
+// Transport types of a server configuration.
 const (
 	TypeStdio = "stdio"
 	TypeHTTP  = "http"
@@ -16,7 +16,7 @@ const (
 )
 
 // DefaultConnectTimeout bounds spawning a server and its handshake
-// (behaviour.md §6).
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
 const DefaultConnectTimeout = 30 * time.Second
 
 // ServerConfig describes one MCP server: how to reach it and how patient to

@@ -12,7 +12,7 @@ import (
 
 // exchange sends one request on conn and decodes its result into out (nil
 // to discard it). When op is set (someone listens), the trace context goes
-// into params._meta (telemetry.md, "Context propagation") and the transport
+// into params._meta (docs/telemetry.md, "Context propagation") and the transport
 // reports the request's way to op. The handshake and every Client method
 // share it, so a request looks the same on the wire whoever sends it.
 func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts transport.RequestOptions) error {
@@ -69,7 +69,7 @@ func describe(r *telemetry.Request, params any, recordArgs bool) {
 	case messages.CallToolParams:
 		r.Target = p.Name
 		if r.Arguments == nil && p.Arguments != nil && recordArgs {
-			// Opt-in and sensitive (telemetry.md): encoded only then.
+			// Opt-in and sensitive (docs/telemetry.md): encoded only then.
 			r.Arguments, _ = json.Marshal(p.Arguments)
 		}
 	case messages.GetPromptParams:

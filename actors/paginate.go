@@ -6,7 +6,9 @@ import (
 	"iter"
 )
 
-// MaxPages bounds the pages one listing will follow (behaviour.md §8).
+// MaxPages bounds the pages one listing will follow: cursors are opaque
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination),
+// so only a limit stops a server whose cursors never end.
 const MaxPages = 1000
 
 // PaginationError reports a listing that was cut short: the server repeated

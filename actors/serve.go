@@ -219,7 +219,7 @@ func (a *clientActor) refuse(conn *transport.Conn, req messages.InboundRequest, 
 }
 
 // serverOp starts the SERVER span of a request we answer, parented on the
-// trace context the server put in params._meta, if any (telemetry.md,
+// trace context the server put in params._meta, if any (docs/telemetry.md,
 // "Context propagation"). The _meta is decoded only when someone listens.
 func (a *clientActor) serverOp(req messages.InboundRequest) (context.Context, *telemetry.Op) {
 	ctx := context.Background()

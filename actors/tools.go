@@ -64,7 +64,7 @@ func (c *Client) ListTools(ctx context.Context) ([]messages.Tool, error) {
 }
 
 // CallOptions tune one call. The zero value uses the server's request
-// timeout and asks for no progress (behaviour.md §6).
+// timeout and asks for no progress.
 type CallOptions struct {
 	// Timeout overrides the server's request timeout for this call.
 	Timeout time.Duration

@@ -10,7 +10,8 @@ import (
 
 // Sentinels for the failures a caller tells apart with errors.Is. The typed
 // errors below match them and carry the details (server, method, request id).
-// The texts are those of the reference system (behaviour.md §7).
+// The texts are those other MCP clients use, which callers already match
+// on (README, the errors table).
 var (
 	ErrTransportClosed    = errors.New("Transport closed")
 	ErrTimeout            = errors.New("request timeout")

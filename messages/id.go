@@ -33,7 +33,7 @@ func (id ID) IsString() bool { return id.isStr }
 
 // Int64 returns the id as an integer. A string id made of decimal digits
 // converts too, because peers echo our integer ids as strings (7 and "7" name
-// the same request: behaviour.md §1).
+// the same request).
 func (id ID) Int64() (int64, bool) {
 	if !id.valid {
 		return 0, false

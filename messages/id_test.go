@@ -18,7 +18,7 @@ func decodeID(t *testing.T, raw string) (ID, error) {
 }
 
 func TestIDMatchesWhateverJSONTypeIsEchoed(t *testing.T) {
-	// behaviour.md §1: 7 and "7" name the same request.
+	// 7 and "7" name the same request.
 	for _, raw := range []string{`7`, `"7"`, ` 7 `} {
 		id, err := decodeID(t, raw)
 		if err != nil {

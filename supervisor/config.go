@@ -1,5 +1,5 @@
 // Package supervisor will hold the manager actor: discovery, the startup
-// gate, the tool-list cache and restarts (behaviour.md §9). Today it holds
+// gate, the tool-list cache and restarts (docs/architecture.md). Today it holds
 // the reading of server configuration files, which discovery builds on.
 package supervisor
 
@@ -15,7 +15,8 @@ import (
 	"github.com/mcpactor/mcpactor/actors"
 )
 
-// File is a parsed {"mcpServers": {...}} configuration (config.md).
+// File is a parsed {"mcpServers": {...}} configuration, the format other
+// MCP clients use too (README, "The demo": --config).
 type File struct {
 	Servers  map[string]actors.ServerConfig
 	Disabled []string // servers with "enabled": false
@@ -49,7 +50,7 @@ type rawServer struct {
 	ProtocolVersion string            `json:"protocolVersion"`
 }
 
-// knownFields are the fields of config.md; anything else is kept out of the
+// knownFields are the fields of the format; anything else is kept out of the
 // way with a warning.
 var knownFields = []string{"type", "command", "args", "env", "cwd", "url", "headers", "enabled",
 	"timeout", "connectTimeout", "requestTimeout", "maxInFlight", "protocolVersion", "auth", "restart", "keepalive"}
@@ -137,7 +138,8 @@ func (rs *rawServer) config(name string, lookup func(string) (string, bool), war
 		MaxInFlight:     rs.MaxInFlight,
 		ProtocolVersion: rs.ProtocolVersion,
 	}
-	// "timeout" alone sets both (config.md); the specific fields win.
+	// "timeout" alone sets both, as other clients read it; the specific
+	// fields win.
 	cfg.ConnectTimeout = millis(rs.ConnectTimeout, rs.Timeout)
 	cfg.RequestTimeout = millis(rs.RequestTimeout, rs.Timeout)
 	return cfg

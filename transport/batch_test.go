@@ -68,7 +68,7 @@ func TestBatchAcceptedWhenNegotiated(t *testing.T) {
 }
 
 // Other versions do not allow batches: the batch is refused, its requests
-// get a clear error, and it is counted (behaviour.md §1).
+// get a clear error, and it is counted.
 func TestBatchRefusedOtherwise(t *testing.T) {
 	conn, answer := startBatchServer(t, false)
 	_, err := conn.Call(harness.Context(t), "tools/list", nil, RequestOptions{})

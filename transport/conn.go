@@ -13,7 +13,8 @@ import (
 )
 
 // DefaultRequestTimeout applies when neither the call nor the server
-// configuration sets one (behaviour.md §6).
+// configuration sets one
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
 const DefaultRequestTimeout = 30 * time.Second
 
 // DefaultMaxInFlight bounds the requests a connection has queued or awaiting

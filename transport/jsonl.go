@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultMaxFrameSize is the longest stdout line (one JSON-RPC message) a
-// stdio transport accepts (behaviour.md §4, "Frame cap").
+// stdio transport accepts (docs/architecture.md, "Bounded everything").
 const DefaultMaxFrameSize = 16 << 20
 
 // readBufferSize is the bufio buffer: lines shorter than this are returned

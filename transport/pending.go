@@ -278,8 +278,9 @@ func (r *rpcCore) pushProgress(c *call, p json.RawMessage) {
 
 func (r *rpcCore) batch(ctx actor.Context, msgs []messages.Message) {
 	if !r.batches {
-		// behaviour.md §1: batches only for peers that negotiated
-		// 2025-03-26; answer each request in it with a clear error.
+		// Batches exist only in 2025-03-26
+		// (https://modelcontextprotocol.io/specification/2025-03-26/basic#batching);
+		// answer each request in one from any other peer with a clear error.
 		r.stats.drop(dropBatch, &r.stats.refusedBatches)
 		r.log.Warn("mcp: JSON-RPC batch refused: protocol version does not allow batches", "server", r.server)
 		for _, m := range msgs {

@@ -146,10 +146,10 @@ func closeAll(files ...*os.File) {
 
 // read is the stdout loop: split lines, decode envelopes, hand them to the
 // actor. Decoding here keeps JSON work off the actor; malformed lines are
-// counted and skipped, never fatal (behaviour.md §4).
+// counted and skipped, never fatal: many servers print a banner.
 func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) {
 	// The pipe is given back as soon as it is done with, not when the
-	// garbage collector finds it (testing.md: no leaked descriptors).
+	// garbage collector finds it (no leaked descriptors).
 	defer p.ended()
 	defer p.stdout.Close()
 	lr := newLineReader(p.stdout, cfg.MaxFrameSize)

@@ -2,7 +2,7 @@ package transport
 
 // retiredCalls remembers the observers of the last calls retired by timeout
 // or cancellation, so that a late answer can still be reported on the
-// call's trace ("late response ignored", telemetry.md). It is bounded: an
+// call's trace ("late response ignored", docs/telemetry.md). It is bounded: an
 // answer later than the last retiredKeep retirements is only counted.
 // Owned by the transport actor, like the pending table.
 type retiredCalls struct {

@@ -49,7 +49,7 @@ const stderrLineQueue = 1024
 // lineQueue hands stderr lines to the StderrLine callback on a goroutine of
 // its own. The drain goroutine never waits for the callback: a slow one
 // loses lines (counted in Stats.DroppedStderrLines) instead of letting the
-// pipe fill and block the server (behaviour.md §4: "a chatty server can
+// pipe fill and block the server ("a chatty server can
 // never block").
 type lineQueue struct {
 	ch    chan string

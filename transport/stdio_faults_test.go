@@ -19,7 +19,7 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// The faults of testing.md "Faults to script", over real pipes to a child
+// The faults a stdio server can commit, over real pipes to a child
 // process. Each test checks that the caller gets the right result or a
 // clear error, that every request ends exactly once, that nothing hangs
 // (every wait is bounded) and that nothing leaks (goleak in TestMain; the

@@ -1,7 +1,8 @@
 // Package harness holds what the runtime's tests share for waiting and
 // watching: a bound on every wait, polling with that bound, a quiet actor
 // system, and a log of a server's stderr lines. Tests assert outcomes and
-// order with it, never speed (testing.md, "Time in tests").
+// order with it, never speed: machines are shared and noisy, so where time
+// is the behaviour itself, a test asserts only a generous bound.
 package harness
 
 import (
