@@ -86,6 +86,11 @@ type ServerConfig struct {
 	RequestTimeout time.Duration // each request; default 30 s
 	MaxInFlight    int           // requests queued or awaiting an answer; default 16384; callers beyond it wait
 	MaxFrameSize   int           // the longest message accepted; default 16 MiB
+	// QueueTimeout bounds a request's wait for an in-flight slot when
+	// MaxInFlight requests are out (default 10 s; negative: only the
+	// request's timeout bounds it): an overloaded server is reported, not
+	// waited out.
+	QueueTimeout time.Duration
 
 	// ProtocolVersion pins the protocol version: a session-era version
 	// (2024-11-05 to 2025-11-25) is offered in initialize without probing;

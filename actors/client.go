@@ -61,20 +61,46 @@ func Spawn(root *actor.RootContext, name string, cfg ServerConfig, env Env, onCl
 // not the cancellation), so a program's "connect" step shows its
 // handshakes. Later connections (repairs) start traces of their own.
 func SpawnContext(ctx context.Context, root *actor.RootContext, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
+	return spawn(ctx, root, root, nil, name, cfg, env, onClosed)
+}
+
+// SpawnSupervised starts a client as a child of the actor ctx (the
+// manager), which then supervises it: the child tells parent of each
+// connection's outcome (messages.ServerReady, messages.ServerDown), and
+// restarts only when asked (messages.RestartServer). A panic in the client
+// stops it; ctx's own supervisor strategy must say so (StopOnPanic).
+func SpawnSupervised(ctx actor.Context, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
+	return spawn(context.Background(), ctx, ctx.ActorSystem().Root, ctx.Self(), name, cfg, env, onClosed)
+}
+
+// StopOnPanic is the supervisor strategy of the actors that own clients: a
+// panicking client stops (its transports with it) and is never restarted
+// by protoactor with stale state.
+var StopOnPanic actor.SupervisorStrategy = stopOnPanic
+
+func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootContext, supervisor *actor.PID,
+	name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
 	env = env.withDefaults()
 	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger}
 	h.spawnCtx = telemetry.Detach(ctx)
 	h.handlers = env.Handlers
 	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, name))
 	h.gen.Store(newGeneration(1))
+	opts := []actor.PropsOption{actor.WithSupervisor(stopOnPanic)}
+	if supervisor == nil {
+		opts = append(opts, actor.WithGuardian(stopOnPanic))
+	}
 	props := actor.PropsFromProducer(func() actor.Actor {
-		return &clientActor{h: h, env: env,
+		return &clientActor{h: h, env: env, supervisor: supervisor,
 			legacy: newSessionEra(name, cfg.ProtocolVersion, env),
 			modern: &statelessEra{server: name, caps: env.Handlers.capabilities(), info: env.ClientInfo, tel: env.Telemetry}}
-	}, actor.WithGuardian(stopOnPanic), actor.WithSupervisor(stopOnPanic))
-	h.pid = root.Spawn(props)
+	}, opts...)
+	h.pid = parent.Spawn(props)
 	return h
 }
+
+// PID is the client actor's address, for the actor that supervises it.
+func (c *Client) PID() *actor.PID { return c.pid }
 
 // publishClosed closes Done, once.
 func (c *Client) publishClosed() {

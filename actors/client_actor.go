@@ -31,8 +31,14 @@ const (
 // Client handle talks to its transport actor directly (docs/architecture.md,
 // "One CallTool, end to end").
 type clientActor struct {
-	h      *Client
-	env    Env
+	h   *Client
+	env Env
+	// supervisor, if set, hears of each connection's outcome and decides
+	// restarts (the manager); nil for a client spawned at the root.
+	supervisor *actor.PID
+	// held is a generation published ahead of its connection (a restart's
+	// backoff, with callers waiting for it).
+	held   *generation
 	legacy *sessionEra   // the initialize handshake
 	modern *statelessEra // the 2026-07-28 probe and session
 	gen    *generation   // the current generation
@@ -109,7 +115,9 @@ func (a *clientActor) Receive(ctx actor.Context) {
 	case handshakeDone:
 		a.handshakeDone(ctx, m)
 	case messages.TransportClosed:
-		a.transportClosed(m)
+		a.transportClosed(ctx, m)
+	case messages.RestartServer:
+		a.restart(ctx, m)
 	case messages.SessionExpired:
 		if m.Generation == a.gen.n && a.state == stateReady && !a.closing {
 			a.env.Logger.Info("mcp: session expired; starting a new one", "server", a.h.name, "generation", m.Generation)
@@ -267,6 +275,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 			"protocol_version", m.sess.version, "server_name", m.sess.info.Name, "server_version", m.sess.info.Version)
 		a.gen.finish(conn, m.sess, nil)
 		a.syncListen(ctx)
+		a.tell(ctx, messages.ServerReady{Server: a.h.name, Generation: m.gen, ProtocolVersion: m.sess.version})
 		return
 	}
 	if m.err == nil {
@@ -279,7 +288,9 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	a.env.Logger.Warn("mcp: handshake failed", "server", a.h.name, "generation", m.gen, "err", m.err)
 	a.state, a.failed = stateBroken, m.err
 	if conn == nil {
-		a.gen.finish(nil, nil, a.failedConnectError(nil))
+		err := a.failedConnectError(nil)
+		a.gen.finish(nil, nil, err)
+		a.tell(ctx, messages.ServerDown{Server: a.h.name, Generation: m.gen, Err: err, Connecting: true})
 		return
 	}
 	conn.BeginClose(nil)
@@ -292,7 +303,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 }
 
 // transportClosed handles the end of a transport, current or old.
-func (a *clientActor) transportClosed(m messages.TransportClosed) {
+func (a *clientActor) transportClosed(ctx actor.Context, m messages.TransportClosed) {
 	conn := a.conns[m.Generation]
 	delete(a.conns, m.Generation)
 	a.cancelHandlers(m.Generation)
@@ -305,9 +316,12 @@ func (a *clientActor) transportClosed(m messages.TransportClosed) {
 		a.state = stateBroken
 		a.endSession(m.Err)
 		a.env.Logger.Warn("mcp: server connection ended", "server", a.h.name, "generation", m.Generation, "err", m.Err)
+		a.tell(ctx, messages.ServerDown{Server: a.h.name, Generation: m.Generation, Err: m.Err})
 	case stateBroken:
 		// The teardown of a failed handshake is over: report it.
-		a.gen.finish(conn, nil, a.failedConnectError(conn))
+		err := a.failedConnectError(conn)
+		a.gen.finish(conn, nil, err)
+		a.tell(ctx, messages.ServerDown{Server: a.h.name, Generation: m.Generation, Err: err, Connecting: true})
 	case stateHandshaking:
 		// The handshake's request fails with this end and reports.
 		a.state = stateBroken
@@ -341,7 +355,11 @@ func (a *clientActor) reconnect(ctx actor.Context) *generation {
 		return nil
 	}
 	old := a.gen
-	next := newGeneration(old.n + 1)
+	next := a.held
+	a.held = nil
+	if next == nil {
+		next = newGeneration(old.n + 1)
+	}
 	a.stopHS()
 	a.stopListen()
 	a.endSession(nil)
@@ -353,10 +371,34 @@ func (a *clientActor) reconnect(ctx actor.Context) *generation {
 	a.env.Logger.Debug("mcp: reconnecting", "server", a.h.name, "generation", next.n)
 	// Publish the new generation before ending the old one, so that its
 	// waiters find where to go next.
-	a.h.publish(next)
+	if a.h.gen.Load() != next {
+		a.h.publish(next)
+	}
 	old.finish(a.conns[old.n], nil, why)
 	a.connect(ctx, next)
 	return next
+}
+
+// restart is the supervisor's request for a new generation: held (callers
+// wait for it) until the supervisor's backoff is over, then connected.
+func (a *clientActor) restart(ctx actor.Context, m messages.RestartServer) {
+	if a.closing {
+		return
+	}
+	if m.Hold && a.held == nil {
+		a.held = newGeneration(a.gen.n + 1)
+		a.h.publish(a.held)
+	}
+	if m.Now {
+		a.reconnect(ctx)
+	}
+}
+
+// tell informs the supervisor, if any, of a connection's outcome.
+func (a *clientActor) tell(ctx actor.Context, msg any) {
+	if a.supervisor != nil {
+		ctx.Send(a.supervisor, msg)
+	}
 }
 
 // close tears everything down without blocking the actor: the transports'

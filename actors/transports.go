@@ -51,6 +51,7 @@ func (a *clientActor) spawnTransport(ctx actor.Context, gen uint64, kind string)
 			Dial:                 cfg.Dial,
 			RequestTimeout:       cfg.RequestTimeout,
 			MaxInFlight:          cfg.MaxInFlight,
+			QueueTimeout:         cfg.QueueTimeout,
 			MaxFrameSize:         cfg.MaxFrameSize,
 			CloseGrace:           cfg.CloseGrace,
 			TermGrace:            cfg.TermGrace,

@@ -41,3 +41,32 @@ type TransportClosed struct {
 type SessionExpired struct {
 	Generation uint64
 }
+
+// ServerReady tells a client's supervisor that a connection generation of
+// server is established.
+type ServerReady struct {
+	Server          string
+	Generation      uint64
+	ProtocolVersion string
+}
+
+// ServerDown tells a client's supervisor that a connection generation of
+// server failed to connect or ended without being asked to (the process
+// died, the transport failed). Err says why.
+type ServerDown struct {
+	Server     string
+	Generation uint64
+	Err        error
+	// Connecting is true when the generation never got ready.
+	Connecting bool
+}
+
+// RestartServer asks a client actor for a new connection generation. With
+// Hold, callers that arrive before it is ready wait for it (bounded by
+// their context and the connect timeout) instead of failing at once; a
+// supervisor sends Hold first, at the start of a backoff, and Now when the
+// backoff is over.
+type RestartServer struct {
+	Hold bool // publish the next generation now; connect at the next RestartServer
+	Now  bool // connect now
+}

@@ -14,3 +14,15 @@ func (InboundNotification) IgnoreDeadLetterLogging() {}
 
 // IgnoreDeadLetterLogging implements actor.IgnoreDeadLetterLogging.
 func (TransportClosed) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging implements actor.IgnoreDeadLetterLogging.
+func (SessionExpired) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging implements actor.IgnoreDeadLetterLogging.
+func (ServerReady) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging implements actor.IgnoreDeadLetterLogging.
+func (ServerDown) IgnoreDeadLetterLogging() {}
+
+// IgnoreDeadLetterLogging implements actor.IgnoreDeadLetterLogging.
+func (RestartServer) IgnoreDeadLetterLogging() {}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -39,7 +40,34 @@ type Conn struct {
 	// session is the HTTP session id once the server gave one (written by
 	// the actor, read by anyone); nil for transports without sessions.
 	session *atomic.Pointer[string]
+	// queueTimeout bounds the wait for an in-flight slot of a full
+	// connection, apart from the request's own timeout; 0: the request's
+	// timeout alone.
+	queueTimeout time.Duration
 }
+
+// DefaultQueueTimeout is how long a request waits for an in-flight slot
+// of a full connection (MaxInFlight) when the configuration does not say:
+// a server that is full for this long is overloaded, and the caller hears
+// of it rather than waiting out its whole timeout.
+const DefaultQueueTimeout = 10 * time.Second
+
+// QueueTimeoutError fails a request that waited for an in-flight slot of
+// a full connection longer than its queue timeout. It was never sent.
+type QueueTimeoutError struct {
+	Server      string
+	Method      string
+	After       time.Duration
+	MaxInFlight int
+}
+
+func (e *QueueTimeoutError) Error() string {
+	return fmt.Sprintf("MCP server %q: %s waited %dms for one of its %d in-flight slots; not sent", e.Server, e.Method, e.After.Milliseconds(), e.MaxInFlight)
+}
+
+// Is makes errors.Is(err, messages.ErrTimeout) true: it is a timeout, of
+// the queue rather than of the server.
+func (e *QueueTimeoutError) Is(target error) bool { return target == messages.ErrTimeout }
 
 // newConn builds the handle of a transport about to be spawned.
 func newConn(server string, gen uint64, root *actor.RootContext, maxInFlight int, timeout time.Duration,
@@ -269,11 +297,19 @@ func (c *Conn) waitSlot(ctx context.Context, method string, opts RequestOptions,
 	}
 	wctx, cancel, why := c.queueWait(ctx, method, opts, start)
 	defer cancel()
+	var queue <-chan time.Time
+	if c.queueTimeout > 0 {
+		t := time.NewTimer(c.queueTimeout - time.Since(start))
+		defer t.Stop()
+		queue = t.C
+	}
 	select {
 	case c.slots <- struct{}{}:
 		return nil
 	case <-wctx.Done():
 		return why()
+	case <-queue:
+		return &QueueTimeoutError{Server: c.server, Method: method, After: c.queueTimeout, MaxInFlight: cap(c.slots)}
 	case <-c.end.done:
 		return c.end.err
 	}

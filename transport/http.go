@@ -135,6 +135,7 @@ type httpActor struct {
 func newHTTPActor(cfg HTTPConfig, conn *Conn, owner *actor.PID) *httpActor {
 	a := &httpActor{cfg: cfg, conn: conn}
 	a.sink = &postSink{a: a, aborts: make(map[int64]context.CancelFunc)}
+	a.sink.notes, a.sink.endNotes = context.WithCancel(conn.end.life)
 	a.core = newRPCCore(cfg.Server, owner, cfg.Generation, a.sink, cfg.Logger, conn.stats, conn.budget, conn.limits)
 	return a
 }
@@ -149,7 +150,8 @@ type (
 		id  int64
 		err error
 	}
-	// sessionLost reports a 404 to a request that carried session id.
+	// sessionLost reports a 404 to a request that carried session id;
+	// id is 0 for a GET (the listener's, or a stream's resumption).
 	sessionLost struct {
 		id      int64
 		method  string
@@ -157,6 +159,9 @@ type (
 	}
 	// drained: every goroutine of a closing transport has returned.
 	drained struct{}
+	// initializedSent: the POST of notifications/initialized has ended;
+	// the messages held behind it may go.
+	initializedSent struct{}
 	// listenerState reports how the GET listener's last attempt went.
 	listenerState struct {
 		status int    // the HTTP status, 0 for a network error
@@ -207,6 +212,13 @@ func (a *httpActor) handle(ctx actor.Context, msg any) {
 			a.session = m.id
 			a.conn.session.Store(&m.id)
 		}
+	case notify:
+		// The one notification later messages must not overtake.
+		a.sink.gateNext = m.method == messages.NotificationInitialized
+		a.core.receive(ctx, m)
+		a.sink.gateNext = false
+	case initializedSent:
+		a.sink.release()
 	case postFailed:
 		a.postFailed(m)
 	case sessionLost:
@@ -292,6 +304,10 @@ func (a *httpActor) wind(endSession bool) {
 	if a.listen != nil {
 		a.listen.stop()
 	}
+	for _, p := range a.sink.held {
+		a.conn.budget.release(p.weight)
+	}
+	a.sink.held = nil
 	if a.legacy != nil {
 		if a.legacy.cancel != nil {
 			a.legacy.cancel()

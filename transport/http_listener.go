@@ -80,6 +80,7 @@ func (s *postSink) listen(ctx context.Context, p *post) {
 	a := s.a
 	var lastID string
 	var retry time.Duration
+	streamed := false // a stream was opened: the route exists
 	for attempt := 1; ctx.Err() == nil; attempt++ {
 		req, err := s.request(ctx, http.MethodGet, p.url, nil, p)
 		if err != nil {
@@ -100,6 +101,17 @@ func (s *postSink) listen(ctx context.Context, p *post) {
 			}
 			continue
 		}
+		if resp.StatusCode == http.StatusNotFound && streamed && p.session != "" {
+			// The GET route answered before: a 404 to the session id now
+			// means the session is gone
+			// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
+			// An idle client would otherwise stop hearing the server
+			// without knowing it.
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			s.send(ctx, sessionLost{method: p.method, session: p.session}, 0)
+			return
+		}
 		if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 			// 405 is the specified "no stream offered"; other 4xx (the
 			// conformance suite's fakes answer 400 or 404) and a 200 that
@@ -114,6 +126,7 @@ func (s *postSink) listen(ctx context.Context, p *post) {
 			a.cfg.Logger.Debug("mcp: GET listener not used", "server", a.cfg.Server, "status", resp.StatusCode, "note", note)
 			return
 		}
+		streamed = true
 		s.send(ctx, listenerState{status: resp.StatusCode, note: "listening"}, 0)
 		id, r := s.readListener(ctx, resp.Body)
 		resp.Body.Close()

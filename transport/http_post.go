@@ -27,6 +27,22 @@ import (
 type postSink struct {
 	a      *httpActor
 	aborts map[int64]context.CancelFunc // requests whose POST is running, by id
+	// notes is the life of the POSTs of notifications and responses,
+	// which no request's end aborts: each is bounded by the request
+	// timeout, and all end when the transport closes (abortAll). Without
+	// it, one a server never answers would hold Close forever.
+	notes    context.Context
+	endNotes context.CancelFunc
+	// Every message is a POST of its own, sent concurrently, so a later
+	// one may reach the server first. notifications/initialized must not
+	// be overtaken
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#initialization;
+	// servers built on the Python SDK refuse a request that comes before
+	// it): while its POST runs, later messages wait in held (non-nil), in
+	// order. gateNext marks the frame being committed as that
+	// notification.
+	gateNext bool
+	held     []*post
 }
 
 // frameBuffer lends no shared buffer: each frame becomes a request body
@@ -51,6 +67,7 @@ func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 		p.id, p.method, p.call, p.extra = c.id, c.method, c, c.header
 		c.where = frameSent
 	}
+	p.gate = s.gateNext
 	if a.legacy != nil {
 		// 2024-11-05 has no version header; messages go to the endpoint
 		// the stream named, and wait for it.
@@ -64,27 +81,65 @@ func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 	return true
 }
 
-// start runs p's POST on a goroutine of its own.
+// start runs p's POST on a goroutine of its own, unless it must wait for
+// notifications/initialized to be delivered.
 func (s *postSink) start(p *post) {
 	a := s.a
+	if s.held != nil {
+		s.held = append(s.held, p)
+		return
+	}
+	if p.gate {
+		s.held = []*post{}
+	}
 	if p.legacy {
 		p.url = a.legacy.endpoint
 	}
-	ctx, cancel := context.WithCancel(a.conn.end.life)
+	var ctx context.Context
+	var cancel context.CancelFunc
 	if p.id != 0 {
+		ctx, cancel = context.WithCancel(a.conn.end.life)
 		s.aborts[p.id] = cancel
+	} else {
+		ctx, cancel = context.WithTimeout(s.notes, a.cfg.RequestTimeout)
 	}
 	a.work.Add(1)
 	go func() {
 		defer a.work.Done()
 		defer cancel()
 		s.run(ctx, p)
+		if p.gate {
+			// Delivered or not (it failed, timed out): what waited goes.
+			s.send(ctx, initializedSent{}, 0)
+		}
 	}()
 }
 
+// release starts the messages held behind notifications/initialized.
+func (s *postSink) release() {
+	held := s.held
+	s.held = nil
+	for i, p := range held {
+		if s.held != nil { // another gate among them: the rest wait again
+			s.held = append(s.held, held[i:]...)
+			return
+		}
+		s.start(p)
+	}
+}
+
 // dropUnsent takes back a request still waiting for the legacy
-// transport's endpoint; any other POST starts at once.
+// transport's endpoint or for notifications/initialized to be delivered;
+// any other POST has started.
 func (s *postSink) dropUnsent(c *call) bool {
+	for i, p := range s.held {
+		if p.id == c.id {
+			s.a.conn.budget.release(p.weight)
+			s.held = append(s.held[:i], s.held[i+1:]...)
+			c.where = frameNone
+			return true
+		}
+	}
 	l := s.a.legacy
 	if l == nil {
 		return false
@@ -108,12 +163,14 @@ func (s *postSink) retire(c *call) {
 	}
 }
 
-// abortAll aborts every request's POST (the transport is closing).
+// abortAll aborts every POST: the requests' and the others (the
+// transport is closing).
 func (s *postSink) abortAll() {
 	for id, cancel := range s.aborts {
 		delete(s.aborts, id)
 		cancel()
 	}
+	s.endNotes()
 }
 
 // post is one message on its way: what its goroutine needs, copied from
@@ -130,6 +187,7 @@ type post struct {
 	headers map[string]string // the server's configured headers
 	extra   map[string]string // the request's own (2026-07-28's Mcp-Method and the like)
 	legacy  bool              // HTTP+SSE: the answer comes on the stream, not here
+	gate    bool              // notifications/initialized: later POSTs wait for it
 }
 
 // accept is the Accept header of every POST: a server may answer a request
@@ -375,6 +433,12 @@ func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadC
 	}
 	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusNotFound && p.session != "" {
+			// The session is gone: the owner must hear it now, not at
+			// the next request. The request itself may have been acted
+			// on, so it fails as unanswered, not as expired.
+			s.send(ctx, sessionLost{method: p.method, session: p.session}, 0)
+		}
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
 			return nil, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream failed: " + statusError(a.cfg.Server, p.method, resp).Error()}
 		}
@@ -404,9 +468,14 @@ func backoff(base, limit time.Duration, attempt int) time.Duration {
 }
 
 // fail ends p's request with err, unless the request has already ended
-// (its context is then done: retired, or the transport closing).
+// (its context is then done: retired, or the transport closing). A
+// notification or response that ran out of time is only logged.
 func (s *postSink) fail(ctx context.Context, p *post, err error) {
 	if ctx.Err() != nil {
+		if p.id == 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			s.a.cfg.Logger.Warn("mcp: HTTP message not delivered in time", "server", s.a.cfg.Server,
+				"timeout", s.a.cfg.RequestTimeout, "err", err)
+		}
 		return
 	}
 	s.send(ctx, postFailed{id: p.id, err: err}, 0)

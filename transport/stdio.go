@@ -41,10 +41,13 @@ type StdioConfig struct {
 
 	RequestTimeout time.Duration // default DefaultRequestTimeout
 	MaxInFlight    int           // default DefaultMaxInFlight
-	MaxFrameSize   int           // default DefaultMaxFrameSize (16 MiB)
-	StderrLimit    int           // bytes of stderr kept for errors; default 64 KiB
-	CloseGrace     time.Duration // wait after closing stdin before SIGTERM; default 2 s
-	TermGrace      time.Duration // wait after SIGTERM before SIGKILL; default 2 s
+	// QueueTimeout bounds the wait for an in-flight slot when MaxInFlight
+	// requests are out; default DefaultQueueTimeout, negative: none.
+	QueueTimeout time.Duration
+	MaxFrameSize int           // default DefaultMaxFrameSize (16 MiB)
+	StderrLimit  int           // bytes of stderr kept for errors; default 64 KiB
+	CloseGrace   time.Duration // wait after closing stdin before SIGTERM; default 2 s
+	TermGrace    time.Duration // wait after SIGTERM before SIGKILL; default 2 s
 
 	// MaxWriteBytes bounds the frames waiting to be written; callers
 	// beyond it wait. Default DefaultMaxWriteBytes (8 MiB).
@@ -125,11 +128,23 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 	cfg.setDefaults()
 	conn := newConn(cfg.Server, cfg.Generation, root, cfg.MaxInFlight, cfg.RequestTimeout, cfg.Counters,
 		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
+	conn.queueTimeout = queueTimeout(cfg.QueueTimeout)
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return newStdioActor(cfg, conn, owner)
 	}, guardianAtRoot(parent)...)
 	conn.pid = parent.Spawn(props)
 	return conn
+}
+
+// queueTimeout applies the default of a configured queue timeout.
+func queueTimeout(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultQueueTimeout
+	case d < 0:
+		return 0
+	}
+	return d
 }
 
 // minWriteStall is the shortest default write stall timeout.

@@ -83,7 +83,7 @@ func (s *server) toolAskClient(ctx context.Context, c *toolCall) (json.RawMessag
 	s.mu.Lock()
 	s.pending[id] = ch
 	s.mu.Unlock()
-	s.out.send(false, appendRequest(nil, id, a.Method, a.Params))
+	c.out.send(false, appendRequest(nil, id, a.Method, a.Params))
 
 	select {
 	case resp := <-ch:
@@ -115,7 +115,7 @@ func (s *server) toolNotify(_ context.Context, c *toolCall) (json.RawMessage, *r
 	if isNull(a.Params) {
 		a.Params = nil
 	}
-	s.sendNotification(a.Method, a.Params)
+	s.sendNotification(c.out, a.Method, a.Params)
 	return textResult("ok", false), nil
 }
 

@@ -29,7 +29,7 @@ func (s *server) toolNotifyFlood(_ context.Context, c *toolCall) (json.RawMessag
 	}
 	params := paddedParams(`{"level":"info","logger":"flood","data":"`, a.Bytes)
 	for range a.Count {
-		s.sendNotification(a.Method, params)
+		s.sendNotification(c.out, a.Method, params)
 	}
 	return textResult("ok", false), nil
 }
@@ -90,7 +90,7 @@ func (s *server) toolReplyRaw(_ context.Context, c *toolCall) (json.RawMessage, 
 	if err := decodeArgs(c.args, &a); err != nil {
 		return nil, err
 	}
-	s.out.send(true, []byte(strings.ReplaceAll(a.Line, "{{id}}", string(c.id))))
+	c.out.send(true, []byte(strings.ReplaceAll(a.Line, "{{id}}", string(c.id))))
 	return nil, nil
 }
 
@@ -106,6 +106,6 @@ func (s *server) toolSendRaw(_ context.Context, c *toolCall) (json.RawMessage, *
 	for i, l := range a.Lines {
 		msgs[i] = []byte(l)
 	}
-	s.out.send(false, msgs...)
+	c.out.send(false, msgs...)
 	return textResult("ok", false), nil
 }

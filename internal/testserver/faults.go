@@ -63,13 +63,22 @@ func (s *server) writeStderrLines(n int) {
 	}
 }
 
-// writeHugeFrame writes the HugeFrameBytes fault's line: a valid
+// writeHugeFrame writes the HugeFrameBytes fault's line to out: a valid
 // notification exactly HugeFrameBytes long (or as short as the envelope
-// allows), streamed without building it in memory.
-func (s *server) writeHugeFrame() {
+// allows), streamed to stdout without building it in memory. Over HTTP it
+// is one message (an SSE event, or on the GET stream beside a JSON answer),
+// built whole: HTTP tests use caps of their own, far below the stdio one.
+func (s *server) writeHugeFrame(out outlet) {
 	fill := s.opts.HugeFrameBytes - len(hugeFramePrefix) - len(hugeFrameSuffix)
 	if fill < 0 {
 		fill = 0
+	}
+	if out != outlet(s.out) {
+		b := make([]byte, 0, len(hugeFramePrefix)+fill+len(hugeFrameSuffix))
+		b = append(b, hugeFramePrefix...)
+		b = append(b, bytes.Repeat([]byte{'x'}, fill)...)
+		out.send(false, append(b, hugeFrameSuffix...))
+		return
 	}
 	s.out.withLock(func(w *bufio.Writer) error {
 		if _, err := w.WriteString(hugeFramePrefix); err != nil {
@@ -85,6 +94,12 @@ func (s *server) writeHugeFrame() {
 		_, err := w.WriteString(hugeFrameSuffix + "\n")
 		return err
 	})
+}
+
+// endlessLine reports whether req is to be answered with the EndlessLine
+// fault's line: a stdio fault (HTTP has HTTPSlowBody instead).
+func (s *server) endlessLine(req *request) bool {
+	return s.opts.EndlessLine && req.out == outlet(s.out)
 }
 
 // writeEndlessLine implements EndlessLine: it starts a notification line

@@ -38,6 +38,7 @@ func flagSet(o *Options, exitAtStart *int) *flag.FlagSet {
 	fs.BoolVar(&o.EndlessCursor, "endless-cursor", false, "every list page carries the same non-empty nextCursor")
 	fs.BoolVar(&o.ToolWithoutSchema, "tool-without-schema", false, `add the tool "no-schema", which lacks inputSchema`)
 	fs.BoolVar(&o.ReportCancels, "report-cancels", false, `write "cancelled <id> <reason>" to stderr for each cancellation`)
+	fs.BoolVar(&o.RequireInitialized, "require-initialized", false, "refuse requests (but initialize and ping) before notifications/initialized")
 	fs.StringVar(&o.Banner, "banner", "", "text written to stdout before anything else")
 	fs.IntVar(&o.NoiseEvery, "noise-every", 0, "after every N-th response write three lines that are not valid answers")
 	fs.IntVar(&o.HugeFrameBytes, "huge-frame-bytes", 0, "precede the first tools/call answer with a line of this many bytes")
@@ -53,6 +54,21 @@ func flagSet(o *Options, exitAtStart *int) *flag.FlagSet {
 	fs.DurationVar(&o.SlowInitialize, "slow-initialize", 0, "delay the initialize answer")
 	fs.StringVar(&o.ProtocolVersion, "protocol-version", "", "answer initialize with this protocol version whatever was offered")
 	fs.IntVar(exitAtStart, "exit-at-start", -1, "exit at once with this status, before reading anything (-1: off)")
+	fs.StringVar(&o.HTTPAddr, "http", "", "serve HTTP on this address (e.g. 127.0.0.1:0) instead of stdio; the first stdout line is the endpoint URL")
+	fs.BoolVar(&o.HTTPStream, "http-sse", false, "HTTP: answer requests with an SSE stream instead of JSON")
+	fs.BoolVar(&o.HTTPNoEventIDs, "http-no-event-ids", false, "HTTP: SSE events carry no id, and no priming event is sent")
+	fs.DurationVar(&o.HTTPRetry, "http-retry", 0, "HTTP: send this as retry: at the start of every event stream")
+	fs.IntVar(&o.HTTPGetStatus, "http-get-status", 0, "HTTP: answer the GET listener with this status (405, 404, 200 with JSON) instead of a stream")
+	fs.IntVar(&o.HTTPExpireAfter, "http-expire-after", 0, "HTTP: end a session after it has answered N tools/call (404 from then on)")
+	fs.IntVar(&o.HTTPFailCalls, "http-fail-calls", 0, "HTTP: answer the first N tools/call with -http-fail-status, unhandled")
+	fs.IntVar(&o.HTTPFailStatus, "http-fail-status", 0, "HTTP: the status of -http-fail-calls (0: 500)")
+	fs.IntVar(&o.HTTPDropStreams, "http-drop-streams", 0, "HTTP: close the SSE stream of the first N tools/call before the response")
+	fs.BoolVar(&o.HTTPNotJSON, "http-not-json", false, "HTTP: answer tools/call with an HTML body labelled application/json")
+	fs.BoolVar(&o.HTTPSlowBody, "http-slow-body", false, "HTTP: answer tools/call with a body that trickles forever")
+	fs.IntVar(&o.HTTPIgnoreBodyOver, "http-ignore-body-over", 0, "HTTP: never read, nor answer, a POST body longer than N bytes")
+	fs.BoolVar(&o.HTTPLegacyOtherOrigin, "http-legacy-other-origin", false, "HTTP: the legacy endpoint event names another origin")
+	fs.IntVar(&o.HTTPGetCloseAfter, "http-get-close-after", 0, "HTTP: close each GET stream's connection after N events")
+	fs.DurationVar(&o.HTTPNotifyDelay, "http-notify-delay", 0, "HTTP: handle POSTed notifications only after this delay")
 	return fs
 }
 
@@ -127,6 +143,7 @@ func (o Options) Args() []string {
 	boolean("endless-cursor", o.EndlessCursor)
 	boolean("tool-without-schema", o.ToolWithoutSchema)
 	boolean("report-cancels", o.ReportCancels)
+	boolean("require-initialized", o.RequireInitialized)
 	str("banner", o.Banner)
 	num("noise-every", o.NoiseEvery)
 	num("huge-frame-bytes", o.HugeFrameBytes)
@@ -146,6 +163,25 @@ func (o Options) Args() []string {
 	if o.ExitAtStart {
 		a = append(a, "-exit-at-start="+strconv.Itoa(o.ExitCode))
 	}
+	str("http", o.HTTPAddr)
+	boolean("http-sse", o.HTTPStream)
+	boolean("http-no-event-ids", o.HTTPNoEventIDs)
+	if o.HTTPRetry != 0 {
+		str("http-retry", o.HTTPRetry.String())
+	}
+	num("http-get-status", o.HTTPGetStatus)
+	num("http-expire-after", o.HTTPExpireAfter)
+	num("http-fail-calls", o.HTTPFailCalls)
+	num("http-fail-status", o.HTTPFailStatus)
+	num("http-drop-streams", o.HTTPDropStreams)
+	boolean("http-not-json", o.HTTPNotJSON)
+	boolean("http-slow-body", o.HTTPSlowBody)
+	num("http-ignore-body-over", o.HTTPIgnoreBodyOver)
+	boolean("http-legacy-other-origin", o.HTTPLegacyOtherOrigin)
+	num("http-get-close-after", o.HTTPGetCloseAfter)
+	if o.HTTPNotifyDelay != 0 {
+		str("http-notify-delay", o.HTTPNotifyDelay.String())
+	}
 	return a
 }
 
@@ -153,7 +189,8 @@ func (o Options) Args() []string {
 // environment variables), then serves os.Stdin and os.Stdout, with
 // diagnostics on os.Stderr, and returns the process's exit status: 0 when
 // stdin ends or on SIGTERM, 2 for bad flags, 1 for an I/O error. Faults and
-// the crash tool exit the process directly, with their own status.
+// the crash tool exit the process directly, with their own status. With
+// -http it serves HTTP instead (see mainHTTP).
 func Main(args []string) int {
 	opts, err := parseOptions(args, os.Environ(), os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -161,6 +198,9 @@ func Main(args []string) int {
 	}
 	if err != nil {
 		return 2
+	}
+	if opts.HTTPAddr != "" {
+		return mainHTTP(opts)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())

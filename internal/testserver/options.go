@@ -42,6 +42,11 @@ type Options struct {
 	// ReportCancels writes "cancelled <id> <reason>" to stderr for every
 	// notifications/cancelled received, <id> being the requestId's JSON.
 	ReportCancels bool
+	// RequireInitialized answers every request but initialize and ping
+	// with -32602 "Received request before initialization was complete"
+	// until notifications/initialized has arrived, as servers built on
+	// the Python SDK do.
+	RequireInitialized bool
 
 	// Banner is written to stdout (with a trailing newline added if it has
 	// none) before anything else, as servers that print a greeting do.
@@ -94,6 +99,70 @@ type Options struct {
 	// (It is a bool rather than a code so that the zero Options stays a
 	// well-behaved server; the flag form is -exit-at-start=CODE.)
 	ExitAtStart bool
+
+	// HTTP. NewHTTPHandler serves the same tools over Streamable HTTP and
+	// the legacy HTTP+SSE transport; HTTPAddr makes Main do so as a child
+	// process. The options above that act on requests (PageSize,
+	// NeverAnswer, ExitAfterRequests, HugeFrameBytes, SlowInitialize...)
+	// work over HTTP too; Banner, NoiseEvery, EndlessLine, OutOfOrder and
+	// StderrFloodBytes are stdio faults, and the fields below are HTTP
+	// ones. The HTTP faults act on tools/call requests, as
+	// ExitAfterRequests does, so that the handshake still works.
+
+	// HTTPAddr, when set, makes Main serve HTTP on this address (e.g.
+	// "127.0.0.1:0") instead of stdio: its first line on stdout is the URL
+	// of the Streamable HTTP endpoint (ReadURL reads it).
+	HTTPAddr string
+	// HTTPStream answers every request with an SSE stream (what its
+	// handling sends, progress and requests to the client included, then
+	// the response) instead of one JSON body; with JSON answers, those
+	// messages go to the GET stream.
+	HTTPStream bool
+	// HTTPNoEventIDs gives SSE events no id and sends no priming event, so
+	// that no stream can be resumed.
+	HTTPNoEventIDs bool
+	// HTTPRetry, when > 0, is sent as the retry: field (in milliseconds,
+	// rounded up) at the start of every event stream.
+	HTTPRetry time.Duration
+	// HTTPGetStatus, when set, answers the GET listener with this status
+	// instead of a stream: 405 (the specified "no GET stream"), 404, or
+	// 200 with a JSON body. Resumption with Last-Event-ID still works.
+	HTTPGetStatus int
+	// HTTPExpireAfter, when N > 0, ends a session once it has answered N
+	// tools/call: every request carrying its id gets 404 from then on.
+	HTTPExpireAfter int
+	// HTTPFailCalls, when N > 0, answers the first N tools/call POSTs with
+	// HTTPFailStatus and a JSON-RPC error body, without handling them; the
+	// later ones are served normally.
+	HTTPFailCalls int
+	// HTTPFailStatus is HTTPFailCalls's status; 0 means 500.
+	HTTPFailStatus int
+	// HTTPDropStreams, when N > 0 and with HTTPStream, closes the SSE
+	// stream of each of the first N tools/call just before its response
+	// (after the priming event and what came before the response). The
+	// response stays buffered: a GET with Last-Event-ID gets it, unless
+	// HTTPNoEventIDs left the client nothing to resume from.
+	HTTPDropStreams int
+	// HTTPNotJSON answers every tools/call with 200, Content-Type
+	// application/json, and an HTML body.
+	HTTPNotJSON bool
+	// HTTPSlowBody answers every tools/call with 200 and a body that
+	// starts like a response and then trickles a byte at a time, forever.
+	HTTPSlowBody bool
+	// HTTPIgnoreBodyOver, when N > 0, leaves every POST whose body is
+	// longer than N bytes unread and unanswered (until Close).
+	HTTPIgnoreBodyOver int
+	// HTTPLegacyOtherOrigin makes the legacy transport's endpoint event
+	// name a URL on another origin (the same port, another host name).
+	HTTPLegacyOtherOrigin bool
+	// HTTPGetCloseAfter, when N > 0, closes each GET stream after N
+	// events (the connection, not the stream: 2025-11-25's polling), so
+	// that the client must reconnect, and resume with Last-Event-ID.
+	HTTPGetCloseAfter int
+	// HTTPNotifyDelay, when > 0, handles every POSTed notification (and
+	// answers its 202) only after this delay, as if it had been slow on
+	// the network: a request POSTed after it arrives first.
+	HTTPNotifyDelay time.Duration
 }
 
 // ExitError is returned by Serve when a fault or the crash tool would have

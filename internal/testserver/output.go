@@ -22,6 +22,16 @@ var noiseLines = [][]byte{
 	[]byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(UnknownResponseID) + `,"result":{}}`),
 }
 
+// outlet is where the messages of one request go: stdout (the *output)
+// for stdio; for HTTP, the answer to the POST that carried the request
+// (http_stream.go). Handlers and tools write through the outlet of the
+// request they serve, so one body of code serves both transports.
+type outlet interface {
+	// send writes msgs as one block, in order. isResponse marks them as
+	// answering the request (a response, or what stands for one).
+	send(isResponse bool, msgs ...[]byte)
+}
+
 // output serialises every write to stdout: one message per line, never
 // interleaved.
 //
@@ -194,6 +204,13 @@ func (e *errWriter) writeString(s string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	_, _ = io.WriteString(e.w, s)
+}
+
+// Write implements io.Writer, so that the sessions of an HTTP server share
+// one errWriter (and its lock).
+func (e *errWriter) Write(b []byte) (int, error) {
+	e.write(b)
+	return len(b), nil
 }
 
 // write writes b in one Write call.

@@ -46,7 +46,7 @@ func (s *server) readLoop(in io.Reader) error {
 		}
 		switch {
 		case tooLong:
-			s.sendError(nil, newError(codeParseError, "Parse error: line longer than %d bytes", MaxLineBytes))
+			s.sendError(s.out, nil, newError(codeParseError, "Parse error: line longer than %d bytes", MaxLineBytes))
 		case len(line) > 0:
 			s.handleLine(line)
 		}

@@ -41,6 +41,7 @@ type request struct {
 	id     json.RawMessage
 	method string
 	params json.RawMessage
+	out    outlet // where the answer, and what the handling sends, go
 	// call is the decoded tools/call, or callErr why it could not be.
 	call    *toolCall
 	callErr *rpcError
@@ -52,7 +53,8 @@ type request struct {
 	after []byte
 }
 
-// startRequest handles a request read from stdin.
+// startRequest handles a request read from stdin (or POSTed over HTTP);
+// its answer goes to out.
 //
 // Requests that answer at once (ping, echo, lists...) are handled right
 // here on the reading goroutine: handing them to another goroutine costs
@@ -60,19 +62,23 @@ type request struct {
 // The others (sleep, progress, ask-client, a slow initialize) get a
 // goroutine each, registered as in flight before the next line is read so
 // that a cancellation right behind the request finds it.
-func (s *server) startRequest(m *message) {
-	req := &request{id: m.ID, method: m.Method, params: m.Params}
+func (s *server) startRequest(m *message, out outlet) {
+	req := &request{id: m.ID, method: m.Method, params: m.Params, out: out}
+	if s.opts.RequireInitialized && !s.initialized.Load() && m.Method != "initialize" && m.Method != "ping" {
+		s.sendError(out, m.ID, newError(codeInvalidParams, "Received request before initialization was complete"))
+		return
+	}
 	instant := instantMethods[m.Method] || (m.Method == "initialize" && s.opts.SlowInitialize <= 0)
 	if m.Method == "tools/call" {
-		s.toolCalls++
-		if s.opts.ExitAfterRequests > 0 && s.toolCalls >= s.opts.ExitAfterRequests {
+		n := s.toolCalls.Add(1)
+		if s.opts.ExitAfterRequests > 0 && n >= int64(s.opts.ExitAfterRequests) {
 			s.exit(s.opts.ExitCode, s.opts.StderrOnExit)
 			return
 		}
 		if s.opts.NeverAnswer {
 			return
 		}
-		req.firstCall = s.toolCalls == 1
+		req.firstCall = n == 1
 		instant = s.decodeCall(req)
 	}
 	if instant {
@@ -131,9 +137,9 @@ func (s *server) serveRequest(ctx context.Context, req *request) {
 		}
 		return
 	}
-	s.out.send(true, msg)
+	req.out.send(true, msg)
 	if req.after != nil {
-		s.out.send(false, req.after)
+		req.out.send(false, req.after)
 	}
 }
 

@@ -1,13 +1,17 @@
 // Package testserver is a small MCP server speaking JSON lines (one
-// JSON-RPC 2.0 message per line) over stdio, built for mcpactor's tests, its
-// demo and its benchmarks.
+// JSON-RPC 2.0 message per line) over stdio, or Streamable HTTP and the
+// legacy HTTP+SSE transport, built for mcpactor's tests, its demo and its
+// benchmarks.
 //
 // Its tools exercise the client runtime (echo, sleep, progress, server to
 // client requests, notifications, crashes...), and Options injects the
 // faults a robust client must survive (banners, noise, huge or endless
-// lines, out-of-order answers, hangs, exits). Serve runs it in-process over
-// any reader and writer; Main, RunIfChild and Command run it as a child
-// process, usually the test binary re-executing itself.
+// lines, out-of-order answers, hangs, exits; over HTTP: expired sessions,
+// 5xx, broken streams, bodies that are not JSON or never end...). Serve
+// runs it in-process over any reader and writer, NewHTTPHandler as an
+// http.Handler (for net/http/httptest); Main, RunIfChild and Command run
+// it as a child process, usually the test binary re-executing itself, over
+// stdio or, with Options.HTTPAddr, HTTP (ReadURL reads its address).
 package testserver
 
 import (
@@ -56,9 +60,10 @@ type server struct {
 	pending  map[string]chan *message  // server requests awaiting the client, by id
 
 	nextServerID atomic.Int64
-	toolCalls    int // tools/call requests received; reader goroutine only
+	toolCalls    atomic.Int64 // tools/call requests received
 
 	stopReading atomic.Bool // set by stop-reading: the read loop stops
+	initialized atomic.Bool // notifications/initialized has arrived
 	rawOut      io.Writer   // stdout itself, for close-stdout
 }
 
@@ -172,33 +177,88 @@ func (s *server) exit(code int, stderrText string) {
 // handleLine decodes one line read from stdin and routes it.
 func (s *server) handleLine(line []byte) {
 	var m message
-	if !decodeMessage(line, &m) {
-		m = message{}
-		if err := json.Unmarshal(line, &m); err != nil {
-			s.sendDecodeError(line)
-			return
-		}
+	if !parseMessage(line, &m) {
+		s.sendError(s.out, nil, decodeError(line))
+		return
 	}
+	s.handleMessage(&m, s.out)
+}
+
+// parseMessage decodes one JSON-RPC message into m, the fast way when it
+// can, and reports whether it was one.
+func parseMessage(b []byte, m *message) bool {
+	if decodeMessage(b, m) {
+		return true
+	}
+	*m = message{}
+	return json.Unmarshal(b, m) == nil
+}
+
+// messageKind is what a decoded message is, for routing.
+type messageKind int
+
+const (
+	kindInvalid messageKind = iota
+	kindRequest
+	kindNotification
+	kindResponse
+)
+
+// kind classifies m; a request whose id is null is invalid.
+func (m *message) kind() messageKind {
 	switch {
 	case m.Method != "" && len(m.ID) > 0:
 		if string(m.ID) == "null" {
-			s.sendError(nil, newError(codeInvalidRequest, "Invalid Request: id must not be null"))
-			return
+			return kindInvalid
 		}
-		s.startRequest(&m)
+		return kindRequest
 	case m.Method != "":
-		s.handleNotification(&m)
+		return kindNotification
 	case len(m.ID) > 0 && (m.Result != nil || m.Error != nil):
-		s.routeResponse(&m)
-	default:
-		s.sendError(m.ID, newError(codeInvalidRequest, "Invalid Request"))
+		return kindResponse
 	}
+	return kindInvalid
+}
+
+// handleMessage routes one message; the answer to a request, and whatever
+// handling it sends the client, goes to out (stdout, or the HTTP answer of
+// the POST that carried it).
+func (s *server) handleMessage(m *message, out outlet) {
+	switch m.kind() {
+	case kindRequest:
+		s.startRequest(m, out)
+	case kindNotification:
+		s.handleNotification(m)
+	case kindResponse:
+		s.routeResponse(m)
+	default:
+		s.sendError(out, invalidID(m), invalidRequestError(m))
+	}
+}
+
+// invalidRequestError is the error answering a message that is no valid
+// JSON-RPC message, and invalidID the id it is answered with.
+func invalidRequestError(m *message) *rpcError {
+	if m.Method != "" && string(m.ID) == "null" {
+		return newError(codeInvalidRequest, "Invalid Request: id must not be null")
+	}
+	return newError(codeInvalidRequest, "Invalid Request")
+}
+
+func invalidID(m *message) json.RawMessage {
+	if m.Method != "" {
+		return nil
+	}
+	return m.ID
 }
 
 // handleNotification handles a client notification. Only cancellation
 // matters; initialized, roots/list_changed and unknown ones are accepted
 // silently, as notifications must never be answered.
 func (s *server) handleNotification(m *message) {
+	if m.Method == "notifications/initialized" {
+		s.initialized.Store(true)
+	}
 	if m.Method != "notifications/cancelled" {
 		return
 	}
@@ -221,14 +281,14 @@ func (s *server) handleNotification(m *message) {
 	}
 }
 
-// sendDecodeError answers a line that is not a JSON-RPC message.
-func (s *server) sendDecodeError(line []byte) {
-	if line[0] == '[' {
+// decodeError is the error answering a line (or POST body) that is not a
+// JSON-RPC message.
+func decodeError(line []byte) *rpcError {
+	if len(line) > 0 && line[0] == '[' {
 		// Batches were dropped from MCP in 2025-06-18.
-		s.sendError(nil, newError(codeInvalidRequest, "Invalid Request: batches are not supported"))
-		return
+		return newError(codeInvalidRequest, "Invalid Request: batches are not supported")
 	}
-	s.sendError(nil, newError(codeParseError, "Parse error"))
+	return newError(codeParseError, "Parse error")
 }
 
 // routeResponse hands a client's response to the server request waiting
@@ -251,14 +311,15 @@ func (s *server) routeResponse(m *message) {
 }
 
 // sendError writes an error response outside any request handler.
-func (s *server) sendError(id json.RawMessage, e *rpcError) {
+func (s *server) sendError(out outlet, id json.RawMessage, e *rpcError) {
 	if s.opts.StringIDs {
 		id = quoteID(id)
 	}
-	s.out.send(true, appendErrorResponse(nil, id, e))
+	out.send(true, appendErrorResponse(nil, id, e))
 }
 
-// sendNotification writes a notification to the client.
-func (s *server) sendNotification(method string, params []byte) {
-	s.out.send(false, appendNotification(nil, method, params))
+// sendNotification writes a notification to the client, through the outlet
+// of the request that sends it.
+func (s *server) sendNotification(out outlet, method string, params []byte) {
+	out.send(false, appendNotification(nil, method, params))
 }

@@ -27,6 +27,7 @@ type toolCall struct {
 	id   json.RawMessage // the request's id, as it arrived
 	args json.RawMessage // arguments, possibly nil
 	meta json.RawMessage // params._meta, possibly nil
+	out  outlet          // the request's outlet: what the tool sends goes there
 }
 
 // toolFunc runs a tool. A nil result with a nil error leaves the request
@@ -110,9 +111,9 @@ func (s *server) decodeCall(req *request) (instant bool) {
 	}
 	for _, t := range s.tools {
 		if t.Name == p.Name {
-			req.call = &toolCall{tool: t, id: req.id, args: p.Arguments, meta: p.Meta}
+			req.call = &toolCall{tool: t, id: req.id, args: p.Arguments, meta: p.Meta, out: req.out}
 			// The endless line never ends: it must not hold the reader.
-			return !t.waits && !(req.firstCall && s.opts.EndlessLine)
+			return !t.waits && !(req.firstCall && s.endlessLine(req))
 		}
 	}
 	req.callErr = newError(codeInvalidParams, "Unknown tool: %s", p.Name)
@@ -127,12 +128,12 @@ func (s *server) toolsCall(ctx context.Context, req *request) (json.RawMessage, 
 		return nil, req.callErr
 	}
 	if req.firstCall {
-		if s.opts.EndlessLine {
+		if s.endlessLine(req) {
 			s.writeEndlessLine(ctx)
 			return nil, nil
 		}
 		if s.opts.HugeFrameBytes > 0 {
-			s.writeHugeFrame()
+			s.writeHugeFrame(req.out)
 		}
 	}
 	return req.call.tool.run(s, ctx, req.call)
@@ -224,7 +225,7 @@ func (s *server) toolProgress(ctx context.Context, c *toolCall) (json.RawMessage
 			p = append(p, bytes.Repeat([]byte{'x'}, a.MessageBytes)...)
 		}
 		p = append(p, `"}`...)
-		s.sendNotification("notifications/progress", p)
+		s.sendNotification(c.out, "notifications/progress", p)
 	}
 	return textResult("done", false), nil
 }
