@@ -19,12 +19,14 @@ import (
 // tool's input schema marks with x-mcp-header. stdio carries none.
 
 // modernHeaders returns the headers of a stateless-era request, nil when
-// the transport does not speak HTTP.
-func modernHeaders(conn *transport.Conn, method, name string) map[string]string {
+// the transport does not speak HTTP. MCP-Protocol-Version must match the
+// version in _meta; the transport sends it too once the era is settled,
+// but the probe goes before that.
+func modernHeaders(conn *transport.Conn, version, method, name string) map[string]string {
 	if !conn.HTTP() {
 		return nil
 	}
-	h := map[string]string{"Mcp-Method": method}
+	h := map[string]string{"Mcp-Method": method, "Mcp-Protocol-Version": version}
 	if name != "" {
 		h["Mcp-Name"] = headerValue(name)
 	}

@@ -74,7 +74,7 @@ func (a *clientActor) syncListen(ctx actor.Context) {
 	a.listen = &listening{gen: a.gen.n, cancel: cancel, filter: filter}
 	raw, _ := json.Marshal(messages.SubscriptionsListenParams{Notifications: filter})
 	params, _ := messages.WithMeta(raw, a.h.metaMembers(s))
-	opts := transport.RequestOptions{Timeout: -1, Header: modernHeaders(conn, messages.MethodSubscriptionsListen, "")}
+	opts := transport.RequestOptions{Timeout: -1, Header: modernHeaders(conn, s.version, messages.MethodSubscriptionsListen, "")}
 	if conn.HTTP() {
 		opts.NoCancel = true // closing the stream ends the subscription
 	}

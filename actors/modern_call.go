@@ -109,7 +109,7 @@ func (c *Client) modernRound(ctx context.Context, op *telemetry.Op, g *generatio
 // whose annotations come from the tool list (read once per connection, and
 // again when fresh is set).
 func (c *Client) requestHeaders(ctx context.Context, g *generation, method string, params any, fresh bool) (map[string]string, error) {
-	h := modernHeaders(g.conn, method, targetName(params))
+	h := modernHeaders(g.conn, g.sess.version, method, targetName(params))
 	p, ok := params.(messages.CallToolParams)
 	if h == nil || !ok {
 		return h, nil

@@ -77,7 +77,7 @@ func (e *statelessEra) probe(ctx context.Context, conn *transport.Conn, peer tel
 	peer.ProtocolVersion = version
 	pctx, op := e.tel.Start(ctx, &telemetry.Request{Peer: peer, Method: messages.MethodServerDiscover})
 	params, _ := messages.WithMeta(nil, meta)
-	opts := transport.RequestOptions{NoCancel: true, Timeout: -1, Header: modernHeaders(conn, messages.MethodServerDiscover, "")}
+	opts := transport.RequestOptions{NoCancel: true, Timeout: -1, Header: modernHeaders(conn, version, messages.MethodServerDiscover, "")}
 	if timeout > 0 {
 		opts.Timeout = timeout
 	}

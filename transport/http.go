@@ -114,22 +114,23 @@ func SpawnHTTP(parent actor.SpawnerContext, root *actor.RootContext, owner *acto
 // POST, the listener, resumptions, the final DELETE) that report back by
 // message.
 type httpActor struct {
-	cfg      HTTPConfig
-	conn     *Conn
-	core     rpcCore
-	self     *actor.PID
-	sink     *postSink
-	feed     *feed
-	session  string // Mcp-Session-Id, once the initialize answer gave one
-	version  string // MCP-Protocol-Version, once the owner established it
-	listen   *listener
-	expired  bool // a 404 told us the session is gone; the owner was told
-	closing  bool
-	byUser   bool
-	work     sync.WaitGroup // every goroutine started for this transport
-	panicked any
-	endErr   error        // why the connection failed, if it did
-	legacy   *legacyState // set for the legacy HTTP+SSE transport
+	cfg       HTTPConfig
+	conn      *Conn
+	core      rpcCore
+	self      *actor.PID
+	sink      *postSink
+	feed      *feed
+	session   string // Mcp-Session-Id, once the initialize answer gave one
+	version   string // MCP-Protocol-Version, once the owner established it
+	listen    *listener
+	expired   bool // a 404 told us the session is gone; the owner was told
+	closing   bool
+	byUser    bool
+	work      sync.WaitGroup // every goroutine started for this transport
+	panicked  any
+	endErr    error        // why the connection failed, if it did
+	stateless bool         // the 2026-07-28 era: no resumption
+	legacy    *legacyState // set for the legacy HTTP+SSE transport
 }
 
 func newHTTPActor(cfg HTTPConfig, conn *Conn, owner *actor.PID) *httpActor {
@@ -184,6 +185,7 @@ func (a *httpActor) Receive(ctx actor.Context) {
 		}
 	case Established:
 		a.version = m.ProtocolVersion
+		a.stateless = m.Stateless
 		a.core.batches = m.ProtocolVersion == messages.Version20250326
 	case listen:
 		a.startListener(m)

@@ -10,7 +10,9 @@ import (
 	"math/rand/v2"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpactor/mcpactor/messages"
@@ -56,12 +58,13 @@ func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 		return false
 	}
 	p := &post{
-		body:    frame,
-		weight:  weight,
-		url:     a.cfg.URL,
-		session: a.session,
-		version: a.version,
-		headers: a.cfg.Headers,
+		body:      frame,
+		weight:    weight,
+		url:       a.cfg.URL,
+		session:   a.session,
+		version:   a.version,
+		headers:   a.cfg.Headers,
+		stateless: a.stateless,
 	}
 	if c != nil {
 		p.id, p.method, p.call, p.extra = c.id, c.method, c, c.header
@@ -176,18 +179,19 @@ func (s *postSink) abortAll() {
 // post is one message on its way: what its goroutine needs, copied from
 // the actor's state when it started.
 type post struct {
-	id      int64 // the request's id; 0 for a notification or response
-	method  string
-	call    *call // nil for a notification or response
-	body    []byte
-	weight  int64
-	url     string
-	session string
-	version string
-	headers map[string]string // the server's configured headers
-	extra   map[string]string // the request's own (2026-07-28's Mcp-Method and the like)
-	legacy  bool              // HTTP+SSE: the answer comes on the stream, not here
-	gate    bool              // notifications/initialized: later POSTs wait for it
+	id        int64 // the request's id; 0 for a notification or response
+	method    string
+	call      *call // nil for a notification or response
+	body      []byte
+	weight    int64
+	url       string
+	session   string
+	version   string
+	headers   map[string]string // the server's configured headers
+	extra     map[string]string // the request's own (2026-07-28's Mcp-Method and the like)
+	legacy    bool              // HTTP+SSE: the answer comes on the stream, not here
+	stateless bool              // 2026-07-28: a broken stream is not resumed
+	gate      bool              // notifications/initialized: later POSTs wait for it
 }
 
 // accept is the Accept header of every POST: a server may answer a request
@@ -236,10 +240,16 @@ func (s *postSink) run(ctx context.Context, p *post) {
 	if p.call != nil && p.call.obs != nil {
 		p.call.obs.Written()
 	}
+	// The body's bytes stop counting against the write budget once they
+	// are written, not when the answer's headers come: a slow tool must
+	// not hold budget for bytes long sent.
+	var once sync.Once
+	release := func() { once.Do(func() { a.conn.budget.release(p.weight) }) }
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		WroteRequest: func(httptrace.WroteRequestInfo) { release() },
+	}))
 	resp, err := a.cfg.Client.Do(req)
-	// The body has been sent (or never will be): its bytes no longer
-	// count against the write budget.
-	a.conn.budget.release(p.weight)
+	release() // written or never will be
 	p.body = nil
 	if err != nil {
 		s.fail(ctx, p, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err})
@@ -356,6 +366,12 @@ func (s *postSink) readStream(ctx context.Context, p *post, body io.ReadCloser) 
 		if newID != "" && newID != lastID {
 			lastID, attempts = newID, 0
 		}
+		if p.stateless {
+			// The 2026-07-28 era has no resumption: the request is lost,
+			// and issued again by the client with a new id.
+			s.fail(ctx, p, &StreamBrokenError{Server: a.cfg.Server, ID: p.id})
+			return
+		}
 		if lastID == "" {
 			s.fail(ctx, p, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "the stream ended and its events had no ids to resume from"})
 			return
@@ -422,6 +438,11 @@ func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (don
 // resume asks for the rest of a broken stream.
 func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadCloser, error) {
 	a := s.a
+	if p.session == "" {
+		// initialize's own stream: its POST went before the session
+		// existed, the resumption goes within it.
+		p.session = a.conn.SessionID()
+	}
 	req, err := s.request(ctx, http.MethodGet, p.url, nil, p)
 	if err != nil {
 		return nil, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err}
