@@ -3,6 +3,7 @@ module github.com/mcpactor/mcpactor
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
 	github.com/sourcegraph/conc v0.3.0
 	go.opentelemetry.io/otel v1.47.0

@@ -42,13 +42,15 @@ type Runtime struct {
 	env       actors.Env
 	tel       *telemetry.Telemetry
 	unobserve func()
+	ownsHTTP  bool // env.HTTPClient was made by Start, so Stop closes it
 
 	// The set of live clients, so that Stop can close them. It is guarded by
 	// a mutex because it belongs to the caller-facing handle, not to an
 	// actor; no protocol state lives here.
-	mu      sync.Mutex
-	clients map[*actors.Client]struct{}
-	stopped bool
+	mu       sync.Mutex
+	clients  map[*actors.Client]struct{}
+	managers []*Manager
+	stopped  bool
 }
 
 // Start creates a runtime. ctx is accepted for symmetry with Stop and future
@@ -86,6 +88,9 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		rt.unobserve = rt.tel.RegisterMailboxDepth(rt.observeMailboxes)
 	}
 	rt.env = rt.env.Shared()
+	// A client the caller gave us may serve others; one we made is ours to
+	// close.
+	rt.ownsHTTP = opts.HTTPClient == nil
 	return rt, nil
 }
 
@@ -158,6 +163,7 @@ func (rt *Runtime) Stop(ctx context.Context) error {
 	for c := range rt.clients {
 		clients = append(clients, c)
 	}
+	managers := rt.managers
 	rt.mu.Unlock()
 
 	if _, ok := ctx.Deadline(); !ok {
@@ -165,12 +171,21 @@ func (rt *Runtime) Stop(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, DefaultCloseTimeout)
 		defer cancel()
 	}
-	errs := make([]error, len(clients))
+	errs := make([]error, len(clients)+len(managers))
 	var wg conc.WaitGroup
 	for i, c := range clients {
 		wg.Go(func() { errs[i] = c.Close(ctx) })
 	}
+	for i, m := range managers {
+		wg.Go(func() { errs[len(clients)+i] = m.Close(ctx) })
+	}
 	wg.Wait()
+	if rt.ownsHTTP {
+		// Without this the kept-alive connections to HTTP servers (and a
+		// reader and writer goroutine each) outlive the runtime until the
+		// server or the idle timeout closes them.
+		rt.env.HTTPClient.CloseIdleConnections()
+	}
 	rt.system.Shutdown()
 	if rt.tel != nil {
 		rt.unobserve()

@@ -349,14 +349,27 @@ func (c *Client) call(ctx context.Context, method string, params any, out any, o
 // (opts.ProgressToken): each notification is decoded once, recorded on the
 // span, and handed to onProgress (which may be nil: the token may be there
 // only to extend the timeout).
+//
+// Progress "MUST increase with each notification"
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress),
+// but a request sent again (after a broken 2026-07-28 stream or an expired
+// session) starts over at the server; what is not above the last value
+// delivered is therefore not delivered again. The notifications arrive on
+// the calling goroutine one at a time, so plain variables suffice.
 func (c *Client) callProgress(ctx context.Context, method string, params any, out any, opts transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
 	var op *telemetry.Op
 	if opts.ProgressToken != "" {
+		var last float64
+		var delivered bool
 		opts.OnProgress = func(raw json.RawMessage) {
 			var p messages.ProgressParams
 			if json.Unmarshal(raw, &p) != nil {
 				return
 			}
+			if delivered && p.Progress <= last {
+				return
+			}
+			last, delivered = p.Progress, true
 			op.Progress(p.Progress, p.Total, p.Message)
 			if onProgress != nil {
 				onProgress(p)

@@ -29,6 +29,7 @@ func (a *clientActor) spawnTransport(ctx actor.Context, gen uint64, kind string)
 			Counters:             a.h.stats,
 			RequestTimeout:       cfg.RequestTimeout,
 			MaxInFlight:          cfg.MaxInFlight,
+			QueueTimeout:         cfg.QueueTimeout,
 			MaxFrameSize:         cfg.MaxFrameSize,
 			MaxWriteBytes:        cfg.MaxWriteBytes,
 			MaxProgressBytes:     cfg.MaxProgressBytes,

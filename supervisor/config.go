@@ -1,6 +1,8 @@
-// Package supervisor will hold the manager actor: discovery, the startup
-// gate, the tool-list cache and restarts (docs/architecture.md). Today it holds
-// the reading of server configuration files, which discovery builds on.
+// Package supervisor holds the manager: the supervisor actor of a set of
+// servers (docs/architecture.md), and what feeds it: configuration files,
+// discovery of other tools' files, the tool-list cache. The configuration
+// format, the discovery sources and what is kept out of logs are described in
+// docs/configuration.md.
 package supervisor
 
 import (
@@ -13,110 +15,221 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
-// File is a parsed {"mcpServers": {...}} configuration, the format other
-// MCP clients use too (README, "The demo": --config).
+// Server is one configured server as the manager consumes it: how to reach
+// it, how to supervise it, where its configuration came from
+// (docs/configuration.md).
+type Server struct {
+	// Name is the server's name: 1 to 100 letters, digits, '-', '_', '.'.
+	Name string
+	// Config is how to reach the server, with ${VAR} references expanded.
+	// The values of Commands are still as written ("!..."): call Resolve
+	// for the configuration to connect with.
+	Config actors.ServerConfig
+	// Enabled is false for an entry written with "enabled": false (or
+	// Windsurf's "disabled": true); the manager keeps it but never starts it.
+	Enabled bool
+	// Restart is the restart policy, defaults filled in.
+	Restart RestartPolicy
+	// Keepalive is the interval between pings of a ready server; 0 pings
+	// never.
+	Keepalive time.Duration
+	// QueueTimeout is how long a call waits for an in-flight slot when
+	// the server already has MaxInFlight requests out, default filled in
+	// (DefaultQueueTimeout). Config.QueueTimeout holds the same value, so
+	// the connection applies it.
+	QueueTimeout time.Duration
+	// Auth is the "auth" object, nil when absent.
+	Auth *Auth
+	// Source says where the entry was read.
+	Source Source
+	// Hash identifies the entry as written: the hex SHA-256 of its JSON
+	// with object keys sorted (CanonicalConfigHash), before ${VAR}
+	// expansion and !command resolution, so it holds no secret a variable
+	// or a command supplies and does not change when their values do. A
+	// TOML entry is hashed as the JSON of its table. The project directory
+	// is not part of it: it is Source.Project.
+	Hash string
+	// NeedsApproval is set for project-level servers, and for a server
+	// with a !command read from a file in the project: the manager asks
+	// before starting it, so opening a cloned repository runs nothing.
+	NeedsApproval bool
+	// Commands are the env and header values computed by a shell command
+	// at connect time (values written starting with '!'), for Resolve and
+	// for an approval prompt to show.
+	Commands []Command
+	// Warnings about this entry: unknown fields, unset variables. They
+	// name variables and fields, never values.
+	Warnings []string
+	// EnabledTools, if not empty, are the only tools of the server offered;
+	// DisabledTools are never offered. Raw tool names, as the server
+	// lists them.
+	EnabledTools, DisabledTools []string
+	// Extra holds the fields of the entry this package does not know, as
+	// written (each one is also a warning).
+	Extra map[string]json.RawMessage
+}
+
+// RestartPolicy is how the manager restarts a server whose connection
+// died: after a delay growing exponentially from BackoffMin to BackoffMax
+// (with jitter), at most MaxRestarts times within Window; beyond that the
+// server's circuit breaker opens.
+type RestartPolicy struct {
+	MaxRestarts int
+	Window      time.Duration
+	BackoffMin  time.Duration
+	BackoffMax  time.Duration
+}
+
+// Defaults of a server entry (docs/configuration.md, "Server entries").
+const (
+	DefaultMaxRestarts   = 5
+	DefaultRestartWindow = 60 * time.Second
+	DefaultBackoffMin    = 500 * time.Millisecond
+	DefaultBackoffMax    = 30 * time.Second
+	// DefaultQueueTimeout is the wait for an in-flight slot of a full
+	// server, the connection's own default: a server full for this long is
+	// overloaded, and the caller hears of it rather than waiting out its
+	// whole request timeout.
+	DefaultQueueTimeout = transport.DefaultQueueTimeout
+)
+
+// DefaultRestartPolicy returns the policy of an entry without "restart":
+// 5 restarts per 60 s window, backoff from 500 ms to 30 s.
+func DefaultRestartPolicy() RestartPolicy {
+	return RestartPolicy{MaxRestarts: DefaultMaxRestarts, Window: DefaultRestartWindow,
+		BackoffMin: DefaultBackoffMin, BackoffMax: DefaultBackoffMax}
+}
+
+// Auth is the "auth" object of an entry.
+type Auth struct {
+	Type         string // "oauth" or "apikey"
+	CredentialID string // which stored credential to use; "" for the default
+}
+
+// Source kinds, in discovery order, then the two that are not discovered.
+const (
+	SourceNative   = "native"
+	SourceClaude   = "claude"
+	SourceCodex    = "codex"
+	SourceGemini   = "gemini"
+	SourceCursor   = "cursor"
+	SourceWindsurf = "windsurf"
+	SourceVSCode   = "vscode"
+	SourcePlain    = "plain"
+	SourceFile     = "file" // a file given explicitly (LoadFile, Parse)
+	SourceAPI      = "api"  // a server given in code (NewServer)
+)
+
+// Source levels.
+const (
+	LevelUser     = "user"     // a file under the home directory
+	LevelProject  = "project"  // a file under the project directory
+	LevelExplicit = "explicit" // a file or a server given explicitly
+)
+
+// Source says where a server's entry came from.
+type Source struct {
+	Kind  string // one of the Source* constants
+	File  string // the file it was read from; "" for SourceAPI and Parse
+	Level string // one of the Level* constants
+	// Project is the project directory for project-level servers and for
+	// Claude Code's per-project entries of ~/.claude.json; "" otherwise.
+	// The same name in two projects is two servers (the tool-list cache
+	// keys by it).
+	Project string
+}
+
+func (s Source) String() string {
+	where := s.Level
+	if s.File != "" {
+		where += ", " + s.File
+	}
+	if s.Project != "" && s.Level != LevelProject {
+		where += ", project " + s.Project
+	}
+	return s.Kind + " (" + where + ")"
+}
+
+// projectDir is what the tool-list cache keys a server's project by.
+func (s Source) projectDir() string { return s.Project }
+
+// File is a parsed {"mcpServers": {...}} configuration file.
 type File struct {
-	Servers  map[string]actors.ServerConfig
-	Disabled []string // servers with "enabled": false
+	// Servers holds every valid entry by name, disabled ones included.
+	Servers  map[string]*Server
+	Disabled []string // names of servers with "enabled": false, sorted
 	Warnings []string // unknown fields, unset variables: reported, never fatal
 }
 
 // Names returns the enabled servers' names in sorted order.
 func (f *File) Names() []string {
 	names := make([]string, 0, len(f.Servers))
-	for n := range f.Servers {
-		names = append(names, n)
+	for n, s := range f.Servers {
+		if s.Enabled {
+			names = append(names, n)
+		}
 	}
 	slices.Sort(names)
 	return names
 }
 
-// rawServer is one entry as written. Times are milliseconds.
-type rawServer struct {
-	Type            string            `json:"type"`
-	Command         string            `json:"command"`
-	Args            []string          `json:"args"`
-	Env             map[string]string `json:"env"`
-	Cwd             string            `json:"cwd"`
-	URL             string            `json:"url"`
-	Headers         map[string]string `json:"headers"`
-	Enabled         *bool             `json:"enabled"`
-	Timeout         int64             `json:"timeout"`
-	ConnectTimeout  int64             `json:"connectTimeout"`
-	RequestTimeout  int64             `json:"requestTimeout"`
-	MaxInFlight     int               `json:"maxInFlight"`
-	ProtocolVersion string            `json:"protocolVersion"`
+// List returns every server, disabled ones included, sorted by name.
+func (f *File) List() []*Server {
+	list := make([]*Server, 0, len(f.Servers))
+	for _, s := range f.Servers {
+		list = append(list, s)
+	}
+	slices.SortFunc(list, func(a, b *Server) int { return strings.Compare(a.Name, b.Name) })
+	return list
 }
-
-// knownFields are the fields of the format; anything else is kept out of the
-// way with a warning.
-var knownFields = []string{"type", "command", "args", "env", "cwd", "url", "headers", "enabled",
-	"timeout", "connectTimeout", "requestTimeout", "maxInFlight", "protocolVersion", "auth", "restart", "keepalive"}
 
 var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
 
-// LoadFile reads and parses a configuration file.
+// LoadFile reads and parses a configuration file given explicitly (an API
+// option, --config): no discovery, no approval needed. ${VAR} references
+// are expanded from the process environment.
 func LoadFile(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := Parse(data, os.LookupEnv)
+	f, err := parseFile(data, os.LookupEnv, Source{Kind: SourceFile, File: path, Level: LevelExplicit})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return f, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
 }
 
-// Parse parses an mcpServers document. lookup resolves ${VAR} references.
-// Validation problems of all servers are reported together, joined with "; ".
+// Parse parses an mcpServers document given explicitly. lookup resolves
+// ${VAR} references. Validation problems of all servers are reported
+// together, joined with "; "; the File then holds the valid servers.
 func Parse(data []byte, lookup func(string) (string, bool)) (*File, error) {
+	return parseFile(data, lookup, Source{Kind: SourceFile, Level: LevelExplicit})
+}
+
+func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*File, error) {
 	var doc struct {
 		MCPServers map[string]json.RawMessage `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("invalid configuration: %w", err)
+		return nil, fmt.Errorf("invalid configuration: %s", jsonProblem(data, err))
 	}
-	f := &File{Servers: map[string]actors.ServerConfig{}}
+	f := &File{Servers: map[string]*Server{}}
 	var problems []string
-	names := make([]string, 0, len(doc.MCPServers))
-	for name := range doc.MCPServers {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		raw := doc.MCPServers[name]
-		if !validName.MatchString(name) {
-			problems = append(problems, fmt.Sprintf("Server %q: name must be 1 to 100 letters, digits, '-', '_' or '.'", name))
+	for _, name := range sortedKeys(doc.MCPServers) {
+		s, bad := parseEntry(name, doc.MCPServers[name], jsonDialect{}, src, lookup)
+		if len(bad) > 0 {
+			problems = append(problems, bad...)
 			continue
 		}
-		var fields map[string]json.RawMessage
-		var rs rawServer
-		if err := json.Unmarshal(raw, &fields); err != nil {
-			problems = append(problems, fmt.Sprintf("Server %q: %v", name, err))
-			continue
-		}
-		if err := json.Unmarshal(raw, &rs); err != nil {
-			problems = append(problems, fmt.Sprintf("Server %q: %v", name, err))
-			continue
-		}
-		for k := range fields {
-			if !slices.Contains(knownFields, k) {
-				f.Warnings = append(f.Warnings, fmt.Sprintf("Server %q: unknown field %q ignored", name, k))
-			}
-		}
-		if rs.Enabled != nil && !*rs.Enabled {
+		f.Warnings = append(f.Warnings, s.Warnings...)
+		f.Servers[name] = s
+		if !s.Enabled {
 			f.Disabled = append(f.Disabled, name)
-			continue
 		}
-		cfg := rs.config(name, lookup, &f.Warnings)
-		if err := cfg.Validate(name); err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
-		f.Servers[name] = cfg
 	}
 	slices.Sort(f.Warnings)
 	if len(problems) > 0 {
@@ -125,78 +238,60 @@ func Parse(data []byte, lookup func(string) (string, bool)) (*File, error) {
 	return f, nil
 }
 
-func (rs *rawServer) config(name string, lookup func(string) (string, bool), warnings *[]string) actors.ServerConfig {
-	x := expander{server: name, lookup: lookup, warnings: warnings}
-	cfg := actors.ServerConfig{
-		Type:            rs.Type,
-		Command:         x.expand(rs.Command),
-		Args:            x.all(rs.Args),
-		Env:             x.values(rs.Env),
-		Cwd:             rs.Cwd,
-		URL:             x.expand(rs.URL),
-		Headers:         x.values(rs.Headers),
-		MaxInFlight:     rs.MaxInFlight,
-		ProtocolVersion: rs.ProtocolVersion,
+// NewServer makes a Server of a configuration given in code (SourceAPI).
+// Its values are taken literally: no ${VAR} expansion, no !commands. The
+// restart policy is the default; set the field to change it. Its Hash
+// covers the fields a file could have written (a Dial function is not
+// hashed: two such servers of one name hash alike).
+func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
+	if !validName.MatchString(name) {
+		return nil, &actors.ConfigError{Server: name, Problems: []string{nameProblem(name)}}
 	}
-	// "timeout" alone sets both, as other clients read it; the specific
-	// fields win.
-	cfg.ConnectTimeout = millis(rs.ConnectTimeout, rs.Timeout)
-	cfg.RequestTimeout = millis(rs.RequestTimeout, rs.Timeout)
-	return cfg
-}
-
-func millis(specific, general int64) time.Duration {
-	if specific > 0 {
-		return time.Duration(specific) * time.Millisecond
+	if err := cfg.Validate(name); err != nil {
+		return nil, err
 	}
-	return time.Duration(general) * time.Millisecond
-}
-
-// expander resolves ${VAR} and ${VAR:-default}; bare $VAR is left alone. An
-// unset variable without a default stays as written and is reported.
-type expander struct {
-	server   string
-	lookup   func(string) (string, bool)
-	warnings *[]string
-}
-
-var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
-
-func (x expander) expand(s string) string {
-	if !strings.Contains(s, "${") {
-		return s
-	}
-	return reference.ReplaceAllStringFunc(s, func(ref string) string {
-		m := reference.FindStringSubmatch(ref)
-		if v, ok := x.lookup(m[1]); ok {
-			return v
+	written := map[string]any{}
+	put := func(k string, v any, zero bool) {
+		if !zero {
+			written[k] = v
 		}
-		if m[2] != "" {
-			return m[3]
-		}
-		*x.warnings = append(*x.warnings, fmt.Sprintf("Server %q: environment variable %s is not set", x.server, m[1]))
-		return ref
-	})
+	}
+	put("type", cfg.Type, cfg.Type == "")
+	put("command", cfg.Command, cfg.Command == "")
+	put("args", cfg.Args, len(cfg.Args) == 0)
+	put("env", cfg.Env, len(cfg.Env) == 0)
+	put("cwd", cfg.Cwd, cfg.Cwd == "")
+	put("url", cfg.URL, cfg.URL == "")
+	put("headers", cfg.Headers, len(cfg.Headers) == 0)
+	put("connectTimeout", cfg.ConnectTimeout.Milliseconds(), cfg.ConnectTimeout == 0)
+	put("requestTimeout", cfg.RequestTimeout.Milliseconds(), cfg.RequestTimeout == 0)
+	put("maxInFlight", cfg.MaxInFlight, cfg.MaxInFlight == 0)
+	put("queueTimeout", cfg.QueueTimeout.Milliseconds(), cfg.QueueTimeout == 0)
+	put("protocolVersion", cfg.ProtocolVersion, cfg.ProtocolVersion == "")
+	raw, err := json.Marshal(written)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := CanonicalConfigHash(raw)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.QueueTimeout == 0 {
+		cfg.QueueTimeout = DefaultQueueTimeout
+	}
+	return &Server{Name: name, Config: cfg, Enabled: true, Restart: DefaultRestartPolicy(),
+		QueueTimeout: cfg.QueueTimeout, Source: Source{Kind: SourceAPI, Level: LevelExplicit}, Hash: hash}, nil
 }
 
-func (x expander) all(in []string) []string {
-	if in == nil {
-		return nil
-	}
-	out := make([]string, len(in))
-	for i, s := range in {
-		out[i] = x.expand(s)
-	}
-	return out
+func nameProblem(name string) string {
+	return fmt.Sprintf("Server %q: name must be 1 to 100 letters, digits, '-', '_' or '.'", name)
 }
 
-func (x expander) values(in map[string]string) map[string]string {
-	if in == nil {
-		return nil
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		out[k] = x.expand(v)
-	}
-	return out
+	slices.Sort(keys)
+	return keys
 }

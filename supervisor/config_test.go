@@ -1,9 +1,17 @@
 package supervisor
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/actors"
 )
 
 func lookupFrom(env map[string]string) func(string) (string, bool) {
@@ -15,13 +23,13 @@ func TestParse(t *testing.T) {
 		"files": {"command": "npx", "args": ["-y", "srv", "${HOME}/x", "$HOME"], "env": {"TOKEN": "${TOKEN:-none}"}, "timeout": 5000, "extra": 1},
 		"web": {"url": "https://example.test/mcp", "requestTimeout": 1000},
 		"off": {"command": "x", "enabled": false},
-		"missing": {"command": "${NOPE}"}
+		"missing": {"command": "${NOPE}", "args": ["${NOPE}"]}
 	}}`
 	f, err := Parse([]byte(doc), lookupFrom(map[string]string{"HOME": "/home/u"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := f.Servers["files"]
+	files := f.Servers["files"].Config
 	if got := strings.Join(files.Args, " "); got != "-y srv /home/u/x $HOME" {
 		t.Errorf("args = %q", got)
 	}
@@ -31,21 +39,31 @@ func TestParse(t *testing.T) {
 	if files.ConnectTimeout != 5*time.Second || files.RequestTimeout != 5*time.Second {
 		t.Errorf("timeout did not set both: %v %v", files.ConnectTimeout, files.RequestTimeout)
 	}
-	if web := f.Servers["web"]; web.TransportType() != "http" || web.RequestTimeout != time.Second || web.ConnectTimeout != 0 {
+	if web := f.Servers["web"].Config; web.TransportType() != "http" || web.RequestTimeout != time.Second || web.ConnectTimeout != 0 {
 		t.Errorf("web = %+v", web)
 	}
-	if len(f.Disabled) != 1 || f.Disabled[0] != "off" {
+	if len(f.Disabled) != 1 || f.Disabled[0] != "off" || f.Servers["off"].Enabled {
 		t.Errorf("disabled = %v", f.Disabled)
 	}
-	if f.Servers["missing"].Command != "${NOPE}" {
+	if f.Servers["missing"].Config.Command != "${NOPE}" {
 		t.Errorf("unset variable should stay as written")
 	}
+	// One warning per variable and server, however often it is used.
 	want := []string{`Server "files": unknown field "extra" ignored`, `Server "missing": environment variable NOPE is not set`}
 	if strings.Join(f.Warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings = %q", f.Warnings)
 	}
 	if got := f.Names(); strings.Join(got, ",") != "files,missing,web" {
 		t.Errorf("names = %v", got)
+	}
+	if got := len(f.List()); got != 4 {
+		t.Errorf("List has %d servers, want 4 (the disabled one included)", got)
+	}
+	if string(f.Servers["files"].Extra["extra"]) != "1" {
+		t.Errorf("unknown field not kept: %q", f.Servers["files"].Extra)
+	}
+	if s := f.Servers["files"].Source; s != (Source{Kind: SourceFile, Level: LevelExplicit}) {
+		t.Errorf("source = %+v", s)
 	}
 }
 
@@ -54,14 +72,230 @@ func TestParseValidation(t *testing.T) {
 		"both": {"command": "x", "url": "http://a"},
 		"nocmd": {"type": "stdio"},
 		"nourl": {"type": "sse"},
-		"odd": {"type": "carrier-pigeon", "command": "x"}
+		"nohttp": {"type": "http", "headers": {"A": "b"}},
+		"odd": {"type": "carrier-pigeon", "command": "x"},
+		"fine": {"command": "x"}
 	}}`
-	_, err := Parse([]byte(doc), lookupFrom(nil))
+	f, err := Parse([]byte(doc), lookupFrom(nil))
 	want := `Server "both": both "command" and "url" are set - server should be either stdio (command) OR http/sse (url), not both; ` +
 		`Server "nocmd": stdio server requires "command" field; ` +
+		`Server "nohttp": http server requires "url" field; ` +
 		`Server "nourl": sse server requires "url" field; ` +
 		`Server "odd": unknown server type "carrier-pigeon"`
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v\nwant  %s", err, want)
 	}
+	if f == nil || len(f.Servers) != 1 || f.Servers["fine"] == nil {
+		t.Errorf("the valid server should still be returned: %+v", f)
+	}
+}
+
+// TestParseFieldProblems: our own checks, in the same "Server "<name>": ..."
+// form, all reported together.
+func TestParseFieldProblems(t *testing.T) {
+	for _, c := range []struct{ entry, want string }{
+		{`{"command": "x", "args": "a b"}`, `Server "s": "args" must be a list of strings`},
+		{`{"command": "x", "env": {"A": 1}}`, `Server "s": "env" must be an object of strings`},
+		{`{"command": "x", "timeout": "5s"}`, `Server "s": "timeout" must be a number of milliseconds`},
+		{`{"command": "x", "requestTimeout": -1}`, `Server "s": "requestTimeout" must not be negative`},
+		{`{"command": "x", "maxInFlight": 1.5}`, `Server "s": "maxInFlight" must be a whole number`},
+		{`{"command": "x", "enabled": "no"}`, `Server "s": "enabled" must be true or false`},
+		{`{"command": "x", "restart": {"backoffMin": 5000, "backoffMax": 100}}`, `Server "s": "restart.backoffMin" must not exceed "restart.backoffMax" (5s > 100ms)`},
+		{`{"command": "x", "restart": {"maxRestarts": -2}}`, `Server "s": "restart.maxRestarts" must not be negative`},
+		{`{"command": "x", "auth": {"type": "basic"}}`, `Server "s": "auth.type" must be "oauth" or "apikey", not "basic"`},
+		{`{"command": "x", "auth": {}}`, `Server "s": "auth.type" is required ("oauth" or "apikey")`},
+		{`{"command": "x", "env": {"A": "!  "}}`, `Server "s": "env" value of "A" is '!' without a command`},
+		{`["x"]`, `Server "s": the entry must be a JSON object`},
+		{`{"args": 1, "type": "sse"}`, `Server "s": "args" must be a list of strings`},
+	} {
+		_, err := Parse([]byte(`{"mcpServers": {"s": `+c.entry+`}}`), lookupFrom(nil))
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.entry, err, c.want)
+		}
+	}
+}
+
+func TestParseNames(t *testing.T) {
+	long := strings.Repeat("a", 101)
+	doc := `{"mcpServers": {"ok.name_1-x": {"command": "x"}, "has space": {"command": "x"}, "` + long + `": {"command": "x"}, "": {"command": "x"}}}`
+	f, err := Parse([]byte(doc), lookupFrom(nil))
+	want := `Server "": name must be 1 to 100 letters, digits, '-', '_' or '.'; ` +
+		`Server "` + long + `": name must be 1 to 100 letters, digits, '-', '_' or '.'; ` +
+		`Server "has space": name must be 1 to 100 letters, digits, '-', '_' or '.'`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v", err)
+	}
+	if f.Servers["ok.name_1-x"] == nil {
+		t.Error("a valid name was refused")
+	}
+	if _, err := Parse([]byte(`{"mcpServers": {"`+strings.Repeat("b", 100)+`": {"command": "x"}}}`), lookupFrom(nil)); err != nil {
+		t.Errorf("100 characters refused: %v", err)
+	}
+}
+
+func TestParseAllFields(t *testing.T) {
+	doc := `{"mcpServers": {
+		"full": {"type": "http", "url": "https://h/${P:-mcp}", "headers": {"X-Id": "${ID}", "Authorization": "!pass show mcp"},
+			"timeout": 7000, "connectTimeout": 2000, "maxInFlight": 8, "queueTimeout": 2500,
+			"restart": {"maxRestarts": 0, "window": 1000, "backoffMin": 10, "backoffMax": 20, "jitter": 1},
+			"protocolVersion": "2025-06-18", "keepalive": 15000.5,
+			"auth": {"type": "oauth", "credentialId": "work", "scope": "x"},
+			"enabledTools": ["a", "b"], "disabledTools": ["c"]},
+		"plain": {"command": "srv", "cwd": "/tmp", "env": {"K": "!printf x"}}
+	}}`
+	f, err := Parse([]byte(doc), lookupFrom(map[string]string{"ID": "7"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Servers["full"]
+	cfg := s.Config
+	if cfg.URL != "https://h/mcp" || cfg.Headers["X-Id"] != "7" || cfg.Headers["Authorization"] != "!pass show mcp" {
+		t.Errorf("values: %q %q", cfg.URL, cfg.Headers)
+	}
+	if cfg.ConnectTimeout != 2*time.Second || cfg.RequestTimeout != 7*time.Second || cfg.MaxInFlight != 8 || cfg.ProtocolVersion != "2025-06-18" {
+		t.Errorf("config = %+v", cfg)
+	}
+	if s.QueueTimeout != 2500*time.Millisecond || cfg.QueueTimeout != s.QueueTimeout {
+		t.Errorf("queueTimeout: %v, config %v", s.QueueTimeout, cfg.QueueTimeout)
+	}
+	if want := (RestartPolicy{MaxRestarts: 0, Window: time.Second, BackoffMin: 10 * time.Millisecond, BackoffMax: 20 * time.Millisecond}); s.Restart != want {
+		t.Errorf("restart = %+v", s.Restart)
+	}
+	if s.Keepalive != 15000500*time.Microsecond {
+		t.Errorf("keepalive = %v", s.Keepalive)
+	}
+	if s.Auth == nil || *s.Auth != (Auth{Type: "oauth", CredentialID: "work"}) {
+		t.Errorf("auth = %+v", s.Auth)
+	}
+	if strings.Join(s.EnabledTools, ",") != "a,b" || strings.Join(s.DisabledTools, ",") != "c" {
+		t.Errorf("tools = %v %v", s.EnabledTools, s.DisabledTools)
+	}
+	if want := []Command{{Field: "headers", Key: "Authorization", Line: "pass show mcp"}}; !slices.Equal(s.Commands, want) {
+		t.Errorf("commands = %+v", s.Commands)
+	}
+	wantWarnings := `Server "full": unknown field "auth.scope" ignored` + "\n" + `Server "full": unknown field "restart.jitter" ignored`
+	if got := strings.Join(f.Warnings, "\n"); got != wantWarnings {
+		t.Errorf("warnings = %q", f.Warnings)
+	}
+
+	p := f.Servers["plain"]
+	if p.Restart != DefaultRestartPolicy() || p.QueueTimeout != 10*time.Second || p.Config.QueueTimeout != 10*time.Second || p.Keepalive != 0 || p.Auth != nil || !p.Enabled {
+		t.Errorf("defaults not filled in: %+v", p)
+	}
+	if p.Config.Cwd != "/tmp" || p.Config.Env["K"] != "!printf x" || len(p.Commands) != 1 || p.Commands[0].Field != "env" {
+		t.Errorf("plain = %+v", p)
+	}
+	if p.NeedsApproval || f.Servers["full"].NeedsApproval {
+		t.Error("an explicit file needs no approval")
+	}
+}
+
+// TestParseRunsNothing: a !command is not run, and its ${VAR} not
+// expanded, when the file is read.
+func TestParseRunsNothing(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"s": map[string]any{"command": "x", "env": map[string]string{"T": "!touch " + marker + " ${V}"}},
+	}})
+	f, err := Parse(doc, lookupFrom(map[string]string{"V": "v"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran at parse time")
+	}
+	if got := f.Servers["s"].Commands[0].Line; got != "touch "+marker+" ${V}" {
+		t.Errorf("command = %q", got)
+	}
+}
+
+func TestParseInvalidDocument(t *testing.T) {
+	_, err := Parse([]byte("{\n \"mcpServers\": {\n  \"s\": {\"env\": {\"TOKEN\": \"sk-secret\" }\n}"), lookupFrom(nil))
+	if err == nil || strings.Contains(err.Error(), "sk-secret") || !strings.Contains(err.Error(), "invalid configuration: line 4") {
+		t.Errorf("err = %v", err)
+	}
+	_, err = Parse([]byte(`{"mcpServers": []}`), lookupFrom(nil))
+	if err == nil || err.Error() != `invalid configuration: "mcpServers" must be an object (it is a JSON array)` {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestHash(t *testing.T) {
+	hashOf := func(doc string, env map[string]string) string {
+		t.Helper()
+		f, err := Parse([]byte(doc), lookupFrom(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Servers["s"].Hash
+	}
+	a := hashOf(`{"mcpServers": {"s": {"command": "x", "env": {"A": "${TOKEN}", "B": "2"}, "args": ["1", "2"]}}}`, map[string]string{"TOKEN": "one"})
+	b := hashOf(`{"mcpServers": {"s": {
+		"args": ["1", "2"],
+		"env": {"B": "2", "A": "${TOKEN}"},
+		"command": "x"
+	}}}`, map[string]string{"TOKEN": "two"})
+	if a != b {
+		t.Errorf("key order, spacing or a variable's value changed the hash: %s %s", a, b)
+	}
+	if len(a) != 64 || strings.Trim(a, "0123456789abcdef") != "" {
+		t.Errorf("not a hex SHA-256: %q", a)
+	}
+	want, _ := CanonicalConfigHash([]byte(`{"args":["1","2"],"command":"x","env":{"A":"${TOKEN}","B":"2"}}`))
+	if a != want {
+		t.Errorf("hash %s, want the canonical hash of the entry as written %s", a, want)
+	}
+	for _, changed := range []string{
+		`{"mcpServers": {"s": {"command": "x", "env": {"A": "${TOKEN2}", "B": "2"}, "args": ["1", "2"]}}}`,
+		`{"mcpServers": {"s": {"command": "x", "env": {"A": "${TOKEN}", "B": "2"}, "args": ["2", "1"]}}}`,
+		`{"mcpServers": {"s": {"command": "x", "env": {"A": "${TOKEN}", "B": "2"}, "args": ["1", "2"], "timeout": 1}}}`,
+	} {
+		if hashOf(changed, nil) == a {
+			t.Errorf("a changed entry hashes alike: %s", changed)
+		}
+	}
+}
+
+func TestNewServer(t *testing.T) {
+	cfg := actors.ServerConfig{Command: "srv", Env: map[string]string{"K": "!literal ${X}"}, RequestTimeout: time.Second}
+	s, err := NewServer("api-1", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Source != (Source{Kind: SourceAPI, Level: LevelExplicit}) || !s.Enabled || s.Restart != DefaultRestartPolicy() || len(s.Commands) != 0 {
+		t.Errorf("server = %+v", s)
+	}
+	if s.Config.Env["K"] != "!literal ${X}" {
+		t.Errorf("API values must be literal: %q", s.Config.Env["K"])
+	}
+	want, _ := CanonicalConfigHash([]byte(`{"command":"srv","env":{"K":"!literal ${X}"},"requestTimeout":1000}`))
+	if s.Hash != want {
+		t.Errorf("hash = %s, want %s", s.Hash, want)
+	}
+	if _, err := NewServer("bad name", cfg); err == nil {
+		t.Error("bad name accepted")
+	}
+	var ce *actors.ConfigError
+	if _, err := NewServer("x", actors.ServerConfig{Type: "sse"}); !errors.As(err, &ce) || err.Error() != `Server "x": sse server requires "url" field` {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func ExampleParse() {
+	doc := `{"mcpServers": {
+		"files": {"command": "npx", "args": ["-y", "srv", "${ROOT:-/srv}"], "timeout": 5000},
+		"tracker": {"url": "https://tracker.example/mcp", "headers": {"Authorization": "!pass show tracker"}}
+	}}`
+	noEnv := func(string) (string, bool) { return "", false }
+	f, err := Parse([]byte(doc), noEnv)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range f.List() {
+		fmt.Println(s.Name, s.Config.TransportType(), s.Config.Command, s.Config.Args, s.Config.ConnectTimeout, s.Restart.MaxRestarts, s.Commands)
+	}
+	// Output:
+	// files stdio npx [-y srv /srv] 5s 5 []
+	// tracker http  [] 0s 5 [{headers Authorization pass show tracker}]
 }

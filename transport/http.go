@@ -31,6 +31,7 @@ type HTTPConfig struct {
 
 	RequestTimeout       time.Duration // default DefaultRequestTimeout
 	MaxInFlight          int           // default DefaultMaxInFlight
+	QueueTimeout         time.Duration // see StdioConfig
 	MaxFrameSize         int           // the largest JSON body or SSE event accepted; default 16 MiB
 	MaxWriteBytes        int           // request bodies not yet sent; default DefaultMaxWriteBytes
 	MaxProgressBytes     int           // see StdioConfig
@@ -103,6 +104,7 @@ func SpawnHTTP(parent actor.SpawnerContext, root *actor.RootContext, owner *acto
 	conn := newConn(cfg.Server, cfg.Generation, root, cfg.MaxInFlight, cfg.RequestTimeout, cfg.Counters,
 		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
 	conn.session = new(atomic.Pointer[string])
+	conn.queueTimeout = queueTimeout(cfg.QueueTimeout)
 	props := actor.PropsFromProducer(func() actor.Actor { return newHTTPActor(cfg, conn, owner) }, guardianAtRoot(parent)...)
 	conn.pid = parent.Spawn(props)
 	return conn

@@ -24,6 +24,7 @@ func SpawnLegacySSE(parent actor.SpawnerContext, root *actor.RootContext, owner 
 	conn := newConn(cfg.Server, cfg.Generation, root, cfg.MaxInFlight, cfg.RequestTimeout, cfg.Counters,
 		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
 	conn.session = new(atomic.Pointer[string])
+	conn.queueTimeout = queueTimeout(cfg.QueueTimeout)
 	props := actor.PropsFromProducer(func() actor.Actor {
 		a := newHTTPActor(cfg, conn, owner)
 		a.legacy = &legacyState{}

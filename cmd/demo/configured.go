@@ -97,14 +97,21 @@ func connectConfigured(ctx context.Context, rt *mcpactor.Runtime, file *supervis
 	took := make([]time.Duration, len(names))
 	var wg conc.WaitGroup
 	for i, name := range names {
-		cfg := mcpactor.ServerConfig(file.Servers[name])
-		if cfg.ConnectTimeout == 0 {
-			cfg.ConnectTimeout = o.timeout
-		}
+		srv := file.Servers[name]
 		r.setState(name, "connecting", "")
 		wg.Go(func() {
+			defer func() { took[i] = time.Since(start) }()
+			// Resolve runs the file's !command values (docs/configuration.md).
+			resolved, err := srv.Resolve(ctx)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			cfg := mcpactor.ServerConfig(resolved)
+			if cfg.ConnectTimeout == 0 {
+				cfg.ConnectTimeout = o.timeout
+			}
 			clients[i], errs[i] = rt.Connect(ctx, name, cfg)
-			took[i] = time.Since(start)
 		})
 	}
 	wg.Wait()

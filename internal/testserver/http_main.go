@@ -128,5 +128,5 @@ func ReadURL(r io.Reader) (string, error) {
 			return "", fmt.Errorf("testserver: reading the URL line: %w (read %q)", err, line)
 		}
 	}
-	return "", fmt.Errorf("testserver: no URL line: %q...", line)
+	return "", fmt.Errorf("testserver: no URL line in %q", line)
 }

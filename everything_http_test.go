@@ -1,0 +1,493 @@
+package mcpactor_test
+
+// Tests against @modelcontextprotocol/server-everything (pinned 2026.8.31)
+// over HTTP, in both of its HTTP modes, each test running once per mode:
+//
+//   - streamableHttp: `PORT=<p> node <script> streamableHttp`, endpoint
+//     /mcp (Streamable HTTP, sessions, an in-memory event store, so its
+//     streams are resumable;
+//     https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http);
+//   - sse: `PORT=<p> node <script> sse`, endpoint /sse (the legacy HTTP+SSE
+//     transport of 2024-11-05: one GET stream carries every message of the
+//     server, POSTs go to the endpoint that stream names;
+//     https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse).
+//
+// One server per mode serves every test (http_peer_fixture_test.go), behind
+// a recording proxy. Each HTTP session gets a server of its own inside
+// server-everything (createServer per session), so sessions do not see each
+// other's state. This file has the lifecycle and the tools;
+// everything_http_features_test.go the rest, mirroring the stdio tests
+// (everything_*_test.go).
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/peers"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// everythingHTTPSpec starts server-everything in mode (its argument) and
+// reaches it at path with ServerConfig.Type typ.
+func everythingHTTPSpec(mode, path, typ string) func(t *testing.T) httpSpec {
+	return func(t *testing.T) httpSpec {
+		node, script := peers.ServerEverything(t)
+		return httpSpec{
+			name: everythingServer,
+			command: func(port int) (string, []string, []string) {
+				return node, []string{script, mode}, []string{"PORT=" + strconv.Itoa(port)}
+			},
+			path: path,
+			typ:  typ,
+			rec:  everythingRecorder,
+		}
+	}
+}
+
+var (
+	everythingStreamable = &sharedHTTP{spec: everythingHTTPSpec("streamableHttp", "/mcp", mcpactorTypeHTTP)}
+	everythingSSE        = &sharedHTTP{spec: everythingHTTPSpec("sse", "/sse", mcpactorTypeSSE)}
+
+	// everythingModes runs a test over both transports.
+	everythingModes = []httpMode{{"streamableHttp", everythingStreamable}, {"sse", everythingSSE}}
+	// everythingStreamableOnly is for what only Streamable HTTP has
+	// (sessions ended by DELETE, resumable streams).
+	everythingStreamableOnly = []httpMode{{"streamableHttp", everythingStreamable}}
+)
+
+const (
+	mcpactorTypeHTTP = "http"
+	mcpactorTypeSSE  = "sse"
+)
+
+// isLegacy reports whether h speaks the legacy HTTP+SSE transport.
+func (h *httpConn) isLegacy() bool { return h.cfg.Type == mcpactorTypeSSE }
+
+// TestEverythingHTTPHandshake checks what the handshake negotiated and how
+// it went on the wire
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle).
+//
+// Streamable HTTP: the runtime probes with server/discover first;
+// server-everything (TypeScript SDK 1.32.2) answers 400 "Bad Request:
+// Server not initialized" (-32000), which is not an error of the stateless
+// era, so the runtime falls back to initialize at once and negotiates
+// 2025-11-25 (the session era). The answer to initialize gives the session
+// id, which every later request carries with MCP-Protocol-Version
+// 2025-11-25; a GET listener is opened.
+//
+// Legacy HTTP+SSE: no probe (the transport predates the stateless era);
+// the GET /sse stream names the POST endpoint, initialize is POSTed there
+// and answered on the stream; 2025-11-25 is negotiated as well (the version
+// is the protocol's, not the transport's), and no MCP-Protocol-Version
+// header is sent (2024-11-05 has none).
+func TestEverythingHTTPHandshake(t *testing.T) {
+	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
+		c := h.c
+		if v := c.ProtocolVersion(); v != messages.Version20251125 {
+			t.Errorf("ProtocolVersion = %q, want %s", v, messages.Version20251125)
+		}
+		info := c.ServerInfo()
+		if info.Name != "mcp-servers/everything" || info.Version == "" {
+			t.Errorf("ServerInfo() = %+v", info)
+		}
+		caps := c.Capabilities()
+		if caps.Tools == nil || caps.Prompts == nil || caps.Resources == nil || caps.Logging == nil || !caps.Resources.Subscribe {
+			t.Errorf("Capabilities() = %+v, want tools, prompts, resources (subscribe) and logging", caps)
+		}
+		if c.Instructions() == "" {
+			t.Errorf("no instructions")
+		}
+
+		// notifications/initialized is sent without waiting for its
+		// answer: Connect may return before it reaches the proxy.
+		h.waitWire(t, "notifications/initialized", func(ex exchange) bool {
+			return ex.isPost(messages.NotificationInitialized) && ex.Done
+		})
+		exs := h.wire()
+		if h.isLegacy() {
+			checkLegacyHandshake(t, exs)
+		} else {
+			checkStreamableHandshake(t, exs, messages.Version20251125)
+		}
+	})
+}
+
+// checkStreamableHandshake checks the start of a Streamable HTTP session
+// that fell back from the probe to initialize, and the headers of every
+// later request.
+func checkStreamableHandshake(t *testing.T, exs []exchange, version string) {
+	t.Helper()
+	if len(exs) < 3 {
+		t.Fatalf("too few exchanges:\n%s", dumpExchanges(exs))
+	}
+	probe, init := exs[0], exs[1]
+	if !probe.isPost(messages.MethodServerDiscover) || probe.Status/100 == 2 && bytes.Contains(probe.Resp, []byte("supportedVersions")) && bytes.Contains(probe.Resp, []byte(messages.Version20260728)) {
+		t.Errorf("first exchange %s: want the server/discover probe, answered without the stateless era", probe)
+	}
+	if !init.isPost(messages.MethodInitialize) || init.Header.Get("Mcp-Session-Id") != "" {
+		t.Fatalf("second exchange %s (session %q): want initialize, without a session id", init, init.Header.Get("Mcp-Session-Id"))
+	}
+	sid := sessionGiven(exs)
+	if sid == "" {
+		t.Fatalf("the answer to initialize gave no Mcp-Session-Id:\n%s", dumpExchanges(exs))
+	}
+	var listener bool
+	for _, ex := range exs[2:] {
+		if got := ex.Header.Get("Mcp-Session-Id"); got != sid {
+			t.Errorf("%s carries session %q, want %q", ex, got, sid)
+		}
+		if got := ex.Header.Get("Mcp-Protocol-Version"); got != version {
+			t.Errorf("%s carries MCP-Protocol-Version %q, want %s", ex, got, version)
+		}
+		if ex.Method == http.MethodPost && (!strings.Contains(ex.Header.Get("Accept"), "application/json") || !strings.Contains(ex.Header.Get("Accept"), "text/event-stream")) {
+			t.Errorf("%s: Accept %q, want application/json and text/event-stream", ex, ex.Header.Get("Accept"))
+		}
+		if ex.Method == http.MethodGet && ex.Header.Get("Last-Event-ID") == "" {
+			listener = true
+			if ex.Status != http.StatusOK {
+				t.Errorf("GET listener answered %d", ex.Status)
+			}
+		}
+	}
+	if !listener {
+		t.Errorf("no GET listener was opened:\n%s", dumpExchanges(exs))
+	}
+	if n := len(postsOf(exs, messages.NotificationInitialized)); n != 1 {
+		t.Errorf("notifications/initialized sent %d times", n)
+	}
+}
+
+// checkLegacyHandshake checks the start of a legacy HTTP+SSE connection.
+func checkLegacyHandshake(t *testing.T, exs []exchange) {
+	t.Helper()
+	if len(exs) < 3 {
+		t.Fatalf("too few exchanges:\n%s", dumpExchanges(exs))
+	}
+	stream := exs[0]
+	if stream.Method != http.MethodGet || stream.URL.Path != "/sse" {
+		t.Fatalf("first exchange %s: want GET /sse", stream)
+	}
+	var endpoint string
+	for _, ev := range sseEvents(stream.Resp) {
+		if ev.event == "endpoint" {
+			endpoint = ev.data
+			break
+		}
+	}
+	if endpoint == "" {
+		t.Fatalf("the stream named no endpoint: %.300s", stream.Resp)
+	}
+	for _, ex := range exs[1:] {
+		if ex.isPost(messages.MethodServerDiscover) {
+			t.Errorf("%s: the legacy transport was probed", ex)
+		}
+		if ex.Method != http.MethodPost {
+			t.Errorf("%s: the legacy transport has one GET stream and POSTs", ex)
+			continue
+		}
+		if ex.URL.RequestURI() != endpoint {
+			t.Errorf("%s went to %s, want the endpoint %s", ex, ex.URL.RequestURI(), endpoint)
+		}
+		if v := ex.Header.Get("Mcp-Protocol-Version"); v != "" {
+			t.Errorf("%s carries MCP-Protocol-Version %q; the legacy transport has none", ex, v)
+		}
+		if ex.Status == http.StatusAccepted {
+			continue
+		}
+		// A request whose answer came on the stream before the POST's
+		// 202 has ended: the runtime abandons its POST then.
+		if _, answered := findResponse(stream.streamed(), ex.Msg.ID); !ex.ClientGone || ex.Msg.Kind() != messages.KindRequest || !answered {
+			t.Errorf("%s: want 202", ex)
+		}
+	}
+	if !exs[1].isPost(messages.MethodInitialize) {
+		t.Errorf("second exchange %s: want initialize", exs[1])
+	}
+	if res, ok := findResponse(stream.streamed(), exs[1].Msg.ID); !ok || !bytes.Contains(res.Result, []byte(`"protocolVersion":"2025-11-25"`)) {
+		t.Errorf("the answer to initialize did not come on the stream: %.400s", stream.Resp)
+	}
+}
+
+// findResponse finds the response to id among msgs.
+func findResponse(msgs []messages.Message, id messages.ID) (messages.Message, bool) {
+	for _, m := range msgs {
+		if m.Kind() == messages.KindResponse && m.ID.String() == id.String() {
+			return m, true
+		}
+	}
+	return messages.Message{}, false
+}
+
+// TestEverythingHTTPPing pings the server
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping).
+func TestEverythingHTTPPing(t *testing.T) {
+	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
+		if err := h.c.Ping(waitCtx(t)); err != nil {
+			t.Fatalf("Ping: %v", err)
+		}
+		if len(postsOf(h.wire(), messages.MethodPing)) == 0 {
+			t.Errorf("no ping on the wire")
+		}
+	})
+}
+
+// TestEverythingHTTPListTools lists every tool, the capability tools our
+// handlers unlock included, through ListTools and the Tools iterator.
+func TestEverythingHTTPListTools(t *testing.T) {
+	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
+		c := h.c
+		ctx := waitCtx(t)
+		tools, err := c.ListTools(ctx)
+		if err != nil {
+			t.Fatalf("ListTools: %v", err)
+		}
+		names := toolNames(tools)
+		for _, name := range append(slices.Clone(everythingBaseTools), everythingCapabilityTools...) {
+			if !slices.Contains(names, name) {
+				t.Errorf("tools/list lacks %q: %v", name, names)
+			}
+		}
+		for _, tl := range tools {
+			if len(tl.InputSchema) == 0 {
+				t.Errorf("tool %s has no input schema", tl.Name)
+			}
+			if tl.Name == "get-structured-content" && len(tl.OutputSchema) == 0 {
+				t.Errorf("get-structured-content has no output schema")
+			}
+		}
+		var iterated []string
+		for tl, err := range c.Tools(ctx) {
+			if err != nil {
+				t.Fatalf("Tools iterator: %v", err)
+			}
+			iterated = append(iterated, tl.Name)
+		}
+		if !slices.Equal(iterated, names) {
+			t.Errorf("Tools iterator = %v, ListTools = %v", iterated, names)
+		}
+	})
+}
+
+// TestEverythingHTTPWithoutHandlers checks that a runtime without handlers
+// declares no client capabilities over HTTP either: the session's server
+// leaves out the tools that need them.
+func TestEverythingHTTPWithoutHandlers(t *testing.T) {
+	onOwn(t, everythingModes, true, func(t *testing.T, h *httpConn) {
+		c := h.c
+		ctx := waitCtx(t)
+		tools, err := c.ListTools(ctx)
+		if err != nil {
+			t.Fatalf("ListTools: %v", err)
+		}
+		names := toolNames(tools)
+		for _, name := range everythingCapabilityTools {
+			if slices.Contains(names, name) {
+				t.Errorf("tools/list offers %q to a client without that capability", name)
+			}
+		}
+		init := postsOf(h.wire(), messages.MethodInitialize)
+		if len(init) != 1 || !bytes.Contains(init[0].Body, []byte(`"capabilities":{}`)) {
+			t.Errorf("initialize declared capabilities: %s", init[0].Body)
+		}
+	})
+}
+
+// TestEverythingHTTPToolsListChanged receives the list_changed the server
+// sends as it registers the capability tools after initialize. Legacy
+// HTTP+SSE only: over Streamable HTTP the server sends it on the GET
+// stream while it handles notifications/initialized, and the TypeScript
+// SDK drops a message for the GET stream when none is open (the spec lets
+// it: the server MAY send there); the runtime opens its listener
+// concurrently with the POST of notifications/initialized, so whether the
+// notification arrives depends on which reaches the server first.
+func TestEverythingHTTPToolsListChanged(t *testing.T) {
+	onShared(t, []httpMode{{"sse", everythingSSE}}, func(t *testing.T, h *httpConn) {
+		h.rec.notes.waitAfter(t, 0, messages.NotificationToolsListChanged, isMethod(messages.NotificationToolsListChanged))
+	})
+}
+
+// TestEverythingHTTPToolResults calls the tools whose results carry each
+// kind of content.
+func TestEverythingHTTPToolResults(t *testing.T) {
+	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
+		c := h.c
+		if got := resultText(callOK(t, c, "echo", map[string]any{"message": "hello over http"})); got != "Echo: hello over http" {
+			t.Errorf("echo = %q", got)
+		}
+		if got, want := resultText(callOK(t, c, "get-sum", map[string]any{"a": 19, "b": 23.5})), "The sum of 19 and 23.5 is 42.5."; got != want {
+			t.Errorf("get-sum = %q, want %q", got, want)
+		}
+
+		res := callOK(t, c, "get-structured-content", map[string]any{"location": "Chicago"})
+		var weather struct {
+			Temperature float64 `json:"temperature"`
+			Conditions  string  `json:"conditions"`
+			Humidity    float64 `json:"humidity"`
+		}
+		if err := json.Unmarshal(res.StructuredContent, &weather); err != nil || weather.Temperature != 36 || weather.Conditions != "Light rain / drizzle" || weather.Humidity != 82 {
+			t.Errorf("structuredContent %s = %+v (%v)", res.StructuredContent, weather, err)
+		}
+
+		res = callOK(t, c, "get-tiny-image", nil)
+		var images int
+		for _, b := range res.Content {
+			if b.Type != messages.ContentTypeImage {
+				continue
+			}
+			images++
+			data, err := b.Bytes()
+			if err != nil || b.MimeType != "image/png" || !bytes.HasPrefix(data, []byte(pngSignature)) {
+				t.Errorf("image %s: % x (%v), want a PNG", b.MimeType, data[:min(8, len(data))], err)
+			}
+		}
+		if images != 1 {
+			t.Errorf("got %d image blocks, want 1", images)
+		}
+
+		res = callOK(t, c, "get-annotated-message", map[string]any{"messageType": "error", "includeImage": true})
+		if len(res.Content) != 2 || res.Content[0].Annotations == nil || res.Content[0].Annotations.Priority == nil || *res.Content[0].Annotations.Priority != 1 {
+			t.Errorf("get-annotated-message = %+v", res.Content)
+		}
+
+		res = callOK(t, c, "get-resource-links", map[string]any{"count": 2})
+		var uris []string
+		for _, b := range res.Content {
+			if b.Type == messages.ContentTypeResourceLink {
+				uris = append(uris, b.ResourceLink().URI)
+			}
+		}
+		if want := []string{"demo://resource/dynamic/blob/1", "demo://resource/dynamic/text/2"}; !slices.Equal(uris, want) {
+			t.Errorf("resource links %v, want %v", uris, want)
+		}
+
+		res = callOK(t, c, "get-resource-reference", map[string]any{"resourceType": "Blob", "resourceId": 5})
+		var embedded *messages.ResourceContents
+		for _, b := range res.Content {
+			if b.Type == messages.ContentTypeResource {
+				embedded = b.Resource
+			}
+		}
+		if embedded == nil || embedded.URI != "demo://resource/dynamic/blob/5" || !embedded.IsBlob() {
+			t.Fatalf("embedded resource = %+v", embedded)
+		}
+		if data, err := embedded.Bytes(); err != nil || !strings.HasPrefix(string(data), "Resource 5: This is a base64 blob") {
+			t.Errorf("embedded blob %q (%v)", data, err)
+		}
+	})
+}
+
+// TestEverythingHTTPToolErrors checks that an unknown tool and invalid
+// arguments are isError results, not errors.
+func TestEverythingHTTPToolErrors(t *testing.T) {
+	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
+		ctx := waitCtx(t)
+		res, err := h.c.CallTool(ctx, "no-such-tool", nil)
+		if err != nil || !res.IsError || !strings.Contains(resultText(res), "not found") {
+			t.Errorf("unknown tool: %+v, %v; want isError with \"not found\"", res, err)
+		}
+		res, err = h.c.CallTool(ctx, "get-sum", map[string]any{"a": "one", "b": 2})
+		if err != nil || !res.IsError {
+			t.Errorf("invalid arguments: %+v, %v; want isError", res, err)
+		}
+	})
+}
+
+// TestEverythingHTTPConcurrentCalls makes many calls at once on one
+// connection: each caller gets the answer to its own request. Over
+// Streamable HTTP each call is a POST of its own, answered on its own
+// stream, which the wire shows; over legacy HTTP+SSE every answer comes on
+// the one stream and is matched by id.
+func TestEverythingHTTPConcurrentCalls(t *testing.T) {
+	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
+		c := h.c
+		ctx := waitCtx(t)
+		before := len(h.wire())
+		const n = 40
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				msg := "m" + strings.Repeat("x", i)
+				res, err := c.CallTool(ctx, "echo", map[string]any{"message": msg})
+				if err != nil {
+					t.Errorf("call %d: %v", i, err)
+					return
+				}
+				if got := resultText(res); got != "Echo: "+msg {
+					t.Errorf("call %d got %q, want the answer to its own request", i, got)
+				}
+			})
+		}
+		wg.Wait()
+		if h.isLegacy() {
+			return
+		}
+		calls := postsOf(h.wire()[before:], messages.MethodToolsCall)
+		if len(calls) != n {
+			t.Fatalf("%d tools/call POSTs, want %d", len(calls), n)
+		}
+		for _, ex := range calls {
+			if _, ok := findResponse(ex.streamed(), ex.Msg.ID); !ok {
+				t.Errorf("%s: its stream did not carry the answer to id %s", ex, ex.Msg.ID)
+			}
+		}
+	})
+}
+
+// TestEverythingHTTPClose closes a client: Close returns nil, Done is
+// closed, calls fail with ErrTransportClosed, a second Close is fine, and
+// nothing of the connection is left running on the wire. Over Streamable
+// HTTP the session is ended with a DELETE carrying its id, which the server
+// logs ("Received session termination request for session <id>"
+// on its stdout); over legacy HTTP+SSE closing the stream ends the
+// session, which the server logs ("Client Disconnected: <id>").
+func TestEverythingHTTPClose(t *testing.T) {
+	onOwn(t, everythingModes, false, func(t *testing.T, h *httpConn) {
+		c := h.c
+		ctx := waitCtx(t)
+		callOK(t, c, "echo", map[string]any{"message": "before close"})
+		if err := c.Close(ctx); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		select {
+		case <-c.Done():
+		default:
+			t.Errorf("Done() not closed after Close returned")
+		}
+		if err := c.Ping(ctx); !errors.Is(err, mcpactor.ErrTransportClosed) {
+			t.Errorf("Ping after Close: %v, want ErrTransportClosed", err)
+		}
+		if err := c.Close(ctx); err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+
+		out := h.peer.proc.out
+		if h.isLegacy() {
+			stream := h.wire()[0]
+			var sid string
+			for _, ev := range sseEvents(stream.Resp) {
+				if ev.event == "endpoint" {
+					sid = strings.TrimPrefix(ev.data, "/message?sessionId=")
+				}
+			}
+			out.waitLine(t, "Client Disconnected:  "+sid)
+		} else {
+			sid := sessionGiven(h.wire())
+			del := h.waitWire(t, "DELETE of the session", func(ex exchange) bool { return ex.Method == http.MethodDelete && ex.Done })
+			if got := del.Header.Get("Mcp-Session-Id"); got != sid || del.Status != http.StatusOK {
+				t.Errorf("%s with session %q, want 200 for session %q", del, got, sid)
+			}
+			out.waitLine(t, "Received session termination request for session "+sid)
+		}
+		// Nothing of the connection is still running: the GET stream
+		// ended with Close.
+		h.waitAllDone(t)
+	})
+}

@@ -1,0 +1,83 @@
+package mcpactor_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+)
+
+// Runtime.Manage runs the servers of a configuration file beside servers
+// given in code, exposes their tools by mcp__<server>__<tool>, routes calls
+// by that name, and is stopped by Runtime.Stop.
+func TestRuntimeManage(t *testing.T) {
+	path, args, env := testserver.Command(testserver.Options{})
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	raw, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"filed": map[string]any{"command": path, "args": args, "env": envMap(env)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	m, err := rt.Manage(ctx, mcpactor.ManageOptions{
+		ConfigFile: file,
+		Servers:    map[string]mcpactor.ServerConfig{"coded": testServerConfig(testserver.Options{})},
+		CacheDir:   t.TempDir(),
+	})
+	if err != nil {
+		t.Fatalf("Manage: %v", err)
+	}
+
+	var names []string
+	for _, tool := range m.Tools() {
+		names = append(names, tool.Name)
+	}
+	for _, want := range []string{"mcp__filed__echo", "mcp__coded__echo"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools %v lack %s", names, want)
+		}
+	}
+	for _, name := range []string{"mcp__filed__echo", "mcp__coded__echo"} {
+		res, err := m.CallTool(ctx, name, map[string]any{"message": name})
+		if err != nil || len(res.Content) == 0 || res.Content[0].Text != name {
+			t.Errorf("%s: %+v, %v", name, res, err)
+		}
+	}
+	for _, s := range m.Status() {
+		if s.State != mcpactor.StateReady || s.ProtocolVersion == "" {
+			t.Errorf("status %+v: want ready with a protocol version", s)
+		}
+	}
+	c, ok := m.Client("coded")
+	if !ok {
+		t.Fatal("Client(coded): not found")
+	}
+	if err := c.Ping(ctx); err != nil {
+		t.Errorf("Ping through the managed client: %v", err)
+	}
+
+	if err := rt.Stop(ctx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if _, err := m.CallTool(ctx, "mcp__coded__echo", map[string]any{"message": "late"}); err == nil {
+		t.Error("a call after Runtime.Stop succeeded")
+	}
+	if _, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"x": testServerConfig(testserver.Options{})}}); err == nil {
+		t.Error("Manage after Stop succeeded")
+	}
+}

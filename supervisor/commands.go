@@ -1,0 +1,141 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/mcpactor/mcpactor/actors"
+)
+
+// Values computed by a command (docs/configuration.md, "Values"): an env or
+// header value written as "!<command>" runs <command> through the shell
+// when the server is connected, not when the file is read, so reading a
+// file runs nothing and a secret is fetched only for a server that starts.
+// The command's output is the secret: it goes into the connection's
+// configuration and nowhere else (no log, no error, no file).
+
+// CommandTimeout bounds one value command.
+const CommandTimeout = 10 * time.Second
+
+// commandTimeout is CommandTimeout; tests shorten it.
+var commandTimeout = CommandTimeout
+
+// maxCommandOutput bounds what a value command may print: a header or an
+// environment value, not a stream.
+const maxCommandOutput = 64 << 10
+
+// Command is an env or header value computed at connect time.
+type Command struct {
+	Field string // "env" or "headers"
+	Key   string // the variable or header name
+	Line  string // the command as written, without the leading '!'
+}
+
+// CommandError is the failure of a value command. It names the server and
+// the key; it never holds what the command printed.
+type CommandError struct {
+	Server string
+	Field  string // "env" or "headers"
+	Key    string
+	Err    error // the exit status, the timeout, the context's error
+}
+
+func (e *CommandError) Error() string {
+	what := "env"
+	if e.Field == "headers" {
+		what = "header"
+	}
+	return fmt.Sprintf("Server %q: %s %q: command %v", e.Server, what, e.Key, e.Err)
+}
+
+func (e *CommandError) Unwrap() error { return e.Err }
+
+// ErrCommandTimeout is the Err of a CommandError whose command ran longer
+// than CommandTimeout.
+var ErrCommandTimeout = errors.New("timed out")
+
+// Resolve returns the configuration to connect with: Config with every
+// value of Commands replaced by its command's trimmed standard output. The
+// commands run one after the other through the shell (sh -c on Unix, cmd
+// /c on Windows), in Config.Cwd when set, with the process's environment,
+// no input, and CommandTimeout each; their standard error is discarded.
+// The first failure ends Resolve with a *CommandError. Config itself is
+// not changed.
+func (s *Server) Resolve(ctx context.Context) (actors.ServerConfig, error) {
+	cfg := s.Config
+	if len(s.Commands) == 0 {
+		return cfg, nil
+	}
+	cfg.Env, cfg.Headers = maps.Clone(cfg.Env), maps.Clone(cfg.Headers)
+	for _, c := range s.Commands {
+		out, err := runValueCommand(ctx, c.Line, cfg.Cwd)
+		if err != nil {
+			return actors.ServerConfig{}, &CommandError{Server: s.Name, Field: c.Field, Key: c.Key, Err: err}
+		}
+		if c.Field == "headers" {
+			if cfg.Headers == nil {
+				cfg.Headers = map[string]string{}
+			}
+			cfg.Headers[c.Key] = out
+		} else {
+			if cfg.Env == nil {
+				cfg.Env = map[string]string{}
+			}
+			cfg.Env[c.Key] = out
+		}
+	}
+	return cfg, nil
+}
+
+func runValueCommand(ctx context.Context, line, dir string) (string, error) {
+	cctx, cancel := context.WithTimeout(ctx, commandTimeout)
+	defer cancel()
+	cmd := shellCommand(cctx, line)
+	cmd.Dir = dir
+	var out cappedBuffer
+	cmd.Stdout = &out
+	// Stdin and Stderr stay nil: the null device. Stderr could hold the
+	// secret, or part of it, as well as stdout.
+	//
+	// WaitDelay: a grandchild that keeps stdout open must not hold Resolve
+	// past the kill.
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("stopped: %w", ctx.Err())
+	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		return "", fmt.Errorf("%w after %v", ErrCommandTimeout, commandTimeout)
+	case err != nil:
+		var ee interface{ ExitCode() int }
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("failed: %w", err) // "exit status N": no output
+		}
+		return "", fmt.Errorf("did not start: %w", err)
+	case out.over:
+		return "", fmt.Errorf("printed more than %d bytes", maxCommandOutput)
+	}
+	return strings.TrimSpace(string(out.buf)), nil
+}
+
+// cappedBuffer keeps the first maxCommandOutput bytes and swallows the
+// rest, so a chatty command is not blocked on a full pipe until its
+// timeout.
+type cappedBuffer struct {
+	buf  []byte
+	over bool
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := maxCommandOutput - len(b.buf); len(p) > room {
+		b.over = true
+		b.buf = append(b.buf, p[:max(room, 0)]...)
+	} else {
+		b.buf = append(b.buf, p...)
+	}
+	return len(p), nil
+}

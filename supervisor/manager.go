@@ -1,0 +1,271 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// The manager is the supervisor actor of a set of servers
+// (docs/architecture.md, "The manager"). It owns their client actors (its
+// children), starts them concurrently with a bound on handshakes in
+// flight, offers the tools of servers still starting from the tool-list
+// cache at the startup gate, restarts servers whose connection dies (a new
+// connection generation on the same client, with exponential backoff and
+// jitter, and a circuit breaker), pings them when asked to (keepalive),
+// and keeps the tool list. It is never on a call's path: it publishes a
+// read-only snapshot (tool names to client handles, statuses) that
+// callers read; calls go to the server's transport as always.
+
+// ManagerOptions configure Manage. The zero value of each field is its
+// documented default.
+type ManagerOptions struct {
+	// Servers are the servers to run (from a file, discovery, or code).
+	Servers []*Server
+	// Env is what the clients share (handlers, logger, telemetry, the
+	// HTTP client); the runtime passes its own.
+	Env actors.Env
+	// Gate is how long Manage waits for servers before offering the ones
+	// still starting from the tool-list cache (default 250 ms). Servers
+	// without a cache entry are awaited, up to their connect timeout.
+	Gate time.Duration
+	// MaxConnecting bounds the handshakes in flight (default 8).
+	MaxConnecting int
+	// Cache keeps tool lists across runs; nil keeps none.
+	Cache *Cache
+	// Approve is asked before a server that needs approval (project-level,
+	// or running a command from a project file) is started; nil refuses
+	// them all: opening a cloned repository must not run its commands.
+	Approve func(*Server) bool
+	// FailFast makes calls to a server that is restarting fail at once;
+	// by default they wait for the restart (bounded by their context and
+	// the connect timeout).
+	FailFast bool
+	// BreakerRetry is how long a server whose restarts failed too often
+	// rests before it is tried again (default 5 minutes).
+	BreakerRetry time.Duration
+	// OnEvent hears of tool-list and state changes, in order, on a
+	// goroutine of its own; a slow one loses the oldest events (counted).
+	OnEvent func(Event)
+	// Logger reports the manager's decisions; nil uses Env.Logger.
+	Logger *slog.Logger
+}
+
+// Defaults of ManagerOptions.
+const (
+	DefaultGate          = 250 * time.Millisecond
+	DefaultMaxConnecting = 8
+	DefaultBreakerRetry  = 5 * time.Minute
+	// keepaliveFailures is how many keepalive pings in a row may fail
+	// before a live-looking server is judged stuck and restarted.
+	keepaliveFailures = 3
+)
+
+func (o *ManagerOptions) setDefaults() {
+	if o.Gate <= 0 {
+		o.Gate = DefaultGate
+	}
+	if o.MaxConnecting <= 0 {
+		o.MaxConnecting = DefaultMaxConnecting
+	}
+	if o.BreakerRetry <= 0 {
+		o.BreakerRetry = DefaultBreakerRetry
+	}
+	o.Env = o.Env.Shared()
+	if o.Logger == nil {
+		o.Logger = o.Env.Logger
+	}
+}
+
+// Manager is the handle on a manager actor. Its methods are safe for
+// concurrent use.
+type Manager struct {
+	root   *actor.RootContext
+	pid    *actor.PID
+	snap   atomic.Pointer[snapshot]
+	events *eventQueue
+	done   chan struct{}
+}
+
+// State is where a managed server is in its life.
+type State string
+
+// The states of a managed server.
+const (
+	StateConnecting  State = "connecting"   // starting, or its handshake is running
+	StateReady       State = "ready"        // connected; its tools are live
+	StateRestarting  State = "restarting"   // its connection ended; a restart is under way
+	StateBreakerOpen State = "breaker open" // too many failed restarts; resting until BreakerRetry
+	StateUnhealthy   State = "unhealthy"    // keepalive pings fail; being restarted
+	StateDisabled    State = "disabled"     // "enabled": false
+	StateRefused     State = "not approved" // needs approval that was not given
+	StateFailed      State = "failed"       // could not be configured (a !command failed)
+)
+
+// Manage starts a manager for opts.Servers under parent (the runtime's
+// root context) and waits for the startup gate: it returns once every
+// server is ready or failed, or once the gate has passed and every server
+// still starting has tools from the cache to offer meanwhile, or when ctx
+// ends (the manager then goes on starting them).
+func Manage(ctx context.Context, root *actor.RootContext, opts ManagerOptions) (*Manager, error) {
+	opts.setDefaults()
+	m := &Manager{root: root, done: make(chan struct{})}
+	m.events = newEventQueue(opts.OnEvent, opts.Logger)
+	m.snap.Store(&snapshot{})
+	props := actor.PropsFromProducer(func() actor.Actor { return newManagerActor(m, opts) },
+		actor.WithGuardian(actors.StopOnPanic), actor.WithSupervisor(actors.StopOnPanic))
+	m.pid = root.Spawn(props)
+	gate := make(chan struct{})
+	root.Send(m.pid, awaitGate{reply: gate})
+	select {
+	case <-gate:
+	case <-ctx.Done():
+		return m, context.Cause(ctx)
+	}
+	return m, nil
+}
+
+// Tools returns every tool of every server, by exposed name: the live
+// tools of the servers that are up, and the cached tools of those still
+// starting (Cached is then set; a call waits for the server).
+func (m *Manager) Tools() []Tool {
+	return slices.Clone(m.snap.Load().tools)
+}
+
+// CallTool calls a tool by its exposed name (mcp__<server>__<tool>) on the
+// server that offers it. A tool offered from the cache waits for its
+// server's connection, bounded by ctx and the connect timeout.
+func (m *Manager) CallTool(ctx context.Context, exposed string, args any) (*messages.CallToolResult, error) {
+	return m.CallToolWith(ctx, exposed, args, actors.CallOptions{})
+}
+
+// CallToolWith is CallTool with per-call options.
+func (m *Manager) CallToolWith(ctx context.Context, exposed string, args any, opts actors.CallOptions) (*messages.CallToolResult, error) {
+	s := m.snap.Load()
+	ref, ok := s.byName[exposed]
+	if !ok {
+		return nil, &UnknownToolError{Name: exposed}
+	}
+	if ref.client == nil {
+		return nil, &messages.ServerNotConnectedError{Server: ref.server}
+	}
+	start := time.Now()
+	res, err := ref.client.CallToolWith(ctx, ref.tool, args, opts)
+	ref.latency.record(time.Since(start))
+	return res, err
+}
+
+// Client returns the client of a server, for its other methods.
+func (m *Manager) Client(server string) (*actors.Client, bool) {
+	c, ok := m.snap.Load().clients[server]
+	return c, ok
+}
+
+// Status returns the state of every server, by name.
+func (m *Manager) Status() []Status {
+	s := m.snap.Load()
+	out := make([]Status, 0, len(s.status))
+	for _, st := range s.status {
+		st := st
+		if c := s.clients[st.Name]; c != nil {
+			st.InFlight = c.InFlight()
+			st.ProtocolVersion = c.ProtocolVersion()
+			st.Generation = c.Generation().Number
+		}
+		if l := s.latency[st.Name]; l != nil {
+			st.P50, st.P99 = l.percentiles()
+		}
+		out = append(out, st)
+	}
+	slices.SortFunc(out, func(a, b Status) int { return compare(a.Name, b.Name) })
+	return out
+}
+
+// Add starts a server (replacing a server of the same name whose
+// configuration differs).
+func (m *Manager) Add(ctx context.Context, s *Server) error {
+	return m.ask(ctx, func(reply chan error) any { return addServer{srv: s, reply: reply} })
+}
+
+// Remove stops a server and drops its tools, whatever it is doing
+// (connecting included): nothing of it is left running.
+func (m *Manager) Remove(ctx context.Context, name string) error {
+	return m.ask(ctx, func(reply chan error) any { return removeServer{name: name, reply: reply} })
+}
+
+// Reload makes the managed servers those of servers: new ones start,
+// missing ones stop, changed ones (by configuration hash) restart, and
+// unchanged ones go on undisturbed, tools and all.
+func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
+	return m.ask(ctx, func(reply chan error) any { return reloadServers{servers: servers, reply: reply} })
+}
+
+// Close stops every server (concurrently, each bounded by ctx) and the
+// manager. It returns when all are gone or ctx ends.
+func (m *Manager) Close(ctx context.Context) error {
+	select {
+	case <-m.done:
+		return nil
+	default:
+	}
+	if err := m.ask(ctx, func(reply chan error) any { return closeManager{ctx: ctx, reply: reply} }); err != nil {
+		return err
+	}
+	select {
+	case <-m.done:
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	m.events.close()
+	return nil
+}
+
+// Done is closed when the manager has stopped.
+func (m *Manager) Done() <-chan struct{} { return m.done }
+
+func (m *Manager) ask(ctx context.Context, msg func(chan error) any) error {
+	reply := make(chan error, 1)
+	select {
+	case <-m.done:
+		return ErrManagerClosed
+	default:
+	}
+	m.root.Send(m.pid, msg(reply))
+	select {
+	case err := <-reply:
+		return err
+	case <-m.done:
+		return ErrManagerClosed
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// ErrManagerClosed is returned by a Manager's methods after Close.
+var ErrManagerClosed = errors.New("mcpactor: manager closed")
+
+// UnknownToolError reports an exposed tool name no server offers.
+type UnknownToolError struct{ Name string }
+
+func (e *UnknownToolError) Error() string {
+	return fmt.Sprintf("no managed server offers a tool named %q", e.Name)
+}
+
+func compare(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,492 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// member is one server as the manager actor tracks it.
+type member struct {
+	srv     *Server
+	client  *actors.Client
+	state   State
+	tools   []messages.Tool
+	cached  bool // tools came from the cache, not from this run's server
+	lastErr error
+	// Restart accounting: failures in the policy's window open the breaker.
+	failures []time.Time
+	restarts int
+	backoff  int // restarts since the last ready connection
+	timer    *time.Timer
+	// Keepalive.
+	pinging   bool
+	misses    int
+	keepalive *time.Timer // the next ping
+	latency   *latencyRing
+	// connecting counts against MaxConnecting until the first outcome.
+	connecting bool
+	listing    bool // a tools/list is in flight
+	listed     bool // the live tools have been listed (or listing failed) once
+	removing   bool
+	seq        uint64 // bumped at each start, so that news of an old client is ignored
+}
+
+// managerActor owns the members. Only its Receive touches them.
+type managerActor struct {
+	h       *Manager
+	opts    ManagerOptions
+	members map[string]*member
+	queue   []string // servers waiting for a handshake slot
+	active  int      // handshakes in flight
+	gate    []chan struct{}
+	gated   bool // the gate's time has passed
+	closing bool
+	self    *actor.PID
+	root    *actor.RootContext
+	log     *slog.Logger
+}
+
+// Messages of the manager actor.
+type (
+	awaitGate struct{ reply chan struct{} }
+	gateTime  struct{}
+	addServer struct {
+		srv   *Server
+		reply chan error
+	}
+	removeServer struct {
+		name  string
+		reply chan error
+	}
+	reloadServers struct {
+		servers []*Server
+		reply   chan error
+	}
+	closeManager struct {
+		ctx   context.Context
+		reply chan error
+	}
+	resolved struct {
+		name string
+		seq  uint64
+		cfg  actors.ServerConfig
+		err  error
+	}
+	toolsListed struct {
+		name  string
+		seq   uint64
+		tools []messages.Tool
+		err   error
+	}
+	toolsChanged struct{ name string }
+	restartNow   struct {
+		name string
+		seq  uint64
+	}
+	breakerRetry struct {
+		name string
+		seq  uint64
+	}
+	keepaliveTick struct{ name string }
+	pingDone      struct {
+		name string
+		seq  uint64
+		err  error
+	}
+	removed struct{ name string }
+)
+
+func newManagerActor(h *Manager, opts ManagerOptions) *managerActor {
+	a := &managerActor{h: h, opts: opts, members: map[string]*member{}, log: opts.Logger}
+	return a
+}
+
+func (a *managerActor) Receive(ctx actor.Context) {
+	defer a.recoverPanic()
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		a.self, a.root = ctx.Self(), ctx.ActorSystem().Root
+		a.watchNotifications()
+		for _, s := range a.opts.Servers {
+			a.add(ctx, s)
+		}
+		a.after(a.opts.Gate, gateTime{})
+		a.publish()
+	case awaitGate:
+		a.gate = append(a.gate, m.reply)
+		a.checkGate()
+	case gateTime:
+		a.gated = true
+		a.checkGate()
+	case resolved:
+		a.resolved(ctx, m)
+	case messages.ServerReady:
+		a.ready(m)
+	case messages.ServerDown:
+		a.down(m)
+	case toolsListed:
+		a.toolsListed(m)
+	case toolsChanged:
+		if mb := a.members[m.name]; mb != nil && mb.state == StateReady {
+			a.list(mb)
+		}
+	case restartNow:
+		if mb := a.members[m.name]; mb != nil && mb.seq == m.seq && !mb.removing {
+			a.setState(mb, StateConnecting, nil)
+			a.root.Send(mb.client.PID(), messages.RestartServer{Now: true})
+		}
+	case breakerRetry:
+		if mb := a.members[m.name]; mb != nil && mb.seq == m.seq && mb.state == StateBreakerOpen {
+			mb.failures, mb.backoff = nil, 0
+			a.setState(mb, StateConnecting, nil)
+			a.root.Send(mb.client.PID(), messages.RestartServer{Now: true})
+		}
+	case keepaliveTick:
+		a.ping(m.name)
+	case pingDone:
+		a.pinged(m)
+	case addServer:
+		m.reply <- a.add(ctx, m.srv)
+	case removeServer:
+		m.reply <- a.remove(m.name)
+	case reloadServers:
+		m.reply <- a.reload(ctx, m.servers)
+	case removed:
+		if mb := a.members[m.name]; mb != nil && mb.removing {
+			delete(a.members, m.name)
+			a.publish()
+			a.finishClose(ctx)
+		}
+	case closeManager:
+		a.close(ctx, m)
+	case *actor.Terminated:
+		a.finishClose(ctx)
+	case *actor.Stopped:
+		for _, mb := range a.members {
+			mb.stopTimers()
+		}
+		close(a.h.done)
+	}
+}
+
+// recoverPanic logs a panic with its stack (only here is it known) and
+// lets it go on to the guardian, which stops the manager: its children
+// stop with it, each killing and reaping its process.
+func (a *managerActor) recoverPanic() {
+	if r := recover(); r != nil {
+		a.log.Error("mcp: manager actor panicked; stopping it", "panic", r, "stack", string(debug.Stack()))
+		panic(r)
+	}
+}
+
+// add starts a server, unless it is disabled or not approved.
+func (a *managerActor) add(ctx actor.Context, s *Server) error {
+	if a.closing {
+		return ErrManagerClosed
+	}
+	if old := a.members[s.Name]; old != nil {
+		if old.srv.Hash == s.Hash && !old.removing {
+			return nil // unchanged
+		}
+		a.remove(s.Name)
+	}
+	mb := &member{srv: s, latency: &latencyRing{}}
+	a.members[s.Name] = mb
+	switch {
+	case !s.Enabled:
+		a.setState(mb, StateDisabled, nil)
+		return nil
+	case s.NeedsApproval && (a.opts.Approve == nil || !a.opts.Approve(s)):
+		a.setState(mb, StateRefused, errors.New("needs approval (a project-level server, or a command from a project file); not given"))
+		return nil
+	}
+	if a.opts.Cache != nil {
+		if e, ok := a.opts.Cache.Load(a.cacheKey(s)); ok {
+			mb.tools, mb.cached = e.Tools, true
+		}
+	}
+	mb.state = StateConnecting
+	a.queue = append(a.queue, s.Name)
+	a.pump()
+	a.publish()
+	return nil
+}
+
+// pump starts queued servers while handshake slots are free: each
+// resolves its !command values off the actor, and is spawned when that is
+// done (resolved).
+func (a *managerActor) pump() {
+	for a.active < a.opts.MaxConnecting && len(a.queue) > 0 {
+		name := a.queue[0]
+		a.queue = a.queue[1:]
+		mb := a.members[name]
+		if mb == nil || mb.removing || mb.client != nil {
+			continue
+		}
+		a.active++
+		mb.connecting = true
+		mb.seq++
+		seq, srv, root, self := mb.seq, mb.srv, a.root, a.self
+		// !command values run at connect time, off the actor; each is
+		// bounded by its own timeout.
+		go func() {
+			cfg, err := srv.Resolve(context.Background())
+			root.Send(self, resolved{name: srv.Name, seq: seq, cfg: cfg, err: err})
+		}()
+	}
+}
+
+func (a *managerActor) resolved(ctx actor.Context, m resolved) {
+	mb := a.members[m.name]
+	if mb == nil || mb.seq != m.seq || mb.removing {
+		a.slotFreed(nil)
+		return
+	}
+	if m.err != nil {
+		a.log.Warn("mcp: server not started", "server", m.name, "err", m.err)
+		a.slotFreed(mb)
+		a.setState(mb, StateFailed, m.err)
+		a.checkGate()
+		return
+	}
+	name := m.name
+	mb.client = actors.SpawnSupervised(ctx, name, m.cfg, a.opts.Env, nil)
+	a.publish()
+}
+
+// slotFreed ends a member's claim on a handshake slot (nil: a claim whose
+// member is gone).
+func (a *managerActor) slotFreed(mb *member) {
+	if mb != nil {
+		if !mb.connecting {
+			return
+		}
+		mb.connecting = false
+	}
+	a.active--
+	a.pump()
+}
+
+func (a *managerActor) ready(m messages.ServerReady) {
+	mb := a.members[m.Server]
+	if mb == nil || mb.removing {
+		return
+	}
+	a.slotFreed(mb)
+	mb.backoff, mb.misses = 0, 0
+	a.setState(mb, StateReady, nil)
+	a.list(mb)
+	a.startKeepalive(mb)
+	a.checkGate()
+}
+
+// down decides what to do about a connection that failed or ended: the
+// restart policy (exponential backoff with jitter; too many failures in
+// the window open the breaker).
+func (a *managerActor) down(m messages.ServerDown) {
+	mb := a.members[m.Server]
+	if mb == nil || mb.removing || a.closing {
+		return
+	}
+	a.slotFreed(mb)
+	mb.stopKeepalive()
+	mb.lastErr = m.Err
+	now := time.Now()
+	p := mb.srv.Restart
+	mb.failures = append(mb.failures, now)
+	cut := 0
+	for cut < len(mb.failures) && now.Sub(mb.failures[cut]) > p.Window {
+		cut++
+	}
+	mb.failures = mb.failures[cut:]
+	if len(mb.failures) > p.MaxRestarts {
+		a.log.Warn("mcp: server keeps failing; breaker open", "server", m.Server, "failures", len(mb.failures), "window", p.Window, "retry_in", a.opts.BreakerRetry, "err", m.Err)
+		a.setState(mb, StateBreakerOpen, m.Err)
+		mb.seq++
+		seq, name := mb.seq, m.Server
+		mb.timer = a.after(a.opts.BreakerRetry, breakerRetry{name: name, seq: seq})
+		a.checkGate()
+		return
+	}
+	delay := backoffFor(p, mb.backoff)
+	mb.backoff++
+	mb.restarts++
+	a.log.Info("mcp: restarting server", "server", m.Server, "in", delay, "err", m.Err)
+	if t := a.opts.Env.Telemetry; t != nil {
+		t.Restarted(m.Server, restartReason(m))
+	}
+	a.setState(mb, StateRestarting, m.Err)
+	if !a.opts.FailFast {
+		a.root.Send(mb.client.PID(), messages.RestartServer{Hold: true})
+	}
+	mb.seq++
+	mb.timer = a.after(delay, restartNow{name: m.Server, seq: mb.seq})
+	a.checkGate()
+}
+
+func restartReason(m messages.ServerDown) string {
+	if m.Connecting {
+		return "connect failed"
+	}
+	return "connection ended"
+}
+
+// backoffFor is the policy's minimum doubled per restart since the last
+// ready connection, capped at its maximum, with full jitter on the upper
+// half so that servers that failed together do not come back together.
+func backoffFor(p RestartPolicy, n int) time.Duration {
+	d := p.BackoffMin
+	for i := 0; i < n && d < p.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, p.BackoffMax)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// list fetches a server's tools (live), off the actor.
+func (a *managerActor) list(mb *member) {
+	if mb.listing || mb.client == nil {
+		return
+	}
+	mb.listing = true
+	c, name, seq, root, self := mb.client, mb.srv.Name, mb.seq, a.root, a.self
+	timeout := mb.srv.Config.RequestTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		tools, err := c.ListTools(ctx)
+		root.Send(self, toolsListed{name: name, seq: seq, tools: tools, err: err})
+	}()
+}
+
+func (a *managerActor) toolsListed(m toolsListed) {
+	mb := a.members[m.name]
+	if mb == nil || mb.removing {
+		return
+	}
+	mb.listing = false
+	defer a.checkGate()
+	if m.err != nil && len(m.tools) == 0 {
+		mb.listed = true
+		a.log.Warn("mcp: could not list tools", "server", m.name, "err", m.err)
+		return
+	}
+	mb.listed = true
+	tools, warnings := NormalizeTools(m.tools)
+	for _, w := range warnings {
+		a.log.Warn("mcp: "+w, "server", m.name)
+	}
+	mb.tools, mb.cached = filterTools(tools, mb.srv), false
+	if a.opts.Cache != nil {
+		c := mb.client
+		e := &CacheEntry{Tools: mb.tools, FetchedAt: time.Now(), ProtocolVersion: c.ProtocolVersion(), Transport: mb.srv.Config.TransportType()}
+		if c.ProtocolVersion() == messages.Version20260728 {
+			e.Era = "stateless"
+		} else {
+			e.Era = "session"
+		}
+		if err := a.opts.Cache.Store(a.cacheKey(mb.srv), e); err != nil {
+			a.log.Warn("mcp: could not write the tool cache", "server", m.name, "err", err)
+		}
+	}
+	a.publish()
+	a.h.events.push(Event{Kind: EventToolsChanged, Server: m.name, State: mb.state})
+}
+
+// filterTools applies a server's enabled/disabled tool lists.
+func filterTools(tools []messages.Tool, s *Server) []messages.Tool {
+	if len(s.EnabledTools) == 0 && len(s.DisabledTools) == 0 {
+		return tools
+	}
+	out := tools[:0:0]
+	for _, t := range tools {
+		if len(s.EnabledTools) > 0 && !contains(s.EnabledTools, t.Name) {
+			continue
+		}
+		if contains(s.DisabledTools, t.Name) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *managerActor) cacheKey(s *Server) CacheKey {
+	return CacheKey{Server: s.Name, ConfigHash: s.Hash, ProjectDir: s.Source.projectDir()}
+}
+
+// setState records a member's state and tells the subscribers.
+func (a *managerActor) setState(mb *member, st State, err error) {
+	changed := mb.state != st
+	mb.state = st
+	if err != nil {
+		mb.lastErr = err
+	}
+	if changed {
+		a.publish()
+		a.h.events.push(Event{Kind: EventStateChanged, Server: mb.srv.Name, State: st, Err: err})
+	}
+}
+
+// checkGate releases Manage once every server is settled, or once the
+// gate has passed and every server still starting has cached tools to
+// offer meanwhile.
+func (a *managerActor) checkGate() {
+	if len(a.gate) == 0 {
+		return
+	}
+	for _, mb := range a.members {
+		if mb.removing {
+			continue
+		}
+		switch {
+		case mb.state == StateReady && !mb.listed:
+			// Up, its tools on their way: they are what the caller wants.
+			if !a.gated || !mb.cached {
+				return
+			}
+		case mb.state == StateConnecting:
+			if !a.gated || !mb.cached {
+				return
+			}
+		}
+	}
+	for _, g := range a.gate {
+		close(g)
+	}
+	a.gate = nil
+}
+
+// after sends msg to the actor after d.
+func (a *managerActor) after(d time.Duration, msg any) *time.Timer {
+	root, self := a.root, a.self
+	return time.AfterFunc(d, func() { root.Send(self, msg) })
+}
+
+func (mb *member) stopTimers() {
+	if mb.timer != nil {
+		mb.timer.Stop()
+	}
+	mb.stopKeepalive()
+}

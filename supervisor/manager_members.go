@@ -1,0 +1,188 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// remove stops a server, whatever it is doing: its client is closed (the
+// process reaped) off the actor, its tools go at once, and the member is
+// forgotten when the close is over.
+func (a *managerActor) remove(name string) error {
+	mb := a.members[name]
+	if mb == nil {
+		return &UnknownServerError{Name: name}
+	}
+	if mb.removing {
+		return nil
+	}
+	mb.removing = true
+	mb.seq++
+	mb.stopTimers()
+	mb.tools = nil
+	c, root, self := mb.client, a.root, a.self
+	a.publish()
+	a.h.events.push(Event{Kind: EventToolsChanged, Server: name, State: mb.state})
+	if c == nil {
+		delete(a.members, name)
+		a.publish()
+		return nil
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), actors.DefaultCloseTimeout)
+		defer cancel()
+		c.Close(ctx)
+		<-c.Done()
+		root.Send(self, removed{name: name})
+	}()
+	return nil
+}
+
+// reload makes the members those of servers, by name and configuration
+// hash: unchanged servers are left alone.
+func (a *managerActor) reload(ctx actor.Context, servers []*Server) error {
+	want := make(map[string]*Server, len(servers))
+	for _, s := range servers {
+		want[s.Name] = s
+	}
+	for name, mb := range a.members {
+		if mb.removing {
+			continue
+		}
+		if s, ok := want[name]; !ok || s.Hash != mb.srv.Hash || s.Enabled != mb.srv.Enabled {
+			a.remove(name)
+		}
+	}
+	var errs []error
+	for _, s := range servers {
+		if mb := a.members[s.Name]; mb != nil && !mb.removing {
+			continue // unchanged
+		}
+		if mb := a.members[s.Name]; mb != nil && mb.removing {
+			// Its old self is still closing: start the new one under the
+			// same name once that is done would need a queue; instead the
+			// new member replaces the old entry now, and the old close
+			// finishes on its own (its removed message finds the new
+			// member not removing and is ignored).
+			delete(a.members, s.Name)
+		}
+		if err := a.add(ctx, s); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// close stops every server concurrently, then the actor.
+func (a *managerActor) close(ctx actor.Context, m closeManager) {
+	if a.closing {
+		m.reply <- nil
+		return
+	}
+	a.closing = true
+	for name := range a.members {
+		a.remove(name)
+	}
+	for _, g := range a.gate {
+		close(g)
+	}
+	a.gate = nil
+	m.reply <- nil
+	a.finishClose(ctx)
+}
+
+// finishClose stops the actor once closing and every member is gone (and
+// its client actors with them).
+func (a *managerActor) finishClose(ctx actor.Context) {
+	if a.closing && len(a.members) == 0 && len(ctx.Children()) == 0 {
+		ctx.Stop(ctx.Self())
+	}
+}
+
+// startKeepalive pings a ready server every Keepalive interval, if set:
+// each ping is scheduled when the previous one is over, so a slow server
+// never has two in flight.
+func (a *managerActor) startKeepalive(mb *member) {
+	if mb.srv.Keepalive <= 0 || mb.keepalive != nil {
+		return
+	}
+	mb.keepalive = a.after(mb.srv.Keepalive, keepaliveTick{name: mb.srv.Name})
+}
+
+func (mb *member) stopKeepalive() {
+	if mb.keepalive != nil {
+		mb.keepalive.Stop()
+		mb.keepalive = nil
+	}
+}
+
+// ping sends one keepalive ping, off the actor.
+func (a *managerActor) ping(name string) {
+	mb := a.members[name]
+	if mb == nil || mb.state != StateReady || mb.pinging {
+		return
+	}
+	mb.pinging = true
+	c, seq, root, self, timeout := mb.client, mb.seq, a.root, a.self, mb.srv.Keepalive
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		err := c.Ping(ctx)
+		root.Send(self, pingDone{name: name, seq: seq, err: err})
+	}()
+}
+
+// pinged counts keepalive failures; keepaliveFailures in a row mark a
+// live-looking server stuck, and it is restarted.
+func (a *managerActor) pinged(m pingDone) {
+	mb := a.members[m.name]
+	if mb == nil {
+		return
+	}
+	mb.pinging = false
+	if mb.seq != m.seq || mb.state != StateReady {
+		return
+	}
+	mb.keepalive = nil
+	if m.err == nil {
+		mb.misses = 0
+		a.startKeepalive(mb)
+		return
+	}
+	mb.misses++
+	if mb.misses < keepaliveFailures {
+		a.startKeepalive(mb)
+		return
+	}
+	a.log.Warn("mcp: server stopped answering pings; restarting it", "server", m.name, "misses", mb.misses, "err", m.err)
+	mb.misses = 0
+	a.setState(mb, StateUnhealthy, m.err)
+	mb.stopKeepalive()
+	mb.seq++
+	a.root.Send(mb.client.PID(), messages.RestartServer{Hold: !a.opts.FailFast, Now: true})
+}
+
+// watchNotifications lets the manager hear of tools/list_changed, on top
+// of whatever the user's notification handler does with it.
+func (a *managerActor) watchNotifications() {
+	user := a.opts.Env.Handlers.Notification
+	root, self := a.root, a.self
+	a.opts.Env.Handlers.Notification = func(server string, n actors.Notification) {
+		if n.Method == messages.NotificationToolsListChanged {
+			root.Send(self, toolsChanged{name: server})
+		}
+		if user != nil {
+			user(server, n)
+		}
+	}
+}
+
+// UnknownServerError reports a server name the manager does not manage.
+type UnknownServerError struct{ Name string }
+
+func (e *UnknownServerError) Error() string { return "no managed server is named " + e.Name }
