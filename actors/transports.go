@@ -128,6 +128,22 @@ func (m *transportMemo) setEra(key string, e eraOf) {
 	}
 }
 
+// RememberEra tells the runtime which era of the protocol the server cfg
+// spoke when last connected (from a cache that outlives the runtime, such
+// as the manager's tool cache), so that its next connection skips the
+// server/discover probe: a silent session-era server would otherwise cost
+// a probe timeout at every start. What the runtime learned itself is kept;
+// a wrong hint costs one re-probe (see negotiator).
+func (e Env) RememberEra(cfg ServerConfig, stateless bool) {
+	era := eraLegacy
+	if stateless {
+		era = eraModern
+	}
+	if key := serverKey(&cfg); e.memo != nil && key != "" {
+		e.memo.eras.LoadOrStore(key, era)
+	}
+}
+
 // serverKey names a server for the memo: how it is reached.
 func serverKey(cfg *ServerConfig) string {
 	switch cfg.TransportType() {

@@ -87,6 +87,12 @@ type CacheEntry struct {
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 }
 
+// The eras a CacheEntry records.
+const (
+	eraSession   = "session"   // the initialize handshake (2024-11-05 to 2025-11-25)
+	eraStateless = "stateless" // 2026-07-28
+)
+
 // Fresh reports whether the server's ttlMs still covers the entry at now. An
 // absent or zero ttlMs is stale at once. Staleness only asks for a refresh:
 // a stale entry is still what the slow-server fallback serves.

@@ -21,6 +21,7 @@ type member struct {
 	state   State
 	tools   []messages.Tool
 	cached  bool // tools came from the cache, not from this run's server
+	era     string // the era the cache entry recorded ("session", "stateless"), or ""
 	lastErr error
 	// Restart accounting: failures in the policy's window open the breaker.
 	failures []time.Time
@@ -211,7 +212,7 @@ func (a *managerActor) add(ctx actor.Context, s *Server) error {
 	}
 	if a.opts.Cache != nil {
 		if e, ok := a.opts.Cache.Load(a.cacheKey(s)); ok {
-			mb.tools, mb.cached = e.Tools, true
+			mb.tools, mb.cached, mb.era = e.Tools, true, e.Era
 		}
 	}
 	mb.state = StateConnecting
@@ -258,6 +259,11 @@ func (a *managerActor) resolved(ctx actor.Context, m resolved) {
 		a.checkGate()
 		return
 	}
+	if mb.era != "" {
+		// The era last spoken skips the probe (docs/configuration.md,
+		// "Tool names and the tool-list cache").
+		a.opts.Env.RememberEra(m.cfg, mb.era == eraStateless)
+	}
 	name := m.name
 	mb.client = actors.SpawnSupervised(ctx, name, m.cfg, a.opts.Env, nil)
 	a.publish()
@@ -297,9 +303,16 @@ func (a *managerActor) down(m messages.ServerDown) {
 	if mb == nil || mb.removing || a.closing {
 		return
 	}
+	a.failed(mb, m.Err, restartReason(m))
+}
+
+// failed applies the restart policy to a member whose connection failed
+// (ended, or stuck: see pinged); reason is the restart's telemetry reason.
+func (a *managerActor) failed(mb *member, err error, reason string) {
 	a.slotFreed(mb)
 	mb.stopKeepalive()
-	mb.lastErr = m.Err
+	mb.lastErr = err
+	name := mb.srv.Name
 	now := time.Now()
 	p := mb.srv.Restart
 	mb.failures = append(mb.failures, now)
@@ -309,10 +322,10 @@ func (a *managerActor) down(m messages.ServerDown) {
 	}
 	mb.failures = mb.failures[cut:]
 	if len(mb.failures) > p.MaxRestarts {
-		a.log.Warn("mcp: server keeps failing; breaker open", "server", m.Server, "failures", len(mb.failures), "window", p.Window, "retry_in", a.opts.BreakerRetry, "err", m.Err)
-		a.setState(mb, StateBreakerOpen, m.Err)
+		a.log.Warn("mcp: server keeps failing; breaker open", "server", name, "failures", len(mb.failures), "window", p.Window, "retry_in", a.opts.BreakerRetry, "err", err)
+		a.setState(mb, StateBreakerOpen, err)
 		mb.seq++
-		seq, name := mb.seq, m.Server
+		seq := mb.seq
 		mb.timer = a.after(a.opts.BreakerRetry, breakerRetry{name: name, seq: seq})
 		a.checkGate()
 		return
@@ -320,16 +333,16 @@ func (a *managerActor) down(m messages.ServerDown) {
 	delay := backoffFor(p, mb.backoff)
 	mb.backoff++
 	mb.restarts++
-	a.log.Info("mcp: restarting server", "server", m.Server, "in", delay, "err", m.Err)
+	a.log.Info("mcp: restarting server", "server", name, "in", delay, "err", err)
 	if t := a.opts.Env.Telemetry; t != nil {
-		t.Restarted(m.Server, restartReason(m))
+		t.Restarted(name, reason)
 	}
-	a.setState(mb, StateRestarting, m.Err)
+	a.setState(mb, StateRestarting, err)
 	if !a.opts.FailFast {
 		a.root.Send(mb.client.PID(), messages.RestartServer{Hold: true})
 	}
 	mb.seq++
-	mb.timer = a.after(delay, restartNow{name: m.Server, seq: mb.seq})
+	mb.timer = a.after(delay, restartNow{name: name, seq: mb.seq})
 	a.checkGate()
 }
 
@@ -393,9 +406,9 @@ func (a *managerActor) toolsListed(m toolsListed) {
 		c := mb.client
 		e := &CacheEntry{Tools: mb.tools, FetchedAt: time.Now(), ProtocolVersion: c.ProtocolVersion(), Transport: mb.srv.Config.TransportType()}
 		if c.ProtocolVersion() == messages.Version20260728 {
-			e.Era = "stateless"
+			e.Era = eraStateless
 		} else {
-			e.Era = "session"
+			e.Era = eraSession
 		}
 		if err := a.opts.Cache.Store(a.cacheKey(mb.srv), e); err != nil {
 			a.log.Warn("mcp: could not write the tool cache", "server", m.name, "err", err)

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -159,12 +160,14 @@ func (a *managerActor) pinged(m pingDone) {
 		a.startKeepalive(mb)
 		return
 	}
-	a.log.Warn("mcp: server stopped answering pings; restarting it", "server", m.name, "misses", mb.misses, "err", m.err)
+	err := fmt.Errorf("keepalive: %d pings in a row failed; the last: %w", mb.misses, m.err)
+	a.log.Warn("mcp: server stopped answering pings; restarting it", "server", m.name, "err", err)
 	mb.misses = 0
-	a.setState(mb, StateUnhealthy, m.err)
-	mb.stopKeepalive()
-	mb.seq++
-	a.root.Send(mb.client.PID(), messages.RestartServer{Hold: !a.opts.FailFast, Now: true})
+	// Unhealthy is announced, then the restart policy takes over as for
+	// a connection that ended: backoff, the breaker, the restart count.
+	// The restart itself retires the stuck connection.
+	a.setState(mb, StateUnhealthy, err)
+	a.failed(mb, err, "unhealthy")
 }
 
 // watchNotifications lets the manager hear of tools/list_changed, on top

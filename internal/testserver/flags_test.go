@@ -13,7 +13,7 @@ func TestArgsRoundTrip(t *testing.T) {
 	for _, o := range []Options{
 		{},
 		{
-			PageSize: 3, EndlessCursor: true, ToolWithoutSchema: true, ReportCancels: true,
+			PageSize: 3, EndlessCursor: true, ToolWithoutSchema: true, ReportCancels: true, SilentOnUnknown: true, IgnorePing: true,
 			Banner: "line one\n-line two=with equals", NoiseEvery: 4, HugeFrameBytes: 20 << 20,
 			EndlessLine: true, StderrFloodBytes: 1 << 20, ExitAfterRequests: 2, ExitCode: 7,
 			StderrOnExit: "bye\nnow", IgnoreSIGTERM: true, NeverAnswer: true, OutOfOrder: true,

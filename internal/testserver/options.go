@@ -42,6 +42,13 @@ type Options struct {
 	// ReportCancels writes "cancelled <id> <reason>" to stderr for every
 	// notifications/cancelled received, <id> being the requestId's JSON.
 	ReportCancels bool
+	// SilentOnUnknown leaves requests for methods the server does not know
+	// unanswered, as some servers do, instead of answering -32601; each is
+	// reported on stderr as "ignored <method>".
+	SilentOnUnknown bool
+	// IgnorePing leaves ping requests unanswered while everything else is
+	// served: a server alive but stuck, as keepalive must notice.
+	IgnorePing bool
 	// RequireInitialized answers every request but initialize and ping
 	// with -32602 "Received request before initialization was complete"
 	// until notifications/initialized has arrived, as servers built on

@@ -151,7 +151,14 @@ func (s *server) dispatch(ctx context.Context, req *request) (result json.RawMes
 			result, rpcErr = nil, newError(codeInternalError, "Internal error: %v", p)
 		}
 	}()
+	if req.method == "ping" && s.opts.IgnorePing {
+		return nil, nil
+	}
 	h, ok := methods[req.method]
+	if !ok && s.opts.SilentOnUnknown {
+		s.errOut.writeString("ignored " + req.method + "\n")
+		return nil, nil
+	}
 	if !ok {
 		return nil, newError(codeMethodNotFound, "Method not found")
 	}

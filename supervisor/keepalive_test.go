@@ -1,0 +1,61 @@
+package supervisor_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/supervisor"
+)
+
+// A server that stays alive but stops answering pings is marked unhealthy
+// after keepalive's misses in a row and restarted as a new connection
+// generation, under the same restart policy as a crash; a healthy server
+// beside it is never disturbed.
+func TestKeepaliveRestartsAStuckServer(t *testing.T) {
+	var mu sync.Mutex
+	var states []supervisor.State
+	stuck := testServer(t, "stuck", testserver.Options{IgnorePing: true}, "stuck")
+	stuck.Keepalive = 100 * time.Millisecond
+	healthy := testServer(t, "healthy", testserver.Options{}, "healthy")
+	healthy.Keepalive = 100 * time.Millisecond
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{stuck, healthy},
+		OnEvent: func(e supervisor.Event) {
+			if e.Server == "stuck" && e.Kind == supervisor.EventStateChanged {
+				mu.Lock()
+				states = append(states, e.State)
+				mu.Unlock()
+			}
+		}})
+
+	harness.WaitFor(t, "the stuck server restarted", func() bool {
+		st := status(m, "stuck")
+		return st.Restarts >= 1 && st.State == supervisor.StateReady && st.Generation >= 2
+	})
+	mu.Lock()
+	sawUnhealthy := false
+	for _, s := range states {
+		sawUnhealthy = sawUnhealthy || s == supervisor.StateUnhealthy
+	}
+	mu.Unlock()
+	if !sawUnhealthy {
+		t.Errorf("states %v: never unhealthy", states)
+	}
+	if err := status(m, "stuck").LastError; err == nil || !strings.Contains(err.Error(), "ping") {
+		t.Errorf("last error %v: want the ping that failed", err)
+	}
+	if st := status(m, "healthy"); st.Restarts != 0 || st.State != supervisor.StateReady {
+		t.Errorf("the healthy server was disturbed: %+v", st)
+	}
+	echo(t, m, "mcp__stuck__echo", "served between restarts")
+
+	// It stays stuck: the restart policy's window fills and the breaker
+	// opens, as for a server that keeps crashing.
+	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "stuck").State == supervisor.StateBreakerOpen })
+	if st := status(m, "stuck"); st.Restarts != stuck.Restart.MaxRestarts {
+		t.Errorf("%d restarts before the breaker opened, want %d", st.Restarts, stuck.Restart.MaxRestarts)
+	}
+}
