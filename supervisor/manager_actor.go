@@ -20,7 +20,7 @@ type member struct {
 	client  *actors.Client
 	state   State
 	tools   []messages.Tool
-	cached  bool // tools came from the cache, not from this run's server
+	cached  bool   // tools came from the cache, not from this run's server
 	era     string // the era the cache entry recorded ("session", "stateless"), or ""
 	lastErr error
 	// Restart accounting: failures in the policy's window open the breaker.
