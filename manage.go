@@ -111,21 +111,28 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 			mo.Cache = &supervisor.Cache{Dir: dir, Warn: func(s string) { logger.Warn("mcp: " + s) }}
 		}
 	}
-	rt.mu.Lock()
-	if rt.stopped {
-		rt.mu.Unlock()
+	select {
+	case <-rt.stopping:
 		return nil, ErrStopped
+	default:
 	}
-	rt.mu.Unlock()
 	sm, err := supervisor.Manage(ctx, rt.system.Root, mo)
 	if sm == nil {
 		return nil, err
 	}
 	m := &Manager{m: sm}
-	rt.mu.Lock()
-	rt.managers = append(rt.managers, m)
-	rt.mu.Unlock()
-	return m, err
+	adopted := make(chan bool, 1)
+	rt.system.Root.Send(rt.owner, adoptManager{m: m, reply: adopted})
+	select {
+	case ok := <-adopted:
+		if ok {
+			return m, err
+		}
+	case <-rt.stopping:
+	}
+	// Stop began meanwhile and will not see this manager.
+	m.Close(context.WithoutCancel(ctx))
+	return nil, ErrStopped
 }
 
 // Manager runs a set of servers (Runtime.Manage). Its methods are safe for

@@ -28,6 +28,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/sourcegraph/conc"
@@ -36,7 +37,9 @@ import (
 	"github.com/mcpactor/mcpactor/telemetry"
 )
 
-// Runtime owns the actor system and every client started from it.
+// Runtime owns the actor system and every client started from it. The
+// clients are children of an owner actor, which keeps the set Stop closes;
+// the handle itself holds nothing that changes but the once of Stop.
 type Runtime struct {
 	system    *actor.ActorSystem
 	env       actors.Env
@@ -44,13 +47,10 @@ type Runtime struct {
 	unobserve func()
 	ownsHTTP  bool // env.HTTPClient was made by Start, so Stop closes it
 
-	// The set of live clients, so that Stop can close them. It is guarded by
-	// a mutex because it belongs to the caller-facing handle, not to an
-	// actor; no protocol state lives here.
-	mu       sync.Mutex
-	clients  map[*actors.Client]struct{}
-	managers []*Manager
-	stopped  bool
+	owner    *actor.PID
+	clients  atomic.Pointer[[]*actors.Client] // the owner's set, as last published
+	stopping chan struct{}                    // closed when Stop begins
+	stopOnce sync.Once
 }
 
 // Start creates a runtime. ctx is accepted for symmetry with Stop and future
@@ -80,7 +80,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 			MaxConcurrentHandlers: opts.MaxConcurrentHandlers,
 			HTTPClient:            opts.HTTPClient,
 		},
-		clients: make(map[*actors.Client]struct{}),
+		stopping: make(chan struct{}),
 	}
 	if !opts.Telemetry.Disabled {
 		rt.tel = telemetry.New(opts.Telemetry)
@@ -88,6 +88,10 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 		rt.unobserve = rt.tel.RegisterMailboxDepth(rt.observeMailboxes)
 	}
 	rt.env = rt.env.Shared()
+	rt.clients.Store(&[]*actors.Client{})
+	own := &owner{env: rt.env, clients: map[*actors.Client]struct{}{}, published: &rt.clients}
+	rt.owner = system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return own },
+		actor.WithSupervisor(actors.StopOnPanic)))
 	// A client the caller gave us may serve others; one we made is ours to
 	// close.
 	rt.ownsHTTP = opts.HTTPClient == nil
@@ -107,14 +111,24 @@ func (rt *Runtime) open(ctx context.Context, name string, cfg ServerConfig) (*Cl
 	if err := ecfg.Validate(name); err != nil {
 		return nil, err
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.stopped {
+	reply := make(chan *actors.Client, 1)
+	select {
+	case <-rt.stopping:
+		return nil, ErrStopped
+	default:
+	}
+	rt.system.Root.Send(rt.owner, openClient{ctx: ctx, name: name, cfg: ecfg, reply: reply})
+	select {
+	case h := <-reply:
+		if h == nil {
+			return nil, ErrStopped
+		}
+		return &Client{h: h}, nil
+	case <-rt.stopping:
+		// Stop began while we asked: the owner may have answered (then
+		// Stop closes that client) or be gone.
 		return nil, ErrStopped
 	}
-	h := actors.SpawnContext(ctx, rt.system.Root, name, ecfg, rt.env, rt.forget)
-	rt.clients[h] = struct{}{}
-	return &Client{h: h}, nil
 }
 
 // Connect starts the server name and waits until its handshake is done. On
@@ -140,12 +154,6 @@ func (rt *Runtime) Connect(ctx context.Context, name string, cfg ServerConfig) (
 	return c, nil
 }
 
-func (rt *Runtime) forget(c *actors.Client) {
-	rt.mu.Lock()
-	delete(rt.clients, c)
-	rt.mu.Unlock()
-}
-
 // Stop closes every client concurrently (each in order: pending requests
 // failed, server asked to exit, then killed) and waits until all are gone,
 // or until ctx ends (DefaultCloseTimeout when it has no deadline): then the
@@ -153,31 +161,29 @@ func (rt *Runtime) forget(c *actors.Client) {
 // each client whose teardown had not finished. As with Close, no callback
 // runs after Stop returns. Stop is idempotent.
 func (rt *Runtime) Stop(ctx context.Context) error {
-	rt.mu.Lock()
-	if rt.stopped {
-		rt.mu.Unlock()
-		return nil
-	}
-	rt.stopped = true
-	clients := make([]*actors.Client, 0, len(rt.clients))
-	for c := range rt.clients {
-		clients = append(clients, c)
-	}
-	managers := rt.managers
-	rt.mu.Unlock()
+	var err error // nil when stopped already, or being stopped by another caller
+	rt.stopOnce.Do(func() { err = rt.stop(ctx) })
+	return err
+}
+
+func (rt *Runtime) stop(ctx context.Context) error {
+	reply := make(chan owned, 1)
+	rt.system.Root.Send(rt.owner, stopAll{reply: reply})
+	all := <-reply
+	close(rt.stopping)
 
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultCloseTimeout)
 		defer cancel()
 	}
-	errs := make([]error, len(clients)+len(managers))
+	errs := make([]error, len(all.clients)+len(all.managers))
 	var wg conc.WaitGroup
-	for i, c := range clients {
+	for i, c := range all.clients {
 		wg.Go(func() { errs[i] = c.Close(ctx) })
 	}
-	for i, m := range managers {
-		wg.Go(func() { errs[len(clients)+i] = m.Close(ctx) })
+	for i, m := range all.managers {
+		wg.Go(func() { errs[len(all.clients)+i] = m.Close(ctx) })
 	}
 	wg.Wait()
 	if rt.ownsHTTP {
@@ -197,9 +203,7 @@ func (rt *Runtime) Stop(ctx context.Context) error {
 // observeMailboxes reports, for the mailbox-depth gauge, how many frames
 // each server's transport has read and not yet handled.
 func (rt *Runtime) observeMailboxes(observe func(server string, depth int64)) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	for c := range rt.clients {
+	for _, c := range *rt.clients.Load() {
 		observe(c.Name(), int64(c.MailboxDepth()))
 	}
 }

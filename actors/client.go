@@ -64,13 +64,15 @@ func SpawnContext(ctx context.Context, root *actor.RootContext, name string, cfg
 	return spawn(ctx, root, root, nil, name, cfg, env, onClosed)
 }
 
-// SpawnSupervised starts a client as a child of the actor ctx (the
-// manager), which then supervises it: the child tells parent of each
-// connection's outcome (messages.ServerReady, messages.ServerDown), and
-// restarts only when asked (messages.RestartServer). A panic in the client
-// stops it; ctx's own supervisor strategy must say so (StopOnPanic).
-func SpawnSupervised(ctx actor.Context, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
-	return spawn(context.Background(), ctx, ctx.ActorSystem().Root, ctx.Self(), name, cfg, env, onClosed)
+// SpawnSupervised starts a client as a child of the actor parent (the
+// manager, or a runtime's owner), which then supervises it: the child tells
+// parent of each connection's outcome (messages.ServerReady,
+// messages.ServerDown), and restarts only when asked
+// (messages.RestartServer). A panic in the client stops it; parent's own
+// supervisor strategy must say so (StopOnPanic). The first handshake's
+// spans belong to ctx's trace, as with SpawnContext.
+func SpawnSupervised(ctx context.Context, parent actor.Context, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
+	return spawn(ctx, parent, parent.ActorSystem().Root, parent.Self(), name, cfg, env, onClosed)
 }
 
 // StopOnPanic is the supervisor strategy of the actors that own clients: a

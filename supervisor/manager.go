@@ -217,7 +217,10 @@ func (m *Manager) Close(ctx context.Context) error {
 		return nil
 	default:
 	}
-	if err := m.ask(ctx, func(reply chan error) any { return closeManager{ctx: ctx, reply: reply} }); err != nil {
+	// ErrManagerClosed here means the manager finished closing (for this
+	// call or a concurrent one) before its answer was read: not a failure.
+	err := m.ask(ctx, func(reply chan error) any { return closeManager{ctx: ctx, reply: reply} })
+	if err != nil && !errors.Is(err, ErrManagerClosed) {
 		return err
 	}
 	select {

@@ -265,7 +265,7 @@ func (a *managerActor) resolved(ctx actor.Context, m resolved) {
 		a.opts.Env.RememberEra(m.cfg, mb.era == eraStateless)
 	}
 	name := m.name
-	mb.client = actors.SpawnSupervised(ctx, name, m.cfg, a.opts.Env, nil)
+	mb.client = actors.SpawnSupervised(context.Background(), ctx, name, m.cfg, a.opts.Env, nil)
 	a.publish()
 }
 

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"log/slog"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -112,7 +113,9 @@ type eventQueue struct {
 	f       func(Event)
 	dropped atomic.Int64
 	log     *slog.Logger
-	done    chan struct{}
+	// closeOnce guards close.
+	closeOnce sync.Once
+	done      chan struct{}
 }
 
 func newEventQueue(f func(Event), log *slog.Logger) *eventQueue {
@@ -152,11 +155,14 @@ func (q *eventQueue) push(e Event) {
 	}
 }
 
+// close ends the delivery goroutine once the manager actor, the only
+// pusher, has stopped; concurrent Closes may all call it.
 func (q *eventQueue) close() {
-	if q.ch != nil {
-		close(q.ch)
-		q.ch = nil
-	}
+	q.closeOnce.Do(func() {
+		if q.ch != nil {
+			close(q.ch)
+		}
+	})
 }
 
 // latencyRing keeps the durations of a server's last calls, written by
