@@ -20,15 +20,54 @@ import (
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/tools);
 // the annotations of the others are kept for their calls' headers.
 func (c *Client) Tools(ctx context.Context) iter.Seq2[messages.Tool, error] {
+	return c.tools(ctx, nil)
+}
+
+// tools is Tools, gathering the pages' caching hints into hints when it is
+// not nil.
+func (c *Client) tools(ctx context.Context, hints *CacheHints) iter.Seq2[messages.Tool, error] {
 	var headers map[string][]headerParam
 	return pages(c.name, messages.MethodToolsList, func(ctx context.Context, cursor string) (page[messages.Tool], error) {
 		var res messages.ListToolsResult
 		err := c.call(ctx, messages.MethodToolsList, messages.ListToolsParams{Cursor: cursor}, &res, transport.RequestOptions{})
 		if err == nil {
 			res.Tools, headers = c.annotatedTools(res.Tools, headers, res.NextCursor == "")
+			hints.add(res.TTLMs, res.CacheScope)
 		}
 		return page[messages.Tool]{items: res.Tools, next: res.NextCursor}, err
 	})(ctx)
+}
+
+// CacheHints are what a server said of caching a list it sent
+// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
+// Across pages the shortest lifetime wins; a server earlier than
+// 2026-07-28 sends none (TTLMs nil: stale at once; Scope "").
+type CacheHints struct {
+	TTLMs *int64
+	Scope string // "public" or "private"
+}
+
+func (h *CacheHints) add(ttl *int64, scope string) {
+	if h == nil {
+		return
+	}
+	if ttl != nil && (h.TTLMs == nil || *ttl < *h.TTLMs) {
+		v := max(*ttl, 0) // a negative ttlMs means 0
+		h.TTLMs = &v
+	}
+	// The scope is the same on every page of one list; a page that says
+	// private makes the whole list private.
+	if h.Scope == "" || scope == "private" {
+		h.Scope = scope
+	}
+}
+
+// ListToolsWithHints is ListTools that also returns the list's caching
+// hints, for a cache of tool lists (the manager's).
+func (c *Client) ListToolsWithHints(ctx context.Context) ([]messages.Tool, CacheHints, error) {
+	var hints CacheHints
+	tools, err := collect(c.tools(ctx, &hints))
+	return tools, hints, err
 }
 
 // annotatedTools reads the x-mcp-header annotations of a page of tools on

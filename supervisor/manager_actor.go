@@ -86,6 +86,7 @@ type (
 		name  string
 		seq   uint64
 		tools []messages.Tool
+		hints actors.CacheHints
 		err   error
 	}
 	toolsChanged struct{ name string }
@@ -379,8 +380,8 @@ func (a *managerActor) list(mb *member) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		tools, err := c.ListTools(ctx)
-		root.Send(self, toolsListed{name: name, seq: seq, tools: tools, err: err})
+		tools, hints, err := c.ListToolsWithHints(ctx)
+		root.Send(self, toolsListed{name: name, seq: seq, tools: tools, hints: hints, err: err})
 	}()
 }
 
@@ -404,7 +405,8 @@ func (a *managerActor) toolsListed(m toolsListed) {
 	mb.tools, mb.cached = filterTools(tools, mb.srv), false
 	if a.opts.Cache != nil {
 		c := mb.client
-		e := &CacheEntry{Tools: mb.tools, FetchedAt: time.Now(), ProtocolVersion: c.ProtocolVersion(), Transport: mb.srv.Config.TransportType()}
+		e := &CacheEntry{Tools: mb.tools, FetchedAt: time.Now(), ProtocolVersion: c.ProtocolVersion(), Transport: mb.srv.Config.TransportType(),
+			TTLMs: m.hints.TTLMs, CacheScope: m.hints.Scope}
 		if c.ProtocolVersion() == messages.Version20260728 {
 			e.Era = eraStateless
 		} else {
