@@ -3,6 +3,9 @@ package supervisor
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+
+	"github.com/tailscale/hujson"
 )
 
 // The JSON sources: our format and the variants of other tools
@@ -14,7 +17,7 @@ import (
 func readServers(key string, d dialect, jsonc bool) fileReader {
 	return func(data []byte, src Source, dc *discoverCtx) ([]found, error) {
 		if jsonc {
-			data = stripJSONC(data)
+			data = standardJSON(data)
 		}
 		var doc map[string]json.RawMessage
 		if err := json.Unmarshal(data, &doc); err != nil {
@@ -141,62 +144,14 @@ func renameField(f map[string]json.RawMessage, from, to string) {
 	}
 }
 
-// stripJSONC blanks out // and /* */ comments and trailing commas, outside
-// strings, keeping every newline so that line numbers in errors still
-// match the file.
-func stripJSONC(data []byte) []byte {
-	out := []byte(string(data))
-	inString := false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '/' && i+1 < len(out) && out[i+1] == '/':
-			for ; i < len(out) && out[i] != '\n'; i++ {
-				out[i] = ' '
-			}
-		case c == '/' && i+1 < len(out) && out[i+1] == '*':
-			out[i], out[i+1] = ' ', ' '
-			for i += 2; i < len(out) && !(out[i] == '*' && i+1 < len(out) && out[i+1] == '/'); i++ {
-				if out[i] != '\n' {
-					out[i] = ' '
-				}
-			}
-			if i < len(out) {
-				out[i], out[i+1] = ' ', ' '
-				i++
-			}
-		}
+// standardJSON turns JSON with comments and trailing commas (HuJSON, as
+// VS Code and Gemini CLI write) into standard JSON, blanking what it
+// removes so that line numbers in errors still match the file. Input that
+// is not even HuJSON is returned as it is, for json.Unmarshal to report.
+func standardJSON(data []byte) []byte {
+	std, err := hujson.Standardize(slices.Clone(data))
+	if err != nil {
+		return data
 	}
-	// Trailing commas, now that comments are blank.
-	inString = false
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ',':
-			j := i + 1
-			for j < len(out) && (out[j] == ' ' || out[j] == '\t' || out[j] == '\n' || out[j] == '\r') {
-				j++
-			}
-			if j < len(out) && (out[j] == '}' || out[j] == ']') {
-				out[i] = ' '
-			}
-		}
-	}
-	return out
+	return std
 }

@@ -459,16 +459,16 @@ func TestDiscoverProjectIsHome(t *testing.T) {
 	}
 }
 
-func TestStripJSONC(t *testing.T) {
+func TestStandardJSON(t *testing.T) {
 	in := "{\"a\": \"x // not a comment /* nor this */\", // comment\n \"b\": [1, 2, /* c */ ],\n \"c\\\"\": \"\\\\\", /* multi\nline */ }"
 	var v map[string]any
-	if err := json.Unmarshal(stripJSONC([]byte(in)), &v); err != nil {
-		t.Fatalf("%v:\n%s", err, stripJSONC([]byte(in)))
+	if err := json.Unmarshal(standardJSON([]byte(in)), &v); err != nil {
+		t.Fatalf("%v:\n%s", err, standardJSON([]byte(in)))
 	}
 	if v["a"] != "x // not a comment /* nor this */" || len(v["b"].([]any)) != 2 || v["c\""] != "\\" {
 		t.Errorf("v = %#v", v)
 	}
-	if got := strings.Count(string(stripJSONC([]byte(in))), "\n"); got != strings.Count(in, "\n") {
+	if got := strings.Count(string(standardJSON([]byte(in))), "\n"); got != strings.Count(in, "\n") {
 		t.Errorf("newlines not kept: %d", got)
 	}
 }
