@@ -28,6 +28,9 @@ type ManageOptions struct {
 	// project-level server, or one running a command from a project file
 	// (opening a cloned repository must not run its commands). nil
 	// starts none of them.
+	// It runs on the manager's actor and must answer at once: ask the
+	// person first (supervisor.Discover lists the servers and which need
+	// approval), then let Approve look the answer up.
 	Approve func(*Server) bool
 	// Gate is how long Manage waits before offering the tools of servers
 	// still starting from the tool-list cache (default 250 ms); servers
@@ -91,7 +94,7 @@ const (
 // notifications/tools/list_changed and after restarts, and pings servers
 // that ask for keepalive. Runtime.Stop stops it too.
 func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, error) {
-	servers, err := managedServers(opts)
+	servers, err := managedServers(opts, rt.env.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +123,7 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 	if sm == nil {
 		return nil, err
 	}
-	m := &Manager{m: sm}
+	m := &Manager{m: sm, log: rt.env.Logger}
 	adopted := make(chan bool, 1)
 	rt.system.Root.Send(rt.owner, adoptManager{m: m, reply: adopted})
 	select {
@@ -139,7 +142,8 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 // concurrent use; none is on a call's path but CallTool's lookup of a
 // published, read-only table.
 type Manager struct {
-	m *supervisor.Manager
+	m   *supervisor.Manager
+	log *slog.Logger
 }
 
 // Tools returns every managed tool by its exposed name: the live tools of
@@ -188,7 +192,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error { return m.m.Re
 // say): changed servers restart, missing ones stop, unchanged ones go on
 // undisturbed.
 func (m *Manager) Reload(ctx context.Context, opts ManageOptions) error {
-	servers, err := managedServers(opts)
+	servers, err := managedServers(opts, m.log)
 	if err != nil {
 		return err
 	}
@@ -198,8 +202,10 @@ func (m *Manager) Reload(ctx context.Context, opts ManageOptions) error {
 // Close stops every managed server and the manager, within ctx.
 func (m *Manager) Close(ctx context.Context) error { return m.m.Close(ctx) }
 
-// managedServers gathers the servers of opts.
-func managedServers(opts ManageOptions) ([]*Server, error) {
+// managedServers gathers the servers of opts. A file's or discovery's
+// problems are logged as warnings: the valid servers run regardless, and
+// only a source with nothing valid at all is an error.
+func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, error) {
 	byName := map[string]*Server{}
 	for name, cfg := range opts.Servers {
 		s, err := supervisor.NewServer(name, actors.ServerConfig(cfg))
@@ -211,11 +217,14 @@ func managedServers(opts ManageOptions) ([]*Server, error) {
 	switch {
 	case opts.ConfigFile != "":
 		f, err := supervisor.LoadFile(opts.ConfigFile)
-		if err != nil {
+		if f == nil || (err != nil && len(f.Servers) == 0 && len(opts.Servers) == 0) {
 			return nil, err
 		}
+		if err != nil {
+			log.Warn("mcp: configuration: entries left out", "err", err)
+		}
 		for _, w := range f.Warnings {
-			slog.Default().Debug("mcp: config: " + w)
+			log.Warn("mcp: configuration: " + w)
 		}
 		for name, s := range f.Servers {
 			byName[name] = s
@@ -224,6 +233,12 @@ func managedServers(opts ManageOptions) ([]*Server, error) {
 		d, err := supervisor.Discover(*opts.Discover)
 		if err != nil {
 			return nil, err
+		}
+		for _, w := range d.Warnings {
+			log.Warn("mcp: discovery: " + w)
+		}
+		for _, sh := range d.Shadowed {
+			log.Info("mcp: discovery: " + sh.String())
 		}
 		for _, s := range d.Servers {
 			byName[s.Name] = s

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // The manager is the supervisor actor of a set of servers
@@ -45,6 +46,9 @@ type ManagerOptions struct {
 	// Approve is asked before a server that needs approval (project-level,
 	// or running a command from a project file) is started; nil refuses
 	// them all: opening a cloned repository must not run its commands.
+	// It runs on the manager's actor, so it must answer at once: ask a
+	// person before calling Manage (Discover lists the servers, with
+	// NeedsApproval) and let Approve look the answers up.
 	Approve func(*Server) bool
 	// FailFast makes calls to a server that is restarting fail at once;
 	// by default they wait for the restart (bounded by their context and
@@ -120,8 +124,13 @@ func Manage(ctx context.Context, root *actor.RootContext, opts ManagerOptions) (
 	opts.setDefaults()
 	m := &Manager{root: root, done: make(chan struct{})}
 	m.events = newEventQueue(opts.OnEvent, opts.Logger)
-	m.snap.Store(&snapshot{})
-	props := actor.PropsFromProducer(func() actor.Actor { return newManagerActor(m, opts) },
+	m.snap.Store(newSnapshot())
+	trace := telemetry.Detach(ctx)
+	props := actor.PropsFromProducer(func() actor.Actor {
+		a := newManagerActor(m, opts)
+		a.trace = trace
+		return a
+	},
 		actor.WithGuardian(actors.StopOnPanic), actor.WithSupervisor(actors.StopOnPanic))
 	m.pid = root.Spawn(props)
 	gate := make(chan struct{})
@@ -150,18 +159,54 @@ func (m *Manager) CallTool(ctx context.Context, exposed string, args any) (*mess
 
 // CallToolWith is CallTool with per-call options.
 func (m *Manager) CallToolWith(ctx context.Context, exposed string, args any, opts actors.CallOptions) (*messages.CallToolResult, error) {
-	s := m.snap.Load()
-	ref, ok := s.byName[exposed]
-	if !ok {
-		return nil, &UnknownToolError{Name: exposed}
-	}
-	if ref.client == nil {
-		return nil, &messages.ServerNotConnectedError{Server: ref.server}
+	ref, err := m.route(ctx, exposed)
+	if err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	res, err := ref.client.CallToolWith(ctx, ref.tool, args, opts)
 	ref.latency.record(time.Since(start))
 	return res, err
+}
+
+// route finds the client that serves an exposed tool name. A tool offered
+// from the cache may belong to a server that has no client yet (it waits
+// for a handshake slot, or for its !command values): the call waits for
+// one, bounded by ctx and the server's connect timeout, as it would wait
+// for the handshake of a client that exists.
+func (m *Manager) route(ctx context.Context, exposed string) (toolRef, error) {
+	var expired <-chan time.Time
+	var wait time.Duration
+	for {
+		s := m.snap.Load()
+		ref, ok := s.byName[exposed]
+		switch {
+		case !ok:
+			return ref, &UnknownToolError{Name: exposed}
+		case ref.client != nil:
+			return ref, nil
+		case s.status[ref.server].State != StateConnecting:
+			return ref, &messages.ServerNotConnectedError{Server: ref.server}
+		}
+		if expired == nil {
+			wait = ref.connectTimeout
+			if wait <= 0 {
+				wait = actors.DefaultConnectTimeout
+			}
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			expired = t.C
+		}
+		select {
+		case <-s.replaced:
+		case <-expired:
+			return ref, &messages.ConnectTimeoutError{Server: ref.server, After: wait}
+		case <-m.done:
+			return ref, ErrManagerClosed
+		case <-ctx.Done():
+			return ref, &messages.CanceledError{Server: ref.server, Method: messages.MethodToolsCall, Err: context.Cause(ctx)}
+		}
+	}
 }
 
 // Client returns the client of a server, for its other methods.
@@ -193,7 +238,7 @@ func (m *Manager) Status() []Status {
 // Add starts a server (replacing a server of the same name whose
 // configuration differs).
 func (m *Manager) Add(ctx context.Context, s *Server) error {
-	return m.ask(ctx, func(reply chan error) any { return addServer{srv: s, reply: reply} })
+	return m.ask(ctx, func(reply chan error) any { return addServer{srv: s, trace: telemetry.Detach(ctx), reply: reply} })
 }
 
 // Remove stops a server and drops its tools, whatever it is doing
@@ -206,7 +251,9 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 // missing ones stop, changed ones (by configuration hash) restart, and
 // unchanged ones go on undisturbed, tools and all.
 func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
-	return m.ask(ctx, func(reply chan error) any { return reloadServers{servers: servers, reply: reply} })
+	return m.ask(ctx, func(reply chan error) any {
+		return reloadServers{servers: servers, trace: telemetry.Detach(ctx), reply: reply}
+	})
 }
 
 // Close stops every server (concurrently, each bounded by ctx) and the

@@ -20,8 +20,9 @@ type member struct {
 	client  *actors.Client
 	state   State
 	tools   []messages.Tool
-	cached  bool   // tools came from the cache, not from this run's server
-	era     string // the era the cache entry recorded ("session", "stateless"), or ""
+	cached  bool            // tools came from the cache, not from this run's server
+	era     string          // the era the cache entry recorded ("session", "stateless"), or ""
+	trace   context.Context // the trace its first connection joins
 	lastErr error
 	// Restart accounting: failures in the policy's window open the breaker.
 	failures []time.Time
@@ -54,6 +55,9 @@ type managerActor struct {
 	self    *actor.PID
 	root    *actor.RootContext
 	log     *slog.Logger
+	// trace is Manage's trace (only that: no deadline, no values), which
+	// the first connections of its servers join.
+	trace context.Context
 }
 
 // Messages of the manager actor.
@@ -62,6 +66,7 @@ type (
 	gateTime  struct{}
 	addServer struct {
 		srv   *Server
+		trace context.Context // the caller's trace, which the first connection joins
 		reply chan error
 	}
 	removeServer struct {
@@ -70,6 +75,7 @@ type (
 	}
 	reloadServers struct {
 		servers []*Server
+		trace   context.Context
 		reply   chan error
 	}
 	closeManager struct {
@@ -119,7 +125,7 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		a.self, a.root = ctx.Self(), ctx.ActorSystem().Root
 		a.watchNotifications()
 		for _, s := range a.opts.Servers {
-			a.add(ctx, s)
+			a.add(ctx, a.trace, s)
 		}
 		a.after(a.opts.Gate, gateTime{})
 		a.publish()
@@ -157,11 +163,11 @@ func (a *managerActor) Receive(ctx actor.Context) {
 	case pingDone:
 		a.pinged(m)
 	case addServer:
-		m.reply <- a.add(ctx, m.srv)
+		m.reply <- a.add(ctx, m.trace, m.srv)
 	case removeServer:
 		m.reply <- a.remove(m.name)
 	case reloadServers:
-		m.reply <- a.reload(ctx, m.servers)
+		m.reply <- a.reload(ctx, m.trace, m.servers)
 	case removed:
 		if mb := a.members[m.name]; mb != nil && mb.removing {
 			delete(a.members, m.name)
@@ -191,7 +197,7 @@ func (a *managerActor) recoverPanic() {
 }
 
 // add starts a server, unless it is disabled or not approved.
-func (a *managerActor) add(ctx actor.Context, s *Server) error {
+func (a *managerActor) add(ctx actor.Context, trace context.Context, s *Server) error {
 	if a.closing {
 		return ErrManagerClosed
 	}
@@ -201,7 +207,7 @@ func (a *managerActor) add(ctx actor.Context, s *Server) error {
 		}
 		a.remove(s.Name)
 	}
-	mb := &member{srv: s, latency: &latencyRing{}}
+	mb := &member{srv: s, latency: &latencyRing{}, trace: trace}
 	a.members[s.Name] = mb
 	switch {
 	case !s.Enabled:
@@ -266,7 +272,7 @@ func (a *managerActor) resolved(ctx actor.Context, m resolved) {
 		a.opts.Env.RememberEra(m.cfg, mb.era == eraStateless)
 	}
 	name := m.name
-	mb.client = actors.SpawnSupervised(context.Background(), ctx, name, m.cfg, a.opts.Env, nil)
+	mb.client = actors.SpawnSupervised(mb.trace, ctx, name, m.cfg, a.opts.Env, nil)
 	a.publish()
 }
 

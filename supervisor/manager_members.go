@@ -46,7 +46,7 @@ func (a *managerActor) remove(name string) error {
 
 // reload makes the members those of servers, by name and configuration
 // hash: unchanged servers are left alone.
-func (a *managerActor) reload(ctx actor.Context, servers []*Server) error {
+func (a *managerActor) reload(ctx actor.Context, trace context.Context, servers []*Server) error {
 	want := make(map[string]*Server, len(servers))
 	for _, s := range servers {
 		want[s.Name] = s
@@ -72,7 +72,7 @@ func (a *managerActor) reload(ctx actor.Context, servers []*Server) error {
 			// member not removing and is ignored).
 			delete(a.members, s.Name)
 		}
-		if err := a.add(ctx, s); err != nil {
+		if err := a.add(ctx, trace, s); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -20,6 +20,14 @@ type snapshot struct {
 	clients map[string]*actors.Client
 	status  map[string]Status
 	latency map[string]*latencyRing
+	// replaced is closed when a newer snapshot is published, for calls
+	// waiting for a server's client to exist.
+	replaced chan struct{}
+}
+
+func newSnapshot() *snapshot {
+	return &snapshot{byName: map[string]toolRef{}, clients: map[string]*actors.Client{},
+		status: map[string]Status{}, latency: map[string]*latencyRing{}, replaced: make(chan struct{})}
 }
 
 // toolRef is where an exposed tool name leads.
@@ -28,6 +36,9 @@ type toolRef struct {
 	tool    string // the server's own name for it
 	client  *actors.Client
 	latency *latencyRing
+	// connectTimeout bounds a call's wait for a client that does not
+	// exist yet (a cached tool of a server waiting for a handshake slot).
+	connectTimeout time.Duration
 }
 
 // Tool is a tool as the manager exposes it.
@@ -60,8 +71,7 @@ type Status struct {
 
 // publish rebuilds the snapshot from the members.
 func (a *managerActor) publish() {
-	s := &snapshot{byName: map[string]toolRef{}, clients: map[string]*actors.Client{},
-		status: map[string]Status{}, latency: map[string]*latencyRing{}}
+	s := newSnapshot()
 	var pairs []ToolPair
 	for name, mb := range a.members {
 		s.status[name] = Status{Name: name, State: mb.state, Source: mb.srv.Source, LastError: mb.lastErr,
@@ -82,11 +92,12 @@ func (a *managerActor) publish() {
 				continue
 			}
 			s.tools = append(s.tools, Tool{Name: exposed, Server: name, Tool: t, Cached: mb.cached})
-			s.byName[exposed] = toolRef{server: name, tool: t.Name, client: s.clients[name], latency: mb.latency}
+			s.byName[exposed] = toolRef{server: name, tool: t.Name, client: s.clients[name], latency: mb.latency,
+				connectTimeout: mb.srv.Config.ConnectTimeout}
 		}
 	}
 	slices.SortFunc(s.tools, func(x, y Tool) int { return compare(x.Name, y.Name) })
-	a.h.snap.Store(s)
+	close(a.h.snap.Swap(s).replaced)
 }
 
 // EventKind says what an Event reports.

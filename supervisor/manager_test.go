@@ -315,3 +315,34 @@ func TestManagerReload(t *testing.T) {
 	echo(t, m, "mcp__keep__echo", "still here")
 	echo(t, m, "mcp__added__echo", "new here")
 }
+
+// A cached tool of a server still waiting for a handshake slot (no client
+// exists yet) is called like any cached tool: the call waits for the
+// server instead of failing.
+func TestManagerCachedToolWaitsForAHandshakeSlot(t *testing.T) {
+	dir := t.TempDir()
+	delay := filepath.Join(dir, "delay")
+	cache := &supervisor.Cache{Dir: filepath.Join(dir, "cache")}
+	os.WriteFile(delay, []byte("0"), 0o600)
+	servers := func() []*supervisor.Server {
+		return []*supervisor.Server{slowStart(t, delay), testServer(t, "queued", testserver.Options{}, t.Name())}
+	}
+	first := manage(t, supervisor.ManagerOptions{Servers: servers(), Cache: cache})
+	harness.WaitFor(t, "both lists cached", func() bool {
+		for _, s := range servers() {
+			if _, ok := cache.Load(supervisor.CacheKey{Server: s.Name, ConfigHash: s.Hash}); !ok {
+				return false
+			}
+		}
+		return true
+	})
+	closeManager(t, first)
+
+	// One handshake at a time, and the first server holds it for 2 s.
+	os.WriteFile(delay, []byte("2"), 0o600)
+	m := manage(t, supervisor.ManagerOptions{Servers: servers(), Cache: cache, MaxConnecting: 1})
+	if _, ok := m.Client("queued"); ok {
+		t.Fatal("the queued server has a client at the gate: it should be waiting for the slot")
+	}
+	echo(t, m, "mcp__queued__echo", "waited for a slot")
+}

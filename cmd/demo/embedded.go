@@ -16,11 +16,17 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// runEmbedded is the demo with no arguments: everything it talks to is a
-// real subprocess of its own making.
+// runEmbedded is the demo with no arguments: everything it talks to is of
+// its own making, real subprocesses and one in-process HTTP server, run
+// through Runtime.Manage.
 func runEmbedded(ctx context.Context, o options, logger *slog.Logger, r *report) error {
 	cancels := make(chan string, 16) // "cancelled <id> <reason>" lines from the servers' stderr
 	var logs atomic.Int64
+	hs, err := startHTTPServer()
+	if err != nil {
+		return err
+	}
+	defer hs.close() // after rt.Stop (deferred below), which ends the client's session
 	rt, err := mcpactor.Start(ctx, mcpactor.Options{
 		ClientInfo: messages.Implementation{Name: "mcpactor-demo", Version: "0.1.0"},
 		Logger:     logger,
@@ -48,18 +54,26 @@ func runEmbedded(ctx context.Context, o options, logger *slog.Logger, r *report)
 	}
 	defer rt.Stop(context.WithoutCancel(ctx))
 
-	clients, err := connectEmbedded(ctx, rt, o, r)
+	m, err := startGate(ctx, rt, o, hs.url, newEventLog(logger), r)
 	if err != nil {
 		r.summary()
 		return err
 	}
-	listTools(ctx, clients, r)
-	burst(ctx, clients, o, r)
-	progress(ctx, clients[0], r)
-	serverRequest(ctx, clients[0], r)
-	timeoutWithCancel(ctx, clients[0], cancels, r)
+	demos, err := targets(m, o)
+	if err != nil {
+		return err
+	}
+	listTools(ctx, m, r)
+	burst(ctx, m, demos, o, r)
+	progress(ctx, m, demos[0], r)
+	serverRequest(ctx, m, demos[0], r)
+	timeoutWithCancel(ctx, m, demos[0], cancels, r)
+	overHTTP(ctx, m, hs.url, r)
 	crash(ctx, rt, r)
-	logging(ctx, clients[0], r)
+	logging(ctx, demos[0], r)
+
+	r.heading("manager status")
+	printStatus(r, m.Status())
 
 	sctx, end := r.step(ctx, "shutdown", "shutdown")
 	start := time.Now()
@@ -84,65 +98,67 @@ func serverConfig(opts testserver.Options, connectTimeout time.Duration) mcpacto
 	return mcpactor.ServerConfig{Command: path, Args: args, Env: m, ConnectTimeout: connectTimeout}
 }
 
-// connectEmbedded starts the servers and connects them concurrently, each
-// with Connect under the step's context.
-func connectEmbedded(ctx context.Context, rt *mcpactor.Runtime, o options, r *report) ([]*mcpactor.Client, error) {
-	ctx, end := r.step(ctx, "connect", "connecting %d embedded servers concurrently", o.servers)
-	defer end()
-	start := time.Now()
-	clients := make([]*mcpactor.Client, o.servers)
-	errs := make([]error, o.servers)
-	var wg conc.WaitGroup
-	for i := range clients {
-		name := fmt.Sprintf("demo-%d", i+1)
-		r.setState(name, "connecting", "")
-		wg.Go(func() {
-			clients[i], errs[i] = rt.Connect(ctx, name, serverConfig(testserver.Options{ReportCancels: true}, o.timeout))
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		for i, e := range errs {
-			if e != nil {
-				r.setState(fmt.Sprintf("demo-%d", i+1), "failed to connect", "")
-				r.fail("connect demo-%d: %v", i+1, e)
-			}
-		}
-		return nil, fmt.Errorf("connect: %w", err)
-	}
-	r.line("%d servers up in %v (spawn + initialize, in parallel)", len(clients), time.Since(start).Round(time.Millisecond))
-	for _, c := range clients {
-		info := c.ServerInfo()
-		r.setState(c.Name(), "ready", c.ProtocolVersion())
-		r.line("%-8s %s %s, protocol %s negotiated", c.Name(), info.Name, info.Version, c.ProtocolVersion())
-	}
-	return clients, nil
+// target is one managed demo-N server as the steps use it: the exposed
+// names of its tools, which calls go by, and its client for the methods
+// the manager does not route.
+type target struct {
+	name   string
+	client *mcpactor.Client
+	tools  map[string]string // the server's own tool name -> the exposed name
 }
 
-func listTools(ctx context.Context, clients []*mcpactor.Client, r *report) {
+// targets are the demo-N servers, all up by now.
+func targets(m *mcpactor.Manager, o options) ([]target, error) {
+	byServer := map[string]map[string]string{}
+	for _, t := range m.Tools() {
+		if byServer[t.Server] == nil {
+			byServer[t.Server] = map[string]string{}
+		}
+		byServer[t.Server][t.Tool.Name] = t.Name
+	}
+	out := make([]target, o.servers)
+	for i := range out {
+		name := demoName(i)
+		c, ok := m.Client(name)
+		if !ok || byServer[name]["echo"] == "" {
+			return nil, fmt.Errorf("%s: not managed, or no echo tool", name)
+		}
+		out[i] = target{name: name, client: c, tools: byServer[name]}
+	}
+	return out, nil
+}
+
+// listTools asks every managed server for its tools, through its client.
+func listTools(ctx context.Context, m *mcpactor.Manager, r *report) {
 	ctx, end := r.step(ctx, "tools", "listing tools")
 	defer end()
-	for _, c := range clients {
-		t0 := time.Now()
-		tools, err := c.ListTools(ctx)
-		r.record(c.Name(), time.Since(t0), err, false)
-		if err != nil {
-			r.fail("%s: tools/list: %v", c.Name(), err)
+	for _, s := range m.Status() {
+		c, ok := m.Client(s.Name)
+		if !ok {
+			r.fail("%s: no client", s.Name)
 			continue
 		}
-		r.setTools(c.Name(), len(tools))
+		t0 := time.Now()
+		tools, err := c.ListTools(ctx)
+		r.record(s.Name, time.Since(t0), err, false)
+		if err != nil {
+			r.fail("%s: tools/list: %v", s.Name, err)
+			continue
+		}
+		r.setTools(s.Name, len(tools))
 		names := make([]string, len(tools))
 		for i, t := range tools {
 			names[i] = t.Name
 		}
-		r.line("%-8s %d tools: %s", c.Name(), len(tools), strings.Join(names, ", "))
+		r.line("%-8s %d tools: %s", s.Name, len(tools), strings.Join(names, ", "))
 	}
 }
 
 // burst runs o.calls echo calls with o.concurrency in flight, spread over
-// the servers, and checks every answer is the caller's own.
-func burst(ctx context.Context, clients []*mcpactor.Client, o options, r *report) {
-	ctx, end := r.step(ctx, "burst", "burst: %d echo calls, %d in flight, over %d servers", o.calls, o.concurrency, len(clients))
+// the demo-N servers by their exposed names, through the manager, and
+// checks every answer is the caller's own.
+func burst(ctx context.Context, m *mcpactor.Manager, demos []target, o options, r *report) {
+	ctx, end := r.step(ctx, "burst", "burst: %d echo calls through the manager, %d in flight, over %d servers", o.calls, o.concurrency, len(demos))
 	defer end()
 	var next atomic.Int64
 	lat := make([]latencies, o.concurrency)
@@ -157,13 +173,13 @@ func burst(ctx context.Context, clients []*mcpactor.Client, o options, r *report
 				if i > int64(o.calls) {
 					return
 				}
-				c := clients[int(i)%len(clients)]
+				t := demos[int(i)%len(demos)]
 				msg := fmt.Sprintf("call-%d", i)
 				t0 := time.Now()
-				res, err := c.CallTool(ctx, "echo", map[string]any{"message": msg})
+				res, err := m.CallTool(ctx, t.tools["echo"], map[string]any{"message": msg})
 				d := time.Since(t0)
 				lat[w] = append(lat[w], d)
-				r.record(c.Name(), d, err, err == nil && res.IsError)
+				r.record(t.name, d, err, err == nil && res.IsError)
 				switch {
 				case err != nil:
 					kinds[w][kindNames[errorKind(err, false)]]++
@@ -193,17 +209,17 @@ func burst(ctx context.Context, clients []*mcpactor.Client, o options, r *report
 	}
 }
 
-func progress(ctx context.Context, c *mcpactor.Client, r *report) {
+func progress(ctx context.Context, m *mcpactor.Manager, t target, r *report) {
 	ctx, end := r.step(ctx, "progress", "progress notifications reach the call that asked for them")
 	defer end()
 	var seen []string
 	t0 := time.Now()
-	res, err := c.CallToolWith(ctx, "progress", map[string]any{"steps": 4, "intervalMs": 25}, mcpactor.CallOptions{
+	res, err := m.CallToolWith(ctx, t.tools["progress"], map[string]any{"steps": 4, "intervalMs": 25}, mcpactor.CallOptions{
 		OnProgress: func(p messages.ProgressParams) {
 			seen = append(seen, fmt.Sprintf("%.0f/%.0f", p.Progress, deref(p.Total)))
 		},
 	})
-	r.record(c.Name(), time.Since(t0), err, err == nil && res.IsError)
+	r.record(t.name, time.Since(t0), err, err == nil && res.IsError)
 	switch {
 	case err != nil:
 		r.fail("progress call: %v", err)
@@ -221,12 +237,12 @@ func deref(f *float64) float64 {
 	return *f
 }
 
-func serverRequest(ctx context.Context, c *mcpactor.Client, r *report) {
+func serverRequest(ctx context.Context, m *mcpactor.Manager, t target, r *report) {
 	ctx, end := r.step(ctx, "server-request", "server-to-client request answered by our roots handler")
 	defer end()
 	t0 := time.Now()
-	res, err := c.CallTool(ctx, "ask-client", map[string]any{"method": "roots/list"})
-	r.record(c.Name(), time.Since(t0), err, err == nil && res.IsError)
+	res, err := m.CallTool(ctx, t.tools["ask-client"], map[string]any{"method": "roots/list"})
+	r.record(t.name, time.Since(t0), err, err == nil && res.IsError)
 	if err != nil || res.IsError || !strings.Contains(res.Content[0].Text, "file:///workspace") {
 		r.fail("roots/list round trip: err=%v result=%+v", err, res)
 		return
@@ -234,12 +250,12 @@ func serverRequest(ctx context.Context, c *mcpactor.Client, r *report) {
 	r.line("the server asked roots/list and got: %s", res.Content[0].Text)
 }
 
-func timeoutWithCancel(ctx context.Context, c *mcpactor.Client, cancels <-chan string, r *report) {
+func timeoutWithCancel(ctx context.Context, m *mcpactor.Manager, t target, cancels <-chan string, r *report) {
 	ctx, end := r.step(ctx, "timeout", "a call that times out is cancelled on the wire")
 	defer end()
 	start := time.Now()
-	_, err := c.CallToolWith(ctx, "sleep", map[string]any{"ms": 10000}, mcpactor.CallOptions{Timeout: 300 * time.Millisecond})
-	r.record(c.Name(), time.Since(start), err, false) // the summary counts it: a timeout, as intended
+	_, err := m.CallToolWith(ctx, t.tools["sleep"], map[string]any{"ms": 10000}, mcpactor.CallOptions{Timeout: 300 * time.Millisecond})
+	r.record(t.name, time.Since(start), err, false) // the summary counts it: a timeout, as intended
 	var te *messages.TimeoutError
 	if !errors.As(err, &te) {
 		r.fail("sleep with a 300ms timeout: got %v, want a timeout", err)
@@ -253,11 +269,48 @@ func timeoutWithCancel(ctx context.Context, c *mcpactor.Client, cancels <-chan s
 		r.fail("the server never reported notifications/cancelled")
 	}
 	t0 := time.Now()
-	_, err = c.CallTool(ctx, "echo", map[string]any{"message": "still here"})
-	r.record(c.Name(), time.Since(t0), err, false)
+	_, err = m.CallTool(ctx, t.tools["echo"], map[string]any{"message": "still here"})
+	r.record(t.name, time.Since(t0), err, false)
 	if err != nil {
 		r.fail("connection unusable after a timeout: %v", err)
 	}
+}
+
+// overHTTP sends concurrent calls to the server served over Streamable
+// HTTP: the same calls, another transport.
+func overHTTP(ctx context.Context, m *mcpactor.Manager, url string, r *report) {
+	ctx, end := r.step(ctx, "http", "%s: Streamable HTTP at %s", httpName, url)
+	defer end()
+	const calls, inFlight = 100, 8
+	echo, ok := exposed(m, httpName, "echo")
+	if !ok {
+		r.fail("%s offers no echo tool", httpName)
+		return
+	}
+	var next atomic.Int64
+	var wrong atomic.Int64
+	start := time.Now()
+	var wg conc.WaitGroup
+	for range inFlight {
+		wg.Go(func() {
+			for i := next.Add(1); i <= calls; i = next.Add(1) {
+				msg := fmt.Sprintf("http-%d", i)
+				t0 := time.Now()
+				res, err := m.CallTool(ctx, echo, map[string]any{"message": msg})
+				r.record(httpName, time.Since(t0), err, err == nil && res.IsError)
+				if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].Text != msg {
+					wrong.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := wrong.Load(); n > 0 {
+		r.fail("%s: %d of %d echo calls failed or were answered wrong", httpName, n, calls)
+		return
+	}
+	s, _ := statusOf(m, httpName)
+	r.line("%d echo calls, %d in flight, in %v; protocol %s (%s era)", calls, inFlight, time.Since(start).Round(time.Millisecond), s.ProtocolVersion, era(s.ProtocolVersion))
 }
 
 func crash(ctx context.Context, rt *mcpactor.Runtime, r *report) {
@@ -306,15 +359,17 @@ func crash(ctx context.Context, rt *mcpactor.Runtime, r *report) {
 	}
 }
 
-func logging(ctx context.Context, c *mcpactor.Client, r *report) {
+// logging sets a managed server's log level through its client: the
+// manager routes tool calls only.
+func logging(ctx context.Context, t target, r *report) {
 	ctx, end := r.step(ctx, "logging", "the server's log level is set (logging/setLevel)")
 	defer end()
 	t0 := time.Now()
-	err := c.SetLoggingLevel(ctx, messages.LevelInfo)
-	r.record(c.Name(), time.Since(t0), err, false)
+	err := t.client.SetLoggingLevel(ctx, messages.LevelInfo)
+	r.record(t.name, time.Since(t0), err, false)
 	if err != nil {
 		r.fail("logging/setLevel: %v", err)
 		return
 	}
-	r.line("%s now sends its log messages at level %s and above", c.Name(), messages.LevelInfo)
+	r.line("%s now sends its log messages at level %s and above", t.name, messages.LevelInfo)
 }

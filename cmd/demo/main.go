@@ -1,9 +1,13 @@
 // Command demo shows mcpactor at work. With no arguments it starts several
-// of our own MCP servers as real subprocesses, connects them concurrently,
+// of our own MCP servers as real subprocesses (and one over Streamable
+// HTTP, in-process), runs them through Runtime.Manage with the tool-list
+// cache, shows the startup gate with a server that is slow on purpose,
 // lists their tools, runs a burst of concurrent calls, shows progress, a
 // server-to-client request, a timeout with cancellation and a server crash
-// being reported, and prints a summary table. With --config it connects
-// the servers of an mcpServers file instead.
+// being reported, and prints the manager's status and a summary table.
+// With --config it manages the servers of an mcpServers file instead, and
+// with --discover the servers other MCP clients are configured with: each
+// is brought up, reported, and called once.
 //
 // Each step runs under a span of its own (from the tracer the OTEL_*
 // setup installs), so with --trace or an OTLP exporter a trace viewer
@@ -13,7 +17,10 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,12 +39,27 @@ import (
 
 type options struct {
 	config      string
+	discover    bool
+	call        string
+	args        map[string]any // --args, nil when not given
+	cacheDir    string
+	noCache     bool
+	maxConnect  int
 	servers     int
+	slow        time.Duration
 	calls       int
 	concurrency int
 	timeout     time.Duration
 	verbose     bool
 	trace       string
+}
+
+// console is where the demo talks to its user: the approval prompts of
+// --discover read in, when it is a terminal.
+type console struct {
+	in          *bufio.Reader
+	interactive bool
+	out, err    io.Writer
 }
 
 // tracerName is the instrumentation scope of the demo's own step spans.
@@ -47,32 +69,104 @@ func main() {
 	// The embedded servers are this same binary, started again with
 	// MCPACTOR_TESTSERVER=1: one build, real subprocesses.
 	testserver.RunIfChild()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], console{in: bufio.NewReader(os.Stdin), interactive: isTerminal(os.Stdin), out: os.Stdout, err: os.Stderr}))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	stderr = &lockedWriter{w: stderr} // the exporters report from their own goroutines
+// isTerminal reports whether f is a character device other than the null
+// device: a user who can answer a prompt, not a pipe, a file or
+// /dev/null (a character device too, and what stdin is under many
+// launchers).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.config, "config", "", "an mcpServers JSON `file` of real servers to connect instead of the embedded ones")
-	fs.IntVar(&o.servers, "servers", 4, "number of embedded servers to start")
+	var callArgs string
+	fs.StringVar(&o.config, "config", "", "manage the servers of an mcpServers JSON `file` instead of the embedded ones")
+	fs.BoolVar(&o.discover, "discover", false, "manage the servers other MCP clients are configured with, found from the working directory and the home directory (docs/configuration.md, \"Discovery\")")
+	fs.StringVar(&o.call, "call", "", "with --config or --discover: the `tool` to call on each ready server (default: echo if it has one, else its first tool needing no arguments)")
+	fs.StringVar(&callArgs, "args", "", "with --call: the tool's arguments, a JSON `object` (default {}, or a message for echo)")
+	fs.StringVar(&o.cacheDir, "cache-dir", "", "the tool-list cache `directory` (default: mcpactor under the user's cache directory)")
+	fs.BoolVar(&o.noCache, "no-cache", false, "keep no tool-list cache: every server is awaited at startup")
+	fs.IntVar(&o.maxConnect, "max-connecting", 0, "handshakes in flight at once (0: the manager's default, 8)")
+	fs.IntVar(&o.servers, "servers", 4, "number of embedded servers to start (besides slow and http-1)")
+	fs.DurationVar(&o.slow, "slow", 2*time.Second, "how long the embedded server \"slow\" takes to answer initialize (0: no slow server)")
 	fs.IntVar(&o.calls, "calls", 4000, "tool calls in the concurrent burst")
 	fs.IntVar(&o.concurrency, "concurrency", 64, "calls in flight during the burst")
-	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "connect timeout per server")
-	fs.BoolVar(&o.verbose, "v", false, "log runtime events to stderr")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "how long a server may take to come up (embedded servers: their connect timeout)")
+	fs.BoolVar(&o.verbose, "v", false, "log runtime and manager events to stderr")
 	fs.StringVar(&o.trace, "trace", "", "write OpenTelemetry spans as JSON lines to `file` (OTEL_* variables select OTLP exporters too)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: demo [flags]\n\nWithout flags, runs against embedded MCP servers it starts itself.\n\n")
+		fmt.Fprint(stderr, `usage: demo [flags]
+
+Without flags, runs against embedded MCP servers it starts itself, through
+Runtime.Manage with the tool-list cache. Run it twice: the second time the
+tools of the server "slow" are offered from the cache within the startup
+gate, and a call to one of them waits until the server is up.
+
+With --config FILE it manages the servers of an mcpServers file, with
+--discover those found in other MCP clients' configuration (asking before
+starting project-level servers when stdin is a terminal, skipping them
+otherwise). Either way each server is brought up and reported, one tool is
+called on each ready server (see --call), and the manager's status table
+is printed. It exits non-zero if a server fails to come up or a call fails.
+
+`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return o, err
 	}
-	if o.servers < 1 || o.calls < 0 || o.concurrency < 1 {
-		fmt.Fprintln(stderr, "demo: --servers and --concurrency must be at least 1, --calls at least 0")
-		return 2
+	if err := checkFlags(o, fs.Args(), callArgs); err != nil {
+		return o, usageError{err}
 	}
+	if callArgs != "" {
+		if err := json.Unmarshal([]byte(callArgs), &o.args); err != nil {
+			return o, usageError{fmt.Errorf("--args: want a JSON object: %v", err)}
+		}
+		if o.args == nil {
+			return o, usageError{errors.New("--args: want a JSON object, not null")}
+		}
+	}
+	return o, nil
+}
+
+func checkFlags(o options, rest []string, callArgs string) error {
+	switch {
+	case len(rest) > 0:
+		return fmt.Errorf("unexpected arguments %q", rest)
+	case o.config != "" && o.discover:
+		return errors.New("--config and --discover exclude each other")
+	case (o.call != "" || callArgs != "") && o.config == "" && !o.discover:
+		return errors.New("--call and --args go with --config or --discover")
+	case callArgs != "" && o.call == "":
+		return errors.New("--args needs --call")
+	case o.servers < 1 || o.calls < 0 || o.concurrency < 1 || o.slow < 0 || o.maxConnect < 0:
+		return errors.New("--servers and --concurrency must be at least 1; --calls, --slow and --max-connecting not negative")
+	}
+	return nil
+}
+
+func run(args []string, con console) int {
+	stderr := &lockedWriter{w: con.err} // the exporters report from their own goroutines
+	con.err = stderr
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprintf(stderr, "demo: %v\n", err)
+		}
+		return 2 // the flag package has printed its own complaints
+	}
+	stdout := con.out
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -109,9 +203,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	r := newReport(stdout, otel.Tracer(tracerName))
-	if o.config != "" {
+	switch {
+	case o.config != "":
 		err = runConfigured(ctx, o, logger, r)
-	} else {
+	case o.discover:
+		err = runDiscovered(ctx, o, con, logger, r)
+	default:
 		err = runEmbedded(ctx, o, logger, r)
 	}
 	if err != nil {
@@ -120,6 +217,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// usageError is a combination of flags that makes no sense, found after
+// parsing (the flag package prints its own errors).
+type usageError struct{ error }
 
 // lockedWriter serialises writes to the program's stderr.
 type lockedWriter struct {

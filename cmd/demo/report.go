@@ -62,6 +62,21 @@ func (r *report) line(format string, args ...any) {
 	fmt.Fprintf(r.w, "   "+format+"\n", args...)
 }
 
+// table prints rows in aligned columns, under header if there is one.
+func (r *report) table(header []string, rows [][]string) {
+	tw := tabwriter.NewWriter(r.w, 0, 0, 2, ' ', 0)
+	if header != nil {
+		fmt.Fprintf(tw, "   %s\n", strings.Join(header, "\t"))
+	}
+	for _, row := range rows {
+		for len(row) > 0 && row[len(row)-1] == "" {
+			row = row[:len(row)-1] // no trailing blanks
+		}
+		fmt.Fprintf(tw, "   %s\n", strings.Join(row, "\t"))
+	}
+	tw.Flush()
+}
+
 // fail records something that should have worked and did not.
 func (r *report) fail(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
@@ -168,31 +183,18 @@ func (r *report) record(server string, d time.Duration, err error, toolError boo
 	}
 }
 
-// state returns the recorded state of name.
-func (r *report) state(name string) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if t, ok := r.servers[name]; ok {
-		return t.state
-	}
-	return ""
-}
-
-// summary prints the table: per server its state, protocol version, tools,
-// calls made, errors by kind and call latency.
+// summary prints the table: per server its state, era and protocol
+// version, tools, calls made, errors by kind and call latency.
 func (r *report) summary() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	tw := tabwriter.NewWriter(r.w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "   server\tstate\tprotocol\ttools\tcalls\t%s\tp50\tp99\n", strings.Join(kindNames[:], "\t"))
+	fmt.Fprintf(tw, "   server\tstate\tera\tprotocol\ttools\tcalls\t%s\tp50\tp99\n", strings.Join(kindNames[:], "\t"))
 	for _, name := range r.order {
 		t := r.servers[name]
-		tools, proto := "-", t.protocol
+		tools := "-"
 		if t.tools >= 0 {
 			tools = fmt.Sprint(t.tools)
-		}
-		if proto == "" {
-			proto = "-"
 		}
 		errs := make([]string, numKinds)
 		for k, n := range t.errs {
@@ -202,7 +204,7 @@ func (r *report) summary() {
 		if len(t.lat) > 0 {
 			p50, p99 = round(t.lat.quantile(0.5)).String(), round(t.lat.quantile(0.99)).String()
 		}
-		fmt.Fprintf(tw, "   %s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, t.state, proto, tools, t.calls, strings.Join(errs, "\t"), p50, p99)
+		fmt.Fprintf(tw, "   %s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, t.state, era(t.protocol), dash(t.protocol), tools, t.calls, strings.Join(errs, "\t"), p50, p99)
 	}
 	tw.Flush()
 }
