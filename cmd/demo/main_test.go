@@ -188,10 +188,10 @@ type span struct {
 func (s span) root() bool { return strings.Trim(s.Parent.SpanID, "0") == "" }
 
 // managerSpans are the spans of what the manager does on its own, off any
-// caller's context: each connection's probe and handshake, and its
-// tools/list. They are roots of their own traces. (Runtime.Connect, by
-// contrast, carries its context's trace into the handshake.)
-var managerSpans = []string{"server/discover", "initialize", "notifications/initialized", "tools/list"}
+// caller's context: its tools/list of each connection. They are roots of
+// their own traces. (A server's first probe and handshake belong to the
+// trace of Manage's context: the gate step.)
+var managerSpans = []string{"tools/list"}
 
 // checkTraceShape: every span is in the trace of one step, and each step is
 // one trace whose root is the step's span.
