@@ -44,6 +44,9 @@ type dialOpts struct {
 	// Handlers.Notification, go-sdk LoggingMessageHandler, mcp-go
 	// OnNotification), on whatever goroutine the client delivers it.
 	logMessage func()
+	// http, if set, reaches the server over HTTP at its URL instead of
+	// starting it (clients_http.go); server is then unused.
+	http *httpTarget
 }
 
 // logMethod is the notification logMessage receives.
@@ -178,6 +181,10 @@ type mcpactorClient struct {
 
 func dialMcpactor(ctx context.Context, o dialOpts) (mcpClient, error) {
 	path, args, env := serverCommand(o.server)
+	cfg := mcpactor.ServerConfig{Command: path, Args: args, Env: envMap(env)}
+	if o.http != nil {
+		cfg = o.http.mcpactorConfig()
+	}
 	var opts mcpactor.Options
 	if o.roots {
 		opts.Handlers.Roots = func(context.Context, string) ([]messages.Root, error) {
@@ -210,7 +217,7 @@ func dialMcpactor(ctx context.Context, o dialOpts) (mcpClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := rt.Connect(ctx, "fm", mcpactor.ServerConfig{Command: path, Args: args, Env: envMap(env)})
+	c, err := rt.Connect(ctx, "fm", cfg)
 	if err != nil {
 		_ = rt.Stop(context.WithoutCancel(ctx))
 		return nil, err
@@ -286,10 +293,12 @@ func (m *mcpactorClient) Counters() string {
 type goSDKClient struct {
 	s        *gosdk.ClientSession
 	progress *progressRouter
+	// stop ends the context the legacy SSE transport's stream lives in
+	// (clients_http.go); nil otherwise.
+	stop context.CancelFunc
 }
 
 func dialGoSDK(ctx context.Context, o dialOpts) (mcpClient, error) {
-	path, args, env := serverCommand(o.server)
 	router := &progressRouter{}
 	copts := &gosdk.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *gosdk.ProgressNotificationClientRequest) {
@@ -314,6 +323,10 @@ func dialGoSDK(ctx context.Context, o dialOpts) (mcpClient, error) {
 	if o.roots {
 		c.AddRoots(&gosdk.Root{URI: rootURI, Name: "root"})
 	}
+	if o.http != nil {
+		return dialGoSDKHTTP(ctx, c, o.http, router)
+	}
+	path, args, env := serverCommand(o.server)
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
 	if o.stderr != nil {
@@ -362,9 +375,15 @@ func (g *goSDKClient) List(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
-func (g *goSDKClient) Close(context.Context) error { return g.s.Close() }
-func (g *goSDKClient) Counters() string            { return "" }
-func (g *goSDKClient) LateProgress() int64         { return g.progress.lateCount() }
+func (g *goSDKClient) Close(context.Context) error {
+	err := g.s.Close()
+	if g.stop != nil {
+		g.stop()
+	}
+	return err
+}
+func (g *goSDKClient) Counters() string    { return "" }
+func (g *goSDKClient) LateProgress() int64 { return g.progress.lateCount() }
 
 // --- github.com/mark3labs/mcp-go ---
 
@@ -394,25 +413,34 @@ func (mcpGoRoots) ListRoots(context.Context, mcpgo.ListRootsRequest) (*mcpgo.Lis
 }
 
 func dialMcpGo(ctx context.Context, o dialOpts) (mcpClient, error) {
-	path, args, env := serverCommand(o.server)
-	var topts []mcpgotransport.StdioOption
-	if o.stderr != nil {
-		topts = append(topts, mcpgotransport.WithCommandStderrWriter(o.stderr))
+	var c *mcpgoclient.Client
+	if o.http != nil {
+		var err error
+		if c, err = newMcpGoHTTP(o); err != nil {
+			return nil, err
+		}
+	} else {
+		path, args, env := serverCommand(o.server)
+		var topts []mcpgotransport.StdioOption
+		if o.stderr != nil {
+			topts = append(topts, mcpgotransport.WithCommandStderrWriter(o.stderr))
+		}
+		// mcp-go appends env to os.Environ(); env is a full environment, so
+		// the child sees the same variables.
+		t := mcpgotransport.NewStdioWithOptions(path, env, args, topts...)
+		var copts []mcpgoclient.ClientOption
+		if o.roots {
+			copts = append(copts, mcpgoclient.WithRootsHandler(mcpGoRoots{}))
+		}
+		if o.sampling != nil {
+			copts = append(copts, mcpgoclient.WithSamplingHandler(mcpGoSampling(o.sampling)))
+		}
+		c = mcpgoclient.NewClient(t, copts...)
 	}
-	// mcp-go appends env to os.Environ(); env is a full environment, so the
-	// child sees the same variables.
-	t := mcpgotransport.NewStdioWithOptions(path, env, args, topts...)
-	var copts []mcpgoclient.ClientOption
-	if o.roots {
-		copts = append(copts, mcpgoclient.WithRootsHandler(mcpGoRoots{}))
-	}
-	if o.sampling != nil {
-		copts = append(copts, mcpgoclient.WithSamplingHandler(mcpGoSampling(o.sampling)))
-	}
-	c := mcpgoclient.NewClient(t, copts...)
 	// Start spawns the server with exec.CommandContext(ctx): the process
 	// lives only as long as that context, so it must not be a per-call one
-	// (NewStdioMCPClient itself uses context.Background()).
+	// (NewStdioMCPClient itself uses context.Background()). Over HTTP the
+	// GET listener and the legacy event stream live in it likewise.
 	if err := c.Start(context.Background()); err != nil {
 		return nil, err
 	}

@@ -11,12 +11,22 @@
 // failure whose cause precedes pages of usage, and a notification flood
 // against a blocked subscriber.
 //
-//	go -C bench run ./cmd/faultmatrix [-out file.md] [-clients mcpactor,gosdk,mcpgo]
-//	    [-scenarios 1,2,...] [-timeout 20s]
+// With -transport http it does the same over HTTP (http_scenarios.go):
+// each client's own Streamable HTTP transport against the test server's
+// HTTP faults (an expired session, 5xx, streams closed early with and
+// without event ids, retry:, refused GET listeners, bodies that are not
+// JSON or never end, a server that never answers, Close with calls in
+// flight, a server restart mid-call), and the legacy HTTP+SSE transport;
+// after each cell's Close it counts what the client left behind
+// (goroutines, open connections).
+//
+//	go -C bench run ./cmd/faultmatrix [-transport stdio|http] [-out file.md]
+//	    [-clients mcpactor,gosdk,mcpgo] [-scenarios 1,2,...] [-timeout 20s]
 //
 // Every (scenario, client) cell runs in a process of its own (this program
-// re-executed with -cell), which starts a fresh test server
-// (internal/testserver, re-executed likewise) with the fault switched on.
+// re-executed with -cell), which starts a fresh test server with the fault
+// switched on: over stdio internal/testserver re-executed likewise, over
+// HTTP its HTTPHandler in the cell's process.
 // The cell has -timeout to finish; past it the outcome is "hangs" with the
 // step it was stuck in, and the cell's processes are killed. The report is a
 // markdown table, rows = scenarios, columns = clients, then the details of
@@ -54,19 +64,25 @@ func main() {
 		timeout   time.Duration
 		cell      string
 		noDetails bool
+		transport string
 	)
 	flag.StringVar(&out, "out", "", "also write the markdown report to this file")
 	flag.StringVar(&clients, "clients", strings.Join(clientOrder, ","), "comma-separated clients: "+strings.Join(clientOrder, ","))
-	flag.StringVar(&scens, "scenarios", "", "comma-separated scenario numbers (default: all)")
+	flag.StringVar(&scens, "scenarios", "", "comma-separated scenario numbers, HTTP ones with or without their H (default: all)")
+	flag.StringVar(&transport, "transport", "stdio", "the matrix to run: stdio or http")
 	flag.DurationVar(&timeout, "timeout", 20*time.Second, "hard deadline of one scenario for one client")
 	flag.BoolVar(&noDetails, "no-details", false, "print the table only")
-	flag.StringVar(&cell, "cell", "", "internal: run one cell, <scenario>/<client>, and print its outcome")
+	flag.StringVar(&cell, "cell", "", "internal: run one cell, [http:]<scenario>/<client>, and print its outcome")
 	flag.Parse()
 
 	if cell != "" {
 		os.Exit(runCell(cell, timeout))
 	}
 
+	m := matrices[transport]
+	if m == nil {
+		fatalf("unknown -transport %q (want stdio or http)", transport)
+	}
 	var cs []string
 	for _, c := range strings.Split(clients, ",") {
 		c = strings.TrimSpace(c)
@@ -77,14 +93,15 @@ func main() {
 	}
 	var sel []scenario
 	if scens == "" {
-		sel = scenarios
+		sel = m.scenarios
 	} else {
 		for _, f := range strings.Split(scens, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 1 || n > len(scenarios) {
+			f = strings.TrimPrefix(strings.TrimSpace(f), m.prefix)
+			n, err := strconv.Atoi(f)
+			if err != nil || n < 1 || n > len(m.scenarios) {
 				fatalf("bad -scenarios entry %q", f)
 			}
-			sel = append(sel, scenarios[n-1])
+			sel = append(sel, m.scenarios[n-1])
 		}
 	}
 
@@ -93,13 +110,13 @@ func main() {
 	started := time.Now()
 	for _, sc := range sel {
 		for _, c := range cs {
-			fmt.Fprintf(os.Stderr, "faultmatrix: %2d %-8s ... ", sc.id, c)
-			o := runCellProcess(sc.id, c, timeout)
+			fmt.Fprintf(os.Stderr, "faultmatrix: %3s %-8s ... ", m.prefix+strconv.Itoa(sc.id), c)
+			o := runCellProcess(m, sc.id, c, timeout)
 			fmt.Fprintf(os.Stderr, "%s\n", o.Short)
 			results[cellKey(sc.id, c)] = o
 		}
 	}
-	report := render(sel, cs, results, started, time.Since(started), !noDetails)
+	report := render(m, sel, cs, results, started, time.Since(started), !noDetails)
 	fmt.Print(report)
 	if out != "" {
 		if err := os.WriteFile(out, []byte(report), 0o644); err != nil {
@@ -115,16 +132,42 @@ func fatalf(format string, args ...any) {
 
 func cellKey(id int, client string) string { return strconv.Itoa(id) + "/" + client }
 
+// matrix is one table: the scenarios of a transport.
+type matrix struct {
+	name string // the -transport value, and the cell spec's prefix
+	// title names the matrix in the report's first line, and flags are
+	// the command-line flags that select it, as that line quotes them.
+	title, flags string
+	// prefix numbers its rows in the report ("H1"), so that they are not
+	// confused with the other matrix's.
+	prefix    string
+	scenarios []scenario
+}
+
+var (
+	stdioMatrix = &matrix{name: "stdio", title: "stdio", scenarios: scenarios}
+	httpMatrix  = &matrix{name: "http", title: "HTTP", flags: " -transport http", prefix: "H", scenarios: httpScenarios}
+	matrices    = map[string]*matrix{"stdio": stdioMatrix, "http": httpMatrix}
+)
+
+// cellSpec is the -cell value of a cell: "3/gosdk", "http:3/gosdk".
+func (m *matrix) cellSpec(id int, client string) string {
+	if m == stdioMatrix {
+		return cellKey(id, client)
+	}
+	return m.name + ":" + cellKey(id, client)
+}
+
 // runCellProcess runs one cell in a child process and reads its outcome.
 // The child enforces the scenario deadline itself; this one is the backstop
 // for a child that cannot even report (it is killed, with everything it
 // started).
-func runCellProcess(id int, client string, timeout time.Duration) outcome {
+func runCellProcess(m *matrix, id int, client string, timeout time.Duration) outcome {
 	exe, err := os.Executable()
 	if err != nil {
 		return outcome{Short: "harness error: " + err.Error()}
 	}
-	cmd := exec.Command(exe, "-cell", cellKey(id, client), "-timeout", timeout.String())
+	cmd := exec.Command(exe, "-cell", m.cellSpec(id, client), "-timeout", timeout.String())
 	var env []string
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); k != testserver.EnvChild {
@@ -185,13 +228,17 @@ func parseCellOutput(stdout, stderr string) outcome {
 // runCell runs one scenario for one client in this process, prints the
 // outcome and cleans up every process it started.
 func runCell(spec string, timeout time.Duration) int {
+	m := stdioMatrix
+	if name, rest, ok := strings.Cut(spec, ":"); ok {
+		m, spec = matrices[name], rest
+	}
 	idS, client, ok := strings.Cut(spec, "/")
 	id, err := strconv.Atoi(idS)
-	if !ok || err != nil || id < 1 || id > len(scenarios) || dialers[client] == nil {
+	if m == nil || !ok || err != nil || id < 1 || id > len(m.scenarios) || dialers[client] == nil {
 		fmt.Fprintf(os.Stderr, "faultmatrix: bad -cell %q\n", spec)
 		return 2
 	}
-	sc := scenarios[id-1]
+	sc := m.scenarios[id-1]
 	r := &run{client: client}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -227,11 +274,11 @@ func runCell(spec string, timeout time.Duration) int {
 		switch st := pidState(p.pid); st {
 		case "running":
 			// The scenario already judged this itself for the Close fault.
-			if sc.id != 10 {
+			if m != stdioMatrix || sc.id != 10 {
 				o.Short += "; server process left running after Close"
 			}
 		case "zombie":
-			if sc.id != 10 {
+			if m != stdioMatrix || sc.id != 10 {
 				o.Short += "; server exited but not reaped after Close"
 			}
 		}
@@ -255,14 +302,14 @@ func runCell(spec string, timeout time.Duration) int {
 }
 
 // render builds the markdown report.
-func render(sel []scenario, cs []string, results map[string]outcome, started time.Time, took time.Duration, details bool) string {
+func render(m *matrix, sel []scenario, cs []string, results map[string]outcome, started time.Time, took time.Duration, details bool) string {
 	var b strings.Builder
 	commit := ""
 	if rev := revision(); rev != "" {
 		commit = ", commit " + rev
 	}
-	fmt.Fprintf(&b, "Fault matrix, stdio: `go -C bench run ./cmd/faultmatrix` on %s%s (%s, %s/%s, %d CPUs), %s.\n\n",
-		started.UTC().Format("2006-01-02 15:04 UTC"), commit, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), took.Round(time.Second))
+	fmt.Fprintf(&b, "Fault matrix, %s: `go -C bench run ./cmd/faultmatrix%s` on %s%s (%s, %s/%s, %d CPUs), %s.\n\n",
+		m.title, m.flags, started.UTC().Format("2006-01-02 15:04 UTC"), commit, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), took.Round(time.Second))
 	b.WriteString("| # | fault |")
 	for _, c := range cs {
 		fmt.Fprintf(&b, " %s |", clientTitles[c])
@@ -273,7 +320,7 @@ func render(sel []scenario, cs []string, results map[string]outcome, started tim
 	}
 	b.WriteString("\n")
 	for _, sc := range sel {
-		fmt.Fprintf(&b, "| %d | %s |", sc.id, sc.title)
+		fmt.Fprintf(&b, "| %s%d | %s |", m.prefix, sc.id, sc.title)
 		for _, c := range cs {
 			fmt.Fprintf(&b, " %s |", cellText(results[cellKey(sc.id, c)].Short))
 		}
@@ -284,7 +331,7 @@ func render(sel []scenario, cs []string, results map[string]outcome, started tim
 	}
 	b.WriteString("\nDetails:\n\n")
 	for _, sc := range sel {
-		fmt.Fprintf(&b, "- %d. %s\n", sc.id, sc.title)
+		fmt.Fprintf(&b, "- %s%d. %s\n", m.prefix, sc.id, sc.title)
 		for _, c := range cs {
 			o := results[cellKey(sc.id, c)]
 			d := o.Detail
