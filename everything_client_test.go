@@ -24,7 +24,13 @@ import (
 // the Sampling handler's canned message.
 func TestServerEverythingSampling(t *testing.T) {
 	f := everything.use(t)
-	c, rec := f.c, f.rec
+	checkEverythingSampling(t, f.c, f.rec)
+}
+
+// checkEverythingSampling has server-everything ask for a sampling, which
+// rec's handler answers.
+func checkEverythingSampling(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
 	res := callOK(t, c, "trigger-sampling-request", map[string]any{"prompt": "What is 2+2?", "maxTokens": 64})
 	p := rec.lastSampling()
 	if p == nil {
@@ -50,7 +56,13 @@ func TestServerEverythingSampling(t *testing.T) {
 // the form; the runtime fills in the schema's defaults for the rest.
 func TestServerEverythingElicitation(t *testing.T) {
 	f := everything.use(t)
-	c, rec := f.c, f.rec
+	checkEverythingElicitation(t, f.c, f.rec)
+}
+
+// checkEverythingElicitation has server-everything ask for a form, which
+// rec's handler answers in part.
+func checkEverythingElicitation(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
 	res := callOK(t, c, "trigger-elicitation-request", nil)
 	p := rec.lastElicit()
 	if p == nil {
@@ -103,7 +115,13 @@ func TestServerEverythingElicitation(t *testing.T) {
 // tool's -32042 error (URL elicitation required) as an RPCError.
 func TestServerEverythingURLElicitation(t *testing.T) {
 	f := everything.use(t)
-	c, rec := f.c, f.rec
+	checkEverythingURLElicitation(t, f.c, f.rec)
+}
+
+// checkEverythingURLElicitation has server-everything ask for a URL
+// elicitation, which rec's handler accepts, and then fail with -32042.
+func checkEverythingURLElicitation(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
 	const url = "https://example.com/mcpactor/authorize"
 	res := callOK(t, c, "trigger-url-elicitation", map[string]any{"url": url, "elicitationId": "mcpactor-elicit-1"})
 	p := rec.lastElicit()
@@ -130,45 +148,52 @@ func TestServerEverythingURLElicitation(t *testing.T) {
 // changes the shared connection's roots, and it runs its steps in order.
 func TestServerEverythingRoots(t *testing.T) {
 	f := everything.use(t)
-	c, rec := f.c, f.rec
+	t.Run("get-roots-list", func(t *testing.T) { checkEverythingRootsList(t, f.c, f.rec) })
+	t.Run("list_changed", func(t *testing.T) { checkEverythingRootsChanged(t, f.c, f.rec) })
+}
 
-	t.Run("get-roots-list", func(t *testing.T) {
-		res := callOK(t, c, "get-roots-list", nil)
-		text := resultText(res)
-		for _, want := range []string{
-			"Current MCP Roots (2 total)",
-			"1. project-a\n   URI: file:///tmp/mcpactor/project-a",
-			"2. project-b\n   URI: file:///tmp/mcpactor/project-b",
-		} {
-			if !strings.Contains(text, want) {
-				t.Errorf("get-roots-list lacks %q:\n%s", want, text)
-			}
+// checkEverythingRootsList has server-everything list the roots of
+// everythingRecorder, which it asks rec's handler for.
+func checkEverythingRootsList(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
+	res := callOK(t, c, "get-roots-list", nil)
+	text := resultText(res)
+	for _, want := range []string{
+		"Current MCP Roots (2 total)",
+		"1. project-a\n   URI: file:///tmp/mcpactor/project-a",
+		"2. project-b\n   URI: file:///tmp/mcpactor/project-b",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("get-roots-list lacks %q:\n%s", want, text)
 		}
-		if rec.rootsCallCount() == 0 {
-			t.Errorf("the Roots handler was never called")
-		}
-	})
+	}
+	if rec.rootsCallCount() == 0 {
+		t.Errorf("the Roots handler was never called")
+	}
+}
 
-	t.Run("list_changed", func(t *testing.T) {
-		calls := rec.rootsCallCount()
-		rec.setRoots(
-			messages.Root{URI: "file:///tmp/mcpactor/project-a", Name: "project-a"},
-			messages.Root{URI: "file:///tmp/mcpactor/project-b", Name: "project-b"},
-			messages.Root{URI: "file:///tmp/mcpactor/project-c", Name: "project-c"},
-		)
-		mark := rec.notes.mark()
-		if err := c.NotifyRootsChanged(waitCtx(t)); err != nil {
-			t.Fatalf("NotifyRootsChanged: %v", err)
-		}
-		// The server asks for the roots again and logs what it got.
-		rec.notes.waitAfter(t, mark, "log of the new roots", func(_ string, n mcpactor.Notification) bool {
-			return n.Method == messages.NotificationMessage && bytes.Contains(n.Params, []byte("3 root(s) received"))
-		})
-		if rec.rootsCallCount() <= calls {
-			t.Errorf("the Roots handler was not called again")
-		}
-		if text := resultText(callOK(t, c, "get-roots-list", nil)); !strings.Contains(text, "3. project-c") {
-			t.Errorf("get-roots-list after the change:\n%s", text)
-		}
+// checkEverythingRootsChanged adds a root and tells server-everything,
+// which asks rec's handler again and lists the new root.
+func checkEverythingRootsChanged(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
+	calls := rec.rootsCallCount()
+	rec.setRoots(
+		messages.Root{URI: "file:///tmp/mcpactor/project-a", Name: "project-a"},
+		messages.Root{URI: "file:///tmp/mcpactor/project-b", Name: "project-b"},
+		messages.Root{URI: "file:///tmp/mcpactor/project-c", Name: "project-c"},
+	)
+	mark := rec.notes.mark()
+	if err := c.NotifyRootsChanged(waitCtx(t)); err != nil {
+		t.Fatalf("NotifyRootsChanged: %v", err)
+	}
+	// The server asks for the roots again and logs what it got.
+	rec.notes.waitAfter(t, mark, "log of the new roots", func(_ string, n mcpactor.Notification) bool {
+		return n.Method == messages.NotificationMessage && bytes.Contains(n.Params, []byte("3 root(s) received"))
 	})
+	if rec.rootsCallCount() <= calls {
+		t.Errorf("the Roots handler was not called again")
+	}
+	if text := resultText(callOK(t, c, "get-roots-list", nil)); !strings.Contains(text, "3. project-c") {
+		t.Errorf("get-roots-list after the change:\n%s", text)
+	}
 }

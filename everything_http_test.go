@@ -16,21 +16,17 @@ package mcpactor_test
 // a recording proxy. Each HTTP session gets a server of its own inside
 // server-everything (createServer per session), so sessions do not see each
 // other's state. This file has the lifecycle and the tools;
-// everything_http_features_test.go the rest, mirroring the stdio tests
-// (everything_*_test.go).
+// everything_http_features_test.go the rest. The tests run the checks of
+// the stdio tests (checkEverything*, in everything_*_test.go) on an HTTP
+// connection, and add what went on the wire.
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/peers"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -90,21 +86,7 @@ func (h *httpConn) isLegacy() bool { return h.cfg.Type == mcpactorTypeSSE }
 // header is sent (2024-11-05 has none).
 func TestEverythingHTTPHandshake(t *testing.T) {
 	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
-		c := h.c
-		if v := c.ProtocolVersion(); v != messages.Version20251125 {
-			t.Errorf("ProtocolVersion = %q, want %s", v, messages.Version20251125)
-		}
-		info := c.ServerInfo()
-		if info.Name != "mcp-servers/everything" || info.Version == "" {
-			t.Errorf("ServerInfo() = %+v", info)
-		}
-		caps := c.Capabilities()
-		if caps.Tools == nil || caps.Prompts == nil || caps.Resources == nil || caps.Logging == nil || !caps.Resources.Subscribe {
-			t.Errorf("Capabilities() = %+v, want tools, prompts, resources (subscribe) and logging", caps)
-		}
-		if c.Instructions() == "" {
-			t.Errorf("no instructions")
-		}
+		checkEverythingHandshake(t, h.c, []string{messages.Version20251125})
 
 		// notifications/initialized is sent without waiting for its
 		// answer: Connect may return before it reaches the proxy.
@@ -242,38 +224,7 @@ func TestEverythingHTTPPing(t *testing.T) {
 // TestEverythingHTTPListTools lists every tool, the capability tools our
 // handlers unlock included, through ListTools and the Tools iterator.
 func TestEverythingHTTPListTools(t *testing.T) {
-	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
-		c := h.c
-		ctx := waitCtx(t)
-		tools, err := c.ListTools(ctx)
-		if err != nil {
-			t.Fatalf("ListTools: %v", err)
-		}
-		names := toolNames(tools)
-		for _, name := range append(slices.Clone(everythingBaseTools), everythingCapabilityTools...) {
-			if !slices.Contains(names, name) {
-				t.Errorf("tools/list lacks %q: %v", name, names)
-			}
-		}
-		for _, tl := range tools {
-			if len(tl.InputSchema) == 0 {
-				t.Errorf("tool %s has no input schema", tl.Name)
-			}
-			if tl.Name == "get-structured-content" && len(tl.OutputSchema) == 0 {
-				t.Errorf("get-structured-content has no output schema")
-			}
-		}
-		var iterated []string
-		for tl, err := range c.Tools(ctx) {
-			if err != nil {
-				t.Fatalf("Tools iterator: %v", err)
-			}
-			iterated = append(iterated, tl.Name)
-		}
-		if !slices.Equal(iterated, names) {
-			t.Errorf("Tools iterator = %v, ListTools = %v", iterated, names)
-		}
-	})
+	onShared(t, everythingModes, func(t *testing.T, h *httpConn) { checkEverythingListTools(t, h.c) })
 }
 
 // TestEverythingHTTPWithoutHandlers checks that a runtime without handlers
@@ -281,18 +232,7 @@ func TestEverythingHTTPListTools(t *testing.T) {
 // leaves out the tools that need them.
 func TestEverythingHTTPWithoutHandlers(t *testing.T) {
 	onOwn(t, everythingModes, true, func(t *testing.T, h *httpConn) {
-		c := h.c
-		ctx := waitCtx(t)
-		tools, err := c.ListTools(ctx)
-		if err != nil {
-			t.Fatalf("ListTools: %v", err)
-		}
-		names := toolNames(tools)
-		for _, name := range everythingCapabilityTools {
-			if slices.Contains(names, name) {
-				t.Errorf("tools/list offers %q to a client without that capability", name)
-			}
-		}
+		checkEverythingWithoutCapabilities(t, h.c)
 		init := postsOf(h.wire(), messages.MethodInitialize)
 		if len(init) != 1 || !bytes.Contains(init[0].Body, []byte(`"capabilities":{}`)) {
 			t.Errorf("initialize declared capabilities: %s", init[0].Body)
@@ -317,87 +257,13 @@ func TestEverythingHTTPToolsListChanged(t *testing.T) {
 // TestEverythingHTTPToolResults calls the tools whose results carry each
 // kind of content.
 func TestEverythingHTTPToolResults(t *testing.T) {
-	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
-		c := h.c
-		if got := resultText(callOK(t, c, "echo", map[string]any{"message": "hello over http"})); got != "Echo: hello over http" {
-			t.Errorf("echo = %q", got)
-		}
-		if got, want := resultText(callOK(t, c, "get-sum", map[string]any{"a": 19, "b": 23.5})), "The sum of 19 and 23.5 is 42.5."; got != want {
-			t.Errorf("get-sum = %q, want %q", got, want)
-		}
-
-		res := callOK(t, c, "get-structured-content", map[string]any{"location": "Chicago"})
-		var weather struct {
-			Temperature float64 `json:"temperature"`
-			Conditions  string  `json:"conditions"`
-			Humidity    float64 `json:"humidity"`
-		}
-		if err := json.Unmarshal(res.StructuredContent, &weather); err != nil || weather.Temperature != 36 || weather.Conditions != "Light rain / drizzle" || weather.Humidity != 82 {
-			t.Errorf("structuredContent %s = %+v (%v)", res.StructuredContent, weather, err)
-		}
-
-		res = callOK(t, c, "get-tiny-image", nil)
-		var images int
-		for _, b := range res.Content {
-			if b.Type != messages.ContentTypeImage {
-				continue
-			}
-			images++
-			data, err := b.Bytes()
-			if err != nil || b.MimeType != "image/png" || !bytes.HasPrefix(data, []byte(pngSignature)) {
-				t.Errorf("image %s: % x (%v), want a PNG", b.MimeType, data[:min(8, len(data))], err)
-			}
-		}
-		if images != 1 {
-			t.Errorf("got %d image blocks, want 1", images)
-		}
-
-		res = callOK(t, c, "get-annotated-message", map[string]any{"messageType": "error", "includeImage": true})
-		if len(res.Content) != 2 || res.Content[0].Annotations == nil || res.Content[0].Annotations.Priority == nil || *res.Content[0].Annotations.Priority != 1 {
-			t.Errorf("get-annotated-message = %+v", res.Content)
-		}
-
-		res = callOK(t, c, "get-resource-links", map[string]any{"count": 2})
-		var uris []string
-		for _, b := range res.Content {
-			if b.Type == messages.ContentTypeResourceLink {
-				uris = append(uris, b.ResourceLink().URI)
-			}
-		}
-		if want := []string{"demo://resource/dynamic/blob/1", "demo://resource/dynamic/text/2"}; !slices.Equal(uris, want) {
-			t.Errorf("resource links %v, want %v", uris, want)
-		}
-
-		res = callOK(t, c, "get-resource-reference", map[string]any{"resourceType": "Blob", "resourceId": 5})
-		var embedded *messages.ResourceContents
-		for _, b := range res.Content {
-			if b.Type == messages.ContentTypeResource {
-				embedded = b.Resource
-			}
-		}
-		if embedded == nil || embedded.URI != "demo://resource/dynamic/blob/5" || !embedded.IsBlob() {
-			t.Fatalf("embedded resource = %+v", embedded)
-		}
-		if data, err := embedded.Bytes(); err != nil || !strings.HasPrefix(string(data), "Resource 5: This is a base64 blob") {
-			t.Errorf("embedded blob %q (%v)", data, err)
-		}
-	})
+	onShared(t, everythingModes, func(t *testing.T, h *httpConn) { checkEverythingToolResults(t, h.c) })
 }
 
 // TestEverythingHTTPToolErrors checks that an unknown tool and invalid
 // arguments are isError results, not errors.
 func TestEverythingHTTPToolErrors(t *testing.T) {
-	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
-		ctx := waitCtx(t)
-		res, err := h.c.CallTool(ctx, "no-such-tool", nil)
-		if err != nil || !res.IsError || !strings.Contains(resultText(res), "not found") {
-			t.Errorf("unknown tool: %+v, %v; want isError with \"not found\"", res, err)
-		}
-		res, err = h.c.CallTool(ctx, "get-sum", map[string]any{"a": "one", "b": 2})
-		if err != nil || !res.IsError {
-			t.Errorf("invalid arguments: %+v, %v; want isError", res, err)
-		}
-	})
+	onShared(t, everythingModes, func(t *testing.T, h *httpConn) { checkEverythingToolErrors(t, h.c) })
 }
 
 // TestEverythingHTTPConcurrentCalls makes many calls at once on one
@@ -407,25 +273,9 @@ func TestEverythingHTTPToolErrors(t *testing.T) {
 // the one stream and is matched by id.
 func TestEverythingHTTPConcurrentCalls(t *testing.T) {
 	onShared(t, everythingModes, func(t *testing.T, h *httpConn) {
-		c := h.c
-		ctx := waitCtx(t)
 		before := len(h.wire())
 		const n = 40
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				msg := "m" + strings.Repeat("x", i)
-				res, err := c.CallTool(ctx, "echo", map[string]any{"message": msg})
-				if err != nil {
-					t.Errorf("call %d: %v", i, err)
-					return
-				}
-				if got := resultText(res); got != "Echo: "+msg {
-					t.Errorf("call %d got %q, want the answer to its own request", i, got)
-				}
-			})
-		}
-		wg.Wait()
+		checkEverythingConcurrentCalls(t, h.c, n)
 		if h.isLegacy() {
 			return
 		}
@@ -451,22 +301,8 @@ func TestEverythingHTTPConcurrentCalls(t *testing.T) {
 func TestEverythingHTTPClose(t *testing.T) {
 	onOwn(t, everythingModes, false, func(t *testing.T, h *httpConn) {
 		c := h.c
-		ctx := waitCtx(t)
 		callOK(t, c, "echo", map[string]any{"message": "before close"})
-		if err := c.Close(ctx); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
-		select {
-		case <-c.Done():
-		default:
-			t.Errorf("Done() not closed after Close returned")
-		}
-		if err := c.Ping(ctx); !errors.Is(err, mcpactor.ErrTransportClosed) {
-			t.Errorf("Ping after Close: %v, want ErrTransportClosed", err)
-		}
-		if err := c.Close(ctx); err != nil {
-			t.Errorf("second Close: %v", err)
-		}
+		closeClient(t, c)
 
 		out := h.peer.proc.out
 		if h.isLegacy() {

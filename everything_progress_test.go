@@ -20,11 +20,14 @@ import (
 // TestServerEverythingProgress receives every progress notification of a
 // call, in order, and none after the call returned.
 func TestServerEverythingProgress(t *testing.T) {
-	c := everything.use(t).c
-	var p progressRecorder
-	res, err := c.CallToolWith(waitCtx(t), "trigger-long-running-operation",
-		map[string]any{"duration": 2, "steps": 4}, mcpactor.CallOptions{OnProgress: p.onProgress})
-	p.returned.Store(true)
+	checkEverythingProgress(t, everything.use(t).c)
+}
+
+// checkEverythingProgress calls trigger-long-running-operation with four
+// steps and checks its progress and result.
+func checkEverythingProgress(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
+	res, p, err := callWithProgress(waitCtx(t), c, "trigger-long-running-operation", map[string]any{"duration": 2, "steps": 4})
 	if err != nil {
 		t.Fatalf("CallToolWith: %v", err)
 	}
@@ -37,11 +40,18 @@ func TestServerEverythingProgress(t *testing.T) {
 // TestServerEverythingProgressOfConcurrentCalls routes the progress of two
 // calls in flight at the same time to their own callbacks.
 func TestServerEverythingProgressOfConcurrentCalls(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingProgressOfConcurrentCalls(t, everything.use(t).c)
+}
+
+// checkEverythingProgressOfConcurrentCalls makes two calls with progress,
+// in flight at once, and checks that each callback got its own call's
+// progress.
+func checkEverythingProgressOfConcurrentCalls(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	type run struct {
 		steps int
-		p     progressRecorder
+		p     *progressRecorder
 	}
 	runs := []*run{{steps: 4}, {steps: 3}}
 	if n := c.InFlight(); n != 0 {
@@ -51,9 +61,8 @@ func TestServerEverythingProgressOfConcurrentCalls(t *testing.T) {
 	defer wg.Wait() // the calls end before the test does, even if it fails
 	for _, r := range runs {
 		wg.Go(func() {
-			_, err := c.CallToolWith(ctx, "trigger-long-running-operation",
-				map[string]any{"duration": 1.5, "steps": r.steps}, mcpactor.CallOptions{OnProgress: r.p.onProgress})
-			r.p.returned.Store(true)
+			var err error
+			_, r.p, err = callWithProgress(ctx, c, "trigger-long-running-operation", map[string]any{"duration": 1.5, "steps": r.steps})
 			if err != nil {
 				t.Errorf("%d steps: %v", r.steps, err)
 			}
@@ -78,7 +87,13 @@ func TestServerEverythingProgressOfConcurrentCalls(t *testing.T) {
 // TestServerEverythingTimeout times a call out: a TimeoutError, the call no
 // longer in flight, and the connection still good.
 func TestServerEverythingTimeout(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingTimeout(t, everything.use(t).c)
+}
+
+// checkEverythingTimeout times a call to server-everything out and checks
+// the error, the pending table and the connection after it.
+func checkEverythingTimeout(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	_, err := c.CallToolWith(ctx, "trigger-long-running-operation",
 		map[string]any{"duration": 6, "steps": 2}, mcpactor.CallOptions{Timeout: 300 * time.Millisecond})
@@ -102,7 +117,14 @@ func TestServerEverythingTimeout(t *testing.T) {
 // (its first progress): a CanceledError, the call no longer in flight, and
 // the connection still good.
 func TestServerEverythingCancel(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingCancel(t, everything.use(t).c)
+}
+
+// checkEverythingCancel cancels a call to server-everything at its first
+// progress and checks the error, the pending table and the connection
+// after it.
+func checkEverythingCancel(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(waitCtx(t))
 	defer cancel()
 	_, err := c.CallToolWith(ctx, "trigger-long-running-operation",

@@ -22,38 +22,25 @@ import (
 // TestServerEverythingPrompts lists the prompts through ListPrompts and the
 // Prompts iterator, gets each kind, and gets an unknown one (-32602).
 func TestServerEverythingPrompts(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingPrompts(t, everything.use(t).c)
+}
+
+// checkEverythingPrompts lists server-everything's prompts (ListPrompts and
+// the Prompts iterator), gets each kind (resource-prompt with a blob and a
+// text), and an unknown one.
+func checkEverythingPrompts(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	prompts, err := c.ListPrompts(ctx)
-	if err != nil {
-		t.Fatalf("ListPrompts: %v", err)
-	}
-	var names []string
-	for _, p := range prompts {
-		names = append(names, p.Name)
-	}
-	t.Logf("prompts: %v", names)
-	for _, want := range []string{"simple-prompt", "args-prompt", "completable-prompt", "resource-prompt"} {
-		if !slices.Contains(names, want) {
-			t.Errorf("prompts/list lacks %q", want)
-		}
-	}
+	names := listedNames(t, "ListPrompts", prompts, err, promptName)
+	checkListed(t, "prompts/list", names, []string{"simple-prompt", "args-prompt", "completable-prompt", "resource-prompt"})
 	if i := slices.Index(names, "args-prompt"); i >= 0 {
 		args := prompts[i].Arguments
 		if len(args) != 2 || args[0].Name != "city" || !args[0].Required || args[1].Name != "state" || args[1].Required {
 			t.Errorf("args-prompt arguments = %+v, want city (required) and state", args)
 		}
 	}
-	var iterated []string
-	for p, err := range c.Prompts(ctx) {
-		if err != nil {
-			t.Fatalf("Prompts iterator: %v", err)
-		}
-		iterated = append(iterated, p.Name)
-	}
-	if !slices.Equal(iterated, names) {
-		t.Errorf("Prompts iterator = %v, ListPrompts = %v", iterated, names)
-	}
+	checkIterator(t, "Prompts", c.Prompts(ctx), promptName, names)
 
 	gp, err := c.GetPrompt(ctx, "simple-prompt", nil)
 	if err != nil {
@@ -82,6 +69,10 @@ func TestServerEverythingPrompts(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(data), "Resource 2: This is a base64 blob") {
 		t.Errorf("embedded blob = %q (%v)", data, err)
 	}
+	gp, err = c.GetPrompt(ctx, "resource-prompt", map[string]string{"resourceType": "Text", "resourceId": "2"})
+	if err != nil || len(gp.Messages) != 2 || gp.Messages[1].Content.Type != messages.ContentTypeResource {
+		t.Errorf("resource-prompt (Text) = %+v, %v; want text then an embedded resource", gp, err)
+	}
 
 	_, err = c.GetPrompt(ctx, "no-such-prompt", nil)
 	var rpcErr *messages.RPCError
@@ -93,7 +84,14 @@ func TestServerEverythingPrompts(t *testing.T) {
 // TestServerEverythingCompletion completes a prompt's arguments, one
 // narrowed by the context, and a resource template's.
 func TestServerEverythingCompletion(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingCompletion(t, everything.use(t).c)
+}
+
+// checkEverythingCompletion completes the arguments of a prompt of
+// server-everything, one narrowed by the context, and a resource
+// template's.
+func checkEverythingCompletion(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	prompt := messages.CompleteReference{Type: messages.RefTypePrompt, Name: "completable-prompt"}
 	res, err := c.Complete(ctx, messages.CompleteParams{Ref: prompt, Argument: messages.CompleteArgument{Name: "department", Value: "S"}})
@@ -133,7 +131,14 @@ func TestServerEverythingCompletion(t *testing.T) {
 func TestServerEverythingLogging(t *testing.T) {
 	t.Parallel()
 	f := ownPeer(t, everythingPlainSpec(t))
-	c, rec := f.c, f.rec
+	checkEverythingLogging(t, f.c, f.rec)
+}
+
+// checkEverythingLogging sets the log level to debug, has server-everything
+// simulate log messages, and receives one in rec. It changes the
+// session's state.
+func checkEverythingLogging(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
 	ctx := waitCtx(t)
 	if err := c.SetLoggingLevel(ctx, messages.LevelDebug); err != nil {
 		t.Fatalf("SetLoggingLevel: %v", err)

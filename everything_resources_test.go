@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -23,17 +24,17 @@ import (
 // ListResources and the Resources iterator, and reads the instructions
 // document.
 func TestServerEverythingResources(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingResources(t, everything.use(t).c)
+}
+
+// checkEverythingResources lists server-everything's static documents
+// (ListResources and the Resources iterator) and reads the instructions
+// document.
+func checkEverythingResources(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	resources, err := c.ListResources(ctx)
-	if err != nil {
-		t.Fatalf("ListResources: %v", err)
-	}
-	var uris []string
-	for _, r := range resources {
-		uris = append(uris, r.URI)
-	}
-	t.Logf("resources: %v", uris)
+	uris := listedNames(t, "ListResources", resources, err, resourceURI)
 	for _, doc := range everythingDocs {
 		uri := "demo://resource/static/document/" + doc
 		i := slices.Index(uris, uri)
@@ -45,16 +46,7 @@ func TestServerEverythingResources(t *testing.T) {
 			t.Errorf("%s: name %q mimeType %q", uri, r.Name, r.MimeType)
 		}
 	}
-	var iterated []string
-	for r, err := range c.Resources(ctx) {
-		if err != nil {
-			t.Fatalf("Resources iterator: %v", err)
-		}
-		iterated = append(iterated, r.URI)
-	}
-	if !slices.Equal(iterated, uris) {
-		t.Errorf("Resources iterator = %v, ListResources = %v", iterated, uris)
-	}
+	checkIterator(t, "Resources", c.Resources(ctx), resourceURI, uris)
 
 	// The instructions are served as a document too.
 	rr, err := c.ReadResource(ctx, "demo://resource/static/document/instructions.md")
@@ -72,15 +64,18 @@ func TestServerEverythingResources(t *testing.T) {
 // TestServerEverythingResourceTemplates lists the dynamic resource
 // templates.
 func TestServerEverythingResourceTemplates(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingResourceTemplates(t, everything.use(t).c)
+}
+
+// checkEverythingResourceTemplates lists server-everything's dynamic
+// resource templates.
+func checkEverythingResourceTemplates(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	templates, err := c.ListResourceTemplates(waitCtx(t))
 	if err != nil {
 		t.Fatalf("ListResourceTemplates: %v", err)
 	}
-	var got []string
-	for _, tpl := range templates {
-		got = append(got, tpl.URITemplate)
-	}
+	got := keysOf(templates, templateURI)
 	for _, want := range []string{"demo://resource/dynamic/text/{resourceId}", "demo://resource/dynamic/blob/{resourceId}"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("templates %v lack %s", got, want)
@@ -91,7 +86,13 @@ func TestServerEverythingResourceTemplates(t *testing.T) {
 // TestServerEverythingReadResource reads a text and a blob resource, and a
 // missing one (a JSON-RPC error).
 func TestServerEverythingReadResource(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingReadResource(t, everything.use(t).c)
+}
+
+// checkEverythingReadResource reads a text and a blob resource of
+// server-everything, and a missing one.
+func checkEverythingReadResource(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	rr, err := c.ReadResource(ctx, "demo://resource/dynamic/text/3")
 	if err != nil {
@@ -127,7 +128,14 @@ func TestServerEverythingReadResource(t *testing.T) {
 func TestServerEverythingSubscribe(t *testing.T) {
 	t.Parallel()
 	f := ownPeer(t, everythingPlainSpec(t))
-	c, rec := f.c, f.rec
+	checkEverythingSubscribe(t, f.c, f.rec)
+}
+
+// checkEverythingSubscribe subscribes to a resource of server-everything,
+// has the server update it, and receives the update in rec; then
+// unsubscribes. It changes the session's state.
+func checkEverythingSubscribe(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
 	ctx := waitCtx(t)
 	const uri = "demo://resource/dynamic/text/1"
 	if err := c.Subscribe(ctx, uri); err != nil {
@@ -154,7 +162,14 @@ func TestServerEverythingSubscribe(t *testing.T) {
 // session: the list changes, and the new resource reads back as gzip.
 func TestServerEverythingSessionResource(t *testing.T) {
 	f := everything.use(t)
-	c, rec := f.c, f.rec
+	checkEverythingSessionResource(t, f.c, f.rec)
+}
+
+// checkEverythingSessionResource has server-everything register a gzip
+// resource for the session: resources/list_changed reaches rec, and the
+// resource is listed and reads back.
+func checkEverythingSessionResource(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
 	ctx := waitCtx(t)
 	const original = "mcpactor compresses nothing itself, the server does.\n"
 	dataURI := "data:text/plain;base64," + base64.StdEncoding.EncodeToString([]byte(original))

@@ -8,7 +8,9 @@ package mcpactor_test
 // the lifecycle tests. Its cold start is the slow part, so most tests take
 // turns on one shared server (everything, a sharedPeer in
 // peer_fixture_test.go); those that change the session's state (log level,
-// subscriptions) or end it start their own (ownPeer).
+// subscriptions) or end it start their own (ownPeer). Each test's checks
+// (checkEverything*) take a *mcpactor.Client, so that the HTTP tests
+// (everything_http*_test.go) run them too.
 //
 // What the installed version really offers (dist/tools, dist/prompts,
 // dist/resources):
@@ -151,9 +153,16 @@ func everythingRecorder() *peerRecorder {
 // TestServerEverythingHandshake checks what initialize negotiated
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle).
 func TestServerEverythingHandshake(t *testing.T) {
-	c := everything.use(t).c
-	if v := c.ProtocolVersion(); !slices.Contains(messages.SessionEraVersions, v) {
-		t.Errorf("ProtocolVersion = %q, want one of %v", v, messages.SessionEraVersions)
+	checkEverythingHandshake(t, everything.use(t).c, messages.SessionEraVersions)
+}
+
+// checkEverythingHandshake checks what the handshake with server-everything
+// gave: a version of versions, the server's identity, capabilities and
+// instructions.
+func checkEverythingHandshake(t *testing.T, c *mcpactor.Client, versions []string) {
+	t.Helper()
+	if v := c.ProtocolVersion(); !slices.Contains(versions, v) {
+		t.Errorf("ProtocolVersion = %q, want one of %v", v, versions)
 	} else {
 		t.Logf("negotiated %s", v)
 	}
@@ -170,6 +179,9 @@ func TestServerEverythingHandshake(t *testing.T) {
 	}
 	if caps.Resources != nil && !caps.Resources.Subscribe {
 		t.Errorf("resources.subscribe = false, want true")
+	}
+	if c.Instructions() == "" {
+		t.Errorf("no instructions")
 	}
 	t.Logf("instructions: %d bytes", len(c.Instructions()))
 	if c.Name() != everythingServer {
@@ -193,26 +205,8 @@ func TestServerEverythingPing(t *testing.T) {
 func TestServerEverythingClose(t *testing.T) {
 	t.Parallel()
 	f := ownPeer(t, everythingSpec(t))
-	c, rec, pids := f.c, f.rec, f.pids
-	ctx := waitCtx(t)
-	if err := c.Close(ctx); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	select {
-	case <-c.Done():
-	default:
-		t.Errorf("Done() not closed after Close returned")
-	}
-	requireReaped(t, pids)
-	_, err := c.CallTool(ctx, "echo", map[string]any{"message": "after close"})
-	if err == nil {
-		t.Errorf("CallTool after Close succeeded")
-	}
-	t.Logf("call after close: %v", err)
-	t.Logf("notifications: %s", rec.notes.methods())
-	if err := c.Close(ctx); err != nil {
-		t.Errorf("second Close: %v", err)
-	}
+	f.closeClient(t)
+	t.Logf("notifications: %s", f.rec.notes.methods())
 }
 
 // TestServerEverythingWithoutHandlers checks that a runtime without
@@ -231,31 +225,7 @@ func TestServerEverythingWithoutHandlers(t *testing.T) {
 		t.Fatalf("Connect: %v", err)
 	}
 	pids := childPIDs(t, script)
-
-	// The server registers nothing more after initialize for this client,
-	// but it does so asynchronously: a ping round trip after the handshake
-	// orders tools/list after that registration either way.
-	if err := c.Ping(ctx); err != nil {
-		t.Errorf("Ping: %v", err)
-	}
-	tools, err := c.ListTools(ctx)
-	if err != nil {
-		t.Errorf("ListTools: %v", err)
-	}
-	names := toolNames(tools)
-	for _, name := range everythingBaseTools {
-		if !slices.Contains(names, name) {
-			t.Errorf("tools/list lacks %q: %v", name, names)
-		}
-	}
-	for _, name := range everythingCapabilityTools {
-		if slices.Contains(names, name) {
-			t.Errorf("tools/list offers %q to a client without that capability", name)
-		}
-	}
-	if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "plain"}); err != nil || resultText(res) != "Echo: plain" {
-		t.Errorf("echo = %+v, %v", res, err)
-	}
+	checkEverythingWithoutCapabilities(t, c)
 
 	if err := rt.Stop(ctx); err != nil {
 		t.Errorf("Stop: %v", err)
@@ -268,6 +238,34 @@ func TestServerEverythingWithoutHandlers(t *testing.T) {
 	requireReaped(t, pids)
 	if _, err := rt.Connect(ctx, "again", cfg); !errors.Is(err, mcpactor.ErrStopped) {
 		t.Errorf("Connect after Stop: %v, want ErrStopped", err)
+	}
+}
+
+// checkEverythingWithoutCapabilities checks what server-everything offers
+// a client that declared no client capabilities: the base tools, not those
+// that need a capability.
+func checkEverythingWithoutCapabilities(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
+	ctx := waitCtx(t)
+	// The server registers nothing more after initialize for this client,
+	// but it does so asynchronously: a ping round trip after the handshake
+	// orders tools/list after that registration either way.
+	if err := c.Ping(ctx); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		t.Errorf("ListTools: %v", err)
+	}
+	names := toolNames(tools)
+	checkListed(t, "tools/list", names, everythingBaseTools)
+	for _, name := range everythingCapabilityTools {
+		if slices.Contains(names, name) {
+			t.Errorf("tools/list offers %q to a client without that capability", name)
+		}
+	}
+	if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "plain"}); err != nil || resultText(res) != "Echo: plain" {
+		t.Errorf("echo = %+v, %v", res, err)
 	}
 }
 
@@ -292,9 +290,7 @@ func TestServerEverythingStopLeavesNothing(t *testing.T) {
 	if err := c.Close(ctx); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if err := c.Close(ctx); err != nil {
-		t.Errorf("second Close: %v", err)
-	}
+	checkClosed(t, c)
 	for range 10 {
 		if err := c.Ping(ctx); !errors.Is(err, mcpactor.ErrTransportClosed) {
 			t.Errorf("Ping after Close: %v, want ErrTransportClosed", err)

@@ -12,26 +12,26 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
 // TestServerEverythingListTools lists every tool, with the capability tools
 // our handlers unlock, through ListTools and the Tools iterator.
 func TestServerEverythingListTools(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingListTools(t, everything.use(t).c)
+}
+
+// checkEverythingListTools lists server-everything's tools for a client
+// with everythingRecorder's handlers: the base tools and the capability
+// tools, their schemas and annotations, and the same through the Tools
+// iterator.
+func checkEverythingListTools(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	tools, err := c.ListTools(ctx)
-	if err != nil {
-		t.Fatalf("ListTools: %v", err)
-	}
-	names := toolNames(tools)
-	t.Logf("tools: %v", names)
-	want := append(slices.Clone(everythingBaseTools), everythingCapabilityTools...)
-	for _, name := range want {
-		if !slices.Contains(names, name) {
-			t.Errorf("tools/list lacks %q: %v", name, names)
-		}
-	}
+	names := listedNames(t, "ListTools", tools, err, toolName)
+	checkListed(t, "tools/list", names, append(slices.Clone(everythingBaseTools), everythingCapabilityTools...))
 	for _, tl := range tools {
 		if len(tl.InputSchema) == 0 {
 			t.Errorf("tool %s has no input schema", tl.Name)
@@ -53,16 +53,7 @@ func TestServerEverythingListTools(t *testing.T) {
 	}
 
 	// The iterator yields the same tools.
-	var iterated []string
-	for tl, err := range c.Tools(ctx) {
-		if err != nil {
-			t.Fatalf("Tools iterator: %v", err)
-		}
-		iterated = append(iterated, tl.Name)
-	}
-	if !slices.Equal(iterated, names) {
-		t.Errorf("Tools iterator = %v, ListTools = %v", iterated, names)
-	}
+	checkIterator(t, "Tools", c.Tools(ctx), toolName, names)
 	// Stopping the iteration early is allowed.
 	for range c.Tools(ctx) {
 		break
@@ -83,8 +74,13 @@ func TestServerEverythingToolsListChanged(t *testing.T) {
 // kind of content: text, structured content, images, annotations, resource
 // links and embedded resources.
 func TestServerEverythingToolResults(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingToolResults(t, everything.use(t).c)
+}
 
+// checkEverythingToolResults calls each of server-everything's tools that
+// give a kind of content, as a subtest of t.
+func checkEverythingToolResults(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	t.Run("echo", func(t *testing.T) {
 		res := callOK(t, c, "echo", map[string]any{"message": "hello from mcpactor"})
 		if got := resultText(res); got != "Echo: hello from mcpactor" {
@@ -137,7 +133,7 @@ func TestServerEverythingToolResults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("image Bytes: %v", err)
 			}
-			if !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+			if !bytes.HasPrefix(data, []byte(pngSignature)) {
 				t.Errorf("image does not start with the PNG signature: % x", data[:min(8, len(data))])
 			}
 		}
@@ -233,9 +229,14 @@ func TestServerEverythingEnv(t *testing.T) {
 // TestServerEverythingConcurrentCalls makes many calls at once on one
 // connection: each caller gets the answer to its own request.
 func TestServerEverythingConcurrentCalls(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingConcurrentCalls(t, everything.use(t).c, 40)
+}
+
+// checkEverythingConcurrentCalls makes n echo calls at once and checks
+// that each gets the answer to its own request.
+func checkEverythingConcurrentCalls(t *testing.T, c *mcpactor.Client, n int) {
+	t.Helper()
 	ctx := waitCtx(t)
-	const n = 40
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
@@ -256,7 +257,13 @@ func TestServerEverythingConcurrentCalls(t *testing.T) {
 // TestServerEverythingToolErrors checks that an unknown tool and invalid
 // arguments are isError results, not errors.
 func TestServerEverythingToolErrors(t *testing.T) {
-	c := everything.use(t).c
+	checkEverythingToolErrors(t, everything.use(t).c)
+}
+
+// checkEverythingToolErrors calls an unknown tool and a tool with invalid
+// arguments: isError results, not errors.
+func checkEverythingToolErrors(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	res, err := c.CallTool(ctx, "no-such-tool", nil)
 	if err != nil {

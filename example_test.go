@@ -276,9 +276,7 @@ func TestCallToolWithDeliversEveryProgress(t *testing.T) {
 	const calls, steps = 100, 5
 	short := 0
 	for range calls {
-		var p progressRecorder
-		_, err := c.CallToolWith(ctx, "progress", map[string]any{"steps": steps, "intervalMs": 0}, mcpactor.CallOptions{OnProgress: p.onProgress})
-		p.returned.Store(true)
+		_, p, err := callWithProgress(ctx, c, "progress", map[string]any{"steps": steps, "intervalMs": 0})
 		if err != nil {
 			t.Fatalf("CallToolWith: %v", err)
 		}

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -207,9 +206,7 @@ func TestGoSDKHTTPListenerBroken(t *testing.T) {
 // goleak sees every goroutine of the process.
 func TestGoSDKHTTPStopLeavesNothing(t *testing.T) {
 	bin := peers.GoSDKServer(t)
-	proc, err := startHTTPProc("gosdk", func(port int) (string, []string, []string) {
-		return bin, []string{"-http", "127.0.0.1:" + strconv.Itoa(port), "-stateless=false"}, nil
-	})
+	proc, err := startHTTPProc(gosdkServer, gosdkHTTPCommand(bin, false))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,40 +7,22 @@ package mcpactor_test
 // notifications come on a subscriptions/listen stream, and closing a
 // request's stream is its cancellation
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http).
-// The recording proxy shows what went on the wire.
+// The tests run the checks of the stdio tests (gosdk_stateless_test.go,
+// gosdk_test.go) and statelessRecorder's answers over HTTP; the recording
+// proxy shows what went on the wire.
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
-
-// statelessRecorder answers as the stdio stateless tests do
-// (gosdk_stateless_test.go), so that the multi round-trip tools give the
-// same answers over HTTP.
-func statelessRecorder(*testing.T) func() *peerRecorder {
-	return func() *peerRecorder {
-		r := newPeerRecorder(gosdkServer)
-		r.sample = func(*messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
-			return &messages.CreateMessageResult{Role: messages.RoleAssistant, Model: cannedModel, Content: messages.TextContent("sampled")}, nil
-		}
-		r.elicit = func(*messages.ElicitParams) (*messages.ElicitResult, error) {
-			return &messages.ElicitResult{Action: messages.ElicitActionAccept, Content: map[string]any{"name": "Ada", "confirm": true}}, nil
-		}
-		r.setRoots(messages.Root{URI: "file:///tmp/mcpactor/stateless", Name: "stateless"})
-		return r
-	}
-}
 
 var (
 	gosdkStatelessHTTP = &sharedHTTP{spec: gosdkHTTPSpec(true, statelessRecorder)}
@@ -55,15 +37,7 @@ var (
 func TestGoSDKHTTPStatelessNegotiation(t *testing.T) {
 	onShared(t, gosdkStateless, func(t *testing.T, h *httpConn) {
 		c := h.c
-		if v := c.ProtocolVersion(); v != messages.Version20260728 {
-			t.Fatalf("ProtocolVersion = %q, want %s", v, messages.Version20260728)
-		}
-		if info := c.ServerInfo(); info.Name != "mcp-conformance-test-server" {
-			t.Errorf("ServerInfo = %+v (from server/discover)", info)
-		}
-		if caps := c.Capabilities(); caps.Tools == nil || !caps.Tools.ListChanged {
-			t.Errorf("Capabilities = %+v", caps)
-		}
+		checkStatelessHandshake(t, c)
 		mark := h.wireMark()
 		if _, err := c.ListTools(waitCtx(t)); err != nil {
 			t.Fatalf("ListTools: %v", err)
@@ -135,21 +109,8 @@ func TestGoSDKHTTPStatelessParamHeader(t *testing.T) {
 // inputResponses.
 func TestGoSDKHTTPStatelessMultiRoundTrip(t *testing.T) {
 	onShared(t, gosdkStateless, func(t *testing.T, h *httpConn) {
-		ctx := waitCtx(t)
 		mark := h.wireMark()
-		for _, tc := range []struct{ tool, want string }{
-			{"test_input_required_result_elicitation", "Hello, Ada!"},
-			{"test_input_required_result_sampling", "sampled"},
-			{"test_input_required_result_list_roots", "file:///tmp/mcpactor/stateless"},
-			{"test_input_required_result_multi_round", "Multi-round complete"},
-			{"test_input_required_result_multiple_inputs", "1 root(s)"},
-			{"test_input_required_result_request_state", "state-ok"},
-		} {
-			res, err := h.c.CallTool(ctx, tc.tool, map[string]any{})
-			if err != nil || res.IsError || !strings.Contains(resultText(res), tc.want) {
-				t.Errorf("%s: %v, %+v; want a text with %q", tc.tool, err, res, tc.want)
-			}
-		}
+		checkStatelessMultiRoundTrip(t, h.c)
 		rounds := 0
 		for _, ex := range postsOf(h.wire(), messages.MethodToolsCall) {
 			if ex.StartSeq <= mark {
@@ -163,28 +124,15 @@ func TestGoSDKHTTPStatelessMultiRoundTrip(t *testing.T) {
 				t.Errorf("%s: a server request on the stream in the stateless era", ex)
 			}
 		}
-		if rounds < 7 { // one per tool, two for multi_round
-			t.Errorf("%d retries with inputResponses went on the wire, want at least 7", rounds)
+		if rounds < statelessMinRounds {
+			t.Errorf("%d retries with inputResponses went on the wire, want at least %d", rounds, statelessMinRounds)
 		}
 	})
 }
 
 // TestGoSDKHTTPStatelessProgress receives the progress of a call.
 func TestGoSDKHTTPStatelessProgress(t *testing.T) {
-	onShared(t, gosdkStateless, func(t *testing.T, h *httpConn) {
-		var p progressRecorder
-		res, err := h.c.CallToolWith(waitCtx(t), "test_tool_with_progress", nil, mcpactor.CallOptions{OnProgress: p.onProgress})
-		p.returned.Store(true)
-		if err != nil {
-			t.Fatalf("CallToolWith: %v", err)
-		}
-		p.check(t, []float64{0, 50, 100}, 100)
-		if len(p.got) > 0 {
-			if got, want := resultText(res), fmt.Sprint(p.got[0].ProgressToken); got != want {
-				t.Errorf("the server saw token %q, progress carried %q", got, want)
-			}
-		}
-	})
+	onShared(t, gosdkStateless, func(t *testing.T, h *httpConn) { checkGoSDKProgress(t, h.c) })
 }
 
 // TestGoSDKHTTPStatelessBrokenStream breaks a call's response stream after
@@ -204,9 +152,7 @@ func TestGoSDKHTTPStatelessBrokenStream(t *testing.T) {
 		}
 		mark := h.wireMark()
 		h.peer.proxy.cutOnce(h.id, afterEventWith(messages.MethodToolsCall, messages.NotificationProgress))
-		var p progressRecorder
-		res, err := h.c.CallToolWith(waitCtx(t), "test_tool_with_progress", nil, mcpactor.CallOptions{OnProgress: p.onProgress})
-		p.returned.Store(true)
+		res, p, err := callWithProgress(waitCtx(t), h.c, "test_tool_with_progress", nil)
 		if err != nil {
 			t.Fatalf("CallToolWith: %v\nwire:\n%s", err, dumpExchanges(h.wire()))
 		}
@@ -255,26 +201,7 @@ func TestGoSDKHTTPStatelessBrokenStream(t *testing.T) {
 // connection of its own: the level is the client's state.
 func TestGoSDKHTTPStatelessLogging(t *testing.T) {
 	onOwn(t, gosdkStateless, false, func(t *testing.T, h *httpConn) {
-		c, rec := h.c, h.rec
-		if err := c.SetLoggingLevel(waitCtx(t), messages.LevelDebug); err != nil {
-			t.Fatalf("SetLoggingLevel: %v", err)
-		}
-		mark := rec.notes.mark()
-		if got := resultText(callOK(t, c, "test_tool_with_logging", nil)); got != "Tool with logging executed successfully" {
-			t.Errorf("test_tool_with_logging = %q", got)
-		}
-		notes := rec.notes.collectAfter(t, mark, 3, "3 log messages", isMethod(messages.NotificationMessage))
-		var data []string
-		for _, n := range notes {
-			var p messages.LoggingMessageParams
-			_ = json.Unmarshal(n.Params, &p)
-			var s string
-			_ = json.Unmarshal(p.Data, &s)
-			data = append(data, s)
-		}
-		if want := []string{"Tool execution started", "Tool processing data", "Tool execution completed"}; strings.Join(data, "|") != strings.Join(want, "|") {
-			t.Errorf("log data = %q, want %q in order", data, want)
-		}
+		checkGoSDKLogging(t, h.c, h.rec, messages.LevelDebug)
 		exs := h.wire()
 		if set := postsOf(exs, messages.MethodLoggingSetLevel); len(set) != 0 {
 			t.Errorf("logging/setLevel went on the wire in the stateless era")
@@ -291,13 +218,10 @@ func TestGoSDKHTTPStatelessLogging(t *testing.T) {
 // the subscriptions/listen stream.
 func TestGoSDKHTTPStatelessListen(t *testing.T) {
 	onOwn(t, gosdkStateless, false, func(t *testing.T, h *httpConn) {
-		c, rec := h.c, h.rec
 		h.waitWire(t, "the subscriptions/listen stream", func(ex exchange) bool {
 			return ex.isPost(messages.MethodSubscriptionsListen) && ex.Status == http.StatusOK
 		})
-		mark := rec.notes.mark()
-		callOK(t, c, "test_trigger_tool_change", nil)
-		rec.notes.waitAfter(t, mark, messages.NotificationToolsListChanged, isMethod(messages.NotificationToolsListChanged))
+		checkGoSDKToolListChanged(t, h.c, h.rec)
 		var listens []exchange
 		for _, ex := range postsOf(h.wire(), messages.MethodSubscriptionsListen) {
 			checkModernHeaders(t, ex)
@@ -322,9 +246,7 @@ func TestGoSDKHTTPStatelessListenBroken(t *testing.T) {
 			return ex.isPost(messages.MethodSubscriptionsListen) && !ex.Cut && ex.Status == http.StatusOK &&
 				len(postsOf(h.wire(), messages.MethodSubscriptionsListen)) >= 2
 		})
-		mark := h.rec.notes.mark()
-		callOK(t, h.c, "test_trigger_tool_change", nil)
-		h.rec.notes.waitAfter(t, mark, messages.NotificationToolsListChanged, isMethod(messages.NotificationToolsListChanged))
+		checkGoSDKToolListChanged(t, h.c, h.rec)
 		listens := postsOf(h.wire(), messages.MethodSubscriptionsListen)
 		if !listens[0].Cut {
 			t.Errorf("the first listen stream was not the one cut:\n%s", dumpExchanges(listens))
@@ -392,8 +314,9 @@ func TestGoSDKHTTPStatelessCancellation(t *testing.T) {
 }
 
 // TestGoSDKHTTPStatelessClose closes a client of the stateless era: Close
-// returns nil, the subscriptions/listen stream ends, and no DELETE is sent
-// (there is no session to end).
+// returns nil, Done is closed, calls fail with ErrTransportClosed, a
+// second Close is fine, the subscriptions/listen stream ends, and no
+// DELETE is sent (there is no session to end).
 func TestGoSDKHTTPStatelessClose(t *testing.T) {
 	onOwn(t, gosdkStateless, false, func(t *testing.T, h *httpConn) {
 		c := h.c
@@ -401,17 +324,12 @@ func TestGoSDKHTTPStatelessClose(t *testing.T) {
 		h.waitWire(t, "the subscriptions/listen stream", func(ex exchange) bool {
 			return ex.isPost(messages.MethodSubscriptionsListen) && ex.Status == http.StatusOK
 		})
-		if err := c.Close(waitCtx(t)); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
+		closeClient(t, c)
 		h.waitAllDone(t)
 		for _, ex := range h.wire() {
 			if ex.Method == http.MethodDelete {
 				t.Errorf("%s: no session to end in the stateless era", ex)
 			}
-		}
-		if err := c.Ping(waitCtx(t)); !errors.Is(err, mcpactor.ErrTransportClosed) {
-			t.Errorf("Ping after Close: %v, want ErrTransportClosed", err)
 		}
 	})
 }
@@ -421,14 +339,7 @@ func TestGoSDKHTTPStatelessClose(t *testing.T) {
 // not have it.
 func TestGoSDKHTTPStatelessMethodsOfTheEra(t *testing.T) {
 	onShared(t, gosdkStateless, func(t *testing.T, h *httpConn) {
-		ctx := waitCtx(t)
-		if err := h.c.Ping(ctx); err != nil {
-			t.Errorf("Ping: %v", err)
-		}
-		var unsupported *mcpactor.UnsupportedError
-		if err := h.c.NotifyRootsChanged(ctx); !errors.Is(err, mcpactor.ErrUnsupported) || !errors.As(err, &unsupported) {
-			t.Errorf("NotifyRootsChanged: %v, want ErrUnsupported", err)
-		}
+		checkStatelessMethodsOfTheEra(t, h.c)
 		for _, ex := range h.wire() {
 			if ex.isPost(messages.MethodPing) || ex.isPost(messages.NotificationRootsListChanged) {
 				t.Errorf("%s went on the wire in the stateless era", ex)

@@ -17,56 +17,46 @@ package mcpactor_test
 // server-everything, all sessions share one mcp.Server: a tool that
 // changes the tool list (test_trigger_tool_change) changes it for every
 // session, so tests assert that the tools they need are there, never the
-// exact list.
+// exact list. The tests run the checks of the stdio tests (checkGoSDK*, in
+// gosdk_test.go) with gosdkRecorder's answers, and add what went on the
+// wire.
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 
-	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/peers"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
 // gosdkHTTPSpec starts the go-sdk server over HTTP, stateless or not; rec
 // makes the recorder of each connection.
-func gosdkHTTPSpec(stateless bool, rec func(t *testing.T) func() *peerRecorder) func(t *testing.T) httpSpec {
+func gosdkHTTPSpec(stateless bool, rec func() *peerRecorder) func(t *testing.T) httpSpec {
 	return func(t *testing.T) httpSpec {
-		bin := peers.GoSDKServer(t)
 		return httpSpec{
-			name: gosdkServer,
-			command: func(port int) (string, []string, []string) {
-				return bin, []string{"-http", "127.0.0.1:" + strconv.Itoa(port), "-stateless=" + strconv.FormatBool(stateless)}, nil
-			},
-			path: "/mcp",
-			typ:  mcpactorTypeHTTP,
-			rec:  rec(t),
+			name:    gosdkServer,
+			command: gosdkHTTPCommand(peers.GoSDKServer(t), stateless),
+			path:    "/mcp",
+			typ:     mcpactorTypeHTTP,
+			rec:     rec,
 		}
 	}
 }
 
-// gosdkHTTPRecorder answers as gosdkSpec's recorder does (the canned
-// handlers of the stdio tests), with a fresh recorder per connection.
-func gosdkHTTPRecorder(t *testing.T) func() *peerRecorder {
-	base := gosdkSpec(t).rec
-	return func() *peerRecorder {
-		r := newPeerRecorder(gosdkServer)
-		r.sample, r.elicit = base.sample, base.elicit
-		r.setRoots(base.roots...)
-		return r
+// gosdkHTTPCommand runs the go-sdk server bin over HTTP on a loopback
+// port, stateless or not.
+func gosdkHTTPCommand(bin string, stateless bool) procCommand {
+	return func(port int) (string, []string, []string) {
+		return bin, []string{"-http", "127.0.0.1:" + strconv.Itoa(port), "-stateless=" + strconv.FormatBool(stateless)}, nil
 	}
 }
 
 var (
-	gosdkSessionHTTP = &sharedHTTP{spec: gosdkHTTPSpec(false, gosdkHTTPRecorder)}
+	gosdkSessionHTTP = &sharedHTTP{spec: gosdkHTTPSpec(false, gosdkRecorder)}
 	gosdkSession     = []httpMode{{"session", gosdkSessionHTTP}}
 )
 
@@ -81,17 +71,7 @@ var (
 // request.
 func TestGoSDKHTTPNegotiation(t *testing.T) {
 	onShared(t, gosdkSession, func(t *testing.T, h *httpConn) {
-		c := h.c
-		if v := c.ProtocolVersion(); v != messages.Version20251125 {
-			t.Errorf("ProtocolVersion = %q, want %s", v, messages.Version20251125)
-		}
-		if info := c.ServerInfo(); info.Name != "mcp-conformance-test-server" || info.Version != "1.0.0" {
-			t.Errorf("ServerInfo = %+v", info)
-		}
-		caps := c.Capabilities()
-		if caps.Tools == nil || caps.Resources == nil || caps.Prompts == nil || caps.Completions == nil || caps.Logging == nil {
-			t.Errorf("Capabilities() = %+v", caps)
-		}
+		checkGoSDKSessionHandshake(t, h.c)
 		h.waitWire(t, "notifications/initialized", func(ex exchange) bool {
 			return ex.isPost(messages.NotificationInitialized) && ex.Done
 		})
@@ -127,19 +107,9 @@ func checkModernHeaders(t *testing.T, ex exchange) {
 		t.Errorf("%s: not a request", ex)
 		return
 	}
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-		Name string                     `json:"name"`
-		URI  string                     `json:"uri"`
-	}
-	if err := json.Unmarshal(ex.Msg.Params, &p); err != nil {
-		t.Errorf("%s: params %s: %v", ex, ex.Msg.Params, err)
+	version, ok := checkEraMeta(t, ex.String(), ex.Msg.Params)
+	if !ok {
 		return
-	}
-	var version string
-	_ = json.Unmarshal(p.Meta[messages.MetaKeyProtocolVersion], &version)
-	if version == "" || p.Meta[messages.MetaKeyClientCapabilities] == nil || p.Meta[messages.MetaKeyClientInfo] == nil {
-		t.Errorf("%s went without the era's _meta: %s", ex, ex.Msg.Params)
 	}
 	if got := ex.Header.Get("Mcp-Protocol-Version"); got != version {
 		t.Errorf("%s: MCP-Protocol-Version header %q, _meta version %q; they must be equal", ex, got, version)
@@ -147,6 +117,11 @@ func checkModernHeaders(t *testing.T, ex exchange) {
 	if got := ex.Header.Get("Mcp-Method"); got != ex.Msg.Method {
 		t.Errorf("%s: Mcp-Method header %q", ex, got)
 	}
+	var p struct {
+		Name string `json:"name"`
+		URI  string `json:"uri"`
+	}
+	_ = json.Unmarshal(ex.Msg.Params, &p) // they decoded in checkEraMeta
 	var name string
 	switch ex.Msg.Method {
 	case messages.MethodToolsCall, messages.MethodPromptsGet:
@@ -168,56 +143,11 @@ func checkModernHeaders(t *testing.T, ex exchange) {
 func TestGoSDKHTTPTools(t *testing.T) {
 	onShared(t, gosdkSession, func(t *testing.T, h *httpConn) {
 		c := h.c
-		tools, err := c.ListTools(waitCtx(t))
-		if err != nil {
-			t.Fatalf("ListTools: %v", err)
-		}
-		names := toolNames(tools)
-		for _, want := range append(slices.Clone(gosdkTools), "test_x_mcp_header") {
-			if !slices.Contains(names, want) {
-				t.Errorf("tools/list lacks %q", want)
-			}
-		}
-		// A JSON Schema 2020-12 input schema reaches the caller verbatim.
-		if i := slices.Index(names, "json_schema_2020_12_tool"); i >= 0 {
-			for _, key := range []string{`"$schema"`, `"$defs"`, `"allOf"`, `"additionalProperties"`} {
-				if !bytes.Contains(tools[i].InputSchema, []byte(key)) {
-					t.Errorf("json_schema_2020_12_tool input schema lacks %s: %s", key, tools[i].InputSchema)
-				}
-			}
-		}
-		if got := resultText(callOK(t, c, "test_simple_text", nil)); got != "This is a simple text response for testing." {
-			t.Errorf("test_simple_text = %q", got)
-		}
-		img := callOK(t, c, "test_image_content", nil)
-		if len(img.Content) != 1 || img.Content[0].Type != messages.ContentTypeImage {
-			t.Fatalf("test_image_content = %+v", img.Content)
-		}
-		if data, err := img.Content[0].Bytes(); err != nil || !bytes.HasPrefix(data, []byte(pngSignature)) {
-			t.Errorf("image bytes % x (%v), want PNG", data[:min(8, len(data))], err)
-		}
-		audio := callOK(t, c, "test_audio_content", nil)
-		if len(audio.Content) != 1 || audio.Content[0].Type != messages.ContentTypeAudio || audio.Content[0].MimeType != "audio/wav" {
-			t.Errorf("test_audio_content = %+v", audio.Content)
-		}
-		emb := callOK(t, c, "test_embedded_resource", nil)
-		if len(emb.Content) != 1 || emb.Content[0].Resource == nil || emb.Content[0].Resource.Text != "This is an embedded resource" {
-			t.Errorf("test_embedded_resource = %+v", emb.Content)
-		}
-		var kinds []string
-		for _, b := range callOK(t, c, "test_multiple_content_types", nil).Content {
-			kinds = append(kinds, b.Type)
-		}
-		if !slices.Equal(kinds, []string{messages.ContentTypeText, messages.ContentTypeImage, messages.ContentTypeResource}) {
-			t.Errorf("test_multiple_content_types kinds = %v", kinds)
-		}
-		res, err := c.CallTool(waitCtx(t), "test_error_handling", nil)
-		if err != nil || !res.IsError || !strings.Contains(resultText(res), "intentionally returns an error") {
-			t.Errorf("test_error_handling = %+v, %v; want an isError result", res, err)
-		}
-		if got := resultText(callOK(t, c, "test_missing_capability", nil)); !strings.Contains(got, "Client declared the sampling capability") {
-			t.Errorf("test_missing_capability = %q", got)
-		}
+		checkGoSDKListTools(t, c, append(slices.Clone(gosdkTools), "test_x_mcp_header"))
+		checkGoSDKSimpleText(t, c)
+		checkGoSDKContentKinds(t, c)
+		checkGoSDKToolError(t, c)
+		checkGoSDKCapabilitiesDeclared(t, c)
 		// In the session era the x-mcp-header argument is only an
 		// argument: no Mcp-Param-* header.
 		if got := resultText(callOK(t, c, "test_x_mcp_header", map[string]any{"region": "eu-west"})); got != "region=eu-west" {
@@ -231,42 +161,8 @@ func TestGoSDKHTTPTools(t *testing.T) {
 // each its own.
 func TestGoSDKHTTPProgress(t *testing.T) {
 	onShared(t, gosdkSession, func(t *testing.T, h *httpConn) {
-		ctx := waitCtx(t)
-		recs := make([]progressRecorder, 3)
-		results := make([]string, len(recs))
-		var wg sync.WaitGroup
-		for i := range recs {
-			wg.Go(func() {
-				res, err := h.c.CallToolWith(ctx, "test_tool_with_progress", nil, mcpactor.CallOptions{OnProgress: recs[i].onProgress})
-				recs[i].returned.Store(true)
-				if err != nil {
-					t.Errorf("call %d: %v", i, err)
-					return
-				}
-				results[i] = resultText(res)
-			})
-		}
-		wg.Wait()
-		seen := map[string]bool{}
-		for i := range recs {
-			recs[i].check(t, []float64{0, 50, 100}, 100)
-			if len(recs[i].got) == 0 {
-				continue
-			}
-			for j, pp := range recs[i].got {
-				if want := fmt.Sprintf("Completed step %.0f of 100", pp.Progress); pp.Message != want {
-					t.Errorf("call %d progress %d message = %q, want %q", i, j, pp.Message, want)
-				}
-			}
-			tok := fmt.Sprint(recs[i].got[0].ProgressToken)
-			if results[i] != tok {
-				t.Errorf("call %d: the server saw token %q, its progress carried %q", i, results[i], tok)
-			}
-			if seen[tok] {
-				t.Errorf("token %s used by two calls", tok)
-			}
-			seen[tok] = true
-		}
+		checkGoSDKProgress(t, h.c)
+		checkGoSDKProgressOfConcurrentCalls(t, h.c)
 	})
 }
 
@@ -275,14 +171,7 @@ func TestGoSDKHTTPProgress(t *testing.T) {
 func TestGoSDKHTTPSampling(t *testing.T) {
 	onShared(t, gosdkSession, func(t *testing.T, h *httpConn) {
 		mark := h.wireMark()
-		res := callOK(t, h.c, "test_sampling", map[string]any{"prompt": "Name a prime."})
-		p := h.rec.lastSampling()
-		if p == nil || len(p.Messages) != 1 || p.Messages[0].Content.Text != "Name a prime." || p.MaxTokens != 100 {
-			t.Fatalf("sampling params = %+v", p)
-		}
-		if got, want := resultText(res), "LLM response: canned reply to: Name a prime."; got != want {
-			t.Errorf("test_sampling = %q, want %q", got, want)
-		}
+		checkGoSDKSampling(t, h.c, h.rec)
 		serverRequestOn(t, h, mark, messages.MethodSamplingCreateMessage)
 	})
 }
@@ -292,19 +181,9 @@ func TestGoSDKHTTPSampling(t *testing.T) {
 func TestGoSDKHTTPElicitation(t *testing.T) {
 	onShared(t, gosdkSession, func(t *testing.T, h *httpConn) {
 		mark := h.wireMark()
-		res := callOK(t, h.c, "test_elicitation", map[string]any{"message": "Who are you?"})
-		if p := h.rec.lastElicit(); p == nil || p.Message != "Who are you?" {
-			t.Fatalf("Elicitation handler got %+v", p)
-		}
-		if got, want := resultText(res), "Elicitation result: action=accept, content=map[username:ada]"; got != want {
-			t.Errorf("test_elicitation = %q, want %q", got, want)
-		}
+		checkGoSDKElicitation(t, h.c, h.rec)
 		serverRequestOn(t, h, mark, messages.MethodElicitationCreate)
-
-		want := "Elicitation result: action=accept, content=map[age:30 name:Grace Hopper score:95.5 status:active verified:true]"
-		if got := resultText(callOK(t, h.c, "test_elicitation_sep1034_defaults", nil)); got != want {
-			t.Errorf("test_elicitation_sep1034_defaults = %q, want %q", got, want)
-		}
+		checkGoSDKElicitationDefaults(t, h.c)
 	})
 }
 
@@ -312,30 +191,9 @@ func TestGoSDKHTTPElicitation(t *testing.T) {
 // messages in order. A connection of its own: the level is the session's.
 func TestGoSDKHTTPLogging(t *testing.T) {
 	onOwn(t, gosdkSession, false, func(t *testing.T, h *httpConn) {
-		c, rec := h.c, h.rec
-		if err := c.SetLoggingLevel(waitCtx(t), messages.LevelInfo); err != nil {
-			t.Fatalf("SetLoggingLevel: %v", err)
-		}
+		checkGoSDKLogging(t, h.c, h.rec, messages.LevelInfo)
 		if set := postsOf(h.wire(), messages.MethodLoggingSetLevel); len(set) != 1 || !bytes.Contains(set[0].Body, []byte(`"level":"info"`)) {
 			t.Errorf("logging/setLevel on the wire: %s", dumpExchanges(set))
-		}
-		mark := rec.notes.mark()
-		if got := resultText(callOK(t, c, "test_tool_with_logging", nil)); got != "Tool with logging executed successfully" {
-			t.Errorf("test_tool_with_logging = %q", got)
-		}
-		notes := rec.notes.collectAfter(t, mark, 3, "3 log messages", isMethod(messages.NotificationMessage))
-		var data []string
-		for _, n := range notes {
-			var p messages.LoggingMessageParams
-			if err := json.Unmarshal(n.Params, &p); err != nil || p.Level != messages.LevelInfo {
-				t.Errorf("params %s (%v), want level info", n.Params, err)
-			}
-			var s string
-			_ = json.Unmarshal(p.Data, &s)
-			data = append(data, s)
-		}
-		if want := []string{"Tool execution started", "Tool processing data", "Tool execution completed"}; !slices.Equal(data, want) {
-			t.Errorf("log data = %q, want %q in order", data, want)
 		}
 	})
 }
@@ -343,45 +201,7 @@ func TestGoSDKHTTPLogging(t *testing.T) {
 // TestGoSDKHTTPResources lists resources and templates, and reads a text,
 // a blob and a templated resource.
 func TestGoSDKHTTPResources(t *testing.T) {
-	onShared(t, gosdkSession, func(t *testing.T, h *httpConn) {
-		c := h.c
-		ctx := waitCtx(t)
-		resources, err := c.ListResources(ctx)
-		if err != nil {
-			t.Fatalf("ListResources: %v", err)
-		}
-		var uris []string
-		for _, r := range resources {
-			uris = append(uris, r.URI)
-		}
-		for _, want := range []string{"test://static-text", "test://static-binary", "test://watched-resource"} {
-			if !slices.Contains(uris, want) {
-				t.Errorf("resources/list lacks %s", want)
-			}
-		}
-		templates, err := c.ListResourceTemplates(ctx)
-		if err != nil || len(templates) != 1 || templates[0].URITemplate != "test://template/{id}/data" {
-			t.Errorf("templates = %+v, %v", templates, err)
-		}
-		rr, err := c.ReadResource(ctx, "test://static-text")
-		if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "This is the content of the static text resource." {
-			t.Errorf("static-text = %+v, %v", rr, err)
-		}
-		rr, err = c.ReadResource(ctx, "test://static-binary")
-		if err != nil || len(rr.Contents) != 1 || !rr.Contents[0].IsBlob() {
-			t.Fatalf("static-binary = %+v, %v", rr, err)
-		}
-		if data, err := rr.Contents[0].Bytes(); err != nil || !bytes.HasPrefix(data, []byte(pngSignature)) {
-			t.Errorf("static-binary bytes (%v), want PNG", err)
-		}
-		rr, err = c.ReadResource(ctx, "test://template/42/data")
-		var doc struct {
-			ID string `json:"id"`
-		}
-		if err != nil || len(rr.Contents) != 1 || json.Unmarshal([]byte(rr.Contents[0].Text), &doc) != nil || doc.ID != "42" {
-			t.Errorf("template resource = %+v, %v", rr, err)
-		}
-	})
+	onShared(t, gosdkSession, func(t *testing.T, h *httpConn) { checkGoSDKResources(t, h.c) })
 }
 
 // TestGoSDKHTTPSubscribe subscribes to the resource the server updates every
@@ -389,18 +209,7 @@ func TestGoSDKHTTPResources(t *testing.T) {
 // connection of its own: subscriptions are the session's.
 func TestGoSDKHTTPSubscribe(t *testing.T) {
 	onOwn(t, gosdkSession, true, func(t *testing.T, h *httpConn) {
-		c, rec := h.c, h.rec
-		ctx := waitCtx(t)
-		const uri = "test://watched-resource"
-		mark := rec.notes.mark()
-		if err := c.Subscribe(ctx, uri); err != nil {
-			t.Fatalf("Subscribe: %v", err)
-		}
-		n := rec.notes.waitAfter(t, mark, messages.NotificationResourcesUpdated, isMethod(messages.NotificationResourcesUpdated))
-		var p messages.ResourceUpdatedParams
-		if err := json.Unmarshal(n.Params, &p); err != nil || p.URI != uri {
-			t.Errorf("resources/updated params %s (%v)", n.Params, err)
-		}
+		checkGoSDKSubscribe(t, h.c, h.rec)
 		var onListener bool
 		for _, ex := range h.wire() {
 			if _, ok := ex.carries(messages.NotificationResourcesUpdated); ok && ex.Method == http.MethodGet {
@@ -410,9 +219,6 @@ func TestGoSDKHTTPSubscribe(t *testing.T) {
 		if !onListener {
 			t.Errorf("resources/updated did not come on the GET listener:\n%s", dumpExchanges(h.wire()))
 		}
-		if err := c.Unsubscribe(ctx, uri); err != nil {
-			t.Errorf("Unsubscribe: %v", err)
-		}
 	})
 }
 
@@ -420,44 +226,8 @@ func TestGoSDKHTTPSubscribe(t *testing.T) {
 // and asks for completions (which this server acknowledges with none).
 func TestGoSDKHTTPPrompts(t *testing.T) {
 	onShared(t, gosdkSession, func(t *testing.T, h *httpConn) {
-		c := h.c
-		ctx := waitCtx(t)
-		prompts, err := c.ListPrompts(ctx)
-		if err != nil {
-			t.Fatalf("ListPrompts: %v", err)
-		}
-		var names []string
-		for _, p := range prompts {
-			names = append(names, p.Name)
-		}
-		for _, want := range gosdkPrompts {
-			if !slices.Contains(names, want) {
-				t.Errorf("prompts/list lacks %q", want)
-			}
-		}
-		gp, err := c.GetPrompt(ctx, "test_prompt_with_arguments", map[string]string{"arg1": "alpha", "arg2": "beta"})
-		if err != nil || len(gp.Messages) != 1 || gp.Messages[0].Content.Text != "Prompt with arguments: arg1='alpha', arg2='beta'" {
-			t.Errorf("test_prompt_with_arguments = %+v, %v", gp, err)
-		}
-		gp, err = c.GetPrompt(ctx, "test_prompt_with_embedded_resource", map[string]string{"resourceUri": "test://mcpactor/doc"})
-		if err != nil || len(gp.Messages) != 2 || gp.Messages[0].Content.Resource == nil || gp.Messages[0].Content.Resource.URI != "test://mcpactor/doc" {
-			t.Errorf("test_prompt_with_embedded_resource = %+v, %v", gp, err)
-		}
-		gp, err = c.GetPrompt(ctx, "test_prompt_with_image", nil)
-		if err != nil || len(gp.Messages) != 2 || gp.Messages[0].Content.Type != messages.ContentTypeImage {
-			t.Errorf("test_prompt_with_image = %+v, %v", gp, err)
-		}
-		var rpcErr *messages.RPCError
-		if _, err := c.GetPrompt(ctx, "no_such_prompt", nil); !errors.As(err, &rpcErr) {
-			t.Errorf("unknown prompt: %v, want an RPCError", err)
-		}
-		res, err := c.Complete(ctx, messages.CompleteParams{
-			Ref:      messages.CompleteReference{Type: messages.RefTypePrompt, Name: "test_prompt_with_arguments"},
-			Argument: messages.CompleteArgument{Name: "arg1", Value: "a"},
-		})
-		if err != nil || len(res.Completion.Values) != 0 {
-			t.Errorf("Complete = %+v, %v; want no values", res, err)
-		}
+		checkGoSDKPrompts(t, h.c)
+		checkGoSDKCompletion(t, h.c)
 	})
 }
 
@@ -470,25 +240,20 @@ func TestGoSDKHTTPPing(t *testing.T) {
 	})
 }
 
-// TestGoSDKHTTPClose closes a client: Close returns nil, the session is
-// ended with a DELETE carrying its id, nothing of the connection is left
-// running, and calls fail with ErrTransportClosed.
+// TestGoSDKHTTPClose closes a client: Close returns nil, Done is closed,
+// calls fail with ErrTransportClosed, a second Close is fine, the session
+// is ended with a DELETE carrying its id, and nothing of the connection is
+// left running.
 func TestGoSDKHTTPClose(t *testing.T) {
 	onOwn(t, gosdkSession, false, func(t *testing.T, h *httpConn) {
 		c := h.c
-		ctx := waitCtx(t)
 		callOK(t, c, "test_simple_text", nil)
-		if err := c.Close(ctx); err != nil {
-			t.Fatalf("Close: %v", err)
-		}
+		closeClient(t, c)
 		sid := sessionGiven(h.wire())
 		del := h.waitWire(t, "DELETE of the session", func(ex exchange) bool { return ex.Method == http.MethodDelete && ex.Done })
 		if got := del.Header.Get("Mcp-Session-Id"); got != sid || del.Status/100 != 2 {
 			t.Errorf("%s with session %q, want a 2xx for session %q", del, got, sid)
 		}
 		h.waitAllDone(t)
-		if err := c.Ping(ctx); !errors.Is(err, mcpactor.ErrTransportClosed) {
-			t.Errorf("Ping after Close: %v, want ErrTransportClosed", err)
-		}
 	})
 }

@@ -113,50 +113,41 @@ func (w *wireRecorder) sent(t *testing.T) []messages.Message {
 	return out
 }
 
+// statelessRecorder answers the server requests of the go-sdk server's
+// multi round-trip tools, over stdio and over HTTP
+// (gosdk_http_stateless_test.go) alike.
+func statelessRecorder() *peerRecorder {
+	r := newPeerRecorder(gosdkServer)
+	r.sample = func(*messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
+		return &messages.CreateMessageResult{Role: messages.RoleAssistant, Model: cannedModel, Content: messages.TextContent("sampled")}, nil
+	}
+	r.elicit = func(*messages.ElicitParams) (*messages.ElicitResult, error) {
+		return &messages.ElicitResult{Action: messages.ElicitActionAccept, Content: map[string]any{"name": "Ada", "confirm": true}}, nil
+	}
+	r.setRoots(messages.Root{URI: "file:///tmp/mcpactor/stateless", Name: "stateless"})
+	return r
+}
+
 // statelessGoSDK connects a client to the go-sdk server in the stateless
-// era, with handlers for every input kind.
-func statelessGoSDK(t *testing.T, notes chan<- mcpactor.Notification) (*mcpactor.Client, *wireRecorder) {
+// era, with statelessRecorder's handlers.
+func statelessGoSDK(t *testing.T) (*mcpactor.Client, *peerRecorder, *wireRecorder) {
 	t.Helper()
 	w := newWireRecorder(t, peers.GoSDKServer(t))
-	rt := startRuntime(t, mcpactor.Options{Handlers: mcpactor.Handlers{
-		Sampling: func(_ context.Context, _ string, p *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
-			return &messages.CreateMessageResult{Role: messages.RoleAssistant, Model: cannedModel, Content: messages.TextContent("sampled")}, nil
-		},
-		Elicitation: func(context.Context, string, *messages.ElicitParams) (*messages.ElicitResult, error) {
-			return &messages.ElicitResult{Action: messages.ElicitActionAccept, Content: map[string]any{"name": "Ada", "confirm": true}}, nil
-		},
-		Roots: func(context.Context, string) ([]messages.Root, error) {
-			return []messages.Root{{URI: "file:///tmp/mcpactor/stateless", Name: "stateless"}}, nil
-		},
-		Notification: func(_ string, n mcpactor.Notification) {
-			if notes != nil {
-				select {
-				case notes <- n:
-				default:
-				}
-			}
-		},
-	}})
-	c, err := rt.Connect(waitCtx(t), "gosdk-stateless", mcpactor.ServerConfig{Dial: w.dial})
+	rec := statelessRecorder()
+	rt := startRuntime(t, rec.options())
+	t.Cleanup(func() { rec.check(t) })
+	c, err := rt.Connect(waitCtx(t), rec.server, mcpactor.ServerConfig{Dial: w.dial})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, w
+	return c, rec, w
 }
 
 // The probe finds the stateless era: version 2026-07-28, no initialize on
 // the wire, and every request carrying the era's _meta.
 func TestStatelessGoSDKNegotiation(t *testing.T) {
-	c, w := statelessGoSDK(t, nil)
-	if v := c.ProtocolVersion(); v != messages.Version20260728 {
-		t.Fatalf("negotiated %q", v)
-	}
-	if info := c.ServerInfo(); info.Name != "mcp-conformance-test-server" {
-		t.Errorf("ServerInfo = %+v (from server/discover)", info)
-	}
-	if !c.Capabilities().Tools.ListChanged {
-		t.Errorf("Capabilities = %+v", c.Capabilities())
-	}
+	c, _, w := statelessGoSDK(t)
+	checkStatelessHandshake(t, c)
 	if _, err := c.ListTools(waitCtx(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -168,39 +159,52 @@ func TestStatelessGoSDKNegotiation(t *testing.T) {
 		if m.Method == messages.MethodInitialize || m.Method == messages.NotificationInitialized {
 			t.Errorf("%s went on the wire in the stateless era", m.Method)
 		}
-		if m.Kind() != messages.KindRequest {
-			continue
-		}
-		var p struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		}
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			t.Fatal(err)
-		}
-		if string(p.Meta[messages.MetaKeyProtocolVersion]) != `"2026-07-28"` || p.Meta[messages.MetaKeyClientCapabilities] == nil || p.Meta[messages.MetaKeyClientInfo] == nil {
-			t.Errorf("%s went without the era's _meta: %s", m.Method, m.Params)
+		if m.Kind() == messages.KindRequest {
+			checkEraMeta(t, m.Method, m.Params)
 		}
 	}
+}
+
+// checkStatelessHandshake checks what the server/discover probe of the
+// go-sdk server gave: the stateless era, the server's identity and
+// capabilities.
+func checkStatelessHandshake(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
+	if v := c.ProtocolVersion(); v != messages.Version20260728 {
+		t.Fatalf("ProtocolVersion = %q, want %s", v, messages.Version20260728)
+	}
+	if info := c.ServerInfo(); info.Name != "mcp-conformance-test-server" {
+		t.Errorf("ServerInfo = %+v (from server/discover)", info)
+	}
+	if caps := c.Capabilities(); caps.Tools == nil || !caps.Tools.ListChanged {
+		t.Errorf("Capabilities = %+v", caps)
+	}
+}
+
+// checkEraMeta checks that a request's params carry the _meta of the
+// 2026-07-28 era, and returns the protocol version it names; ok is false
+// (and t failed) if the params do not decode.
+func checkEraMeta(t *testing.T, what string, params json.RawMessage) (version string, ok bool) {
+	t.Helper()
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		t.Errorf("%s: params %s: %v", what, params, err)
+		return "", false
+	}
+	_ = json.Unmarshal(p.Meta[messages.MetaKeyProtocolVersion], &version)
+	if version != messages.Version20260728 || p.Meta[messages.MetaKeyClientCapabilities] == nil || p.Meta[messages.MetaKeyClientInfo] == nil {
+		t.Errorf("%s went without the era's _meta: %s", what, params)
+	}
+	return version, true
 }
 
 // Sampling, elicitation and roots reach the same handlers through multi
 // round-trip results; the caller sees one call.
 func TestStatelessGoSDKMultiRoundTrip(t *testing.T) {
-	c, w := statelessGoSDK(t, nil)
-	ctx := waitCtx(t)
-	for tool, want := range map[string]string{
-		"test_input_required_result_elicitation":     "Hello, Ada!",
-		"test_input_required_result_sampling":        "sampled",
-		"test_input_required_result_list_roots":      "file:///tmp/mcpactor/stateless",
-		"test_input_required_result_multi_round":     "Multi-round complete",
-		"test_input_required_result_multiple_inputs": "1 root(s)",
-		"test_input_required_result_request_state":   "state-ok",
-	} {
-		res, err := c.CallTool(ctx, tool, map[string]any{})
-		if err != nil || res.IsError || !strings.Contains(resultText(res), want) {
-			t.Errorf("%s: %v, %+v; want a text with %q", tool, err, res, want)
-		}
-	}
+	c, _, w := statelessGoSDK(t)
+	checkStatelessMultiRoundTrip(t, c)
 	// Each round was a request of its own, with the responses.
 	rounds := 0
 	for _, m := range w.sent(t) {
@@ -208,34 +212,44 @@ func TestStatelessGoSDKMultiRoundTrip(t *testing.T) {
 			rounds++
 		}
 	}
-	if rounds < 7 { // one per tool, two for multi_round
-		t.Errorf("%d retries with inputResponses went on the wire", rounds)
+	if rounds < statelessMinRounds {
+		t.Errorf("%d retries with inputResponses went on the wire, want at least %d", rounds, statelessMinRounds)
+	}
+}
+
+// statelessMinRounds is how many retries carrying inputResponses
+// checkStatelessMultiRoundTrip makes at least: one per tool, two for
+// multi_round.
+const statelessMinRounds = 7
+
+// checkStatelessMultiRoundTrip calls each multi round-trip tool of the
+// go-sdk server: statelessRecorder's handlers answer its rounds, and the
+// caller sees one call and the answer.
+func checkStatelessMultiRoundTrip(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
+	ctx := waitCtx(t)
+	for _, tc := range []struct{ tool, want string }{
+		{"test_input_required_result_elicitation", "Hello, Ada!"},
+		{"test_input_required_result_sampling", "sampled"},
+		{"test_input_required_result_list_roots", "file:///tmp/mcpactor/stateless"},
+		{"test_input_required_result_multi_round", "Multi-round complete"},
+		{"test_input_required_result_multiple_inputs", "1 root(s)"},
+		{"test_input_required_result_request_state", "state-ok"},
+	} {
+		res, err := c.CallTool(ctx, tc.tool, map[string]any{})
+		if err != nil || res.IsError || !strings.Contains(resultText(res), tc.want) {
+			t.Errorf("%s: %v, %+v; want a text with %q", tc.tool, err, res, tc.want)
+		}
 	}
 }
 
 // Progress reaches its call; the log level travels with each request and
 // the log messages reach the subscriber; listen brings list_changed.
 func TestStatelessGoSDKNotifications(t *testing.T) {
-	notes := make(chan mcpactor.Notification, 64)
-	c, w := statelessGoSDK(t, notes)
-	ctx := waitCtx(t)
-	var got []float64
-	if _, err := c.CallToolWith(ctx, "test_tool_with_progress", nil, mcpactor.CallOptions{
-		OnProgress: func(p messages.ProgressParams) { got = append(got, p.Progress) },
-	}); err != nil || len(got) == 0 {
-		t.Errorf("progress: %v, %v", got, err)
-	}
-	if err := c.SetLoggingLevel(ctx, messages.LevelDebug); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.CallTool(ctx, "test_tool_with_logging", nil); err != nil {
-		t.Fatal(err)
-	}
-	waitNote(t, notes, messages.NotificationMessage)
-	if _, err := c.CallTool(ctx, "test_trigger_tool_change", nil); err != nil {
-		t.Fatal(err)
-	}
-	waitNote(t, notes, messages.NotificationToolsListChanged)
+	c, rec, w := statelessGoSDK(t)
+	checkGoSDKProgress(t, c)
+	checkGoSDKLogging(t, c, rec, messages.LevelDebug)
+	checkGoSDKToolListChanged(t, c, rec)
 	var listen, leveled bool
 	for _, m := range w.sent(t) {
 		listen = listen || m.Method == messages.MethodSubscriptionsListen
@@ -249,25 +263,20 @@ func TestStatelessGoSDKNotifications(t *testing.T) {
 	}
 }
 
-func waitNote(t *testing.T, notes <-chan mcpactor.Notification, method string) {
+// checkGoSDKToolListChanged has the go-sdk server change its tool list
+// (for every session) and receives notifications/tools/list_changed in
+// rec.
+func checkGoSDKToolListChanged(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
 	t.Helper()
-	deadline := time.After(waitLimit)
-	for {
-		select {
-		case n := <-notes:
-			if n.Method == method {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("no %s arrived", method)
-		}
-	}
+	mark := rec.notes.mark()
+	callOK(t, c, "test_trigger_tool_change", nil)
+	rec.notes.waitAfter(t, mark, messages.NotificationToolsListChanged, isMethod(messages.NotificationToolsListChanged))
 }
 
 // A call cancelled by its context is cancelled on the wire: on stdio the
 // stateless era still sends notifications/cancelled.
 func TestStatelessGoSDKCancellation(t *testing.T) {
-	c, w := statelessGoSDK(t, nil)
+	c, _, w := statelessGoSDK(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := c.CallTool(ctx, "test_tool_with_logging", nil); !errors.Is(err, context.DeadlineExceeded) {
@@ -289,18 +298,26 @@ func TestStatelessGoSDKCancellation(t *testing.T) {
 // Methods the era does not have answer with an error that says so, or
 // take their era's meaning.
 func TestStatelessGoSDKMethodsOfTheEra(t *testing.T) {
-	c, w := statelessGoSDK(t, nil)
+	c, _, w := statelessGoSDK(t)
+	checkStatelessMethodsOfTheEra(t, c)
+	for _, m := range w.sent(t) {
+		if m.Method == messages.MethodPing {
+			t.Error("ping went on the wire in the stateless era")
+		}
+	}
+}
+
+// checkStatelessMethodsOfTheEra calls what the stateless era answers
+// without its method: Ping is answered, NotifyRootsChanged says the era
+// does not have it.
+func checkStatelessMethodsOfTheEra(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	if err := c.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
 	}
 	var unsupported *mcpactor.UnsupportedError
 	if err := c.NotifyRootsChanged(ctx); !errors.Is(err, mcpactor.ErrUnsupported) || !errors.As(err, &unsupported) {
-		t.Errorf("NotifyRootsChanged: %v", err)
-	}
-	for _, m := range w.sent(t) {
-		if m.Method == messages.MethodPing {
-			t.Error("ping went on the wire in the stateless era")
-		}
+		t.Errorf("NotifyRootsChanged: %v, want ErrUnsupported", err)
 	}
 }

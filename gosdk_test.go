@@ -6,7 +6,9 @@ package mcpactor_test
 // with no flags. Sent initialize, it speaks the session era (2025-11-25).
 // Most tests take turns on one shared server (gosdk, a sharedPeer); those
 // that change the session's state (log level, subscriptions) or end it
-// start their own (ownPeer).
+// start their own (ownPeer). Each test's checks (checkGoSDK*) take a
+// *mcpactor.Client, so that the HTTP tests (gosdk_http_test.go) run them
+// too.
 //
 // What it offers (conformance/everything-server/main.go):
 //   - tools: test_simple_text, test_image_content, test_audio_content,
@@ -67,11 +69,20 @@ const pngSignature = "\x89PNG\r\n\x1a\n"
 // gosdk is the go-sdk server connection the tests share.
 var gosdk = &sharedPeer{spec: gosdkSpec}
 
-// gosdkSpec starts the go-sdk server for a runtime whose handlers answer
-// sampling with a canned reply to the prompt, elicitation with a username
-// (or, for the defaults test, a name only), and roots with one root.
+// gosdkSpec starts the go-sdk server over stdio for a runtime with
+// gosdkRecorder's handlers.
 func gosdkSpec(t *testing.T) peerSpec {
 	bin := peers.GoSDKServer(t)
+	// The server speaks both eras; these tests pin the session era (the
+	// stateless era has tests of its own, gosdk_stateless_test.go).
+	cfg := mcpactor.ServerConfig{Command: bin, ProtocolVersion: messages.Version20251125}
+	return peerSpec{rec: gosdkRecorder(), cfg: cfg, marker: bin}
+}
+
+// gosdkRecorder answers sampling with a canned reply to the prompt,
+// elicitation with a username (or, for the defaults test, a name only),
+// and roots with one root.
+func gosdkRecorder() *peerRecorder {
 	rec := newPeerRecorder(gosdkServer)
 	rec.sample = func(p *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
 		return &messages.CreateMessageResult{
@@ -90,16 +101,19 @@ func gosdkSpec(t *testing.T) peerSpec {
 		return &messages.ElicitResult{Action: messages.ElicitActionAccept, Content: map[string]any{"username": "ada"}}, nil
 	}
 	rec.setRoots(messages.Root{URI: "file:///tmp/mcpactor/gosdk", Name: "gosdk-root"})
-	// The server speaks both eras; these tests pin the session era (the
-	// stateless era has tests of its own, gosdk_stateless_test.go).
-	cfg := mcpactor.ServerConfig{Command: bin, ProtocolVersion: messages.Version20251125}
-	return peerSpec{rec: rec, cfg: cfg, marker: bin}
+	return rec
 }
 
 // TestGoSDKServerHandshake checks what initialize negotiated
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle).
 func TestGoSDKServerHandshake(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKSessionHandshake(t, gosdk.use(t).c)
+}
+
+// checkGoSDKSessionHandshake checks what initialize with the go-sdk server
+// gave: the session era, the server's identity and capabilities.
+func checkGoSDKSessionHandshake(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	if v := c.ProtocolVersion(); v != messages.Version20251125 {
 		t.Errorf("ProtocolVersion = %q, want %s", v, messages.Version20251125)
 	}
@@ -119,18 +133,16 @@ func TestGoSDKServerHandshake(t *testing.T) {
 // TestGoSDKServerListTools lists the tools; a JSON Schema 2020-12 input
 // schema reaches the caller verbatim.
 func TestGoSDKServerListTools(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKListTools(t, gosdk.use(t).c, gosdkTools)
+}
+
+// checkGoSDKListTools lists the go-sdk server's tools, want among them; a
+// JSON Schema 2020-12 input schema reaches the caller verbatim.
+func checkGoSDKListTools(t *testing.T, c *mcpactor.Client, want []string) {
+	t.Helper()
 	tools, err := c.ListTools(waitCtx(t))
-	if err != nil {
-		t.Fatalf("ListTools: %v", err)
-	}
-	names := toolNames(tools)
-	t.Logf("tools: %v", names)
-	for _, want := range gosdkTools {
-		if !slices.Contains(names, want) {
-			t.Errorf("tools/list lacks %q", want)
-		}
-	}
+	names := listedNames(t, "ListTools", tools, err, toolName)
+	checkListed(t, "tools/list", names, want)
 	// A JSON Schema 2020-12 input schema reaches the caller verbatim.
 	i := slices.Index(names, "json_schema_2020_12_tool")
 	if i < 0 {
@@ -145,7 +157,12 @@ func TestGoSDKServerListTools(t *testing.T) {
 
 // TestGoSDKServerSimpleText calls a tool that answers one text block.
 func TestGoSDKServerSimpleText(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKSimpleText(t, gosdk.use(t).c)
+}
+
+// checkGoSDKSimpleText calls test_simple_text.
+func checkGoSDKSimpleText(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	if got := resultText(callOK(t, c, "test_simple_text", nil)); got != "This is a simple text response for testing." {
 		t.Errorf("test_simple_text = %q", got)
 	}
@@ -154,7 +171,13 @@ func TestGoSDKServerSimpleText(t *testing.T) {
 // TestGoSDKServerContentKinds calls the tools whose results carry an image,
 // audio, an embedded resource, and several kinds at once.
 func TestGoSDKServerContentKinds(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKContentKinds(t, gosdk.use(t).c)
+}
+
+// checkGoSDKContentKinds calls the go-sdk server's tools that answer an
+// image, audio, an embedded resource, and several kinds at once.
+func checkGoSDKContentKinds(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	img := callOK(t, c, "test_image_content", nil)
 	if len(img.Content) != 1 || img.Content[0].Type != messages.ContentTypeImage || img.Content[0].MimeType != "image/png" {
 		t.Fatalf("test_image_content = %+v", img.Content)
@@ -190,7 +213,12 @@ func TestGoSDKServerContentKinds(t *testing.T) {
 
 // TestGoSDKServerToolError gets a tool's failure as an isError result.
 func TestGoSDKServerToolError(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKToolError(t, gosdk.use(t).c)
+}
+
+// checkGoSDKToolError calls test_error_handling: an isError result.
+func checkGoSDKToolError(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	res, err := c.CallTool(waitCtx(t), "test_error_handling", nil)
 	if err != nil {
 		t.Fatalf("err = %v, want an isError result", err)
@@ -203,7 +231,13 @@ func TestGoSDKServerToolError(t *testing.T) {
 // TestGoSDKServerCapabilitiesDeclared has the server confirm the client
 // capabilities our handlers declare.
 func TestGoSDKServerCapabilitiesDeclared(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKCapabilitiesDeclared(t, gosdk.use(t).c)
+}
+
+// checkGoSDKCapabilitiesDeclared has the go-sdk server confirm the
+// sampling capability gosdkRecorder's handlers declare.
+func checkGoSDKCapabilitiesDeclared(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	res := callOK(t, c, "test_missing_capability", nil)
 	if got := resultText(res); !strings.Contains(got, "Client declared the sampling capability") {
 		t.Errorf("test_missing_capability = %q", got)
@@ -214,22 +248,35 @@ func TestGoSDKServerCapabilitiesDeclared(t *testing.T) {
 // 100, with the token the server was given
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
 func TestGoSDKServerProgress(t *testing.T) {
-	c := gosdk.use(t).c
-	var p progressRecorder
-	res, err := c.CallToolWith(waitCtx(t), "test_tool_with_progress", nil, mcpactor.CallOptions{OnProgress: p.onProgress})
-	p.returned.Store(true)
+	checkGoSDKProgress(t, gosdk.use(t).c)
+}
+
+// checkGoSDKProgress calls test_tool_with_progress and checks its
+// progress: 0, 50 and 100 of 100, with their messages, under the token the
+// server saw.
+func checkGoSDKProgress(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
+	res, p, err := callWithProgress(waitCtx(t), c, "test_tool_with_progress", nil)
 	if err != nil {
 		t.Fatalf("CallToolWith: %v", err)
 	}
+	checkGoSDKProgressOf(t, "", p, resultText(res))
+}
+
+// checkGoSDKProgressOf checks what p recorded of one call to
+// test_tool_with_progress, whose result (the token the server saw) was
+// result; call names the call in failures.
+func checkGoSDKProgressOf(t *testing.T, call string, p *progressRecorder, result string) {
+	t.Helper()
 	p.check(t, []float64{0, 50, 100}, 100)
 	for i, pp := range p.got {
 		if want := fmt.Sprintf("Completed step %.0f of 100", pp.Progress); pp.Message != want {
-			t.Errorf("progress %d message = %q, want %q", i, pp.Message, want)
+			t.Errorf("%sprogress %d message = %q, want %q", call, i, pp.Message, want)
 		}
 	}
 	if len(p.got) > 0 {
-		if got, want := resultText(res), fmt.Sprint(p.got[0].ProgressToken); got != want {
-			t.Errorf("the server saw token %q, progress carried %q", got, want)
+		if tok := fmt.Sprint(p.got[0].ProgressToken); result != tok {
+			t.Errorf("%sthe server saw token %q, progress carried %q", call, result, tok)
 		}
 	}
 }
@@ -237,15 +284,22 @@ func TestGoSDKServerProgress(t *testing.T) {
 // TestGoSDKServerProgressOfConcurrentCalls makes three calls with progress at
 // once: each gets its own token and only its own progress.
 func TestGoSDKServerProgressOfConcurrentCalls(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKProgressOfConcurrentCalls(t, gosdk.use(t).c)
+}
+
+// checkGoSDKProgressOfConcurrentCalls makes three calls to
+// test_tool_with_progress at once and checks that each got its own
+// progress under a token of its own.
+func checkGoSDKProgressOfConcurrentCalls(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
-	recs := make([]progressRecorder, 3)
+	recs := make([]*progressRecorder, 3)
 	results := make([]string, len(recs))
 	var wg sync.WaitGroup
 	for i := range recs {
 		wg.Go(func() {
-			res, err := c.CallToolWith(ctx, "test_tool_with_progress", nil, mcpactor.CallOptions{OnProgress: recs[i].onProgress})
-			recs[i].returned.Store(true)
+			res, p, err := callWithProgress(ctx, c, "test_tool_with_progress", nil)
+			recs[i] = p
 			if err != nil {
 				t.Errorf("call %d: %v", i, err)
 				return
@@ -255,15 +309,12 @@ func TestGoSDKServerProgressOfConcurrentCalls(t *testing.T) {
 	}
 	wg.Wait()
 	seen := map[string]bool{}
-	for i := range recs {
-		recs[i].check(t, []float64{0, 50, 100}, 100)
-		if len(recs[i].got) == 0 {
+	for i, p := range recs {
+		checkGoSDKProgressOf(t, fmt.Sprintf("call %d: ", i), p, results[i])
+		if len(p.got) == 0 {
 			continue
 		}
-		tok := fmt.Sprint(recs[i].got[0].ProgressToken)
-		if results[i] != tok {
-			t.Errorf("call %d: server saw token %q, its progress carried %q", i, results[i], tok)
-		}
+		tok := fmt.Sprint(p.got[0].ProgressToken)
 		if seen[tok] {
 			t.Errorf("token %s used by two calls", tok)
 		}
@@ -275,7 +326,13 @@ func TestGoSDKServerProgressOfConcurrentCalls(t *testing.T) {
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling).
 func TestGoSDKServerSampling(t *testing.T) {
 	f := gosdk.use(t)
-	c, rec := f.c, f.rec
+	checkGoSDKSampling(t, f.c, f.rec)
+}
+
+// checkGoSDKSampling has the go-sdk server ask for a sampling, which rec's
+// handler answers.
+func checkGoSDKSampling(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
 	res := callOK(t, c, "test_sampling", map[string]any{"prompt": "Name a prime."})
 	p := rec.lastSampling()
 	if p == nil {
@@ -293,7 +350,13 @@ func TestGoSDKServerSampling(t *testing.T) {
 // (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation).
 func TestGoSDKServerElicitation(t *testing.T) {
 	f := gosdk.use(t)
-	c, rec := f.c, f.rec
+	checkGoSDKElicitation(t, f.c, f.rec)
+}
+
+// checkGoSDKElicitation has the go-sdk server ask for a form, which rec's
+// handler answers.
+func checkGoSDKElicitation(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
 	res := callOK(t, c, "test_elicitation", map[string]any{"message": "Who are you?"})
 	p := rec.lastElicit()
 	if p == nil || p.Message != "Who are you?" {
@@ -314,7 +377,13 @@ func TestGoSDKServerElicitation(t *testing.T) {
 // TestGoSDKServerElicitationDefaults answers part of a form: the runtime
 // fills in the schema's defaults for the rest.
 func TestGoSDKServerElicitationDefaults(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKElicitationDefaults(t, gosdk.use(t).c)
+}
+
+// checkGoSDKElicitationDefaults has the go-sdk server ask for a form that
+// gosdkRecorder answers in part.
+func checkGoSDKElicitationDefaults(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	res := callOK(t, c, "test_elicitation_sep1034_defaults", nil)
 	// We answered only the name; the schema's defaults fill the rest.
 	want := "Elicitation result: action=accept, content=map[age:30 name:Grace Hopper score:95.5 status:active verified:true]"
@@ -330,9 +399,15 @@ func TestGoSDKServerElicitationDefaults(t *testing.T) {
 func TestGoSDKServerLogging(t *testing.T) {
 	t.Parallel()
 	f := ownPeer(t, gosdkSpec(t))
-	c, rec := f.c, f.rec
-	ctx := waitCtx(t)
-	if err := c.SetLoggingLevel(ctx, messages.LevelInfo); err != nil {
+	checkGoSDKLogging(t, f.c, f.rec, messages.LevelInfo)
+}
+
+// checkGoSDKLogging sets the log level and receives the three info
+// messages of test_tool_with_logging in rec, in order. It changes the
+// client's or the session's state.
+func checkGoSDKLogging(t *testing.T, c *mcpactor.Client, rec *peerRecorder, level messages.LoggingLevel) {
+	t.Helper()
+	if err := c.SetLoggingLevel(waitCtx(t), level); err != nil {
 		t.Fatalf("SetLoggingLevel: %v", err)
 	}
 	mark := rec.notes.mark()
@@ -362,22 +437,17 @@ func TestGoSDKServerLogging(t *testing.T) {
 // blob and a templated resource
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/resources).
 func TestGoSDKServerResources(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKResources(t, gosdk.use(t).c)
+}
+
+// checkGoSDKResources lists the go-sdk server's resources and templates
+// and reads a text, a blob and a templated resource.
+func checkGoSDKResources(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	resources, err := c.ListResources(ctx)
-	if err != nil {
-		t.Fatalf("ListResources: %v", err)
-	}
-	var uris []string
-	for _, r := range resources {
-		uris = append(uris, r.URI)
-	}
-	t.Logf("resources: %v", uris)
-	for _, want := range []string{"test://static-text", "test://static-binary", "test://watched-resource"} {
-		if !slices.Contains(uris, want) {
-			t.Errorf("resources/list lacks %s", want)
-		}
-	}
+	uris := listedNames(t, "ListResources", resources, err, resourceURI)
+	checkListed(t, "resources/list", uris, []string{"test://static-text", "test://static-binary", "test://watched-resource"})
 	templates, err := c.ListResourceTemplates(ctx)
 	if err != nil {
 		t.Fatalf("ListResourceTemplates: %v", err)
@@ -422,7 +492,14 @@ func TestGoSDKServerResources(t *testing.T) {
 func TestGoSDKServerSubscribe(t *testing.T) {
 	t.Parallel()
 	f := ownPeer(t, gosdkSpec(t))
-	c, rec := f.c, f.rec
+	checkGoSDKSubscribe(t, f.c, f.rec)
+}
+
+// checkGoSDKSubscribe subscribes to the resource the go-sdk server updates
+// every 3 s, receives an update in rec, and unsubscribes. It changes the
+// session's state.
+func checkGoSDKSubscribe(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
 	ctx := waitCtx(t)
 	const uri = "test://watched-resource"
 	mark := rec.notes.mark()
@@ -444,22 +521,17 @@ func TestGoSDKServerSubscribe(t *testing.T) {
 // unknown one (an RPCError)
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts).
 func TestGoSDKServerPrompts(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKPrompts(t, gosdk.use(t).c)
+}
+
+// checkGoSDKPrompts lists the go-sdk server's prompts, gets each kind, and
+// an unknown one.
+func checkGoSDKPrompts(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	ctx := waitCtx(t)
 	prompts, err := c.ListPrompts(ctx)
-	if err != nil {
-		t.Fatalf("ListPrompts: %v", err)
-	}
-	var names []string
-	for _, p := range prompts {
-		names = append(names, p.Name)
-	}
-	t.Logf("prompts: %v", names)
-	for _, want := range gosdkPrompts {
-		if !slices.Contains(names, want) {
-			t.Errorf("prompts/list lacks %q", want)
-		}
-	}
+	names := listedNames(t, "ListPrompts", prompts, err, promptName)
+	checkListed(t, "prompts/list", names, gosdkPrompts)
 
 	gp, err := c.GetPrompt(ctx, "test_prompt_with_arguments", map[string]string{"arg1": "alpha", "arg2": "beta"})
 	if err != nil {
@@ -499,7 +571,13 @@ func TestGoSDKServerPrompts(t *testing.T) {
 // acknowledges with none
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion).
 func TestGoSDKServerCompletion(t *testing.T) {
-	c := gosdk.use(t).c
+	checkGoSDKCompletion(t, gosdk.use(t).c)
+}
+
+// checkGoSDKCompletion asks the go-sdk server for completions of a
+// prompt's argument: none.
+func checkGoSDKCompletion(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
 	res, err := c.Complete(waitCtx(t), messages.CompleteParams{
 		Ref:      messages.CompleteReference{Type: messages.RefTypePrompt, Name: "test_prompt_with_arguments"},
 		Argument: messages.CompleteArgument{Name: "arg1", Value: "a"},
@@ -521,17 +599,10 @@ func TestGoSDKServerPing(t *testing.T) {
 	}
 }
 
-// TestGoSDKServerClose closes a client: the server is reaped and calls fail
-// with ErrTransportClosed. It has a server of its own.
+// TestGoSDKServerClose closes a client: the server is reaped, Done is
+// closed, calls fail with ErrTransportClosed, and a second Close is fine.
+// It has a server of its own.
 func TestGoSDKServerClose(t *testing.T) {
 	t.Parallel()
-	f := ownPeer(t, gosdkSpec(t))
-	c, pids := f.c, f.pids
-	if err := c.Close(waitCtx(t)); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	requireReaped(t, pids)
-	if err := c.Ping(waitCtx(t)); !errors.Is(err, mcpactor.ErrTransportClosed) {
-		t.Errorf("Ping after Close: %v, want ErrTransportClosed", err)
-	}
+	ownPeer(t, gosdkSpec(t)).closeClient(t)
 }

@@ -259,14 +259,10 @@ type httpConn struct {
 var httpConnSeq atomic.Int64
 
 // connectHTTP starts a runtime with rec's handlers (none declared when
-// plain) and connects it to peer.
+// plain) and connects it to peer through its proxy (startConnected).
 func connectHTTP(spec httpSpec, peer *httpPeer, rec *peerRecorder, plain bool) (*httpConn, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	opts := rec.options()
-	if plain {
-		opts.Handlers.Roots, opts.Handlers.Sampling, opts.Handlers.Elicitation = nil, nil, nil
-	}
 	id := spec.name + "-" + strconv.FormatInt(httpConnSeq.Add(1), 10)
 	cfg := mcpactor.ServerConfig{
 		Type:            spec.typ,
@@ -274,14 +270,9 @@ func connectHTTP(spec httpSpec, peer *httpPeer, rec *peerRecorder, plain bool) (
 		Headers:         map[string]string{connHeader: id},
 		ProtocolVersion: spec.version,
 	}
-	rt, err := mcpactor.Start(ctx, opts)
+	rt, c, err := startConnected(ctx, rec, plain, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("Start: %v", err)
-	}
-	c, err := rt.Connect(ctx, rec.server, cfg)
-	if err != nil {
-		rt.Stop(ctx)
-		return nil, fmt.Errorf("Connect: %v\nwire:\n%s", err, dumpExchanges(peer.proxy.exchanges(id)))
+		return nil, fmt.Errorf("%v\nwire:\n%s", err, dumpExchanges(peer.proxy.exchanges(id)))
 	}
 	return &httpConn{rt: rt, c: c, rec: rec, peer: peer, id: id, cfg: cfg}, nil
 }

@@ -51,10 +51,6 @@ var fixtureSeq atomic.Int64
 func connectPeer(spec peerSpec) (*peerFixture, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	opts := spec.rec.options()
-	if spec.plain {
-		opts.Handlers.Roots, opts.Handlers.Sampling, opts.Handlers.Elicitation = nil, nil, nil
-	}
 	id := spec.rec.server + "-" + strconv.FormatInt(fixtureSeq.Add(1), 10)
 	cfg := spec.cfg
 	cfg.Env = maps.Clone(cfg.Env)
@@ -63,14 +59,9 @@ func connectPeer(spec peerSpec) (*peerFixture, error) {
 	}
 	cfg.Env[fixtureEnv] = id
 
-	rt, err := mcpactor.Start(ctx, opts)
+	rt, c, err := startConnected(ctx, spec.rec, spec.plain, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("Start: %v", err)
-	}
-	c, err := rt.Connect(ctx, spec.rec.server, cfg)
-	if err != nil {
-		rt.Stop(ctx)
-		return nil, fmt.Errorf("Connect: %v", err)
+		return nil, err
 	}
 	pids, err := childrenWithEnv(spec.marker, fixtureEnv+"="+id)
 	if err == nil && len(pids) != 1 {
@@ -81,6 +72,38 @@ func connectPeer(spec peerSpec) (*peerFixture, error) {
 		return nil, err
 	}
 	return &peerFixture{rt: rt, c: c, rec: spec.rec, pids: pids}, nil
+}
+
+// startConnected starts a runtime with rec's handlers, without those that
+// declare client capabilities (roots, sampling, elicitation) when plain,
+// and connects it to cfg under rec's server name. Every peer fixture, over
+// stdio or HTTP, connects through it.
+func startConnected(ctx context.Context, rec *peerRecorder, plain bool, cfg mcpactor.ServerConfig) (*mcpactor.Runtime, *mcpactor.Client, error) {
+	opts := rec.options()
+	if plain {
+		opts.Handlers.Roots, opts.Handlers.Sampling, opts.Handlers.Elicitation = nil, nil, nil
+	}
+	rt, err := mcpactor.Start(ctx, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Start: %v", err)
+	}
+	c, err := rt.Connect(ctx, rec.server, cfg)
+	if err != nil {
+		rt.Stop(ctx)
+		return nil, nil, fmt.Errorf("Connect: %v", err)
+	}
+	return rt, c, nil
+}
+
+// closeClient closes the fixture's client and checks what follows: the
+// server reaped as Close returns, and what checkClosed checks.
+func (f *peerFixture) closeClient(t *testing.T) {
+	t.Helper()
+	if err := f.c.Close(waitCtx(t)); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	requireReaped(t, f.pids)
+	checkClosed(t, f.c)
 }
 
 // childrenWithEnv returns the pids of this process's children whose command
