@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Options configure a Runtime. The zero value is ready to use.
@@ -73,6 +74,10 @@ type ServerConfig struct {
 
 	URL     string            // http/sse: the endpoint
 	Headers map[string]string // http/sse: extra request headers
+	// Auth, if set, authorizes the requests (http/sse): an OAuth client
+	// (transport/oauth.Client, docs/oauth.md) or a header refreshed on a
+	// 401 (oauth.RefreshHeader). nil sends Headers alone.
+	Auth Authorizer
 
 	// Dial, if set, connects to a server over a byte stream it returns (an
 	// in-process server in a test, a socket) instead of starting Command:
@@ -119,6 +124,11 @@ type ServerConfig struct {
 	// 30 s.
 	WriteStallTimeout time.Duration
 }
+
+// Authorizer authorizes a server's HTTP requests (ServerConfig.Auth):
+// transport/oauth's Client (OAuth, docs/oauth.md) and RefreshHeader are
+// two.
+type Authorizer = transport.Authorizer
 
 // CallOptions tune one tool call. The zero value uses the server's request
 // timeout and asks for no progress.

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Transport types of a server configuration.
@@ -37,6 +39,10 @@ type ServerConfig struct {
 
 	URL     string            // http/sse: the endpoint
 	Headers map[string]string // http/sse: extra request headers
+	// Auth, if set, authorizes the requests (http/sse): an OAuth client
+	// (transport/oauth.Client, docs/oauth.md) or a header refreshed on a
+	// 401 (oauth.RefreshHeader). nil sends Headers alone.
+	Auth transport.Authorizer
 
 	// Dial, if set, connects to a server over a byte stream it returns
 	// (an in-process server in a test, a socket) instead of starting

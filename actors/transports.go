@@ -25,6 +25,7 @@ func (a *clientActor) spawnTransport(ctx actor.Context, gen uint64, kind string)
 			URL:                  cfg.URL,
 			Headers:              cfg.Headers,
 			Client:               a.env.HTTPClient,
+			Auth:                 cfg.Auth,
 			Generation:           gen,
 			Counters:             a.h.stats,
 			RequestTimeout:       cfg.RequestTimeout,

@@ -65,16 +65,24 @@ var ErrCommandTimeout = errors.New("timed out")
 // no input, and CommandTimeout each; their standard error is discarded.
 // The first failure ends Resolve with a *CommandError. Config itself is
 // not changed.
+//
+// The configuration's Auth, unless set already, is the server's OAuth
+// client for an "oauth" entry (Auth.Client); else, when a header's value
+// came from a command, an oauth.RefreshHeader that runs the command once
+// more on a 401 before the request fails (the Authorization header's, if
+// several are commands).
 func (s *Server) Resolve(ctx context.Context) (actors.ServerConfig, error) {
 	cfg := s.Config
-	if len(s.Commands) == 0 {
-		return cfg, nil
-	}
 	cfg.Env, cfg.Headers = maps.Clone(cfg.Env), maps.Clone(cfg.Headers)
+	var header *Command // the header a 401 computes again
+	var headerOut string
 	for _, c := range s.Commands {
 		out, err := runValueCommand(ctx, c.Line, cfg.Cwd)
 		if err != nil {
 			return actors.ServerConfig{}, &CommandError{Server: s.Name, Field: c.Field, Key: c.Key, Err: err}
+		}
+		if c.Field == "headers" && (header == nil || strings.EqualFold(c.Key, "Authorization")) {
+			header, headerOut = &c, out
 		}
 		if c.Field == "headers" {
 			if cfg.Headers == nil {
@@ -86,6 +94,15 @@ func (s *Server) Resolve(ctx context.Context) (actors.ServerConfig, error) {
 				cfg.Env = map[string]string{}
 			}
 			cfg.Env[c.Key] = out
+		}
+	}
+	if cfg.Auth == nil {
+		auth, err := s.authorizer(&cfg, header, headerOut)
+		if err != nil {
+			return actors.ServerConfig{}, err
+		}
+		if auth != nil {
+			cfg.Auth = auth
 		}
 	}
 	return cfg, nil

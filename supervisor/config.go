@@ -6,16 +6,19 @@
 package supervisor
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/transport"
+	"github.com/mcpactor/mcpactor/transport/oauth"
 )
 
 // Server is one configured server as the manager consumes it: how to reach
@@ -103,10 +106,131 @@ func DefaultRestartPolicy() RestartPolicy {
 		BackoffMin: DefaultBackoffMin, BackoffMax: DefaultBackoffMax}
 }
 
-// Auth is the "auth" object of an entry.
+// Auth is the "auth" object of an entry (docs/oauth.md, "Configuration").
+// For "oauth" it configures the server's OAuth client (transport/oauth),
+// which Resolve gives the connection; "apikey" says the server takes a
+// key in a header (headers, with ${VAR} or a !command), and adds nothing.
 type Auth struct {
 	Type         string // "oauth" or "apikey"
-	CredentialID string // which stored credential to use; "" for the default
+	CredentialID string // which stored credential to use: the identity tokens are kept for; "" for the default
+
+	// OAuth (type "oauth"), from the file; ${VAR} is expanded in every
+	// string. A pre-registered client: ClientID, and ClientSecret or
+	// PrivateKeyFile (PEM, for private_key_jwt, signed with
+	// SigningAlgorithm when set). Without one, the client registers
+	// itself: ClientMetadataURL (an HTTPS client ID metadata document)
+	// with servers that take it, else dynamic registration.
+	ClientID          string
+	ClientSecret      string
+	PrivateKeyFile    string
+	SigningAlgorithm  string
+	ClientMetadataURL string
+	// Issuer binds the pre-registered client to one authorization server.
+	Issuer string
+	// RedirectURI is where the user's browser comes back; RedirectPort,
+	// when set, is the port of the default http://127.0.0.1:PORT/callback.
+	RedirectURI  string
+	RedirectPort int
+	// Scopes are asked for beyond what the server names, space-separated
+	// (the file may give a list).
+	Scopes string
+	// Grant is "authorization_code" (default) or "client_credentials".
+	Grant string
+	// TokenStore is where tokens are kept: "file" (the default, under
+	// the user's configuration directory), "memory", or a directory.
+	TokenStore string
+
+	// Set in code, not read from a file: UserStep completes the user's
+	// part of the authorization code flow (oauth.Loopback for a command
+	// line); without it a connection that needs the user fails with an
+	// *oauth.AuthorizationRequiredError carrying the URL, and the
+	// redirect's query goes to Client().Complete. Store, if set, replaces
+	// TokenStore.
+	UserStep oauth.UserStep
+	Store    oauth.Store
+}
+
+// oauthClients holds the Client of each Auth, made at its first use and
+// shared by every connection of the server, so that a refresh is made
+// once for all of them. Keyed by the Auth, which stays comparable (and
+// copyable) for its users.
+var oauthClients sync.Map // *Auth -> *lazyClient
+
+type lazyClient struct {
+	once sync.Once
+	c    *oauth.Client
+	err  error
+}
+
+// Client returns the OAuth client of an "oauth" entry, made once.
+func (a *Auth) Client() (*oauth.Client, error) {
+	v, _ := oauthClients.LoadOrStore(a, new(lazyClient))
+	l := v.(*lazyClient)
+	l.once.Do(func() { l.c, l.err = a.newClient() })
+	return l.c, l.err
+}
+
+func (a *Auth) newClient() (*oauth.Client, error) {
+	cfg := oauth.Config{
+		ClientID:          a.ClientID,
+		ClientSecret:      a.ClientSecret,
+		SigningAlgorithm:  a.SigningAlgorithm,
+		ClientMetadataURL: a.ClientMetadataURL,
+		Issuer:            a.Issuer,
+		RedirectURL:       a.RedirectURI,
+		Scopes:            strings.Fields(a.Scopes),
+		Grant:             a.Grant,
+		Identity:          a.CredentialID,
+		UserStep:          a.UserStep,
+		Store:             a.Store,
+	}
+	if cfg.RedirectURL == "" && a.RedirectPort > 0 {
+		cfg.RedirectURL = fmt.Sprintf("http://127.0.0.1:%d/callback", a.RedirectPort)
+	}
+	if a.PrivateKeyFile != "" {
+		pem, err := os.ReadFile(a.PrivateKeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("auth.privateKeyFile: %w", err)
+		}
+		if cfg.PrivateKey, err = oauth.ParsePrivateKey(pem); err != nil {
+			return nil, fmt.Errorf("auth.privateKeyFile: %w", err)
+		}
+	}
+	if cfg.Store == nil {
+		switch a.TokenStore {
+		case "", "file":
+			cfg.Store = &oauth.FileStore{}
+		case "memory":
+			cfg.Store = new(oauth.MemoryStore)
+		default:
+			cfg.Store = &oauth.FileStore{Dir: a.TokenStore}
+		}
+	}
+	return oauth.New(cfg), nil
+}
+
+// authorizer is what authorizes the connection of cfg: the OAuth client
+// of an "oauth" entry; else, for a header whose value a !command computed
+// (out), a RefreshHeader that runs the command again on a 401; else nil.
+func (s *Server) authorizer(cfg *actors.ServerConfig, header *Command, out string) (transport.Authorizer, error) {
+	if s.Auth != nil && s.Auth.Type == "oauth" {
+		c, err := s.Auth.Client()
+		if err != nil {
+			return nil, fmt.Errorf("Server %q: %w", s.Name, err)
+		}
+		return c, nil
+	}
+	if header == nil {
+		return nil, nil
+	}
+	line, dir := header.Line, cfg.Cwd
+	return &oauth.RefreshHeader{Name: header.Key, Value: out, Fetch: func(ctx context.Context) (string, error) {
+		v, err := runValueCommand(ctx, line, dir)
+		if err != nil {
+			return "", &CommandError{Server: s.Name, Field: "headers", Key: header.Key, Err: err}
+		}
+		return v, nil
+	}}, nil
 }
 
 // Source kinds, in discovery order, then the two that are not discovered.

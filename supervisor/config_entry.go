@@ -27,7 +27,8 @@ var knownFields = []string{"type", "command", "args", "env", "cwd", "url", "head
 
 var restartFields = []string{"maxRestarts", "window", "backoffMin", "backoffMax"}
 
-var authFields = []string{"type", "credentialId"}
+var authFields = []string{"type", "credentialId", "clientId", "clientSecret", "privateKeyFile", "signingAlgorithm",
+	"clientMetadataUrl", "issuer", "redirectUri", "redirectPort", "scopes", "grant", "tokenStore"}
 
 // dialect renames the fields of one tool's entry to ours, in place.
 // Warnings and problems name fields, never values.
@@ -117,7 +118,7 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 	d.restart(&s.Restart, &warnings)
 	d.get("protocolVersion", &cfg.ProtocolVersion, "a string")
 	s.Keepalive, _ = d.millis("keepalive")
-	s.Auth = d.auth(&warnings)
+	s.Auth = d.auth(&warnings, x)
 	d.get("enabledTools", &s.EnabledTools, "a list of strings")
 	d.get("disabledTools", &s.DisabledTools, "a list of strings")
 
@@ -248,7 +249,7 @@ func (d *entryDecoder) restart(p *RestartPolicy, warnings *[]string) {
 	d.problems = append(d.problems, r.problems...)
 }
 
-func (d *entryDecoder) auth(warnings *[]string) *Auth {
+func (d *entryDecoder) auth(warnings *[]string, x *expander) *Auth {
 	a := d.object("auth", authFields, warnings)
 	if a == nil {
 		return nil
@@ -263,6 +264,31 @@ func (d *entryDecoder) auth(warnings *[]string) *Auth {
 	default:
 		a.fail("type", `must be "oauth" or "apikey", not %q`, out.Type)
 	}
+	for key, into := range map[string]*string{"clientId": &out.ClientID, "clientSecret": &out.ClientSecret,
+		"privateKeyFile": &out.PrivateKeyFile, "signingAlgorithm": &out.SigningAlgorithm,
+		"clientMetadataUrl": &out.ClientMetadataURL, "issuer": &out.Issuer, "redirectUri": &out.RedirectURI,
+		"grant": &out.Grant, "tokenStore": &out.TokenStore} {
+		if a.get(key, into, "a string") {
+			*into = x.expand(*into)
+		}
+	}
+	if raw, ok := a.fields["scopes"]; ok {
+		var list []string
+		if json.Unmarshal(raw, &list) == nil {
+			out.Scopes = strings.Join(list, " ")
+		} else {
+			a.get("scopes", &out.Scopes, "a list of strings or a space-separated string")
+		}
+	}
+	if a.count("redirectPort", &out.RedirectPort) && out.RedirectPort > 65535 {
+		a.fail("redirectPort", "must be a port number")
+	}
+	switch out.Grant {
+	case "", "authorization_code", "client_credentials":
+	default:
+		a.fail("grant", `must be "authorization_code" or "client_credentials", not %q`, out.Grant)
+	}
+	slices.Sort(a.problems) // the map above is visited in random order
 	d.problems = append(d.problems, a.problems...)
 	return out
 }

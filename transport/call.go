@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"sync/atomic"
@@ -29,6 +30,10 @@ type call struct {
 	progressBytes atomic.Int64
 	weight        int64             // write budget held by the request's frame
 	header        map[string]string // the request's own HTTP headers
+	// values is the caller's context, for its values only: an HTTP
+	// request made for the call carries them (an Authorizer reads whom
+	// the call acts for), never its deadline or cancellation.
+	values context.Context
 	// Actor-only: the id, and where the frame is (frameQueued: at index
 	// frame of the writer's current batch).
 	id    int64

@@ -218,7 +218,7 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	}
 	defer func() { <-c.slots }()
 
-	cl := &call{method: method, params: params, token: opts.ProgressToken, noCancel: opts.NoCancel, obs: opts.Observer, header: opts.Header, reply: make(chan outcome, 1)}
+	cl := &call{method: method, params: params, token: opts.ProgressToken, noCancel: opts.NoCancel, obs: opts.Observer, header: opts.Header, values: ctx, reply: make(chan outcome, 1)}
 	cl.weight = c.budget.weigh(len(method) + len(params))
 	if !c.budget.sem.TryAcquire(cl.weight) {
 		if err := c.waitBudget(ctx, method, cl.weight, opts, start); err != nil {

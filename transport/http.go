@@ -25,6 +25,9 @@ type HTTPConfig struct {
 	// one among its servers. Redirects to another origin are refused
 	// whatever its own policy.
 	Client *http.Client
+	// Auth, if set, authorizes the requests: Client's transport is
+	// wrapped by it (transport/oauth).
+	Auth Authorizer
 
 	Generation uint64    // see StdioConfig.Generation
 	Counters   *Counters // see StdioConfig.Counters
@@ -56,6 +59,9 @@ type HTTPConfig struct {
 func (c *HTTPConfig) setDefaults() {
 	if c.Client == nil {
 		c.Client = NewHTTPClient()
+	}
+	if c.Auth != nil {
+		c.Client = authorized(c.Client, c.Auth, c.URL)
 	}
 	c.Client = guarded(c.Client)
 	if c.RequestTimeout <= 0 {
@@ -116,23 +122,28 @@ func SpawnHTTP(parent actor.SpawnerContext, root *actor.RootContext, owner *acto
 // POST, the listener, resumptions, the final DELETE) that report back by
 // message.
 type httpActor struct {
-	cfg       HTTPConfig
-	conn      *Conn
-	core      rpcCore
-	self      *actor.PID
-	sink      *postSink
-	feed      *feed
-	session   string // Mcp-Session-Id, once the initialize answer gave one
-	version   string // MCP-Protocol-Version, once the owner established it
-	listen    *listener
-	expired   bool // a 404 told us the session is gone; the owner was told
-	closing   bool
-	byUser    bool
-	work      sync.WaitGroup // every goroutine started for this transport
-	panicked  any
-	endErr    error        // why the connection failed, if it did
-	stateless bool         // the 2026-07-28 era: no resumption
-	legacy    *legacyState // set for the legacy HTTP+SSE transport
+	cfg     HTTPConfig
+	conn    *Conn
+	core    rpcCore
+	self    *actor.PID
+	sink    *postSink
+	feed    *feed
+	session string // Mcp-Session-Id, once the initialize answer gave one
+	version string // MCP-Protocol-Version, once the owner established it
+	listen  *listener
+	expired bool // a 404 told us the session is gone; the owner was told
+	// draining holds the close of an expired session's connection until
+	// its pending requests have come back (see close); drainEnd bounds it.
+	draining   bool
+	drainCause error // the replacement, for what is left when the drain ends
+	drainEnd   *time.Timer
+	closing    bool
+	byUser     bool
+	work       sync.WaitGroup // every goroutine started for this transport
+	panicked   any
+	endErr     error        // why the connection failed, if it did
+	stateless  bool         // the 2026-07-28 era: no resumption
+	legacy     *legacyState // set for the legacy HTTP+SSE transport
 }
 
 func newHTTPActor(cfg HTTPConfig, conn *Conn, owner *actor.PID) *httpActor {
@@ -178,6 +189,7 @@ func (a *httpActor) Receive(ctx actor.Context) {
 	case fed:
 		a.handle(ctx, m.msg)
 		a.feed.release(m.bytes)
+		a.drainStep()
 	case *actor.Started:
 		a.self = ctx.Self()
 		a.feed = newFeed(a.conn, a.self)
@@ -195,6 +207,10 @@ func (a *httpActor) Receive(ctx actor.Context) {
 		a.close(ctx, m.cause)
 	case forceClose:
 		a.close(ctx, nil)
+	case drainOver:
+		if a.draining {
+			a.closeNow(a.drainCause)
+		}
 	case drained:
 		a.finish(ctx)
 	case injectedPanic:
@@ -205,6 +221,7 @@ func (a *httpActor) Receive(ctx actor.Context) {
 		a.publish(a.stoppedError())
 	default:
 		a.handle(ctx, m)
+		a.drainStep()
 	}
 }
 
@@ -279,13 +296,54 @@ func (a *httpActor) sessionLost(ctx actor.Context, m sessionLost) {
 // flight are aborted, the listener stops, and the session is ended with a
 // DELETE (bounded; 405 is fine). The actor finishes when every goroutine
 // has returned.
+//
+// A connection replaced because its session expired first drains: every
+// request still pending on that session is about to be answered 404 (the
+// server did not process it), and that answer is what lets its caller
+// send it again on the new session. Failing it now with the replacement
+// would lose it. The drain ends when none is pending, or after
+// expiredDrainLimit; a close with no cause (Close, a kill) never waits.
 func (a *httpActor) close(ctx actor.Context, cause error) {
 	if a.closing {
 		return
 	}
+	if a.expired && cause != nil && len(a.core.pending) > 0 {
+		if !a.draining {
+			a.draining, a.drainCause = true, cause
+			root, self := a.conn.root, a.self
+			a.drainEnd = time.AfterFunc(expiredDrainLimit, func() { root.Send(self, drainOver{}) })
+		}
+		return
+	}
+	a.closeNow(cause)
+}
+
+// closeNow is close without the drain.
+func (a *httpActor) closeNow(cause error) {
+	if a.closing {
+		return
+	}
+	if a.draining {
+		a.draining = false
+		a.drainEnd.Stop()
+	}
 	a.closing, a.byUser = true, true
 	a.core.failAll(&messages.TransportClosedError{Server: a.cfg.Server, Cause: cause, Closed: cause == nil})
 	a.wind(true)
+}
+
+// expiredDrainLimit bounds the drain of an expired session's connection.
+const expiredDrainLimit = 5 * time.Second
+
+// drainOver ends a drain that lasted expiredDrainLimit: what is still
+// pending fails with the replacement.
+type drainOver struct{}
+
+// drainStep ends a drain once nothing is pending any more.
+func (a *httpActor) drainStep() {
+	if a.draining && len(a.core.pending) == 0 {
+		a.closeNow(a.drainCause)
+	}
 }
 
 // failed ends the connection on a fault of the server's (the legacy

@@ -26,6 +26,30 @@ func NewHTTPClient() *http.Client {
 	return &http.Client{Transport: t}
 }
 
+// Authorizer authorizes the HTTP requests of one server
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization):
+// RoundTripper wraps base, the transport of the runtime's client, for the
+// server at serverURL. The wrapper adds credentials and may act on a 401
+// or 403 by sending the request again (the transport's request bodies can
+// be read again: GetBody is set). The values of a call's context (not its
+// deadline) reach the requests it makes, so the wrapper can tell whom the
+// call acts for. transport/oauth's Client and RefreshHeader are
+// Authorizers.
+type Authorizer interface {
+	RoundTripper(serverURL string, base http.RoundTripper) http.RoundTripper
+}
+
+// authorized returns a copy of c whose transport goes through auth.
+func authorized(c *http.Client, auth Authorizer, serverURL string) *http.Client {
+	a := *c
+	base := a.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	a.Transport = auth.RoundTripper(serverURL, base)
+	return &a
+}
+
 // errCrossOriginRedirect refuses a redirect of an MCP endpoint to another
 // origin: the request carries the server's configured headers and tokens,
 // which must never reach a host they were not meant for.

@@ -102,6 +102,9 @@ func (s *postSink) start(p *post) {
 	var cancel context.CancelFunc
 	if p.id != 0 {
 		ctx, cancel = context.WithCancel(a.conn.end.life)
+		if p.call != nil && p.call.values != nil {
+			ctx = withValues(ctx, p.call.values)
+		}
 		s.aborts[p.id] = cancel
 	} else {
 		ctx, cancel = context.WithTimeout(s.notes, a.cfg.RequestTimeout)
@@ -116,6 +119,26 @@ func (s *postSink) start(p *post) {
 			s.send(ctx, initializedSent{}, 0)
 		}
 	}()
+}
+
+// withValues is ctx with the values of values as well: the POST of a
+// call lives as the connection does, and acts for whom the call acts for.
+// ctx is asked first, so that the context package still finds ctx's own
+// cancellation when it derives from it.
+func withValues(ctx, values context.Context) context.Context {
+	return valuesContext{Context: ctx, values: values}
+}
+
+type valuesContext struct {
+	context.Context
+	values context.Context
+}
+
+func (c valuesContext) Value(key any) any {
+	if v := c.Context.Value(key); v != nil {
+		return v
+	}
+	return c.values.Value(key)
 }
 
 // release starts the messages held behind notifications/initialized.

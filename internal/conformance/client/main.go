@@ -17,6 +17,8 @@
 //     runtime resumes it with Last-Event-ID after the server's retry: delay;
 //   - elicitation-sep1034-client-defaults: accept an elicitation with an
 //     empty form; the runtime fills in the schema's defaults (SEP-1034);
+//   - auth/*: the same as any other, with the server's authorization
+//     (transport/oauth) configured from MCP_CONFORMANCE_CONTEXT (auth.go);
 //   - any other: connect, list the tools, call the first one.
 package main
 
@@ -69,7 +71,15 @@ func run(ctx context.Context, scenario, url string, log *slog.Logger) error {
 		defer cancel()
 		rt.Stop(stop)
 	}()
-	c, err := rt.Connect(ctx, "conformance", mcpactor.ServerConfig{URL: url, ConnectTimeout: 15 * time.Second})
+	cfg := mcpactor.ServerConfig{URL: url, ConnectTimeout: 15 * time.Second}
+	auth, err := authFor(scenario)
+	if err != nil {
+		return err
+	}
+	if auth != nil {
+		cfg.Auth = auth
+	}
+	c, err := rt.Connect(ctx, "conformance", cfg)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}

@@ -1,0 +1,290 @@
+package mcpactor_test
+
+// OAuth over the runtime (transport/oauth, docs/oauth.md): our HTTP test
+// server behind a bearer-token check, with a small authorization server
+// beside it. What each tools/call carried is recorded, so that the tests
+// assert whose token went with which call.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/transport/oauth"
+)
+
+// protectedServer is the test server behind a bearer check.
+type protectedServer struct {
+	mcp, as *httptest.Server
+	// static, if set, is the one token accepted (no authorization server).
+	static string
+
+	mu        sync.Mutex
+	n         int
+	tokens    map[string]string // access token -> user
+	refreshes map[string]string // refresh token -> user
+	refreshed int               // refresh requests
+	calls     map[string]string // echo message -> the user whose token carried it
+}
+
+func newProtectedServer(t *testing.T, static string) *protectedServer {
+	p := &protectedServer{static: static, tokens: map[string]string{}, refreshes: map[string]string{}, calls: map[string]string{}}
+	h := testserver.NewHTTPHandler(testserver.Options{}, io.Discard)
+	as := http.NewServeMux()
+	as.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		u := p.as.URL
+		json.NewEncoder(w).Encode(map[string]any{"issuer": u, "authorization_endpoint": u + "/authorize",
+			"token_endpoint": u + "/token", "code_challenge_methods_supported": []string{"S256"},
+			"token_endpoint_auth_methods_supported": []string{"none"}})
+	})
+	as.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		red, _ := url.Parse(q.Get("redirect_uri"))
+		red.RawQuery = url.Values{"code": {q.Get("login")}, "state": {q.Get("state")}}.Encode()
+		http.Redirect(w, r, red.String(), http.StatusFound)
+	})
+	as.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		user := r.PostFormValue("code")
+		if r.PostFormValue("grant_type") == "refresh_token" {
+			p.refreshed++
+			rt := r.PostFormValue("refresh_token")
+			user = p.refreshes[rt]
+			delete(p.refreshes, rt) // rotated: each refresh token works once
+		}
+		p.n++
+		tok, rt := fmt.Sprintf("tok-%d", p.n), fmt.Sprintf("refresh-%d", p.n)
+		p.tokens[tok], p.refreshes[rt] = user, user
+		p.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if user == "" {
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"error": "invalid_grant"})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600, "refresh_token": rt})
+	})
+	p.as = httptest.NewServer(as)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"resource": p.mcp.URL + testserver.HTTPPath, "authorization_servers": []string{p.as.URL}})
+	})
+	mux.Handle(testserver.HTTPPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		p.mu.Lock()
+		user, ok := p.tokens[tok]
+		p.mu.Unlock()
+		if p.static != "" {
+			user, ok = "static", tok == p.static
+		}
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+p.mcp.URL+`/.well-known/oauth-protected-resource/mcp"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var m struct {
+				Method string `json:"method"`
+				Params struct {
+					Arguments struct {
+						Message string `json:"message"`
+					} `json:"arguments"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
+				p.mu.Lock()
+				p.calls[m.Params.Arguments.Message] = user
+				p.mu.Unlock()
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	p.mcp = httptest.NewServer(mux)
+	t.Cleanup(func() {
+		h.Close()
+		p.mcp.Close()
+		p.as.Close()
+	})
+	return p
+}
+
+func (p *protectedServer) url() string { return p.mcp.URL + testserver.HTTPPath }
+
+func (p *protectedServer) carriedBy(message string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.calls[message]
+}
+
+// browser plays the user's browser: the authorization server answers at
+// once for the user named in login.
+func browser(ctx context.Context, r *oauth.AuthorizationRequest) (url.Values, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.URL+"&login="+url.QueryEscape(r.Identity), nil)
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		return nil, err
+	}
+	return loc.Query(), nil
+}
+
+// TestHTTPStaticBearer: a server configured with a static bearer header
+// and no OAuth works as it always has.
+func TestHTTPStaticBearer(t *testing.T) {
+	p := newProtectedServer(t, "static-secret")
+	rt := startRuntime(t, mcpactor.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	c, err := rt.Connect(ctx, "static", mcpactor.ServerConfig{URL: p.url(), Headers: map[string]string{"Authorization": "Bearer static-secret"}})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	if _, err := c.CallTool(ctx, "echo", map[string]any{"message": "hello"}); err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	if got := p.carriedBy("hello"); got != "static" {
+		t.Errorf("the call carried %q's token", got)
+	}
+	// Without the header: the server's 401 reaches the caller.
+	_, err = rt.Connect(ctx, "nokey", mcpactor.ServerConfig{URL: p.url()})
+	var se *mcpactor.HTTPStatusError
+	if !errors.As(err, &se) || se.Status != http.StatusUnauthorized {
+		t.Errorf("Connect without the header: %v, want HTTP 401", err)
+	}
+}
+
+// TestOAuthTwoIdentities: two identities on one server, one OAuth client.
+// Each call carries the token of the identity it acts for, whether the
+// identity is the connection's (Client.As) or the call's own
+// (oauth.WithIdentity on a shared connection).
+func TestOAuthTwoIdentities(t *testing.T) {
+	p := newProtectedServer(t, "")
+	client := oauth.New(oauth.Config{ClientID: "root-test", UserStep: oauth.UserStepFunc(browser)})
+	rt := startRuntime(t, mcpactor.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	alice, err := rt.Connect(ctx, "as-alice", mcpactor.ServerConfig{URL: p.url(), Auth: client.As("alice")})
+	if err != nil {
+		t.Fatalf("Connect as alice: %v", err)
+	}
+	bob, err := rt.Connect(ctx, "as-bob", mcpactor.ServerConfig{URL: p.url(), Auth: client.As("bob")})
+	if err != nil {
+		t.Fatalf("Connect as bob: %v", err)
+	}
+	shared, err := rt.Connect(ctx, "shared", mcpactor.ServerConfig{URL: p.url(), Auth: client.As("service")})
+	if err != nil {
+		t.Fatalf("Connect the shared connection: %v", err)
+	}
+	calls := []struct {
+		c    *mcpactor.Client
+		ctx  context.Context
+		who  string
+		what string
+	}{
+		{alice, ctx, "alice", "alice-1"},
+		{bob, ctx, "bob", "bob-1"},
+		{shared, oauth.WithIdentity(ctx, "alice"), "alice", "alice-2"},
+		{shared, oauth.WithIdentity(ctx, "bob"), "bob", "bob-2"},
+		{shared, ctx, "service", "service-1"},
+		{alice, oauth.WithIdentity(ctx, "bob"), "bob", "bob-3"},
+	}
+	var wg sync.WaitGroup
+	for _, c := range calls {
+		wg.Go(func() {
+			if _, err := c.c.CallTool(c.ctx, "echo", map[string]any{"message": c.what}); err != nil {
+				t.Errorf("call %s: %v", c.what, err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, c := range calls {
+		if got := p.carriedBy(c.what); got != c.who {
+			t.Errorf("call %s carried %q's token, want %q's", c.what, got, c.who)
+		}
+	}
+}
+
+// TestOAuthConcurrentRefresh: 100 calls at once meet an access token the
+// server no longer takes; the authorization server sees one refresh, and
+// every call succeeds with its result.
+func TestOAuthConcurrentRefresh(t *testing.T) {
+	p := newProtectedServer(t, "")
+	client := oauth.New(oauth.Config{ClientID: "root-test", Identity: "dave", UserStep: oauth.UserStepFunc(browser)})
+	rt := startRuntime(t, mcpactor.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	c, err := rt.Connect(ctx, "refreshing", mcpactor.ServerConfig{URL: p.url(), Auth: client})
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	p.mu.Lock()
+	clear(p.tokens) // every access token expires; the refresh tokens live
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Go(func() {
+			msg := fmt.Sprintf("dave-%d", i)
+			if _, err := c.CallTool(ctx, "echo", map[string]any{"message": msg}); err != nil {
+				t.Errorf("call %d: %v", i, err)
+			} else if got := p.carriedBy(msg); got != "dave" {
+				t.Errorf("call %d carried %q's token", i, got)
+			}
+		})
+	}
+	wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.refreshed != 1 {
+		t.Errorf("%d refresh requests, want 1", p.refreshed)
+	}
+}
+
+// TestOAuthAuthorizationRequired: with no UserStep, a connection that
+// needs the user fails at once (the connect timeout is far away) with the
+// URL to send the user to; once the redirect's query is given to
+// Complete, connecting works.
+func TestOAuthAuthorizationRequired(t *testing.T) {
+	p := newProtectedServer(t, "")
+	client := oauth.New(oauth.Config{ClientID: "root-test", Identity: "carol"})
+	rt := startRuntime(t, mcpactor.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	cfg := mcpactor.ServerConfig{URL: p.url(), Auth: client, ConnectTimeout: 1 << 40}
+	_, err := rt.Connect(ctx, "needs-user", cfg)
+	var are *oauth.AuthorizationRequiredError
+	if !errors.As(err, &are) {
+		t.Fatalf("Connect: %v, want an AuthorizationRequiredError", err)
+	}
+	q, err := browser(ctx, &oauth.AuthorizationRequest{URL: are.URL, Identity: are.Identity})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Complete(ctx, q); err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	c, err := rt.Connect(ctx, "needs-user", cfg)
+	if err != nil {
+		t.Fatalf("Connect after Complete: %v", err)
+	}
+	if _, err := c.CallTool(ctx, "echo", map[string]any{"message": "carol-1"}); err != nil || p.carriedBy("carol-1") != "carol" {
+		t.Fatalf("CallTool: %v (carried by %q)", err, p.carriedBy("carol-1"))
+	}
+}

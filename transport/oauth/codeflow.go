@@ -1,0 +1,163 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// The authorization code flow with PKCE
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#authorization-flow-steps):
+// the authorization request carries the PKCE challenge (S256), state and
+// resource (RFC 8707); the answer's state and iss (RFC 9207) are checked
+// before its code goes to the token endpoint, with the verifier and the
+// same resource.
+
+// pendingTTL is how long an authorization request waits for its answer
+// (Complete) when there is no UserStep.
+const pendingTTL = 10 * time.Minute
+
+// pending is an authorization request on its way: what its answer is
+// checked against and exchanged with.
+type pending struct {
+	st       *serverState
+	d        *discovery
+	ci       *ClientInfo
+	key      Key
+	scopes   []string
+	state    string
+	verifier string
+	redirect string
+	url      string
+	created  time.Time
+	// flight is the key of the authorization this request stands for:
+	// while it waits for Complete, the same authorization returns the
+	// same URL rather than starting another.
+	flight string
+}
+
+func (c *Client) codeFlow(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, key Key, scopes []string, flight string) (*Token, error) {
+	if !supportsS256(d) {
+		return nil, ErrNoPKCE
+	}
+	if d.meta.AuthorizationEndpoint == "" {
+		return nil, errors.New("oauth: the authorization server has no authorization endpoint")
+	}
+	if p := c.waiting(flight); p != nil && c.cfg.UserStep == nil {
+		return nil, p.required()
+	}
+	p := &pending{st: st, d: d, ci: ci, key: key, scopes: scopes, state: newState(), verifier: newVerifier(),
+		redirect: c.cfg.RedirectURL, created: time.Now(), flight: flight}
+	conf := oauth2.Config{ClientID: ci.ClientID, Endpoint: oauth2.Endpoint{AuthURL: d.meta.AuthorizationEndpoint}, RedirectURL: p.redirect, Scopes: scopes}
+	p.url = conf.AuthCodeURL(p.state, oauth2.S256ChallengeOption(p.verifier), oauth2.SetAuthURLParam("resource", d.resource))
+	if c.cfg.UserStep == nil {
+		c.sh.pending.Store(p.state, p)
+		return nil, p.required()
+	}
+	q, err := c.cfg.UserStep.Authorize(ctx, &AuthorizationRequest{URL: p.url, RedirectURL: p.redirect, State: p.state,
+		Identity: key.Identity, Server: st.url, Issuer: d.issuer})
+	if err != nil {
+		return nil, err
+	}
+	return c.exchange(ctx, p, q)
+}
+
+func (p *pending) required() *AuthorizationRequiredError {
+	return &AuthorizationRequiredError{Server: p.st.url, Identity: p.key.Identity, Issuer: p.d.issuer, URL: p.url, State: p.state}
+}
+
+// waiting returns the authorization request of flight still waiting for
+// its answer, if any.
+func (c *Client) waiting(flight string) *pending {
+	var found *pending
+	c.sh.pending.Range(func(k, v any) bool {
+		p := v.(*pending)
+		switch {
+		case time.Since(p.created) > pendingTTL:
+			c.sh.pending.Delete(k)
+		case p.flight == flight:
+			found = p
+		}
+		return true
+	})
+	return found
+}
+
+// exchange checks an authorization response and trades its code for a
+// token.
+func (c *Client) exchange(ctx context.Context, p *pending, q url.Values) (*Token, error) {
+	if q.Get("state") != p.state {
+		return nil, ErrStateMismatch
+	}
+	// RFC 9207 section 2.4, as the 2026-07-28 revision tabulates it
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization#authorization-response-validation):
+	// a present iss must be the issuer, compared as strings; an absent
+	// one is refused only from a server that advertised it. This comes
+	// before the error: a mix-up's error is not acted on either.
+	if iss, ok := q["iss"]; ok {
+		if len(iss) != 1 || iss[0] != p.d.issuer {
+			return nil, &IssuerMismatchError{Where: "authorization response", Want: p.d.issuer, Got: strings.Join(iss, ",")}
+		}
+	} else if p.d.meta.AuthorizationResponseIssParameterSupported {
+		return nil, &IssuerMismatchError{Where: "authorization response", Want: p.d.issuer}
+	}
+	if e := q.Get("error"); e != "" {
+		return nil, &AuthorizationError{Code: e, Description: q.Get("error_description")}
+	}
+	code := q.Get("code")
+	if code == "" {
+		return nil, errors.New("oauth: the authorization response has no code")
+	}
+	params := url.Values{
+		"grant_type":    {"authorization_code"},
+		"code":          {code},
+		"redirect_uri":  {p.redirect},
+		"code_verifier": {p.verifier},
+		"resource":      {p.d.resource},
+	}
+	t, err := c.tokenRequest(ctx, p.st, p.d.meta.TokenEndpoint, p.d.issuer, p.ci, params)
+	if err != nil {
+		return nil, err
+	}
+	return toToken(t, p.scopes)
+}
+
+// Complete finishes an authorization that failed a request with an
+// *AuthorizationRequiredError: query is the query of the redirect the
+// user's browser brought back (code, state, iss). The token is stored
+// for the identity the request acted for; the request may be made again.
+func (c *Client) Complete(ctx context.Context, query url.Values) error {
+	state := query.Get("state")
+	v, ok := c.sh.pending.LoadAndDelete(state)
+	if !ok || state == "" {
+		return ErrStateMismatch
+	}
+	p := v.(*pending)
+	if time.Since(p.created) > pendingTTL {
+		return errors.New("oauth: the authorization request has expired")
+	}
+	t, err := c.exchange(ctx, p, query)
+	if err != nil {
+		return err
+	}
+	return c.save(ctx, p.key, t)
+}
+
+// CallbackHandler serves the redirect URL of a server backend without a
+// UserStep: it completes the authorization (Complete) and answers 200, or
+// 400 with the reason. Mount it at the redirect URL's path.
+func (c *Client) CallbackHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := c.Complete(r.Context(), r.URL.Query()); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("Authorization complete: you can close this window.\n"))
+	})
+}

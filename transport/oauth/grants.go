@@ -1,0 +1,95 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+)
+
+// Token requests (RFC 6749 section 3.2) go through golang.org/x/oauth2:
+// its clientcredentials package sends any grant (grant_type may be set
+// among the parameters), authenticates the client in the header (Basic)
+// or the body, and parses the answer, form-encoded ones included. What it
+// lacks, private_key_jwt, is two more parameters.
+
+const (
+	grantJWTBearer     = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+	grantTokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
+)
+
+// tokenRequest asks endpoint for a token with params (grant_type among
+// them), authenticating as ci; audience is the authorization server's
+// issuer, the audience of a private_key_jwt assertion.
+func (c *Client) tokenRequest(ctx context.Context, st *serverState, endpoint, audience string, ci *ClientInfo, params url.Values) (*oauth2.Token, error) {
+	cc := clientcredentials.Config{ClientID: ci.ClientID, TokenURL: endpoint, EndpointParams: params, AuthStyle: oauth2.AuthStyleInParams}
+	switch ci.AuthMethod {
+	case AuthSecretBasic:
+		cc.ClientSecret, cc.AuthStyle = ci.ClientSecret, oauth2.AuthStyleInHeader
+	case AuthSecretPost:
+		cc.ClientSecret = ci.ClientSecret
+	case AuthPrivateKeyJWT:
+		a, err := c.clientAssertion(ci.ClientID, audience)
+		if err != nil {
+			return nil, err
+		}
+		params.Set("client_assertion_type", assertionType)
+		params.Set("client_assertion", a)
+	}
+	t, err := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, st.hc))
+	if err != nil {
+		return nil, tokenError(endpoint, params.Get("grant_type"), err)
+	}
+	return t, nil
+}
+
+// tokenError keeps the code and description of a token endpoint's error
+// answer; its body, which oauth2.RetrieveError also holds, stays out.
+func tokenError(endpoint, grant string, err error) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		te := &TokenError{Endpoint: endpoint, Grant: grant, Code: re.ErrorCode, Description: re.ErrorDescription}
+		if re.Response != nil {
+			te.Status = re.Response.StatusCode
+		}
+		return te
+	}
+	return fmt.Errorf("oauth: %s at %s: %w", grant, endpoint, err)
+}
+
+// toToken converts a token response. Only bearer tokens are taken (RFC
+// 6750): MCP sends no other kind. The granted scope is the response's,
+// else the scope asked for (RFC 6749 section 5.1).
+func toToken(t *oauth2.Token, asked []string) (*Token, error) {
+	if tt := t.TokenType; tt != "" && !strings.EqualFold(tt, "bearer") {
+		return nil, fmt.Errorf("oauth: token type %q is not supported (bearer only)", tt)
+	}
+	out := &Token{AccessToken: t.AccessToken, TokenType: "Bearer", RefreshToken: t.RefreshToken, Expiry: t.Expiry, Scope: strings.Join(asked, " ")}
+	if s, ok := t.Extra("scope").(string); ok && s != "" {
+		out.Scope = s
+	}
+	if out.Expiry.IsZero() && t.ExpiresIn > 0 {
+		out.Expiry = time.Now().Add(time.Duration(t.ExpiresIn) * time.Second)
+	}
+	return out, nil
+}
+
+// clientCredentials is the client credentials grant (RFC 6749 section
+// 4.4): the client acts for itself, authenticated by its secret or its
+// key.
+func (c *Client) clientCredentials(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, scopes []string) (*Token, error) {
+	params := url.Values{"grant_type": {"client_credentials"}, "resource": {d.resource}}
+	if len(scopes) > 0 {
+		params.Set("scope", strings.Join(scopes, " "))
+	}
+	t, err := c.tokenRequest(ctx, st, d.meta.TokenEndpoint, d.issuer, ci, params)
+	if err != nil {
+		return nil, err
+	}
+	return toToken(t, scopes)
+}

@@ -1,0 +1,235 @@
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// FileStore keeps tokens and client registrations in files under Dir: one
+// file per key, readable by the user alone (0600, in a 0700 directory),
+// each written whole to a temporary file and renamed over the old one, so
+// that a reader never sees half a token. Several processes may share a
+// Dir: CompareAndSwap holds a lock on the key's file (flock on Unix,
+// LockFileEx on Windows) while it compares and writes, and Lock holds
+// another while a refresh runs, so that one process refreshes while the
+// others wait and then read its result.
+//
+// The zero value keeps its files under DefaultDir.
+type FileStore struct {
+	// Dir is the directory of the files; "" means DefaultDir().
+	Dir string
+}
+
+// DefaultDir is where a FileStore without Dir keeps its files: mcpactor/oauth
+// under the user's configuration directory (os.UserConfigDir).
+func DefaultDir() (string, error) {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("oauth: no directory for tokens: %w", err)
+	}
+	return filepath.Join(d, "mcpactor", "oauth"), nil
+}
+
+// lockPoll is how often a lock held by another process is tried again.
+const lockPoll = 20 * time.Millisecond
+
+type tokenFile struct {
+	Key   Key   `json:"key"`
+	Token Token `json:"token"`
+}
+
+type clientFile struct {
+	Issuer  string     `json:"issuer"`
+	Profile string     `json:"profile"`
+	Client  ClientInfo `json:"client"`
+}
+
+func (s *FileStore) dir() (string, error) {
+	if s.Dir != "" {
+		return s.Dir, nil
+	}
+	return DefaultDir()
+}
+
+// path is the file of a key: a hash of it, so that issuers and identities
+// of any spelling make safe file names.
+func (s *FileStore) path(kind string, parts ...string) (string, error) {
+	dir, err := s.dir()
+	if err != nil {
+		return "", err
+	}
+	b, _ := json.Marshal(parts)
+	sum := sha256.Sum256(b)
+	return filepath.Join(dir, kind+"-"+hex.EncodeToString(sum[:16])+".json"), nil
+}
+
+func (s *FileStore) tokenPath(key Key) (string, error) {
+	return s.path("token", key.Issuer, key.ClientID, key.Identity, key.Resource)
+}
+
+// Load implements Store.
+func (s *FileStore) Load(_ context.Context, key Key) (*Token, error) {
+	p, err := s.tokenPath(key)
+	if err != nil {
+		return nil, err
+	}
+	return readToken(p, key)
+}
+
+func readToken(p string, key Key) (*Token, error) {
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("oauth: token store: %w", err)
+	}
+	var f tokenFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("oauth: token store: %s is not a token file", p)
+	}
+	if f.Key != key { // a hash collision, or a file copied by hand
+		return nil, nil
+	}
+	return &f.Token, nil
+}
+
+// CompareAndSwap implements Store.
+func (s *FileStore) CompareAndSwap(ctx context.Context, key Key, old, new *Token) (bool, error) {
+	p, err := s.tokenPath(key)
+	if err != nil {
+		return false, err
+	}
+	unlock, err := lockFile(ctx, p+".lock")
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	cur, err := readToken(p, key)
+	if err != nil {
+		return false, err
+	}
+	if !same(cur, old) {
+		return false, nil
+	}
+	if new == nil {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return false, fmt.Errorf("oauth: token store: %w", err)
+		}
+		return true, nil
+	}
+	if err := writeJSON(p, tokenFile{Key: key, Token: *new}); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Lock implements Locker: it holds key's refresh lock, a file of its own
+// (CompareAndSwap, which runs within a refresh, takes the other).
+func (s *FileStore) Lock(ctx context.Context, key Key) (func(), error) {
+	p, err := s.tokenPath(key)
+	if err != nil {
+		return nil, err
+	}
+	return lockFile(ctx, p+".refresh.lock")
+}
+
+// LoadClient implements ClientStore.
+func (s *FileStore) LoadClient(_ context.Context, issuer, profile string) (*ClientInfo, error) {
+	p, err := s.path("client", issuer, profile)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("oauth: token store: %w", err)
+	}
+	var f clientFile
+	if json.Unmarshal(b, &f) != nil || f.Issuer != issuer || f.Profile != profile {
+		return nil, nil
+	}
+	return &f.Client, nil
+}
+
+// StoreClient implements ClientStore.
+func (s *FileStore) StoreClient(_ context.Context, issuer, profile string, c *ClientInfo) error {
+	p, err := s.path("client", issuer, profile)
+	if err != nil {
+		return err
+	}
+	return writeJSON(p, clientFile{Issuer: issuer, Profile: profile, Client: *c})
+}
+
+// writeJSON replaces p with v's JSON atomically: a temporary file in the
+// same directory (created 0600), synced, then renamed over p.
+func writeJSON(p string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("oauth: token store: %w", err)
+	}
+	f, err := os.CreateTemp(dir, filepath.Base(p)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("oauth: token store: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("oauth: token store: %w", err)
+	}
+	return nil
+}
+
+// lockFile takes an exclusive lock on the file p (created if need be),
+// trying again every lockPoll until ctx ends.
+func lockFile(ctx context.Context, p string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, fmt.Errorf("oauth: token store: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: token store: %w", err)
+	}
+	for {
+		ok, err := tryLock(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("oauth: token store: lock %s: %w", p, err)
+		}
+		if ok {
+			return func() { unlock(f); f.Close() }, nil
+		}
+		t := time.NewTimer(lockPoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			f.Close()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
