@@ -77,7 +77,7 @@ func (c *Client) discover(ctx context.Context, hc *http.Client, server string, c
 		return nil, &DiscoveryError{What: "authorization server in the protected resource metadata", Tried: []string{prmURL}}
 	}
 	issuer := c.chooseServer(prm.AuthorizationServers)
-	meta, err := serverMetadata(ctx, hc, issuer, false)
+	meta, err := serverMetadata(ctx, hc, issuer)
 	if err != nil {
 		return nil, err
 	}
@@ -103,23 +103,16 @@ func (c *Client) chooseServer(servers []string) string {
 // the MCP server's origin (the "authorization base URL", its path
 // discarded); its metadata is at the root well-known URLs, and a server
 // with none has the default endpoints /authorize, /token and /register.
-//
-// The base URL is not an issuer anyone published, only where 2025-03-26
-// says to look, so a document there may name an issuer with a path on
-// the same origin (a server mounting its authorization server at /oauth):
-// the party that answers is the one that serves the MCP endpoint, so no
-// other party's metadata can be mixed up with it. That issuer is then the
-// one recorded and checked (RFC 9207). Any other issuer is refused.
 func (c *Client) legacyDiscovery(ctx context.Context, hc *http.Client, su *url.URL) (*discovery, error) {
 	base := (&url.URL{Scheme: su.Scheme, Host: su.Host}).String()
-	meta, err := serverMetadata(ctx, hc, base, true)
+	meta, err := serverMetadata(ctx, hc, base)
 	resource := canonicalResource(su)
 	switch {
 	case err == nil:
 		if err := checkEndpoints(meta); err != nil {
 			return nil, err
 		}
-		return &discovery{resource: resource, meta: meta, issuer: meta.Issuer}, nil
+		return &discovery{resource: resource, meta: meta, issuer: base}, nil
 	case errors.Is(err, ErrIssuerMismatch):
 		// Metadata that names another issuer is never used, and the
 		// defaults are not guessed past it.
@@ -159,9 +152,8 @@ func checkEndpoints(m *ServerMetadata) error {
 // and keeps only a document whose issuer is the issuer the URL was built
 // from
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery#authorization-server-metadata-discovery,
-// RFC 8414 section 3.3). sameOrigin also accepts an issuer on the same
-// origin as issuer (the 2025-03-26 fallback, see legacyDiscovery).
-func serverMetadata(ctx context.Context, hc *http.Client, issuer string, sameOrigin bool) (*ServerMetadata, error) {
+// RFC 8414 section 3.3).
+func serverMetadata(ctx context.Context, hc *http.Client, issuer string) (*ServerMetadata, error) {
 	iu, err := url.Parse(issuer)
 	if err != nil || iu.Scheme == "" || iu.Host == "" {
 		return nil, fmt.Errorf("oauth: bad authorization server URL %q", issuer)
@@ -177,7 +169,7 @@ func serverMetadata(ctx context.Context, hc *http.Client, issuer string, sameOri
 			continue
 		case !found:
 			continue
-		case m.Issuer != issuer && !(sameOrigin && onOrigin(m.Issuer, iu)):
+		case m.Issuer != issuer:
 			mismatch = &IssuerMismatchError{Where: u, Want: issuer, Got: m.Issuer}
 			continue
 		}
@@ -187,13 +179,6 @@ func serverMetadata(ctx context.Context, hc *http.Client, issuer string, sameOri
 		return nil, mismatch
 	}
 	return nil, &DiscoveryError{What: "authorization server metadata", Tried: candidates, Err: last}
-}
-
-// onOrigin reports whether issuer is a URL on the origin of base, with no
-// query or fragment (RFC 8414 section 2).
-func onOrigin(issuer string, base *url.URL) bool {
-	u, err := url.Parse(issuer)
-	return err == nil && u.Scheme == base.Scheme && u.Host == base.Host && u.RawQuery == "" && u.Fragment == ""
 }
 
 // wellKnownResourceURLs are the protected resource metadata URLs of a

@@ -287,7 +287,7 @@ func TestLegacyFallback(t *testing.T) {
 		wantErr    error
 	}{
 		"no metadata":  {wantIssuer: func(o string) string { return o }},
-		"same origin":  {issuer: func(o string) string { return o + "/oauth" }, wantIssuer: func(o string) string { return o + "/oauth" }},
+		"same origin":  {issuer: func(o string) string { return o + "/oauth" }, wantErr: ErrIssuerMismatch},
 		"other origin": {issuer: func(string) string { return "https://elsewhere.example" }, wantErr: ErrIssuerMismatch},
 	} {
 		t.Run(name, func(t *testing.T) {
