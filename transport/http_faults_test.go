@@ -15,8 +15,9 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// The HTTP faults of testing.md "Faults to script", against our test
-// server's HTTP mode. As for stdio: the caller gets the right result or a
+// The HTTP faults a real server commits (expired sessions, 5xx, streams
+// cut short, bodies that are not JSON, slow or silent servers), against
+// our test server's HTTP mode (the list: docs/features.md, section 1b). As for stdio: the caller gets the right result or a
 // clear error, every request ends exactly once (concurrently), nothing
 // hangs, nothing leaks (goleak; connections checked), and the connection
 // survives where the fault is one request's.
