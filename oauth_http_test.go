@@ -277,7 +277,7 @@ func TestOAuthAuthorizationRequired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := client.Complete(ctx, q); err != nil {
+	if err := client.Complete(ctx, are.Identity, q); err != nil {
 		t.Fatalf("Complete: %v", err)
 	}
 	c, err := rt.Connect(ctx, "needs-user", cfg)

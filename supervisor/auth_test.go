@@ -19,10 +19,10 @@ import (
 // the same one at every connect.
 func TestAuthOAuthFields(t *testing.T) {
 	doc := `{"mcpServers": {"s": {"url": "https://h/mcp", "auth": {
-		"type": "oauth", "credentialId": "alice", "clientId": "${CID}", "clientSecret": "${SECRET}",
+		"type": "oauth", "credentialId": "${WHO}", "clientId": "${CID}", "clientSecret": "${SECRET}",
 		"clientMetadataUrl": "https://app.example/client.json", "issuer": "https://as.example",
-		"redirectPort": 4567, "scopes": ["a", "b"], "grant": "authorization_code", "tokenStore": "memory"}}}}`
-	f, err := Parse([]byte(doc), lookupFrom(map[string]string{"CID": "cid-1", "SECRET": "shh"}))
+		"redirectPort": 4567, "scopes": ["a", "${MORE}"], "grant": "authorization_code", "tokenStore": "memory"}}}}`
+	f, err := Parse([]byte(doc), lookupFrom(map[string]string{"CID": "cid-1", "SECRET": "shh", "WHO": "alice", "MORE": "b"}))
 	if err != nil {
 		t.Fatal(err)
 	}

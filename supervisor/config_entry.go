@@ -256,7 +256,9 @@ func (d *entryDecoder) auth(warnings *[]string, x *expander) *Auth {
 	}
 	out := &Auth{}
 	a.get("type", &out.Type, "a string")
-	a.get("credentialId", &out.CredentialID, "a string")
+	if a.get("credentialId", &out.CredentialID, "a string") {
+		out.CredentialID = x.expand(out.CredentialID)
+	}
 	switch out.Type {
 	case "oauth", "apikey":
 	case "":
@@ -279,6 +281,7 @@ func (d *entryDecoder) auth(warnings *[]string, x *expander) *Auth {
 		} else {
 			a.get("scopes", &out.Scopes, "a list of strings or a space-separated string")
 		}
+		out.Scopes = x.expand(out.Scopes)
 	}
 	if a.count("redirectPort", &out.RedirectPort) && out.RedirectPort > 65535 {
 		a.fail("redirectPort", "must be a port number")

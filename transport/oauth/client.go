@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -144,6 +145,29 @@ type Client struct {
 	sh       *shared
 }
 
+// String names the client and the identity it acts for, never its
+// secret or key: a Client printed by mistake (%v, a log) leaks nothing.
+func (c *Client) String() string {
+	return "oauth.Client{" + c.cfg.ClientID + " as " + strconv.Quote(c.identity) + "}"
+}
+
+// GoString hides the configuration's secrets from %#v.
+func (c *Client) GoString() string { return c.String() }
+
+// LogValue hides the configuration's secrets from log/slog.
+func (c *Client) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("client_id", c.cfg.ClientID), slog.String("identity", c.identity))
+}
+
+// String hides ClientSecret, PrivateKey and the cross-app secret from %v.
+func (c Config) String() string { return "oauth.Config{" + c.ClientID + " [redacted]}" }
+
+// GoString hides the secrets from %#v.
+func (c Config) GoString() string { return c.String() }
+
+// LogValue hides the secrets from log/slog.
+func (c Config) LogValue() slog.Value { return slog.GroupValue(slog.String("client_id", c.ClientID)) }
+
 // shared is what every copy of a Client shares.
 type shared struct {
 	store   Store
@@ -238,9 +262,13 @@ func (c *Client) server(serverURL string, base http.RoundTripper) (*serverState,
 	if v, ok := c.sh.servers.Load(key); ok {
 		return v.(*serverState), nil
 	}
-	hc := c.cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Transport: base, Timeout: 30 * time.Second, CheckRedirect: metadataRedirects}
+	hc := &http.Client{Transport: base, Timeout: 30 * time.Second, CheckRedirect: metadataRedirects}
+	if c.cfg.HTTPClient != nil {
+		// The caller's client keeps its own transport, timeout and
+		// policy, behind the guard: a token request is never redirected.
+		own := *c.cfg.HTTPClient
+		hc = &own
+		hc.CheckRedirect = guardRedirects(own.CheckRedirect)
 	}
 	v, _ := c.sh.servers.LoadOrStore(key, &serverState{url: serverURL, su: su, hc: hc})
 	return v.(*serverState), nil
@@ -254,6 +282,16 @@ func metadataRedirects(req *http.Request, via []*http.Request) error {
 		return http.ErrUseLastResponse
 	}
 	return nil
+}
+
+// guardRedirects is metadataRedirects in front of a client's own policy.
+func guardRedirects(own func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if err := metadataRedirects(req, via); err != nil || own == nil {
+			return err
+		}
+		return own(req, via)
+	}
 }
 
 func (st *serverState) discovered() *discovery {

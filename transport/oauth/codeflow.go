@@ -129,15 +129,26 @@ func (c *Client) exchange(ctx context.Context, p *pending, q url.Values) (*Token
 
 // Complete finishes an authorization that failed a request with an
 // *AuthorizationRequiredError: query is the query of the redirect the
-// user's browser brought back (code, state, iss). The token is stored
-// for the identity the request acted for; the request may be made again.
-func (c *Client) Complete(ctx context.Context, query url.Values) error {
+// user's browser brought back (code, state, iss), and identity is whom the
+// caller knows that browser's user to be (its own login session). An
+// authorization started for another identity is refused with
+// ErrWrongIdentity and stays pending: otherwise a person could send
+// someone else the URL of their own request and be given that someone's
+// token (RFC 6749 section 10.12 binds the state to the user agent). The
+// token is stored for the identity; the request may be made again.
+func (c *Client) Complete(ctx context.Context, identity string, query url.Values) error {
 	state := query.Get("state")
-	v, ok := c.sh.pending.LoadAndDelete(state)
+	v, ok := c.sh.pending.Load(state)
 	if !ok || state == "" {
 		return ErrStateMismatch
 	}
 	p := v.(*pending)
+	if p.key.Identity != identity {
+		return ErrWrongIdentity
+	}
+	if !c.sh.pending.CompareAndDelete(state, v) {
+		return ErrStateMismatch
+	}
 	if time.Since(p.created) > pendingTTL {
 		return errors.New("oauth: the authorization request has expired")
 	}
@@ -148,12 +159,24 @@ func (c *Client) Complete(ctx context.Context, query url.Values) error {
 	return c.save(ctx, p.key, t)
 }
 
-// CallbackHandler serves the redirect URL of a server backend without a
+// CallbackHandler serves the redirect URL of a program without a
 // UserStep: it completes the authorization (Complete) and answers 200, or
-// 400 with the reason. Mount it at the redirect URL's path.
-func (c *Client) CallbackHandler() http.Handler {
+// 400 with the reason. Mount it at the redirect URL's path. identity
+// tells whom a request's browser belongs to, from the program's own login
+// session (false: not logged in, answered 401); nil means the Client's
+// own identity (Config.Identity, As), for a program that serves one
+// person.
+func (c *Client) CallbackHandler(identity func(*http.Request) (string, bool)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := c.Complete(r.Context(), r.URL.Query()); err != nil {
+		id, ok := c.identity, true
+		if identity != nil {
+			id, ok = identity(r)
+		}
+		if !ok {
+			http.Error(w, "not logged in", http.StatusUnauthorized)
+			return
+		}
+		if err := c.Complete(r.Context(), id, r.URL.Query()); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}

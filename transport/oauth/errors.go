@@ -12,21 +12,27 @@ var ErrAuthorizationRequired = errors.New("authorization required")
 // authorize (the authorization code flow) when the Client has no UserStep:
 // the request fails at once rather than waiting for a user nobody asked.
 // Send the user to URL; the redirect's query, given to Client.Complete,
-// finishes the flow, and the next request carries the token.
+// finishes the flow, and the next request carries the token. Its text
+// leaves URL out: the state in it is what completes the flow, and error
+// texts end up in logs and spans.
 type AuthorizationRequiredError struct {
 	Server   string // the MCP endpoint
 	Identity string // whom the request acts for
 	Issuer   string // the authorization server
-	URL      string // the authorization request (no secret: PKCE keeps the verifier here)
+	URL      string // the authorization request, for the user alone (its state completes the flow)
 	State    string // the state parameter of URL, which Complete matches
 }
 
 func (e *AuthorizationRequiredError) Error() string {
-	return "oauth: authorization required for " + e.Server + ": send the user to " + e.URL
+	return "oauth: authorization required for " + e.Server + " (identity " + strconv.Quote(e.Identity) + "): send the user to the error's URL"
 }
 
 // Is makes errors.Is(err, ErrAuthorizationRequired) true.
 func (e *AuthorizationRequiredError) Is(target error) bool { return target == ErrAuthorizationRequired }
+
+// ErrWrongIdentity refuses to complete an authorization for an identity
+// other than the one it was started for (Client.Complete).
+var ErrWrongIdentity = errors.New("oauth: the authorization was started for another identity")
 
 // ErrResourceMismatch matches every *ResourceMismatchError.
 var ErrResourceMismatch = errors.New("protected resource metadata names another resource")

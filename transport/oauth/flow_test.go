@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -172,8 +173,9 @@ func TestStepUpLimit(t *testing.T) {
 	if status != http.StatusForbidden {
 		t.Fatalf("status %d, want 403", status)
 	}
-	if n := len(as.authorize); n > DefaultMaxAuthorizations || n < 2 {
-		t.Errorf("%d authorizations, want 2 to %d", n, DefaultMaxAuthorizations)
+	// The first for mcp:read, then two step-ups that never get mcp:admin.
+	if n := len(as.authorize); n != DefaultMaxAuthorizations {
+		t.Errorf("%d authorizations, want %d", n, DefaultMaxAuthorizations)
 	}
 }
 
@@ -203,13 +205,38 @@ func TestAuthorizationRequired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Complete(context.Background(), q); err != nil {
-		t.Fatalf("Complete: %v", err)
+	// Someone else's browser bringing frank's answer back is refused,
+	// and the authorization stays pending for frank.
+	if err := c.Complete(context.Background(), "mallory", q); !errors.Is(err, ErrWrongIdentity) {
+		t.Fatalf("Complete as another identity: %v, want ErrWrongIdentity", err)
+	}
+	if strings.Contains(are.Error(), are.State) {
+		t.Errorf("the error text shows the state: %v", are)
+	}
+	cb := httptest.NewServer(c.CallbackHandler(func(r *http.Request) (string, bool) {
+		id := r.Header.Get("X-Test-User")
+		return id, id != ""
+	}))
+	defer cb.Close()
+	for _, tc := range []struct {
+		user string
+		want int
+	}{{"", http.StatusUnauthorized}, {"mallory", http.StatusBadRequest}, {"frank", http.StatusOK}} {
+		req, _ := http.NewRequest(http.MethodGet, cb.URL+"/callback?"+q.Encode(), nil)
+		req.Header.Set("X-Test-User", tc.user)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("callback as %q: %d, want %d", tc.user, resp.StatusCode, tc.want)
+		}
 	}
 	if status, body, err := post(t, hc, rs.url(), context.Background()); status != 200 || body != "frank" {
 		t.Fatalf("after Complete: %d %q %v", status, body, err)
 	}
-	if err := c.Complete(context.Background(), q); !errors.Is(err, ErrStateMismatch) {
+	if err := c.Complete(context.Background(), "frank", q); !errors.Is(err, ErrStateMismatch) {
 		t.Errorf("second Complete: %v, want ErrStateMismatch", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/singleflight"
 )
@@ -41,6 +42,11 @@ func (h *RefreshHeader) value() string {
 	return h.Value
 }
 
+// headerFetchLimit bounds one Fetch, which runs detached from the request
+// that asked for it (the requests sharing it still wait on their own
+// contexts).
+const headerFetchLimit = 30 * time.Second
+
 // refetch replaces sent, unless another request already did; it reports
 // whether there is a new value to try.
 func (h *RefreshHeader) refetch(ctx context.Context, sent string) bool {
@@ -48,7 +54,14 @@ func (h *RefreshHeader) refetch(ctx context.Context, sent string) bool {
 		return true
 	}
 	ch := h.flight.DoChan("fetch", func() (any, error) {
-		v, err := h.Fetch(context.WithoutCancel(ctx))
+		// A fetch that ended between the check above and this flight
+		// has already replaced sent: one run of the command is enough.
+		if h.value() != sent {
+			return nil, nil
+		}
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), headerFetchLimit)
+		defer cancel()
+		v, err := h.Fetch(fctx)
 		if err != nil {
 			return nil, err
 		}

@@ -103,6 +103,11 @@ func (c ClientInfo) String() string { return "oauth.ClientInfo{" + c.ClientID + 
 // GoString hides the secret from %#v.
 func (c ClientInfo) GoString() string { return c.String() }
 
+// LogValue hides the secret from log/slog.
+func (c ClientInfo) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("client_id", c.ClientID), slog.String("token_endpoint_auth_method", c.AuthMethod))
+}
+
 // ClientStore is implemented by a Store that also keeps dynamic client
 // registrations, so that a restart does not register again. Profile says
 // which registration of this client program it is (its redirect URI and

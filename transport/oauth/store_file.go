@@ -93,10 +93,10 @@ func readToken(p string, key Key) (*Token, error) {
 		return nil, fmt.Errorf("oauth: token store: %w", err)
 	}
 	var f tokenFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("oauth: token store: %s is not a token file", p)
-	}
-	if f.Key != key { // a hash collision, or a file copied by hand
+	if json.Unmarshal(b, &f) != nil || f.Key != key {
+		// A file cut short or copied by hand holds no usable token: it is
+		// as good as absent, and the next save replaces it (an error here
+		// would block the identity until someone deleted the file).
 		return nil, nil
 	}
 	return &f.Token, nil

@@ -100,14 +100,20 @@ func TestResourceMatches(t *testing.T) {
 	}
 }
 
-// TestSecretsRedacted: a token formats and logs without its secrets, and
+// TestSecretsRedacted: a token, a client identity, a Config and a Client
+// format and log (text and JSON) without their secrets, and
 // a token endpoint's error keeps its code but not its body.
 func TestSecretsRedacted(t *testing.T) {
 	tok := Token{AccessToken: "secret-access", RefreshToken: "secret-refresh", Scope: "a"}
+	ci := ClientInfo{ClientID: "id", ClientSecret: "secret-client"}
+	cfg := Config{ClientID: "id", ClientSecret: "secret-config", CrossApp: &CrossApp{IDPClientSecret: "secret-idp"}}
+	cl := New(cfg)
 	var b strings.Builder
-	slog.New(slog.NewTextHandler(&b, nil)).Info("x", "token", tok, "ptr", &tok)
+	for _, h := range []slog.Handler{slog.NewTextHandler(&b, nil), slog.NewJSONHandler(&b, nil)} {
+		slog.New(h).Info("x", "token", tok, "ptr", &tok, "client", ci, "config", cfg, "oauth", cl)
+	}
 	for _, s := range []string{fmt.Sprint(tok), fmt.Sprintf("%v %+v %#v %s", tok, tok, tok, &tok), b.String(),
-		fmt.Sprint(ClientInfo{ClientID: "id", ClientSecret: "secret-client"})} {
+		fmt.Sprintf("%v %+v %#v", ci, ci, ci), fmt.Sprintf("%v %+v %#v", cfg, cfg, cfg), fmt.Sprintf("%v %+v %#v", cl, cl, cl)} {
 		if strings.Contains(s, "secret-") {
 			t.Errorf("a secret in %q", s)
 		}
@@ -423,7 +429,8 @@ func TestRefreshHeader(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
 		resp, err := hc.Do(req)
 		if err != nil {
-			t.Fatal(err)
+			t.Error(err) // do runs on other goroutines too: no Fatal
+			return 0
 		}
 		resp.Body.Close()
 		return resp.StatusCode
@@ -499,5 +506,31 @@ func TestCheckEndpoints(t *testing.T) {
 		if (err == nil) != ok || err != nil && !errors.Is(err, ErrInsecureEndpoint) {
 			t.Errorf("%s: %v", e, err)
 		}
+	}
+}
+
+// TestSuppliedClientRedirects: a Config.HTTPClient of the caller's keeps
+// the guard: a token request redirected elsewhere is not followed, so its
+// secret and refresh token stay where they were sent.
+func TestSuppliedClientRedirects(t *testing.T) {
+	var elsewhere atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	defer other.Close()
+	token := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/token", http.StatusTemporaryRedirect)
+	}))
+	defer token.Close()
+	c := New(Config{HTTPClient: &http.Client{}})
+	st, err := c.server("http://example.com/mcp", http.DefaultTransport)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.tokenRequest(context.Background(), st, token.URL+"/token", token.URL, &ClientInfo{ClientID: "x", ClientSecret: "s", AuthMethod: AuthSecretPost},
+		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"rt"}, "resource": {"r"}})
+	if err == nil {
+		t.Error("a redirected token request succeeded")
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the redirect was followed %d times", n)
 	}
 }
