@@ -138,7 +138,9 @@ type CrossApp struct {
 // Client authorizes the HTTP requests of MCP servers (ServerConfig.Auth).
 // One Client may serve many servers, connections and identities: it is
 // safe for concurrent use, and its copies made by As share everything
-// (metadata, registrations, tokens, refreshes in flight).
+// (metadata, registrations, tokens, refreshes in flight). Make one with
+// New: the state its copies share is made there, so a zero Client is not
+// usable.
 type Client struct {
 	cfg      Config
 	identity string

@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
+
+	"github.com/mcpactor/mcpactor/bench/internal/measure"
 )
 
 // wireClient is the practical limit: a minimal hand-written pipelined
@@ -22,8 +21,7 @@ import (
 // goroutine decodes each response with encoding/json and hands it to the
 // waiting caller through a pending map of channels.
 type wireClient struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
+	proc *measure.Proc
 
 	wmu     sync.Mutex
 	bw      *bufio.Writer
@@ -63,34 +61,24 @@ type wireMessage struct {
 
 var resultChans = sync.Pool{New: func() any { return make(chan wireResult, 1) }}
 
-func dialWire(ctx context.Context, s server) (client, error) {
-	cmd := s.command()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
+func dialWire(ctx context.Context, s measure.StdioServer) (client, error) {
+	cmd := s.Command()
 	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
+	p, err := measure.StartProc(cmd)
+	if err != nil {
 		return nil, err
 	}
 	w := &wireClient{
-		cmd:      cmd,
-		stdin:    stdin,
-		bw:       bufio.NewWriterSize(stdin, 64<<10),
+		proc:     p,
+		bw:       bufio.NewWriterSize(p.Stdin, 64<<10),
 		pending:  make(map[int64]chan wireResult),
 		readDone: make(chan struct{}),
 	}
-	sc := bufio.NewScanner(stdout)
+	sc := bufio.NewScanner(p.Stdout)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 
 	if err := w.handshake(ctx, sc); err != nil {
-		_ = stdin.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		p.Kill()
 		return nil, fmt.Errorf("wire handshake: %w", err)
 	}
 	go w.readLoop(sc)
@@ -159,12 +147,8 @@ func (w *wireClient) Call(ctx context.Context, msg string) (string, error) {
 	w.pending[id] = ch
 	w.pmu.Unlock()
 
-	line := make([]byte, 0, 128+len(msg))
-	line = append(line, `{"jsonrpc":"2.0","id":`...)
-	line = strconv.AppendInt(line, id, 10)
-	line = append(line, `,"method":"tools/call","params":{"name":"echo","arguments":{"message":`...)
-	line = appendJSONString(line, msg)
-	line = append(line, "}}}\n"...)
+	line := measure.AppendEchoCall(make([]byte, 0, 128+len(msg)), id, msg)
+	line = append(line, "}}\n"...)
 	if err := w.send(line); err != nil {
 		w.forget(id)
 		return "", err
@@ -206,7 +190,7 @@ func (w *wireClient) readLoop(sc *bufio.Scanner) {
 		case m.Error != nil:
 			r.err = fmt.Errorf("rpc error %d: %s", m.Error.Code, m.Error.Message)
 		case m.Result == nil || len(m.Result.Content) == 0 || m.Result.Content[0].Type != "text":
-			r.err = errNoText
+			r.err = measure.ErrNoText
 		case m.Result.IsError:
 			r.err = fmt.Errorf("tool error: %s", m.Result.Content[0].Text)
 		default:
@@ -229,62 +213,11 @@ func (w *wireClient) readLoop(sc *bufio.Scanner) {
 
 // Close closes stdin, which ends the server, and waits for it (killing it
 // after 5 s).
-func (w *wireClient) Close(ctx context.Context) error {
+func (w *wireClient) Close(context.Context) error {
 	w.wmu.Lock()
-	err := w.stdin.Close()
+	err := w.proc.Stdin.Close()
 	w.wmu.Unlock()
-	exited := make(chan error, 1)
-	go func() { exited <- w.cmd.Wait() }()
-	select {
-	case werr := <-exited:
-		err = errors.Join(err, werr)
-	case <-time.After(5 * time.Second):
-		_ = w.cmd.Process.Kill()
-		err = errors.Join(err, <-exited)
-	}
+	err = errors.Join(err, w.proc.Wait(5*time.Second))
 	<-w.readDone
 	return err
-}
-
-// appendJSONString appends s as a JSON string literal.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, s[start:i]...)
-				b = append(b, `\ufffd`...)
-				i += size
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
