@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/mcpactor/mcpactor/bench/internal/measure"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -26,20 +25,9 @@ func TestMain(m *testing.M) {
 func BenchmarkEcho(b *testing.B) {
 	srv := benchServer("")
 	for _, n := range []int{1, 16, 256} {
-		for _, name := range clientOrder {
+		for _, name := range measure.ClientOrder {
 			b.Run(fmt.Sprintf("client=%s/inflight=%d", name, n), func(b *testing.B) {
-				dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				c, err := dialers[name](dctx, srv)
-				cancel()
-				if err != nil {
-					b.Fatalf("connect: %v", err)
-				}
-				defer func() {
-					cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-					defer cancel()
-					_ = c.Close(cctx)
-				}()
-				measure.BenchCalls(b, c, n)
+				measure.BenchClient(b, n, func(ctx context.Context) (measure.Client, error) { return dialers[name](ctx, srv) })
 			})
 		}
 	}

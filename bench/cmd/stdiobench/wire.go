@@ -35,6 +35,7 @@ type wireClient struct {
 	rerr    error // why the reader stopped; guarded by pmu, set once
 
 	readDone chan struct{}
+	version  string // the server's answer to initialize
 }
 
 type wireResult struct {
@@ -44,24 +45,16 @@ type wireResult struct {
 
 // wireMessage is what the reader decodes: a response, or a message we skip.
 type wireMessage struct {
-	ID     *int64 `json:"id"`
-	Method string `json:"method"`
-	Result *struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	} `json:"result"`
-	Error *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+	ID *int64 `json:"id"`
+	measure.WireReply
 }
+
+// wireVersion is the protocol version the wire client asks for.
+const wireVersion = "2025-11-25"
 
 var resultChans = sync.Pool{New: func() any { return make(chan wireResult, 1) }}
 
-func dialWire(ctx context.Context, s measure.StdioServer) (client, error) {
+func dialWire(ctx context.Context, s measure.StdioServer) (measure.Client, error) {
 	cmd := s.Command()
 	cmd.Stderr = io.Discard
 	p, err := measure.StartProc(cmd)
@@ -88,7 +81,7 @@ func dialWire(ctx context.Context, s measure.StdioServer) (client, error) {
 // handshake sends initialize (id 0), waits for its answer, and sends
 // notifications/initialized, before the reader goroutine starts.
 func (w *wireClient) handshake(ctx context.Context, sc *bufio.Scanner) error {
-	w.send([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",` +
+	w.send([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + wireVersion + `",` +
 		`"capabilities":{},"clientInfo":{"name":"bench-wire","version":"0.0.1"}}}` + "\n"))
 	done := make(chan error, 1)
 	go func() {
@@ -100,6 +93,9 @@ func (w *wireClient) handshake(ctx context.Context, sc *bufio.Scanner) error {
 			if m.Error != nil {
 				done <- fmt.Errorf("initialize: %d %s", m.Error.Code, m.Error.Message)
 				return
+			}
+			if m.Result != nil {
+				w.version = m.Result.ProtocolVersion
 			}
 			done <- nil
 			return
@@ -186,16 +182,7 @@ func (w *wireClient) readLoop(sc *bufio.Scanner) {
 			continue
 		}
 		var r wireResult
-		switch {
-		case m.Error != nil:
-			r.err = fmt.Errorf("rpc error %d: %s", m.Error.Code, m.Error.Message)
-		case m.Result == nil || len(m.Result.Content) == 0 || m.Result.Content[0].Type != "text":
-			r.err = measure.ErrNoText
-		case m.Result.IsError:
-			r.err = fmt.Errorf("tool error: %s", m.Result.Content[0].Text)
-		default:
-			r.text = m.Result.Content[0].Text
-		}
+		r.text, r.err = m.EchoText()
 		ch <- r
 	}
 	err := sc.Err()
@@ -210,6 +197,9 @@ func (w *wireClient) readLoop(sc *bufio.Scanner) {
 	}
 	w.pmu.Unlock()
 }
+
+// Protocol is the version the server answered initialize with.
+func (w *wireClient) Protocol() string { return w.version }
 
 // Close closes stdin, which ends the server, and waits for it (killing it
 // after 5 s).

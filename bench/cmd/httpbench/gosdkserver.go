@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpactor/mcpactor/internal/testserver"
+)
+
+// envServer, when set, makes this program the go-sdk echo server named by
+// its value.
+const envServer = "MCPACTOR_HTTPBENCH_SERVER"
+
+type echoArgs struct {
+	Message string `json:"message"`
+}
+
+// serveGoSDK listens on a loopback port, writes the endpoint's URL as the
+// first line on stdout, and serves until stdin ends; errors go to stderr.
+func serveGoSDK(stateless bool, stdin io.Reader, stdout, stderr io.Writer) int {
+	srv := gosdk.NewServer(&gosdk.Implementation{Name: "httpbench-gosdk", Version: "0.0.1"}, nil)
+	gosdk.AddTool(srv, &gosdk.Tool{Name: "echo", Description: "Returns message as text."},
+		func(_ context.Context, _ *gosdk.CallToolRequest, in echoArgs) (*gosdk.CallToolResult, any, error) {
+			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Message}}}, nil, nil
+		})
+	h := gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return srv },
+		&gosdk.StreamableHTTPOptions{JSONResponse: true, Stateless: stateless})
+	mux := http.NewServeMux()
+	mux.Handle(testserver.HTTPPath, h)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(stderr, "httpbench server:", err)
+		return 1
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+	go func() { _ = hs.Serve(ln) }()
+	fmt.Fprintln(stdout, testserver.EndpointURL(ln.Addr()))
+	_, _ = io.Copy(io.Discard, stdin)
+	_ = hs.Close()
+	return 0
+}

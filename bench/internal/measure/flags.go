@@ -1,0 +1,72 @@
+package measure
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CallFlags are the flags the throughput commands share, so that the same
+// flag means the same in each: how long and how often to measure, at
+// which numbers of calls in flight, which clients, and where to write the
+// report and a profile.
+type CallFlags struct {
+	Duration   time.Duration
+	Warmup     time.Duration
+	Rounds     int
+	InFlight   []int
+	Clients    []string
+	Out        string
+	CPUProfile string
+
+	inflight, clients string // as given, parsed by Check
+}
+
+// Register registers the flags on fs; duration is -duration's default,
+// cpuprofile says which measurement -cpuprofile profiles.
+func (f *CallFlags) Register(fs *flag.FlagSet, duration time.Duration, cpuprofile string) {
+	fs.DurationVar(&f.Duration, "duration", duration, "measurement time of each measurement")
+	fs.DurationVar(&f.Warmup, "warmup", 500*time.Millisecond, "warm-up time after connecting, not measured")
+	fs.IntVar(&f.Rounds, "rounds", 5, "rounds; the report gives medians over rounds")
+	fs.StringVar(&f.inflight, "inflight", "1,16,256", "comma-separated calls in flight (one goroutine each)")
+	fs.StringVar(&f.clients, "clients", strings.Join(ClientOrder, ","), "comma-separated clients: "+strings.Join(ClientOrder, ","))
+	fs.StringVar(&f.Out, "out", "", "also write the markdown report to this file")
+	fs.StringVar(&f.CPUProfile, "cpuprofile", "", "write a CPU profile of "+cpuprofile)
+}
+
+// Check parses the lists of -inflight and -clients, after the flags were
+// parsed, and checks every value.
+func (f *CallFlags) Check() error {
+	var err error
+	if f.InFlight, err = Levels(f.inflight); err != nil {
+		return err
+	}
+	f.Clients = nil
+	for _, c := range strings.Split(f.clients, ",") {
+		c = strings.TrimSpace(c)
+		if !slices.Contains(ClientOrder, c) {
+			return fmt.Errorf("unknown client %q (want some of %s)", c, strings.Join(ClientOrder, ","))
+		}
+		f.Clients = append(f.Clients, c)
+	}
+	if f.Rounds < 1 || f.Duration <= 0 {
+		return fmt.Errorf("-rounds and -duration must be positive")
+	}
+	return nil
+}
+
+// Levels parses a comma-separated list of numbers of calls in flight.
+func Levels(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad in-flight level %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,107 @@
+package measure
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The hand-written reference clients build their requests' JSON by hand,
+// as a lean client would, and decode of the answers only what they read;
+// these are the pieces they share.
+
+// WireReply is what a reference client decodes of a message from the
+// server: whether it is a request or notification (Method set) rather than
+// an answer, and of an answer, the result or the error.
+type WireReply struct {
+	Method string      `json:"method"`
+	Result *WireResult `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// WireResult is what a reference client reads of a result: a tools/call's
+// content and isError, an initialize's protocolVersion, a server/discover's
+// supportedVersions.
+type WireResult struct {
+	Content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	} `json:"content"`
+	IsError           bool     `json:"isError"`
+	ProtocolVersion   string   `json:"protocolVersion"`
+	SupportedVersions []string `json:"supportedVersions"`
+}
+
+// EchoText is the text of the answer to an echo call, or the error it
+// stands for: the JSON-RPC error, a tool error, or ErrNoText for a result
+// whose first content item is not text.
+func (m *WireReply) EchoText() (string, error) {
+	switch {
+	case m.Error != nil:
+		return "", fmt.Errorf("rpc error %d: %s", m.Error.Code, m.Error.Message)
+	case m.Result == nil || len(m.Result.Content) == 0 || m.Result.Content[0].Type != "text":
+		return "", ErrNoText
+	case m.Result.IsError:
+		return "", fmt.Errorf("tool error: %s", m.Result.Content[0].Text)
+	}
+	return m.Result.Content[0].Text, nil
+}
+
+// AppendEchoCall appends the start of a tools/call echo request with the
+// given id and message, up to and including the arguments object:
+//
+//	{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"echo","arguments":{"message":MSG}
+//
+// The caller closes params and the request, after adding what its
+// transport needs (_meta, a newline).
+func AppendEchoCall(b []byte, id int64, msg string) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = strconv.AppendInt(b, id, 10)
+	b = append(b, `,"method":"tools/call","params":{"name":"echo","arguments":{"message":`...)
+	b = AppendJSONString(b, msg)
+	return append(b, '}')
+}
+
+// AppendJSONString appends s as a JSON string literal, invalid UTF-8
+// replaced by U+FFFD as encoding/json does. Bytes that need no escape are
+// copied in runs; escapes is the short form of the others, where there is
+// one.
+func AppendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = append(append(b, s[start:i]...), `\ufffd`...)
+				start = i + size
+			}
+			i += size
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		b = append(b, s[start:i]...)
+		if e := escapes[c]; e != 0 {
+			b = append(b, '\\', e)
+		} else {
+			b = append(b, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
+		}
+		i++
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+const hexDigit = "0123456789abcdef"
+
+// escapes maps the ASCII bytes JSON has a two-character escape for to its
+// second character.
+var escapes = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't'}
