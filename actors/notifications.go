@@ -2,6 +2,7 @@ package actors
 
 import (
 	"log/slog"
+	"sync"
 	"sync/atomic"
 )
 
@@ -15,48 +16,101 @@ import (
 // list_changed or log messages are the least useful ones to keep, the
 // newest state wins. A single notification larger than the byte bound is
 // kept when it is alone (the frame cap bounds it).
+//
+// It is a channel that costs nothing while idle: its storage grows with
+// what is waiting (a channel of 1024 would hold 48 KB per server from the
+// start), and the delivering goroutine runs only while there is something
+// to deliver. The mutex guards the queue alone, as a channel's lock would.
 type noteQueue struct {
-	ch       chan Notification
-	bytes    atomic.Int64 // params bytes waiting in ch
+	max      int
 	maxBytes int64
+	deliver  func(string, Notification)
 	dropped  *atomic.Int64 // the Client's counter, so that callers can read it
 	server   string
 	log      *slog.Logger
-	done     chan struct{}
+	done     chan struct{} // closed once closed and everything queued is delivered
+
+	mu      sync.Mutex
+	waiting []Notification // oldest first, from head
+	head    int
+	bytes   int64 // params bytes waiting
+	running bool  // a delivering goroutine is on its way
+	closed  bool
 }
 
 func newNoteQueue(size, maxBytes int, server string, deliver func(string, Notification), dropped *atomic.Int64, log *slog.Logger) *noteQueue {
-	q := &noteQueue{ch: make(chan Notification, size), maxBytes: int64(maxBytes), dropped: dropped, server: server, log: log, done: make(chan struct{})}
-	go func() {
-		defer close(q.done)
-		for n := range q.ch {
-			q.bytes.Add(-int64(len(n.Params)))
-			deliver(server, n)
-		}
-	}()
-	return q
+	return &noteQueue{max: size, maxBytes: int64(maxBytes), deliver: deliver, dropped: dropped, server: server, log: log, done: make(chan struct{})}
 }
 
 // push never blocks.
 func (q *noteQueue) push(n Notification) {
 	size := int64(len(n.Params))
-	for len(q.ch) == cap(q.ch) || (len(q.ch) > 0 && q.bytes.Load()+size > q.maxBytes) {
-		select {
-		case old := <-q.ch:
-			q.bytes.Add(-int64(len(old.Params)))
-			// Nothing is dropped silently: counted, and logged,
-			// thinned out for a subscriber that stays slow.
-			if d := q.dropped.Add(1); d <= 10 || d%1000 == 0 {
-				q.log.Warn("mcp: notification dropped: subscriber too slow", "server", q.server,
-					"method", old.Method, "dropped_total", d)
-			}
-		default:
-			// The subscriber has just taken them.
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	for q.len() > 0 && (q.len() >= q.max || q.bytes+size > q.maxBytes) {
+		old := q.pop()
+		// Nothing is dropped silently: counted, and logged, thinned out
+		// for a subscriber that stays slow.
+		if d := q.dropped.Add(1); d <= 10 || d%1000 == 0 {
+			q.log.Warn("mcp: notification dropped: subscriber too slow", "server", q.server,
+				"method", old.Method, "dropped_total", d)
 		}
 	}
-	q.bytes.Add(size)
-	q.ch <- n // only the actor sends, and there is room
+	q.waiting = append(q.waiting, n)
+	q.bytes += size
+	if !q.running {
+		q.running = true
+		go q.run()
+	}
 }
 
-// close lets the dispatcher finish what is queued and end.
-func (q *noteQueue) close() { close(q.ch) }
+// run delivers until nothing is waiting.
+func (q *noteQueue) run() {
+	for {
+		q.mu.Lock()
+		if q.len() == 0 {
+			q.running = false
+			q.waiting, q.head = nil, 0
+			if q.closed {
+				close(q.done)
+			}
+			q.mu.Unlock()
+			return
+		}
+		n := q.pop()
+		q.mu.Unlock()
+		q.deliver(q.server, n)
+	}
+}
+
+func (q *noteQueue) len() int { return len(q.waiting) - q.head }
+
+// pop takes the oldest waiting notification; q.mu is held.
+func (q *noteQueue) pop() Notification {
+	n := q.waiting[q.head]
+	q.waiting[q.head] = Notification{}
+	q.head++
+	q.bytes -= int64(len(n.Params))
+	if q.head > 64 && q.head*2 > len(q.waiting) {
+		q.waiting = append(q.waiting[:0], q.waiting[q.head:]...)
+		q.head = 0
+	}
+	return n
+}
+
+// close lets the delivering goroutine finish what is queued; done is
+// closed when it has. Later pushes are ignored.
+func (q *noteQueue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	q.closed = true
+	if !q.running {
+		close(q.done)
+	}
+}

@@ -147,7 +147,8 @@ func Manage(ctx context.Context, root *actor.RootContext, opts ManagerOptions) (
 // tools of the servers that are up, and the cached tools of those still
 // starting (Cached is then set; a call waits for the server).
 func (m *Manager) Tools() []Tool {
-	return slices.Clone(m.snap.Load().tools)
+	tools, _ := m.snap.Load().exposed.get()
+	return slices.Clone(tools)
 }
 
 // CallTool calls a tool by its exposed name (mcp__<server>__<tool>) on the
@@ -179,7 +180,8 @@ func (m *Manager) route(ctx context.Context, exposed string) (toolRef, error) {
 	var wait time.Duration
 	for {
 		s := m.snap.Load()
-		ref, ok := s.byName[exposed]
+		_, byName := s.exposed.get()
+		ref, ok := byName[exposed]
 		switch {
 		case !ok:
 			return ref, &UnknownToolError{Name: exposed}

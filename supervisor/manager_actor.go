@@ -58,6 +58,11 @@ type managerActor struct {
 	// trace is Manage's trace (only that: no deadline, no values), which
 	// the first connections of its servers join.
 	trace context.Context
+	// toolsStale says the exposed tools must be rebuilt at the next
+	// publish: a member came or went, or its tools or client changed.
+	// Most events change a state only, and rebuilding every tool name of
+	// every server on each of them made bringing up N servers cost N².
+	toolsStale bool
 }
 
 // Messages of the manager actor.
@@ -171,6 +176,7 @@ func (a *managerActor) Receive(ctx actor.Context) {
 	case removed:
 		if mb := a.members[m.name]; mb != nil && mb.removing {
 			delete(a.members, m.name)
+			a.toolsStale = true
 			a.publish()
 			a.finishClose(ctx)
 		}
@@ -209,6 +215,7 @@ func (a *managerActor) add(ctx actor.Context, trace context.Context, s *Server) 
 	}
 	mb := &member{srv: s, latency: &latencyRing{}, trace: trace}
 	a.members[s.Name] = mb
+	a.toolsStale = true
 	switch {
 	case !s.Enabled:
 		a.setState(mb, StateDisabled, nil)
@@ -220,6 +227,7 @@ func (a *managerActor) add(ctx actor.Context, trace context.Context, s *Server) 
 	if a.opts.Cache != nil {
 		if e, ok := a.opts.Cache.Load(a.cacheKey(s)); ok {
 			mb.tools, mb.cached, mb.era = e.Tools, true, e.Era
+			a.toolsStale = true
 		}
 	}
 	mb.state = StateConnecting
@@ -272,6 +280,7 @@ func (a *managerActor) resolved(ctx actor.Context, m resolved) {
 		a.opts.Env.RememberEra(m.cfg, mb.era == eraStateless)
 	}
 	name := m.name
+	a.toolsStale = true
 	mb.client = actors.SpawnSupervised(mb.trace, ctx, name, m.cfg, a.opts.Env, nil)
 	a.publish()
 }
@@ -409,6 +418,7 @@ func (a *managerActor) toolsListed(m toolsListed) {
 		a.log.Warn("mcp: "+w, "server", m.name)
 	}
 	mb.tools, mb.cached = filterTools(tools, mb.srv), false
+	a.toolsStale = true
 	if a.opts.Cache != nil {
 		c := mb.client
 		e := &CacheEntry{Tools: mb.tools, FetchedAt: time.Now(), ProtocolVersion: c.ProtocolVersion(), Transport: mb.srv.Config.TransportType(),

@@ -26,6 +26,7 @@ func (a *managerActor) remove(name string) error {
 	mb.seq++
 	mb.stopTimers()
 	mb.tools = nil
+	a.toolsStale = true
 	c, root, self := mb.client, a.root, a.self
 	a.publish()
 	a.h.events.push(Event{Kind: EventToolsChanged, Server: name, State: mb.state})
@@ -71,6 +72,7 @@ func (a *managerActor) reload(ctx actor.Context, trace context.Context, servers 
 			// finishes on its own (its removed message finds the new
 			// member not removing and is ignored).
 			delete(a.members, s.Name)
+			a.toolsStale = true
 		}
 		if err := a.add(ctx, trace, s); err != nil {
 			errs = append(errs, err)

@@ -15,8 +15,11 @@ import (
 // published, replaced whole at each change, so callers read it without
 // locks and the actor is never on a call's path.
 type snapshot struct {
-	tools   []Tool
-	byName  map[string]toolRef
+	// exposed is the tools under their exposed names, built from members
+	// the first time a caller asks: a bring-up publishes a snapshot per
+	// server listed, and naming every tool of every server for each would
+	// cost N² (docs/benchmarks.md, "Bring-up").
+	exposed *exposedTools
 	clients map[string]*actors.Client
 	status  map[string]Status
 	latency map[string]*latencyRing
@@ -26,8 +29,56 @@ type snapshot struct {
 }
 
 func newSnapshot() *snapshot {
-	return &snapshot{byName: map[string]toolRef{}, clients: map[string]*actors.Client{},
+	return &snapshot{exposed: &exposedTools{}, clients: map[string]*actors.Client{},
 		status: map[string]Status{}, latency: map[string]*latencyRing{}, replaced: make(chan struct{})}
+}
+
+// exposedTools names the tools of a snapshot's members once, when first
+// read; what it is built from never changes after publishing.
+type exposedTools struct {
+	members []memberTools
+	once    sync.Once
+	tools   []Tool
+	byName  map[string]toolRef
+}
+
+// memberTools is what naming needs of one member.
+type memberTools struct {
+	server         string
+	tools          []messages.Tool
+	cached         bool
+	client         *actors.Client
+	latency        *latencyRing
+	connectTimeout time.Duration
+}
+
+// get returns the tools, sorted by exposed name, and the index by name.
+func (e *exposedTools) get() ([]Tool, map[string]toolRef) {
+	e.once.Do(e.build)
+	return e.tools, e.byName
+}
+
+func (e *exposedTools) build() {
+	var pairs []ToolPair
+	for _, m := range e.members {
+		for _, t := range m.tools {
+			pairs = append(pairs, ToolPair{Server: m.server, Tool: t.Name})
+		}
+	}
+	index := NewToolIndex(pairs)
+	e.tools, e.byName = make([]Tool, 0, len(pairs)), make(map[string]toolRef, len(pairs))
+	for _, m := range e.members {
+		for _, t := range m.tools {
+			exposed, ok := index.Exposed(m.server, t.Name)
+			if !ok {
+				continue
+			}
+			e.tools = append(e.tools, Tool{Name: exposed, Server: m.server, Tool: t, Cached: m.cached})
+			e.byName[exposed] = toolRef{server: m.server, tool: t.Name, client: m.client, latency: m.latency,
+				connectTimeout: m.connectTimeout}
+		}
+	}
+	slices.SortFunc(e.tools, func(x, y Tool) int { return compare(x.Name, y.Name) })
 }
 
 // toolRef is where an exposed tool name leads.
@@ -69,10 +120,11 @@ type Status struct {
 	P50, P99        time.Duration // of calls through the manager
 }
 
-// publish rebuilds the snapshot from the members.
+// publish replaces the snapshot with one made from the members. The
+// exposed tools are made anew only when they may have changed
+// (toolsStale); otherwise the previous snapshot's, read-only, are shared.
 func (a *managerActor) publish() {
 	s := newSnapshot()
-	var pairs []ToolPair
 	for name, mb := range a.members {
 		s.status[name] = Status{Name: name, State: mb.state, Source: mb.srv.Source, LastError: mb.lastErr,
 			Restarts: mb.restarts, Tools: len(mb.tools), Cached: mb.cached}
@@ -80,23 +132,18 @@ func (a *managerActor) publish() {
 		if mb.client != nil && !mb.removing {
 			s.clients[name] = mb.client
 		}
-		for _, t := range mb.tools {
-			pairs = append(pairs, ToolPair{Server: name, Tool: t.Name})
-		}
 	}
-	index := NewToolIndex(pairs)
-	for name, mb := range a.members {
-		for _, t := range mb.tools {
-			exposed, ok := index.Exposed(name, t.Name)
-			if !ok {
-				continue
+	if prev := a.h.snap.Load(); prev != nil && !a.toolsStale {
+		s.exposed = prev.exposed
+	} else {
+		for name, mb := range a.members {
+			if len(mb.tools) > 0 {
+				s.exposed.members = append(s.exposed.members, memberTools{server: name, tools: mb.tools, cached: mb.cached,
+					client: s.clients[name], latency: mb.latency, connectTimeout: mb.srv.Config.ConnectTimeout})
 			}
-			s.tools = append(s.tools, Tool{Name: exposed, Server: name, Tool: t, Cached: mb.cached})
-			s.byName[exposed] = toolRef{server: name, tool: t.Name, client: s.clients[name], latency: mb.latency,
-				connectTimeout: mb.srv.Config.ConnectTimeout}
 		}
+		a.toolsStale = false
 	}
-	slices.SortFunc(s.tools, func(x, y Tool) int { return compare(x.Name, y.Name) })
 	close(a.h.snap.Swap(s).replaced)
 }
 
@@ -177,30 +224,39 @@ func (q *eventQueue) close() {
 }
 
 // latencyRing keeps the durations of a server's last calls, written by
-// the callers (atomics: no lock on the call path), read for Status.
+// the callers (atomics: no lock on the call path), read for Status. Its
+// slots are made at the first call: a server nobody calls costs nothing.
 type latencyRing struct {
-	next atomic.Uint64
-	d    [512]atomic.Int64
+	next  atomic.Uint64
+	slots atomic.Pointer[[latencySlots]atomic.Int64]
 }
+
+const latencySlots = 512
 
 func (l *latencyRing) record(d time.Duration) {
 	if l == nil {
 		return
 	}
+	slots := l.slots.Load()
+	if slots == nil {
+		l.slots.CompareAndSwap(nil, new([latencySlots]atomic.Int64))
+		slots = l.slots.Load()
+	}
 	i := l.next.Add(1) - 1
-	l.d[i%uint64(len(l.d))].Store(int64(d))
+	slots[i%latencySlots].Store(int64(d))
 }
 
 // percentiles returns the median and the 99th percentile of the kept
 // durations (0, 0 with none).
 func (l *latencyRing) percentiles() (p50, p99 time.Duration) {
-	n := min(l.next.Load(), uint64(len(l.d)))
-	if n == 0 {
+	slots := l.slots.Load()
+	n := min(l.next.Load(), latencySlots)
+	if n == 0 || slots == nil {
 		return 0, 0
 	}
 	v := make([]int64, n)
 	for i := range v {
-		v[i] = l.d[i].Load()
+		v[i] = slots[i].Load()
 	}
 	slices.Sort(v)
 	return time.Duration(v[(len(v)-1)/2]), time.Duration(v[(len(v)-1)*99/100])

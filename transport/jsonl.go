@@ -14,9 +14,14 @@ import (
 // stdio transport accepts (docs/architecture.md, "Bounded everything").
 const DefaultMaxFrameSize = 16 << 20
 
-// readBufferSize is the bufio buffer: lines shorter than this are returned
-// without a copy.
-const readBufferSize = 64 << 10
+// A connection's bufio buffer starts at initialReadBuffer and grows to
+// readBufferSize the first time a line does not fit it: most servers'
+// lines are short, and a thousand idle connections should not hold 64 KiB
+// each. Lines shorter than the buffer are returned without a copy.
+const (
+	initialReadBuffer = 4 << 10
+	readBufferSize    = 64 << 10
+)
 
 // OversizedError reports a line longer than the frame cap. The line was
 // discarded without being buffered whole and the reader resynced at the next
@@ -37,6 +42,8 @@ func (e *OversizedError) Error() string {
 // the stdio framing of basic/transports "stdio").
 type lineReader struct {
 	r    *bufio.Reader
+	src  io.Reader // what r reads, for the larger buffer
+	grow bool      // a line did not fit r: take the larger buffer once r is empty
 	max  int
 	buf  []byte                    // holds a line that did not fit the bufio buffer
 	scan messages.FrameHeadScanner // follows an oversized line as it is discarded
@@ -46,7 +53,7 @@ func newLineReader(r io.Reader, max int) *lineReader {
 	if max <= 0 {
 		max = DefaultMaxFrameSize
 	}
-	return &lineReader{r: bufio.NewReaderSize(r, readBufferSize), max: max}
+	return &lineReader{r: bufio.NewReaderSize(r, initialReadBuffer), src: r, max: max}
 }
 
 // next returns the next non-blank line without its line ending. The slice is
@@ -83,6 +90,11 @@ func (lr *lineReader) lineBuffered() bool {
 
 func (lr *lineReader) readLine() ([]byte, error) {
 	lr.release()
+	if lr.grow && lr.r.Buffered() == 0 {
+		// Between lines and with nothing buffered, nothing is lost by
+		// changing buffers.
+		lr.r, lr.grow = bufio.NewReaderSize(lr.src, readBufferSize), false
+	}
 	for {
 		frag, err := lr.r.ReadSlice('\n')
 		switch {
@@ -102,6 +114,7 @@ func (lr *lineReader) readLine() ([]byte, error) {
 			lr.appendFrag(frag)
 			return lr.buf, nil
 		case errors.Is(err, bufio.ErrBufferFull):
+			lr.grow = lr.r.Size() < readBufferSize
 			n := len(lr.buf) + len(frag)
 			if frag[len(frag)-1] == '\r' {
 				n-- // it may be the start of "\r\n"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -283,4 +284,31 @@ func FuzzLineReader(f *testing.F) {
 		}
 		t.Fatal("reader did not reach EOF")
 	})
+}
+
+// TestReadBufferGrowsOnce: short lines keep the small buffer; the first
+// line that does not fit it moves the reader to the large one, losing
+// nothing that was buffered behind that line.
+func TestReadBufferGrowsOnce(t *testing.T) {
+	long := strings.Repeat("y", initialReadBuffer+100)
+	in := "a\nb\n" + long + "\nc\nd\n" + long + "\ne\n"
+	lr := newLineReader(iotest.HalfReader(strings.NewReader(in)), DefaultMaxFrameSize)
+	var got []string
+	for {
+		line, err := lr.next()
+		if err != nil {
+			break
+		}
+		got = append(got, string(line))
+		if len(got) == 2 && lr.r.Size() != initialReadBuffer {
+			t.Errorf("after short lines the buffer is %d bytes, want %d", lr.r.Size(), initialReadBuffer)
+		}
+	}
+	want := []string{"a", "b", long, "c", "d", long, "e"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %d lines, want %d, or different ones", len(got), len(want))
+	}
+	if lr.r.Size() != readBufferSize {
+		t.Errorf("after a long line the buffer is %d bytes, want %d", lr.r.Size(), readBufferSize)
+	}
 }

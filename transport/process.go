@@ -308,7 +308,7 @@ func (p *process) drainStderr(cfg StdioConfig, root *actor.RootContext, self *ac
 		defer q.close()
 		emit = q.push
 	}
-	buf := make([]byte, 32<<10)
+	buf := make([]byte, stderrReadBuffer)
 	for {
 		n, err := p.stderr.Read(buf)
 		if n > 0 {
@@ -326,6 +326,10 @@ func (p *process) drainStderr(cfg StdioConfig, root *actor.RootContext, self *ac
 		}
 	}
 }
+
+// stderrReadBuffer is what one read of stderr takes: servers write it a
+// line at a time, and every connection holds this buffer while it lives.
+const stderrReadBuffer = 2 << 10
 
 // stderrTailBytes is how much of the newest stderr goes into the closing
 // error (after up to stderrHeadBytes of the oldest).

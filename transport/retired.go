@@ -7,7 +7,7 @@ package transport
 // Owned by the transport actor, like the pending table.
 type retiredCalls struct {
 	obs   map[int64]CallObserver
-	order [retiredKeep]int64 // ring of ids, oldest overwritten first
+	order []int64 // ring of ids, oldest overwritten first; made at the first retirement
 	next  int
 }
 
@@ -15,7 +15,7 @@ const retiredKeep = 256
 
 func (r *retiredCalls) add(id int64, obs CallObserver) {
 	if r.obs == nil {
-		r.obs = make(map[int64]CallObserver, retiredKeep)
+		r.obs, r.order = make(map[int64]CallObserver, retiredKeep), make([]int64, retiredKeep)
 	}
 	if old := r.order[r.next]; old != 0 {
 		delete(r.obs, old)
