@@ -265,12 +265,16 @@ func (s *postSink) run(ctx context.Context, p *post) {
 	}
 	// The body's bytes stop counting against the write budget once they
 	// are written, not when the answer's headers come: a slow tool must
-	// not hold budget for bytes long sent.
+	// not hold budget for bytes long sent. A small body is released with
+	// the answer: what it holds is little, and the trace would cost every
+	// request an allocation or three.
 	var once sync.Once
 	release := func() { once.Do(func() { a.conn.budget.release(p.weight) }) }
-	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-		WroteRequest: func(httptrace.WroteRequestInfo) { release() },
-	}))
+	if len(p.body) >= earlyReleaseBytes {
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+			WroteRequest: func(httptrace.WroteRequestInfo) { release() },
+		}))
+	}
 	resp, err := a.cfg.Client.Do(req)
 	release() // written or never will be
 	p.body = nil
@@ -530,6 +534,10 @@ func (s *postSink) send(_ context.Context, msg any, n int64) {
 	s.a.feed.send(fed{msg: msg, bytes: n}, n)
 }
 
+// earlyReleaseBytes is the body size from which a POST gives its write
+// budget back as soon as the body is written rather than with the answer.
+const earlyReleaseBytes = 16 << 10
+
 // sleepCtx waits d, or less if ctx ends; it reports whether d elapsed.
 func sleepCtx(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
@@ -545,6 +553,11 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 // mediaType is the media type of a Content-Type, lower case, without
 // parameters ("application/json; charset=utf-8" is JSON).
 func mediaType(ct string) string {
+	// The two a server sends, as servers spell them, without parsing.
+	switch ct {
+	case "application/json", "text/event-stream":
+		return ct
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return strings.ToLower(strings.TrimSpace(ct))
