@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpactor/mcpactor/transport/oauth"
 )
@@ -121,5 +122,33 @@ func TestCommandHeaderRerunOn401(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(counter); strings.TrimSpace(string(b)) != "2" {
 		t.Errorf("the command ran %s times, want 2", b)
+	}
+}
+
+// TestAuthClientsForgotten: the OAuth client made for an Auth goes once
+// the Auth is unreachable (a reload replaces every Server), secrets and
+// tokens with it.
+func TestAuthClientsForgotten(t *testing.T) {
+	count := func() (n int) {
+		oauthClients.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	before := count()
+	func() {
+		a := &Auth{Type: "oauth", TokenStore: "memory"}
+		if _, err := a.Client(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	if count() != before+1 {
+		t.Fatalf("%d clients, want %d", count(), before+1)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count() != before {
+		if time.Now().After(deadline) {
+			t.Fatalf("the client of an unreachable Auth is still kept (%d, want %d)", count(), before)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/transport"
@@ -153,8 +155,10 @@ type Auth struct {
 // oauthClients holds the Client of each Auth, made at its first use and
 // shared by every connection of the server, so that a refresh is made
 // once for all of them. Keyed by the Auth, which stays comparable (and
-// copyable) for its users.
-var oauthClients sync.Map // *Auth -> *lazyClient
+// copyable) for its users, through a weak pointer: an entry goes when its
+// Auth does (a reload replaces every Server), with the client's secrets
+// and tokens.
+var oauthClients sync.Map // weak.Pointer[Auth] -> *lazyClient
 
 type lazyClient struct {
 	once sync.Once
@@ -164,7 +168,11 @@ type lazyClient struct {
 
 // Client returns the OAuth client of an "oauth" entry, made once.
 func (a *Auth) Client() (*oauth.Client, error) {
-	v, _ := oauthClients.LoadOrStore(a, new(lazyClient))
+	key := weak.Make(a)
+	v, loaded := oauthClients.LoadOrStore(key, new(lazyClient))
+	if !loaded {
+		runtime.AddCleanup(a, func(k weak.Pointer[Auth]) { oauthClients.Delete(k) }, key)
+	}
 	l := v.(*lazyClient)
 	l.once.Do(func() { l.c, l.err = a.newClient() })
 	return l.c, l.err
