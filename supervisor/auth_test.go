@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/mcpactor/mcpactor/transport/oauth"
 )
@@ -129,26 +130,25 @@ func TestCommandHeaderRerunOn401(t *testing.T) {
 // the Auth is unreachable (a reload replaces every Server), secrets and
 // tokens with it.
 func TestAuthClientsForgotten(t *testing.T) {
-	count := func() (n int) {
-		oauthClients.Range(func(any, any) bool { n++; return true })
-		return n
-	}
-	before := count()
-	func() {
+	key := func() weak.Pointer[Auth] {
 		a := &Auth{Type: "oauth", TokenStore: "memory"}
 		if _, err := a.Client(); err != nil {
 			t.Fatal(err)
 		}
+		return weak.Make(a)
 	}()
-	if count() != before+1 {
-		t.Fatalf("%d clients, want %d", count(), before+1)
+	if _, ok := oauthClients.Load(key); !ok {
+		t.Fatal("no client kept for the Auth")
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for count() != before {
-		if time.Now().After(deadline) {
-			t.Fatalf("the client of an unreachable Auth is still kept (%d, want %d)", count(), before)
-		}
+	for {
 		runtime.GC()
+		if _, ok := oauthClients.Load(key); !ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the client of an unreachable Auth is still kept")
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
