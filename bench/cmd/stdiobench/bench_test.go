@@ -7,13 +7,12 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor/bench/internal/measure"
-	"github.com/mcpactor/mcpactor/internal/testserver"
 )
 
-// TestMain lets the test binary serve as the benchmark server when
-// re-executed by testserver.Command.
+// TestMain lets the test binary serve as the test server and as the go-sdk
+// stdio server when re-executed.
 func TestMain(m *testing.M) {
-	testserver.RunIfChild()
+	runIfChild()
 	os.Exit(m.Run())
 }
 
@@ -21,9 +20,9 @@ func TestMain(m *testing.M) {
 // `make bench` and benchstat: one sub-benchmark per client and in-flight
 // level (measure.BenchCalls). The stdiobench command, with its rounds,
 // interleaving and latency percentiles, is the reference; see
-// docs/benchmarks.md.
+// docs/benchmarks.md. The server is mcpactor's test server.
 func BenchmarkEcho(b *testing.B) {
-	srv := benchServer("")
+	srv := stdioServer(serverTestserver, "")
 	for _, n := range []int{1, 16, 256} {
 		for _, name := range measure.ClientOrder {
 			b.Run(fmt.Sprintf("client=%s/inflight=%d", name, n), func(b *testing.B) {

@@ -1,18 +1,23 @@
 // Command stdiobench measures tools/call throughput and latency over stdio
 // for mcpactor, the other Go MCP clients (modelcontextprotocol/go-sdk and
 // mark3labs/mcp-go) and a minimal hand-written pipelined wire client, in the
-// same run, against the same server binary (mcpactor's test server, run by
-// re-executing this program unless -server names another binary).
+// same run, against the same servers: mcpactor's test server (run by
+// re-executing this program unless -server names another binary), where
+// every client speaks the session era, and the go-sdk's own stdio server,
+// whose server/discover offers the 2026-07-28 revision.
 //
 //	go -C bench run ./cmd/stdiobench [-duration 3s] [-rounds 5] [-inflight 1,16,256]
-//	    [-clients mcpactor,gosdk,mcpgo,wire] [-out file.md] [-cpuprofile file]
+//	    [-servers testserver,gosdk] [-clients mcpactor,gosdk,mcpgo,wire]
+//	    [-out file.md] [-cpuprofile file]
 //
-// Each round runs every in-flight level; within a level every client in
-// turn (the order rotates each round, so that machine noise hits all
-// alike): connect, warm up, measure for -duration with N goroutines each
-// looping on CallTool, close. The report gives, per client and level, the
-// medians over rounds of calls/s, p50 and p99, and the ratios to the wire
-// client and (for mcpactor) to the best peer library.
+// Each round runs every server and in-flight level; within a level every
+// client in turn (the order rotates each round, so that machine noise hits
+// all alike): start its server, connect, warm up, measure for -duration
+// with N goroutines each looping on CallTool, close. The report gives, per
+// server, client and level, the medians over rounds of calls/s, p50, p99
+// and client CPU per call, the protocol version the client negotiated, and
+// the ratios to the wire client and (for mcpactor) to the best peer
+// library.
 package main
 
 import (
@@ -21,32 +26,44 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpactor/mcpactor/bench/internal/measure"
-	"github.com/mcpactor/mcpactor/internal/testserver"
 )
 
 type config struct {
 	measure.CallFlags
 	serverPath string
+	servers    []string
+	// others is the share of the machine's CPU that other processes used
+	// during each measurement, for the report: stdiobench repeats none.
+	others []float64
 }
 
 func main() {
-	// When re-executed as the benchmark server, serve and exit.
-	testserver.RunIfChild()
+	// When re-executed as a benchmark server, serve and exit.
+	runIfChild()
 
 	var cfg config
-	cfg.Register(flag.CommandLine, 3*time.Second, "the mcpactor client's first measurement at the highest in-flight level")
-	flag.StringVar(&cfg.serverPath, "server", "", "server binary (default: this program re-executed as mcpactor's test server)")
+	var servers string
+	cfg.Register(flag.CommandLine, 3*time.Second, "the mcpactor client's first measurement against the first of -servers at the highest in-flight level")
+	flag.StringVar(&cfg.serverPath, "server", "", "the test server's binary (default: this program re-executed as mcpactor's test server)")
+	flag.StringVar(&servers, "servers", strings.Join(serverOrder, ","), "comma-separated servers: "+strings.Join(serverOrder, ","))
 	flag.Parse()
 	if err := cfg.Check(); err != nil {
 		fatalf("%v", err)
 	}
+	for _, s := range strings.Split(servers, ",") {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(serverOrder, s) {
+			fatalf("unknown server %q (want some of %s)", s, strings.Join(serverOrder, ","))
+		}
+		cfg.servers = append(cfg.servers, s)
+	}
 
-	srv := benchServer(cfg.serverPath)
-	results := run(cfg, srv)
-	if err := measure.WriteReport(render(cfg, results), cfg.Out); err != nil {
+	results := run(&cfg)
+	if err := measure.WriteReport(render(&cfg, results), cfg.Out); err != nil {
 		fatalf("writing %s: %v", cfg.Out, err)
 	}
 }
@@ -56,51 +73,44 @@ func fatalf(format string, args ...any) {
 	os.Exit(2)
 }
 
-// benchServer is the one server every client starts: the test server with
-// its default (well-behaved) options.
-func benchServer(path string) measure.StdioServer {
-	opts := testserver.Options{}
-	if path != "" {
-		return measure.NewStdioServer(path, opts.Args(), os.Environ())
-	}
-	return measure.NewStdioServer(testserver.Command(opts))
-}
-
 // key identifies one cell of the report.
 type key struct {
+	server   string
 	client   string
 	inflight int
 }
 
-func run(cfg config, srv measure.StdioServer) map[key][]measure.Sample {
+func run(cfg *config) map[key][]measure.Sample {
 	results := make(map[key][]measure.Sample)
 	profiled := false
 	maxLevel := slices.Max(cfg.InFlight)
+	// Never repeated (so that a run measures what it always did); the
+	// others' share is only reported.
+	noise := measure.Noise{MaxOthers: 1}
 	for round := range cfg.Rounds {
-		for _, n := range cfg.InFlight {
-			for i := range cfg.Clients {
-				name := cfg.Clients[(i+round)%len(cfg.Clients)]
-				profile := cfg.CPUProfile != "" && !profiled && name == "mcpactor" && n == maxLevel
-				s := measureOne(cfg, srv, name, n, profile)
-				if profile {
-					profiled = true
+		for _, srvKind := range cfg.servers {
+			srv := stdioServer(srvKind, cfg.serverPath)
+			for _, n := range cfg.InFlight {
+				for i := range cfg.Clients {
+					name := cfg.Clients[(i+round)%len(cfg.Clients)]
+					profile := cfg.CPUProfile != "" && !profiled && name == "mcpactor" && srvKind == cfg.servers[0] && n == maxLevel
+					s, others := measure.Measure(&noise, "", func(int) measure.Sample { return measureOne(cfg, srv, name, n, profile) })
+					profiled = profiled || profile
+					cfg.others = append(cfg.others, others)
+					k := key{srvKind, name, n}
+					results[k] = append(results[k], s)
+					label := fmt.Sprintf("round %d/%d  %-10s inflight %4d  %-9s", round+1, cfg.Rounds, srvKind, n, name)
+					fmt.Fprintln(os.Stderr, measure.Progress(label, s, others))
 				}
-				k := key{name, n}
-				results[k] = append(results[k], s)
-				flag := ""
-				if s.Errors+s.Mismatches > 0 {
-					flag = fmt.Sprintf("  errors=%d mismatches=%d first: %s", s.Errors, s.Mismatches, s.FirstErr)
-				}
-				fmt.Fprintf(os.Stderr, "round %d/%d  inflight %4d  %-9s %10.0f calls/s  p50 %9s  p99 %9s%s\n",
-					round+1, cfg.Rounds, n, name, s.Rate, measure.Dur(s.P50), measure.Dur(s.P99), flag)
 			}
 		}
 	}
 	return results
 }
 
-// measureOne connects one client, warms it up, measures it and closes it.
-func measureOne(cfg config, srv measure.StdioServer, name string, n int, profile bool) measure.Sample {
+// measureOne connects one client (which starts its server), warms it up,
+// measures it and closes it.
+func measureOne(cfg *config, srv measure.StdioServer, name string, n int, profile bool) measure.Sample {
 	spec := measure.CallSpec{InFlight: n, Warmup: cfg.Warmup, Duration: cfg.Duration}
 	if profile {
 		spec.CPUProfile = cfg.CPUProfile

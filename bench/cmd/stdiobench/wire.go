@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +21,12 @@ import (
 // so concurrent requests share a write system call), and one reader
 // goroutine decodes each response with encoding/json and hands it to the
 // waiting caller through a pending map of channels.
+//
+// It speaks both eras, as a dual-era client over stdio should: it asks
+// server/discover first; if the server offers 2026-07-28 it speaks that
+// (no initialize, and every request carries the version, the client's
+// capabilities and its identity in _meta), and otherwise it does
+// initialize and notifications/initialized.
 type wireClient struct {
 	proc *measure.Proc
 
@@ -35,7 +42,10 @@ type wireClient struct {
 	rerr    error // why the reader stopped; guarded by pmu, set once
 
 	readDone chan struct{}
-	version  string // the server's answer to initialize
+	version  string // the version spoken: offered by discover, or the answer to initialize
+	// tail ends every tools/call line after its arguments: the era's
+	// _meta, if any, and the closing braces.
+	tail string
 }
 
 type wireResult struct {
@@ -49,8 +59,15 @@ type wireMessage struct {
 	measure.WireReply
 }
 
-// wireVersion is the protocol version the wire client asks for.
-const wireVersion = "2025-11-25"
+// The protocol versions the wire client speaks: the stateless era's and
+// the session era's newest.
+const (
+	versionModern  = "2026-07-28"
+	versionSession = "2025-11-25"
+	modernMeta     = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + versionModern + `",` +
+		`"io.modelcontextprotocol/clientCapabilities":{},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"bench-wire","version":"0.0.1"}}`
+)
 
 var resultChans = sync.Pool{New: func() any { return make(chan wireResult, 1) }}
 
@@ -78,42 +95,64 @@ func dialWire(ctx context.Context, s measure.StdioServer) (measure.Client, error
 	return w, nil
 }
 
-// handshake sends initialize (id 0), waits for its answer, and sends
-// notifications/initialized, before the reader goroutine starts.
+// handshake, before the reader goroutine starts: server/discover (id 0);
+// if the server offers 2026-07-28 nothing more, else initialize (id 1),
+// its answer, and notifications/initialized. Calls take ids from 2.
 func (w *wireClient) handshake(ctx context.Context, sc *bufio.Scanner) error {
-	w.send([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + wireVersion + `",` +
-		`"capabilities":{},"clientInfo":{"name":"bench-wire","version":"0.0.1"}}}` + "\n"))
-	done := make(chan error, 1)
+	w.nextID.Store(1)
+	if err := w.send([]byte(`{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{` + modernMeta + "}}\n")); err != nil {
+		return err
+	}
+	m, err := await(ctx, sc, 0)
+	if err != nil {
+		return fmt.Errorf("server/discover: %w", err)
+	}
+	if m.Error == nil && m.Result != nil && slices.Contains(m.Result.SupportedVersions, versionModern) {
+		w.version, w.tail = versionModern, ","+modernMeta+"}}\n"
+		return nil
+	}
+
+	// The session era: any error from discover, or no version of ours.
+	if err := w.send([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + versionSession + `",` +
+		`"capabilities":{},"clientInfo":{"name":"bench-wire","version":"0.0.1"}}}` + "\n")); err != nil {
+		return err
+	}
+	if m, err = await(ctx, sc, 1); err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if m.Error != nil {
+		return fmt.Errorf("initialize: %d %s", m.Error.Code, m.Error.Message)
+	}
+	if m.Result != nil {
+		w.version = m.Result.ProtocolVersion
+	}
+	w.tail = "}}\n"
+	return w.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+}
+
+// await reads lines until the response with the given id, skipping any
+// other line (a banner, noise, notifications), or until ctx ends.
+func await(ctx context.Context, sc *bufio.Scanner, id int64) (*wireMessage, error) {
+	got := make(chan *wireMessage, 1)
 	go func() {
 		for sc.Scan() {
 			var m wireMessage
-			if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil || *m.ID != 0 || m.Method != "" {
-				continue // banner, noise, notifications
-			}
-			if m.Error != nil {
-				done <- fmt.Errorf("initialize: %d %s", m.Error.Code, m.Error.Message)
+			if json.Unmarshal(sc.Bytes(), &m) == nil && m.ID != nil && *m.ID == id && m.Method == "" {
+				got <- &m
 				return
 			}
-			if m.Result != nil {
-				w.version = m.Result.ProtocolVersion
-			}
-			done <- nil
-			return
 		}
-		done <- fmt.Errorf("stdout ended: %v", sc.Err())
+		got <- nil
 	}()
 	select {
-	case err := <-done:
-		if err != nil {
-			return err
+	case m := <-got:
+		if m == nil {
+			return nil, fmt.Errorf("stdout ended: %v", sc.Err())
 		}
+		return m, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
-	w.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
-	w.wmu.Lock()
-	defer w.wmu.Unlock()
-	return w.werr
 }
 
 // send writes one line; concurrent senders are coalesced into one flush.
@@ -143,8 +182,8 @@ func (w *wireClient) Call(ctx context.Context, msg string) (string, error) {
 	w.pending[id] = ch
 	w.pmu.Unlock()
 
-	line := measure.AppendEchoCall(make([]byte, 0, 128+len(msg)), id, msg)
-	line = append(line, "}}\n"...)
+	line := measure.AppendEchoCall(make([]byte, 0, 128+len(msg)+len(w.tail)), id, msg)
+	line = append(line, w.tail...)
 	if err := w.send(line); err != nil {
 		w.forget(id)
 		return "", err
@@ -198,7 +237,8 @@ func (w *wireClient) readLoop(sc *bufio.Scanner) {
 	w.pmu.Unlock()
 }
 
-// Protocol is the version the server answered initialize with.
+// Protocol is the version spoken: 2026-07-28 when discover offered it, else
+// the server's answer to initialize.
 func (w *wireClient) Protocol() string { return w.version }
 
 // Close closes stdin, which ends the server, and waits for it (killing it

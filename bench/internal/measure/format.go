@@ -34,3 +34,16 @@ func OneLine(s string) string {
 	}
 	return s
 }
+
+// Progress is the line a throughput command prints on stderr after a
+// measurement: label (which names it), the numbers, the share of the
+// machine other processes used meanwhile, the protocol version and, when
+// any call failed, the first error.
+func Progress(label string, s Sample, others float64) string {
+	line := fmt.Sprintf("%s %9.0f calls/s  p50 %8s  p99 %8s  cpu/call %7s  others %2.0f%%  %s",
+		label, s.Rate, Dur(s.P50), Dur(s.P99), Dur(s.CPUPerCall), 100*others, s.Protocol)
+	if s.Errors+s.Mismatches > 0 {
+		line += fmt.Sprintf("  errors=%d mismatches=%d first: %s", s.Errors, s.Mismatches, s.FirstErr)
+	}
+	return line
+}
