@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log"
@@ -11,6 +10,7 @@ import (
 
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpactor/mcpactor/bench/internal/measure"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 )
 
@@ -18,18 +18,10 @@ import (
 // its value.
 const envServer = "MCPACTOR_HTTPBENCH_SERVER"
 
-type echoArgs struct {
-	Message string `json:"message"`
-}
-
 // serveGoSDK listens on a loopback port, writes the endpoint's URL as the
 // first line on stdout, and serves until stdin ends; errors go to stderr.
 func serveGoSDK(stateless bool, stdin io.Reader, stdout, stderr io.Writer) int {
-	srv := gosdk.NewServer(&gosdk.Implementation{Name: "httpbench-gosdk", Version: "0.0.1"}, nil)
-	gosdk.AddTool(srv, &gosdk.Tool{Name: "echo", Description: "Returns message as text."},
-		func(_ context.Context, _ *gosdk.CallToolRequest, in echoArgs) (*gosdk.CallToolResult, any, error) {
-			return &gosdk.CallToolResult{Content: []gosdk.Content{&gosdk.TextContent{Text: in.Message}}}, nil, nil
-		})
+	srv := measure.GoSDKEchoServer("httpbench-gosdk")
 	h := gosdk.NewStreamableHTTPHandler(func(*http.Request) *gosdk.Server { return srv },
 		&gosdk.StreamableHTTPOptions{JSONResponse: true, Stateless: stateless})
 	mux := http.NewServeMux()

@@ -108,12 +108,7 @@ func run(cfg *config) map[key][]measure.Sample {
 					profiled = profiled || profile
 					k := key{srv, name, n}
 					results[k] = append(results[k], s)
-					flag := ""
-					if s.Errors+s.Mismatches > 0 {
-						flag = fmt.Sprintf("  errors=%d mismatches=%d first: %s", s.Errors, s.Mismatches, s.FirstErr)
-					}
-					fmt.Fprintf(os.Stderr, "%s %9.0f calls/s  p50 %8s  p99 %8s  cpu/call %7s  others %2.0f%%  %s%s\n",
-						label, s.Rate, measure.Dur(s.P50), measure.Dur(s.P99), measure.Dur(s.CPUPerCall), 100*others, s.Protocol, flag)
+					fmt.Fprintln(os.Stderr, measure.Progress(label, s, others))
 				}
 			}
 		}
