@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/redirect"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/transport/oauth"
 )
@@ -132,14 +133,7 @@ func (p *protectedServer) carriedBy(message string) string {
 // browser plays the user's browser: the authorization server answers at
 // once for the user named in login.
 func browser(ctx context.Context, r *oauth.AuthorizationRequest) (url.Values, error) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, r.URL+"&login="+url.QueryEscape(r.Identity), nil)
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	resp.Body.Close()
-	loc, err := url.Parse(resp.Header.Get("Location"))
+	loc, err := redirect.Follow(ctx, nil, r.URL+"&login="+url.QueryEscape(r.Identity))
 	if err != nil {
 		return nil, err
 	}

@@ -256,9 +256,6 @@ func (d *entryDecoder) auth(warnings *[]string, x *expander) *Auth {
 	}
 	out := &Auth{}
 	a.get("type", &out.Type, "a string")
-	if a.get("credentialId", &out.CredentialID, "a string") {
-		out.CredentialID = x.expand(out.CredentialID)
-	}
 	switch out.Type {
 	case "oauth", "apikey":
 	case "":
@@ -266,7 +263,7 @@ func (d *entryDecoder) auth(warnings *[]string, x *expander) *Auth {
 	default:
 		a.fail("type", `must be "oauth" or "apikey", not %q`, out.Type)
 	}
-	for key, into := range map[string]*string{"clientId": &out.ClientID, "clientSecret": &out.ClientSecret,
+	for key, into := range map[string]*string{"credentialId": &out.CredentialID, "clientId": &out.ClientID, "clientSecret": &out.ClientSecret,
 		"privateKeyFile": &out.PrivateKeyFile, "signingAlgorithm": &out.SigningAlgorithm,
 		"clientMetadataUrl": &out.ClientMetadataURL, "issuer": &out.Issuer, "redirectUri": &out.RedirectURI,
 		"grant": &out.Grant, "tokenStore": &out.TokenStore} {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/oauth2"
+
+	"github.com/mcpactor/mcpactor/internal/redirect"
 )
 
 // fakeAS is an authorization server for the tests: metadata, a
@@ -291,16 +293,7 @@ func (s *fakeRS) mcp(w http.ResponseWriter, r *http.Request) {
 // authorization URL, as the identity, and reads the redirect.
 func login(hc *http.Client) UserStep {
 	return UserStepFunc(func(ctx context.Context, r *AuthorizationRequest) (url.Values, error) {
-		u := r.URL + "&login=" + url.QueryEscape(r.Identity)
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-		c := *hc
-		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		resp, err := c.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		resp.Body.Close()
-		loc, err := url.Parse(resp.Header.Get("Location"))
+		loc, err := redirect.Follow(ctx, hc, r.URL+"&login="+url.QueryEscape(r.Identity))
 		if err != nil {
 			return nil, err
 		}

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
 
+	"github.com/mcpactor/mcpactor/internal/redirect"
 	"github.com/mcpactor/mcpactor/transport/oauth"
 )
 
@@ -82,26 +82,12 @@ func authFor(scenario string) (*oauth.Client, error) {
 // code, which is read without being followed (nothing listens at the
 // redirect URL).
 func followRedirect(ctx context.Context, r *oauth.AuthorizationRequest) (url.Values, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.URL, nil)
+	loc, err := redirect.Follow(ctx, nil, r.URL)
 	if err != nil {
 		return nil, err
 	}
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	resp.Body.Close()
-	loc := resp.Header.Get("Location")
-	if loc == "" {
-		return nil, fmt.Errorf("authorization endpoint answered %d without a redirect", resp.StatusCode)
-	}
-	u, err := url.Parse(loc)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.HasPrefix(loc, r.RedirectURL) {
+	if !strings.HasPrefix(loc.String(), r.RedirectURL) {
 		return nil, errors.New("authorization endpoint redirected elsewhere than the redirect URL")
 	}
-	return u.Query(), nil
+	return loc.Query(), nil
 }
