@@ -359,26 +359,10 @@ func (c *Client) call(ctx context.Context, method string, params any, out any, o
 // delivered is therefore not delivered again. The notifications arrive on
 // the calling goroutine one at a time, so plain variables suffice.
 func (c *Client) callProgress(ctx context.Context, method string, params any, out any, opts transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
-	var op *telemetry.Op
-	if opts.ProgressToken != "" {
-		var last float64
-		var delivered bool
-		opts.OnProgress = func(raw json.RawMessage) {
-			var p messages.ProgressParams
-			if json.Unmarshal(raw, &p) != nil {
-				return
-			}
-			if delivered && p.Progress <= last {
-				return
-			}
-			last, delivered = p.Progress, true
-			op.Progress(p.Progress, p.Total, p.Message)
-			if onProgress != nil {
-				onProgress(p)
-			}
-		}
-	}
 	if c.tel == nil {
+		if opts.ProgressToken != "" {
+			opts.OnProgress = progressHook(nil, onProgress)
+		}
 		g, err := c.current(ctx)
 		if err != nil {
 			return err
@@ -391,7 +375,10 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 	}
 	req := telemetry.Request{Peer: c.peer(), Method: method}
 	describe(&req, params, c.tel.RecordsToolArguments())
-	ctx, op = c.tel.Start(ctx, &req)
+	ctx, op := c.tel.Start(ctx, &req)
+	if opts.ProgressToken != "" {
+		opts.OnProgress = progressHook(op, onProgress)
+	}
 	c.tel.InFlight(c.name, 1)
 	defer c.tel.InFlight(c.name, -1)
 	g, err := c.currentObserved(ctx, op)
@@ -407,6 +394,29 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 	}
 	op.End(err, toolError)
 	return err
+}
+
+// progressHook turns a request's raw progress notifications into
+// onProgress calls, recorded on op. It is made once op is known, so that
+// a call without progress does not move op to the heap (a closure that
+// captured op before its assignment would, on every call).
+func progressHook(op *telemetry.Op, onProgress func(messages.ProgressParams)) func(json.RawMessage) {
+	var last float64
+	var delivered bool
+	return func(raw json.RawMessage) {
+		var p messages.ProgressParams
+		if json.Unmarshal(raw, &p) != nil {
+			return
+		}
+		if delivered && p.Progress <= last {
+			return
+		}
+		last, delivered = p.Progress, true
+		op.Progress(p.Progress, p.Total, p.Message)
+		if onProgress != nil {
+			onProgress(p)
+		}
+	}
 }
 
 // replay sends, once, a request that met an expired HTTP session: the

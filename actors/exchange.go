@@ -65,13 +65,15 @@ func notifyTraced(ctx context.Context, tel *telemetry.Telemetry, peer telemetry.
 // describe fills in the parts of a span that depend on the request's
 // params: the tool or prompt name, the resource URI.
 func describe(r *telemetry.Request, params any, recordArgs bool) {
-	switch p := params.(type) {
-	case messages.CallToolParams:
+	if p, ok := callToolParams(params); ok {
 		r.Target = p.Name
 		if r.Arguments == nil && p.Arguments != nil && recordArgs {
 			// Opt-in and sensitive (docs/telemetry.md): encoded only then.
 			r.Arguments, _ = json.Marshal(p.Arguments)
 		}
+		return
+	}
+	switch p := params.(type) {
 	case messages.GetPromptParams:
 		r.Target = p.Name
 	case messages.ReadResourceParams:
@@ -86,10 +88,10 @@ func describe(r *telemetry.Request, params any, recordArgs bool) {
 // encodeParams is json.Marshal, with the hot tools/call params encoded
 // without reflection (same bytes; messages.AppendCallToolParams).
 func encodeParams(params any) (json.RawMessage, error) {
-	if p, ok := params.(messages.CallToolParams); ok {
+	if p, ok := callToolParams(params); ok {
 		// One allocation for the usual small call instead of a series of
 		// doublings from empty.
-		return messages.AppendCallToolParams(make([]byte, 0, 64+len(p.Name)), &p)
+		return messages.AppendCallToolParams(make([]byte, 0, 64+len(p.Name)), p)
 	}
 	return json.Marshal(params)
 }

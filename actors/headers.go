@@ -36,9 +36,10 @@ func modernHeaders(conn *transport.Conn, version, method, name string) map[strin
 // targetName is what Mcp-Name carries for a request's params: the tool or
 // prompt name, or the resource URI.
 func targetName(params any) string {
-	switch p := params.(type) {
-	case messages.CallToolParams:
+	if p, ok := callToolParams(params); ok {
 		return p.Name
+	}
+	switch p := params.(type) {
 	case messages.GetPromptParams:
 		return p.Name
 	case messages.ReadResourceParams:

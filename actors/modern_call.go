@@ -110,7 +110,7 @@ func (c *Client) modernRound(ctx context.Context, op *telemetry.Op, g *generatio
 // again when fresh is set).
 func (c *Client) requestHeaders(ctx context.Context, g *generation, method string, params any, fresh bool) (map[string]string, error) {
 	h := modernHeaders(g.conn, g.sess.version, method, targetName(params))
-	p, ok := params.(messages.CallToolParams)
+	p, ok := callToolParams(params)
 	if h == nil || !ok {
 		return h, nil
 	}

@@ -130,7 +130,13 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages
 
 // CallToolWith is CallTool with per-call options.
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts CallOptions) (*messages.CallToolResult, error) {
-	params := messages.CallToolParams{Meta: opts.Meta, Name: name, Arguments: noNil(args)}
+	// One allocation holds the params, the result and room for its first
+	// content block: the params travel by pointer (no copy boxed into an
+	// interface), and the usual result of one block decodes into the room
+	// (readContent fills a slice up to its capacity before growing it).
+	tc := &toolCall{}
+	tc.params = messages.CallToolParams{Meta: opts.Meta, Name: name, Arguments: noNil(args)}
+	params := &tc.params
 	topts := transport.RequestOptions{Timeout: opts.Timeout, ResetTimeoutOnProgress: opts.ResetTimeoutOnProgress, MaxTotalTimeout: opts.MaxTotalTimeout}
 	// A progress token is sent when the caller wants progress or wants it
 	// to extend the timeout (basic/utilities/progress).
@@ -139,11 +145,40 @@ func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts C
 		params.Meta = c.withProgressToken(opts.Meta, tok)
 		topts.ProgressToken, _ = messages.ProgressTokenKey(tok)
 	}
-	var res messages.CallToolResult
-	if err := c.callProgress(ctx, messages.MethodToolsCall, params, &res, topts, opts.OnProgress); err != nil {
+	res := &tc.res
+	res.Content = tc.first[:0:1]
+	err := c.callProgress(ctx, messages.MethodToolsCall, params, res, topts, opts.OnProgress)
+	// The result outlives the call: it must not keep the caller's
+	// arguments alive.
+	tc.params = messages.CallToolParams{}
+	if err != nil {
 		return nil, err
 	}
-	return &res, nil
+	if len(res.Content) == 0 && cap(res.Content) == 1 && &res.Content[:1][0] == &tc.first[0] {
+		// No content member (or one that failed to decode): nil, as
+		// decoding into an empty result gives.
+		res.Content = nil
+	}
+	return res, nil
+}
+
+// toolCall is what one CallTool allocates for itself, in one piece.
+type toolCall struct {
+	res    messages.CallToolResult
+	params messages.CallToolParams
+	first  [1]messages.Content
+}
+
+// callToolParams returns the tools/call params in params, whether given by
+// value or, as CallToolWith does, by pointer.
+func callToolParams(params any) (*messages.CallToolParams, bool) {
+	switch p := params.(type) {
+	case *messages.CallToolParams:
+		return p, true
+	case messages.CallToolParams:
+		return &p, true
+	}
+	return nil, false
 }
 
 // withProgressToken copies meta (never changing the caller's map) and adds
