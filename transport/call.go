@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -19,10 +20,21 @@ type call struct {
 	token    string       // progress token key (messages.ProgressTokenKey), "" for none
 	noCancel bool         // initialize: never send notifications/cancelled
 	obs      CallObserver // nil unless someone listens
-	// The caller's timer: the timeout in force, and whether it fired.
-	// Atomics because the timer runs on a goroutine of its own.
-	after    atomic.Int64
-	expired  atomic.Bool
+	// The timeout in force, for the error and the cancellation's reason;
+	// atomic because a caller's own timer (ResetTimeoutOnProgress) runs
+	// on a goroutine of its own and changes it.
+	after atomic.Int64
+	// expired: the caller's own timer fired (ResetTimeoutOnProgress only).
+	expired atomic.Bool
+	// deadline is when the actor retires the call as timed out (zero:
+	// never, or the caller keeps its own timer). Written by the caller
+	// before the call is sent.
+	deadline time.Time
+	// life numbers the uses of a pooled record (Conn.release): a
+	// cancelCall names the life it was sent for, so that one arriving
+	// after the record has been reused is ignored. Atomic because the
+	// actor reads it while a new caller may be taking the record.
+	life     atomic.Uint32
 	reply    chan outcome
 	progress chan json.RawMessage // nil when the caller wants no progress
 	// progressBytes is the size of what waits in progress: the actor adds,
@@ -36,9 +48,12 @@ type call struct {
 	values context.Context
 	// Actor-only: the id, and where the frame is (frameQueued: at index
 	// frame of the writer's current batch).
-	id    int64
-	where uint8
-	frame int
+	id        int64
+	where     uint8
+	frame     int
+	heapIndex int // in the actor's deadlines; -1 when not there
+	// Caller-only: the outcome has been read from reply.
+	settled bool
 }
 
 // outcome is the single end of a call: a result, a JSON-RPC error, the
@@ -53,10 +68,16 @@ type outcome struct {
 // caller turns it into a timeout or cancellation error.
 var errRetired = errors.New("request retired by its caller")
 
+// errExpired marks an outcome produced by the actor's deadline for the call:
+// the caller turns it into a timeout error, whatever else it was doing.
+var errExpired = errors.New("request timed out")
+
 // cancelCall asks the actor to retire c (timeout or context end) and tell the
-// server, unless the answer is already on its way.
+// server, unless the answer is already on its way. life is c.life when it
+// was sent.
 type cancelCall struct {
 	c      *call
+	life   uint32
 	reason string
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,9 @@ type Conn struct {
 	// connection, apart from the request's own timeout; 0: the request's
 	// timeout alone.
 	queueTimeout time.Duration
+	// pool recycles call records (take, release); nil: every call
+	// allocates its own (HTTP).
+	pool *sync.Pool
 }
 
 // DefaultQueueTimeout is how long a request waits for an in-flight slot
@@ -218,18 +222,73 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	}
 	defer func() { <-c.slots }()
 
-	cl := &call{method: method, params: params, token: opts.ProgressToken, noCancel: opts.NoCancel, obs: opts.Observer, header: opts.Header, values: ctx, reply: make(chan outcome, 1)}
-	cl.weight = c.budget.weigh(len(method) + len(params))
-	if !c.budget.sem.TryAcquire(cl.weight) {
-		if err := c.waitBudget(ctx, method, cl.weight, opts, start); err != nil {
+	weight := c.budget.weigh(len(method) + len(params))
+	if !c.budget.sem.TryAcquire(weight) {
+		if err := c.waitBudget(ctx, method, weight, opts, start); err != nil {
 			return nil, err
 		}
 	}
+	cl := c.take()
+	cl.method, cl.params, cl.token, cl.noCancel, cl.obs, cl.header, cl.values = method, params, opts.ProgressToken, opts.NoCancel, opts.Observer, opts.Header, ctx
+	cl.weight = weight
 	if opts.OnProgress != nil && opts.ProgressToken != "" {
 		cl.progress = make(chan json.RawMessage, progressBuffer)
 	}
+	wait, after := c.timeoutOf(opts), c.timeoutOf(opts)
+	if opts.MaxTotalTimeout > 0 && opts.MaxTotalTimeout < wait {
+		wait, after = opts.MaxTotalTimeout, opts.MaxTotalTimeout
+	}
+	cl.after.Store(int64(after))
+	// The actor keeps the deadline (transport/deadlines.go) unless
+	// progress may move it: then the caller, who sees the progress, keeps
+	// a timer of its own.
+	ownTimer := opts.ResetTimeoutOnProgress
+	if wait != noTimeout && !ownTimer {
+		// Whatever was spent waiting to be sent counts.
+		cl.deadline = start.Add(wait)
+	}
 	c.root.Send(c.pid, cl)
-	return c.await(ctx, cl, start, opts)
+	res, err := c.await(ctx, cl, start, opts, ownTimer)
+	if cl.settled && !ownTimer && cl.progress == nil {
+		// The actor has delivered the outcome and forgotten the call:
+		// the record can serve another one.
+		c.release(cl)
+	}
+	return res, err
+}
+
+// take returns a call record with an empty reply channel: a pooled one on
+// a stream transport, else a new one.
+//
+// A record goes back to the pool (release) only once its caller has read
+// the outcome: the actor has then removed it from the pending table, the
+// progress tokens and the deadlines, and the writer keeps no more than the
+// record's pointer in frames the actor alone looks at (batchWriter). What
+// may still be on its way to the actor is a cancelCall sent for it, which
+// carries the record's life and is ignored once the life has moved on; a
+// late answer is matched by id, and ids are never reused, so it cannot
+// reach a reused record. Records of calls that had progress or a timer of
+// their own, or that ended with the transport before their outcome was
+// read, are not reused. HTTP transports hand records to POST goroutines
+// that may outlive the call, so they do not pool.
+func (c *Conn) take() *call {
+	if c.pool != nil {
+		if cl, ok := c.pool.Get().(*call); ok {
+			return cl
+		}
+	}
+	return &call{reply: make(chan outcome, 1)}
+}
+
+// release clears a finished record and puts it back in the pool.
+func (c *Conn) release(cl *call) {
+	if c.pool == nil {
+		return
+	}
+	cl.life.Add(1)
+	cl.method, cl.params, cl.token, cl.noCancel, cl.obs, cl.header, cl.values = "", nil, "", false, nil, nil, nil
+	cl.weight, cl.deadline, cl.settled = 0, time.Time{}, false
+	c.pool.Put(cl)
 }
 
 // timeoutOf is the timeout a request runs under.
@@ -327,31 +386,12 @@ func (c *Conn) InFlight() int { return len(c.slots) }
 // callback before further ones are dropped (and counted).
 const progressBuffer = 64
 
-func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts RequestOptions) (json.RawMessage, error) {
-	timeout := c.timeoutOf(opts)
-	var limit time.Time // the absolute cap, zero when none
-	if opts.MaxTotalTimeout > 0 {
-		limit = start.Add(opts.MaxTotalTimeout)
+func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts RequestOptions, ownTimer bool) (json.RawMessage, error) {
+	if ownTimer {
+		return c.awaitTimed(ctx, cl, start, opts)
 	}
-	after := timeout
-	wait := timeout
-	if !limit.IsZero() && opts.MaxTotalTimeout < wait {
-		wait, after = opts.MaxTotalTimeout, opts.MaxTotalTimeout
-	}
-	if wait != noTimeout {
-		// Whatever was spent waiting to be sent counts.
-		wait = max(wait-time.Since(start), 0)
-	}
-	// The timeout needs no channel of its own in the select below: when it
-	// fires, the timer asks the actor to retire the call, exactly as the
-	// caller would, and the actor's verdict arrives on cl.reply like any
-	// other outcome. One channel fewer to lock per call on the hot path.
-	cl.after.Store(int64(after))
-	timer := time.AfterFunc(wait, func() {
-		cl.expired.Store(true)
-		c.root.Send(c.pid, cancelCall{c: cl, reason: timeoutText(time.Duration(cl.after.Load()))})
-	})
-	defer timer.Stop()
+	// The deadline is the actor's: when it passes, the actor retires the
+	// call and its verdict arrives on cl.reply like any other outcome.
 	if cl.progress != nil {
 		defer c.settleProgress(cl)
 	}
@@ -366,28 +406,72 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts Reques
 		case p := <-cl.progress:
 			c.limits.tookProgress(cl, p)
 			opts.OnProgress(p)
-			if opts.ResetTimeoutOnProgress {
-				wait, after = timeout, timeout
-				if !limit.IsZero() {
-					if rest := time.Until(limit); rest < wait {
-						wait, after = max(rest, 0), opts.MaxTotalTimeout
-					}
-				}
-				cl.after.Store(int64(after))
-				timer.Reset(wait)
-			}
 		case <-ctx.Done():
 			why := &messages.CanceledError{Server: c.server, Method: cl.method, Err: context.Cause(ctx)}
 			return c.retire(cl, why.Error(), why)
 		case <-c.end.done:
-			// The actor fails every pending call before it ends, so an
-			// outcome is waiting unless the call never reached it.
-			select {
-			case out := <-cl.reply:
-				return c.finish(cl, out, nil)
-			default:
-				return nil, c.end.err
+			return c.ended(cl)
+		}
+	}
+}
+
+// ended is the outcome of a call whose transport has ended. The actor
+// fails every pending call before it ends, so an outcome is waiting unless
+// the call never reached it.
+func (c *Conn) ended(cl *call) (json.RawMessage, error) {
+	select {
+	case out := <-cl.reply:
+		return c.finish(cl, out, nil)
+	default:
+		return nil, c.end.err
+	}
+}
+
+// awaitTimed is await for a call whose timeout restarts at each progress
+// notification (ResetTimeoutOnProgress): the caller, who takes the
+// progress, keeps the timer. When it fires, the timer asks the actor to
+// retire the call, exactly as the caller would.
+func (c *Conn) awaitTimed(ctx context.Context, cl *call, start time.Time, opts RequestOptions) (json.RawMessage, error) {
+	timeout := c.timeoutOf(opts)
+	var limit time.Time // the absolute cap, zero when none
+	if opts.MaxTotalTimeout > 0 {
+		limit = start.Add(opts.MaxTotalTimeout)
+	}
+	wait := time.Duration(cl.after.Load())
+	if wait != noTimeout {
+		// Whatever was spent waiting to be sent counts.
+		wait = max(wait-time.Since(start), 0)
+	}
+	life := cl.life.Load()
+	timer := time.AfterFunc(wait, func() {
+		cl.expired.Store(true)
+		c.root.Send(c.pid, cancelCall{c: cl, life: life, reason: timeoutText(time.Duration(cl.after.Load()))})
+	})
+	defer timer.Stop()
+	if cl.progress != nil {
+		defer c.settleProgress(cl)
+	}
+	for {
+		select {
+		case out := <-cl.reply:
+			c.drainProgress(cl, opts)
+			return c.finish(cl, out, nil)
+		case p := <-cl.progress:
+			c.limits.tookProgress(cl, p)
+			opts.OnProgress(p)
+			wait, after := timeout, timeout
+			if !limit.IsZero() {
+				if rest := time.Until(limit); rest < wait {
+					wait, after = max(rest, 0), opts.MaxTotalTimeout
+				}
 			}
+			cl.after.Store(int64(after))
+			timer.Reset(wait)
+		case <-ctx.Done():
+			why := &messages.CanceledError{Server: c.server, Method: cl.method, Err: context.Cause(ctx)}
+			return c.retire(cl, why.Error(), why)
+		case <-c.end.done:
+			return c.ended(cl)
 		}
 	}
 }
@@ -436,7 +520,7 @@ func (c *Conn) settleProgress(cl *call) {
 // actor alone decides whether the answer or the cancellation came first, so
 // the call ends exactly once.
 func (c *Conn) retire(cl *call, reason string, why error) (json.RawMessage, error) {
-	c.root.Send(c.pid, cancelCall{c: cl, reason: reason})
+	c.root.Send(c.pid, cancelCall{c: cl, life: cl.life.Load(), reason: reason})
 	if cl.expired.Load() {
 		why = c.timeoutError(cl) // the timer asked first
 	}
@@ -453,7 +537,9 @@ func (c *Conn) retire(cl *call, reason string, why error) (json.RawMessage, erro
 	}
 }
 
+// finish turns the outcome read from cl.reply into the call's result.
 func (c *Conn) finish(cl *call, out outcome, why error) (json.RawMessage, error) {
+	cl.settled = true
 	id := messages.Int64ID(out.id)
 	if cl.obs != nil && out.id != 0 {
 		cl.obs.SetRequestID(id)
@@ -464,6 +550,12 @@ func (c *Conn) finish(cl *call, out outcome, why error) (json.RawMessage, error)
 	case *messages.Error:
 		return nil, &messages.RPCError{Server: c.server, Method: cl.method, ID: id, Code: err.Code, Message: err.Message, Data: err.Data}
 	default:
+		if err == errExpired {
+			// The actor's deadline came first, whatever the caller was
+			// about to ask.
+			why = c.timeoutError(cl)
+			err = errRetired
+		}
 		if err == errRetired {
 			if why == nil { // retired by the caller's timer, not by ctx
 				why = c.timeoutError(cl)

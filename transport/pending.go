@@ -3,6 +3,7 @@ package transport
 import (
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -29,6 +30,7 @@ type rpcCore struct {
 	batches bool             // batches accepted (2025-03-26 only)
 	failed  error            // set once the transport is ending: new calls fail with it
 	retired retiredCalls     // observers of recently retired calls, for late answers
+	times   deadlines        // the pending calls' timeouts
 }
 
 // frameSink is the framing and I/O half of a transport. The core appends
@@ -71,9 +73,11 @@ func newRPCCore(server string, owner *actor.PID, gen uint64, sink frameSink, log
 func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 	switch m := msg.(type) {
 	case *call:
-		r.send(m)
+		r.send(ctx, m)
 	case cancelCall:
 		r.cancel(m)
+	case deadlineTick:
+		r.expire(ctx)
 	case notify:
 		if r.failed != nil {
 			r.budget.release(m.weight)
@@ -108,7 +112,8 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 	return true
 }
 
-func (r *rpcCore) send(c *call) {
+func (r *rpcCore) send(ctx actor.Context, c *call) {
+	c.heapIndex = -1
 	if r.failed != nil {
 		r.budget.release(c.weight)
 		c.reply <- outcome{err: r.failed}
@@ -117,6 +122,9 @@ func (r *rpcCore) send(c *call) {
 	r.nextID++
 	c.id = r.nextID
 	r.pending[c.id] = c
+	if !c.deadline.IsZero() {
+		r.times.add(ctx, c)
+	}
 	if c.token != "" && c.progress != nil {
 		r.tokens[c.token] = c
 	}
@@ -132,6 +140,7 @@ func (r *rpcCore) resolve(id int64, out outcome) bool {
 		return false
 	}
 	delete(r.pending, id)
+	r.times.remove(c)
 	if c.progress != nil && r.tokens[c.token] == c { // a caller may reuse a token; keep the newer call's
 		delete(r.tokens, c.token)
 	}
@@ -143,9 +152,30 @@ func (r *rpcCore) resolve(id int64, out outcome) bool {
 
 func (r *rpcCore) cancel(m cancelCall) {
 	c := m.c
-	if r.pending[c.id] != c {
-		return // already answered: the outcome is in the caller's channel
+	if c.life.Load() != m.life || r.pending[c.id] != c {
+		// Already answered: the outcome is in the caller's channel (and
+		// the record may even be serving another call by now).
+		return
 	}
+	r.retire(c, m.reason, errRetired)
+}
+
+// expire retires every call whose deadline has passed, then sets the timer
+// for the next one.
+func (r *rpcCore) expire(ctx actor.Context) {
+	now := time.Now()
+	for c := r.times.due(now); c != nil; c = r.times.due(now) {
+		r.retire(c, timeoutText(time.Duration(c.after.Load())), errExpired)
+	}
+	if r.failed == nil {
+		r.times.rearm(ctx)
+	}
+}
+
+// retire ends the pending call c with why (errRetired or errExpired)
+// instead of its answer, and tells the server unless the request never
+// left.
+func (r *rpcCore) retire(c *call, reason string, why error) {
 	switch {
 	case r.sink.dropUnsent(c):
 		// The request never left: the server cannot have seen it, so
@@ -155,16 +185,16 @@ func (r *rpcCore) cancel(m cancelCall) {
 		// basic/utilities/cancellation: the receiver may ignore it, and a
 		// response may still come; it will be counted as late. Queued
 		// before the caller is released, so its span still sees it.
-		params, _ := json.Marshal(messages.CancelledParams{RequestID: messages.Int64ID(c.id), Reason: m.reason})
+		params, _ := json.Marshal(messages.CancelledParams{RequestID: messages.Int64ID(c.id), Reason: reason})
 		if c.obs != nil {
-			params = c.obs.Cancelling(m.reason, params)
+			params = c.obs.Cancelling(reason, params)
 		}
 		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), messages.NotificationCancelled, params), nil, 0)
 	}
 	if c.obs != nil {
 		r.retired.add(c.id, c.obs)
 	}
-	r.resolve(c.id, outcome{err: errRetired})
+	r.resolve(c.id, outcome{err: why})
 }
 
 // failAll ends every pending call with err and refuses new ones.
@@ -172,6 +202,7 @@ func (r *rpcCore) failAll(err error) {
 	if r.failed == nil {
 		r.failed = err
 	}
+	r.times.stop()
 	for id := range r.pending {
 		r.resolve(id, outcome{err: err})
 	}

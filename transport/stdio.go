@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os/exec"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -129,6 +130,7 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 	conn := newConn(cfg.Server, cfg.Generation, root, cfg.MaxInFlight, cfg.RequestTimeout, cfg.Counters,
 		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
 	conn.queueTimeout = queueTimeout(cfg.QueueTimeout)
+	conn.pool = new(sync.Pool) // call records are reused (Conn.take)
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return newStdioActor(cfg, conn, owner)
 	}, guardianAtRoot(parent)...)

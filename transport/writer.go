@@ -51,8 +51,13 @@ type writeBatch struct {
 
 // queuedFrame is one frame of a batch: buf[previous end:end].
 type queuedFrame struct {
-	end    int
-	c      *call // the request it carries; nil for notifications and responses
+	end int
+	// c is the request the frame carries (nil for notifications and
+	// responses), for the actor alone: a call record may be reused as
+	// soon as its call has ended, while its frame is still being written.
+	// The goroutine reads obs, copied when the frame was queued.
+	c      *call
+	obs    CallObserver
 	weight int64
 	dead   bool
 }
@@ -115,8 +120,8 @@ func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PI
 			// goroutine runs again. A failed write fails the call, which
 			// its span then shows.
 			for _, fr := range b.frames {
-				if fr.c != nil && fr.c.obs != nil {
-					fr.c.obs.Written()
+				if fr.obs != nil {
+					fr.obs.Written()
 				}
 			}
 			err := writeChunked(f, b.buf, progress)
@@ -160,10 +165,11 @@ func (w *batchWriter) commitFrame(frame []byte, c *call, weight int64) bool {
 	if weight == 0 {
 		w.unbudgeted += len(w.cur.buf) - start
 	}
+	var obs CallObserver
 	if c != nil {
-		c.where, c.frame = frameQueued, len(w.cur.frames)
+		c.where, c.frame, obs = frameQueued, len(w.cur.frames), c.obs
 	}
-	w.cur.frames = append(w.cur.frames, queuedFrame{end: len(w.cur.buf), c: c, weight: weight})
+	w.cur.frames = append(w.cur.frames, queuedFrame{end: len(w.cur.buf), c: c, obs: obs, weight: weight})
 	w.cur.weight += weight
 	w.flush()
 	return true
@@ -255,7 +261,7 @@ func (w *batchWriter) flush() {
 // discard drops a batch that will never be written and gives its budget back.
 func (w *batchWriter) discard(b *writeBatch) {
 	for _, fr := range b.frames {
-		if fr.c != nil && fr.c.where == frameQueued {
+		if fr.c != nil && !fr.dead && fr.c.where == frameQueued {
 			fr.c.where = frameNone
 		}
 	}
