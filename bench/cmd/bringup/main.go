@@ -8,7 +8,7 @@
 //
 //	go -C bench run ./cmd/bringup [-servers 100] [-rounds 5]
 //	    [-clients manage,manage-all,connect,gosdk,mcpgo,wire]
-//	    [-everything 20] [-out file.md] [-memprofile file]
+//	    [-everything 20] [-out file.md] [-json file.json] [-memprofile file]
 //
 // Each measurement runs in a fresh process (this program re-executed), so
 // that no measurement inherits another's heap, stacks or RSS: it reads the
@@ -41,6 +41,7 @@ type config struct {
 	everything int
 	evRounds   int
 	out        string
+	json       string
 	memprofile string
 	cpuprofile string
 	profClient string
@@ -60,6 +61,7 @@ func main() {
 	flag.IntVar(&cfg.everything, "everything", 20, "also bring up this many server-everything (Node) servers per client and round, when installed; 0: not")
 	flag.IntVar(&cfg.evRounds, "everything-rounds", 3, "rounds of the server-everything bring-ups (the first ones of -rounds; Node servers are slow to start)")
 	flag.StringVar(&cfg.out, "out", "", "also write the markdown report to this file")
+	flag.StringVar(&cfg.json, "json", "", "also write the results to this file as JSON (for cmd/benchrun)")
 	flag.StringVar(&cfg.memprofile, "memprofile", "", "write a heap profile of -profile-client's first bring-up of test servers, taken after it (and FILE.before, taken before it, for go tool pprof -diff_base)")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of -profile-client's first bring-up of test servers")
 	flag.StringVar(&cfg.profClient, "profile-client", "manage", "the client -memprofile and -cpuprofile profile")
@@ -108,6 +110,9 @@ func main() {
 	report := render(&cfg, kinds, results, strings.TrimSpace(serverNote+"\n"+everythingNote))
 	if err := measure.WriteReport(report, cfg.out); err != nil {
 		fatalf("writing %s: %v", cfg.out, err)
+	}
+	if err := measure.WriteResults(cfg.json, resultsOf(&cfg, kinds, results)); err != nil {
+		fatalf("writing %s: %v", cfg.json, err)
 	}
 }
 

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"strconv"
-	"strings"
+
+	"github.com/mcpactor/mcpactor/bench/internal/measure"
 )
 
 func writeHeapProfile(path string) {
@@ -32,36 +30,6 @@ func readMem() mem {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := mem{heapInuse: ms.HeapInuse, heapAlloc: ms.HeapAlloc, stackInuse: ms.StackInuse, goroutines: runtime.NumGoroutine()}
-	m.rss, m.hwm = procStatus()
+	m.rss, m.hwm = measure.ProcStatus()
 	return m
-}
-
-// procStatus reads VmRSS and VmHWM from /proc/self/status, in bytes.
-func procStatus() (rss, hwm int64) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(v)
-		if len(f) != 2 || f[1] != "kB" {
-			continue
-		}
-		n, err := strconv.ParseInt(f[0], 10, 64)
-		if err != nil {
-			continue
-		}
-		switch k {
-		case "VmRSS":
-			rss = n << 10
-		case "VmHWM":
-			hwm = n << 10
-		}
-	}
-	return rss, hwm
 }

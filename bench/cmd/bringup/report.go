@@ -164,3 +164,23 @@ func kbOrDash(v float64) string {
 	}
 	return fmt.Sprintf("%.1f KB", v/1024)
 }
+
+// resultsOf are the report's cells for cmd/benchrun: per server kind and
+// client, the bring-up time (as p50, µs) and, in Extra, the servers
+// brought up and the client CPU and heap in use per session.
+func resultsOf(cfg *config, kinds []string, results map[key][]result) []measure.Result {
+	var rs []measure.Result
+	for _, kind := range kinds {
+		n := cfg.servers
+		if kind == "everything" {
+			n = cfg.everything
+		}
+		for _, name := range cfg.clients {
+			c := summarize(results[key{kind, name}])
+			rs = append(rs, measure.Result{Bench: "bringup", Server: kind, Load: "bring-up", Client: name, InFlight: n,
+				P50: c.elapsed / 1e3, Errors: uint64(c.errors),
+				Extra: map[string]float64{"cpuPerSessionMicros": c.cpu / float64(n) / 1e3, "heapPerSession": c.heapInuse / float64(n)}})
+		}
+	}
+	return rs
+}

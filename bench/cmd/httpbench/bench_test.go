@@ -23,14 +23,14 @@ func BenchmarkHTTPEcho(b *testing.B) {
 			levels = []int{16}
 		}
 		for _, n := range levels {
-			for _, name := range measure.ClientOrder {
+			for _, name := range clientOrder {
 				b.Run(fmt.Sprintf("server=%s/client=%s/inflight=%d", srvKind, name, n), func(b *testing.B) {
 					srv, err := startServer(srvKind)
 					if err != nil {
 						b.Fatal(err)
 					}
 					defer func() { _ = srv.Stop(5 * time.Second) }()
-					measure.BenchClient(b, n, func(ctx context.Context) (measure.Client, error) { return dialers[name](ctx, srv.url, n) })
+					measure.BenchClient(b, measure.EchoUnique, n, func(ctx context.Context) (measure.Client, error) { return dialers[name](ctx, srv.url, n) })
 				})
 			}
 		}

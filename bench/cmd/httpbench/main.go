@@ -8,14 +8,16 @@
 //
 //	go -C bench run ./cmd/httpbench [-duration 2s] [-rounds 5] [-inflight 1,16,256]
 //	    [-stateless-inflight 16] [-servers gosdk,testserver,gosdk-stateless]
-//	    [-clients mcpactor,gosdk,mcpgo,wire] [-out file.md] [-cpuprofile file]
+//	    [-clients mcpactor,gosdk,mcpgo,wire] [-loads echo-unique]
+//	    [-out file.md] [-json file.json] [-cpuprofile file]
 //
 // Each round runs every server and in-flight level; within a level every
 // client in turn (the order rotates each round): start a server process,
 // connect, warm up, measure for -duration with N goroutines each looping
-// on CallTool with unique messages (every answer checked), close, stop
+// on CallTool with the load's calls (every answer checked), close, stop
 // the server. The report gives the medians over rounds of calls/s, p50,
-// p99 and client CPU per call, and the ratios to the hand-written client.
+// p99, client CPU, allocations and bytes per call, and the ratios to the
+// hand-written client.
 package main
 
 import (
@@ -42,7 +44,7 @@ func main() {
 
 	var cfg config
 	var stateless, servers string
-	cfg.Register(flag.CommandLine, 2*time.Second, "the mcpactor client's first measurement against the first of -servers at 16 in flight (or the highest level)")
+	cfg.Register(flag.CommandLine, clientOrder, 2*time.Second, "the mcpactor client's first measurement against the first of -servers at 16 in flight (or the highest level)")
 	flag.StringVar(&stateless, "stateless-inflight", "16", "the in-flight levels for the gosdk-stateless server")
 	flag.StringVar(&servers, "servers", strings.Join(serverOrder, ","), "comma-separated servers: "+strings.Join(serverOrder, ","))
 	cfg.noise.Flags(flag.CommandLine)
@@ -63,8 +65,12 @@ func main() {
 		cfg.servers = append(cfg.servers, s)
 	}
 
-	if err := measure.WriteReport(render(&cfg, run(&cfg)), cfg.Out); err != nil {
+	results := run(&cfg)
+	if err := measure.WriteReport(render(&cfg, results), cfg.Out); err != nil {
 		fatalf("writing %s: %v", cfg.Out, err)
+	}
+	if err := measure.WriteResults(cfg.JSON, resultsOf(&cfg, results)); err != nil {
+		fatalf("writing %s: %v", cfg.JSON, err)
 	}
 }
 
@@ -81,9 +87,13 @@ func (cfg config) levelsOf(server string) []int {
 	return cfg.InFlight
 }
 
+// clientOrder is every client, in the order of the report's rows.
+var clientOrder = append(slices.Clone(measure.LibraryClients), measure.WireName)
+
 // key identifies one cell of the report.
 type key struct {
 	server   string
+	load     string
 	client   string
 	inflight int
 }
@@ -97,18 +107,20 @@ func run(cfg *config) map[key][]measure.Sample {
 	profiled := false
 	for round := range cfg.Rounds {
 		for _, srv := range cfg.servers {
-			for _, n := range cfg.levelsOf(srv) {
-				for i := range cfg.Clients {
-					name := cfg.Clients[(i+round)%len(cfg.Clients)]
-					profile := cfg.CPUProfile != "" && !profiled && name == "mcpactor" && srv == cfg.servers[0] && n == profileLevel
-					label := fmt.Sprintf("round %d/%d  %-15s inflight %4d  %-9s", round+1, cfg.Rounds, srv, n, name)
-					s, others := measure.Measure(&cfg.noise, label, func(attempt int) measure.Sample {
-						return measureOne(cfg, srv, name, n, profile && attempt == 0)
-					})
-					profiled = profiled || profile
-					k := key{srv, name, n}
-					results[k] = append(results[k], s)
-					fmt.Fprintln(os.Stderr, measure.Progress(label, s, others))
+			for _, load := range cfg.Loads {
+				for _, n := range cfg.levelsOf(srv) {
+					for i := range cfg.Clients {
+						name := cfg.Clients[(i+round)%len(cfg.Clients)]
+						profile := cfg.CPUProfile != "" && !profiled && name == "mcpactor" && srv == cfg.servers[0] && n == profileLevel
+						label := fmt.Sprintf("round %d/%d  %-15s %-11s inflight %4d  %-9s", round+1, cfg.Rounds, srv, load.Name, n, name)
+						s, others := measure.Measure(&cfg.noise, label, func(attempt int) measure.Sample {
+							return measureOne(cfg, srv, load, name, n, profile && attempt == 0)
+						})
+						profiled = profiled || profile
+						k := key{srv, load.Name, name, n}
+						results[k] = append(results[k], s)
+						fmt.Fprintln(os.Stderr, measure.Progress(label, s, others))
+					}
 				}
 			}
 		}
@@ -118,7 +130,7 @@ func run(cfg *config) map[key][]measure.Sample {
 
 // measureOne starts a server, connects one client, warms it up, measures
 // it, closes it and stops the server.
-func measureOne(cfg *config, srvKind, name string, n int, profile bool) measure.Sample {
+func measureOne(cfg *config, srvKind string, load measure.Load, name string, n int, profile bool) measure.Sample {
 	srv, err := startServer(srvKind)
 	if err != nil {
 		return measure.Sample{Errors: 1, FirstErr: "server: " + err.Error()}
@@ -128,7 +140,7 @@ func measureOne(cfg *config, srvKind, name string, n int, profile bool) measure.
 			fmt.Fprintf(os.Stderr, "  %s server stop: %v\n", srvKind, err)
 		}
 	}()
-	spec := measure.CallSpec{InFlight: n, Warmup: cfg.Warmup, Duration: cfg.Duration}
+	spec := measure.CallSpec{Load: load, InFlight: n, Warmup: cfg.Warmup, Duration: cfg.Duration}
 	if profile {
 		spec.CPUProfile = cfg.CPUProfile
 	}

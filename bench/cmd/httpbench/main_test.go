@@ -17,8 +17,8 @@ func TestClientsEcho(t *testing.T) {
 	cfg := &config{CallFlags: measure.CallFlags{Duration: 100 * time.Millisecond}}
 	for _, srv := range serverOrder {
 		t.Run(srv, func(t *testing.T) {
-			measure.CheckClients(t, func(t *testing.T, name string) measure.Sample {
-				s := measureOne(cfg, srv, name, 4, false)
+			measure.CheckClients(t, clientOrder, func(t *testing.T, name string) measure.Sample {
+				s := measureOne(cfg, srv, measure.EchoUnique, name, 4, false)
 				if srv == serverGoSDKStateless && s.Protocol != versionModern {
 					t.Errorf("protocol %q against the stateless go-sdk server, want %s", s.Protocol, versionModern)
 				}

@@ -121,12 +121,12 @@ func (w *wireClient) headers() http.Header {
 	return h
 }
 
-func (w *wireClient) Call(ctx context.Context, msg string) (string, error) {
+func (w *wireClient) Call(ctx context.Context, tool string, args json.RawMessage) (string, error) {
 	id := w.nextID.Add(1) + 1 // 0 and 1 went to discover and initialize
 	idText := strconv.FormatInt(id, 10)
 	// Not pooled: the transport may hold the body until the request is
 	// done with.
-	buf := measure.AppendEchoCall(make([]byte, 0, 96+len(msg)+len(modernMeta)), id, msg)
+	buf := measure.AppendToolCall(make([]byte, 0, 96+len(tool)+len(args)+len(modernMeta)), id, tool, args)
 	if w.modern {
 		buf = append(buf, ',')
 		buf = append(buf, modernMeta...)
@@ -137,12 +137,15 @@ func (w *wireClient) Call(ctx context.Context, msg string) (string, error) {
 	if w.modern {
 		h["Mcp-Method"] = hvToolsCall
 		h["Mcp-Name"] = hvEcho
+		if tool != "echo" {
+			h["Mcp-Name"] = []string{tool}
+		}
 	}
 	m, _, err := w.post(ctx, buf, h, idText)
 	if err != nil {
 		return "", err
 	}
-	return m.EchoText()
+	return m.FirstText()
 }
 
 // post sends one JSON-RPC request and reads its answer: a JSON body, or

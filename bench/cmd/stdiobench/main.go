@@ -1,23 +1,26 @@
-// Command stdiobench measures tools/call throughput and latency over stdio
-// for mcpactor, the other Go MCP clients (modelcontextprotocol/go-sdk and
-// mark3labs/mcp-go) and a minimal hand-written pipelined wire client, in the
-// same run, against the same servers: mcpactor's test server (run by
-// re-executing this program unless -server names another binary), where
-// every client speaks the session era, and the go-sdk's own stdio server,
-// whose server/discover offers the 2026-07-28 revision.
+// Command stdiobench measures tools/call throughput, latency, client CPU
+// and allocations over stdio for mcpactor, the other Go MCP clients
+// (modelcontextprotocol/go-sdk and mark3labs/mcp-go) and two hand-written
+// references (package refclient: the blocking-API limit and the
+// event-loop limit), in the same run, against the same servers: a fast
+// server that writes each answer on its own (package fastserver),
+// mcpactor's test server, which batches its answers, and the go-sdk's
+// own stdio server, whose server/discover offers the 2026-07-28 revision.
 //
 //	go -C bench run ./cmd/stdiobench [-duration 3s] [-rounds 5] [-inflight 1,16,256]
-//	    [-servers testserver,gosdk] [-clients mcpactor,gosdk,mcpgo,wire]
-//	    [-out file.md] [-cpuprofile file]
+//	    [-servers fast,testserver,gosdk] [-clients mcpactor,gosdk,mcpgo,blocking,eventloop]
+//	    [-loads echo-unique,echo-fixed,big-65536] [-out file.md] [-json file.json]
+//	    [-cpuprofile file]
 //
-// Each round runs every server and in-flight level; within a level every
-// client in turn (the order rotates each round, so that machine noise hits
-// all alike): start its server, connect, warm up, measure for -duration
-// with N goroutines each looping on CallTool, close. The report gives, per
-// server, client and level, the medians over rounds of calls/s, p50, p99
-// and client CPU per call, the protocol version the client negotiated, and
-// the ratios to the wire client and (for mcpactor) to the best peer
-// library.
+// Each round runs every server, load and in-flight level; within a level
+// every client in turn (the order rotates each round, so that machine
+// noise hits all alike): start its server, connect, warm up, measure for
+// -duration with N goroutines each looping on CallTool (the event-loop
+// reference keeps N calls outstanding itself), close. The report gives,
+// per server, load, client and level, the medians over rounds of calls/s,
+// p50, p99, client CPU, allocations and bytes per call, the server's CPU
+// per call, the protocol version the client negotiated, and the ratios
+// to the references and (for mcpactor) to the best peer library.
 package main
 
 import (
@@ -43,21 +46,21 @@ type config struct {
 
 func main() {
 	// When re-executed as a benchmark server, serve and exit.
-	runIfChild()
+	measure.RunStdioServerIfChild()
 
 	var cfg config
 	var servers string
-	cfg.Register(flag.CommandLine, 3*time.Second, "the mcpactor client's first measurement against the first of -servers at the highest in-flight level")
+	cfg.Register(flag.CommandLine, measure.StdioClients, 3*time.Second, "the mcpactor client's first measurement against the first of -servers at the highest in-flight level")
 	flag.StringVar(&cfg.serverPath, "server", "", "the test server's binary (default: this program re-executed as mcpactor's test server)")
-	flag.StringVar(&servers, "servers", strings.Join(serverOrder, ","), "comma-separated servers: "+strings.Join(serverOrder, ","))
+	flag.StringVar(&servers, "servers", strings.Join(measure.StdioServers, ","), "comma-separated servers: "+strings.Join(measure.StdioServers, ","))
 	flag.Parse()
 	if err := cfg.Check(); err != nil {
 		fatalf("%v", err)
 	}
 	for _, s := range strings.Split(servers, ",") {
 		s = strings.TrimSpace(s)
-		if !slices.Contains(serverOrder, s) {
-			fatalf("unknown server %q (want some of %s)", s, strings.Join(serverOrder, ","))
+		if !slices.Contains(measure.StdioServers, s) {
+			fatalf("unknown server %q (want some of %s)", s, strings.Join(measure.StdioServers, ","))
 		}
 		cfg.servers = append(cfg.servers, s)
 	}
@@ -65,6 +68,9 @@ func main() {
 	results := run(&cfg)
 	if err := measure.WriteReport(render(&cfg, results), cfg.Out); err != nil {
 		fatalf("writing %s: %v", cfg.Out, err)
+	}
+	if err := measure.WriteResults(cfg.JSON, resultsOf(&cfg, results)); err != nil {
+		fatalf("writing %s: %v", cfg.JSON, err)
 	}
 }
 
@@ -76,6 +82,7 @@ func fatalf(format string, args ...any) {
 // key identifies one cell of the report.
 type key struct {
 	server   string
+	load     string
 	client   string
 	inflight int
 }
@@ -89,18 +96,20 @@ func run(cfg *config) map[key][]measure.Sample {
 	noise := measure.Noise{MaxOthers: 1}
 	for round := range cfg.Rounds {
 		for _, srvKind := range cfg.servers {
-			srv := stdioServer(srvKind, cfg.serverPath)
-			for _, n := range cfg.InFlight {
-				for i := range cfg.Clients {
-					name := cfg.Clients[(i+round)%len(cfg.Clients)]
-					profile := cfg.CPUProfile != "" && !profiled && name == "mcpactor" && srvKind == cfg.servers[0] && n == maxLevel
-					s, others := measure.Measure(&noise, "", func(int) measure.Sample { return measureOne(cfg, srv, name, n, profile) })
-					profiled = profiled || profile
-					cfg.others = append(cfg.others, others)
-					k := key{srvKind, name, n}
-					results[k] = append(results[k], s)
-					label := fmt.Sprintf("round %d/%d  %-10s inflight %4d  %-9s", round+1, cfg.Rounds, srvKind, n, name)
-					fmt.Fprintln(os.Stderr, measure.Progress(label, s, others))
+			srv := measure.StdioServerOf(srvKind, cfg.serverPath)
+			for _, load := range cfg.Loads {
+				for _, n := range cfg.InFlight {
+					for i := range cfg.Clients {
+						name := cfg.Clients[(i+round)%len(cfg.Clients)]
+						profile := cfg.CPUProfile != "" && !profiled && name == measure.OursName && srvKind == cfg.servers[0] && n == maxLevel
+						s, others := measure.Measure(&noise, "", func(int) measure.Sample { return measureOne(cfg, srv, load, name, n, profile) })
+						profiled = profiled || profile
+						cfg.others = append(cfg.others, others)
+						k := key{srvKind, load.Name, name, n}
+						results[k] = append(results[k], s)
+						label := fmt.Sprintf("round %d/%d  %-10s %-11s inflight %4d  %-9s", round+1, cfg.Rounds, srvKind, load.Name, n, name)
+						fmt.Fprintln(os.Stderr, measure.Progress(label, s, others))
+					}
 				}
 			}
 		}
@@ -110,12 +119,15 @@ func run(cfg *config) map[key][]measure.Sample {
 
 // measureOne connects one client (which starts its server), warms it up,
 // measures it and closes it.
-func measureOne(cfg *config, srv measure.StdioServer, name string, n int, profile bool) measure.Sample {
-	spec := measure.CallSpec{InFlight: n, Warmup: cfg.Warmup, Duration: cfg.Duration}
+func measureOne(cfg *config, srv measure.StdioServer, load measure.Load, name string, n int, profile bool) measure.Sample {
+	spec := measure.CallSpec{Load: load, InFlight: n, Warmup: cfg.Warmup, Duration: cfg.Duration}
 	if profile {
 		spec.CPUProfile = cfg.CPUProfile
 	}
-	s, err := measure.DialAndMeasure(name, spec, func(ctx context.Context) (measure.Client, error) { return dialers[name](ctx, srv) })
+	if name == measure.EventLoopName {
+		return measureEventLoop(srv, spec)
+	}
+	s, err := measure.DialAndMeasure(name, spec, func(ctx context.Context) (measure.Client, error) { return measure.DialStdio(ctx, name, srv) })
 	if err != nil {
 		fatalf("cpuprofile: %v", err)
 	}

@@ -1,46 +1,49 @@
-// Command telemetrycost measures what OpenTelemetry costs per tools/call in
-// mcpactor: with telemetry switched off, with the default no-op global
-// providers, and with the SDK recording every span (always sampled, batched
-// to an exporter that drops them) and every metric (a manual reader).
+// Command telemetrycost measures what OpenTelemetry costs mcpactor per
+// tools/call over stdio: with telemetry switched off, with the default
+// no-op global providers, and with the SDK recording every span (always
+// sampled, batched to an exporter that drops them) and every metric (a
+// manual reader).
 //
-//	go -C bench run ./cmd/telemetrycost
+//	go -C bench run ./cmd/telemetrycost [-duration 2s] [-rounds 5] [-inflight 16,256]
+//	    [-server fast] [-loads echo-fixed] [-out file.md] [-json file.json]
 //
-// Costs are per call, measured in the driver process: CPU time (user+sys,
-// from getrusage), heap allocations and bytes (runtime.MemStats). The
-// server is a separate process and is not counted.
+// Each round measures every mode in turn (the order rotates), as
+// stdiobench measures a client: a runtime of its own with the mode's
+// telemetry, a server process of its own, warm-up, then -duration of
+// calls. Costs are per call, in the driver process: CPU time, heap
+// allocations and bytes; the server's CPU is reported apart.
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
-	"strings"
-	"syscall"
 	"time"
 
-	"github.com/sourcegraph/conc"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/bench/internal/measure"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
 
+// mode is one way of running mcpactor's telemetry.
 type mode struct {
 	name  string
 	setup func() (telemetry.Options, func())
 }
 
+// The modes, by the names the report's rows use.
 var modes = []mode{
 	{"off", func() (telemetry.Options, func()) { return telemetry.Options{Disabled: true}, func() {} }},
-	{"no-op providers (default)", func() (telemetry.Options, func()) { return telemetry.Options{}, func() {} }},
-	{"SDK recording every span", func() (telemetry.Options, func()) {
+	{"noop", func() (telemetry.Options, func()) { return telemetry.Options{}, func() {} }},
+	{"recording", func() (telemetry.Options, func()) {
 		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()),
 			sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
@@ -48,119 +51,106 @@ var modes = []mode{
 				TracerProvider: tp, MeterProvider: mp,
 				Propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
 			}, func() {
-				tp.Shutdown(context.Background())
-				mp.Shutdown(context.Background())
+				_ = tp.Shutdown(context.Background())
+				_ = mp.Shutdown(context.Background())
 			}
 	}},
 }
 
-type sample struct{ cpu, allocs, bytes float64 }
+var modeDescs = map[string]string{
+	"off":       "switched off (`telemetry.Options{Disabled: true}`)",
+	"noop":      "the default: OpenTelemetry's global providers, no-op unless the program installs an SDK",
+	"recording": "the SDK recording every span (always sampled, batched to an exporter that drops them) and every metric (a manual reader)",
+}
 
 func main() {
-	testserver.RunIfChild()
-	calls := flag.Int("calls", 20000, "calls per measurement")
-	rounds := flag.Int("rounds", 5, "measurements per mode (medians are reported)")
-	inflight := flag.Int("inflight", 16, "calls in flight")
+	measure.RunStdioServerIfChild()
+	var cfg measure.CallFlags
+	var server string
+	names := []string{"off", "noop", "recording"}
+	cfg.Register(flag.CommandLine, names, 2*time.Second, "the recording mode's first measurement")
+	flag.StringVar(&server, "server", measure.ServerFast, "the stdio server")
+	measure.SetDefault(flag.CommandLine, "inflight", "16,256")
+	measure.SetDefault(flag.CommandLine, "loads", measure.EchoFixed.Name)
 	flag.Parse()
-
-	results := map[string][]sample{}
-	for r := range *rounds {
-		for _, m := range modes { // interleaved, so machine noise hits all alike
-			s, err := measure(m, *calls, *inflight)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "telemetrycost:", m.name, err)
-				os.Exit(1)
+	if err := cfg.Check(); err != nil {
+		fatalf("%v", err)
+	}
+	srv := measure.StdioServerOf(server, "")
+	type key struct {
+		mode, load string
+		n          int
+	}
+	results := map[key][]measure.Sample{}
+	for round := range cfg.Rounds {
+		for _, load := range cfg.Loads {
+			for _, n := range cfg.InFlight {
+				for i := range cfg.Clients {
+					m := modeNamed(cfg.Clients[(i+round)%len(cfg.Clients)])
+					s := measureMode(m, srv, measure.CallSpec{Load: load, InFlight: n, Warmup: cfg.Warmup, Duration: cfg.Duration})
+					results[key{m.name, load.Name, n}] = append(results[key{m.name, load.Name, n}], s)
+					fmt.Fprintln(os.Stderr, measure.Progress(fmt.Sprintf("round %d/%d  %-11s inflight %4d  %-9s", round+1, cfg.Rounds, load.Name, n, m.name), s, 0))
+				}
 			}
-			results[m.name] = append(results[m.name], s)
-			fmt.Fprintf(os.Stderr, "round %d %-28s cpu %6.2fµs allocs %5.1f bytes %6.0f\n", r+1, m.name, s.cpu, s.allocs, s.bytes)
 		}
 	}
-	base := median(results[modes[0].name], func(s sample) float64 { return s.cpu })
-	var b strings.Builder
-	fmt.Fprintf(&b, "| telemetry | client CPU/call | vs off | allocs/call | bytes/call |\n|---|---:|---:|---:|---:|\n")
-	for _, m := range modes {
-		ss := results[m.name]
-		cpu := median(ss, func(s sample) float64 { return s.cpu })
-		fmt.Fprintf(&b, "| %s | %.1f µs | %.2f× | %.0f | %.0f |\n", m.name, cpu, cpu/base,
-			median(ss, func(s sample) float64 { return s.allocs }), median(ss, func(s sample) float64 { return s.bytes }))
+
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "### mcpactor's telemetry modes over stdio: medians over %d rounds of %s (warm-up %s)\n\n", cfg.Rounds, cfg.Duration, cfg.Warmup)
+	measure.WriteRunInfo(&b, "telemetrycost")
+	fmt.Fprintf(&b, "- server: %s\n", measure.StdioServerDesc(server, "", "telemetrycost"))
+	for _, name := range cfg.Clients {
+		fmt.Fprintf(&b, "- %s: %s\n", name, modeDescs[name])
 	}
-	fmt.Print(b.String())
+	b.WriteString("\n| telemetry | load | in flight | calls/s | client CPU/call | vs off | allocs/call | bytes/call | status |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n")
+	var rs []measure.Result
+	for _, load := range cfg.Loads {
+		for _, n := range cfg.InFlight {
+			off := measure.Summarize(results[key{"off", load.Name, n}])
+			for _, name := range cfg.Clients {
+				c := measure.Summarize(results[key{name, load.Name, n}])
+				vs := "–"
+				if off.CPU > 0 {
+					vs = fmt.Sprintf("%.2f", float64(c.CPU)/float64(off.CPU))
+				}
+				status := "ok"
+				if c.Flagged() {
+					status = fmt.Sprintf("**FLAGGED**: %d errors, %d mismatches (%s)", c.Errors, c.Mismatches, measure.OneLine(c.FirstErr))
+				}
+				fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %s | %s | %.1f | %s | %s |\n", name, load.Name, n, c.Rate, measure.Dur(c.CPU), vs, c.Allocs, measure.Bytes(c.Bytes), status)
+				rs = append(rs, measure.NewResult("telemetrycost", server, load.Name, name, n, c))
+			}
+		}
+	}
+	b.WriteString("\n")
+	if err := measure.WriteReport(b.String(), cfg.Out); err != nil {
+		fatalf("writing %s: %v", cfg.Out, err)
+	}
+	if err := measure.WriteResults(cfg.JSON, rs); err != nil {
+		fatalf("writing %s: %v", cfg.JSON, err)
+	}
 }
 
-func measure(m mode, calls, inflight int) (sample, error) {
+func modeNamed(name string) mode {
+	i := slices.IndexFunc(modes, func(m mode) bool { return m.name == name })
+	return modes[i]
+}
+
+// measureMode measures mcpactor with the mode's telemetry.
+func measureMode(m mode, srv measure.StdioServer, spec measure.CallSpec) measure.Sample {
 	opts, stop := m.setup()
 	defer stop()
-	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{Telemetry: opts})
+	s, err := measure.DialAndMeasure(m.name, spec, func(ctx context.Context) (measure.Client, error) {
+		return measure.DialMcpactorWith(ctx, mcpactor.Options{Telemetry: opts},
+			mcpactor.ServerConfig{Command: srv.Path, Args: srv.Args, Env: srv.EnvMap})
+	})
 	if err != nil {
-		return sample{}, err
+		fatalf("%v", err)
 	}
-	defer rt.Stop(ctx)
-	path, args, env := testserver.Command(testserver.Options{})
-	envMap := map[string]string{}
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		envMap[k] = v
-	}
-	c, err := rt.Connect(ctx, "bench", mcpactor.ServerConfig{Command: path, Args: args, Env: envMap})
-	if err != nil {
-		return sample{}, err
-	}
-	defer c.Close(ctx)
-	run := func(n int) error {
-		per := n / inflight
-		var wg conc.WaitGroup
-		errs := make([]error, inflight)
-		for w := range inflight {
-			wg.Go(func() {
-				args := map[string]any{"message": "hello"}
-				for range per {
-					if _, err := c.CallTool(ctx, "echo", args); err != nil {
-						errs[w] = err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := run(2000); err != nil { // warm up
-		return sample{}, err
-	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	cpu0 := cpuTime()
-	if err := run(calls); err != nil {
-		return sample{}, err
-	}
-	cpu := cpuTime() - cpu0
-	runtime.ReadMemStats(&after)
-	n := float64(calls / inflight * inflight)
-	return sample{
-		cpu:    float64(cpu.Microseconds()) / n,
-		allocs: float64(after.Mallocs-before.Mallocs) / n,
-		bytes:  float64(after.TotalAlloc-before.TotalAlloc) / n,
-	}, nil
+	return s
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func median(ss []sample, f func(sample) float64) float64 {
-	v := make([]float64, len(ss))
-	for i, s := range ss {
-		v[i] = f(s)
-	}
-	slices.Sort(v)
-	return v[len(v)/2]
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "telemetrycost: "+format+"\n", args...)
+	os.Exit(2)
 }

@@ -3,7 +3,6 @@ package measure
 import (
 	"context"
 	"runtime"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,7 +10,7 @@ import (
 
 // BenchClient connects a client with dial (given 30 s), measures it with
 // BenchCalls, n in flight, and closes it.
-func BenchClient(b *testing.B, n int, dial func(ctx context.Context) (Client, error)) {
+func BenchClient(b *testing.B, load Load, n int, dial func(ctx context.Context) (Client, error)) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	c, err := dial(ctx)
 	cancel()
@@ -23,7 +22,7 @@ func BenchClient(b *testing.B, n int, dial func(ctx context.Context) (Client, er
 		defer cancel()
 		_ = c.Close(ctx)
 	}()
-	BenchCalls(b, c, n)
+	BenchCalls(b, c, load, n)
 }
 
 // BenchCalls is the throughput measurement in testing.B form, for `make
@@ -31,18 +30,19 @@ func BenchClient(b *testing.B, n int, dial func(ctx context.Context) (Client, er
 // flight, every answer checked. ns/op is wall time per call (the inverse
 // of throughput), and calls/s is reported too. It has no rounds, no
 // warm-up and no percentiles: the commands are the reference.
-func BenchCalls(b *testing.B, c Caller, n int) {
+func BenchCalls(b *testing.B, c Caller, load Load, n int) {
 	ctx := context.Background()
 	var seq atomic.Int64
 	call := func() bool {
-		msg := "hello-" + strconv.FormatInt(seq.Add(1), 10)
-		got, err := c.Call(ctx, msg)
-		if err != nil || got != msg {
-			b.Errorf("call: sent %q, got %q, err %v", msg, got, err)
+		args, want := load.Call(0, int(seq.Add(1)))
+		got, err := c.Call(ctx, load.Tool, args)
+		if err != nil || got != want {
+			b.Errorf("call: want %q, got %q, err %v", clip(want), clip(got), err)
 			return false
 		}
 		return true
 	}
+	b.ReportAllocs()
 	b.ResetTimer()
 	if n == 1 {
 		for b.Loop() {

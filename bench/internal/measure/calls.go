@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -13,10 +14,12 @@ import (
 )
 
 // Caller is one connected client as the throughput benchmarks drive it:
-// Call makes tools/call of the tool echo with {"message": msg} and returns
-// the text of the result's first content item.
+// Call makes tools/call of tool with args (a JSON object, already encoded)
+// and returns the text of the result's first content item. A JSON-RPC
+// error, a tool error (isError) and a first item that is not text are
+// errors.
 type Caller interface {
-	Call(ctx context.Context, msg string) (string, error)
+	Call(ctx context.Context, tool string, args json.RawMessage) (string, error)
 }
 
 // Client is a connected client as the commands hold it.
@@ -35,17 +38,25 @@ type Sample struct {
 	Rate       float64 // Calls per second of Elapsed
 	P50, P99   time.Duration
 	CPUPerCall time.Duration // this process's CPU time (user+system) per call
-	Errors     uint64        // failed calls (and, set by the caller, failed connects)
-	Mismatches uint64        // answers whose text was not the message sent
-	FirstErr   string
-	Protocol   string // the protocol version the client negotiated
+	// ServerCPUPerCall is the CPU time of this process's children (the
+	// server) per call, where it can be read (Linux); 0 elsewhere.
+	ServerCPUPerCall time.Duration
+	// Allocs and Bytes are this process's heap allocations and bytes
+	// allocated per call (runtime.MemStats), the driver's own included:
+	// none for a fixed load, one message per call for a unique one.
+	Allocs, Bytes float64
+	Errors        uint64 // failed calls (and, set by the caller, failed connects)
+	Mismatches    uint64 // answers whose text was not the message sent
+	FirstErr      string
+	Protocol      string // the protocol version the client negotiated
 }
 
 // CallSpec says how to measure: Warmup of calls not measured, then
-// Duration of calls measured, with InFlight calls in flight (one goroutine
-// each). CPUProfile, when set, is a file for a CPU profile of the measured
-// part.
+// Duration of calls measured, with InFlight calls of Load in flight (one
+// goroutine each). CPUProfile, when set, is a file for a CPU profile of
+// the measured part.
 type CallSpec struct {
+	Load             Load
 	InFlight         int
 	Warmup, Duration time.Duration
 	CPUProfile       string
@@ -87,7 +98,7 @@ func DialAndMeasure(name string, spec CallSpec, dial func(ctx context.Context) (
 func MeasureCalls(ctx context.Context, c Caller, spec CallSpec) (Sample, error) {
 	var s Sample
 	if spec.Warmup > 0 {
-		callFor(ctx, c, spec.InFlight, spec.Warmup)
+		callFor(ctx, c, spec.Load, spec.InFlight, spec.Warmup)
 	}
 	runtime.GC()
 	if spec.CPUProfile != "" {
@@ -104,9 +115,8 @@ func MeasureCalls(ctx context.Context, c Caller, spec CallSpec) (Sample, error) 
 			_ = f.Close()
 		}()
 	}
-	cpu0 := ProcessCPU()
-	workers, elapsed := callFor(ctx, c, spec.InFlight, spec.Duration)
-	cpu := ProcessCPU() - cpu0
+	meter := StartMeter()
+	workers, elapsed := callFor(ctx, c, spec.Load, spec.InFlight, spec.Duration)
 	var h Latencies
 	for _, w := range workers {
 		h.Merge(&w.h)
@@ -120,9 +130,7 @@ func MeasureCalls(ctx context.Context, c Caller, spec CallSpec) (Sample, error) 
 	s.Elapsed = elapsed
 	s.Rate = float64(s.Calls) / elapsed.Seconds()
 	s.P50, s.P99 = h.Quantile(0.50), h.Quantile(0.99)
-	if s.Calls > 0 {
-		s.CPUPerCall = cpu / time.Duration(s.Calls)
-	}
+	meter.Stop(&s)
 	return s, nil
 }
 
@@ -136,12 +144,11 @@ type worker struct {
 	firstErr   string
 }
 
-// callFor runs n goroutines, each calling echo in a loop with messages of
-// its own ("hello-<goroutine>-<seq>", so that an answer given to the wrong
-// call shows), until d has passed. Calls in flight at the deadline are
+// callFor runs n goroutines, each making the load's calls in a loop
+// until d has passed. Calls in flight at the deadline are
 // waited for and counted; the elapsed time runs until the last of them is
 // back. A goroutine stops early when ctx ends or after 100 errors.
-func callFor(ctx context.Context, c Caller, n int, d time.Duration) ([]*worker, time.Duration) {
+func callFor(ctx context.Context, c Caller, load Load, n int, d time.Duration) ([]*worker, time.Duration) {
 	workers := make([]*worker, n)
 	for i := range workers {
 		workers[i] = new(worker)
@@ -151,11 +158,10 @@ func callFor(ctx context.Context, c Caller, n int, d time.Duration) ([]*worker, 
 	start := time.Now()
 	for g, w := range workers {
 		wg.Go(func() {
-			prefix := "hello-" + strconv.Itoa(g) + "-"
 			for i := 0; !stop.Load(); i++ {
-				msg := prefix + strconv.Itoa(i)
+				args, want := load.Call(g, i)
 				t0 := time.Now()
-				got, err := c.Call(ctx, msg)
+				got, err := c.Call(ctx, load.Tool, args)
 				lat := time.Since(t0)
 				switch {
 				case err != nil:
@@ -166,10 +172,10 @@ func callFor(ctx context.Context, c Caller, n int, d time.Duration) ([]*worker, 
 					if ctx.Err() != nil || w.errors >= 100 {
 						return
 					}
-				case got != msg:
+				case got != want:
 					w.mismatches++
 					if w.firstErr == "" {
-						w.firstErr = fmt.Sprintf("sent %q, got %q", msg, got)
+						w.firstErr = fmt.Sprintf("want %q, got %q", clip(want), clip(got))
 					}
 				default:
 					w.calls++
@@ -182,4 +188,12 @@ func callFor(ctx context.Context, c Caller, n int, d time.Duration) ([]*worker, 
 	stop.Store(true)
 	wg.Wait()
 	return workers, time.Since(start)
+}
+
+// clip shortens s for an error text.
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…(" + strconv.Itoa(len(s)) + " bytes)"
+	}
+	return s
 }

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,21 +18,24 @@ import (
 
 // The client libraries, as the throughput benchmarks use them over any
 // transport: each connects through its library's own API, and each Call
-// makes tools/call echo and checks the result the same way (an error
+// makes tools/call and checks the result the same way (an error
 // result, no content or non-text content is an error), so that the
 // clients differ in their libraries only. How each connects to a stdio
 // or an HTTP server is the command's part.
 
 // The clients of the throughput benchmarks, by the names their reports
 // use: mcpactor, the two other Go client libraries, and the hand-written
-// reference ("wire") each command writes for its transport.
+// references: over stdio the blocking-API limit and the event-loop limit
+// (package refclient), over HTTP a client on tuned net/http ("wire").
 const (
 	OursName      = "mcpactor"
-	ReferenceName = "wire"
+	BlockingName  = "blocking"
+	EventLoopName = "eventloop"
+	WireName      = "wire"
 )
 
-// ClientOrder is every client, in the order of the reports' rows.
-var ClientOrder = []string{OursName, "gosdk", "mcpgo", ReferenceName}
+// LibraryClients are the client libraries, ours first.
+var LibraryClients = []string{OursName, "gosdk", "mcpgo"}
 
 // Peers are the other MCP client libraries (not the hand-written
 // reference): mcpactor is compared with the best of them.
@@ -41,7 +45,7 @@ var Peers = map[string]bool{"gosdk": true, "mcpgo": true}
 // was expected.
 var ErrNoText = errors.New("result has no text content")
 
-// firstText is the check every library client makes of an echo result
+// firstText is the check every library client makes of a result
 // (the call itself succeeded): not a tool error, and a first content item
 // that is text, whose text it returns. text reads an item of the
 // library's content type.
@@ -65,10 +69,16 @@ type Mcpactor struct {
 	c  *mcpactor.Client
 }
 
-// DialMcpactor starts a runtime and connects it to the server cfg
-// describes (rt.Connect, which returns after the handshake).
+// DialMcpactor starts a runtime with the default options and connects it
+// to the server cfg describes (rt.Connect, which returns after the
+// handshake).
 func DialMcpactor(ctx context.Context, cfg mcpactor.ServerConfig) (*Mcpactor, error) {
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	return DialMcpactorWith(ctx, mcpactor.Options{}, cfg)
+}
+
+// DialMcpactorWith is DialMcpactor with the runtime's options.
+func DialMcpactorWith(ctx context.Context, opts mcpactor.Options, cfg mcpactor.ServerConfig) (*Mcpactor, error) {
+	rt, err := mcpactor.Start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -80,9 +90,9 @@ func DialMcpactor(ctx context.Context, cfg mcpactor.ServerConfig) (*Mcpactor, er
 	return &Mcpactor{rt: rt, c: c}, nil
 }
 
-// Call makes tools/call echo with Client.CallTool.
-func (m *Mcpactor) Call(ctx context.Context, msg string) (string, error) {
-	res, err := m.c.CallTool(ctx, "echo", map[string]any{"message": msg})
+// Call makes tools/call with Client.CallTool.
+func (m *Mcpactor) Call(ctx context.Context, tool string, args json.RawMessage) (string, error) {
+	res, err := m.c.CallTool(ctx, tool, args)
 	if err != nil {
 		return "", err
 	}
@@ -118,9 +128,9 @@ func DialGoSDK(ctx context.Context, t gosdk.Transport, hc *http.Client) (*GoSDK,
 	return &GoSDK{s: sess, hc: hc}, nil
 }
 
-// Call makes tools/call echo with ClientSession.CallTool.
-func (g *GoSDK) Call(ctx context.Context, msg string) (string, error) {
-	res, err := g.s.CallTool(ctx, &gosdk.CallToolParams{Name: "echo", Arguments: map[string]any{"message": msg}})
+// Call makes tools/call with ClientSession.CallTool.
+func (g *GoSDK) Call(ctx context.Context, tool string, args json.RawMessage) (string, error) {
+	res, err := g.s.CallTool(ctx, &gosdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		return "", err
 	}
@@ -178,11 +188,11 @@ func InitMcpGo(ctx context.Context, c *mcpgoclient.Client, hc *http.Client, vers
 // Client is the mcp-go client.
 func (m *McpGo) Client() *mcpgoclient.Client { return m.c }
 
-// Call makes tools/call echo with Client.CallTool.
-func (m *McpGo) Call(ctx context.Context, msg string) (string, error) {
+// Call makes tools/call with Client.CallTool.
+func (m *McpGo) Call(ctx context.Context, tool string, args json.RawMessage) (string, error) {
 	res, err := m.c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{
-		Name:      "echo",
-		Arguments: map[string]any{"message": msg},
+		Name:      tool,
+		Arguments: args,
 	}})
 	if err != nil {
 		return "", err

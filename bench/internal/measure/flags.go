@@ -19,21 +19,28 @@ type CallFlags struct {
 	Rounds     int
 	InFlight   []int
 	Clients    []string
+	Loads      []Load
 	Out        string
+	JSON       string
 	CPUProfile string
 
-	inflight, clients string // as given, parsed by Check
+	inflight, clients, loads string // as given, parsed by Check
+	known                    []string
 }
 
-// Register registers the flags on fs; duration is -duration's default,
+// Register registers the flags on fs; clients are the command's clients,
+// in the order of its reports, duration is -duration's default,
 // cpuprofile says which measurement -cpuprofile profiles.
-func (f *CallFlags) Register(fs *flag.FlagSet, duration time.Duration, cpuprofile string) {
+func (f *CallFlags) Register(fs *flag.FlagSet, clients []string, duration time.Duration, cpuprofile string) {
+	f.known = clients
 	fs.DurationVar(&f.Duration, "duration", duration, "measurement time of each measurement")
 	fs.DurationVar(&f.Warmup, "warmup", 500*time.Millisecond, "warm-up time after connecting, not measured")
 	fs.IntVar(&f.Rounds, "rounds", 5, "rounds; the report gives medians over rounds")
 	fs.StringVar(&f.inflight, "inflight", "1,16,256", "comma-separated calls in flight (one goroutine each)")
-	fs.StringVar(&f.clients, "clients", strings.Join(ClientOrder, ","), "comma-separated clients: "+strings.Join(ClientOrder, ","))
+	fs.StringVar(&f.clients, "clients", strings.Join(clients, ","), "comma-separated clients: "+strings.Join(clients, ","))
+	fs.StringVar(&f.loads, "loads", EchoUnique.Name, "comma-separated loads: "+strings.Join(loadNames(), ","))
 	fs.StringVar(&f.Out, "out", "", "also write the markdown report to this file")
+	fs.StringVar(&f.JSON, "json", "", "also write the results to this file as JSON (for cmd/benchrun's charts)")
 	fs.StringVar(&f.CPUProfile, "cpuprofile", "", "write a CPU profile of "+cpuprofile)
 }
 
@@ -47,10 +54,18 @@ func (f *CallFlags) Check() error {
 	f.Clients = nil
 	for _, c := range strings.Split(f.clients, ",") {
 		c = strings.TrimSpace(c)
-		if !slices.Contains(ClientOrder, c) {
-			return fmt.Errorf("unknown client %q (want some of %s)", c, strings.Join(ClientOrder, ","))
+		if !slices.Contains(f.known, c) {
+			return fmt.Errorf("unknown client %q (want some of %s)", c, strings.Join(f.known, ","))
 		}
 		f.Clients = append(f.Clients, c)
+	}
+	f.Loads = nil
+	for _, name := range strings.Split(f.loads, ",") {
+		l, ok := LoadNamed(strings.TrimSpace(name))
+		if !ok {
+			return fmt.Errorf("unknown load %q (want some of %s)", name, strings.Join(loadNames(), ","))
+		}
+		f.Loads = append(f.Loads, l)
 	}
 	if f.Rounds < 1 || f.Duration <= 0 {
 		return fmt.Errorf("-rounds and -duration must be positive")
@@ -69,4 +84,20 @@ func Levels(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+func loadNames() []string {
+	var names []string
+	for _, l := range Loads {
+		names = append(names, l.Name)
+	}
+	return names
+}
+
+// SetDefault changes the default of the flag name of fs, one Register
+// registered, for a command whose defaults differ.
+func SetDefault(fs *flag.FlagSet, name, value string) {
+	f := fs.Lookup(name)
+	f.DefValue = value
+	_ = f.Value.Set(value)
 }

@@ -40,10 +40,22 @@ func OneLine(s string) string {
 // machine other processes used meanwhile, the protocol version and, when
 // any call failed, the first error.
 func Progress(label string, s Sample, others float64) string {
-	line := fmt.Sprintf("%s %9.0f calls/s  p50 %8s  p99 %8s  cpu/call %7s  others %2.0f%%  %s",
-		label, s.Rate, Dur(s.P50), Dur(s.P99), Dur(s.CPUPerCall), 100*others, s.Protocol)
+	line := fmt.Sprintf("%s %9.0f calls/s  p50 %8s  p99 %8s  cpu/call %7s  %5.1f allocs %8s  server %7s  others %2.0f%%  %s",
+		label, s.Rate, Dur(s.P50), Dur(s.P99), Dur(s.CPUPerCall), s.Allocs, Bytes(s.Bytes), Dur(s.ServerCPUPerCall), 100*others, s.Protocol)
 	if s.Errors+s.Mismatches > 0 {
 		line += fmt.Sprintf("  errors=%d mismatches=%d first: %s", s.Errors, s.Mismatches, s.FirstErr)
 	}
 	return line
+}
+
+// Bytes formats a byte count: B below 10 KB, KB (10³) below 10 MB, MB
+// above.
+func Bytes(b float64) string {
+	switch {
+	case b < 10e3:
+		return fmt.Sprintf("%.0f B", b)
+	case b < 10e6:
+		return fmt.Sprintf("%.1f KB", b/1e3)
+	}
+	return fmt.Sprintf("%.1f MB", b/1e6)
 }

@@ -63,7 +63,7 @@ func TestAppendJSONString(t *testing.T) {
 			t.Errorf("%q round-trips as %q, want %q", s, got, w)
 		}
 	}
-	req := AppendEchoCall(nil, 7, "hi")
+	req := AppendToolCall(nil, 7, "echo", AppendArgs(nil, "message", "hi"))
 	var m struct {
 		ID     int64  `json:"id"`
 		Method string `json:"method"`
@@ -74,7 +74,7 @@ func TestAppendJSONString(t *testing.T) {
 	}
 	if err := json.Unmarshal(append(req, "}}"...), &m); err != nil || m.ID != 7 || m.Method != "tools/call" ||
 		m.Params.Name != "echo" || m.Params.Arguments["message"] != "hi" {
-		t.Fatalf("AppendEchoCall: %s: %+v, %v", req, m, err)
+		t.Fatalf("AppendToolCall: %s: %+v, %v", req, m, err)
 	}
 }
 

@@ -14,9 +14,17 @@ import (
 // under bench/cmd), the date, the machine and the mcpactor source
 // measured. Numbers from a shared machine mean little without them.
 func WriteRunInfo(w io.Writer, program string) {
-	args := strings.Join(os.Args[1:], " ")
-	if args != "" {
-		args = " " + args
+	args := ""
+	for i := 1; i < len(os.Args); i++ {
+		// Where the report and results went says nothing about the
+		// measurement (cmd/benchrun passes files of its own).
+		switch a := os.Args[i]; {
+		case a == "-out" || a == "-json":
+			i++
+		case strings.HasPrefix(a, "-out=") || strings.HasPrefix(a, "-json="):
+		default:
+			args += " " + a
+		}
 	}
 	fmt.Fprintf(w, "- command: `go -C bench run ./cmd/%s%s`\n", program, args)
 	fmt.Fprintf(w, "- date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))

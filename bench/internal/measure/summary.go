@@ -11,6 +11,8 @@ import (
 type Summary struct {
 	Rate             float64 // calls/s
 	P50, P99, CPU    time.Duration
+	ServerCPU        time.Duration // per call
+	Allocs, Bytes    float64       // per call
 	MinRate, MaxRate float64
 	Errors           uint64
 	Mismatches       uint64
@@ -23,7 +25,7 @@ type Summary struct {
 // Summarize reduces the samples of the rounds to their Summary.
 func Summarize(ss []Sample) Summary {
 	var c Summary
-	var rates, p50s, p99s, cpus []float64
+	var rates, p50s, p99s, cpus, srvs, allocs, bytes []float64
 	for _, s := range ss {
 		c.Errors += s.Errors
 		c.Mismatches += s.Mismatches
@@ -38,7 +40,12 @@ func Summarize(ss []Sample) Summary {
 		p50s = append(p50s, float64(s.P50))
 		p99s = append(p99s, float64(s.P99))
 		cpus = append(cpus, float64(s.CPUPerCall))
+		srvs = append(srvs, float64(s.ServerCPUPerCall))
+		allocs = append(allocs, s.Allocs)
+		bytes = append(bytes, s.Bytes)
 	}
+	c.ServerCPU = time.Duration(Median(srvs))
+	c.Allocs, c.Bytes = Median(allocs), Median(bytes)
 	c.Rate = Median(rates)
 	c.P50, c.P99, c.CPU = time.Duration(Median(p50s)), time.Duration(Median(p99s)), time.Duration(Median(cpus))
 	if len(rates) > 0 {

@@ -35,10 +35,10 @@ type WireResult struct {
 	SupportedVersions []string `json:"supportedVersions"`
 }
 
-// EchoText is the text of the answer to an echo call, or the error it
+// FirstText is the text of the answer to a tools/call, or the error it
 // stands for: the JSON-RPC error, a tool error, or ErrNoText for a result
 // whose first content item is not text.
-func (m *WireReply) EchoText() (string, error) {
+func (m *WireReply) FirstText() (string, error) {
 	switch {
 	case m.Error != nil:
 		return "", fmt.Errorf("rpc error %d: %s", m.Error.Code, m.Error.Message)
@@ -50,19 +50,21 @@ func (m *WireReply) EchoText() (string, error) {
 	return m.Result.Content[0].Text, nil
 }
 
-// AppendEchoCall appends the start of a tools/call echo request with the
-// given id and message, up to and including the arguments object:
+// AppendToolCall appends the start of a tools/call request with the
+// given id, tool and arguments (a JSON object), up to and including the
+// arguments:
 //
-//	{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"echo","arguments":{"message":MSG}
+//	{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":TOOL,"arguments":ARGS
 //
 // The caller closes params and the request, after adding what its
 // transport needs (_meta, a newline).
-func AppendEchoCall(b []byte, id int64, msg string) []byte {
+func AppendToolCall(b []byte, id int64, tool string, args []byte) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
-	b = append(b, `,"method":"tools/call","params":{"name":"echo","arguments":{"message":`...)
-	b = AppendJSONString(b, msg)
-	return append(b, '}')
+	b = append(b, `,"method":"tools/call","params":{"name":`...)
+	b = AppendJSONString(b, tool)
+	b = append(b, `,"arguments":`...)
+	return append(b, args...)
 }
 
 // AppendJSONString appends s as a JSON string literal, invalid UTF-8

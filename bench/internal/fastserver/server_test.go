@@ -1,4 +1,4 @@
-package main
+package fastserver
 
 import (
 	"encoding/json"

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpactor/mcpactor/bench/internal/measure"
+)
+
+// The page's generated blocks are delimited by markers, one pair per
+// step and one for each of the runner's own blocks:
+//
+//	<!-- benchrun:NAME -->
+//	...written by benchrun...
+//	<!-- /benchrun:NAME -->
+func beginMarker(name string) string { return "<!-- benchrun:" + name + " -->" }
+func endMarker(name string) string   { return "<!-- /benchrun:" + name + " -->" }
+
+// The runner's own blocks.
+const (
+	blockRun     = "run"
+	blockTargets = "targets"
+	blockCharts  = "charts"
+)
+
+// resultsFile holds every step's results beside the charts, so that a
+// run of some steps (-only) recomputes the targets and charts from the
+// others' last results.
+const resultsFile = "results.json"
+
+// suite is the results of every step, by step name.
+type suite map[string][]measure.Result
+
+// writePage merges this run's outputs into the saved results, and writes
+// the page's blocks, the charts and the results.
+func writePage(cfg *config, outs map[string]output, command string) error {
+	page, err := os.ReadFile(cfg.docs)
+	if err != nil {
+		return err
+	}
+	all, err := loadSuite(filepath.Join(cfg.charts, resultsFile))
+	if err != nil {
+		return err
+	}
+	text := string(page)
+	for name, o := range outs {
+		all[name] = o.results
+		if text, err = replaceBlock(text, name, o.report); err != nil {
+			return err
+		}
+	}
+	if text, err = replaceBlock(text, blockRun, runBlock(command, outs)); err != nil {
+		return err
+	}
+	if text, err = replaceBlock(text, blockTargets, targetsBlock(all)); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.charts, 0o755); err != nil {
+		return err
+	}
+	rel, err := filepath.Rel(filepath.Dir(cfg.docs), cfg.charts)
+	if err != nil {
+		return err
+	}
+	charts := drawCharts(all)
+	var links strings.Builder
+	for _, c := range charts {
+		if err := os.WriteFile(filepath.Join(cfg.charts, c.file), []byte(c.svg), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(&links, "![%s](%s)\n\n", c.title, filepath.ToSlash(filepath.Join(rel, c.file)))
+	}
+	if text, err = replaceBlock(text, blockCharts, links.String()); err != nil {
+		return err
+	}
+	if err := saveSuite(filepath.Join(cfg.charts, resultsFile), all); err != nil {
+		return err
+	}
+	return os.WriteFile(cfg.docs, []byte(text), 0o644)
+}
+
+// replaceBlock replaces what is between the markers of name in text with
+// body. Both markers must be there, once each, in order: the page and the
+// runner must agree on what is generated.
+func replaceBlock(text, name, body string) (string, error) {
+	begin, end := beginMarker(name), endMarker(name)
+	i := strings.Index(text, begin)
+	j := strings.Index(text, end)
+	if i < 0 || j < i || strings.Count(text, begin) != 1 || strings.Count(text, end) != 1 {
+		return "", fmt.Errorf("the page needs the markers %s and %s, once each, in that order", begin, end)
+	}
+	body = strings.TrimSpace(body)
+	return text[:i+len(begin)] + "\n" + body + "\n" + text[j:], nil
+}
+
+// runBlock says how and on what this run measured.
+func runBlock(command string, outs map[string]output) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Last written by `%s` (steps run:", command)
+	for _, s := range steps {
+		if _, ok := outs[s.name]; ok {
+			fmt.Fprintf(&b, " %s", s.name)
+		}
+	}
+	b.WriteString("); each step's block below names its own command, date, machine and commit.\n")
+	measure.WriteRunInfo(&b, "benchrun")
+	return b.String()
+}
+
+func loadSuite(path string) (suite, error) {
+	all := suite{}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return all, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &all); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return all, nil
+}
+
+func saveSuite(path string, all suite) error {
+	b, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

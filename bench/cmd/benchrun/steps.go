@@ -1,0 +1,55 @@
+package main
+
+// step is one harness run of the suite: a command of bench/cmd, with the
+// arguments of a full run and of a smoke run, whose markdown report goes
+// into docs/benchmarks.md between the markers named after the step.
+type step struct {
+	name    string
+	program string
+	full    []string
+	smoke   []string
+}
+
+// smokeCalls are the arguments that make a throughput command's
+// measurements short: the smoke mode checks that every driver completes
+// without errors, never a speed.
+var smokeCalls = []string{"-rounds", "1", "-duration", "100ms", "-warmup", "50ms"}
+
+// steps are the suite, in the order they run and appear on the page.
+var steps = []step{
+	{
+		name: "stdio-echo", program: "stdiobench",
+		full:  []string{"-servers", "fast", "-loads", "echo-fixed,echo-unique", "-inflight", "1,16,256", "-rounds", "5", "-duration", "2s"},
+		smoke: append([]string{"-servers", "fast", "-loads", "echo-fixed,echo-unique", "-inflight", "1,4"}, smokeCalls...),
+	},
+	{
+		name: "stdio-big", program: "stdiobench",
+		full:  []string{"-servers", "fast", "-loads", "big-65536", "-inflight", "8", "-rounds", "5", "-duration", "2s"},
+		smoke: append([]string{"-servers", "fast", "-loads", "big-65536", "-inflight", "2"}, smokeCalls...),
+	},
+	{
+		name: "stdio-servers", program: "stdiobench",
+		full:  []string{"-servers", "testserver,gosdk", "-loads", "echo-fixed", "-inflight", "1,16,256", "-rounds", "5", "-duration", "2s"},
+		smoke: append([]string{"-servers", "testserver,gosdk", "-loads", "echo-fixed", "-inflight", "4"}, smokeCalls...),
+	},
+	{
+		name: "inflight", program: "inflight",
+		full:  []string{"-rounds", "3", "-levels", "1000,10000", "-ms", "1000"},
+		smoke: []string{"-rounds", "1", "-levels", "20,50", "-ms", "20"},
+	},
+	{
+		name: "telemetry", program: "telemetrycost",
+		full:  []string{"-rounds", "5", "-duration", "2s", "-inflight", "16,256"},
+		smoke: append([]string{"-inflight", "4"}, smokeCalls...),
+	},
+	{
+		name: "http", program: "httpbench",
+		full:  []string{"-rounds", "5", "-duration", "2s", "-inflight", "1,16,256", "-stateless-inflight", "16"},
+		smoke: append([]string{"-inflight", "4", "-stateless-inflight", "4", "-retries", "0"}, smokeCalls...),
+	},
+	{
+		name: "bringup", program: "bringup",
+		full:  []string{"-servers", "100", "-rounds", "5"},
+		smoke: []string{"-servers", "3", "-rounds", "1", "-everything", "0", "-retries", "0"},
+	},
+}

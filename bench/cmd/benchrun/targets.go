@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpactor/mcpactor/bench/internal/measure"
+)
+
+// find is the result of one client at one level of one load against one
+// server in a step's results, if measured.
+func (all suite) find(step, server, load, client string, n int) (measure.Result, bool) {
+	for _, r := range all[step] {
+		if r.Server == server && r.Load == load && r.Client == client && r.InFlight == n {
+			return r, true
+		}
+	}
+	return measure.Result{}, false
+}
+
+// target is one of the hot path's targets (docs/benchmarks.md, "Targets"),
+// judged from the suite's results.
+type target struct {
+	what string
+	// value computes the measured value and whether it was measured.
+	value func(all suite) (float64, bool)
+	// limit and atMost: met when value <= limit (atMost) or >= limit.
+	limit  float64
+	atMost bool
+	format func(float64) string
+}
+
+func ratio(x float64) string     { return fmt.Sprintf("%.2f×", x) }
+func count(x float64) string     { return fmt.Sprintf("%.1f", x) }
+func byteCount(x float64) string { return measure.Bytes(x) }
+
+// rateRatio is client's calls/s over the reference's.
+func rateRatio(step, server, load, client, ref string, n int) func(suite) (float64, bool) {
+	return func(all suite) (float64, bool) {
+		a, ok1 := all.find(step, server, load, client, n)
+		b, ok2 := all.find(step, server, load, ref, n)
+		if !ok1 || !ok2 || b.Rate == 0 {
+			return 0, false
+		}
+		return a.Rate / b.Rate, true
+	}
+}
+
+// field is one number of one result.
+func field(step, server, load, client string, n int, f func(measure.Result) float64) func(suite) (float64, bool) {
+	return func(all suite) (float64, bool) {
+		r, ok := all.find(step, server, load, client, n)
+		return f(r), ok
+	}
+}
+
+// fieldRatio is one number of client's result over the reference's.
+func fieldRatio(step, server, load, client, ref string, n int, f func(measure.Result) float64) func(suite) (float64, bool) {
+	return func(all suite) (float64, bool) {
+		a, ok1 := all.find(step, server, load, client, n)
+		b, ok2 := all.find(step, server, load, ref, n)
+		if !ok1 || !ok2 || f(b) == 0 {
+			return 0, false
+		}
+		return f(a) / f(b), true
+	}
+}
+
+const (
+	ours     = measure.OursName
+	blocking = measure.BlockingName
+	bigLoad  = "big-65536"
+	bigBytes = 64 << 10
+)
+
+func targets() []target {
+	var ts []target
+	for _, load := range []string{"echo-fixed", "echo-unique"} {
+		for _, n := range []int{1, 16, 256} {
+			ts = append(ts, target{
+				what:  fmt.Sprintf("stdio %s at %d in flight: calls/s vs the blocking-API limit", load, n),
+				value: rateRatio("stdio-echo", "fast", load, ours, blocking, n), limit: 0.9, format: ratio,
+			})
+		}
+	}
+	ts = append(ts,
+		target{what: "stdio 64 KiB results at 8 in flight: calls/s vs the blocking-API limit",
+			value: rateRatio("stdio-big", "fast", bigLoad, ours, blocking, 8), limit: 0.9, format: ratio},
+		target{what: "stdio 64 KiB results at 8 in flight: bytes allocated per call vs the payload",
+			value: func(all suite) (float64, bool) {
+				v, ok := field("stdio-big", "fast", bigLoad, ours, 8, func(r measure.Result) float64 { return r.Bytes })(all)
+				return v / bigBytes, ok
+			}, limit: 1.2, atMost: true, format: ratio},
+	)
+	for _, n := range []int{16, 256} {
+		ts = append(ts, target{
+			what:  fmt.Sprintf("stdio echo-fixed at %d in flight: client CPU per call vs the blocking-API limit", n),
+			value: fieldRatio("stdio-echo", "fast", "echo-fixed", ours, blocking, n, func(r measure.Result) float64 { return r.CPU }),
+			limit: 1.5, atMost: true, format: ratio,
+		})
+	}
+	for _, n := range []int{1, 16, 256} {
+		ts = append(ts,
+			target{what: fmt.Sprintf("stdio echo-fixed at %d in flight: allocations per call (default telemetry)", n),
+				value: field("stdio-echo", "fast", "echo-fixed", ours, n, func(r measure.Result) float64 { return r.Allocs }),
+				limit: 8, atMost: true, format: count},
+			target{what: fmt.Sprintf("stdio echo-fixed at %d in flight: bytes allocated per call (default telemetry)", n),
+				value: field("stdio-echo", "fast", "echo-fixed", ours, n, func(r measure.Result) float64 { return r.Bytes }),
+				limit: 600, atMost: true, format: byteCount},
+		)
+	}
+	ts = append(ts,
+		target{what: "10,000 calls of a 1 s tool in flight: completion time vs the blocking-API limit",
+			value: fieldRatio("inflight", "fast", "sleep-1000ms", ours, blocking, 10000, func(r measure.Result) float64 { return r.P50 }),
+			limit: 1.1, atMost: true, format: ratio},
+		target{what: "10,000 calls of a 1 s tool in flight: memory per in-flight call",
+			value: field("inflight", "fast", "sleep-1000ms", ours, 10000, func(r measure.Result) float64 { return r.Extra["bytesPerInFlightCall"] }),
+			limit: 6000, atMost: true, format: byteCount},
+	)
+	for _, server := range []string{"testserver", "gosdk"} {
+		ts = append(ts, target{what: fmt.Sprintf("Streamable HTTP echo-unique at 16 in flight (%s server): calls/s vs the hand-written net/http client", server),
+			value: rateRatio("http", server, "echo-unique", ours, measure.WireName, 16), limit: 0.85, format: ratio})
+	}
+	ts = append(ts, target{what: "bring-up of 100 stdio servers (Runtime.Manage): time vs the hand-written client",
+		value: fieldRatio("bringup", "testserver", "bring-up", "manage", "wire", 100, func(r measure.Result) float64 { return r.P50 }),
+		limit: 1.1, atMost: true, format: ratio})
+	return ts
+}
+
+// targetsBlock is the table of targets, each judged from the results.
+func targetsBlock(all suite) string {
+	var b strings.Builder
+	b.WriteString("| target | limit | measured | verdict |\n|---|---:|---:|---|\n")
+	for _, t := range targets() {
+		cmp := "≥"
+		if t.atMost {
+			cmp = "≤"
+		}
+		v, ok := t.value(all)
+		measured, verdict := "not measured", "–"
+		if ok {
+			measured = t.format(v)
+			met := v >= t.limit
+			if t.atMost {
+				met = v <= t.limit
+			}
+			verdict = "met"
+			if !met {
+				verdict = "**missed**"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %s | %s |\n", t.what, cmp, t.format(t.limit), measured, verdict)
+	}
+	return b.String()
+}
