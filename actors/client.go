@@ -360,22 +360,12 @@ func (c *Client) call(ctx context.Context, method string, params any, out any, o
 // the calling goroutine one at a time, so plain variables suffice.
 func (c *Client) callProgress(ctx context.Context, method string, params any, out any, opts transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
 	if c.tel == nil {
-		if opts.ProgressToken != "" {
-			opts.OnProgress = progressHook(nil, onProgress)
-		}
-		g, err := c.current(ctx)
-		if err != nil {
-			return err
-		}
-		err = c.exchangeOn(ctx, nil, g, method, params, out, opts)
-		if errors.Is(err, transport.ErrSessionExpired) {
-			err = c.replay(ctx, nil, g, method, params, out, opts, err)
-		}
-		return err
+		return c.callUntraced(ctx, method, params, out, opts, onProgress)
 	}
-	req := telemetry.Request{Peer: c.peer(), Method: method}
-	describe(&req, params, c.tel.RecordsToolArguments())
-	ctx, op := c.tel.Start(ctx, &req)
+	// The span is started by a function of its own, whose frame (the
+	// request's description) is gone before the exchange: the caller's
+	// goroutine stays within a small stack while the call is in flight.
+	ctx, op := c.startCall(ctx, method, params)
 	if opts.ProgressToken != "" {
 		opts.OnProgress = progressHook(op, onProgress)
 	}
@@ -393,6 +383,29 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 		toolError = res.IsError
 	}
 	op.End(err, toolError)
+	return err
+}
+
+// startCall starts the CLIENT span of a request.
+func (c *Client) startCall(ctx context.Context, method string, params any) (context.Context, *telemetry.Op) {
+	req := telemetry.Request{Peer: c.peer(), Method: method}
+	describe(&req, params, c.tel.RecordsToolArguments())
+	return c.tel.Start(ctx, &req)
+}
+
+// callUntraced is callProgress with telemetry switched off.
+func (c *Client) callUntraced(ctx context.Context, method string, params any, out any, opts transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
+	if opts.ProgressToken != "" {
+		opts.OnProgress = progressHook(nil, onProgress)
+	}
+	g, err := c.current(ctx)
+	if err != nil {
+		return err
+	}
+	err = c.exchangeOn(ctx, nil, g, method, params, out, opts)
+	if errors.Is(err, transport.ErrSessionExpired) {
+		err = c.replay(ctx, nil, g, method, params, out, opts, err)
+	}
 	return err
 }
 

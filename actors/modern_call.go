@@ -22,6 +22,14 @@ func (c *Client) exchangeOn(ctx context.Context, op *telemetry.Op, g *generation
 	if g.sess == nil || !g.sess.modern {
 		return exchange(ctx, op, g.conn, method, params, out, opts)
 	}
+	return c.exchangeModern(ctx, op, g, method, params, out, opts)
+}
+
+// exchangeModern is exchangeOn in the 2026-07-28 era. It is a function of
+// its own so that its frame is not on the caller's stack in the session
+// era: every call in flight holds a goroutine whose stack is sized by the
+// deepest path it took.
+func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts transport.RequestOptions) error {
 	raw, err := encodeParams(params)
 	if err != nil {
 		return fmt.Errorf("mcp: encode %s params: %w", method, err)

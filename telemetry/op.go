@@ -620,37 +620,51 @@ func (o *Op) End(err error, toolError bool) {
 	if o.kind == trace.SpanKindServer && out.hasCode && CallerFault(out.num) {
 		out.errType, out.desc = "", ""
 	}
+	// The span's and the metric's work are functions of their own: their
+	// frames (attribute arrays) would otherwise be part of End's, and End
+	// runs on the caller's goroutine, whose stack then grows past 4 KiB
+	// for every call in flight, recording or not.
 	if o.span != nil {
-		if o.recording {
-			switch {
-			case out.errType != "":
-				if out.hasCode {
-					o.span.SetAttributes(KeyErrorType.String(out.errType), KeyRPCResponseStatusCode.String(out.code))
-				} else {
-					o.span.SetAttributes(KeyErrorType.String(out.errType))
-				}
-				o.span.SetStatus(codes.Error, out.desc)
-			case out.hasCode:
-				o.span.SetAttributes(KeyRPCResponseStatusCode.String(out.code))
-			case o.t.recordArgs && o.req.Method == messages.MethodToolsCall:
-				o.mu.Lock()
-				result := o.result
-				o.result = nil
-				o.mu.Unlock()
-				if len(result) > 0 {
-					if v := jsonValue(result); v.Type() != attribute.EMPTY {
-						o.span.SetAttributes(attribute.KeyValue{Key: KeyGenAIToolCallResult, Value: v})
-					}
+		o.endSpan(out, now)
+	}
+	if o.metrics {
+		o.recordDuration(out, now)
+	}
+}
+
+// endSpan sets the span's outcome, if it records, and ends it, if it is
+// ours.
+func (o *Op) endSpan(out outcome, now time.Time) {
+	if o.recording {
+		switch {
+		case out.errType != "":
+			if out.hasCode {
+				o.span.SetAttributes(KeyErrorType.String(out.errType), KeyRPCResponseStatusCode.String(out.code))
+			} else {
+				o.span.SetAttributes(KeyErrorType.String(out.errType))
+			}
+			o.span.SetStatus(codes.Error, out.desc)
+		case out.hasCode:
+			o.span.SetAttributes(KeyRPCResponseStatusCode.String(out.code))
+		case o.t.recordArgs && o.req.Method == messages.MethodToolsCall:
+			o.mu.Lock()
+			result := o.result
+			o.result = nil
+			o.mu.Unlock()
+			if len(result) > 0 {
+				if v := jsonValue(result); v.Type() != attribute.EMPTY {
+					o.span.SetAttributes(attribute.KeyValue{Key: KeyGenAIToolCallResult, Value: v})
 				}
 			}
 		}
-		if o.owned {
-			o.span.End(trace.WithTimestamp(now))
-		}
 	}
-	if !o.metrics {
-		return
+	if o.owned {
+		o.span.End(trace.WithTimestamp(now))
 	}
+}
+
+// recordDuration records the operation's duration on its histogram.
+func (o *Op) recordDuration(out outcome, now time.Time) {
 	var hist metric.Float64Histogram
 	switch o.kind {
 	case trace.SpanKindClient:
