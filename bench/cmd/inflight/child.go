@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,13 +23,18 @@ const envChild = "MCPACTOR_INFLIGHT_CHILD"
 
 // sample is what one measurement's process reports.
 type sample struct {
-	Elapsed  time.Duration `json:"elapsed"`  // from the first call started to the last answered
-	HWM      int64         `json:"hwm"`      // peak RSS of the process, bytes
-	Base     int64         `json:"base"`     // RSS once connected, before the calls, bytes
-	Calls    uint64        `json:"calls"`    // answered as expected
-	Errors   uint64        `json:"errors"`   // failed or wrong answers, and failures to connect
-	FirstErr string        `json:"firstErr"` // the first of them
-	Protocol string        `json:"protocol"`
+	Elapsed time.Duration `json:"elapsed"` // from the first call started to the last answered
+	HWM     int64         `json:"hwm"`     // peak RSS of the process, bytes
+	Base    int64         `json:"base"`    // RSS once connected, before the calls, bytes
+	// Stack and Heap are the growth of the goroutine stacks in use and of
+	// the heap in use from before the calls to halfway through them, when
+	// every call is waiting for its answer (runtime.MemStats), bytes.
+	Stack    int64  `json:"stack"`
+	Heap     int64  `json:"heap"`
+	Calls    uint64 `json:"calls"`    // answered as expected
+	Errors   uint64 `json:"errors"`   // failed or wrong answers, and failures to connect
+	FirstErr string `json:"firstErr"` // the first of them
+	Protocol string `json:"protocol"`
 }
 
 func (s sample) String() string {
@@ -99,7 +105,9 @@ func measureHere(client string, n, ms int, srv measure.StdioServer) sample {
 		e.RunCount(ctx, rl, 1, nil)
 		s := sample{Protocol: e.Protocol()}
 		s.Base, _ = measure.ProcStatus()
+		mid := readHalfway(&s, ms)
 		r := e.RunCount(ctx, rl, n, nil)
+		mid()
 		s.Elapsed, s.Calls, s.Errors, s.FirstErr = r.Elapsed, r.Calls, r.Errors+r.Mismatches, r.FirstErr
 		_, s.HWM = measure.ProcStatus()
 		return s
@@ -115,6 +123,7 @@ func measureHere(client string, n, ms int, srv measure.StdioServer) sample {
 	}
 	s := sample{Protocol: c.Protocol()}
 	s.Base, _ = measure.ProcStatus()
+	mid := readHalfway(&s, ms)
 	var calls, errs atomic.Uint64
 	var firstErr sync.Once
 	var wg sync.WaitGroup
@@ -132,9 +141,30 @@ func measureHere(client string, n, ms int, srv measure.StdioServer) sample {
 	}
 	wg.Wait()
 	s.Elapsed = time.Since(start)
+	mid()
 	s.Calls, s.Errors = calls.Load(), errs.Load()
 	_, s.HWM = measure.ProcStatus()
 	return s
+}
+
+// readHalfway reads the stacks and heap in use now and again halfway
+// through the tool's ms, and sets their growth in s when the returned
+// function is called (after the calls).
+func readHalfway(s *sample, ms int) func() {
+	var before, during runtime.MemStats
+	runtime.ReadMemStats(&before)
+	done := make(chan struct{})
+	t := time.AfterFunc(time.Duration(ms)*time.Millisecond/2, func() {
+		runtime.ReadMemStats(&during)
+		close(done)
+	})
+	return func() {
+		if !t.Stop() {
+			<-done
+			s.Stack = int64(during.StackInuse) - int64(before.StackInuse)
+			s.Heap = int64(during.HeapInuse) - int64(before.HeapInuse)
+		}
+	}
 }
 
 func closeQuietly(close func(context.Context) error) {

@@ -13,6 +13,7 @@ import (
 type summary struct {
 	elapsed, minElapsed, maxElapsed time.Duration
 	hwm                             float64 // median peak RSS, bytes
+	stack, heap                     float64 // median growth halfway, bytes
 	errors                          uint64
 	firstErr                        string
 	protocol                        string
@@ -20,7 +21,7 @@ type summary struct {
 
 func summarize(ss []sample) summary {
 	var c summary
-	var el, hwm []float64
+	var el, hwm, stack, heap []float64
 	for _, s := range ss {
 		c.errors += s.Errors
 		if c.firstErr == "" {
@@ -32,7 +33,10 @@ func summarize(ss []sample) summary {
 		c.protocol = s.Protocol
 		el = append(el, float64(s.Elapsed))
 		hwm = append(hwm, float64(s.HWM))
+		stack = append(stack, float64(s.Stack))
+		heap = append(heap, float64(s.Heap))
 	}
+	c.stack, c.heap = measure.Median(stack), measure.Median(heap)
 	if len(el) > 0 {
 		c.elapsed = time.Duration(measure.Median(el))
 		c.minElapsed, c.maxElapsed = time.Duration(slices.Min(el)), time.Duration(slices.Max(el))
@@ -61,8 +65,8 @@ func render(cfg *config, results map[key][]sample) string {
 	b.WriteString("- each measurement is a process of its own: connect, one warm-up call, then every call at once (one goroutine each; the event-loop reference sends them from its own loop); completion is the time from the first call started to the last answer; peak RSS is the process's VmHWM\n\n")
 
 	lo, hi := slices.Min(cfg.levels), slices.Max(cfg.levels)
-	fmt.Fprintf(&b, "| client | completion at %d | min–max | vs blocking | peak RSS at %d | peak RSS at %d | memory per in-flight call | vs blocking | protocol | status |\n", hi, lo, hi)
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
+	fmt.Fprintf(&b, "| client | completion at %d | min–max | vs blocking | peak RSS at %d | peak RSS at %d | memory per in-flight call | vs blocking | stacks per call | heap in use per call | protocol | status |\n", hi, lo, hi)
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
 	ref := summarize(results[key{measure.BlockingName, hi}])
 	refPer := perCall(cfg, results, measure.BlockingName)
 	for _, name := range cfg.clients {
@@ -80,11 +84,12 @@ func render(cfg *config, results map[key][]sample) string {
 		if errs := c.errors + l.errors; errs > 0 {
 			status = fmt.Sprintf("**FLAGGED**: %d errors (%s)", errs, measure.OneLine(c.firstErr+l.firstErr))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s–%s | %s | %s | %s | %s | %s | %s | %s |\n", name,
+		fmt.Fprintf(&b, "| %s | %s | %s–%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name,
 			measure.Dur(c.elapsed), measure.Dur(c.minElapsed), measure.Dur(c.maxElapsed), vs,
-			measure.Bytes(l.hwm), measure.Bytes(c.hwm), measure.Bytes(per), vsMem, c.protocol, status)
+			measure.Bytes(l.hwm), measure.Bytes(c.hwm), measure.Bytes(per), vsMem,
+			measure.Bytes(c.stack/float64(hi)), measure.Bytes(c.heap/float64(hi)), c.protocol, status)
 	}
-	b.WriteString("\n")
+	fmt.Fprintf(&b, "\nstacks and heap in use per call: the growth of the goroutine stacks in use and of the heap in use (runtime.MemStats) from before the %d calls to halfway through them, when every call waits for its answer, divided by %d; the peak RSS also holds the garbage made before the heap was next collected.\n\n", hi, hi)
 	return b.String()
 }
 
@@ -99,7 +104,7 @@ func resultsOf(cfg *config, results map[key][]sample) []measure.Result {
 			c := summarize(results[key{client, n}])
 			r := measure.Result{Bench: "inflight", Server: cfg.server, Load: measure.Sleep(cfg.ms).Name, Client: client, InFlight: n,
 				P50: float64(c.elapsed) / float64(time.Microsecond), Errors: c.errors,
-				Extra: map[string]float64{"peakRSS": c.hwm}}
+				Extra: map[string]float64{"peakRSS": c.hwm, "stackPerCall": c.stack / float64(n), "heapPerCall": c.heap / float64(n)}}
 			if n == hi {
 				r.Extra["bytesPerInFlightCall"] = perCall(cfg, results, client)
 			}
