@@ -33,6 +33,11 @@ var steps = []step{
 		smoke: append([]string{"-servers", "testserver,gosdk", "-loads", "echo-fixed", "-inflight", "4"}, smokeCalls...),
 	},
 	{
+		name: "hotpath", program: "hotpath",
+		full:  []string{"-inflight", "256", "-duration", "5s", "-calls", "50000"},
+		smoke: []string{"-inflight", "4", "-duration", "200ms", "-calls", "200"},
+	},
+	{
 		name: "inflight", program: "inflight",
 		full:  []string{"-rounds", "3", "-levels", "1000,10000", "-ms", "1000"},
 		smoke: []string{"-rounds", "1", "-levels", "20,50", "-ms", "20"},
