@@ -28,6 +28,10 @@ type process struct {
 	stderr  *os.File       // nil for a dialed stream
 	credits chan struct{}  // runs in the actor's mailbox
 	bytes   *byteCredits   // and their bytes
+	// runs holds runs the actor has handled, for the reader to fill
+	// again (recycleRun): a run and its slice of frames cost nothing in
+	// the steady state.
+	runs chan *inbound
 
 	// tree is the server and every process it starts, signalled or
 	// killed as one (nil for a dialed stream). What it is depends on the
@@ -44,7 +48,7 @@ type process struct {
 func startStream(rwc io.ReadWriteCloser, cfg StdioConfig, conn *Conn, self *actor.PID) *process {
 	c := &closeOnce{c: rwc}
 	p := &process{stats: conn.stats, stdin: writeCloser{rwc, c}, stdout: readCloser{rwc, c},
-		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes)}
+		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), runs: make(chan *inbound, keptRuns)}
 	go p.read(cfg, conn.root, self, conn.end.done)
 	return p
 }
@@ -116,7 +120,7 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 	}
 	closeAll(files[0], files[3], files[5]) // the child's ends live on in the child
 	p := &process{stats: conn.stats, cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4],
-		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), tree: tree}
+		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), tree: tree, runs: make(chan *inbound, keptRuns)}
 
 	go p.read(cfg, root, self, quit)
 	go p.drainStderr(cfg, root, self)
@@ -157,8 +161,8 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 	// decoded and sent in one mailbox message, so a burst of answers costs
 	// one hand-off, not one each. A run ends before any read that could
 	// block, so no frame waits for the next one to arrive.
-	var run []messages.Message
-	var runBytes int64
+	var run *inbound // nil until the run's first frame
+	lastRun := 0     // frames in the run sent last
 	// send waits for a credit of each kind: a run in the mailbox and its
 	// bytes. When the actor falls behind, the reader stops reading and
 	// the pipe pushes back on the server.
@@ -175,23 +179,24 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 		return true
 	}
 	flush := func() bool {
-		if len(run) == 0 {
+		if run == nil {
 			return true
 		}
-		ok := send(inbound{msgs: run, bytes: runBytes}, runBytes)
-		run, runBytes = nil, 0
+		// The actor owns the run from here until it hands it back.
+		lastRun = len(run.msgs)
+		ok := send(run, run.bytes)
+		run = nil
 		return ok
 	}
 	for {
-		if len(run) >= maxRun || !lr.lineBuffered() {
+		if run != nil && len(run.msgs) >= maxRun || !lr.lineBuffered() {
 			if !flush() {
 				return
 			}
 		}
 		line, err := lr.next()
-		var over *OversizedError
-		switch {
-		case errors.As(err, &over):
+		switch over := oversized(err); {
+		case over != nil:
 			if !flush() {
 				return
 			}
@@ -245,10 +250,59 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 			continue
 		}
 		if run == nil {
-			run = make([]messages.Message, 0, 4)
+			run = p.newRun(lastRun)
 		}
-		run = append(run, m)
-		runBytes += int64(len(line))
+		run.msgs = append(run.msgs, m)
+		run.bytes += int64(len(line))
+	}
+}
+
+// oversized returns err as an *OversizedError, or nil. (A variable of the
+// read loop given to errors.As would move to the heap on every line.)
+func oversized(err error) *OversizedError {
+	if err == nil {
+		return nil
+	}
+	var over *OversizedError
+	if errors.As(err, &over) {
+		return over
+	}
+	return nil
+}
+
+// keptRuns is how many handled runs wait to be filled again; maxKeptRun
+// the most frames a kept run's slice may hold. Beyond them, runs are left
+// to the garbage collector, so an idle connection keeps little.
+const (
+	keptRuns   = 8
+	maxKeptRun = maxRun
+)
+
+// newRun returns an empty run, one the actor handed back if there is one,
+// else a new one with room for as many frames as the last run had (a
+// burst makes long runs, and growing each from a few frames would
+// allocate several times per run).
+func (p *process) newRun(last int) *inbound {
+	select {
+	case r := <-p.runs:
+		return r
+	default:
+		return &inbound{msgs: make([]messages.Message, 0, min(max(last, 4), maxRun))}
+	}
+}
+
+// recycleRun hands a run the actor has handled back to the reader. The
+// actor keeps nothing of it: the frames' raw values are their own copies
+// (messages.DecodeMessage), and the slice is cleared so that it holds none.
+func (p *process) recycleRun(r *inbound) {
+	if p == nil || cap(r.msgs) > maxKeptRun {
+		return
+	}
+	clear(r.msgs)
+	r.msgs, r.bytes = r.msgs[:0], 0
+	select {
+	case p.runs <- r:
+	default:
 	}
 }
 

@@ -20,7 +20,7 @@ func TestReaderRunsNeverWaitForTheNextFrame(t *testing.T) {
 	got := make(chan any, 16)
 	pid := sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
 		switch m := c.Message().(type) {
-		case inbound, readerDone:
+		case *inbound, readerDone:
 			got <- m
 		}
 	}))
@@ -54,7 +54,7 @@ func TestReaderRunsNeverWaitForTheNextFrame(t *testing.T) {
 		t.Helper()
 		var out []int64
 		for len(out) < n {
-			in, ok := next().(inbound)
+			in, ok := next().(*inbound)
 			if !ok || len(in.msgs) == 0 {
 				t.Fatalf("want a run of frames, got %#v", in)
 			}

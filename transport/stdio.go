@@ -231,19 +231,22 @@ const (
 func (a *stdioActor) Receive(ctx actor.Context) {
 	defer a.recoverPanic(ctx)
 	switch m := ctx.Message().(type) {
-	case inbound:
+	case *inbound:
 		for _, msg := range m.msgs {
 			a.core.dispatch(ctx, msg)
 		}
 		a.proc.releaseCredit(m.bytes)
+		a.proc.recycleRun(m)
 	case inboundBatch:
 		a.core.batch(ctx, m.msgs)
 		a.proc.releaseCredit(m.bytes)
 	case readerNote:
 		a.core.receive(ctx, m.msg)
 		a.proc.releaseCredit(0)
-	case writeDone:
-		a.writeDone(ctx, m)
+	case *writeDone:
+		// A copy first: the writer fills the same writeDone again once
+		// it has its next batch, which this handling may give it.
+		a.writeDone(ctx, *m)
 	case writeStallCheck:
 		if a.out.stalled() {
 			a.fail(ctx, &WriteStallError{After: a.cfg.WriteStallTimeout})

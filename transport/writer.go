@@ -113,6 +113,10 @@ func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PI
 	jobs := make(chan writeBatch, 1)
 	w.jobs = jobs
 	progress := &w.progress
+	// One writeDone serves every batch: the actor copies it out before
+	// it hands over the next batch, and a batch is handed over only
+	// after the previous one came back, so the two never overlap.
+	done := new(writeDone)
 	go func() {
 		for b := range jobs {
 			// Observers hear of the write as it starts: once the bytes
@@ -125,7 +129,8 @@ func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PI
 				}
 			}
 			err := writeChunked(f, b.buf, progress)
-			root.Send(self, writeDone{writeBatch: b, err: err})
+			*done = writeDone{writeBatch: b, err: err}
+			root.Send(self, done)
 		}
 	}()
 }
