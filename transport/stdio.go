@@ -133,7 +133,7 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 	conn.pool = new(sync.Pool) // call records are reused (Conn.take)
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return newStdioActor(cfg, conn, owner)
-	}, guardianAtRoot(parent)...)
+	}, append(guardianAtRoot(parent), actor.WithMailbox(newOwnMailbox))...)
 	conn.pid = parent.Spawn(props)
 	return conn
 }

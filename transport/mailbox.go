@@ -1,0 +1,192 @@
+package transport
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// ownMailbox is the stdio transport actor's mailbox. It behaves as
+// protoactor's default one (system messages first, suspension, a panic
+// escalated to the supervisor, a yield every Throughput messages) with two
+// differences on the hot path:
+//
+//   - A wake-up of an idle mailbox by the transport's own reader or writer
+//     (a run of frames, a finished write) handles the messages on that
+//     goroutine, at most inlineBudget of them, instead of starting a
+//     goroutine: these goroutines only hand the actor their result and
+//     then wait for more input, so nothing of theirs is delayed, and the
+//     actor's code never waits for them (the writer's next batch goes
+//     into a channel that is empty while it runs here). Callers' messages
+//     still start a goroutine: a caller is never made to run the actor
+//     for others.
+//   - The function a goroutine runs is made once, not at every wake-up.
+//
+// Only one goroutine runs the actor at a time, as with any mailbox: the
+// state flag is taken by compare-and-swap.
+type ownMailbox struct {
+	mu         sync.Mutex
+	user       queue
+	system     queue
+	userCount  atomic.Int32
+	sysCount   atomic.Int32
+	running    atomic.Bool
+	suspended  atomic.Bool
+	invoker    actor.MessageInvoker
+	dispatcher actor.Dispatcher
+	process    func() // m.processMessages, made once
+}
+
+// inlineBudget bounds the messages a reader or writer goroutine handles
+// for the actor before handing the rest to a goroutine of the mailbox's own.
+const inlineBudget = 64
+
+func newOwnMailbox() actor.Mailbox {
+	m := &ownMailbox{}
+	m.process = func() { m.processMessages(-1) }
+	return m
+}
+
+// queue is a FIFO of messages under the mailbox's mutex; its array is
+// reused as it empties.
+type queue struct {
+	items []any
+	head  int
+}
+
+func (q *queue) push(v any) { q.items = append(q.items, v) }
+
+func (q *queue) pop() (any, bool) {
+	if q.head == len(q.items) {
+		return nil, false
+	}
+	v := q.items[q.head]
+	q.items[q.head] = nil
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+		if cap(q.items) > 4096 {
+			q.items = nil // a burst is over: let its array go
+		}
+	}
+	return v, true
+}
+
+func (m *ownMailbox) PostUserMessage(msg any) {
+	m.mu.Lock()
+	m.user.push(msg)
+	m.mu.Unlock()
+	m.userCount.Add(1)
+	switch msg.(type) {
+	case *inbound, *writeDone:
+		m.schedule(true)
+	default:
+		m.schedule(false)
+	}
+}
+
+func (m *ownMailbox) PostSystemMessage(msg any) {
+	m.mu.Lock()
+	m.system.push(msg)
+	m.mu.Unlock()
+	m.sysCount.Add(1)
+	m.schedule(false)
+}
+
+func (m *ownMailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher actor.Dispatcher) {
+	m.invoker, m.dispatcher = invoker, dispatcher
+}
+
+func (m *ownMailbox) Start() {}
+
+func (m *ownMailbox) UserMessageCount() int { return int(m.userCount.Load()) }
+
+func (m *ownMailbox) schedule(inline bool) {
+	if !m.running.CompareAndSwap(false, true) {
+		return
+	}
+	if inline {
+		m.processMessages(inlineBudget)
+		return
+	}
+	go m.process()
+}
+
+// processMessages runs the actor until its mailbox is empty or, when
+// budget is not negative, budget messages have been handled: then a
+// goroutine takes over the rest.
+func (m *ownMailbox) processMessages(budget int) {
+	for {
+		if !m.run(&budget) {
+			// Out of budget with messages left: the mailbox stays
+			// running, on a goroutine of its own.
+			go m.process()
+			return
+		}
+		m.running.Store(false)
+		sys, user := m.sysCount.Load(), m.userCount.Load()
+		if sys == 0 && (m.suspended.Load() || user == 0) {
+			return
+		}
+		// Something was posted after the loop ended; take it unless
+		// another poster already did.
+		if !m.running.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+// run handles messages until there are none it may take (it reports true)
+// or the budget is spent with some left (false).
+func (m *ownMailbox) run(budget *int) (empty bool) {
+	var msg any
+	defer func() {
+		if r := recover(); r != nil {
+			m.invoker.EscalateFailure(r, msg)
+			empty = true // as protoactor's: the loop ends at a panic, and is looked at again
+		}
+	}()
+	throughput := m.dispatcher.Throughput()
+	for i := 0; ; i++ {
+		if i > throughput {
+			i = 0
+			runtime.Gosched()
+		}
+		if *budget == 0 {
+			return m.sysCount.Load() == 0 && (m.suspended.Load() || m.userCount.Load() == 0)
+		}
+		m.mu.Lock()
+		v, ok := m.system.pop()
+		m.mu.Unlock()
+		if ok {
+			msg = v
+			m.sysCount.Add(-1)
+			switch v.(type) {
+			case *actor.SuspendMailbox:
+				m.suspended.Store(true)
+			case *actor.ResumeMailbox:
+				m.suspended.Store(false)
+			default:
+				m.invoker.InvokeSystemMessage(v)
+			}
+			continue
+		}
+		if m.suspended.Load() {
+			return true
+		}
+		m.mu.Lock()
+		v, ok = m.user.pop()
+		m.mu.Unlock()
+		if !ok {
+			return true
+		}
+		msg = v
+		m.userCount.Add(-1)
+		if *budget > 0 {
+			*budget--
+		}
+		m.invoker.InvokeUserMessage(v)
+	}
+}
