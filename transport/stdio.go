@@ -191,6 +191,7 @@ type lifecycle struct {
 func newStdioActor(cfg StdioConfig, conn *Conn, owner *actor.PID) *stdioActor {
 	a := &stdioActor{cfg: cfg, conn: conn}
 	a.out = newBatchWriter(conn.budget, conn.stats, cfg.WriteStallTimeout)
+	a.out.inFlight = conn.InFlight
 	a.core = newRPCCore(cfg.Server, owner, cfg.Generation, a.out, cfg.Logger, conn.stats, conn.budget, conn.limits)
 	return a
 }

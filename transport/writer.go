@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +29,9 @@ type batchWriter struct {
 	dead   bool // a write failed or the writer stopped: frames are dropped
 	budget *writeBudget
 	stats  *Counters
+	// inFlight reports the connection's calls in flight (Conn.InFlight),
+	// for the goroutine; nil: never yield before a write.
+	inFlight func() int
 
 	// unbudgeted is the bytes of frames in cur that hold no budget (the
 	// actor's own notifications and error replies).
@@ -78,6 +82,13 @@ type writeDone struct {
 // writeStallCheck asks the actor to look at the writer's progress.
 type writeStallCheck struct{}
 
+// gatherAbove is the number of calls in flight above which the writer
+// yields once before each write to gather more frames into the next one.
+// Measured with BenchmarkCallToolEcho: at 256 in flight it cut the writes
+// per call from about 0.4 to 0.05 and the client's CPU per call by a
+// fifth; at 16 it cut writes too but cost about 5% more CPU and latency.
+const gatherAbove = 64
+
 // maxKeptBuffer is the largest batch buffer kept for reuse.
 const maxKeptBuffer = 1 << 20
 
@@ -112,7 +123,7 @@ func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PI
 	// field to nil from the actor while the goroutine may be ranging.
 	jobs := make(chan writeBatch, 1)
 	w.jobs = jobs
-	progress := &w.progress
+	progress, inFlight := &w.progress, w.inFlight
 	// One writeDone serves every batch: the actor copies it out before
 	// it hands over the next batch, and a batch is handed over only
 	// after the previous one came back, so the two never overlap.
@@ -123,6 +134,17 @@ func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PI
 			// are out, the answer can end the call's span before this
 			// goroutine runs again. A failed write fails the call, which
 			// its span then shows.
+			if inFlight != nil && inFlight() > gatherAbove {
+				// Many calls in flight: callers just woken by a run
+				// of answers are about to send their next requests.
+				// Yielding once lets them reach the actor first, and
+				// their frames go in the next batch, which then
+				// waits for this write a little longer and gathers
+				// more: fewer writes per call (a write is a system
+				// call that also wakes the server). With few calls
+				// in flight it only adds latency, so it is not done.
+				runtime.Gosched()
+			}
 			for _, fr := range b.frames {
 				if fr.obs != nil {
 					fr.obs.Written()
