@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 
 type config struct {
 	smoke  bool
+	rounds int // when > 0, every step's -rounds
 	only   []string
 	docs   string
 	charts string
@@ -47,6 +49,7 @@ func main() {
 	flag.StringVar(&cfg.docs, "docs", "", "the page to write (default ../docs/benchmarks.md, or nothing with -smoke)")
 	flag.StringVar(&cfg.charts, "charts", "", "the directory of the charts (default: charts/ beside the page)")
 	flag.StringVar(&cfg.keep, "keep", "", "keep each step's report and JSON in this directory")
+	flag.IntVar(&cfg.rounds, "rounds", 0, "rounds of every step that has rounds (default: each step's own, steps.go)")
 	flag.Parse()
 	if only != "" {
 		for _, s := range strings.Split(only, ",") {
@@ -130,6 +133,9 @@ func run(cfg *config, log *os.File) error {
 		if cfg.smoke {
 			args = s.smoke
 		}
+		if cfg.rounds > 0 {
+			args = withRounds(args, cfg.rounds)
+		}
 		fmt.Fprintf(log, "benchrun: %s: %s %s\n", s.name, s.program, strings.Join(args, " "))
 		t0 := time.Now()
 		o, err := runStep(bins[s.program], dir, s.name, args, log)
@@ -149,9 +155,24 @@ func run(cfg *config, log *os.File) error {
 	return writePage(cfg, outs, args(cfg))
 }
 
+// withRounds is args with -rounds n.
+func withRounds(args []string, n int) []string {
+	out := slices.Clone(args)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] == "-rounds" {
+			out[i+1] = strconv.Itoa(n)
+			return out
+		}
+	}
+	return out
+}
+
 // args is how the runner was run, for the page.
 func args(cfg *config) string {
 	a := "go -C bench run ./cmd/benchrun"
+	if cfg.rounds > 0 {
+		a += " -rounds " + strconv.Itoa(cfg.rounds)
+	}
 	if len(cfg.only) > 0 {
 		a += " -only " + strings.Join(cfg.only, ",")
 	}
