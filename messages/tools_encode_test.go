@@ -22,6 +22,11 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 		}},
 		{Meta: Meta{"progressToken": 7, "traceparent": "00-abc"}, Name: "p", Arguments: []int{1}},
 		{Meta: Meta{}, Name: "empty-meta"},
+		{Name: "raw", Arguments: json.RawMessage(`{"message":"hi \"you\"","n":[1,2.5e3,null,true]}`)},
+		{Name: "raw-spaced", Arguments: json.RawMessage(" {\"a\" : [1, 2] }\n")},
+		{Name: "raw-html", Arguments: json.RawMessage(`{"a":"<b>&"}`)},
+		{Name: "raw-u2028", Arguments: json.RawMessage("{\"a\":\"x\u2028y\u2019\"}")},
+		{Name: "raw-escaped-backslash", Arguments: json.RawMessage(`{"a":"c:\\ d\\"}`)},
 		{Name: "mrtr", InputResponses: map[string]json.RawMessage{"a": json.RawMessage(`{"x":1}`)}, RequestState: "opaque\n"},
 	} {
 		want, err := json.Marshal(p)
@@ -36,7 +41,8 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
 	}
-	for _, bad := range []any{func() {}, map[string]any{"nan": math.NaN()}, []any{math.Inf(1)}} {
+	for _, bad := range []any{func() {}, map[string]any{"nan": math.NaN()}, []any{math.Inf(1)},
+		json.RawMessage(`{"a":`), json.RawMessage(`{"a":1}{}`), json.RawMessage(`{"a":"\q"}`)} {
 		if _, err := AppendCallToolParams(nil, &CallToolParams{Name: "bad", Arguments: bad}); err == nil {
 			t.Errorf("unencodable arguments %T: want an error", bad)
 		}
@@ -46,16 +52,20 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 func FuzzAppendCallToolParams(f *testing.F) {
 	f.Add("echo", `{"message":"hi"}`, "")
 	f.Add("n\u00e9", `[1,"<a>"]`, "state")
+	f.Add("raw", ` {"a" : "b\\"c"}`, "")
 	f.Fuzz(func(t *testing.T, name, args, state string) {
 		var a any
 		if json.Unmarshal([]byte(args), &a) != nil {
 			a = args
 		}
-		p := CallToolParams{Name: name, Arguments: a, RequestState: state}
-		want, err1 := json.Marshal(p)
-		got, err2 := AppendCallToolParams(nil, &p)
-		if (err1 == nil) != (err2 == nil) || string(got) != string(want) {
-			t.Fatalf("got %s (%v), want %s (%v)", got, err2, want, err1)
+		// The arguments decoded, and as the caller's own encoding.
+		for _, a := range []any{a, json.RawMessage(args)} {
+			p := CallToolParams{Name: name, Arguments: a, RequestState: state}
+			want, err1 := json.Marshal(p)
+			got, err2 := AppendCallToolParams(nil, &p)
+			if (err1 == nil) != (err2 == nil) || string(got) != string(want) {
+				t.Fatalf("%T: got %s (%v), want %s (%v)", a, got, err2, want, err1)
+			}
 		}
 	})
 }

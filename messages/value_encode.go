@@ -28,6 +28,10 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return appendFloat(b, v)
 	case map[string]any:
 		return appendObject(b, v)
+	case json.RawMessage:
+		if rawAsIs(v) {
+			return append(b, v...), nil
+		}
 	case Meta:
 		return appendObject(b, v)
 	case []any:
@@ -100,4 +104,36 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// rawAsIs reports whether json.Marshal would encode raw as the very same
+// bytes: raw is one valid JSON text (checked by the one-pass reader,
+// which accepts what json.Valid accepts), with no whitespace between its
+// tokens for Marshal to compact away and none of the characters it
+// escapes inside strings ('<', '>', '&', U+2028 and U+2029, whose UTF-8
+// starts with 0xE2). Arguments that a caller encoded once and sends many
+// times then cost a scan, not a compaction into a new buffer.
+func rawAsIs(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
+			inString = !inString
+		case '\\':
+			i++ // the escaped byte cannot end the string
+		case ' ', '\t', '\n', '\r':
+			if !inString {
+				return false
+			}
+		case '<', '>', '&', 0xE2:
+			return false
+		}
+	}
+	r := jsonReader{data: raw}
+	r.skipValue()
+	r.end()
+	return !r.invalid
 }
