@@ -90,8 +90,13 @@ func describe(r *telemetry.Request, params any, recordArgs bool) {
 func encodeParams(params any) (json.RawMessage, error) {
 	if p, ok := callToolParams(params); ok {
 		// One allocation for the usual small call instead of a series of
-		// doublings from empty.
-		return messages.AppendCallToolParams(make([]byte, 0, 64+len(p.Name)), p)
+		// doublings from empty; arguments the caller encoded say their
+		// size.
+		size := 64 + len(p.Name)
+		if raw, ok := p.Arguments.(json.RawMessage); ok {
+			size += len(raw)
+		}
+		return messages.AppendCallToolParams(make([]byte, 0, size), p)
 	}
 	return json.Marshal(params)
 }
@@ -101,7 +106,9 @@ func encodeParams(params any) (json.RawMessage, error) {
 // result only to hand the same bytes to it.
 func decodeResult(res json.RawMessage, out any) error {
 	if r, ok := out.(*messages.CallToolResult); ok {
-		return r.UnmarshalJSON(res)
+		// res is the transport's copy of the answer, ours alone: the
+		// result's text may share it.
+		return r.UnmarshalOwned(res)
 	}
 	return json.Unmarshal(res, out)
 }

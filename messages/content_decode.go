@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"unsafe"
 )
 
 // Content blocks arrive in every tools/call result, so they are decoded in
@@ -72,6 +73,7 @@ type contentWire struct {
 	annotations *Annotations
 	meta        Meta
 	errs        []memberError // type errors, in the order met
+	owned       bool          // the data is the result's: see payload
 }
 
 // memberError is a member whose value has the wrong JSON type; it counts
@@ -79,6 +81,18 @@ type contentWire struct {
 type memberError struct {
 	field int // a cf constant
 	err   error
+}
+
+// payload is a block's text or data as a string. When the data was
+// handed over (owned), the string shares its memory instead of copying it:
+// the bytes of a decoded string are either a part of the data, which
+// nothing changes any more, or a new slice unquote made for it alone. A
+// large result is then held once, not twice.
+func (w *contentWire) payload(b []byte) string {
+	if w.owned && len(b) > 0 {
+		return unsafe.String(&b[0], len(b))
+	}
+	return string(b)
 }
 
 // UnmarshalJSON decodes a content block. Fields that do not belong to the
@@ -108,7 +122,7 @@ func readContentBlock(r *jsonReader, c *Content) error {
 		return typeError(k, contentType, "", "")
 	}
 	start := r.off
-	var w contentWire
+	w := contentWire{owned: r.owned}
 	for more := r.beginObject(); more; more = r.nextMember() {
 		w.member(r, fieldIndex(r.key(), contentFields[:]))
 	}
@@ -201,9 +215,9 @@ func (w *contentWire) build(c *Content, raw []byte) error {
 	*c = Content{Type: contentTypeName(typ), Annotations: w.annotations, Meta: w.meta}
 	switch c.Type {
 	case ContentTypeText:
-		c.Text = string(w.strs[cfText])
+		c.Text = w.payload(w.strs[cfText])
 	case ContentTypeImage, ContentTypeAudio:
-		c.Data = string(w.strs[cfData])
+		c.Data = w.payload(w.strs[cfData])
 		c.MimeType = string(w.strs[cfMimeType])
 	case ContentTypeResourceLink:
 		c.URI = string(w.strs[cfURI])
@@ -272,6 +286,20 @@ var callToolResultFields = []string{"_meta", "content", "structuredContent", "is
 // two passes json.Unmarshal makes before it calls UnmarshalJSON.
 func (r *CallToolResult) UnmarshalJSON(data []byte) error {
 	d := jsonReader{data: data}
+	err := r.read(&d)
+	d.end()
+	if d.invalid {
+		return syntaxError(data)
+	}
+	return err
+}
+
+// UnmarshalOwned is UnmarshalJSON for data handed over to the result: the
+// text and data of its content may share data's memory, so data must not
+// be changed afterwards. The runtime decodes the answers it has read this
+// way, so that a large result is held once, not twice.
+func (r *CallToolResult) UnmarshalOwned(data []byte) error {
+	d := jsonReader{data: data, owned: true}
 	err := r.read(&d)
 	d.end()
 	if d.invalid {

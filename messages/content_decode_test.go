@@ -3,7 +3,10 @@ package messages
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // contentSeeds are single blocks covering each kind and the rules the
@@ -113,6 +116,16 @@ func FuzzCallToolResultMatchesReference(f *testing.F) {
 			if err == nil && !reflect.DeepEqual(direct, got) {
 				t.Fatalf("%q:\nUnmarshalJSON %#v\njson.Unmarshal %#v", data, direct, got)
 			}
+
+			// The same decoding when the result may keep data's memory.
+			owned := start()
+			ownedErr := owned.UnmarshalOwned(slices.Clone(data))
+			if (ownedErr == nil) != (err == nil) || (err != nil && ownedErr.Error() != err.Error()) {
+				t.Fatalf("%q: UnmarshalOwned: %v; json.Unmarshal: %v", data, ownedErr, err)
+			}
+			if err == nil && !reflect.DeepEqual(owned, got) {
+				t.Fatalf("%q:\nUnmarshalOwned %#v\njson.Unmarshal %#v", data, owned, got)
+			}
 		}
 	})
 }
@@ -166,5 +179,34 @@ func TestCallToolResultTypeErrors(t *testing.T) {
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("%s: error %v, want %s", tt.in, err, tt.want)
 		}
+	}
+}
+
+// TestUnmarshalOwnedShares: a result decoded with UnmarshalOwned holds its
+// text in the data it was given (one copy of a large result, not two),
+// and one decoded with UnmarshalJSON holds a copy of its own.
+func TestUnmarshalOwnedShares(t *testing.T) {
+	text := strings.Repeat("x", 1<<16)
+	data := []byte(`{"content":[{"type":"text","text":"` + text + `"}]}`)
+	var owned, copied CallToolResult
+	if err := owned.UnmarshalOwned(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := copied.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	if owned.Content[0].Text != text || copied.Content[0].Text != text {
+		t.Fatal("text decoded wrong")
+	}
+	within := func(s string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		start := uintptr(unsafe.Pointer(&data[0]))
+		return p >= start && p < start+uintptr(len(data))
+	}
+	if !within(owned.Content[0].Text) {
+		t.Error("UnmarshalOwned copied the text")
+	}
+	if within(copied.Content[0].Text) {
+		t.Error("UnmarshalJSON shares the caller's data")
 	}
 }

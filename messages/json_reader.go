@@ -33,6 +33,9 @@ type jsonReader struct {
 	off     int  // next byte to read
 	depth   int  // objects and arrays open
 	invalid bool // a syntax error was found
+	// owned says that data was handed over to what is decoded: its large
+	// strings may share data's memory (see CallToolResult.UnmarshalOwned).
+	owned bool
 }
 
 // maxNestingDepth is encoding/json's limit on nested objects and arrays
