@@ -37,8 +37,17 @@ func area(fn string) string {
 		return runtimeArea(strings.TrimPrefix(fn, "runtime."))
 	case strings.HasPrefix(fn, "encoding/json."):
 		return "encoding/json"
-	case strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "internal/sync."):
-		return "sync"
+	case strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "sync/atomic.") ||
+		strings.HasPrefix(fn, "internal/sync.") || strings.HasPrefix(fn, "internal/runtime/atomic."):
+		return "locks and atomics"
+	case strings.HasPrefix(fn, "internal/runtime/maps."):
+		return "runtime: maps"
+	case strings.HasPrefix(fn, "internal/runtime/gc/"):
+		return "runtime: garbage collection"
+	case strings.HasPrefix(fn, "reflect.") || strings.HasPrefix(fn, "internal/abi."):
+		return "reflection"
+	case strings.HasPrefix(fn, "time."):
+		return "clocks"
 	}
 	return "other"
 }
@@ -49,17 +58,27 @@ func runtimeArea(fn string) string {
 			return "runtime: garbage collection"
 		}
 	}
-	for _, p := range []string{"malloc", "newobject", "makeslice", "makechan", "growslice", "(*mcache)", "(*mcentral)", "(*mheap)", "nextFree", "memclr", "rawstring", "slicebytetostring", "concatstring"} {
+	for _, p := range []string{"malloc", "newobject", "makeslice", "makechan", "growslice", "(*mcache)", "(*mcentral)", "(*mheap)", "nextFree", "rawstring", "slicebytetostring", "concatstring"} {
 		if strings.HasPrefix(fn, p) {
 			return "runtime: allocation"
 		}
 	}
-	for _, p := range []string{"futex", "usleep", "osyield", "epoll", "netpoll", "nanotime", "walltime"} {
+	for _, p := range []string{"nanotime", "walltime"} {
+		if strings.HasPrefix(fn, p) {
+			return "clocks"
+		}
+	}
+	for _, p := range []string{"memmove", "memclr", "memequal"} {
+		if strings.HasPrefix(fn, p) {
+			return "runtime: memory copies"
+		}
+	}
+	for _, p := range []string{"futex", "usleep", "osyield", "epoll", "netpoll"} {
 		if strings.HasPrefix(fn, p) {
 			return "runtime: waking threads and the poller"
 		}
 	}
-	for _, p := range []string{"schedule", "findRunnable", "park", "goready", "ready", "runqget", "runqput", "runqgrab", "runqsteal", "stealWork", "execute", "gopark", "goexit", "newproc", "gfget", "gfput", "mcall", "casgstatus", "systemstack", "wakep", "startm", "stopm", "notesleep", "notewakeup", "mPark", "resetspinning", "checkTimers", "selectgo", "chansend", "chanrecv", "send", "recv", "lock", "unlock", "semacquire", "semrelease", "(*timer)", "(*timers)", "acquireSudog", "releaseSudog", "procyield", "injectglist", "entersyscall", "exitsyscall", "reentersyscall"} {
+	for _, p := range []string{"schedule", "findRunnable", "park", "goready", "ready", "runqget", "runqput", "runqgrab", "runqsteal", "stealWork", "execute", "gopark", "goexit", "newproc", "gfget", "gfput", "mcall", "casgstatus", "systemstack", "wakep", "sel", "(*waitq)", "procyield", "tryDeferToSpanScan", "startm", "stopm", "notesleep", "notewakeup", "mPark", "resetspinning", "checkTimers", "selectgo", "chansend", "chanrecv", "send", "recv", "lock", "unlock", "semacquire", "semrelease", "(*timer)", "(*timers)", "acquireSudog", "releaseSudog", "procyield", "injectglist", "entersyscall", "exitsyscall", "reentersyscall"} {
 		if strings.HasPrefix(fn, p) {
 			return "runtime: scheduling, channels and timers"
 		}
