@@ -15,7 +15,8 @@ import (
 
 // ModuleVersion describes the mcpactor source measured (the bench module
 // replaces mcpactor with the repository it sits in): its git commit,
-// marked when the working tree has changes to tracked files. git runs in
+// marked when the working tree has changes to tracked files outside docs/
+// (which a run of cmd/benchrun itself writes). git runs in
 // this source file's directory, so the answer does not depend on the
 // directory the benchmark was started from.
 func ModuleVersion() string {
@@ -28,7 +29,7 @@ func ModuleVersion() string {
 		return "unknown commit"
 	}
 	v := "commit " + strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+	if st, err := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no", "--", ":(top)", ":(top,exclude)docs").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
 		v += " + uncommitted changes"
 	}
 	return v
