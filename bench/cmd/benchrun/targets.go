@@ -117,8 +117,9 @@ func targets() []target {
 			value: field("inflight", "fast", "sleep-1000ms", ours, 10000, func(r measure.Result) float64 { return r.Extra["bytesPerInFlightCall"] }),
 			limit: 6000, atMost: true, format: byteCount},
 	)
-	for _, server := range []string{"testserver", "gosdk"} {
-		ts = append(ts, target{what: fmt.Sprintf("Streamable HTTP echo-unique at 16 in flight (%s server): calls/s vs the hand-written net/http client", server),
+	for _, sv := range [][2]string{{"testserver", "mcpactor's test server"}, {"gosdk", "the go-sdk server"}} {
+		server, desc := sv[0], sv[1]
+		ts = append(ts, target{what: fmt.Sprintf("Streamable HTTP echo-unique at 16 in flight (%s): calls/s vs the hand-written net/http client", desc),
 			value: rateRatio("http", server, "echo-unique", ours, measure.WireName, 16), limit: 0.85, format: ratio})
 	}
 	ts = append(ts, target{what: "bring-up of 100 stdio servers (Runtime.Manage): time vs the hand-written client",
