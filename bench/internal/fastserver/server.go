@@ -38,6 +38,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mcpactor/mcpactor/bench/internal/jsonscan"
 )
 
 // Serve serves the requests read from r until r ends, writing each answer
@@ -107,30 +109,30 @@ func (s *server) serve(r io.Reader) error {
 // handle answers one request.
 func (s *server) handle(line []byte) {
 	var id, method, params []byte
-	end := scanObject(line, 0, func(k []byte, v int) int {
+	end := jsonscan.ScanObject(line, 0, func(k []byte, v int) int {
 		switch {
-		case keyIs(k, "id"):
-			e := skipValue(line, v)
+		case jsonscan.KeyIs(k, "id"):
+			e := jsonscan.SkipValue(line, v)
 			if e > 0 {
 				id = line[v:e]
 			}
 			return e
-		case keyIs(k, "method"):
+		case jsonscan.KeyIs(k, "method"):
 			if v < len(line) && line[v] == '"' {
-				e := strEnd(line, v)
+				e := jsonscan.StrEnd(line, v)
 				if e > 0 {
 					method = line[v+1 : e-1]
 				}
 				return e
 			}
-		case keyIs(k, "params"):
-			e := skipValue(line, v)
+		case jsonscan.KeyIs(k, "params"):
+			e := jsonscan.SkipValue(line, v)
 			if e > 0 {
 				params = line[v:e]
 			}
 			return e
 		}
-		return skip
+		return jsonscan.Skip
 	})
 	if end < 0 {
 		s.answer([]byte("null"), errorBody(-32700, "Parse error"))
@@ -143,7 +145,7 @@ func (s *server) handle(line []byte) {
 	}
 	m := string(method) // does not allocate in the switch
 	if bytes.IndexByte(method, '\\') >= 0 {
-		m, _ = unescape(method)
+		m, _ = jsonscan.Unescape(method)
 	}
 	switch m {
 	case "initialize":
@@ -195,24 +197,24 @@ func (s *server) call(id, params []byte) {
 	var name, args []byte
 	nameOK := false
 	if params != nil {
-		scanObject(params, 0, func(k []byte, v int) int {
+		jsonscan.ScanObject(params, 0, func(k []byte, v int) int {
 			switch {
-			case keyIs(k, "name"):
+			case jsonscan.KeyIs(k, "name"):
 				if v < len(params) && params[v] == '"' {
-					e := strEnd(params, v)
+					e := jsonscan.StrEnd(params, v)
 					if e > 0 {
 						name, nameOK = params[v+1:e-1], true
 					}
 					return e
 				}
-			case keyIs(k, "arguments"):
-				e := skipValue(params, v)
+			case jsonscan.KeyIs(k, "arguments"):
+				e := jsonscan.SkipValue(params, v)
 				if e > 0 {
 					args = params[v:e]
 				}
 				return e
 			}
-			return skip
+			return jsonscan.Skip
 		})
 	}
 	if !nameOK {
@@ -221,7 +223,7 @@ func (s *server) call(id, params []byte) {
 	}
 	n := string(name)
 	if bytes.IndexByte(name, '\\') >= 0 {
-		n, _ = unescape(name)
+		n, _ = jsonscan.Unescape(name)
 	}
 	switch n {
 	case "echo":
@@ -313,11 +315,11 @@ func rawField(obj []byte, key string) ([]byte, bool) {
 	if obj == nil {
 		return nil, false
 	}
-	scanObject(obj, 0, func(k []byte, v int) int {
-		if found || !keyIs(k, key) {
-			return skip
+	jsonscan.ScanObject(obj, 0, func(k []byte, v int) int {
+		if found || !jsonscan.KeyIs(k, key) {
+			return jsonscan.Skip
 		}
-		e := skipValue(obj, v)
+		e := jsonscan.SkipValue(obj, v)
 		if e > 0 {
 			val, found = obj[v:e], true
 		}

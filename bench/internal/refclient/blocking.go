@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpactor/mcpactor/bench/internal/jsonscan"
 )
 
 // DefaultTimeout is the per-call timeout of a Blocking client whose
@@ -212,17 +214,17 @@ func (b *Blocking) read() {
 func (a *answer) reply() reply {
 	switch {
 	case a.rpcErr:
-		msg, _ := unescape(a.message)
+		msg, _ := jsonscan.Unescape(a.message)
 		return reply{err: &RPCError{Code: a.code, Message: msg}}
 	case !a.result:
 		return reply{err: errors.New("refclient: an answer with neither result nor error")}
 	case a.isError:
-		text, _ := unescape(a.text)
+		text, _ := jsonscan.Unescape(a.text)
 		return reply{err: &ToolError{Text: text}}
 	case !a.textOK:
 		return reply{err: ErrNoText}
 	}
-	text, ok := unescape(a.text)
+	text, ok := jsonscan.Unescape(a.text)
 	if !ok {
 		return reply{err: errors.New("refclient: the result's text is not a valid JSON string")}
 	}

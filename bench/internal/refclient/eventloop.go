@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpactor/mcpactor/bench/internal/jsonscan"
 )
 
 // EventLoop is the limit of any client on a given server: see the package
@@ -272,14 +274,14 @@ func (r *run) answer(id uint64, a *answer, now int64, batch []byte, want *[]byte
 	switch {
 	case a.rpcErr:
 		r.errors++
-		msg, _ := unescape(a.message)
+		msg, _ := jsonscan.Unescape(a.message)
 		r.note((&RPCError{Code: a.code, Message: msg}).Error())
 	case !a.result:
 		r.errors++
 		r.note("an answer with neither result nor error")
 	case a.isError:
 		r.errors++
-		text, _ := unescape(a.text)
+		text, _ := jsonscan.Unescape(a.text)
 		r.note((&ToolError{Text: text}).Error())
 	case !a.textOK:
 		r.errors++

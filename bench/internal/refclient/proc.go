@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+
+	"github.com/mcpactor/mcpactor/bench/internal/jsonscan"
 )
 
 // MaxLine is the longest line (one JSON-RPC message) the clients read;
@@ -269,13 +271,13 @@ func (p *proc) handshake() error {
 			continue
 		}
 		if a.rpcErr {
-			msg, _ := unescape(a.message)
+			msg, _ := jsonscan.Unescape(a.message)
 			return fmt.Errorf("refclient: initialize: %w", &RPCError{Code: a.code, Message: msg})
 		}
 		if a.proto == nil {
 			return errors.New("refclient: initialize: the answer has no protocolVersion")
 		}
-		p.protocol, _ = unescape(a.proto)
+		p.protocol, _ = jsonscan.Unescape(a.proto)
 		break
 	}
 	if _, err := io.WriteString(p.stdin, initializedLine); err != nil {

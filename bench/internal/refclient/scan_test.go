@@ -3,14 +3,16 @@ package refclient
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/bench/internal/jsonscan"
 )
 
 func TestUnescape(t *testing.T) {
 	for _, s := range []string{"", "plain", "q\"b\\s/", "\b\f\n\r\t\x01", "é日本😀", "\ufffd", "<>&\u2028"} {
 		raw, _ := json.Marshal(s)
-		got, ok := unescape(raw[1 : len(raw)-1])
+		got, ok := jsonscan.Unescape(raw[1 : len(raw)-1])
 		if !ok || got != s {
-			t.Errorf("unescape(%s) = %q, %v", raw, got, ok)
+			t.Errorf("jsonscan.Unescape(%s) = %q, %v", raw, got, ok)
 		}
 		if q := appendString(nil, s); string(q) != string(raw) && s != "<>&\u2028" {
 			t.Errorf("appendString(%q) = %s, want %s", s, q, raw)
@@ -23,13 +25,13 @@ func TestUnescape(t *testing.T) {
 		`\ude00`:       "\ufffd",
 		`a\/b`:         "a/b",
 	} {
-		if got, ok := unescape([]byte(raw)); !ok || got != want {
-			t.Errorf("unescape(%s) = %q, %v; want %q", raw, got, ok, want)
+		if got, ok := jsonscan.Unescape([]byte(raw)); !ok || got != want {
+			t.Errorf("jsonscan.Unescape(%s) = %q, %v; want %q", raw, got, ok, want)
 		}
 	}
 	for _, raw := range []string{`\`, `\x`, `\u12`, `\u12g4`} {
-		if _, ok := unescape([]byte(raw)); ok {
-			t.Errorf("unescape(%s): ok", raw)
+		if _, ok := jsonscan.Unescape([]byte(raw)); ok {
+			t.Errorf("jsonscan.Unescape(%s): ok", raw)
 		}
 	}
 }
