@@ -16,7 +16,7 @@
 // Both read answers by scanning bytes for the few fields they need (id,
 // method, result.content[0].type and text, result.isError, error.code and
 // message) in one pass, never decoding a whole message; they find lines in
-// their own buffer (messages up to MaxLine bytes); they jsonscan.Skip the server's
+// their own buffer (messages up to MaxLine bytes); they skip the server's
 // notifications and answer its requests with the JSON-RPC error -32601
 // (the clients declare no capabilities, so no method a server may ask of
 // them is one they have); and one writer goroutine writes whatever
