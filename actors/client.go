@@ -343,8 +343,9 @@ func (e *IncompleteCloseError) Unwrap() error { return e.Err }
 // call encodes params, sends the request and decodes the result into out.
 // The span starts before the wait for the handshake, so that the wait shows
 // in it (docs/telemetry.md: "queued" events).
-func (c *Client) call(ctx context.Context, method string, params any, out any, opts transport.RequestOptions) error {
-	return c.callProgress(ctx, method, params, out, opts, nil)
+func (c *Client) call(ctx context.Context, method string, params any, out any) error {
+	var opts transport.RequestOptions
+	return c.callProgress(ctx, method, params, out, &opts, nil)
 }
 
 // callProgress is call for a request that carries a progress token
@@ -358,7 +359,7 @@ func (c *Client) call(ctx context.Context, method string, params any, out any, o
 // session) starts over at the server; what is not above the last value
 // delivered is therefore not delivered again. The notifications arrive on
 // the calling goroutine one at a time, so plain variables suffice.
-func (c *Client) callProgress(ctx context.Context, method string, params any, out any, opts transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
+func (c *Client) callProgress(ctx context.Context, method string, params any, out any, opts *transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
 	if c.tel == nil {
 		return c.callUntraced(ctx, method, params, out, opts, onProgress)
 	}
@@ -379,8 +380,8 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 		}
 	}
 	toolError := false
-	if res, ok := out.(*messages.CallToolResult); ok && err == nil {
-		toolError = res.IsError
+	if tc, ok := out.(*toolCall); ok && err == nil {
+		toolError = tc.isError()
 	}
 	op.End(err, toolError)
 	return err
@@ -394,7 +395,7 @@ func (c *Client) startCall(ctx context.Context, method string, params any) (cont
 }
 
 // callUntraced is callProgress with telemetry switched off.
-func (c *Client) callUntraced(ctx context.Context, method string, params any, out any, opts transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
+func (c *Client) callUntraced(ctx context.Context, method string, params any, out any, opts *transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
 	if opts.ProgressToken != "" {
 		opts.OnProgress = progressHook(nil, onProgress)
 	}
@@ -437,7 +438,7 @@ func progressHook(op *telemetry.Op, onProgress func(messages.ProgressParams)) fu
 // session (a new generation), on which it is sent again. A second expiry
 // is an error; there is no loop. The wait for the new session is bounded
 // by ctx and the connect timeout.
-func (c *Client) replay(ctx context.Context, op *telemetry.Op, old *generation, method string, params any, out any, opts transport.RequestOptions, why error) error {
+func (c *Client) replay(ctx context.Context, op *telemetry.Op, old *generation, method string, params any, out any, opts *transport.RequestOptions, why error) error {
 	wait, cancel := context.WithTimeout(ctx, c.cfg.connectTimeout())
 	defer cancel()
 	select {

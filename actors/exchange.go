@@ -15,7 +15,7 @@ import (
 // into params._meta (docs/telemetry.md, "Context propagation") and the transport
 // reports the request's way to op. The handshake and every Client method
 // share it, so a request looks the same on the wire whoever sends it.
-func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts transport.RequestOptions) error {
+func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts *transport.RequestOptions) error {
 	raw, err := encodeParams(params)
 	if err != nil {
 		return fmt.Errorf("mcp: encode %s params: %w", method, err)
@@ -24,7 +24,7 @@ func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, metho
 		raw = op.InjectParams(raw)
 		opts.Observer = op
 	}
-	res, err := conn.Call(ctx, method, raw, opts)
+	res, err := conn.Call(ctx, method, raw, *opts)
 	if err != nil {
 		return err
 	}
@@ -101,14 +101,17 @@ func encodeParams(params any) (json.RawMessage, error) {
 	return json.Marshal(params)
 }
 
-// decodeResult is json.Unmarshal, calling the one-pass decoder of a tool
-// result directly: json.Unmarshal would first validate and skip the whole
-// result only to hand the same bytes to it.
+// decodeResult is json.Unmarshal, except for a tools/call result
+// (CallToolWith's *toolCall): that is made here, once the answer has
+// arrived, and decoded by its one-pass decoder directly (json.Unmarshal
+// would first validate and skip the whole result only to hand the same
+// bytes to it).
 func decodeResult(res json.RawMessage, out any) error {
-	if r, ok := out.(*messages.CallToolResult); ok {
+	if tc, ok := out.(*toolCall); ok {
 		// res is the transport's copy of the answer, ours alone: the
 		// result's text may share it.
-		return r.UnmarshalOwned(res)
+		tc.res = new(messages.CallToolResult)
+		return tc.res.UnmarshalOwned(res)
 	}
 	return json.Unmarshal(res, out)
 }

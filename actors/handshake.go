@@ -60,7 +60,7 @@ func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn, peer t
 	var res messages.InitializeResult
 	err := exchange(ictx, op, conn, messages.MethodInitialize,
 		messages.InitializeParams{ProtocolVersion: e.offer, Capabilities: e.caps, ClientInfo: e.info},
-		&res, transport.RequestOptions{NoCancel: true, Timeout: -1})
+		&res, &transport.RequestOptions{NoCancel: true, Timeout: -1})
 	if err == nil {
 		op.SetProtocolVersion(res.ProtocolVersion)
 	}

@@ -18,7 +18,7 @@ const MaxInputRounds = 10
 // the session era; with the stateless era's _meta and headers, its
 // multi round-trips and its re-issue of a request whose stream broke in
 // the 2026-07-28 era.
-func (c *Client) exchangeOn(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts transport.RequestOptions) error {
+func (c *Client) exchangeOn(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts *transport.RequestOptions) error {
 	if g.sess == nil || !g.sess.modern {
 		return exchange(ctx, op, g.conn, method, params, out, opts)
 	}
@@ -29,7 +29,7 @@ func (c *Client) exchangeOn(ctx context.Context, op *telemetry.Op, g *generation
 // its own so that its frame is not on the caller's stack in the session
 // era: every call in flight holds a goroutine whose stack is sized by the
 // deepest path it took.
-func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts transport.RequestOptions) error {
+func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts *transport.RequestOptions) error {
 	raw, err := encodeParams(params)
 	if err != nil {
 		return fmt.Errorf("mcp: encode %s params: %w", method, err)
@@ -38,6 +38,10 @@ func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *genera
 	if err != nil {
 		return fmt.Errorf("mcp: %s params: %w", method, err)
 	}
+	// What this era changes in the options (NoCancel, the headers) is
+	// this exchange's own: a request sent again starts from the caller's.
+	own := *opts
+	opts = &own
 	if g.conn.HTTP() {
 		// Closing a request's stream is its cancellation in this era;
 		// there is no notifications/cancelled over HTTP.
@@ -82,7 +86,7 @@ func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *genera
 // Mcp-Name, Mcp-Param-*), once more with a new id if its stream broke, and
 // once more after re-listing the tools if the server says the headers do
 // not match the body (a tool's schema may have changed).
-func (c *Client) modernRound(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, body []byte, opts transport.RequestOptions) (json.RawMessage, error) {
+func (c *Client) modernRound(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, body []byte, opts *transport.RequestOptions) (json.RawMessage, error) {
 	reissued, relisted := false, false
 	for {
 		h, err := c.requestHeaders(ctx, g, method, params, relisted)
@@ -90,7 +94,7 @@ func (c *Client) modernRound(ctx context.Context, op *telemetry.Op, g *generatio
 			return nil, err
 		}
 		opts.Header = h
-		o := opts
+		o := *opts
 		b := body
 		if op != nil {
 			b = op.InjectParams(b)

@@ -5,7 +5,6 @@ import (
 	"iter"
 
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Prompts yields every prompt the server offers (server/prompts, "Listing
@@ -13,7 +12,7 @@ import (
 func (c *Client) Prompts(ctx context.Context) iter.Seq2[messages.Prompt, error] {
 	return pages(c.name, messages.MethodPromptsList, func(ctx context.Context, cursor string) (page[messages.Prompt], error) {
 		var res messages.ListPromptsResult
-		err := c.call(ctx, messages.MethodPromptsList, messages.ListPromptsParams{Cursor: cursor}, &res, transport.RequestOptions{})
+		err := c.call(ctx, messages.MethodPromptsList, messages.ListPromptsParams{Cursor: cursor}, &res)
 		return page[messages.Prompt]{items: res.Prompts, next: res.NextCursor}, err
 	})(ctx)
 }
@@ -26,7 +25,7 @@ func (c *Client) ListPrompts(ctx context.Context) ([]messages.Prompt, error) {
 // GetPrompt renders the prompt name with args (server/prompts, "Getting a Prompt").
 func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string) (*messages.GetPromptResult, error) {
 	var res messages.GetPromptResult
-	if err := c.call(ctx, messages.MethodPromptsGet, messages.GetPromptParams{Name: name, Arguments: args}, &res, transport.RequestOptions{}); err != nil {
+	if err := c.call(ctx, messages.MethodPromptsGet, messages.GetPromptParams{Name: name, Arguments: args}, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil

@@ -5,7 +5,6 @@ import (
 	"iter"
 
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Resources yields every resource the server lists (server/resources,
@@ -13,7 +12,7 @@ import (
 func (c *Client) Resources(ctx context.Context) iter.Seq2[messages.Resource, error] {
 	return pages(c.name, messages.MethodResourcesList, func(ctx context.Context, cursor string) (page[messages.Resource], error) {
 		var res messages.ListResourcesResult
-		err := c.call(ctx, messages.MethodResourcesList, messages.ListResourcesParams{Cursor: cursor}, &res, transport.RequestOptions{})
+		err := c.call(ctx, messages.MethodResourcesList, messages.ListResourcesParams{Cursor: cursor}, &res)
 		return page[messages.Resource]{items: res.Resources, next: res.NextCursor}, err
 	})(ctx)
 }
@@ -28,7 +27,7 @@ func (c *Client) ListResources(ctx context.Context) ([]messages.Resource, error)
 func (c *Client) ResourceTemplates(ctx context.Context) iter.Seq2[messages.ResourceTemplate, error] {
 	return pages(c.name, messages.MethodResourcesTemplatesList, func(ctx context.Context, cursor string) (page[messages.ResourceTemplate], error) {
 		var res messages.ListResourceTemplatesResult
-		err := c.call(ctx, messages.MethodResourcesTemplatesList, messages.ListResourceTemplatesParams{Cursor: cursor}, &res, transport.RequestOptions{})
+		err := c.call(ctx, messages.MethodResourcesTemplatesList, messages.ListResourceTemplatesParams{Cursor: cursor}, &res)
 		return page[messages.ResourceTemplate]{items: res.ResourceTemplates, next: res.NextCursor}, err
 	})(ctx)
 }
@@ -41,7 +40,7 @@ func (c *Client) ListResourceTemplates(ctx context.Context) ([]messages.Resource
 // ReadResource reads the resource at uri (server/resources, "Reading Resources").
 func (c *Client) ReadResource(ctx context.Context, uri string) (*messages.ReadResourceResult, error) {
 	var res messages.ReadResourceResult
-	if err := c.call(ctx, messages.MethodResourcesRead, messages.ReadResourceParams{URI: uri}, &res, transport.RequestOptions{}); err != nil {
+	if err := c.call(ctx, messages.MethodResourcesRead, messages.ReadResourceParams{URI: uri}, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -59,7 +58,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 		c.root.Send(c.pid, remember{subscribe: uri})
 		return nil
 	}
-	err := c.call(ctx, messages.MethodResourcesSubscribe, messages.SubscribeParams{URI: uri}, nil, transport.RequestOptions{})
+	err := c.call(ctx, messages.MethodResourcesSubscribe, messages.SubscribeParams{URI: uri}, nil)
 	if err == nil {
 		c.root.Send(c.pid, remember{subscribe: uri}) // asked again of a new connection
 	}
@@ -72,7 +71,7 @@ func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
 		c.root.Send(c.pid, remember{unsubscribe: uri})
 		return nil
 	}
-	err := c.call(ctx, messages.MethodResourcesUnsubscribe, messages.UnsubscribeParams{URI: uri}, nil, transport.RequestOptions{})
+	err := c.call(ctx, messages.MethodResourcesUnsubscribe, messages.UnsubscribeParams{URI: uri}, nil)
 	if err == nil {
 		c.root.Send(c.pid, remember{unsubscribe: uri})
 	}

@@ -29,7 +29,7 @@ func (c *Client) tools(ctx context.Context, hints *CacheHints) iter.Seq2[message
 	var headers map[string][]headerParam
 	return pages(c.name, messages.MethodToolsList, func(ctx context.Context, cursor string) (page[messages.Tool], error) {
 		var res messages.ListToolsResult
-		err := c.call(ctx, messages.MethodToolsList, messages.ListToolsParams{Cursor: cursor}, &res, transport.RequestOptions{})
+		err := c.call(ctx, messages.MethodToolsList, messages.ListToolsParams{Cursor: cursor}, &res)
 		if err == nil {
 			res.Tools, headers = c.annotatedTools(res.Tools, headers, res.NextCursor == "")
 			hints.add(res.TTLMs, res.CacheScope)
@@ -130,10 +130,11 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages
 
 // CallToolWith is CallTool with per-call options.
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts CallOptions) (*messages.CallToolResult, error) {
-	// One allocation holds the params, the result and room for its first
-	// content block: the params travel by pointer (no copy boxed into an
-	// interface), and the usual result of one block decodes into the room
-	// (readContent fills a slice up to its capacity before growing it).
+	// What the call keeps while it waits is small: its params, which
+	// travel by pointer (no copy boxed into an interface), and where the
+	// result goes. The result is made when the answer has arrived
+	// (decodeResult): with thousands of calls in flight, a result made
+	// before would be memory held by every waiting call.
 	tc := &toolCall{}
 	tc.params = messages.CallToolParams{Meta: opts.Meta, Name: name, Arguments: noNil(args)}
 	params := &tc.params
@@ -145,29 +146,22 @@ func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts C
 		params.Meta = c.withProgressToken(opts.Meta, tok)
 		topts.ProgressToken, _ = messages.ProgressTokenKey(tok)
 	}
-	res := &tc.res
-	res.Content = tc.first[:0:1]
-	err := c.callProgress(ctx, messages.MethodToolsCall, params, res, topts, opts.OnProgress)
-	// The result outlives the call: it must not keep the caller's
-	// arguments alive.
-	tc.params = messages.CallToolParams{}
+	err := c.callProgress(ctx, messages.MethodToolsCall, params, tc, &topts, opts.OnProgress)
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Content) == 0 && cap(res.Content) == 1 && &res.Content[:1][0] == &tc.first[0] {
-		// No content member (or one that failed to decode): nil, as
-		// decoding into an empty result gives.
-		res.Content = nil
-	}
-	return res, nil
+	return tc.res, nil
 }
 
-// toolCall is what one CallTool allocates for itself, in one piece.
+// toolCall is what a CallTool allocates before it sends: its params, and
+// where decodeResult puts the result.
 type toolCall struct {
-	res    messages.CallToolResult
 	params messages.CallToolParams
-	first  [1]messages.Content
+	res    *messages.CallToolResult
 }
+
+// isError reports whether the tool reported an error in its result.
+func (tc *toolCall) isError() bool { return tc.res != nil && tc.res.IsError }
 
 // callToolParams returns the tools/call params in params, whether given by
 // value or, as CallToolWith does, by pointer.

@@ -6,16 +6,15 @@ import (
 	"strconv"
 
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Ping checks the server is alive (basic/utilities/ping). The stateless
 // era has no ping: server/discover, its cheapest request, stands in.
 func (c *Client) Ping(ctx context.Context) error {
 	if c.modern(ctx) {
-		return c.call(ctx, messages.MethodServerDiscover, struct{}{}, nil, transport.RequestOptions{})
+		return c.call(ctx, messages.MethodServerDiscover, struct{}{}, nil)
 	}
-	return c.call(ctx, messages.MethodPing, struct{}{}, nil, transport.RequestOptions{})
+	return c.call(ctx, messages.MethodPing, struct{}{}, nil)
 }
 
 // modern waits for the handshake and reports whether the connection is of
@@ -29,7 +28,7 @@ func (c *Client) modern(ctx context.Context) bool {
 // Complete asks for completions of an argument (server/utilities/completion).
 func (c *Client) Complete(ctx context.Context, p messages.CompleteParams) (*messages.CompleteResult, error) {
 	var res messages.CompleteResult
-	if err := c.call(ctx, messages.MethodCompletionComplete, p, &res, transport.RequestOptions{}); err != nil {
+	if err := c.call(ctx, messages.MethodCompletionComplete, p, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -47,7 +46,7 @@ func (c *Client) SetLoggingLevel(ctx context.Context, level messages.LoggingLeve
 		c.logLevel.Store(&level)
 		return nil
 	}
-	err := c.call(ctx, messages.MethodLoggingSetLevel, messages.SetLevelParams{Level: level}, nil, transport.RequestOptions{})
+	err := c.call(ctx, messages.MethodLoggingSetLevel, messages.SetLevelParams{Level: level}, nil)
 	if err == nil {
 		c.root.Send(c.pid, remember{level: level}) // asked again of a new connection
 	}

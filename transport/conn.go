@@ -216,7 +216,7 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	select {
 	case c.slots <- struct{}{}:
 	default:
-		if err := c.waitSlot(ctx, method, opts, start); err != nil {
+		if err := c.waitSlot(ctx, method, &opts, start); err != nil {
 			return nil, err
 		}
 	}
@@ -224,7 +224,7 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 
 	weight := c.budget.weigh(len(method) + len(params))
 	if !c.budget.sem.TryAcquire(weight) {
-		if err := c.waitBudget(ctx, method, weight, opts, start); err != nil {
+		if err := c.waitBudget(ctx, method, weight, &opts, start); err != nil {
 			return nil, err
 		}
 	}
@@ -234,7 +234,7 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	if opts.OnProgress != nil && opts.ProgressToken != "" {
 		cl.progress = make(chan json.RawMessage, progressBuffer)
 	}
-	wait, after := c.timeoutOf(opts), c.timeoutOf(opts)
+	wait, after := c.timeoutOf(&opts), c.timeoutOf(&opts)
 	if opts.MaxTotalTimeout > 0 && opts.MaxTotalTimeout < wait {
 		wait, after = opts.MaxTotalTimeout, opts.MaxTotalTimeout
 	}
@@ -248,7 +248,7 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 		cl.deadline = start.Add(wait)
 	}
 	c.root.Send(c.pid, cl)
-	res, err := c.await(ctx, cl, start, opts, ownTimer)
+	res, err := c.await(ctx, cl, start, &opts, ownTimer)
 	if cl.settled && !ownTimer && cl.progress == nil {
 		// The actor has delivered the outcome and forgotten the call:
 		// the record can serve another one.
@@ -292,7 +292,7 @@ func (c *Conn) release(cl *call) {
 }
 
 // timeoutOf is the timeout a request runs under.
-func (c *Conn) timeoutOf(opts RequestOptions) time.Duration {
+func (c *Conn) timeoutOf(opts *RequestOptions) time.Duration {
 	switch {
 	case opts.Timeout == 0:
 		return c.timeout
@@ -309,7 +309,7 @@ var errQueueTimeout = errors.New("request timeout while queued")
 // queueWait bounds a wait before sending by ctx and by the request's
 // timeout counted from start. It returns the context to wait with and
 // how to turn its end into the request's error.
-func (c *Conn) queueWait(ctx context.Context, method string, opts RequestOptions, start time.Time) (context.Context, context.CancelFunc, func() error) {
+func (c *Conn) queueWait(ctx context.Context, method string, opts *RequestOptions, start time.Time) (context.Context, context.CancelFunc, func() error) {
 	timeout := c.timeoutOf(opts)
 	limit := timeout
 	if opts.MaxTotalTimeout > 0 && opts.MaxTotalTimeout < limit {
@@ -330,7 +330,7 @@ func (c *Conn) queueWait(ctx context.Context, method string, opts RequestOptions
 
 // waitBudget waits for room in the write queue: the backpressure of a
 // server that reads its input more slowly than it is sent.
-func (c *Conn) waitBudget(ctx context.Context, method string, w int64, opts RequestOptions, start time.Time) error {
+func (c *Conn) waitBudget(ctx context.Context, method string, w int64, opts *RequestOptions, start time.Time) error {
 	if obs := opts.Observer; obs != nil {
 		obs.Queued("write")
 		defer obs.Dequeued()
@@ -349,7 +349,7 @@ func (c *Conn) waitBudget(ctx context.Context, method string, w int64, opts Requ
 
 // waitSlot waits for an in-flight slot: the backpressure of a full
 // connection. Only the slow path reports the wait to the observer.
-func (c *Conn) waitSlot(ctx context.Context, method string, opts RequestOptions, start time.Time) error {
+func (c *Conn) waitSlot(ctx context.Context, method string, opts *RequestOptions, start time.Time) error {
 	if obs := opts.Observer; obs != nil {
 		obs.Queued("concurrency")
 		defer obs.Dequeued()
@@ -386,7 +386,7 @@ func (c *Conn) InFlight() int { return len(c.slots) }
 // callback before further ones are dropped (and counted).
 const progressBuffer = 64
 
-func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts RequestOptions, ownTimer bool) (json.RawMessage, error) {
+func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts *RequestOptions, ownTimer bool) (json.RawMessage, error) {
 	if ownTimer {
 		return c.awaitTimed(ctx, cl, start, opts)
 	}
@@ -431,7 +431,7 @@ func (c *Conn) ended(cl *call) (json.RawMessage, error) {
 // notification (ResetTimeoutOnProgress): the caller, who takes the
 // progress, keeps the timer. When it fires, the timer asks the actor to
 // retire the call, exactly as the caller would.
-func (c *Conn) awaitTimed(ctx context.Context, cl *call, start time.Time, opts RequestOptions) (json.RawMessage, error) {
+func (c *Conn) awaitTimed(ctx context.Context, cl *call, start time.Time, opts *RequestOptions) (json.RawMessage, error) {
 	timeout := c.timeoutOf(opts)
 	var limit time.Time // the absolute cap, zero when none
 	if opts.MaxTotalTimeout > 0 {
@@ -490,7 +490,7 @@ func timeoutText(d time.Duration) string {
 const noTimeout = time.Duration(1<<63 - 1)
 
 // drainProgress delivers the progress notifications already queued for cl.
-func (c *Conn) drainProgress(cl *call, opts RequestOptions) {
+func (c *Conn) drainProgress(cl *call, opts *RequestOptions) {
 	for {
 		select {
 		case p := <-cl.progress:

@@ -19,9 +19,15 @@ import (
 //     goroutine: these goroutines only hand the actor their result and
 //     then wait for more input, so nothing of theirs is delayed, and the
 //     actor's code never waits for them (the writer's next batch goes
-//     into a channel that is empty while it runs here). Callers' messages
-//     still start a goroutine: a caller is never made to run the actor
-//     for others.
+//     into a channel that is empty while it runs here). A caller is never
+//     made to run the actor for others.
+//   - Other wake-ups (callers' requests above all) go to the mailbox's
+//     home, the writer goroutine, when it is idle (mailboxHome): it runs
+//     the actor and then writes the frames the actor queued, so a request
+//     wakes one goroutine where it used to wake two (a new goroutine to
+//     run the actor, which then woke the writer). When the writer is busy
+//     writing, a goroutine is started as before: a write that blocks
+//     never holds the actor up.
 //   - The function a goroutine runs is made once, not at every wake-up.
 //
 // Only one goroutine runs the actor at a time, as with any mailbox: the
@@ -37,6 +43,7 @@ type ownMailbox struct {
 	invoker    actor.MessageInvoker
 	dispatcher actor.Dispatcher
 	process    func() // m.processMessages, made once
+	home       atomic.Pointer[mailboxHome]
 }
 
 // inlineBudget bounds the messages a reader or writer goroutine handles
@@ -111,8 +118,61 @@ func (m *ownMailbox) schedule(inline bool) {
 		m.processMessages(inlineBudget)
 		return
 	}
+	if h := m.home.Load(); h != nil && h.claim() {
+		return
+	}
 	go m.process()
 }
+
+// mailboxHome is a goroutine that runs its mailbox's actor when a message
+// finds the mailbox idle, as long as the goroutine is idle too. The writer
+// is the home of a stdio transport's mailbox (batchWriter.start): the
+// frames of the requests it handles are the next thing it writes.
+//
+// The home's loop calls waiting before it waits. A poster that finds the
+// mailbox idle takes the home by compare-and-swap and sends on wake; the
+// loop, having received from wake, calls run. A loop that stops waiting
+// for another reason (a batch to write, or the end) calls busy, which
+// takes the idle flag back, or runs the actor first if a poster took the
+// home already.
+type mailboxHome struct {
+	idle atomic.Bool
+	wake chan struct{} // holds the one wake-up owed, if any
+	m    *ownMailbox
+}
+
+// setHome makes a goroutine's loop the mailbox's home (see mailboxHome).
+func (m *ownMailbox) setHome() *mailboxHome {
+	h := &mailboxHome{wake: make(chan struct{}, 1), m: m}
+	m.home.Store(h)
+	return h
+}
+
+// claim takes the home for a run of the actor, if it is idle.
+func (h *mailboxHome) claim() bool {
+	if !h.idle.CompareAndSwap(true, false) {
+		return false
+	}
+	h.wake <- struct{}{}
+	return true
+}
+
+// waiting marks the home idle: from now on a poster may hand it the actor.
+func (h *mailboxHome) waiting() { h.idle.Store(true) }
+
+// busy takes the idle flag back before the home does something else, and
+// runs the actor first if a poster already handed it over.
+func (h *mailboxHome) busy() {
+	if !h.idle.CompareAndSwap(true, false) {
+		<-h.wake
+		h.run()
+	}
+}
+
+// run handles the messages owed: at most inlineBudget of them on the home,
+// the rest on a goroutine of the mailbox's own, so that the home's own
+// work (a write) waits for a bounded time.
+func (h *mailboxHome) run() { h.m.processMessages(inlineBudget) }
 
 // processMessages runs the actor until its mailbox is empty or, when
 // budget is not negative, budget messages have been handled: then a
@@ -157,9 +217,13 @@ func (m *ownMailbox) run(budget *int) (empty bool) {
 		if *budget == 0 {
 			return m.sysCount.Load() == 0 && (m.suspended.Load() || m.userCount.Load() == 0)
 		}
-		m.mu.Lock()
-		v, ok := m.system.pop()
-		m.mu.Unlock()
+		var v any
+		var ok bool
+		if m.sysCount.Load() > 0 {
+			m.mu.Lock()
+			v, ok = m.system.pop()
+			m.mu.Unlock()
+		}
 		if ok {
 			msg = v
 			m.sysCount.Add(-1)

@@ -83,3 +83,85 @@ func TestOwnMailbox(t *testing.T) {
 		t.Fatal("a panic did not stop the actor")
 	}
 }
+
+// TestMailboxHome: a message that finds the mailbox idle is handled on the
+// home goroutine while the home is idle, and on a goroutine of the
+// mailbox's own while the home is busy (as the writer is in a write that
+// blocks): a busy home never holds the actor up.
+func TestMailboxHome(t *testing.T) {
+	sys := harness.ActorSystem(t)
+	var mb *ownMailbox
+	var inHome atomic.Bool
+	started := make(chan struct{})
+	got := make(chan bool, 8) // whether each message was handled on the home
+	props := actor.PropsFromFunc(func(c actor.Context) {
+		switch c.Message().(type) {
+		case *actor.Started:
+			close(started)
+		case seq:
+			got <- inHome.Load()
+		}
+	}, actor.WithMailbox(func() actor.Mailbox {
+		mb = newOwnMailbox().(*ownMailbox)
+		return mb
+	}))
+	pid := sys.Root.Spawn(props)
+	<-started
+	h := mb.setHome()
+
+	busy, blocked, unblock, quit := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { // the home's loop, as batchWriter.start's
+		for {
+			h.waiting()
+			select {
+			case <-h.wake:
+				inHome.Store(true)
+				h.run()
+				inHome.Store(false)
+			case <-busy:
+				h.busy()
+				blocked <- struct{}{}
+				select {
+				case <-unblock:
+				case <-quit:
+					return
+				}
+			case <-quit:
+				h.busy()
+				return
+			}
+		}
+	})
+	defer wg.Wait()
+	defer close(quit)
+
+	idle := func() { // the mailbox and its home wait for messages
+		t.Helper()
+		for end := time.Now().Add(harness.Bound); mb.running.Load() || !h.idle.Load(); time.Sleep(time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatal("the mailbox or its home never became idle")
+			}
+		}
+	}
+	expect := func(n int, onHome bool) {
+		t.Helper()
+		sys.Root.Send(pid, seq{n: n})
+		select {
+		case home := <-got:
+			if home != onHome {
+				t.Errorf("message %d handled on the home: %v, want %v", n, home, onHome)
+			}
+		case <-time.After(harness.Bound):
+			t.Fatalf("message %d was not handled", n)
+		}
+	}
+	idle()
+	expect(1, true)
+	busy <- struct{}{}
+	<-blocked
+	expect(2, false)
+	close(unblock)
+	idle()
+	expect(3, true)
+}

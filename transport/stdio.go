@@ -131,9 +131,16 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
 	conn.queueTimeout = queueTimeout(cfg.QueueTimeout)
 	conn.pool = new(sync.Pool) // call records are reused (Conn.take)
+	// protoactor makes the actor before its mailbox, so the actor finds
+	// the mailbox through this variable when it starts its writer, which
+	// is the mailbox's home (batchWriter.start).
+	var mailbox *ownMailbox
 	props := actor.PropsFromProducer(func() actor.Actor {
-		return newStdioActor(cfg, conn, owner)
-	}, append(guardianAtRoot(parent), actor.WithMailbox(newOwnMailbox))...)
+		return newStdioActor(cfg, conn, owner, &mailbox)
+	}, append(guardianAtRoot(parent), actor.WithMailbox(func() actor.Mailbox {
+		mailbox = newOwnMailbox().(*ownMailbox)
+		return mailbox
+	}))...)
 	conn.pid = parent.Spawn(props)
 	return conn
 }
@@ -156,13 +163,16 @@ const minWriteStall = 30 * time.Second
 // rpcCore) and the write side. Blocking I/O happens on its goroutines
 // (reader, writer, stderr drain, waiter), which report back as messages.
 type stdioActor struct {
-	cfg   StdioConfig
-	conn  *Conn
-	core  rpcCore
-	self  *actor.PID
-	proc  *process
-	out   *batchWriter
-	state lifecycle
+	cfg  StdioConfig
+	conn *Conn
+	core rpcCore
+	self *actor.PID
+	proc *process
+	out  *batchWriter
+	// mailbox is the actor's (set once it is made, before the actor
+	// starts), for the writer to be its home.
+	mailbox **ownMailbox
+	state   lifecycle
 	// panicked is the value of a panic in Receive, kept for the error
 	// that pending calls get while the actor is stopped.
 	panicked any
@@ -188,8 +198,8 @@ type lifecycle struct {
 	timers     []*time.Timer
 }
 
-func newStdioActor(cfg StdioConfig, conn *Conn, owner *actor.PID) *stdioActor {
-	a := &stdioActor{cfg: cfg, conn: conn}
+func newStdioActor(cfg StdioConfig, conn *Conn, owner *actor.PID, mailbox **ownMailbox) *stdioActor {
+	a := &stdioActor{cfg: cfg, conn: conn, mailbox: mailbox}
 	a.out = newBatchWriter(conn.budget, conn.stats, cfg.WriteStallTimeout)
 	a.out.inFlight = conn.InFlight
 	a.core = newRPCCore(cfg.Server, owner, cfg.Generation, a.out, cfg.Logger, conn.stats, conn.budget, conn.limits)
@@ -387,7 +397,7 @@ func (a *stdioActor) start(ctx actor.Context) {
 	}
 	a.cfg.Logger.Debug("mcp: server started", "server", a.cfg.Server, "command", a.cfg.Command, "pid", cmd.Process.Pid)
 	a.proc = proc
-	a.out.start(proc.stdin, a.conn.root, a.self)
+	a.out.start(proc.stdin, a.conn.root, a.self, *a.mailbox)
 }
 
 // dial obtains the stream of a transport without a process, off the
@@ -423,7 +433,7 @@ func (a *stdioActor) dialed(ctx actor.Context, m dialed) {
 		a.maybeFinish(ctx)
 	default:
 		a.proc = startStream(m.rwc, a.cfg, a.conn, a.self)
-		a.out.start(a.proc.stdin, a.conn.root, a.self)
+		a.out.start(a.proc.stdin, a.conn.root, a.self, *a.mailbox)
 		a.out.flush() // what was sent while dialing
 		if a.state.closing && a.out.idle() {
 			a.proc.closeStdin()
