@@ -284,22 +284,17 @@ var callToolResultFields = []string{"_meta", "content", "structuredContent", "is
 // or merge into r's, as encoding/json's do). It validates data as
 // json.Unmarshal does, so callers may also call it directly, skipping the
 // two passes json.Unmarshal makes before it calls UnmarshalJSON.
-func (r *CallToolResult) UnmarshalJSON(data []byte) error {
-	d := jsonReader{data: data}
-	err := r.read(&d)
-	d.end()
-	if d.invalid {
-		return syntaxError(data)
-	}
-	return err
-}
+func (r *CallToolResult) UnmarshalJSON(data []byte) error { return r.decode(data, false) }
 
 // UnmarshalOwned is UnmarshalJSON for data handed over to the result: the
 // text and data of its content may share data's memory, so data must not
 // be changed afterwards. The runtime decodes the answers it has read this
 // way, so that a large result is held once, not twice.
-func (r *CallToolResult) UnmarshalOwned(data []byte) error {
-	d := jsonReader{data: data, owned: true}
+func (r *CallToolResult) UnmarshalOwned(data []byte) error { return r.decode(data, true) }
+
+// decode is UnmarshalJSON, and UnmarshalOwned when owned is set.
+func (r *CallToolResult) decode(data []byte, owned bool) error {
+	d := jsonReader{data: data, owned: owned}
 	err := r.read(&d)
 	d.end()
 	if d.invalid {

@@ -129,12 +129,11 @@ func (m *ownMailbox) schedule(inline bool) {
 // is the home of a stdio transport's mailbox (batchWriter.start): the
 // frames of the requests it handles are the next thing it writes.
 //
-// The home's loop calls waiting before it waits. A poster that finds the
-// mailbox idle takes the home by compare-and-swap and sends on wake; the
-// loop, having received from wake, calls run. A loop that stops waiting
-// for another reason (a batch to write, or the end) calls busy, which
-// takes the idle flag back, or runs the actor first if a poster took the
-// home already.
+// The home's loop waits for its own work with receiveAtHome, which marks
+// the home idle while it waits. A poster that finds the mailbox idle takes
+// the home by compare-and-swap and sends on wake; receiveAtHome then runs
+// the actor. When the home's own work arrives, receiveAtHome takes the idle
+// flag back, or runs the actor first if a poster took the home already.
 type mailboxHome struct {
 	idle atomic.Bool
 	wake chan struct{} // holds the one wake-up owed, if any
@@ -157,15 +156,25 @@ func (h *mailboxHome) claim() bool {
 	return true
 }
 
-// waiting marks the home idle: from now on a poster may hand it the actor.
-func (h *mailboxHome) waiting() { h.idle.Store(true) }
-
-// busy takes the idle flag back before the home does something else, and
-// runs the actor first if a poster already handed it over.
-func (h *mailboxHome) busy() {
-	if !h.idle.CompareAndSwap(true, false) {
-		<-h.wake
-		h.run()
+// receiveAtHome returns the home's next piece of work from work (ok is
+// false once work is closed), running the actor meanwhile whenever a
+// poster hands it over.
+func receiveAtHome[T any](h *mailboxHome, work <-chan T) (v T, ok bool) {
+	for {
+		h.idle.Store(true) // from now on a poster may hand the home the actor
+		select {
+		case <-h.wake:
+			// The actor may send work here; it is the next thing
+			// received.
+			h.run()
+		case v, ok = <-work:
+			if !h.idle.CompareAndSwap(true, false) {
+				// A poster took the home: the actor runs first.
+				<-h.wake
+				h.run()
+			}
+			return v, ok
+		}
 	}
 }
 

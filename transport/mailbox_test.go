@@ -109,32 +109,29 @@ func TestMailboxHome(t *testing.T) {
 	<-started
 	h := mb.setHome()
 
-	busy, blocked, unblock, quit := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+	// The home's own work, as a write is the writer's: a piece of work
+	// blocks the home until unblock.
+	work, blocked, unblock, stop := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Go(func() { // the home's loop, as batchWriter.start's
+	wg.Go(func() {
 		for {
-			h.waiting()
+			inHome.Store(true)
+			_, ok := receiveAtHome(h, work)
+			inHome.Store(false)
+			if !ok {
+				return
+			}
+			blocked <- struct{}{}
 			select {
-			case <-h.wake:
-				inHome.Store(true)
-				h.run()
-				inHome.Store(false)
-			case <-busy:
-				h.busy()
-				blocked <- struct{}{}
-				select {
-				case <-unblock:
-				case <-quit:
-					return
-				}
-			case <-quit:
-				h.busy()
+			case <-unblock:
+			case <-stop:
 				return
 			}
 		}
 	})
 	defer wg.Wait()
-	defer close(quit)
+	defer close(work)
+	defer close(stop)
 
 	idle := func() { // the mailbox and its home wait for messages
 		t.Helper()
@@ -158,7 +155,7 @@ func TestMailboxHome(t *testing.T) {
 	}
 	idle()
 	expect(1, true)
-	busy <- struct{}{}
+	work <- struct{}{}
 	<-blocked
 	expect(2, false)
 	close(unblock)

@@ -117,9 +117,9 @@ func newBatchWriter(budget *writeBudget, stats *Counters, stall time.Duration) *
 	return &batchWriter{budget: budget, stats: stats, stall: stall}
 }
 
-// start starts the goroutine that writes to f. When mailbox is not nil, the
-// goroutine is also its home (mailboxHome): while it has nothing to write,
-// it runs the actor for messages that find the mailbox idle.
+// start starts the goroutine that writes to f. The goroutine is also
+// mailbox's home (mailboxHome): while it has nothing to write, it runs the
+// actor for messages that find the mailbox idle.
 func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PID, mailbox *ownMailbox) {
 	w.root, w.self = root, self
 	// The goroutine gets the channel itself, not the field: stop sets the
@@ -131,31 +131,10 @@ func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PI
 	// it hands over the next batch, and a batch is handed over only
 	// after the previous one came back, so the two never overlap.
 	done := new(writeDone)
-	var home *mailboxHome
-	if mailbox != nil {
-		home = mailbox.setHome()
-	}
-	next := func() (writeBatch, bool) {
-		if home == nil {
-			b, ok := <-jobs
-			return b, ok
-		}
-		for {
-			home.waiting()
-			select {
-			case <-home.wake:
-				// The actor may queue a batch here; it is the
-				// next thing received.
-				home.run()
-			case b, ok := <-jobs:
-				home.busy()
-				return b, ok
-			}
-		}
-	}
+	home := mailbox.setHome()
 	go func() {
 		for {
-			b, ok := next()
+			b, ok := receiveAtHome(home, jobs)
 			if !ok {
 				return
 			}
