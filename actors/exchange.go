@@ -18,21 +18,30 @@ import (
 func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts *transport.RequestOptions) error {
 	raw, err := encodeParams(params)
 	if err != nil {
-		return fmt.Errorf("mcp: encode %s params: %w", method, err)
+		return encodeError(method, err)
 	}
 	if op != nil {
 		raw = op.InjectParams(raw)
 		opts.Observer = op
 	}
 	res, err := conn.Call(ctx, method, raw, *opts)
-	if err != nil {
+	if err != nil || out == nil {
 		return err
 	}
-	if out == nil {
-		return nil
-	}
+	// What follows the answer is out of line: this frame is on the stack
+	// of every call in flight.
+	return received(op, conn.Server(), method, res, out)
+}
+
+// encodeError reports params that could not be encoded.
+func encodeError(method string, err error) error {
+	return fmt.Errorf("mcp: encode %s params: %w", method, err)
+}
+
+// received decodes an answer into out and records it on the span.
+func received(op *telemetry.Op, server, method string, res json.RawMessage, out any) error {
 	if err := decodeResult(res, out); err != nil {
-		return &InvalidResultError{Server: conn.Server(), Method: method, Err: err, Body: snippet(res)}
+		return &InvalidResultError{Server: server, Method: method, Err: err, Body: snippet(res)}
 	}
 	if op != nil && method == messages.MethodToolsCall && op.RecordsToolArguments() {
 		op.SetToolResult(res)

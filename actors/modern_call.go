@@ -27,16 +27,13 @@ func (c *Client) exchangeOn(ctx context.Context, op *telemetry.Op, g *generation
 
 // exchangeModern is exchangeOn in the 2026-07-28 era. It is a function of
 // its own so that its frame is not on the caller's stack in the session
-// era: every call in flight holds a goroutine whose stack is sized by the
-// deepest path it took.
+// era, and what it does besides the waiting (the body, the rounds' spans,
+// the input a server asks for) is out of line: every call in flight holds
+// a goroutine whose stack is sized by the deepest path it took.
 func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts *transport.RequestOptions) error {
-	raw, err := encodeParams(params)
+	base, err := c.modernBody(g, method, params)
 	if err != nil {
-		return fmt.Errorf("mcp: encode %s params: %w", method, err)
-	}
-	base, err := messages.WithMeta(raw, c.metaMembers(g.sess))
-	if err != nil {
-		return fmt.Errorf("mcp: %s params: %w", method, err)
+		return err
 	}
 	// What this era changes in the options (NoCancel, the headers) is
 	// this exchange's own: a request sent again starts from the caller's.
@@ -51,8 +48,7 @@ func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *genera
 	for round := 1; ; round++ {
 		rctx, rop := ctx, op
 		if round > 1 {
-			// Each round is a request of its own on the wire.
-			rctx, rop = c.tel.Start(ctx, &telemetry.Request{Peer: g.sess.peer, Method: method, Target: targetName(params)})
+			rctx, rop = c.roundSpan(ctx, g, method, params)
 		}
 		res, err := c.modernRound(rctx, rop, g, method, params, body, opts)
 		if round > 1 {
@@ -61,24 +57,53 @@ func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *genera
 		if err != nil {
 			return err
 		}
-		switch rt := messages.ResultTypeOf(res); rt {
-		case messages.ResultTypeComplete:
+		if messages.ResultTypeOf(res) == messages.ResultTypeComplete {
 			return decodeInto(g.conn.Server(), method, res, out, op)
-		case messages.ResultTypeInputRequired:
-			if !inputRequests(method) {
-				return &InvalidResultError{Server: c.name, Method: method, Err: errors.New("input_required is not allowed for " + method), Body: snippet(res)}
-			}
-			if round >= MaxInputRounds {
-				return &InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("still asking for input after %d rounds", round), Body: snippet(res)}
-			}
-			more, err := c.fulfil(rctx, res)
-			if err != nil {
-				return err
-			}
-			body = withMembers(base, more)
-		default:
-			return &InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("unknown resultType %q", rt), Body: snippet(res)}
 		}
+		if body, err = c.nextRound(rctx, method, base, res, round); err != nil {
+			return err
+		}
+	}
+}
+
+// modernBody is a request's params with the stateless era's _meta.
+func (c *Client) modernBody(g *generation, method string, params any) ([]byte, error) {
+	raw, err := encodeParams(params)
+	if err != nil {
+		return nil, encodeError(method, err)
+	}
+	base, err := messages.WithMeta(raw, c.metaMembers(g.sess))
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %s params: %w", method, err)
+	}
+	return base, nil
+}
+
+// roundSpan starts the span of a round after the first: each round is a
+// request of its own on the wire.
+func (c *Client) roundSpan(ctx context.Context, g *generation, method string, params any) (context.Context, *telemetry.Op) {
+	return c.tel.Start(ctx, &telemetry.Request{Peer: g.sess.peer, Method: method, Target: targetName(params)})
+}
+
+// nextRound answers a result that is not complete: for input_required,
+// the body of the next round (base with the input the server asked for);
+// otherwise an error.
+func (c *Client) nextRound(ctx context.Context, method string, base []byte, res json.RawMessage, round int) ([]byte, error) {
+	switch rt := messages.ResultTypeOf(res); rt {
+	case messages.ResultTypeInputRequired:
+		if !inputRequests(method) {
+			return nil, &InvalidResultError{Server: c.name, Method: method, Err: errors.New("input_required is not allowed for " + method), Body: snippet(res)}
+		}
+		if round >= MaxInputRounds {
+			return nil, &InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("still asking for input after %d rounds", round), Body: snippet(res)}
+		}
+		more, err := c.fulfil(ctx, res)
+		if err != nil {
+			return nil, err
+		}
+		return withMembers(base, more), nil
+	default:
+		return nil, &InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("unknown resultType %q", rt), Body: snippet(res)}
 	}
 }
 

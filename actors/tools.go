@@ -142,15 +142,21 @@ func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts C
 	// A progress token is sent when the caller wants progress or wants it
 	// to extend the timeout (basic/utilities/progress).
 	if opts.OnProgress != nil || opts.ResetTimeoutOnProgress {
-		tok := c.progressSeq.Add(1)
-		params.Meta = c.withProgressToken(opts.Meta, tok)
-		topts.ProgressToken, _ = messages.ProgressTokenKey(tok)
+		c.askProgress(params, &topts)
 	}
 	err := c.callProgress(ctx, messages.MethodToolsCall, params, tc, &topts, opts.OnProgress)
 	if err != nil {
 		return nil, err
 	}
 	return tc.res, nil
+}
+
+// askProgress gives a tools/call a progress token of its own. Out of
+// line: CallToolWith's frame is on the stack of every call in flight.
+func (c *Client) askProgress(params *messages.CallToolParams, topts *transport.RequestOptions) {
+	tok := c.progressSeq.Add(1)
+	params.Meta = c.withProgressToken(params.Meta, tok)
+	topts.ProgressToken, _ = messages.ProgressTokenKey(tok)
 }
 
 // toolCall is what a CallTool allocates before it sends: its params, and

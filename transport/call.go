@@ -15,26 +15,18 @@ import (
 // in its pending table. Only the actor touches id before the outcome is
 // delivered; the caller reads the outcome, never the table.
 type call struct {
-	method   string
-	params   json.RawMessage
-	token    string       // progress token key (messages.ProgressTokenKey), "" for none
-	noCancel bool         // initialize: never send notifications/cancelled
-	obs      CallObserver // nil unless someone listens
+	method string
+	params json.RawMessage
+	token  string       // progress token key (messages.ProgressTokenKey), "" for none
+	obs    CallObserver // nil unless someone listens
 	// The timeout in force, for the error and the cancellation's reason;
 	// atomic because a caller's own timer (ResetTimeoutOnProgress) runs
 	// on a goroutine of its own and changes it.
 	after atomic.Int64
-	// expired: the caller's own timer fired (ResetTimeoutOnProgress only).
-	expired atomic.Bool
 	// deadline is when the actor retires the call as timed out (zero:
 	// never, or the caller keeps its own timer). Written by the caller
 	// before the call is sent.
 	deadline time.Time
-	// life numbers the uses of a pooled record (Conn.release): a
-	// cancelCall names the life it was sent for, so that one arriving
-	// after the record has been reused is ignored. Atomic because the
-	// actor reads it while a new caller may be taking the record.
-	life     atomic.Uint32
 	reply    chan outcome
 	progress chan json.RawMessage // nil when the caller wants no progress
 	// progressBytes is the size of what waits in progress: the actor adds,
@@ -46,12 +38,25 @@ type call struct {
 	// request made for the call carries them (an Authorizer reads whom
 	// the call acts for), never its deadline or cancellation.
 	values context.Context
-	// Actor-only: the id, and where the frame is (frameQueued: at index
-	// frame of the writer's current batch).
-	id        int64
+	id     int64 // actor-only
+
+	// The small fields last, packed: a waiting call holds its record, and
+	// 192 bytes is a smaller size class than the 224 they took between
+	// the others.
+
+	// life numbers the uses of a pooled record (Conn.release): a
+	// cancelCall names the life it was sent for, so that one arriving
+	// after the record has been reused is ignored. Atomic because the
+	// actor reads it while a new caller may be taking the record.
+	life atomic.Uint32
+	// expired: the caller's own timer fired (ResetTimeoutOnProgress only).
+	expired atomic.Bool
+	// Actor-only: where the frame is (frameQueued: at index frame of the
+	// writer's current batch), and the call's place in the deadlines.
+	frame     int32
+	heapIndex int32 // -1 when not there
 	where     uint8
-	frame     int
-	heapIndex int // in the actor's deadlines; -1 when not there
+	noCancel  bool // initialize: never send notifications/cancelled
 	// Caller-only: the outcome has been read from reply.
 	settled bool
 }

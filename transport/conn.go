@@ -207,24 +207,43 @@ func (c *Conn) Stats() Stats { return c.stats.Snapshot() }
 // sent notifications/cancelled (basic/utilities/cancellation) unless
 // opts.NoCancel, and a late answer is ignored.
 func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, opts RequestOptions) (json.RawMessage, error) {
+	start := time.Now()
+	cl, err := c.send(ctx, method, params, &opts, start)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { <-c.slots }()
+	ownTimer := opts.ResetTimeoutOnProgress
+	res, err := c.await(ctx, cl, start, &opts, ownTimer)
+	if cl.settled && !ownTimer && cl.progress == nil {
+		// The actor has delivered the outcome and forgotten the call:
+		// the record can serve another one.
+		c.release(cl)
+	}
+	return res, err
+}
+
+// send takes an in-flight slot and room in the write queue, waiting for
+// them if need be, and hands the request to the actor. The request's
+// timeout runs from start: a request that waits for a slot or for room
+// in the write queue spends its time there too. On success the caller
+// owns the slot. It is a function of its own so that its frame is not on
+// the stack while the call waits (see await).
+func (c *Conn) send(ctx context.Context, method string, params json.RawMessage, opts *RequestOptions, start time.Time) (*call, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
 	}
-	// The request's timeout runs from here: a request that waits for a
-	// slot or for room in the write queue spends its time there too.
-	start := time.Now()
 	select {
 	case c.slots <- struct{}{}:
 	default:
-		if err := c.waitSlot(ctx, method, &opts, start); err != nil {
+		if err := c.waitSlot(ctx, method, opts, start); err != nil {
 			return nil, err
 		}
 	}
-	defer func() { <-c.slots }()
-
 	weight := c.budget.weigh(len(method) + len(params))
 	if !c.budget.sem.TryAcquire(weight) {
-		if err := c.waitBudget(ctx, method, weight, &opts, start); err != nil {
+		if err := c.waitBudget(ctx, method, weight, opts, start); err != nil {
+			<-c.slots
 			return nil, err
 		}
 	}
@@ -234,7 +253,7 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	if opts.OnProgress != nil && opts.ProgressToken != "" {
 		cl.progress = make(chan json.RawMessage, progressBuffer)
 	}
-	wait, after := c.timeoutOf(&opts), c.timeoutOf(&opts)
+	wait, after := c.timeoutOf(opts), c.timeoutOf(opts)
 	if opts.MaxTotalTimeout > 0 && opts.MaxTotalTimeout < wait {
 		wait, after = opts.MaxTotalTimeout, opts.MaxTotalTimeout
 	}
@@ -242,19 +261,12 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	// The actor keeps the deadline (transport/deadlines.go) unless
 	// progress may move it: then the caller, who sees the progress, keeps
 	// a timer of its own.
-	ownTimer := opts.ResetTimeoutOnProgress
-	if wait != noTimeout && !ownTimer {
+	if wait != noTimeout && !opts.ResetTimeoutOnProgress {
 		// Whatever was spent waiting to be sent counts.
 		cl.deadline = start.Add(wait)
 	}
 	c.root.Send(c.pid, cl)
-	res, err := c.await(ctx, cl, start, &opts, ownTimer)
-	if cl.settled && !ownTimer && cl.progress == nil {
-		// The actor has delivered the outcome and forgotten the call:
-		// the record can serve another one.
-		c.release(cl)
-	}
-	return res, err
+	return cl, nil
 }
 
 // take returns a call record with an empty reply channel: a pooled one on
@@ -387,14 +399,31 @@ func (c *Conn) InFlight() int { return len(c.slots) }
 const progressBuffer = 64
 
 func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts *RequestOptions, ownTimer bool) (json.RawMessage, error) {
-	if ownTimer {
+	switch {
+	case ownTimer:
 		return c.awaitTimed(ctx, cl, start, opts)
+	case cl.progress != nil:
+		return c.awaitProgress(ctx, cl, opts)
 	}
 	// The deadline is the actor's: when it passes, the actor retires the
 	// call and its verdict arrives on cl.reply like any other outcome.
-	if cl.progress != nil {
-		defer c.settleProgress(cl)
+	// Everything but the wait is done by functions of their own: this
+	// frame is on the stack of every call in flight, and a few hundred
+	// bytes more move some of them to a stack of twice the size (see
+	// docs/benchmarks.md, memory per in-flight call).
+	select {
+	case out := <-cl.reply:
+		return c.finish(cl, &out, nil)
+	case <-ctx.Done():
+		return c.canceled(ctx, cl)
+	case <-c.end.done:
+		return c.ended(cl)
 	}
+}
+
+// awaitProgress is await for a call that takes progress notifications.
+func (c *Conn) awaitProgress(ctx context.Context, cl *call, opts *RequestOptions) (json.RawMessage, error) {
+	defer c.settleProgress(cl)
 	for {
 		select {
 		case out := <-cl.reply:
@@ -402,17 +431,22 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts *Reque
 			// caller, in order: the actor queued it before the outcome,
 			// but select may have picked the outcome first.
 			c.drainProgress(cl, opts)
-			return c.finish(cl, out, nil)
+			return c.finish(cl, &out, nil)
 		case p := <-cl.progress:
 			c.limits.tookProgress(cl, p)
 			opts.OnProgress(p)
 		case <-ctx.Done():
-			why := &messages.CanceledError{Server: c.server, Method: cl.method, Err: context.Cause(ctx)}
-			return c.retire(cl, why.Error(), why)
+			return c.canceled(ctx, cl)
 		case <-c.end.done:
 			return c.ended(cl)
 		}
 	}
+}
+
+// canceled retires a call whose context ended.
+func (c *Conn) canceled(ctx context.Context, cl *call) (json.RawMessage, error) {
+	why := &messages.CanceledError{Server: c.server, Method: cl.method, Err: context.Cause(ctx)}
+	return c.retire(cl, why.Error(), why)
 }
 
 // ended is the outcome of a call whose transport has ended. The actor
@@ -421,7 +455,7 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts *Reque
 func (c *Conn) ended(cl *call) (json.RawMessage, error) {
 	select {
 	case out := <-cl.reply:
-		return c.finish(cl, out, nil)
+		return c.finish(cl, &out, nil)
 	default:
 		return nil, c.end.err
 	}
@@ -455,7 +489,7 @@ func (c *Conn) awaitTimed(ctx context.Context, cl *call, start time.Time, opts *
 		select {
 		case out := <-cl.reply:
 			c.drainProgress(cl, opts)
-			return c.finish(cl, out, nil)
+			return c.finish(cl, &out, nil)
 		case p := <-cl.progress:
 			c.limits.tookProgress(cl, p)
 			opts.OnProgress(p)
@@ -526,11 +560,11 @@ func (c *Conn) retire(cl *call, reason string, why error) (json.RawMessage, erro
 	}
 	select {
 	case out := <-cl.reply:
-		return c.finish(cl, out, why)
+		return c.finish(cl, &out, why)
 	case <-c.end.done:
 		select {
 		case out := <-cl.reply:
-			return c.finish(cl, out, why)
+			return c.finish(cl, &out, why)
 		default:
 			return nil, c.end.err
 		}
@@ -538,7 +572,7 @@ func (c *Conn) retire(cl *call, reason string, why error) (json.RawMessage, erro
 }
 
 // finish turns the outcome read from cl.reply into the call's result.
-func (c *Conn) finish(cl *call, out outcome, why error) (json.RawMessage, error) {
+func (c *Conn) finish(cl *call, out *outcome, why error) (json.RawMessage, error) {
 	cl.settled = true
 	id := messages.Int64ID(out.id)
 	if cl.obs != nil && out.id != 0 {

@@ -34,9 +34,9 @@ func (deadlineTick) IgnoreDeadLetterLogging() {}
 
 // add records c's deadline (c.deadline is not zero).
 func (d *deadlines) add(ctx actor.Context, c *call) {
-	c.heapIndex = len(d.heap)
+	c.heapIndex = int32(len(d.heap))
 	d.heap = append(d.heap, c)
-	d.up(c.heapIndex)
+	d.up(len(d.heap) - 1)
 	if c.heapIndex == 0 && (d.armed.IsZero() || c.deadline.Before(d.armed)) {
 		d.arm(ctx, c.deadline)
 	}
@@ -45,7 +45,7 @@ func (d *deadlines) add(ctx actor.Context, c *call) {
 // remove forgets c's deadline, if it has one. The timer is left as it is:
 // at worst it fires early, finds nothing due and is armed again.
 func (d *deadlines) remove(c *call) {
-	i := c.heapIndex
+	i := int(c.heapIndex)
 	if i < 0 || i >= len(d.heap) || d.heap[i] != c {
 		return
 	}
@@ -108,8 +108,8 @@ func (d *deadlines) less(i, j int) bool { return d.heap[i].deadline.Before(d.hea
 
 func (d *deadlines) swap(i, j int) {
 	d.heap[i], d.heap[j] = d.heap[j], d.heap[i]
-	d.heap[i].heapIndex = i
-	d.heap[j].heapIndex = j
+	d.heap[i].heapIndex = int32(i)
+	d.heap[j].heapIndex = int32(j)
 }
 
 func (d *deadlines) up(j int) {

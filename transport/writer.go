@@ -202,7 +202,7 @@ func (w *batchWriter) commitFrame(frame []byte, c *call, weight int64) bool {
 	}
 	var obs CallObserver
 	if c != nil {
-		c.where, c.frame, obs = frameQueued, len(w.cur.frames), c.obs
+		c.where, c.frame, obs = frameQueued, int32(len(w.cur.frames)), c.obs
 	}
 	w.cur.frames = append(w.cur.frames, queuedFrame{end: len(w.cur.buf), c: c, obs: obs, weight: weight})
 	w.cur.weight += weight
@@ -253,7 +253,7 @@ func (w *batchWriter) compact() {
 			out += copy(b.buf[out:], b.buf[start:end])
 			fr.end = out
 			if fr.c != nil {
-				fr.c.frame = len(kept)
+				fr.c.frame = int32(len(kept))
 			}
 			kept = append(kept, fr)
 		}
