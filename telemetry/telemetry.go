@@ -202,7 +202,7 @@ func (t *Telemetry) tracing() bool {
 		return false
 	}
 	if t.tracerGlobal {
-		return !isNoopTracerProvider(otel.GetTracerProvider())
+		return !globalTracer.noop(otel.GetTracerProvider(), isNoopTracerProvider)
 	}
 	return true
 }
@@ -213,7 +213,7 @@ func (t *Telemetry) metering() bool {
 		return false
 	}
 	if t.meterGlobal {
-		return !isNoopMeterProvider(otel.GetMeterProvider())
+		return !globalMeter.noop(otel.GetMeterProvider(), isNoopMeterProvider)
 	}
 	return true
 }
@@ -234,7 +234,7 @@ func (t *Telemetry) propagating() bool {
 	if t.prop != nil {
 		return true
 	}
-	return !isGlobalDefault(otel.GetTextMapPropagator())
+	return !globalPropagator.noop(otel.GetTextMapPropagator(), isGlobalDefault)
 }
 
 const globalPkg = "go.opentelemetry.io/otel/internal/global"
@@ -255,7 +255,9 @@ func isGlobalDefault(v any) bool {
 	return rt.PkgPath() == globalPkg
 }
 
-func isNoopTracerProvider(tp trace.TracerProvider) bool {
+// isNoopTracerProvider reports whether tp, a trace.TracerProvider, records
+// nothing.
+func isNoopTracerProvider(tp any) bool {
 	switch tp.(type) {
 	case nil, tracenoop.TracerProvider, *tracenoop.TracerProvider:
 		return true
@@ -268,7 +270,9 @@ func isNoopTracerProvider(tp trace.TracerProvider) bool {
 	return rt.PkgPath() == "go.opentelemetry.io/otel/trace" && rt.Name() == "noopTracerProvider"
 }
 
-func isNoopMeterProvider(mp metric.MeterProvider) bool {
+// isNoopMeterProvider reports whether mp, a metric.MeterProvider, records
+// nothing.
+func isNoopMeterProvider(mp any) bool {
 	switch mp.(type) {
 	case nil, metricnoop.MeterProvider, *metricnoop.MeterProvider:
 		return true

@@ -230,26 +230,38 @@ func (s *postSink) request(ctx context.Context, method, url string, body []byte,
 	if err != nil {
 		return nil, err
 	}
+	// One map of the right size, and the constant values shared (net/http
+	// never changes a request's header values): Header.Set would grow the
+	// map from empty and allocate each value, on every request.
+	h := make(http.Header, len(p.headers)+len(p.extra)+4)
 	for k, v := range p.headers {
-		req.Header.Set(k, v)
+		h.Set(k, v)
 	}
 	for k, v := range p.extra {
-		req.Header.Set(k, v)
+		h.Set(k, v)
 	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", accept)
+		h["Content-Type"], h["Accept"] = contentTypeJSON, acceptPost
 	} else if method == http.MethodGet {
-		req.Header.Set("Accept", "text/event-stream")
+		h["Accept"] = acceptStream
 	}
 	if p.session != "" {
-		req.Header.Set("Mcp-Session-Id", p.session)
+		h["Mcp-Session-Id"] = []string{p.session}
 	}
 	if p.version != "" {
-		req.Header.Set("Mcp-Protocol-Version", p.version)
+		h["Mcp-Protocol-Version"] = []string{p.version}
 	}
+	req.Header = h
 	return req, nil
 }
+
+// The values of the headers every request carries, shared by all of
+// them; read-only.
+var (
+	contentTypeJSON = []string{"application/json"}
+	acceptPost      = []string{accept}
+	acceptStream    = []string{"text/event-stream"}
+)
 
 // run sends the POST and reads its answer.
 func (s *postSink) run(ctx context.Context, p *post) {
@@ -321,7 +333,7 @@ func (s *postSink) run(ctx context.Context, p *post) {
 func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
 	a := s.a
 	limit := a.cfg.MaxFrameSize
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	body, err := readBody(resp, limit)
 	if err != nil {
 		s.fail(ctx, p, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err})
 		return
@@ -337,6 +349,20 @@ func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
 			ContentType: resp.Header.Get("Content-Type"), Head: string(body[:min(len(body), 200)]),
 			Problem: "a body that is not its JSON-RPC response"})
 	}
+}
+
+// readBody reads a response's body, at most limit+1 bytes (so that one
+// over the limit shows). A body whose length is announced is read into a
+// buffer of that size: io.ReadAll would start at 512 bytes and grow.
+func readBody(resp *http.Response, limit int) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= int64(limit) {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 }
 
 // deliver decodes one frame and feeds it to the actor; it reports whether
