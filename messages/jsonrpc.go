@@ -1,7 +1,6 @@
 package messages
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,8 +72,14 @@ var ErrInvalidRequestID = errors.New("invalid request id")
 
 // IsBatch reports whether data is a JSON array, i.e. a JSON-RPC batch.
 func IsBatch(data []byte) bool {
-	data = bytes.TrimLeft(data, " \t\r\n")
-	return len(data) > 0 && data[0] == '['
+	// A loop, not bytes.TrimLeft: this runs for every frame read, and
+	// TrimLeft builds its set of characters on every call.
+	for _, c := range data {
+		if !isJSONSpace(c) {
+			return c == '['
+		}
+	}
+	return false
 }
 
 // DecodeBatch decodes a JSON-RPC batch (JSON-RPC 2.0 §6; MCP 2025-03-26 only).

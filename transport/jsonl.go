@@ -65,7 +65,11 @@ func (lr *lineReader) next() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		line = bytes.TrimRight(line, "\r\n")
+		// The line ending cut by hand: bytes.TrimRight builds its set of
+		// characters on every call, and this runs for every line.
+		for n := len(line); n > 0 && (line[n-1] == '\n' || line[n-1] == '\r'); n-- {
+			line = line[:n-1]
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			return line, nil
 		}
