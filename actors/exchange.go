@@ -100,10 +100,18 @@ func encodeParams(params any) (json.RawMessage, error) {
 	if p, ok := callToolParams(params); ok {
 		// One allocation for the usual small call instead of a series of
 		// doublings from empty; arguments the caller encoded say their
-		// size.
-		size := 64 + len(p.Name)
+		// size. Without _meta and the like, the size is exact unless the
+		// name needs escaping: {"name":"…","arguments":…} is 24 bytes
+		// besides the name and the arguments, and the buffer is garbage
+		// once the actor has framed the request.
+		size := 24 + len(p.Name)
 		if raw, ok := p.Arguments.(json.RawMessage); ok {
 			size += len(raw)
+		} else {
+			size += 40
+		}
+		if len(p.Meta) > 0 || len(p.InputResponses) > 0 || p.RequestState != "" {
+			size += 64
 		}
 		return messages.AppendCallToolParams(make([]byte, 0, size), p)
 	}
