@@ -25,12 +25,12 @@ func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, metho
 		opts.Observer = op
 	}
 	res, err := conn.Call(ctx, method, raw, *opts)
-	if err != nil || out == nil {
+	if err != nil {
 		return err
 	}
 	// What follows the answer is out of line: this frame is on the stack
 	// of every call in flight.
-	return received(op, conn.Server(), method, res, out)
+	return decodeInto(conn.Server(), method, res, out, op)
 }
 
 // encodeError reports params that could not be encoded.
@@ -38,8 +38,12 @@ func encodeError(method string, err error) error {
 	return fmt.Errorf("mcp: encode %s params: %w", method, err)
 }
 
-// received decodes an answer into out and records it on the span.
-func received(op *telemetry.Op, server, method string, res json.RawMessage, out any) error {
+// decodeInto decodes an answer into out (nothing when out is nil) and
+// records it on the span.
+func decodeInto(server, method string, res json.RawMessage, out any, op *telemetry.Op) error {
+	if out == nil {
+		return nil
+	}
 	if err := decodeResult(res, out); err != nil {
 		return &InvalidResultError{Server: server, Method: method, Err: err, Body: snippet(res)}
 	}

@@ -57,10 +57,11 @@ func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *genera
 		if err != nil {
 			return err
 		}
-		if messages.ResultTypeOf(res) == messages.ResultTypeComplete {
+		rt := messages.ResultTypeOf(res)
+		if rt == messages.ResultTypeComplete {
 			return decodeInto(g.conn.Server(), method, res, out, op)
 		}
-		if body, err = c.nextRound(rctx, method, base, res, round); err != nil {
+		if body, err = c.nextRound(rctx, method, rt, base, res, round); err != nil {
 			return err
 		}
 	}
@@ -85,11 +86,11 @@ func (c *Client) roundSpan(ctx context.Context, g *generation, method string, pa
 	return c.tel.Start(ctx, &telemetry.Request{Peer: g.sess.peer, Method: method, Target: targetName(params)})
 }
 
-// nextRound answers a result that is not complete: for input_required,
-// the body of the next round (base with the input the server asked for);
-// otherwise an error.
-func (c *Client) nextRound(ctx context.Context, method string, base []byte, res json.RawMessage, round int) ([]byte, error) {
-	switch rt := messages.ResultTypeOf(res); rt {
+// nextRound answers a result of type rt that is not complete: for
+// input_required, the body of the next round (base with the input the
+// server asked for); otherwise an error.
+func (c *Client) nextRound(ctx context.Context, method, rt string, base []byte, res json.RawMessage, round int) ([]byte, error) {
+	switch rt {
 	case messages.ResultTypeInputRequired:
 		if !inputRequests(method) {
 			return nil, &InvalidResultError{Server: c.name, Method: method, Err: errors.New("input_required is not allowed for " + method), Body: snippet(res)}
@@ -276,18 +277,4 @@ func (c *Client) metaMembers(s *session) []byte {
 	b = append(b, `,"`+messages.MetaKeyLogLevel+`":`...)
 	v, _ := json.Marshal(*lvl)
 	return append(b, v...)
-}
-
-// decodeInto decodes a result into out, as exchange does.
-func decodeInto(server, method string, res json.RawMessage, out any, op *telemetry.Op) error {
-	if out == nil {
-		return nil
-	}
-	if err := decodeResult(res, out); err != nil {
-		return &InvalidResultError{Server: server, Method: method, Err: err, Body: snippet(res)}
-	}
-	if op != nil && method == messages.MethodToolsCall && op.RecordsToolArguments() {
-		op.SetToolResult(res)
-	}
-	return nil
 }

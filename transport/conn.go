@@ -253,11 +253,11 @@ func (c *Conn) send(ctx context.Context, method string, params json.RawMessage, 
 	if opts.OnProgress != nil && opts.ProgressToken != "" {
 		cl.progress = make(chan json.RawMessage, progressBuffer)
 	}
-	wait, after := c.timeoutOf(opts), c.timeoutOf(opts)
+	wait := c.timeoutOf(opts)
 	if opts.MaxTotalTimeout > 0 && opts.MaxTotalTimeout < wait {
-		wait, after = opts.MaxTotalTimeout, opts.MaxTotalTimeout
+		wait = opts.MaxTotalTimeout
 	}
-	cl.after.Store(int64(after))
+	cl.after.Store(int64(wait))
 	// The actor keeps the deadline (transport/deadlines.go) unless
 	// progress may move it: then the caller, who sees the progress, keeps
 	// a timer of its own.
