@@ -69,6 +69,30 @@ func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 	closeForcibly(t, s)
 }
 
+// A call that ends while it waits for room in the write queue gives its
+// in-flight slot back: with 4 slots and a server that stopped reading,
+// 40 calls end by their deadlines one after another, and the connection
+// still takes calls afterwards.
+func TestWaitForWriteRoomGivesBackTheSlot(t *testing.T) {
+	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.MaxInFlight, c.MaxWriteBytes = 4, 1 * mib })
+	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), RequestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	params := toolParams("echo", map[string]any{"message": string(bytes.Repeat([]byte{'x'}, 512<<10))})
+	for i := range 40 {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		_, err := s.conn.Call(ctx, messages.MethodToolsCall, params, RequestOptions{})
+		cancel()
+		if !errors.Is(err, messages.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("call %d: %v, want its deadline", i, err)
+		}
+	}
+	if n := s.conn.InFlight(); n != 0 {
+		t.Errorf("InFlight = %d after every call ended, want 0", n)
+	}
+	closeForcibly(t, s)
+}
+
 // A write that makes no progress for the stall timeout fails the
 // connection with a clear error instead of waiting for ever.
 func TestStalledWriteFailsTheConnection(t *testing.T) {
