@@ -74,7 +74,7 @@ func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 // 40 calls end by their deadlines one after another, and the connection
 // still takes calls afterwards.
 func TestWaitForWriteRoomGivesBackTheSlot(t *testing.T) {
-	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.MaxInFlight, c.MaxWriteBytes = 4, 1 * mib })
+	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.MaxInFlight, c.MaxWriteBytes = 4, 1*mib })
 	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), RequestOptions{}); err != nil {
 		t.Fatal(err)
 	}
