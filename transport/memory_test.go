@@ -71,8 +71,8 @@ func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 
 // A call that ends while it waits for room in the write queue gives its
 // in-flight slot back: with 4 slots and a server that stopped reading,
-// 40 calls end by their deadlines one after another, and the connection
-// still takes calls afterwards.
+// 40 calls end by their deadlines one after another, and no slot is held
+// once they have.
 func TestWaitForWriteRoomGivesBackTheSlot(t *testing.T) {
 	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.MaxInFlight, c.MaxWriteBytes = 4, 1*mib })
 	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), RequestOptions{}); err != nil {
