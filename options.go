@@ -2,11 +2,11 @@ package mcpactor
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -56,74 +56,29 @@ type Options struct {
 	Telemetry telemetry.Options
 }
 
-// ServerConfig describes one MCP server: how to reach it and how patient to
-// be with it. The zero value of every tuning field selects the documented
-// default. It is a Go value, not a file format: to read an mcpServers JSON
-// file (with its millisecond timeouts and ${VAR} expansion) use
-// supervisor.LoadFile.
-type ServerConfig struct {
-	// Type is "stdio", "http" or "sse". Empty means stdio when Command is
-	// set, http when only URL is, and "stream" when Dial is. (Only stdio
-	// and stream are served yet.)
-	Type string
+// ServerConfig describes one MCP server: how to reach it, how patient to
+// be with it, and (for a manager) how to supervise it. The zero value of
+// every tuning field selects the documented default. It is the one type
+// for a server's configuration: Connect, Open, Manager.Add and
+// ManageOptions.Servers take it, and a server read from a file
+// (ManageOptions.ConfigFile, docs/configuration.md) is one too, which
+// Approve sees as Server.Config.
+type ServerConfig = actors.ServerConfig
 
-	Command string            // stdio: the program, run without a shell
-	Args    []string          // stdio: its arguments
-	Env     map[string]string // stdio: set on top of the parent environment
-	Cwd     string            // stdio: working directory
+// RestartPolicy is ServerConfig.Restart: how a manager restarts a server
+// whose connection died.
+type RestartPolicy = actors.RestartPolicy
 
-	URL     string            // http/sse: the endpoint
-	Headers map[string]string // http/sse: extra request headers
-	// Auth, if set, authorizes the requests (http/sse): an OAuth client
-	// (transport/oauth.Client, docs/oauth.md) or a header refreshed on a
-	// 401 (oauth.RefreshHeader). nil sends Headers alone.
-	Auth Authorizer
+// EnvInheritance is ServerConfig.InheritEnv: which of this process's
+// environment variables a stdio server starts with.
+type EnvInheritance = actors.EnvInheritance
 
-	// Dial, if set, connects to a server over a byte stream it returns (an
-	// in-process server in a test, a socket) instead of starting Command:
-	// the same newline-delimited JSON as stdio, with the same correlation,
-	// bounds and telemetry. It is called once per connection, with a
-	// context that ends when that connection has ended (an in-process
-	// server may take it as its lifetime).
-	Dial func(ctx context.Context) (io.ReadWriteCloser, error)
-
-	ConnectTimeout time.Duration // start + handshake; default 30 s
-	RequestTimeout time.Duration // each request; default 30 s
-	MaxInFlight    int           // requests queued or awaiting an answer; default 16384; callers beyond it wait
-	MaxFrameSize   int           // the longest message accepted; default 16 MiB
-	// QueueTimeout bounds a request's wait for an in-flight slot when
-	// MaxInFlight requests are out (default 10 s; negative: only the
-	// request's timeout bounds it): an overloaded server is reported, not
-	// waited out.
-	QueueTimeout time.Duration
-
-	// ProtocolVersion pins the protocol version: a session-era version
-	// (2024-11-05 to 2025-11-25) is offered in initialize without probing;
-	// 2026-07-28 is spoken with no fallback. Empty: the runtime probes with
-	// server/discover and speaks 2026-07-28 when the server does, else
-	// the initialize handshake with the newest version both speak.
-	ProtocolVersion string
-	// ProbeTimeout bounds the wait for server/discover's answer before the
-	// session era is assumed (some older servers never answer a request
-	// before initialize); default 3 s, within ConnectTimeout. A server's
-	// era is remembered by the runtime, so it is probed once.
-	ProbeTimeout time.Duration
-
-	// CloseGrace and TermGrace are the stdio shutdown waits: after closing
-	// stdin, and after SIGTERM (2 s each by default).
-	CloseGrace time.Duration
-	TermGrace  time.Duration
-
-	// Byte budgets of the connection (docs/architecture.md, "Bounded
-	// everything"); zero selects the defaults.
-	MaxWriteBytes        int // frames waiting to be written; callers beyond it wait (8 MiB)
-	MaxProgressBytes     int // progress waiting for all callers (16 MiB)
-	MaxCallProgressBytes int // progress waiting for one caller (1 MiB)
-	// WriteStallTimeout fails the connection when the server reads none
-	// of its input for this long; default the request timeout, at least
-	// 30 s.
-	WriteStallTimeout time.Duration
-}
+// The environment policies of a stdio server.
+const (
+	EnvInheritAll  = actors.EnvInheritAll  // the whole environment (the default)
+	EnvInheritSafe = actors.EnvInheritSafe // a short list a program needs to run (HOME, PATH, ...)
+	EnvInheritNone = actors.EnvInheritNone // nothing but ServerConfig.Env
+)
 
 // Authorizer authorizes a server's HTTP requests (ServerConfig.Auth):
 // transport/oauth's Client (OAuth, docs/oauth.md) and RefreshHeader are

@@ -85,6 +85,69 @@ type ServerConfig struct {
 	// of its input for this long; default the request timeout, at least
 	// 30 s.
 	WriteStallTimeout time.Duration
+
+	// InheritEnv chooses which of this process's environment variables a
+	// stdio server starts with, Env being set on top: EnvInheritAll (the
+	// zero value, what most MCP hosts do), EnvInheritSafe (a short list
+	// of variables a program needs to run, the official TypeScript SDK's
+	// default) or EnvInheritNone (docs/configuration.md, "Environment").
+	InheritEnv EnvInheritance
+
+	// Identity names who the server is reached as (a user, a tenant):
+	// OAuth tokens and tool lists of private scope are kept per identity,
+	// so one user's session never serves another. "" is the default
+	// identity.
+	Identity string
+
+	// What a manager (Runtime.Manage) does with the server; a client
+	// made by Connect or Open ignores them.
+	//
+	// Keepalive is the interval between pings of a ready server; 0 pings
+	// never. Restart is the restart policy; its zero fields take the
+	// defaults (DefaultRestartPolicy). EnabledTools, if not empty, are
+	// the only tools of the server offered; DisabledTools are never
+	// offered (raw tool names, as the server lists them).
+	Keepalive                   time.Duration
+	Restart                     RestartPolicy
+	EnabledTools, DisabledTools []string
+}
+
+// EnvInheritance is ServerConfig.InheritEnv.
+type EnvInheritance = transport.EnvInheritance
+
+// The environment policies of a stdio server (ServerConfig.InheritEnv).
+const (
+	EnvInheritAll  = transport.EnvInheritAll
+	EnvInheritSafe = transport.EnvInheritSafe
+	EnvInheritNone = transport.EnvInheritNone
+)
+
+// RestartPolicy is how a manager restarts a server whose connection died:
+// after a delay growing exponentially from BackoffMin to BackoffMax (with
+// jitter), at most MaxRestarts times within Window; beyond that the
+// server's circuit breaker opens. A zero field takes its default
+// (DefaultRestartPolicy); a MaxRestarts of zero allows no restart only
+// when the policy is written in a file as such.
+type RestartPolicy struct {
+	MaxRestarts int
+	Window      time.Duration
+	BackoffMin  time.Duration
+	BackoffMax  time.Duration
+}
+
+// Defaults of RestartPolicy.
+const (
+	DefaultMaxRestarts   = 5
+	DefaultRestartWindow = 60 * time.Second
+	DefaultBackoffMin    = 500 * time.Millisecond
+	DefaultBackoffMax    = 30 * time.Second
+)
+
+// DefaultRestartPolicy returns the policy of a server that sets none: 5
+// restarts per 60 s window, backoff from 500 ms to 30 s.
+func DefaultRestartPolicy() RestartPolicy {
+	return RestartPolicy{MaxRestarts: DefaultMaxRestarts, Window: DefaultRestartWindow,
+		BackoffMin: DefaultBackoffMin, BackoffMax: DefaultBackoffMax}
 }
 
 // TypeStream is the transport type of a ServerConfig with Dial: stdio's

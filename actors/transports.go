@@ -49,6 +49,7 @@ func (a *clientActor) spawnTransport(ctx actor.Context, gen uint64, kind string)
 			Command:              cfg.Command,
 			Args:                 cfg.Args,
 			Env:                  cfg.Env,
+			InheritEnv:           cfg.InheritEnv,
 			Dir:                  cfg.Cwd,
 			Dial:                 cfg.Dial,
 			RequestTimeout:       cfg.RequestTimeout,

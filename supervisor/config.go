@@ -78,22 +78,15 @@ type Server struct {
 }
 
 // RestartPolicy is how the manager restarts a server whose connection
-// died: after a delay growing exponentially from BackoffMin to BackoffMax
-// (with jitter), at most MaxRestarts times within Window; beyond that the
-// server's circuit breaker opens.
-type RestartPolicy struct {
-	MaxRestarts int
-	Window      time.Duration
-	BackoffMin  time.Duration
-	BackoffMax  time.Duration
-}
+// died (ServerConfig.Restart).
+type RestartPolicy = actors.RestartPolicy
 
 // Defaults of a server entry (docs/configuration.md, "Server entries").
 const (
-	DefaultMaxRestarts   = 5
-	DefaultRestartWindow = 60 * time.Second
-	DefaultBackoffMin    = 500 * time.Millisecond
-	DefaultBackoffMax    = 30 * time.Second
+	DefaultMaxRestarts   = actors.DefaultMaxRestarts
+	DefaultRestartWindow = actors.DefaultRestartWindow
+	DefaultBackoffMin    = actors.DefaultBackoffMin
+	DefaultBackoffMax    = actors.DefaultBackoffMax
 	// DefaultQueueTimeout is the wait for an in-flight slot of a full
 	// server, the connection's own default: a server full for this long is
 	// overloaded, and the caller hears of it rather than waiting out its
@@ -103,10 +96,7 @@ const (
 
 // DefaultRestartPolicy returns the policy of an entry without "restart":
 // 5 restarts per 60 s window, backoff from 500 ms to 30 s.
-func DefaultRestartPolicy() RestartPolicy {
-	return RestartPolicy{MaxRestarts: DefaultMaxRestarts, Window: DefaultRestartWindow,
-		BackoffMin: DefaultBackoffMin, BackoffMax: DefaultBackoffMax}
-}
+func DefaultRestartPolicy() RestartPolicy { return actors.DefaultRestartPolicy() }
 
 // Auth is the "auth" object of an entry (docs/oauth.md, "Configuration").
 // For "oauth" it configures the server's OAuth client (transport/oauth),

@@ -22,7 +22,10 @@ type StdioConfig struct {
 	Server  string            // the server's name, used in errors and logs
 	Command string            // program to run; no shell is involved
 	Args    []string          // its arguments
-	Env     map[string]string // set on top of the parent's environment
+	Env     map[string]string // set on top of the inherited environment
+	// InheritEnv chooses what of the parent's environment the server
+	// inherits (EnvInheritAll when empty).
+	InheritEnv EnvInheritance
 	Dir     string            // working directory; "" = the parent's
 
 	// Dial, if set, replaces the subprocess: the transport speaks the same

@@ -1,0 +1,186 @@
+// Package redact keeps credentials out of what the runtime shows: error
+// texts, log lines, span attributes and statuses, stderr excerpts. A server
+// configuration carries secrets in places a user does not think of as
+// secret (a URL's query, a user:password@ host, an environment value), and
+// each of those ends up in a message sooner or later; every path that
+// prints one goes through here (docs/configuration.md, "Secrets").
+package redact
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Mask is what stands where a secret was.
+const Mask = "REDACTED"
+
+// secretWords are the parts of a query parameter's or a header's name that
+// mark its value as a credential. Matching is on lower-cased names, by
+// substring, so "X-Api-Key", "apiKey", "access_token" and "client_secret"
+// are all caught; an over-eager match costs a masked value in a message,
+// a missed one a leaked credential.
+var secretWords = []string{
+	"key", "token", "secret", "password", "passwd", "pwd", "auth", "credential",
+	"signature", "sig", "session", "cookie", "code", "jwt", "bearer", "assertion",
+}
+
+// SecretName reports whether a query parameter or header named name
+// carries a credential by its name.
+func SecretName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// URL returns raw with its credentials masked: the password of a
+// user:password@ authority (and the user, which is often a token itself),
+// and the values of query parameters whose names mark them as secret
+// (SecretName). Everything else (scheme, host, path, other parameters) is
+// kept, since it is what the user needs to recognise the server. A string
+// that does not parse as a URL is returned with any userinfo-looking part
+// masked, never as it was.
+func URL(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return maskAuthority(raw)
+	}
+	if u.User != nil {
+		u.User = url.User(Mask)
+	}
+	if u.RawQuery != "" {
+		u.RawQuery = query(u.RawQuery)
+	}
+	out := u.String()
+	// url.URL.String escapes the mask's characters in neither place, but
+	// a user "REDACTED" reads better without the '@' being mistaken for
+	// part of the host: keep it as String writes it.
+	return out
+}
+
+// query masks the secret parameters of a raw query, keeping the order and
+// the encoding of the others.
+func query(raw string) string {
+	parts := strings.Split(raw, "&")
+	for i, p := range parts {
+		name, _, hasValue := strings.Cut(p, "=")
+		if !hasValue {
+			continue
+		}
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if SecretName(name) {
+			key, _, _ := strings.Cut(p, "=")
+			parts[i] = key + "=" + Mask
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
+// maskAuthority masks what lies between "://" and the first '@' of a
+// string that is not a parsable URL.
+func maskAuthority(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		return scheme + "://" + Mask + rest[at:]
+	}
+	return s
+}
+
+// Header returns the value of the header name as it may be shown: masked
+// when the name marks a credential (Authorization, X-Api-Key, Cookie, ...),
+// else as it is.
+func Header(name, value string) string {
+	if value != "" && SecretName(name) {
+		return Mask
+	}
+	return value
+}
+
+// minSecret is the shortest value Text masks: shorter ones ("1", "on",
+// "dev") would mask ordinary words in a message and say nothing secret.
+const minSecret = 6
+
+// Text returns s with every occurrence of the given secret values masked,
+// and every URL in it passed through URL. The values are what a server's
+// configuration holds (environment values, header values): a server that
+// prints its environment on stderr, or an error that quotes a request,
+// must not carry them onward. Values shorter than six characters are not
+// looked for.
+func Text(s string, secrets ...string) string {
+	for _, v := range secrets {
+		if len(v) >= minSecret && strings.Contains(s, v) {
+			s = strings.ReplaceAll(s, v, Mask)
+		}
+	}
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return urls(s)
+}
+
+// urls masks the credentials of each URL in free text: a URL runs from
+// its scheme to the next space or quote.
+func urls(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		start := i
+		for start > 0 && isSchemeByte(s[start-1]) {
+			start--
+		}
+		end := i + 3
+		for end < len(s) && !isURLEnd(s[end]) {
+			end++
+		}
+		b.WriteString(s[:start])
+		if start == i {
+			b.WriteString(s[start:end]) // "://" without a scheme: not a URL
+		} else {
+			b.WriteString(URL(s[start:end]))
+		}
+		s = s[end:]
+	}
+}
+
+func isSchemeByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+func isURLEnd(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', '<', '>', '`':
+		return true
+	}
+	return false
+}
+
+// Values returns the values of m worth looking for with Text: an
+// environment or a header map of a server's configuration.
+func Values(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		if len(v) >= minSecret {
+			out = append(out, v)
+		}
+	}
+	return out
+}
