@@ -25,9 +25,12 @@ func TestProbeFallsBackOnTheAnswerAndIsRemembered(t *testing.T) {
 	if v := c.ProtocolVersion(); v != messages.Version20251125 {
 		t.Errorf("negotiated %q", v)
 	}
+	// The server's refusal is the answer the probe asked for: recorded
+	// (its status code and the verdict), and not an error.
 	probe := tr.span(t, "server/discover")
-	if probe.Status().Code != codes.Error {
-		t.Errorf("the probe span ended %v: the server's error answer should show", probe.Status())
+	if probe.Status().Code == codes.Error || attrs(probe)["error.type"] != "" ||
+		attrs(probe)["mcpactor.probe.verdict"] != "session era" || attrs(probe)["rpc.response.status_code"] == "" {
+		t.Errorf("the probe span ended %v with %v: want the session era's answer recorded, not an error", probe.Status(), probe.Attributes())
 	}
 	if d := probe.EndTime().Sub(probe.StartTime()); d >= waitLimit/2 {
 		t.Errorf("the probe waited %v: the fallback came from the timeout, not the answer", d)

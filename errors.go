@@ -9,7 +9,12 @@ import (
 )
 
 // Errors callers test with errors.Is. The typed errors below match them and
-// carry the details (server, method, request id) for errors.As.
+// carry the details (server, method, request id) for errors.As. Every error
+// the runtime returns is one of them, wraps one, or is the caller's own
+// context error; the manager's are in manage.go's list (ErrManagerClosed,
+// ErrServerUnavailable, ...). Texts are one line and name what the caller
+// knows (the server, its URL with credentials masked, the method); no
+// credential of a configuration appears in them.
 var (
 	// ErrTransportClosed: the connection ended (the server exited or
 	// crashed, Close was called, the connection was replaced), before or
@@ -48,6 +53,39 @@ var (
 	ErrSessionExpired = transport.ErrSessionExpired
 	// ErrHTTPStatus: an HTTP server answered with an error status.
 	ErrHTTPStatus = transport.ErrHTTPStatus
+	// ErrUnreachable: an HTTP request got no answer at all (connection
+	// refused or reset before an answer, the host name did not resolve,
+	// TLS failed). The text names the server and its URL.
+	ErrUnreachable = transport.ErrUnreachable
+	// ErrBrokenAnswer: an HTTP answer broke off after the server had
+	// begun it.
+	ErrBrokenAnswer = transport.ErrBrokenAnswer
+	// ErrNoResponse: an SSE stream ended before the response and could not
+	// be resumed.
+	ErrNoResponse = transport.ErrNoResponse
+	// ErrBadBody: an HTTP answer whose body MCP does not allow (not JSON,
+	// no body).
+	ErrBadBody = transport.ErrBadBody
+	// ErrRPC: the server answered with a JSON-RPC error (*RPCError).
+	ErrRPC = messages.ErrRPC
+	// ErrInvalidArguments: a tool call's arguments do not encode as a
+	// JSON object; the call was refused before anything was sent.
+	ErrInvalidArguments = messages.ErrInvalidArguments
+	// ErrInvalidResult: a result that does not decode as the method's
+	// result type.
+	ErrInvalidResult = actors.ErrInvalidResult
+	// ErrPagination: a listing cut short (a repeated cursor, MaxPages);
+	// the items read so far come with it.
+	ErrPagination = actors.ErrPagination
+	// ErrConfig: a ServerConfig that cannot work (no command or URL, an
+	// unusable URL, an invalid or taken server name); nothing was started.
+	ErrConfig = actors.ErrConfig
+	// ErrReplaced: the cause of the end of calls pending on a connection
+	// that Reconnect (or a repair) replaced.
+	ErrReplaced = actors.ErrReplaced
+	// ErrIncompleteClose: Close or Stop ran out of time; the server was
+	// killed, and the rest goes on without the caller.
+	ErrIncompleteClose = actors.ErrIncompleteClose
 	// ErrStopped is returned by Open and Connect after Stop.
 	ErrStopped = errors.New("mcpactor: runtime stopped")
 )
@@ -86,6 +124,13 @@ type (
 	// WriteStallError is the cause of the TransportClosedError of a
 	// connection whose server stopped reading its input.
 	WriteStallError = transport.WriteStallError
+	// ArgumentsError refuses a tool call whose arguments are not a JSON
+	// object (Server, Tool, what they were), before anything is sent.
+	ArgumentsError = messages.ArgumentsError
+	// FallbackError reports an http server that neither Streamable HTTP
+	// nor the legacy HTTP+SSE transport tried after it could reach; it
+	// holds both failures (errors.Is/As see each).
+	FallbackError = actors.FallbackError
 	// ReplacedError is the cause of the TransportClosedError of calls
 	// pending on a connection that Reconnect (or a repair) replaced.
 	ReplacedError = actors.ReplacedError
@@ -116,6 +161,10 @@ type (
 	// BadBodyError reports an HTTP answer whose body MCP does not allow
 	// (not JSON, no body), with its first bytes.
 	BadBodyError = transport.BadBodyError
+	// RequestError reports an HTTP request that got no answer
+	// (ErrUnreachable) or whose answer broke off (ErrBrokenAnswer), with
+	// the server, the method and the URL (credentials masked).
+	RequestError = transport.RequestError
 )
 
 // MaxPages bounds the pages one listing follows.

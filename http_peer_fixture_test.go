@@ -81,6 +81,13 @@ func tryHTTPProc(name string, command procCommand) (*httpProc, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startHTTPProcAt(name, command, port)
+}
+
+// startHTTPProcAt starts a server on port and waits until the port accepts
+// connections. A server restarted in a test comes back on the port its
+// clients know.
+func startHTTPProcAt(name string, command procCommand, port int) (*httpProc, error) {
 	path, args, env := command(port)
 	cmd := exec.Command(path, args...)
 	cmd.Env = append(cmd.Environ(), env...)

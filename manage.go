@@ -2,8 +2,10 @@ package mcpactor
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
@@ -13,8 +15,11 @@ import (
 
 // ManageOptions say which servers a Manager runs and how.
 type ManageOptions struct {
-	// ConfigFile is an mcpServers JSON file to run (docs/configuration.md).
-	// It bypasses discovery.
+	// ConfigFile is a configuration file to run (docs/configuration.md):
+	// {"mcpServers": ...}, or VS Code's {"servers": ...}. It bypasses
+	// discovery. Its invalid entries are left out and reported by
+	// Manager.Warnings and Manager.Invalid; only a file with no valid
+	// server fails Manage.
 	ConfigFile string
 	// Servers are servers given in code, by name, run beside ConfigFile's
 	// (a file's server of the same name wins).
@@ -39,9 +44,13 @@ type ManageOptions struct {
 	// MaxConnecting bounds the handshakes in flight (default 8).
 	MaxConnecting int
 	// CacheDir is where tool lists are kept across runs; "" uses
-	// os.UserCacheDir()/mcpactor, and NoCache keeps none.
+	// os.UserCacheDir()/mcpactor (docs/configuration.md, "Tool-list
+	// cache"), and NoCache keeps none.
 	CacheDir string
 	NoCache  bool
+	// Startup says how long Manage waits for the servers: StartupWaitUncached
+	// (the default), StartupGate or StartupImmediate.
+	Startup StartupPolicy
 	// FailFast makes calls to a restarting server fail at once; by
 	// default they wait for the restart (bounded by their context and the
 	// connect timeout).
@@ -71,7 +80,68 @@ type (
 	DiscoverOptions = supervisor.DiscoverOptions
 	// ServerState is ServerStatus.State.
 	ServerState = supervisor.State
+	// ManagedPrompt is a prompt by its exposed name (mcp__<server>__<prompt>).
+	ManagedPrompt = supervisor.Prompt
+	// ManagedResource is a resource a managed server lists, with the
+	// server's name; read it with Manager.ReadResource(server, URI).
+	ManagedResource = supervisor.Resource
+	// InvalidEntry is a server entry of a configuration file left out
+	// because it is invalid, with its problems (Manager.Invalid).
+	InvalidEntry = supervisor.InvalidEntry
+	// StartupPolicy is ManageOptions.Startup.
+	StartupPolicy = supervisor.StartupPolicy
 )
+
+// The startup policies (ManageOptions.Startup). A server still starting
+// when Manage returns is StateConnecting in Status, with no tools unless
+// the cache had them (ServerStatus.ToolsPending); its tools arrive with a
+// ManagerEvent of kind EventToolsChanged.
+const (
+	// StartupWaitUncached (the default) returns once every server is up
+	// or failed, or once the gate has passed and every server still
+	// starting has cached tools to offer: a server without a cached list
+	// is awaited up to its connect timeout.
+	StartupWaitUncached = supervisor.StartupWaitUncached
+	// StartupGate returns when the gate passes, whatever is uncached.
+	StartupGate = supervisor.StartupGate
+	// StartupImmediate returns at once.
+	StartupImmediate = supervisor.StartupImmediate
+)
+
+// The kinds of ManagerEvent.
+const (
+	EventToolsChanged   = supervisor.EventToolsChanged
+	EventStateChanged   = supervisor.EventStateChanged
+	EventCatalogChanged = supervisor.EventCatalogChanged
+)
+
+// The manager's errors.
+var (
+	// ErrManagerClosed is returned by a Manager's methods after Close.
+	ErrManagerClosed = supervisor.ErrManagerClosed
+	// ErrServerUnavailable matches a *ServerUnavailableError.
+	ErrServerUnavailable = supervisor.ErrServerUnavailable
+)
+
+// The manager's typed errors, for errors.As.
+type (
+	// UnknownToolError reports an exposed tool or prompt name no managed
+	// server offers.
+	UnknownToolError = supervisor.UnknownToolError
+	// UnknownServerError reports a server name the manager does not manage.
+	UnknownServerError = supervisor.UnknownServerError
+	// ServerUnavailableError reports a call to a server that cannot take
+	// it now (failed, breaker open, disabled, not approved; with FailFast,
+	// restarting or unhealthy), with its state and last error. It matches
+	// ErrServerUnavailable and ErrServerNotConnected.
+	ServerUnavailableError = supervisor.ServerUnavailableError
+)
+
+// CallFailureThreshold is how many calls through a manager in a row may
+// fail in the transport (unreachable, session expired, no response, HTTP
+// 5xx) before the server is marked unhealthy and restarted; a success
+// resets the count.
+const CallFailureThreshold = supervisor.CallFailureThreshold
 
 // The states of a managed server (ServerStatus.State).
 const (
@@ -87,20 +157,30 @@ const (
 
 // Manage starts a manager of servers: the servers of a configuration file,
 // discovered, or given in code. They connect concurrently; Manage returns
-// at the startup gate, with the servers that are up live and the tools of
-// slow ones offered from the tool-list cache (their calls wait for them).
-// The manager restarts servers whose connection dies (exponential backoff
-// with jitter, then a circuit breaker), refreshes tools on
-// notifications/tools/list_changed and after restarts, and pings servers
-// that ask for keepalive. Runtime.Stop stops it too.
+// as opts.Startup says (by default at the startup gate, with the servers
+// that are up live and the tools of slow ones offered from the tool-list
+// cache; their calls wait for them). The manager restarts servers whose
+// connection dies or whose calls keep failing in the transport
+// (exponential backoff with jitter, then a circuit breaker), refreshes
+// tools, prompts and resources on their list_changed notifications and
+// after restarts, and pings servers that ask for keepalive. Runtime.Stop
+// stops it too.
+//
+// Options with no server at all (no ConfigFile, no Discover, no Servers)
+// give an empty manager, which Add grows. A ConfigFile or Discover that
+// yields no valid server is an error. Otherwise the result may be
+// partial: invalid entries are left out, Manage returns the manager and a
+// nil error, and the problems are on the manager (Warnings, Invalid) as
+// well as in the runtime's log.
 func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, error) {
-	servers, err := managedServers(opts, rt.env.Logger)
+	servers, report, err := managedServers(opts, rt.env.Logger)
 	if err != nil {
 		return nil, err
 	}
 	mo := supervisor.ManagerOptions{
 		Servers: servers, Env: rt.env, Gate: opts.Gate, MaxConnecting: opts.MaxConnecting,
 		Approve: opts.Approve, FailFast: opts.FailFast, BreakerRetry: opts.BreakerRetry, OnEvent: opts.OnEvent,
+		Startup: opts.Startup,
 	}
 	if !opts.NoCache {
 		dir := opts.CacheDir
@@ -124,6 +204,7 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 		return nil, err
 	}
 	m := &Manager{m: sm, log: rt.env.Logger}
+	m.report.Store(report)
 	adopted := make(chan bool, 1)
 	rt.system.Root.Send(rt.owner, adoptManager{m: m, reply: adopted})
 	select {
@@ -142,8 +223,51 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 // concurrent use; none is on a call's path but CallTool's lookup of a
 // published, read-only table.
 type Manager struct {
-	m   *supervisor.Manager
-	log *slog.Logger
+	m      *supervisor.Manager
+	log    *slog.Logger
+	report atomic.Pointer[configReport] // of the last Manage or Reload
+}
+
+// configReport is what loading the configuration found wrong.
+type configReport struct {
+	warnings []string
+	invalid  []InvalidEntry
+}
+
+// Warnings returns the problems the configuration of the last Manage or
+// Reload had that did not stop it: invalid entries left out (also in
+// Invalid), unreadable discovered files, unknown fields, unset variables.
+// Each is one line naming the file and server, never a value.
+func (m *Manager) Warnings() []string {
+	return slices.Clone(m.report.Load().warnings)
+}
+
+// Invalid returns the server entries the last Manage or Reload left out
+// because they are invalid, with their problems.
+func (m *Manager) Invalid() []InvalidEntry {
+	return slices.Clone(m.report.Load().invalid)
+}
+
+// Prompts returns the prompts of every ready server by exposed name
+// (mcp__<server>__<prompt>, named as tools are).
+func (m *Manager) Prompts() []ManagedPrompt { return m.m.Prompts() }
+
+// GetPrompt renders a prompt by its exposed name on the server that
+// offers it.
+func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string]string) (*messages.GetPromptResult, error) {
+	return m.m.GetPrompt(ctx, exposed, args)
+}
+
+// Resources returns the resources every ready server lists, with the
+// server's name, sorted by server and URI.
+func (m *Manager) Resources() []ManagedResource { return m.m.Resources() }
+
+// ReadResource reads a resource from the named server by URI. Resources
+// are addressed by server and URI, not by an exposed name: a URI is the
+// server's own, two servers may list the same one, and a URI made from a
+// resource template is never listed.
+func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messages.ReadResourceResult, error) {
+	return m.m.ReadResource(ctx, server, uri)
 }
 
 // Tools returns every managed tool by its exposed name: the live tools of
@@ -177,7 +301,7 @@ func (m *Manager) Status() []ServerStatus { return m.m.Status() }
 // Add starts a server given in code (replacing one of the same name whose
 // configuration differs).
 func (m *Manager) Add(ctx context.Context, name string, cfg ServerConfig) error {
-	s, err := supervisor.NewServer(name, actors.ServerConfig(cfg))
+	s, err := supervisor.NewServer(name, cfg)
 	if err != nil {
 		return err
 	}
@@ -190,53 +314,66 @@ func (m *Manager) Remove(ctx context.Context, name string) error { return m.m.Re
 
 // Reload makes the managed servers those of opts (a file read again,
 // say): changed servers restart, missing ones stop, unchanged ones go on
-// undisturbed.
+// undisturbed. Its configuration problems replace those of Warnings and
+// Invalid, with the same partial-result contract as Manage.
 func (m *Manager) Reload(ctx context.Context, opts ManageOptions) error {
-	servers, err := managedServers(opts, m.log)
+	servers, report, err := managedServers(opts, m.log)
 	if err != nil {
 		return err
 	}
-	return m.m.Reload(ctx, servers)
+	if err := m.m.Reload(ctx, servers); err != nil {
+		return err
+	}
+	m.report.Store(report)
+	return nil
 }
 
 // Close stops every managed server and the manager, within ctx.
 func (m *Manager) Close(ctx context.Context) error { return m.m.Close(ctx) }
 
 // managedServers gathers the servers of opts. A file's or discovery's
-// problems are logged as warnings: the valid servers run regardless, and
-// only a source with nothing valid at all is an error.
-func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, error) {
+// problems are kept in the report (and logged): the valid servers run
+// regardless, and only a source with nothing valid at all is an error.
+func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, *configReport, error) {
+	report := &configReport{}
 	byName := map[string]*Server{}
 	for name, cfg := range opts.Servers {
-		s, err := supervisor.NewServer(name, actors.ServerConfig(cfg))
+		s, err := supervisor.NewServer(name, cfg)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		byName[name] = s
 	}
 	switch {
 	case opts.ConfigFile != "":
 		f, err := supervisor.LoadFile(opts.ConfigFile)
-		if f == nil || (err != nil && len(f.Servers) == 0 && len(opts.Servers) == 0) {
-			return nil, err
+		if f == nil {
+			return nil, nil, err
 		}
-		if err != nil {
-			log.Warn("mcp: configuration: entries left out", "err", err)
+		if len(f.Servers) == 0 {
+			if err == nil {
+				err = fmt.Errorf("%s: no servers", opts.ConfigFile)
+			}
+			return nil, nil, fmt.Errorf("mcpactor: Manage: no valid server in the configuration file: %w", err)
 		}
-		for _, w := range f.Warnings {
-			log.Warn("mcp: configuration: " + w)
+		for _, e := range f.Invalid {
+			report.invalid = append(report.invalid, e)
+			report.warnings = append(report.warnings, e.String())
 		}
+		report.warnings = append(report.warnings, f.Warnings...)
 		for name, s := range f.Servers {
 			byName[name] = s
 		}
 	case opts.Discover != nil:
 		d, err := supervisor.Discover(*opts.Discover)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		for _, w := range d.Warnings {
-			log.Warn("mcp: discovery: " + w)
+		if len(d.Servers) == 0 {
+			return nil, nil, fmt.Errorf("mcpactor: Manage: discovery found no valid server (%d files read)", len(d.Files))
 		}
+		report.invalid = d.Invalid
+		report.warnings = append(report.warnings, d.Warnings...)
 		for _, sh := range d.Shadowed {
 			log.Info("mcp: discovery: " + sh.String())
 		}
@@ -244,12 +381,12 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, error) {
 			byName[s.Name] = s
 		}
 	}
-	if len(byName) == 0 {
-		return nil, errors.New("mcpactor: Manage: no servers (give ConfigFile, Servers or Discover)")
+	for _, w := range report.warnings {
+		log.Warn("mcp: configuration: " + w)
 	}
 	out := make([]*Server, 0, len(byName))
 	for _, s := range byName {
 		out = append(out, s)
 	}
-	return out, nil
+	return out, report, nil
 }

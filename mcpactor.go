@@ -111,7 +111,7 @@ func (rt *Runtime) open(ctx context.Context, name string, cfg ServerConfig) (*Cl
 	if err := ecfg.Validate(name); err != nil {
 		return nil, err
 	}
-	reply := make(chan *actors.Client, 1)
+	reply := make(chan opened, 1)
 	select {
 	case <-rt.stopping:
 		return nil, ErrStopped
@@ -119,11 +119,11 @@ func (rt *Runtime) open(ctx context.Context, name string, cfg ServerConfig) (*Cl
 	}
 	rt.system.Root.Send(rt.owner, openClient{ctx: ctx, name: name, cfg: ecfg, reply: reply})
 	select {
-	case h := <-reply:
-		if h == nil {
-			return nil, ErrStopped
+	case o := <-reply:
+		if o.err != nil {
+			return nil, o.err
 		}
-		return &Client{h: h}, nil
+		return &Client{h: o.c}, nil
 	case <-rt.stopping:
 		// Stop began while we asked: the owner may have answered (then
 		// Stop closes that client) or be gone.

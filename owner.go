@@ -2,6 +2,7 @@ package mcpactor
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -32,7 +33,7 @@ type (
 		ctx   context.Context // the trace the handshake belongs to
 		name  string
 		cfg   actors.ServerConfig
-		reply chan *actors.Client // nil after Stop
+		reply chan opened
 	}
 	// adoptManager records a manager for Stop, unless the runtime is
 	// stopping (then reply gets false and the caller closes it).
@@ -47,6 +48,13 @@ type (
 	stopAll struct{ reply chan owned }
 )
 
+// opened is the answer to openClient: the client, or why there is none
+// (ErrStopped, a name already in use).
+type opened struct {
+	c   *actors.Client
+	err error
+}
+
 type owned struct {
 	clients  []*actors.Client
 	managers []*Manager
@@ -56,7 +64,11 @@ func (o *owner) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case openClient:
 		if o.stopped {
-			m.reply <- nil
+			m.reply <- opened{err: ErrStopped}
+			return
+		}
+		if err := o.nameTaken(m.name); err != nil {
+			m.reply <- opened{err: err}
 			return
 		}
 		self, root := ctx.Self(), ctx.ActorSystem().Root
@@ -65,7 +77,7 @@ func (o *owner) Receive(ctx actor.Context) {
 		})
 		o.clients[h] = struct{}{}
 		o.publish()
-		m.reply <- h
+		m.reply <- opened{c: h}
 	case adoptManager:
 		if !o.stopped {
 			o.managers = append(o.managers, m.m)
@@ -85,6 +97,26 @@ func (o *owner) Receive(ctx actor.Context) {
 		// A plain client reports to its user through its own errors and
 		// Generation; nothing to decide here.
 	}
+}
+
+// nameTaken refuses a name that a live client of the runtime already has:
+// a server's name identifies it in errors, logs and telemetry
+// (mcpactor.server.name), and two of one name could not be told apart.
+// A managed server's name counts too.
+func (o *owner) nameTaken(name string) error {
+	taken := false
+	for c := range o.clients {
+		taken = taken || c.Name() == name
+	}
+	for _, m := range o.managers {
+		_, managed := m.Client(name)
+		taken = taken || managed
+	}
+	if !taken {
+		return nil
+	}
+	return &ConfigError{Server: name, Problems: []string{
+		fmt.Sprintf("Server %q: a server of this name is already connected in this runtime (names must be unique)", name)}}
 }
 
 func (o *owner) publish() {

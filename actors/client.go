@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,7 @@ type Client struct {
 
 	callbacks    callbackGate
 	abandoned    atomic.Int64 // callbacks still running when Close returned
+	panicked     atomic.Int64 // callbacks that panicked (recovered)
 	progressSeq  atomic.Int64
 	tel          *telemetry.Telemetry // nil when telemetry is off
 	droppedNotes atomic.Int64         // written by the notification queue
@@ -160,25 +162,44 @@ func (c *Client) ProtocolVersion() string {
 	return ""
 }
 
-// Stats are a client's counts of dropped and refused input and output,
-// over all its connection generations: the transport's counts, and the
-// client's own. It is the engine's copy of mcpactor.Stats, which documents
-// each field (the two convert into each other).
+// Stats count what a client dropped or refused, over all its connections,
+// and the user callbacks that misbehaved. Nothing is dropped silently: each
+// drop is counted here, logged, and reported as the
+// mcpactor.transport.frames.dropped metric.
 type Stats struct {
-	Malformed            int64
-	Oversized            int64
-	UnknownIDs           int64
-	LateResponses        int64
-	DroppedProgress      int64
-	RefusedBatches       int64
-	InboundRequests      int64
-	InvalidRequests      int64
-	BadResponses         int64
-	DroppedStderrLines   int64
-	DroppedWrites        int64
-	WriteOverflow        int64
+	Malformed       int64 // lines that were not JSON, or JSON but not JSON-RPC
+	Oversized       int64 // messages over MaxFrameSize, discarded
+	UnknownIDs      int64 // responses to ids never issued (or to id null)
+	LateResponses   int64 // responses to requests already ended by timeout or cancellation
+	DroppedProgress int64 // progress nobody waited for, or a slow OnProgress could not take
+	RefusedBatches  int64 // JSON-RPC batches from a server that did not negotiate 2025-03-26
+	InboundRequests int64 // server-to-client requests received
+	// InvalidRequests counts server requests whose id was null, an object,
+	// an array, a boolean or a fraction, answered with Invalid Request.
+	InvalidRequests int64
+	// BadResponses counts answers that could not be used (both result and
+	// error, nested too deeply...); their request failed at once.
+	BadResponses int64
+	// DroppedStderrLines counts stderr lines a slow Options.StderrLine
+	// callback could not take.
+	DroppedStderrLines int64
+	// DroppedWrites counts requests whose call ended before they were
+	// written; nothing was sent for them.
+	DroppedWrites int64
+	// WriteOverflow counts the runtime's own small messages
+	// (cancellations, error replies) dropped behind a stuck write.
+	WriteOverflow int64
+	// DroppedNotifications counts notifications dropped because
+	// Handlers.Notification fell behind (Options.NotificationQueue).
 	DroppedNotifications int64
-	AbandonedCallbacks   int64
+	// AbandonedCallbacks counts handler and subscriber calls still running
+	// when Close returned.
+	AbandonedCallbacks int64
+	// PanickedCallbacks counts calls of user code (Handlers, their
+	// Notification, Options.StderrLine) that panicked: each panic was
+	// recovered and logged with its stack, a request handler's answered
+	// with an internal error, and the client went on.
+	PanickedCallbacks int64
 }
 
 // Stats returns the counts so far.
@@ -199,6 +220,7 @@ func (c *Client) Stats() Stats {
 		WriteOverflow:        t.WriteOverflow,
 		DroppedNotifications: c.droppedNotes.Load(),
 		AbandonedCallbacks:   c.abandoned.Load(),
+		PanickedCallbacks:    c.panicked.Load(),
 	}
 }
 
@@ -315,6 +337,23 @@ func (c *Client) Close(ctx context.Context) error {
 	}
 	c.shutCallbacks()
 	return err
+}
+
+// callback runs user code f (what names it in the log) unless the client
+// has closed. A panic in it is the callback's bug, not the runtime's: it is
+// recovered, logged with its stack and counted (Stats.PanickedCallbacks),
+// and the goroutine that called goes on delivering.
+func (c *Client) callback(what string, f func()) {
+	c.callbacks.run(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				c.panicked.Add(1)
+				c.logger().Error("mcp: callback panicked", "server", c.name, "callback", what,
+					"panic", p, "stack", string(debug.Stack()))
+			}
+		}()
+		f()
+	})
 }
 
 // shutCallbacks lets no callback of the client start again, and counts

@@ -10,6 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/sourcegraph/conc"
 
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -45,8 +46,14 @@ type clientActor struct {
 	state  state         // of the current generation
 	// conns are the transports that have not yet reported their end, by
 	// generation.
-	conns  map[uint64]*transport.Conn
-	stopHS context.CancelFunc // cancels the running handshake
+	conns map[uint64]*transport.Conn
+	// abandoned are the transports (by ID) whose generation went on over
+	// another: a Streamable HTTP attempt that fell back to legacy SSE.
+	abandoned map[uint64]struct{}
+	// fellBack is why the current handshake's Streamable HTTP attempt
+	// gave way to legacy HTTP+SSE, while that runs.
+	fellBack error
+	stopHS   context.CancelFunc // cancels the running handshake
 	// failed holds why the current generation's handshake failed, while
 	// its transport is torn down; the generation is published with it
 	// once the transport is gone (a failed connect leaves nothing behind).
@@ -181,6 +188,7 @@ func (a *clientActor) stopWhenAlone(ctx actor.Context) {
 func (a *clientActor) start(ctx actor.Context) {
 	a.serving = make(map[servingKey]served)
 	a.conns = make(map[uint64]*transport.Conn)
+	a.abandoned = make(map[uint64]struct{})
 	a.notes = newNoteQueue(a.env.NotificationQueue, a.env.MaxNotificationBytes, a.h.name, a.deliver, &a.h.droppedNotes, a.env.Logger)
 	a.connect(ctx, a.h.gen.Load())
 }
@@ -224,7 +232,7 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 			restore.apply(hsCtx, conn, sess, a.env, name)
 		}
 		if err != nil {
-			err = connectError(hsCtx, name, cfg, err)
+			err = connectError(hsCtx, conn, name, cfg, err)
 		}
 		root.Send(self, handshakeDone{gen: g.n, kind: kind, sess: sess, err: err})
 	}()
@@ -245,8 +253,8 @@ func (a *clientActor) stderrLine() func(string) {
 	if a.env.StderrLine == nil {
 		return nil
 	}
-	name, f, gate := a.h.name, a.env.StderrLine, &a.h.callbacks
-	return func(line string) { gate.run(func() { f(name, line) }) }
+	name, f, h := a.h.name, a.env.StderrLine, a.h
+	return func(line string) { h.callback("StderrLine", func() { f(name, line) }) }
 }
 
 func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
@@ -254,13 +262,17 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 		return // a generation already replaced or closed, which published its end
 	}
 	conn := a.conns[m.gen]
-	if m.err != nil && m.kind == TypeHTTP && legacyHint(m.err) && a.state == stateHandshaking {
+	if m.err != nil && m.kind == TypeHTTP && legacyHint(m.err) && a.state == stateHandshaking && conn != nil {
 		// The server answered the initialize POST as a server of the
 		// legacy HTTP+SSE transport does: try that once, on the same
-		// generation and within the same connect timeout, and remember it.
+		// generation and within the same connect timeout
+		// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
+		// The attempt's transport ends on its own; its end is not the
+		// generation's (abandoned).
 		a.env.Logger.Info("mcp: falling back to the legacy HTTP+SSE transport", "server", a.h.name, "err", m.err)
-		a.env.memo.setLegacy(a.h.cfg.URL, true)
+		a.fellBack = m.err
 		delete(a.conns, m.gen)
+		a.abandoned[conn.ID()] = struct{}{}
 		conn.BeginClose(nil)
 		hsCtx, cancel := context.WithTimeoutCause(context.Background(), time.Until(a.started.Add(a.h.cfg.connectTimeout())), errConnectDeadline)
 		a.stopHS()
@@ -269,7 +281,12 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 		return
 	}
 	a.stopHS()
+	fellBack := a.fellBack
+	a.fellBack = nil
 	if m.err == nil && a.state == stateHandshaking {
+		if fellBack != nil {
+			a.env.memo.setLegacy(a.h.cfg.URL, true)
+		}
 		a.state, a.sess = stateReady, m.sess
 		a.env.Logger.Debug("mcp: connected", "server", a.h.name, "generation", m.gen,
 			"protocol_version", m.sess.version, "server_name", m.sess.info.Name, "server_version", m.sess.info.Version)
@@ -281,6 +298,11 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	if m.err == nil {
 		// Succeeded, but the transport ended meanwhile.
 		m.err = &messages.TransportClosedError{Server: a.h.name}
+	}
+	if fellBack != nil {
+		// Neither transport worked: the user needs both answers (a URL
+		// that is wrong answers 404 to both).
+		m.err = &FallbackError{Server: a.h.name, URL: redact.URL(a.h.cfg.URL), Streamable: fellBack, Legacy: m.err}
 	}
 	// A failed connect, or a server that died during it, is torn down
 	// completely before it is reported, so a late success cannot leak a
@@ -304,6 +326,12 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 
 // transportClosed handles the end of a transport, current or old.
 func (a *clientActor) transportClosed(ctx actor.Context, m messages.TransportClosed) {
+	if _, ok := a.abandoned[m.Transport]; ok {
+		// The Streamable HTTP attempt a legacy HTTP+SSE fallback
+		// replaced in this generation: its end is not the generation's.
+		delete(a.abandoned, m.Transport)
+		return
+	}
 	conn := a.conns[m.Generation]
 	delete(a.conns, m.Generation)
 	a.cancelHandlers(m.Generation)
@@ -333,6 +361,12 @@ func (a *clientActor) transportClosed(ctx actor.Context, m messages.TransportClo
 // (exit status, stderr tail) says more than whichever request noticed
 // first: an initialize whose write failed knows only "broken pipe".
 func (a *clientActor) failedConnectError(conn *transport.Conn) error {
+	if fe, ok := a.failed.(*FallbackError); ok {
+		legacy := *fe
+		a.failed = legacy.Legacy
+		legacy.Legacy = a.failedConnectError(conn)
+		return &legacy
+	}
 	err := a.failed
 	if err == nil || errors.Is(err, messages.ErrTransportClosed) {
 		if conn != nil {
@@ -508,7 +542,7 @@ var errClientStopped = errors.New("client actor stopped")
 
 func (a *clientActor) deliver(server string, n Notification) {
 	if f := a.env.Handlers.Notification; f != nil {
-		a.h.callbacks.run(func() { f(server, n) })
+		a.h.callback("Handlers.Notification", func() { f(server, n) })
 	}
 }
 
@@ -536,5 +570,5 @@ type ReplacedError struct {
 }
 
 func (e *ReplacedError) Error() string {
-	return "connection replaced by a new one (generation " + strconv.FormatUint(e.Next, 10) + ")"
+	return "MCP server " + strconv.Quote(e.Server) + ": connection replaced by a new one (generation " + strconv.FormatUint(e.Next, 10) + ")"
 }

@@ -2,8 +2,11 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -126,8 +129,8 @@ const (
 // after a delay growing exponentially from BackoffMin to BackoffMax (with
 // jitter), at most MaxRestarts times within Window; beyond that the
 // server's circuit breaker opens. A zero field takes its default
-// (DefaultRestartPolicy); a MaxRestarts of zero allows no restart only
-// when the policy is written in a file as such.
+// (DefaultRestartPolicy); a negative MaxRestarts allows no restart (a
+// file's "maxRestarts": 0 reads as -1).
 type RestartPolicy struct {
 	MaxRestarts int
 	Window      time.Duration
@@ -182,9 +185,26 @@ type UnknownTypeError struct{ Type string }
 
 func (e *UnknownTypeError) Error() string { return "Unknown server type: " + e.Type }
 
-// Validate checks the fields that decide how the server is reached.
+// validName is what a server may be called: it is part of exposed tool
+// names (mcp__<server>__<tool>), of telemetry and of cache file names.
+var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
+
+// ValidName reports whether name is a valid server name: 1 to 100
+// letters, digits, '-', '_' or '.'.
+func ValidName(name string) bool { return validName.MatchString(name) }
+
+// NameProblem is the configuration problem of an invalid server name.
+func NameProblem(name string) string {
+	return fmt.Sprintf("Server %q: name must be 1 to 100 letters, digits, '-', '_' or '.'", name)
+}
+
+// Validate checks the server's name and the fields that decide how the
+// server is reached.
 func (c *ServerConfig) Validate(name string) error {
 	var problems []string
+	if !ValidName(name) {
+		problems = append(problems, NameProblem(name))
+	}
 	if c.Command != "" && c.URL != "" {
 		problems = append(problems, fmt.Sprintf(`Server %q: both "command" and "url" are set - server should be either stdio (command) OR http/sse (url), not both`, name))
 	}
@@ -200,14 +220,41 @@ func (c *ServerConfig) Validate(name string) error {
 	case TypeHTTP, TypeSSE:
 		if c.URL == "" {
 			problems = append(problems, fmt.Sprintf(`Server %q: %s server requires "url" field`, name, t))
+		} else if p := urlProblem(c.URL); p != "" {
+			problems = append(problems, fmt.Sprintf(`Server %q: "url" %s`, name, p))
 		}
 	default:
 		problems = append(problems, fmt.Sprintf(`Server %q: unknown server type %q`, name, t))
+	}
+	switch c.InheritEnv {
+	case EnvInheritAll, EnvInheritSafe, EnvInheritNone:
+	default:
+		problems = append(problems, fmt.Sprintf(`Server %q: unknown environment inheritance %q (want "", %q or %q)`, name, string(c.InheritEnv), string(EnvInheritSafe), string(EnvInheritNone)))
 	}
 	if len(problems) > 0 {
 		return &ConfigError{Server: name, Problems: problems}
 	}
 	return nil
+}
+
+// urlProblem says what makes raw unusable as an http server's endpoint, in
+// words that quote no part of it (it may carry a credential).
+func urlProblem(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "is not a valid URL: " + err.Error()
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("must be an http or https URL (the scheme is %q)", u.Scheme)
+	case u.Host == "":
+		return "has no host"
+	}
+	return ""
 }
 
 func (c *ServerConfig) probeTimeout() time.Duration {

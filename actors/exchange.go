@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mcpactor/mcpactor/messages"
@@ -18,7 +19,7 @@ import (
 func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts *transport.RequestOptions) error {
 	raw, err := encodeParams(params)
 	if err != nil {
-		return encodeError(method, err)
+		return encodeError(conn.Server(), method, err)
 	}
 	if op != nil {
 		raw = op.InjectParams(raw)
@@ -33,9 +34,15 @@ func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, metho
 	return decodeInto(conn.Server(), method, res, out, op)
 }
 
-// encodeError reports params that could not be encoded.
-func encodeError(method string, err error) error {
-	return fmt.Errorf("mcp: encode %s params: %w", method, err)
+// encodeError reports params that could not be encoded; nothing was sent.
+func encodeError(server, method string, err error) error {
+	var ae *messages.ArgumentsError
+	if errors.As(err, &ae) {
+		named := *ae
+		named.Server = server
+		return &named
+	}
+	return fmt.Errorf("MCP server %q: %s: cannot encode the params (nothing was sent): %w", server, method, err)
 }
 
 // decodeInto decodes an answer into out (nothing when out is nil) and

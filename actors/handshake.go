@@ -85,9 +85,13 @@ func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn, peer t
 
 // connectError turns the end of a handshake bounded by the connect timeout
 // into the reference system's error.
-func connectError(ctx context.Context, server string, cfg *ServerConfig, err error) error {
+func connectError(ctx context.Context, conn *transport.Conn, server string, cfg *ServerConfig, err error) error {
 	if errors.Is(context.Cause(ctx), errConnectDeadline) {
-		return &messages.ConnectTimeoutError{Server: server, After: cfg.connectTimeout()}
+		// A server that printed something other than JSON-RPC on stdout
+		// (a banner, a prompt, its failure) and never answered: what it
+		// printed says why.
+		n, first := conn.SkippedStdout()
+		return &messages.ConnectTimeoutError{Server: server, After: cfg.connectTimeout(), SkippedStdout: n, FirstStdout: first}
 	}
 	return err
 }

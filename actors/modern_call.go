@@ -71,7 +71,7 @@ func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *genera
 func (c *Client) modernBody(g *generation, method string, params any) ([]byte, error) {
 	raw, err := encodeParams(params)
 	if err != nil {
-		return nil, encodeError(method, err)
+		return nil, encodeError(c.name, method, err)
 	}
 	base, err := messages.WithMeta(raw, c.metaMembers(g.sess))
 	if err != nil {
@@ -223,7 +223,7 @@ func (c *Client) fulfil(ctx context.Context, res json.RawMessage) ([]byte, error
 			iop.End(errClientStopped, false)
 			return nil, &messages.TransportClosedError{Server: c.name, Closed: true}
 		}
-		result, rpcErr = runHandler(ictx, run, messages.InboundRequest{Method: req.Method, Params: req.Params}, c.logger(), c.name)
+		result, rpcErr = runHandler(ictx, run, messages.InboundRequest{Method: req.Method, Params: req.Params}, c.logger(), c.name, &c.panicked)
 		c.callbacks.exit()
 		iop.End(errOrNil(rpcErr), false)
 		if rpcErr != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -61,7 +62,7 @@ func (a *clientActor) serve(ctx actor.Context, req messages.InboundRequest) {
 	hctx, cancel := context.WithCancel(sctx)
 	a.serving[key] = served{cancel: cancel}
 	a.servingBytes += size
-	root, self, log, server, gate := ctx.ActorSystem().Root, ctx.Self(), a.env.Logger, a.h.name, &a.h.callbacks
+	root, self, log, server, gate, panicked := ctx.ActorSystem().Root, ctx.Self(), a.env.Logger, a.h.name, &a.h.callbacks, &a.h.panicked
 	a.work.Go(func() {
 		defer cancel()
 		defer root.Send(self, handlerDone{key: key, bytes: size})
@@ -69,7 +70,7 @@ func (a *clientActor) serve(ctx actor.Context, req messages.InboundRequest) {
 			op.End(errClientStopped, false)
 			return // closed before the handler could start
 		}
-		result, rpcErr := runHandler(hctx, run, req, log, server)
+		result, rpcErr := runHandler(hctx, run, req, log, server, panicked)
 		gate.exit()
 		// A request the server cancelled gets no answer
 		// (basic/utilities/cancellation: the receiver SHOULD NOT
@@ -92,9 +93,10 @@ type handlerFunc func(ctx context.Context, params json.RawMessage) (json.RawMess
 // runtime's: it becomes a -32603 answer, so the server is not left waiting
 // for one, and it does not reach the WaitGroup, which would re-panic it in
 // Close and take the program down.
-func runHandler(ctx context.Context, run handlerFunc, req messages.InboundRequest, log *slog.Logger, server string) (result json.RawMessage, rpcErr *messages.Error) {
+func runHandler(ctx context.Context, run handlerFunc, req messages.InboundRequest, log *slog.Logger, server string, panicked *atomic.Int64) (result json.RawMessage, rpcErr *messages.Error) {
 	defer func() {
 		if p := recover(); p != nil {
+			panicked.Add(1)
 			log.Error("mcp: handler panicked", "server", server, "method", req.Method, "panic", p, "stack", string(debug.Stack()))
 			result, rpcErr = nil, &messages.Error{Code: messages.CodeInternalError, Message: fmt.Sprintf("handler for %s panicked: %v", req.Method, p)}
 		}

@@ -86,14 +86,23 @@ func (e *statelessEra) probe(ctx context.Context, conn *transport.Conn, peer tel
 		opts.Observer = op
 	}
 	raw, err := conn.Call(pctx, messages.MethodServerDiscover, params, opts)
-	op.End(err, false)
 	if err != nil {
-		return e.judgeError(err)
+		sess, v, legacyVersion, jerr := e.judgeError(err)
+		if jerr == nil && v == verdictLegacy {
+			// A session-era server's refusal is the answer the probe
+			// asked for, not a failure.
+			op.EndExpected(err, telemetry.ProbeSessionEra)
+		} else {
+			op.End(err, false)
+		}
+		return sess, v, legacyVersion, jerr
 	}
 	var res messages.DiscoverResult
 	if json.Unmarshal(raw, &res) != nil || len(res.SupportedVersions) == 0 {
+		op.EndExpected(nil, telemetry.ProbeSessionEra)
 		return nil, verdictLegacy, "", nil
 	}
+	op.End(nil, false)
 	if mutual := firstShared(ModernVersions, res.SupportedVersions); mutual != "" {
 		return e.session(mutual, res, peer, conn), verdictModern, "", nil
 	}

@@ -33,6 +33,10 @@ type InboundNotification struct {
 type TransportClosed struct {
 	Err        error  // a *TransportClosedError
 	Generation uint64 // the connection generation that ended
+	// Transport identifies the transport that ended (transport.Conn.ID):
+	// a generation may run two, one after the other, when a Streamable
+	// HTTP attempt falls back to the legacy HTTP+SSE transport.
+	Transport uint64
 }
 
 // SessionExpired tells an HTTP transport's owner that the server has ended

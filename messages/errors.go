@@ -29,13 +29,17 @@ type TransportClosedError struct {
 	Cause      error  // what closed it; nil for an orderly Close
 	ExitStatus string // "exit status 1", "signal: killed"; empty when unknown
 	StderrTail string // the server's stderr: its first lines and its last, trimmed
+	// StdoutExcerpt is what the server wrote to stdout that was not
+	// JSON-RPC, and was skipped: its first lines and its last. A server
+	// that fails at start often prints its cause there.
+	StdoutExcerpt string
 	// Closed is true when the close was asked for (Close, Stop): the
 	// connection ended as intended, which is not a failure.
 	Closed bool
 }
 
-// Error reads "Transport closed: <exit status>: <cause>: <stderr tail>", each
-// part only when known.
+// Error reads "Transport closed: <exit status>: <cause>: <stderr tail>;
+// stdout (not JSON-RPC): <stdout excerpt>", each part only when known.
 func (e *TransportClosedError) Error() string {
 	var b strings.Builder
 	b.WriteString("Transport closed")
@@ -44,6 +48,10 @@ func (e *TransportClosedError) Error() string {
 			b.WriteString(": ")
 			b.WriteString(part)
 		}
+	}
+	if e.StdoutExcerpt != "" {
+		b.WriteString("; stdout (not JSON-RPC): ")
+		b.WriteString(e.StdoutExcerpt)
 	}
 	return b.String()
 }
@@ -93,7 +101,36 @@ type CanceledError struct {
 	Err    error
 }
 
-func (e *CanceledError) Error() string { return e.Err.Error() }
+// Error reads `MCP server "<name>": <method> (id <id>) cancelled: <cause>`,
+// each part only when known (the id is not, for a call cancelled before it
+// was sent); with neither server nor method, the cause alone.
+func (e *CanceledError) Error() string {
+	cause := "cancelled"
+	if e.Err != nil {
+		cause = e.Err.Error()
+	}
+	if e.Server == "" && e.Method == "" {
+		return cause
+	}
+	var b strings.Builder
+	if e.Server != "" {
+		b.WriteString("MCP server ")
+		b.WriteString(strconv.Quote(e.Server))
+		b.WriteString(": ")
+	}
+	if e.Method != "" {
+		b.WriteString(e.Method)
+		b.WriteString(" ")
+	}
+	if e.ID.IsValid() {
+		b.WriteString("(id ")
+		b.WriteString(e.ID.String())
+		b.WriteString(") ")
+	}
+	b.WriteString("cancelled: ")
+	b.WriteString(cause)
+	return b.String()
+}
 
 // Unwrap returns the context's cause.
 func (e *CanceledError) Unwrap() error { return e.Err }
@@ -113,17 +150,41 @@ func (e *RPCError) Error() string {
 	return (&Error{Code: e.Code, Message: e.Message}).Error()
 }
 
+// ErrRPC matches every *RPCError: the server answered with a JSON-RPC
+// error.
+var ErrRPC = errors.New("MCP error")
+
+// Is makes errors.Is(err, ErrRPC) true.
+func (e *RPCError) Is(target error) bool { return target == ErrRPC }
+
 // ConnectTimeoutError reports a server whose connection (spawn and handshake)
 // did not finish within its connect timeout. Everything it started has been
 // torn down.
 type ConnectTimeoutError struct {
 	Server string
 	After  time.Duration
+	// SkippedStdout counts the lines a stdio server wrote to stdout that
+	// were not JSON-RPC, and were skipped, before the timeout; FirstStdout
+	// is the first of them (transport.Conn.SkippedStdout). A server that
+	// prints a banner, a prompt or its failure on stdout never answers
+	// the handshake, and these say why.
+	SkippedStdout int64
+	FirstStdout   string
 }
 
+// Error reads "Connection to MCP server "<name>" timed out after <ms>ms",
+// and, when stdout lines were skipped, "; <n> non-JSON lines on stdout
+// were skipped, the first: "<line>"".
 func (e *ConnectTimeoutError) Error() string {
-	return "Connection to MCP server " + strconv.Quote(e.Server) + " timed out after " +
+	s := "Connection to MCP server " + strconv.Quote(e.Server) + " timed out after " +
 		strconv.FormatInt(e.After.Milliseconds(), 10) + "ms"
+	switch {
+	case e.SkippedStdout == 1:
+		s += "; 1 non-JSON line on stdout was skipped: " + strconv.Quote(e.FirstStdout)
+	case e.SkippedStdout > 1:
+		s += "; " + strconv.FormatInt(e.SkippedStdout, 10) + " non-JSON lines on stdout were skipped, the first: " + strconv.Quote(e.FirstStdout)
+	}
+	return s
 }
 
 // Is makes errors.Is(err, ErrConnectTimeout) and errors.Is(err, ErrTimeout) true.

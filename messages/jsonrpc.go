@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -109,8 +110,14 @@ type Error struct {
 }
 
 // Error formats the error as the reference system does: "MCP error <code>: <message>".
+// A message that already starts so (servers built on the TypeScript SDK
+// send their errors formatted this way) is not prefixed a second time.
 func (e *Error) Error() string {
-	return "MCP error " + strconv.FormatInt(e.Code, 10) + ": " + e.Message
+	prefix := "MCP error " + strconv.FormatInt(e.Code, 10) + ": "
+	if strings.HasPrefix(e.Message, prefix) {
+		return e.Message
+	}
+	return prefix + e.Message
 }
 
 // JSON-RPC 2.0 error codes (§5.1) and the ones MCP adds.

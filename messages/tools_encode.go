@@ -1,10 +1,64 @@
 package messages
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// ErrInvalidArguments matches every *ArgumentsError.
+var ErrInvalidArguments = errors.New("tool arguments must be a JSON object")
+
+// ArgumentsError refuses a tools/call whose arguments do not encode as a
+// JSON object, before anything is sent: the protocol has the arguments be
+// an object
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#calling-tools),
+// and a server would refuse them anyway, less clearly.
+type ArgumentsError struct {
+	Server string
+	Tool   string
+	Got    string // what they encode as: "a JSON array", "a JSON string", ...
+}
+
+func (e *ArgumentsError) Error() string {
+	s := "tool " + strconv.Quote(e.Tool) + ": arguments must be a JSON object, not " + e.Got + " (nothing was sent)"
+	if e.Server != "" {
+		s = "MCP server " + strconv.Quote(e.Server) + ": " + s
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrInvalidArguments) true.
+func (e *ArgumentsError) Is(target error) bool { return target == ErrInvalidArguments }
+
+// KindOf names the kind of the JSON value v ("a JSON array", "null", ...),
+// by its first byte, for an error that must not quote the value (it may
+// hold a secret).
+func KindOf(v []byte) string {
+	v = bytes.TrimLeft(v, " \t\r\n")
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "a JSON object"
+	case '[':
+		return "a JSON array"
+	case '"':
+		return "a JSON string"
+	case 't', 'f':
+		return "a JSON boolean"
+	case 'n':
+		return "null"
+	}
+	return "a JSON number"
+}
 
 // AppendCallToolParams appends the JSON encoding of p to b, exactly as
 // json.Marshal would encode it, without reflecting over the struct:
-// tools/call is the hot path. The arguments and _meta go through
+// tools/call is the hot path. Arguments that encode as anything but an
+// object are refused with an *ArgumentsError. The arguments and _meta go through
 // appendValue, which leaves only shapes other than the generic JSON ones to
 // encoding/json.
 func AppendCallToolParams(b []byte, p *CallToolParams) ([]byte, error) {
@@ -21,9 +75,14 @@ func AppendCallToolParams(b []byte, p *CallToolParams) ([]byte, error) {
 	b = appendString(b, p.Name)
 	if p.Arguments != nil {
 		b = append(b, `,"arguments":`...)
+		mark := len(b)
 		var err error
 		if b, err = appendValue(b, p.Arguments); err != nil {
 			return nil, err
+		}
+		// appendValue writes compact JSON: an object starts at once.
+		if len(b) == mark || b[mark] != '{' {
+			return nil, &ArgumentsError{Tool: p.Name, Got: KindOf(b[mark:])}
 		}
 	}
 	if len(p.InputResponses) > 0 {

@@ -2,6 +2,7 @@ package messages
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"testing"
 )
@@ -12,7 +13,6 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 		{Name: "echo", Arguments: map[string]any{"message": "hi <there> & \"you\"", "n": 1.5}},
 		{Name: "ünïcode\u2028", Arguments: struct{ A int }{3}},
 		{Name: "x", Arguments: map[string]any{}},
-		{Name: "nil-args", Arguments: map[string]any(nil)},
 		{Name: "shapes", Arguments: map[string]any{
 			"small": 1e-7, "big": 1e21, "plain": 123456789.0, "neg0": math.Copysign(0, -1), "frac": -0.000001,
 			"nil": nil, "int": 5, "i64": int64(-3), "t": true, "list": []any{1.0, "x", false, nil, []any(nil)},
@@ -20,7 +20,7 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 			"struct": struct{ B []byte }{[]byte("hi")},
 			"k9":     9, "k10": 10, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8,
 		}},
-		{Meta: Meta{"progressToken": 7, "traceparent": "00-abc"}, Name: "p", Arguments: []int{1}},
+		{Meta: Meta{"progressToken": 7, "traceparent": "00-abc"}, Name: "p", Arguments: map[string]int{"a": 1}},
 		{Meta: Meta{}, Name: "empty-meta"},
 		{Name: "raw", Arguments: json.RawMessage(`{"message":"hi \"you\"","n":[1,2.5e3,null,true]}`)},
 		{Name: "raw-spaced", Arguments: json.RawMessage(" {\"a\" : [1, 2] }\n")},
@@ -39,6 +39,15 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 		}
 		if string(got) != string(want) {
 			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+	// Arguments that encode, but not as an object, are refused: the
+	// protocol has them be one.
+	for _, notObject := range []any{map[string]any(nil), []int{1}, "text", 3, false, json.RawMessage(` [1]`), json.RawMessage(`null`)} {
+		_, err := AppendCallToolParams(nil, &CallToolParams{Name: "t", Arguments: notObject})
+		var ae *ArgumentsError
+		if !errors.Is(err, ErrInvalidArguments) || !errors.As(err, &ae) || ae.Tool != "t" {
+			t.Errorf("arguments %#v: %v, want an *ArgumentsError", notObject, err)
 		}
 	}
 	for _, bad := range []any{func() {}, map[string]any{"nan": math.NaN()}, []any{math.Inf(1)},
@@ -63,9 +72,28 @@ func FuzzAppendCallToolParams(f *testing.F) {
 			p := CallToolParams{Name: name, Arguments: a, RequestState: state}
 			want, err1 := json.Marshal(p)
 			got, err2 := AppendCallToolParams(nil, &p)
+			if err1 == nil && !argumentsAreObject(want) {
+				// Encodable, but not an object: refused (ArgumentsError).
+				if !errors.Is(err2, ErrInvalidArguments) {
+					t.Fatalf("%T: %s: got %s (%v), want ErrInvalidArguments", a, want, got, err2)
+				}
+				continue
+			}
 			if (err1 == nil) != (err2 == nil) || string(got) != string(want) {
 				t.Fatalf("%T: got %s (%v), want %s (%v)", a, got, err2, want, err1)
 			}
 		}
 	})
+}
+
+// argumentsAreObject reports whether encoded tools/call params have no
+// arguments or object arguments.
+func argumentsAreObject(params []byte) bool {
+	var p struct {
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	return len(p.Arguments) == 0 || p.Arguments[0] == '{'
 }

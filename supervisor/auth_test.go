@@ -29,11 +29,14 @@ func TestAuthOAuthFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := f.Servers["s"].Auth
-	want := Auth{Type: "oauth", CredentialID: "alice", ClientID: "cid-1", ClientSecret: "shh",
+	want := Auth{Type: "oauth", ClientID: "cid-1", ClientSecret: "shh",
 		ClientMetadataURL: "https://app.example/client.json", Issuer: "https://as.example",
 		RedirectPort: 4567, Scopes: "a b", Grant: "authorization_code", TokenStore: "memory"}
 	if a == nil || *a != want {
 		t.Fatalf("auth = %+v", a)
+	}
+	if id := f.Servers["s"].Config.Identity; id != "alice" {
+		t.Errorf("auth.credentialId gave the identity %q, want alice", id)
 	}
 	if len(f.Warnings) != 0 {
 		t.Errorf("warnings %q", f.Warnings)
@@ -132,18 +135,18 @@ func TestCommandHeaderRerunOn401(t *testing.T) {
 func TestAuthClientsForgotten(t *testing.T) {
 	key := func() weak.Pointer[Auth] {
 		a := &Auth{Type: "oauth", TokenStore: "memory"}
-		if _, err := a.Client(); err != nil {
+		if _, err := a.Client(""); err != nil {
 			t.Fatal(err)
 		}
 		return weak.Make(a)
 	}()
-	if _, ok := oauthClients.Load(key); !ok {
+	if _, ok := oauthClients.Load(oauthKey{auth: key}); !ok {
 		t.Fatal("no client kept for the Auth")
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		runtime.GC()
-		if _, ok := oauthClients.Load(key); !ok {
+		if _, ok := oauthClients.Load(oauthKey{auth: key}); !ok {
 			return
 		}
 		if time.Now().After(deadline) {

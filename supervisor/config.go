@@ -8,6 +8,7 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -19,6 +20,7 @@ import (
 	"weak"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 	"github.com/mcpactor/mcpactor/transport/oauth"
 )
@@ -33,14 +35,14 @@ type Server struct {
 	// The values of Commands are still as written ("!..."): call Resolve
 	// for the configuration to connect with.
 	Config actors.ServerConfig
+	// What used to be fields of Server lives in Config, the one type a
+	// server is configured with in code or in a file: Config.Keepalive,
+	// Config.Restart, Config.EnabledTools and Config.DisabledTools, and
+	// Config.Identity (a file's "auth.credentialId").
+
 	// Enabled is false for an entry written with "enabled": false (or
 	// Windsurf's "disabled": true); the manager keeps it but never starts it.
 	Enabled bool
-	// Restart is the restart policy, defaults filled in.
-	Restart RestartPolicy
-	// Keepalive is the interval between pings of a ready server; 0 pings
-	// never.
-	Keepalive time.Duration
 	// QueueTimeout is how long a call waits for an in-flight slot when
 	// the server already has MaxInFlight requests out, default filled in
 	// (DefaultQueueTimeout). Config.QueueTimeout holds the same value, so
@@ -68,18 +70,38 @@ type Server struct {
 	// Warnings about this entry: unknown fields, unset variables. They
 	// name variables and fields, never values.
 	Warnings []string
-	// EnabledTools, if not empty, are the only tools of the server offered;
-	// DisabledTools are never offered. Raw tool names, as the server
-	// lists them.
-	EnabledTools, DisabledTools []string
 	// Extra holds the fields of the entry this package does not know, as
 	// written (each one is also a warning).
 	Extra map[string]json.RawMessage
 }
 
 // RestartPolicy is how the manager restarts a server whose connection
-// died (ServerConfig.Restart).
+// died (ServerConfig.Restart). A zero field takes its default; a negative
+// MaxRestarts allows none (a file's "maxRestarts": 0 reads as -1).
 type RestartPolicy = actors.RestartPolicy
+
+// effectiveRestart is p with its zero fields set to the defaults, and a
+// negative MaxRestarts read as none.
+func effectiveRestart(p RestartPolicy) RestartPolicy {
+	d := DefaultRestartPolicy()
+	switch {
+	case p.MaxRestarts < 0:
+		p.MaxRestarts = 0
+	case p.MaxRestarts == 0:
+		p.MaxRestarts = d.MaxRestarts
+	}
+	if p.Window <= 0 {
+		p.Window = d.Window
+	}
+	if p.BackoffMin <= 0 {
+		p.BackoffMin = d.BackoffMin
+	}
+	if p.BackoffMax <= 0 {
+		p.BackoffMax = max(d.BackoffMax, p.BackoffMin)
+	}
+	p.BackoffMax = max(p.BackoffMax, p.BackoffMin)
+	return p
+}
 
 // Defaults of a server entry (docs/configuration.md, "Server entries").
 const (
@@ -103,8 +125,9 @@ func DefaultRestartPolicy() RestartPolicy { return actors.DefaultRestartPolicy()
 // which Resolve gives the connection; "apikey" says the server takes a
 // key in a header (headers, with ${VAR} or a !command), and adds nothing.
 type Auth struct {
-	Type         string // "oauth" or "apikey"
-	CredentialID string // which stored credential to use: the identity tokens are kept for; "" for the default
+	// Type is "oauth" or "apikey". The file's "credentialId" (which
+	// stored credential to use) is the server's Config.Identity.
+	Type string
 
 	// OAuth (type "oauth"), from the file; ${VAR} is expanded in every
 	// string. A pre-registered client: ClientID, and ClientSecret or
@@ -148,7 +171,13 @@ type Auth struct {
 // copyable) for its users, through a weak pointer: an entry goes when its
 // Auth does (a reload replaces every Server), with the client's secrets
 // and tokens.
-var oauthClients sync.Map // weak.Pointer[Auth] -> *lazyClient
+var oauthClients sync.Map // oauthKey -> *lazyClient
+
+// oauthKey is an Auth and the identity its tokens are kept for.
+type oauthKey struct {
+	auth     weak.Pointer[Auth]
+	identity string
+}
 
 type lazyClient struct {
 	once sync.Once
@@ -156,19 +185,20 @@ type lazyClient struct {
 	err  error
 }
 
-// Client returns the OAuth client of an "oauth" entry, made once.
-func (a *Auth) Client() (*oauth.Client, error) {
-	key := weak.Make(a)
+// Client returns the OAuth client of an "oauth" entry for an identity
+// (ServerConfig.Identity; "" is the default one), made once per identity.
+func (a *Auth) Client(identity string) (*oauth.Client, error) {
+	key := oauthKey{auth: weak.Make(a), identity: identity}
 	v, loaded := oauthClients.LoadOrStore(key, new(lazyClient))
 	if !loaded {
-		runtime.AddCleanup(a, func(k weak.Pointer[Auth]) { oauthClients.Delete(k) }, key)
+		runtime.AddCleanup(a, func(k oauthKey) { oauthClients.Delete(k) }, key)
 	}
 	l := v.(*lazyClient)
-	l.once.Do(func() { l.c, l.err = a.newClient() })
+	l.once.Do(func() { l.c, l.err = a.newClient(identity) })
 	return l.c, l.err
 }
 
-func (a *Auth) newClient() (*oauth.Client, error) {
+func (a *Auth) newClient(identity string) (*oauth.Client, error) {
 	cfg := oauth.Config{
 		ClientID:          a.ClientID,
 		ClientSecret:      a.ClientSecret,
@@ -178,7 +208,7 @@ func (a *Auth) newClient() (*oauth.Client, error) {
 		RedirectURL:       a.RedirectURI,
 		Scopes:            strings.Fields(a.Scopes),
 		Grant:             a.Grant,
-		Identity:          a.CredentialID,
+		Identity:          identity,
 		UserStep:          a.UserStep,
 		Store:             a.Store,
 	}
@@ -212,7 +242,7 @@ func (a *Auth) newClient() (*oauth.Client, error) {
 // (out), a RefreshHeader that runs the command again on a 401; else nil.
 func (s *Server) authorizer(cfg *actors.ServerConfig, header *Command, out string) (transport.Authorizer, error) {
 	if s.Auth != nil && s.Auth.Type == "oauth" {
-		c, err := s.Auth.Client()
+		c, err := s.Auth.Client(s.Config.Identity)
 		if err != nil {
 			return nil, fmt.Errorf("Server %q: %w", s.Name, err)
 		}
@@ -278,12 +308,32 @@ func (s Source) String() string {
 // projectDir is what the tool-list cache keys a server's project by.
 func (s Source) projectDir() string { return s.Project }
 
-// File is a parsed {"mcpServers": {...}} configuration file.
+// File is a parsed configuration file: {"mcpServers": {...}}, or VS
+// Code's {"servers": {...}}.
 type File struct {
 	// Servers holds every valid entry by name, disabled ones included.
 	Servers  map[string]*Server
 	Disabled []string // names of servers with "enabled": false, sorted
 	Warnings []string // unknown fields, unset variables: reported, never fatal
+	// Invalid are the entries left out, with their problems, sorted by
+	// name; the error of LoadFile and Parse joins the same problems.
+	Invalid []InvalidEntry
+}
+
+// InvalidEntry is a server entry left out of a file because it is
+// invalid. Its problems name the server and the fields, never values.
+type InvalidEntry struct {
+	Name     string
+	File     string // the file it was read from; "" for Parse
+	Problems []string
+}
+
+func (e InvalidEntry) String() string {
+	s := strings.Join(e.Problems, "; ")
+	if e.File != "" {
+		s = e.File + ": " + s
+	}
+	return s + " (server skipped)"
 }
 
 // Names returns the enabled servers' names in sorted order.
@@ -312,7 +362,13 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
 
 // LoadFile reads and parses a configuration file given explicitly (an API
 // option, --config): no discovery, no approval needed. ${VAR} references
-// are expanded from the process environment.
+// are expanded from the process environment. The file is our format
+// ({"mcpServers": ...}, where a value starting with '!' is a command) or
+// VS Code's ({"servers": ...}); comments and trailing commas are allowed.
+//
+// A file some of whose entries are invalid is a partial result: the File
+// holds the valid servers and the invalid ones (File.Invalid), and the
+// error lists the problems. A file with neither key is an error.
 func LoadFile(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -333,18 +389,32 @@ func Parse(data []byte, lookup func(string) (string, bool)) (*File, error) {
 }
 
 func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*File, error) {
-	var doc struct {
-		MCPServers map[string]json.RawMessage `json:"mcpServers"`
-	}
+	data = standardJSON(data)
+	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("invalid configuration: %s", jsonProblem(data, err))
 	}
+	if doc == nil {
+		return nil, errors.New(`invalid configuration: no "mcpServers" or "servers" object`)
+	}
+	key := "mcpServers"
+	if _, ok := doc[key]; !ok {
+		key = "servers" // VS Code's
+	}
+	if _, ok := doc[key]; !ok {
+		return nil, errors.New(`invalid configuration: no "mcpServers" or "servers" object`)
+	}
+	var servers map[string]json.RawMessage
+	if err := json.Unmarshal(doc[key], &servers); err != nil {
+		return nil, fmt.Errorf("invalid configuration: %q must be an object (it is %s)", key, messages.KindOf(doc[key]))
+	}
 	f := &File{Servers: map[string]*Server{}}
 	var problems []string
-	for _, name := range sortedKeys(doc.MCPServers) {
-		s, bad := parseEntry(name, doc.MCPServers[name], jsonDialect{}, src, lookup)
+	for _, name := range sortedKeys(servers) {
+		s, bad := parseEntry(name, servers[name], jsonDialect{}, src, lookup)
 		if len(bad) > 0 {
 			problems = append(problems, bad...)
+			f.Invalid = append(f.Invalid, InvalidEntry{Name: name, File: src.File, Problems: bad})
 			continue
 		}
 		f.Warnings = append(f.Warnings, s.Warnings...)
@@ -361,10 +431,13 @@ func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*Fi
 }
 
 // NewServer makes a Server of a configuration given in code (SourceAPI).
-// Its values are taken literally: no ${VAR} expansion, no !commands. The
-// restart policy is the default; set the field to change it. Its Hash
-// covers the fields a file could have written (a Dial function is not
-// hashed: two such servers of one name hash alike).
+// Its values are taken literally: no ${VAR} expansion, no !commands.
+// Keepalive, Restart (zero fields take the defaults), the tool filters and
+// Identity act exactly as a file's "keepalive", "restart", "enabledTools",
+// "disabledTools" and "auth.credentialId". Its Hash covers the fields a
+// file could have written, supervision included, so that Reload restarts a
+// server whose keepalive changed (a Dial function is not hashed: two such
+// servers of one name hash alike).
 func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
 	if !validName.MatchString(name) {
 		return nil, &actors.ConfigError{Server: name, Problems: []string{nameProblem(name)}}
@@ -390,6 +463,16 @@ func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
 	put("maxInFlight", cfg.MaxInFlight, cfg.MaxInFlight == 0)
 	put("queueTimeout", cfg.QueueTimeout.Milliseconds(), cfg.QueueTimeout == 0)
 	put("protocolVersion", cfg.ProtocolVersion, cfg.ProtocolVersion == "")
+	put("inheritEnv", string(cfg.InheritEnv), cfg.InheritEnv == "")
+	put("keepalive", cfg.Keepalive.Milliseconds(), cfg.Keepalive == 0)
+	put("restart", map[string]any{"maxRestarts": cfg.Restart.MaxRestarts, "window": cfg.Restart.Window.Milliseconds(),
+		"backoffMin": cfg.Restart.BackoffMin.Milliseconds(), "backoffMax": cfg.Restart.BackoffMax.Milliseconds()},
+		cfg.Restart == RestartPolicy{})
+	put("enabledTools", cfg.EnabledTools, len(cfg.EnabledTools) == 0)
+	put("disabledTools", cfg.DisabledTools, len(cfg.DisabledTools) == 0)
+	// The identity is hashed with the rest (the hash is all that is
+	// written anywhere), so that another identity is another server.
+	put("auth", map[string]string{"credentialId": cfg.Identity}, cfg.Identity == "")
 	raw, err := json.Marshal(written)
 	if err != nil {
 		return nil, err
@@ -401,7 +484,7 @@ func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
 	if cfg.QueueTimeout == 0 {
 		cfg.QueueTimeout = DefaultQueueTimeout
 	}
-	return &Server{Name: name, Config: cfg, Enabled: true, Restart: DefaultRestartPolicy(),
+	return &Server{Name: name, Config: cfg, Enabled: true,
 		QueueTimeout: cfg.QueueTimeout, Source: Source{Kind: SourceAPI, Level: LevelExplicit}, Hash: hash}, nil
 }
 

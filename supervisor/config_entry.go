@@ -23,7 +23,7 @@ import (
 // (so that problems come in a stable order).
 var knownFields = []string{"type", "command", "args", "env", "cwd", "url", "headers", "enabled",
 	"timeout", "connectTimeout", "requestTimeout", "maxInFlight", "queueTimeout", "restart",
-	"protocolVersion", "keepalive", "auth", "enabledTools", "disabledTools"}
+	"protocolVersion", "keepalive", "auth", "enabledTools", "disabledTools", "inheritEnv"}
 
 var restartFields = []string{"maxRestarts", "window", "backoffMin", "backoffMax"}
 
@@ -65,8 +65,7 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 	lookup func(string) (string, bool), warnings, problems []string) (*Server, []string) {
 	d := &entryDecoder{server: name, fields: fields, problems: problems}
 	x := &expander{server: name, lookup: lookup}
-	s := &Server{Name: name, Enabled: true, Source: src, Hash: hash, QueueTimeout: DefaultQueueTimeout,
-		Restart: DefaultRestartPolicy()}
+	s := &Server{Name: name, Enabled: true, Source: src, Hash: hash, QueueTimeout: DefaultQueueTimeout}
 	for _, k := range sortedKeys(fields) {
 		if !slices.Contains(knownFields, k) {
 			warnings = append(warnings, fmt.Sprintf("Server %q: unknown field %q ignored", name, k))
@@ -86,15 +85,16 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 			cfg.Args[i] = x.expand(a)
 		}
 	}
+	bang := runsCommands(src)
 	if d.get("env", &cfg.Env, "an object of strings") {
-		s.Commands = append(s.Commands, d.values("env", cfg.Env, x)...)
+		s.Commands = append(s.Commands, d.values("env", cfg.Env, x, bang)...)
 	}
 	d.get("cwd", &cfg.Cwd, "a string")
 	if d.get("url", &cfg.URL, "a string") {
 		cfg.URL = x.expand(cfg.URL)
 	}
 	if d.get("headers", &cfg.Headers, "an object of strings") {
-		s.Commands = append(s.Commands, d.values("headers", cfg.Headers, x)...)
+		s.Commands = append(s.Commands, d.values("headers", cfg.Headers, x, bang)...)
 	}
 	var enabled bool
 	if d.get("enabled", &enabled, "true or false") {
@@ -115,12 +115,13 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 		s.QueueTimeout = v
 	}
 	cfg.QueueTimeout = s.QueueTimeout
-	d.restart(&s.Restart, &warnings)
+	d.restart(&cfg.Restart, &warnings)
 	d.get("protocolVersion", &cfg.ProtocolVersion, "a string")
-	s.Keepalive, _ = d.millis("keepalive")
-	s.Auth = d.auth(&warnings, x)
-	d.get("enabledTools", &s.EnabledTools, "a list of strings")
-	d.get("disabledTools", &s.DisabledTools, "a list of strings")
+	cfg.Keepalive, _ = d.millis("keepalive")
+	s.Auth = d.auth(&warnings, x, &cfg.Identity)
+	d.get("enabledTools", &cfg.EnabledTools, "a list of strings")
+	d.get("disabledTools", &cfg.DisabledTools, "a list of strings")
+	d.inheritEnv(&cfg.InheritEnv)
 
 	// A disabled entry is not checked for how to reach it: "enabled":
 	// false is how a half-written entry is parked.
@@ -195,14 +196,24 @@ func (d *entryDecoder) count(key string, into *int) bool {
 	return true
 }
 
-// values expands a map of env or header values, except those written
-// with a leading '!': those are commands, returned for Resolve and kept as
-// written. Variables inside a command are left to the shell.
-func (d *entryDecoder) values(field string, m map[string]string, x *expander) []Command {
+// runsCommands reports whether a leading '!' makes a value a command in
+// entries of this source: only in our own format (the native files, and a
+// file given explicitly), never in another tool's file, where '!' is a
+// character like any other (a password may begin with it), and running it
+// through the shell would run whatever that tool's file holds.
+func runsCommands(src Source) bool {
+	return src.Kind == SourceNative || src.Kind == SourceFile
+}
+
+// values expands a map of env or header values, except, where bang is
+// set, those written with a leading '!': those are commands, returned for
+// Resolve and kept as written. Variables inside a command are left to the
+// shell.
+func (d *entryDecoder) values(field string, m map[string]string, x *expander, bang bool) []Command {
 	var cmds []Command
 	for _, k := range sortedKeys(m) {
 		v := m[k]
-		if line, ok := strings.CutPrefix(v, "!"); ok {
+		if line, ok := strings.CutPrefix(v, "!"); ok && bang {
 			if strings.TrimSpace(line) == "" {
 				d.fail(field, "value of %q is '!' without a command", k)
 				continue
@@ -228,12 +239,17 @@ func (d *entryDecoder) object(key string, known []string, warnings *[]string) *e
 	return &entryDecoder{server: d.server, prefix: key + ".", fields: fields}
 }
 
+// restart reads "restart" into p as written: a field left out stays zero
+// (its default, effectiveRestart), and a written "maxRestarts": 0, which
+// means no restart, is kept as -1, what says so in a RestartPolicy.
 func (d *entryDecoder) restart(p *RestartPolicy, warnings *[]string) {
 	r := d.object("restart", restartFields, warnings)
 	if r == nil {
 		return
 	}
-	r.count("maxRestarts", &p.MaxRestarts)
+	if r.count("maxRestarts", &p.MaxRestarts) && p.MaxRestarts == 0 {
+		p.MaxRestarts = -1
+	}
 	if v, ok := r.millis("window"); ok {
 		p.Window = v
 	}
@@ -243,13 +259,32 @@ func (d *entryDecoder) restart(p *RestartPolicy, warnings *[]string) {
 	if v, ok := r.millis("backoffMax"); ok {
 		p.BackoffMax = v
 	}
-	if len(r.problems) == 0 && p.BackoffMin > p.BackoffMax {
+	if len(r.problems) == 0 && p.BackoffMax > 0 && p.BackoffMin > p.BackoffMax {
 		r.fail("backoffMin", "must not exceed \"restart.backoffMax\" (%v > %v)", p.BackoffMin, p.BackoffMax)
 	}
 	d.problems = append(d.problems, r.problems...)
 }
 
-func (d *entryDecoder) auth(warnings *[]string, x *expander) *Auth {
+// inheritEnv reads "inheritEnv": "all" (the default), "safe" or "none".
+func (d *entryDecoder) inheritEnv(into *actors.EnvInheritance) {
+	var v string
+	if !d.get("inheritEnv", &v, `"all", "safe" or "none"`) {
+		return
+	}
+	switch v {
+	case "all", "":
+		*into = actors.EnvInheritAll
+	case "safe":
+		*into = actors.EnvInheritSafe
+	case "none":
+		*into = actors.EnvInheritNone
+	default:
+		d.fail("inheritEnv", `must be "all", "safe" or "none", not %q`, v)
+	}
+}
+
+// auth reads "auth"; its "credentialId" is the server's identity.
+func (d *entryDecoder) auth(warnings *[]string, x *expander, identity *string) *Auth {
 	a := d.object("auth", authFields, warnings)
 	if a == nil {
 		return nil
@@ -263,7 +298,7 @@ func (d *entryDecoder) auth(warnings *[]string, x *expander) *Auth {
 	default:
 		a.fail("type", `must be "oauth" or "apikey", not %q`, out.Type)
 	}
-	for key, into := range map[string]*string{"credentialId": &out.CredentialID, "clientId": &out.ClientID, "clientSecret": &out.ClientSecret,
+	for key, into := range map[string]*string{"credentialId": identity, "clientId": &out.ClientID, "clientSecret": &out.ClientSecret,
 		"privateKeyFile": &out.PrivateKeyFile, "signingAlgorithm": &out.SigningAlgorithm,
 		"clientMetadataUrl": &out.ClientMetadataURL, "issuer": &out.Issuer, "redirectUri": &out.RedirectURI,
 		"grant": &out.Grant, "tokenStore": &out.TokenStore} {

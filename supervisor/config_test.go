@@ -140,7 +140,7 @@ func TestParseAllFields(t *testing.T) {
 			"restart": {"maxRestarts": 0, "window": 1000, "backoffMin": 10, "backoffMax": 20, "jitter": 1},
 			"protocolVersion": "2025-06-18", "keepalive": 15000.5,
 			"auth": {"type": "oauth", "credentialId": "work", "scope": "x"},
-			"enabledTools": ["a", "b"], "disabledTools": ["c"]},
+			"enabledTools": ["a", "b"], "disabledTools": ["c"], "inheritEnv": "safe"},
 		"plain": {"command": "srv", "cwd": "/tmp", "env": {"K": "!printf x"}}
 	}}`
 	f, err := Parse([]byte(doc), lookupFrom(map[string]string{"ID": "7"}))
@@ -158,17 +158,22 @@ func TestParseAllFields(t *testing.T) {
 	if s.QueueTimeout != 2500*time.Millisecond || cfg.QueueTimeout != s.QueueTimeout {
 		t.Errorf("queueTimeout: %v, config %v", s.QueueTimeout, cfg.QueueTimeout)
 	}
-	if want := (RestartPolicy{MaxRestarts: 0, Window: time.Second, BackoffMin: 10 * time.Millisecond, BackoffMax: 20 * time.Millisecond}); s.Restart != want {
-		t.Errorf("restart = %+v", s.Restart)
+	// A written "maxRestarts": 0 means none, which a RestartPolicy says
+	// with -1 (a zero field is a default).
+	if want := (RestartPolicy{MaxRestarts: -1, Window: time.Second, BackoffMin: 10 * time.Millisecond, BackoffMax: 20 * time.Millisecond}); cfg.Restart != want {
+		t.Errorf("restart = %+v", cfg.Restart)
 	}
-	if s.Keepalive != 15000500*time.Microsecond {
-		t.Errorf("keepalive = %v", s.Keepalive)
+	if cfg.Keepalive != 15000500*time.Microsecond {
+		t.Errorf("keepalive = %v", cfg.Keepalive)
 	}
-	if s.Auth == nil || *s.Auth != (Auth{Type: "oauth", CredentialID: "work"}) {
-		t.Errorf("auth = %+v", s.Auth)
+	if s.Auth == nil || *s.Auth != (Auth{Type: "oauth"}) || cfg.Identity != "work" {
+		t.Errorf("auth = %+v, identity %q", s.Auth, cfg.Identity)
 	}
-	if strings.Join(s.EnabledTools, ",") != "a,b" || strings.Join(s.DisabledTools, ",") != "c" {
-		t.Errorf("tools = %v %v", s.EnabledTools, s.DisabledTools)
+	if strings.Join(cfg.EnabledTools, ",") != "a,b" || strings.Join(cfg.DisabledTools, ",") != "c" {
+		t.Errorf("tools = %v %v", cfg.EnabledTools, cfg.DisabledTools)
+	}
+	if cfg.InheritEnv != actors.EnvInheritSafe {
+		t.Errorf("inheritEnv = %q", cfg.InheritEnv)
 	}
 	if want := []Command{{Field: "headers", Key: "Authorization", Line: "pass show mcp"}}; !slices.Equal(s.Commands, want) {
 		t.Errorf("commands = %+v", s.Commands)
@@ -179,7 +184,7 @@ func TestParseAllFields(t *testing.T) {
 	}
 
 	p := f.Servers["plain"]
-	if p.Restart != DefaultRestartPolicy() || p.QueueTimeout != 10*time.Second || p.Config.QueueTimeout != 10*time.Second || p.Keepalive != 0 || p.Auth != nil || !p.Enabled {
+	if p.Config.Restart != (RestartPolicy{}) || p.QueueTimeout != 10*time.Second || p.Config.QueueTimeout != 10*time.Second || p.Config.Keepalive != 0 || p.Auth != nil || !p.Enabled {
 		t.Errorf("defaults not filled in: %+v", p)
 	}
 	if p.Config.Cwd != "/tmp" || p.Config.Env["K"] != "!printf x" || len(p.Commands) != 1 || p.Commands[0].Field != "env" {
@@ -262,7 +267,7 @@ func TestNewServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Source != (Source{Kind: SourceAPI, Level: LevelExplicit}) || !s.Enabled || s.Restart != DefaultRestartPolicy() || len(s.Commands) != 0 {
+	if s.Source != (Source{Kind: SourceAPI, Level: LevelExplicit}) || !s.Enabled || s.Config.Restart != (RestartPolicy{}) || len(s.Commands) != 0 {
 		t.Errorf("server = %+v", s)
 	}
 	if s.Config.Env["K"] != "!literal ${X}" {
@@ -293,9 +298,9 @@ func ExampleParse() {
 		return
 	}
 	for _, s := range f.List() {
-		fmt.Println(s.Name, s.Config.TransportType(), s.Config.Command, s.Config.Args, s.Config.ConnectTimeout, s.Restart.MaxRestarts, s.Commands)
+		fmt.Println(s.Name, s.Config.TransportType(), s.Config.Command, s.Config.Args, s.Config.ConnectTimeout, s.Commands)
 	}
 	// Output:
-	// files stdio npx [-y srv /srv] 5s 5 []
-	// tracker http  [] 0s 5 [{headers Authorization pass show tracker}]
+	// files stdio npx [-y srv /srv] 5s []
+	// tracker http  [] 0s [{headers Authorization pass show tracker}]
 }

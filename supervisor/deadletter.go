@@ -19,3 +19,5 @@ func (breakerRetry) IgnoreDeadLetterLogging()  {}
 func (keepaliveTick) IgnoreDeadLetterLogging() {}
 func (pingDone) IgnoreDeadLetterLogging()      {}
 func (removed) IgnoreDeadLetterLogging()       {}
+func (callsFailing) IgnoreDeadLetterLogging()  {}
+func (awaitStarted) IgnoreDeadLetterLogging()  {}

@@ -49,6 +49,10 @@ type Discovery struct {
 	Warnings []string
 	// Files are the files found and read, in priority order.
 	Files []string
+	// Invalid are the entries left out because they are invalid (each
+	// is also a warning); File names the file, and for ~/.claude.json
+	// the project key.
+	Invalid []InvalidEntry
 }
 
 // Shadowing is a server entry hidden by an earlier one of the same name.
@@ -259,6 +263,9 @@ func (d *Discovery) merge(entries []found, winners map[string]Source) {
 	for _, e := range entries {
 		for _, p := range e.problems {
 			d.Warnings = append(d.Warnings, e.where+": "+p+" (server skipped)")
+		}
+		if len(e.problems) > 0 {
+			d.Invalid = append(d.Invalid, InvalidEntry{Name: e.name, File: e.where, Problems: e.problems})
 		}
 		if w, taken := winners[e.name]; taken {
 			d.Shadowed = append(d.Shadowed, Shadowing{Name: e.name, Winner: w, Hidden: e.src})

@@ -177,8 +177,8 @@ func TestDiscoverValues(t *testing.T) {
 	if got := strings.Join(get("native-user").Config.Args, " "); got != "--root /var/data $HOME" {
 		t.Errorf("args = %q", got)
 	}
-	if get("native-user").Restart.MaxRestarts != 2 || get("native-user").Restart.Window != DefaultRestartWindow {
-		t.Errorf("restart = %+v", get("native-user").Restart)
+	if p := get("native-user").Config.Restart; p.MaxRestarts != 2 || effectiveRestart(p).Window != DefaultRestartWindow {
+		t.Errorf("restart = %+v", p)
 	}
 	if got := get("shared").Config.Env["TOKEN"]; got != "tok-api" {
 		t.Errorf("TOKEN = %q", got)
@@ -195,8 +195,10 @@ func TestDiscoverValues(t *testing.T) {
 	if np.Config.Headers["Authorization"] != "!op read op://dev/mcp/token" || !slices.Equal(np.Commands, []Command{{Field: "headers", Key: "Authorization", Line: "op read op://dev/mcp/token"}}) {
 		t.Errorf("native-project = %q %v", np.Config.Headers, np.Commands)
 	}
-	if p := get("plain"); !slices.Equal(p.Commands, []Command{{Field: "env", Key: "SECRET", Line: "cat .secret"}}) || !p.NeedsApproval {
-		t.Errorf("plain = %v approval %v", p.Commands, p.NeedsApproval)
+	// Only our own format gives '!' that meaning: in a plain mcp.json it
+	// is a character of the value.
+	if p := get("plain"); len(p.Commands) != 0 || p.Config.Env["SECRET"] != "!cat .secret" || !p.NeedsApproval {
+		t.Errorf("plain = %v %q approval %v", p.Commands, p.Config.Env, p.NeedsApproval)
 	}
 
 	// Claude Code.
@@ -215,8 +217,8 @@ func TestDiscoverValues(t *testing.T) {
 	if docs.Config.ConnectTimeout != 20*time.Second || docs.Config.RequestTimeout != 45500*time.Millisecond {
 		t.Errorf("docs timeouts = %v %v", docs.Config.ConnectTimeout, docs.Config.RequestTimeout)
 	}
-	if !slices.Equal(docs.EnabledTools, []string{"search", "fetch"}) || !slices.Equal(docs.DisabledTools, []string{"delete"}) {
-		t.Errorf("docs tools = %v %v", docs.EnabledTools, docs.DisabledTools)
+	if !slices.Equal(docs.Config.EnabledTools, []string{"search", "fetch"}) || !slices.Equal(docs.Config.DisabledTools, []string{"delete"}) {
+		t.Errorf("docs tools = %v %v", docs.Config.EnabledTools, docs.Config.DisabledTools)
 	}
 	remote := get("remote").Config
 	wantHeaders := map[string]string{"Authorization": "Bearer tok-remote", "X-Api-Key": "key-remote", "X-Region": "eu"}
@@ -238,12 +240,12 @@ func TestDiscoverValues(t *testing.T) {
 	if c := get("gemini-sse").Config; c.TransportType() != "sse" || c.URL != "https://gemini.example/sse" {
 		t.Errorf("gemini-sse = %+v", c)
 	}
-	if g := get("gemini-tools"); !slices.Equal(g.EnabledTools, []string{"read_file"}) || !slices.Equal(g.DisabledTools, []string{"write_file"}) || g.Config.Cwd != "./server" {
+	if g := get("gemini-tools"); !slices.Equal(g.Config.EnabledTools, []string{"read_file"}) || !slices.Equal(g.Config.DisabledTools, []string{"write_file"}) || g.Config.Cwd != "./server" {
 		t.Errorf("gemini-tools = %+v", g)
 	}
 
 	// Windsurf.
-	if w := get("windsurf-remote"); w.Config.URL != "https://windsurf.example/mcp" || w.Config.TransportType() != "http" || !slices.Equal(w.DisabledTools, []string{"drop_table"}) {
+	if w := get("windsurf-remote"); w.Config.URL != "https://windsurf.example/mcp" || w.Config.TransportType() != "http" || !slices.Equal(w.Config.DisabledTools, []string{"drop_table"}) {
 		t.Errorf("windsurf-remote = %+v", w)
 	}
 	if get("windsurf-off").Enabled {

@@ -3,7 +3,6 @@ package supervisor
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync/atomic"
@@ -62,7 +61,31 @@ type ManagerOptions struct {
 	OnEvent func(Event)
 	// Logger reports the manager's decisions; nil uses Env.Logger.
 	Logger *slog.Logger
+	// Startup says how long Manage waits for the servers to start
+	// (default StartupWaitUncached).
+	Startup StartupPolicy
 }
+
+// StartupPolicy is how long Manage waits for its servers
+// (ManagerOptions.Startup). Servers still starting when Manage returns
+// go on starting: each is StateConnecting in Status, and its tools arrive
+// with an EventToolsChanged.
+type StartupPolicy int
+
+// The startup policies.
+const (
+	// StartupWaitUncached, the default, returns once every server is up
+	// or has failed, or once the gate (Gate) has passed and every server
+	// still starting has tools from the cache to offer meanwhile: a
+	// server without a cached list is awaited up to its connect timeout.
+	StartupWaitUncached StartupPolicy = iota
+	// StartupGate returns when the gate passes (or sooner, once every
+	// server has settled), whatever is uncached: a slow server without a
+	// cached list is offered with no tools until it is up.
+	StartupGate
+	// StartupImmediate returns at once, before any server is up.
+	StartupImmediate
+)
 
 // Defaults of ManagerOptions.
 const (
@@ -93,11 +116,13 @@ func (o *ManagerOptions) setDefaults() {
 // Manager is the handle on a manager actor. Its methods are safe for
 // concurrent use.
 type Manager struct {
-	root   *actor.RootContext
-	pid    *actor.PID
-	snap   atomic.Pointer[snapshot]
-	events *eventQueue
-	done   chan struct{}
+	root     *actor.RootContext
+	pid      *actor.PID
+	snap     atomic.Pointer[snapshot]
+	events   *eventQueue
+	done     chan struct{}
+	closed   atomic.Bool // Close was called: calls fail with ErrManagerClosed
+	failFast bool
 }
 
 // State is where a managed server is in its life.
@@ -116,13 +141,14 @@ const (
 )
 
 // Manage starts a manager for opts.Servers under parent (the runtime's
-// root context) and waits for the startup gate: it returns once every
-// server is ready or failed, or once the gate has passed and every server
-// still starting has tools from the cache to offer meanwhile, or when ctx
-// ends (the manager then goes on starting them).
+// root context) and waits as opts.Startup says: by default it returns
+// once every server is ready or failed, or once the gate has passed and
+// every server still starting has tools from the cache to offer
+// meanwhile, or when ctx ends (the manager then goes on starting them).
+// opts.Servers may be empty: servers can be added later (Add).
 func Manage(ctx context.Context, root *actor.RootContext, opts ManagerOptions) (*Manager, error) {
 	opts.setDefaults()
-	m := &Manager{root: root, done: make(chan struct{})}
+	m := &Manager{root: root, done: make(chan struct{}), failFast: opts.FailFast}
 	m.events = newEventQueue(opts.OnEvent, opts.Logger)
 	m.snap.Store(newSnapshot())
 	trace := telemetry.Detach(ctx)
@@ -134,7 +160,13 @@ func Manage(ctx context.Context, root *actor.RootContext, opts ManagerOptions) (
 		actor.WithGuardian(actors.StopOnPanic), actor.WithSupervisor(actors.StopOnPanic))
 	m.pid = root.Spawn(props)
 	gate := make(chan struct{})
-	root.Send(m.pid, awaitGate{reply: gate})
+	if opts.Startup == StartupImmediate {
+		// Only until the actor has taken the servers in: Status then
+		// shows each of them, connecting.
+		root.Send(m.pid, awaitStarted{reply: gate})
+	} else {
+		root.Send(m.pid, awaitGate{reply: gate})
+	}
 	select {
 	case <-gate:
 	case <-ctx.Done():
@@ -160,14 +192,45 @@ func (m *Manager) CallTool(ctx context.Context, exposed string, args any) (*mess
 
 // CallToolWith is CallTool with per-call options.
 func (m *Manager) CallToolWith(ctx context.Context, exposed string, args any, opts actors.CallOptions) (*messages.CallToolResult, error) {
-	ref, err := m.route(ctx, exposed)
+	ref, err := m.route(ctx, exposed, messages.MethodToolsCall)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
 	res, err := ref.client.CallToolWith(ctx, ref.tool, args, opts)
 	ref.latency.record(time.Since(start))
+	m.observe(ref.server, ref.health, err)
 	return res, err
+}
+
+// observe counts a call's transport failures; the one that reaches
+// CallFailureThreshold tells the manager actor (the only message a call
+// ever sends it).
+func (m *Manager) observe(server string, h *callHealth, err error) {
+	if h.observe(err) {
+		m.root.Send(m.pid, callsFailing{name: server, health: h, err: err})
+	}
+}
+
+// unavailable returns the error of a call to a server that cannot take
+// it now, or nil: a failed server, an open breaker, one disabled or not
+// approved; with FailFast, one restarting or unhealthy too (otherwise
+// such a call waits for the restart, bounded by its context).
+func (m *Manager) unavailable(s *snapshot, server string) error {
+	st, ok := s.status[server]
+	if !ok {
+		return nil
+	}
+	switch st.State {
+	case StateFailed, StateBreakerOpen, StateDisabled, StateRefused:
+	case StateRestarting, StateUnhealthy:
+		if !m.failFast {
+			return nil
+		}
+	default:
+		return nil
+	}
+	return &ServerUnavailableError{Server: server, State: st.State, Err: st.LastError}
 }
 
 // route finds the client that serves an exposed tool name. A tool offered
@@ -175,20 +238,28 @@ func (m *Manager) CallToolWith(ctx context.Context, exposed string, args any, op
 // for a handshake slot, or for its !command values): the call waits for
 // one, bounded by ctx and the server's connect timeout, as it would wait
 // for the handshake of a client that exists.
-func (m *Manager) route(ctx context.Context, exposed string) (toolRef, error) {
+func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, error) {
 	var expired <-chan time.Time
 	var wait time.Duration
 	for {
+		if m.closed.Load() {
+			return toolRef{}, ErrManagerClosed
+		}
 		s := m.snap.Load()
 		_, byName := s.exposed.get()
 		ref, ok := byName[exposed]
-		switch {
-		case !ok:
+		if !ok {
 			return ref, &UnknownToolError{Name: exposed}
+		}
+		if err := m.unavailable(s, ref.server); err != nil {
+			return ref, err
+		}
+		switch {
 		case ref.client != nil:
 			return ref, nil
 		case s.status[ref.server].State != StateConnecting:
-			return ref, &messages.ServerNotConnectedError{Server: ref.server}
+			st := s.status[ref.server]
+			return ref, &ServerUnavailableError{Server: ref.server, State: st.State, Err: st.LastError}
 		}
 		if expired == nil {
 			wait = ref.connectTimeout
@@ -206,7 +277,7 @@ func (m *Manager) route(ctx context.Context, exposed string) (toolRef, error) {
 		case <-m.done:
 			return ref, ErrManagerClosed
 		case <-ctx.Done():
-			return ref, &messages.CanceledError{Server: ref.server, Method: messages.MethodToolsCall, Err: context.Cause(ctx)}
+			return ref, &messages.CanceledError{Server: ref.server, Method: method, Err: context.Cause(ctx)}
 		}
 	}
 }
@@ -240,12 +311,18 @@ func (m *Manager) Status() []Status {
 // Add starts a server (replacing a server of the same name whose
 // configuration differs).
 func (m *Manager) Add(ctx context.Context, s *Server) error {
+	if m.closed.Load() {
+		return ErrManagerClosed
+	}
 	return m.ask(ctx, func(reply chan error) any { return addServer{srv: s, trace: telemetry.Detach(ctx), reply: reply} })
 }
 
 // Remove stops a server and drops its tools, whatever it is doing
 // (connecting included): nothing of it is left running.
 func (m *Manager) Remove(ctx context.Context, name string) error {
+	if m.closed.Load() {
+		return ErrManagerClosed
+	}
 	return m.ask(ctx, func(reply chan error) any { return removeServer{name: name, reply: reply} })
 }
 
@@ -253,6 +330,9 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 // missing ones stop, changed ones (by configuration hash) restart, and
 // unchanged ones go on undisturbed, tools and all.
 func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
+	if m.closed.Load() {
+		return ErrManagerClosed
+	}
 	return m.ask(ctx, func(reply chan error) any {
 		return reloadServers{servers: servers, trace: telemetry.Detach(ctx), reply: reply}
 	})
@@ -261,6 +341,7 @@ func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
 // Close stops every server (concurrently, each bounded by ctx) and the
 // manager. It returns when all are gone or ctx ends.
 func (m *Manager) Close(ctx context.Context) error {
+	m.closed.Store(true)
 	select {
 	case <-m.done:
 		return nil
@@ -291,6 +372,7 @@ func (m *Manager) ask(ctx context.Context, msg func(chan error) any) error {
 		return ErrManagerClosed
 	default:
 	}
+
 	m.root.Send(m.pid, msg(reply))
 	select {
 	case err := <-reply:
@@ -300,16 +382,6 @@ func (m *Manager) ask(ctx context.Context, msg func(chan error) any) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
-}
-
-// ErrManagerClosed is returned by a Manager's methods after Close.
-var ErrManagerClosed = errors.New("mcpactor: manager closed")
-
-// UnknownToolError reports an exposed tool name no server offers.
-type UnknownToolError struct{ Name string }
-
-func (e *UnknownToolError) Error() string {
-	return fmt.Sprintf("no managed server offers a tool named %q", e.Name)
 }
 
 func compare(a, b string) int {

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"runtime/debug"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // member is one server as the manager actor tracks it.
@@ -34,12 +36,21 @@ type member struct {
 	misses    int
 	keepalive *time.Timer // the next ping
 	latency   *latencyRing
+	health    *callHealth // callers' count of transport failures in a row
+	// resolving cancels the !command values being run for the server's
+	// start, when it is removed meanwhile.
+	resolving context.CancelFunc
 	// connecting counts against MaxConnecting until the first outcome.
 	connecting bool
 	listing    bool // a tools/list is in flight
-	listed     bool // the live tools have been listed (or listing failed) once
-	removing   bool
-	seq        uint64 // bumped at each start, so that news of an old client is ignored
+	// The prompts and resources the server lists (manager_catalog.go),
+	// and which of those lists are being fetched.
+	prompts        []messages.Prompt
+	resources      []messages.Resource
+	catalogListing map[string]bool
+	listed         bool // the live tools have been listed (or listing failed) once
+	removing       bool
+	seq            uint64 // bumped at each start, so that news of an old client is ignored
 }
 
 // managerActor owns the members. Only its Receive touches them.
@@ -63,13 +74,16 @@ type managerActor struct {
 	// Most events change a state only, and rebuilding every tool name of
 	// every server on each of them made bringing up N servers cost N².
 	toolsStale bool
+	// catalogStale is toolsStale for the prompts and resources.
+	catalogStale bool
 }
 
 // Messages of the manager actor.
 type (
-	awaitGate struct{ reply chan struct{} }
-	gateTime  struct{}
-	addServer struct {
+	awaitGate    struct{ reply chan struct{} }
+	awaitStarted struct{ reply chan struct{} }
+	gateTime     struct{}
+	addServer    struct {
 		srv   *Server
 		trace context.Context // the caller's trace, which the first connection joins
 		reply chan error
@@ -110,7 +124,14 @@ type (
 		seq  uint64
 	}
 	keepaliveTick struct{ name string }
-	pingDone      struct {
+	// callsFailing: CallFailureThreshold calls in a row failed in the
+	// transport (manager_health.go).
+	callsFailing struct {
+		name   string
+		health *callHealth
+		err    error
+	}
+	pingDone struct {
 		name string
 		seq  uint64
 		err  error
@@ -137,6 +158,8 @@ func (a *managerActor) Receive(ctx actor.Context) {
 	case awaitGate:
 		a.gate = append(a.gate, m.reply)
 		a.checkGate()
+	case awaitStarted:
+		close(m.reply)
 	case gateTime:
 		a.gated = true
 		a.checkGate()
@@ -152,6 +175,12 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		if mb := a.members[m.name]; mb != nil && mb.state == StateReady {
 			a.list(mb)
 		}
+	case catalogChanged:
+		if mb := a.members[m.name]; mb != nil && mb.state == StateReady {
+			a.listCatalog(mb, m.kind)
+		}
+	case catalogListed:
+		a.catalogListed(m)
 	case restartNow:
 		if mb := a.members[m.name]; mb != nil && mb.seq == m.seq && !mb.removing {
 			a.setState(mb, StateConnecting, nil)
@@ -165,6 +194,8 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		}
 	case keepaliveTick:
 		a.ping(m.name)
+	case callsFailing:
+		a.callsFailing(m)
 	case pingDone:
 		a.pinged(m)
 	case addServer:
@@ -213,7 +244,7 @@ func (a *managerActor) add(ctx actor.Context, trace context.Context, s *Server) 
 		}
 		a.remove(s.Name)
 	}
-	mb := &member{srv: s, latency: &latencyRing{}, trace: trace}
+	mb := &member{srv: s, latency: &latencyRing{}, health: &callHealth{}, trace: trace}
 	a.members[s.Name] = mb
 	a.toolsStale = true
 	switch {
@@ -253,9 +284,14 @@ func (a *managerActor) pump() {
 		mb.seq++
 		seq, srv, root, self := mb.seq, mb.srv, a.root, a.self
 		// !command values run at connect time, off the actor; each is
-		// bounded by its own timeout.
+		// bounded by its own timeout, and all of them by the member's
+		// life: Remove, Close and a reload that drops the server cancel
+		// them (their processes are killed).
+		ctx, cancel := context.WithCancel(context.Background())
+		mb.resolving = cancel
 		go func() {
-			cfg, err := srv.Resolve(context.Background())
+			cfg, err := srv.Resolve(ctx)
+			cancel()
 			root.Send(self, resolved{name: srv.Name, seq: seq, cfg: cfg, err: err})
 		}()
 	}
@@ -267,8 +303,9 @@ func (a *managerActor) resolved(ctx actor.Context, m resolved) {
 		a.slotFreed(nil)
 		return
 	}
+	mb.resolving = nil
 	if m.err != nil {
-		a.log.Warn("mcp: server not started", "server", m.name, "err", m.err)
+		a.log.Warn("mcp: server not started", "server", m.name, "err", oneLine(m.err.Error()))
 		a.slotFreed(mb)
 		a.setState(mb, StateFailed, m.err)
 		a.checkGate()
@@ -305,8 +342,10 @@ func (a *managerActor) ready(m messages.ServerReady) {
 	}
 	a.slotFreed(mb)
 	mb.backoff, mb.misses = 0, 0
+	mb.health.failures.Store(0)
 	a.setState(mb, StateReady, nil)
 	a.list(mb)
+	a.listCatalogs(mb)
 	a.startKeepalive(mb)
 	a.checkGate()
 }
@@ -319,7 +358,30 @@ func (a *managerActor) down(m messages.ServerDown) {
 	if mb == nil || mb.removing || a.closing {
 		return
 	}
+	if m.Connecting && cannotHeal(m.Err) {
+		// A missing command, one that may not be run, an invalid URL:
+		// restarting would fail the same way, each time.
+		a.log.Warn("mcp: server cannot start; not restarting it", "server", m.Server, "err", oneLine(m.Err.Error()))
+		a.slotFreed(mb)
+		mb.stopKeepalive()
+		a.setState(mb, StateFailed, m.Err)
+		a.checkGate()
+		return
+	}
 	a.failed(mb, m.Err, restartReason(m))
+}
+
+// callsFailing marks unhealthy a ready server whose calls keep failing in
+// the transport, and restarts it through the restart policy.
+func (a *managerActor) callsFailing(m callsFailing) {
+	mb := a.members[m.name]
+	if mb == nil || mb.health != m.health || mb.removing || a.closing || mb.state != StateReady {
+		return
+	}
+	err := fmt.Errorf("%d calls in a row failed; the last: %w", CallFailureThreshold, m.err)
+	a.log.Warn("mcp: server calls keep failing; restarting it", "server", m.name, "err", oneLine(err.Error()))
+	a.setState(mb, StateUnhealthy, err)
+	a.failed(mb, err, "unhealthy")
 }
 
 // failed applies the restart policy to a member whose connection failed
@@ -330,7 +392,7 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 	mb.lastErr = err
 	name := mb.srv.Name
 	now := time.Now()
-	p := mb.srv.Restart
+	p := effectiveRestart(mb.srv.Config.Restart)
 	mb.failures = append(mb.failures, now)
 	cut := 0
 	for cut < len(mb.failures) && now.Sub(mb.failures[cut]) > p.Window {
@@ -338,7 +400,7 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 	}
 	mb.failures = mb.failures[cut:]
 	if len(mb.failures) > p.MaxRestarts {
-		a.log.Warn("mcp: server keeps failing; breaker open", "server", name, "failures", len(mb.failures), "window", p.Window, "retry_in", a.opts.BreakerRetry, "err", err)
+		a.log.Warn("mcp: server keeps failing; breaker open", "server", name, "failures", len(mb.failures), "window", p.Window, "retry_in", a.opts.BreakerRetry, "err", oneLine(errText(err)))
 		a.setState(mb, StateBreakerOpen, err)
 		mb.seq++
 		seq := mb.seq
@@ -349,7 +411,7 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 	delay := backoffFor(p, mb.backoff)
 	mb.backoff++
 	mb.restarts++
-	a.log.Info("mcp: restarting server", "server", name, "in", delay, "err", err)
+	a.log.Info("mcp: restarting server", "server", name, "in", delay, "err", oneLine(errText(err)))
 	if t := a.opts.Env.Telemetry; t != nil {
 		t.Restarted(name, reason)
 	}
@@ -381,6 +443,15 @@ func backoffFor(p RestartPolicy, n int) time.Duration {
 	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
 }
 
+// requestTimeout bounds the manager's own requests to a server (its
+// lists): the server's request timeout.
+func (mb *member) requestTimeout() time.Duration {
+	if t := mb.srv.Config.RequestTimeout; t > 0 {
+		return t
+	}
+	return transport.DefaultRequestTimeout
+}
+
 // list fetches a server's tools (live), off the actor.
 func (a *managerActor) list(mb *member) {
 	if mb.listing || mb.client == nil {
@@ -388,10 +459,7 @@ func (a *managerActor) list(mb *member) {
 	}
 	mb.listing = true
 	c, name, seq, root, self := mb.client, mb.srv.Name, mb.seq, a.root, a.self
-	timeout := mb.srv.Config.RequestTimeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := mb.requestTimeout()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
@@ -438,15 +506,16 @@ func (a *managerActor) toolsListed(m toolsListed) {
 
 // filterTools applies a server's enabled/disabled tool lists.
 func filterTools(tools []messages.Tool, s *Server) []messages.Tool {
-	if len(s.EnabledTools) == 0 && len(s.DisabledTools) == 0 {
+	enabled, disabled := s.Config.EnabledTools, s.Config.DisabledTools
+	if len(enabled) == 0 && len(disabled) == 0 {
 		return tools
 	}
 	out := tools[:0:0]
 	for _, t := range tools {
-		if len(s.EnabledTools) > 0 && !contains(s.EnabledTools, t.Name) {
+		if len(enabled) > 0 && !contains(enabled, t.Name) {
 			continue
 		}
-		if contains(s.DisabledTools, t.Name) {
+		if contains(disabled, t.Name) {
 			continue
 		}
 		out = append(out, t)
@@ -463,8 +532,15 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// cacheKey is where a server's tool list is cached. The identity is
+// hashed: a list of private scope is kept per identity, and the identity
+// itself is never written.
 func (a *managerActor) cacheKey(s *Server) CacheKey {
-	return CacheKey{Server: s.Name, ConfigHash: s.Hash, ProjectDir: s.Source.projectDir()}
+	k := CacheKey{Server: s.Name, ConfigHash: s.Hash, ProjectDir: s.Source.projectDir()}
+	if s.Config.Identity != "" {
+		k.Identity = cacheDigest([]byte(s.Config.Identity))
+	}
+	return k
 }
 
 // setState records a member's state and tells the subscribers.
@@ -492,13 +568,12 @@ func (a *managerActor) checkGate() {
 			continue
 		}
 		switch {
-		case mb.state == StateReady && !mb.listed:
-			// Up, its tools on their way: they are what the caller wants.
-			if !a.gated || !mb.cached {
-				return
-			}
-		case mb.state == StateConnecting:
-			if !a.gated || !mb.cached {
+		case mb.state == StateReady && !mb.listed, mb.state == StateConnecting:
+			// Starting, or up with its tools on their way: they are what
+			// the caller wants, unless the gate has passed and the cache
+			// offers them meanwhile (or the policy is not to wait for
+			// them past the gate).
+			if !a.gated || (!mb.cached && a.opts.Startup == StartupWaitUncached) {
 				return
 			}
 		}

@@ -25,8 +25,12 @@ func (a *managerActor) remove(name string) error {
 	mb.removing = true
 	mb.seq++
 	mb.stopTimers()
-	mb.tools = nil
-	a.toolsStale = true
+	if mb.resolving != nil {
+		mb.resolving()
+		mb.resolving = nil
+	}
+	mb.tools, mb.prompts, mb.resources = nil, nil, nil
+	a.toolsStale, a.catalogStale = true, true
 	c, root, self := mb.client, a.root, a.self
 	a.publish()
 	a.h.events.push(Event{Kind: EventToolsChanged, Server: name, State: mb.state})
@@ -111,10 +115,10 @@ func (a *managerActor) finishClose(ctx actor.Context) {
 // each ping is scheduled when the previous one is over, so a slow server
 // never has two in flight.
 func (a *managerActor) startKeepalive(mb *member) {
-	if mb.srv.Keepalive <= 0 || mb.keepalive != nil {
+	if mb.srv.Config.Keepalive <= 0 || mb.keepalive != nil {
 		return
 	}
-	mb.keepalive = a.after(mb.srv.Keepalive, keepaliveTick{name: mb.srv.Name})
+	mb.keepalive = a.after(mb.srv.Config.Keepalive, keepaliveTick{name: mb.srv.Name})
 }
 
 func (mb *member) stopKeepalive() {
@@ -131,7 +135,7 @@ func (a *managerActor) ping(name string) {
 		return
 	}
 	mb.pinging = true
-	c, seq, root, self, timeout := mb.client, mb.seq, a.root, a.self, mb.srv.Keepalive
+	c, seq, root, self, timeout := mb.client, mb.seq, a.root, a.self, mb.srv.Config.Keepalive
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
@@ -178,16 +182,16 @@ func (a *managerActor) watchNotifications() {
 	user := a.opts.Env.Handlers.Notification
 	root, self := a.root, a.self
 	a.opts.Env.Handlers.Notification = func(server string, n actors.Notification) {
-		if n.Method == messages.NotificationToolsListChanged {
+		switch n.Method {
+		case messages.NotificationToolsListChanged:
 			root.Send(self, toolsChanged{name: server})
+		case messages.NotificationPromptsListChanged:
+			root.Send(self, catalogChanged{name: server, kind: catalogPrompts})
+		case messages.NotificationResourcesListChanged:
+			root.Send(self, catalogChanged{name: server, kind: catalogResources})
 		}
 		if user != nil {
 			user(server, n)
 		}
 	}
 }
-
-// UnknownServerError reports a server name the manager does not manage.
-type UnknownServerError struct{ Name string }
-
-func (e *UnknownServerError) Error() string { return "no managed server is named " + e.Name }

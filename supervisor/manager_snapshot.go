@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -20,7 +21,10 @@ type snapshot struct {
 	// server listed, and naming every tool of every server for each would
 	// cost N² (docs/benchmarks.md, "Bring-up").
 	exposed *exposedTools
+	// catalog is the prompts and resources, built as exposed is.
+	catalog *exposedCatalog
 	clients map[string]*actors.Client
+	health  map[string]*callHealth
 	status  map[string]Status
 	latency map[string]*latencyRing
 	// replaced is closed when a newer snapshot is published, for calls
@@ -29,7 +33,7 @@ type snapshot struct {
 }
 
 func newSnapshot() *snapshot {
-	return &snapshot{exposed: &exposedTools{}, clients: map[string]*actors.Client{},
+	return &snapshot{exposed: &exposedTools{}, catalog: &exposedCatalog{}, clients: map[string]*actors.Client{}, health: map[string]*callHealth{},
 		status: map[string]Status{}, latency: map[string]*latencyRing{}, replaced: make(chan struct{})}
 }
 
@@ -49,6 +53,7 @@ type memberTools struct {
 	cached         bool
 	client         *actors.Client
 	latency        *latencyRing
+	health         *callHealth
 	connectTimeout time.Duration
 }
 
@@ -75,7 +80,7 @@ func (e *exposedTools) build() {
 			}
 			e.tools = append(e.tools, Tool{Name: exposed, Server: m.server, Tool: t, Cached: m.cached})
 			e.byName[exposed] = toolRef{server: m.server, tool: t.Name, client: m.client, latency: m.latency,
-				connectTimeout: m.connectTimeout}
+				health: m.health, connectTimeout: m.connectTimeout}
 		}
 	}
 	slices.SortFunc(e.tools, func(x, y Tool) int { return compare(x.Name, y.Name) })
@@ -87,6 +92,7 @@ type toolRef struct {
 	tool    string // the server's own name for it
 	client  *actors.Client
 	latency *latencyRing
+	health  *callHealth
 	// connectTimeout bounds a call's wait for a client that does not
 	// exist yet (a cached tool of a server waiting for a handshake slot).
 	connectTimeout time.Duration
@@ -115,9 +121,13 @@ type Status struct {
 	LastError       error  // the last failure (its exit status and stderr, for a process)
 	Restarts        int
 	InFlight        int
-	Tools           int
-	Cached          bool          // the tools are the cache's
-	P50, P99        time.Duration // of calls through the manager
+	// Tools is how many tools the server offers. A server still
+	// starting without a cached list offers none yet (ToolsPending): its
+	// tools arrive with an EventToolsChanged.
+	Tools        int
+	ToolsPending bool
+	Cached       bool          // the tools are the cache's
+	P50, P99     time.Duration // of calls through the manager
 }
 
 // publish replaces the snapshot with one made from the members. The
@@ -127,8 +137,10 @@ func (a *managerActor) publish() {
 	s := newSnapshot()
 	for name, mb := range a.members {
 		s.status[name] = Status{Name: name, State: mb.state, Source: mb.srv.Source, LastError: mb.lastErr,
-			Restarts: mb.restarts, Tools: len(mb.tools), Cached: mb.cached}
+			Restarts: mb.restarts, Tools: len(mb.tools), Cached: mb.cached,
+			ToolsPending: !mb.listed && !mb.cached && (mb.state == StateConnecting || mb.state == StateReady)}
 		s.latency[name] = mb.latency
+		s.health[name] = mb.health
 		if mb.client != nil && !mb.removing {
 			s.clients[name] = mb.client
 		}
@@ -139,10 +151,20 @@ func (a *managerActor) publish() {
 		for name, mb := range a.members {
 			if len(mb.tools) > 0 {
 				s.exposed.members = append(s.exposed.members, memberTools{server: name, tools: mb.tools, cached: mb.cached,
-					client: s.clients[name], latency: mb.latency, connectTimeout: mb.srv.Config.ConnectTimeout})
+					client: s.clients[name], latency: mb.latency, health: mb.health, connectTimeout: mb.srv.Config.ConnectTimeout})
 			}
 		}
 		a.toolsStale = false
+	}
+	if prev := a.h.snap.Load(); prev != nil && !a.catalogStale {
+		s.catalog = prev.catalog
+	} else {
+		for name, mb := range a.members {
+			if len(mb.prompts) > 0 || len(mb.resources) > 0 {
+				s.catalog.members = append(s.catalog.members, memberCatalog{server: name, prompts: mb.prompts, resources: mb.resources})
+			}
+		}
+		a.catalogStale = false
 	}
 	close(a.h.snap.Swap(s).replaced)
 }
@@ -154,6 +176,9 @@ type EventKind string
 const (
 	EventToolsChanged EventKind = "tools changed" // a server's tools changed (listed, refreshed, gone)
 	EventStateChanged EventKind = "state changed" // a server changed state
+	// EventCatalogChanged: a server's prompts or resources changed
+	// (listed, refreshed).
+	EventCatalogChanged EventKind = "catalog changed"
 )
 
 // Event is a change in the managed servers.
@@ -170,7 +195,10 @@ type eventQueue struct {
 	ch      chan Event
 	f       func(Event)
 	dropped atomic.Int64
-	log     *slog.Logger
+	// panics counts the OnEvent calls that panicked: each is logged and
+	// contained, and delivery goes on with the next event.
+	panics atomic.Int64
+	log    *slog.Logger
 	// closeOnce guards close.
 	closeOnce sync.Once
 	done      chan struct{}
@@ -186,10 +214,24 @@ func newEventQueue(f func(Event), log *slog.Logger) *eventQueue {
 	go func() {
 		defer close(q.done)
 		for e := range q.ch {
-			q.f(e)
+			q.deliver(e)
 		}
 	}()
 	return q
+}
+
+// deliver calls OnEvent with one event. A panic in user code must not
+// take the process down with it: it is logged (one line, with the
+// event's server and kind), counted, and the queue goes on.
+func (q *eventQueue) deliver(e Event) {
+	defer func() {
+		if r := recover(); r != nil {
+			n := q.panics.Add(1)
+			q.log.Error("mcp: OnEvent panicked; the event is dropped", "server", e.Server, "event", string(e.Kind),
+				"panic", oneLine(fmt.Sprint(r)), "panics_total", n)
+		}
+	}()
+	q.f(e)
 }
 
 // push never blocks; only the manager actor pushes.

@@ -37,7 +37,7 @@ func testServer(t *testing.T, name string, opts testserver.Options, mark string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Restart = supervisor.RestartPolicy{MaxRestarts: 3, Window: time.Minute, BackoffMin: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
+	s.Config.Restart = supervisor.RestartPolicy{MaxRestarts: 3, Window: time.Minute, BackoffMin: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
 	return s
 }
 
@@ -234,7 +234,7 @@ func TestManagerRestartsADeadServer(t *testing.T) {
 // restarts and without a busy loop.
 func TestManagerBreakerStopsRestarts(t *testing.T) {
 	s := testServer(t, "doomed", testserver.Options{ExitAtStart: true, ExitCode: 1, StderrOnExit: "cannot start"}, t.Name())
-	s.Restart.MaxRestarts = 2
+	s.Config.Restart.MaxRestarts = 2
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	sys := harness.ActorSystem(t)

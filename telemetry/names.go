@@ -80,6 +80,15 @@ const (
 	// KeyRestartReason says why a server connection was restarted
 	// (MetricRestarts).
 	KeyRestartReason = attribute.Key("mcpactor.restart.reason")
+	// KeyProbeVerdict is the era a server/discover probe found the server
+	// to speak (ProbeSessionEra, ProbeStatelessEra), on the probe's span.
+	KeyProbeVerdict = attribute.Key("mcpactor.probe.verdict")
+)
+
+// Values of KeyProbeVerdict.
+const (
+	ProbeSessionEra   = "session era"
+	ProbeStatelessEra = "stateless era"
 )
 
 // Values of KeyQueueReason.

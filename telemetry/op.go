@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -632,6 +633,35 @@ func (o *Op) End(err error, toolError bool) {
 	}
 }
 
+// EndExpected ends the operation, exactly once, like End, for a request
+// whose failure is an answer the runtime asked for, not a fault: the
+// server/discover probe, which a session-era server refuses (method not
+// found, an HTTP 400 or 404 before initialize, silence) and so tells the
+// runtime to speak initialize. A JSON-RPC code is recorded as
+// rpc.response.status_code; neither error.type nor the ERROR status is
+// set, so a dashboard of failed requests does not count one per
+// connection to every session-era server. verdict (the era the probe
+// found) is recorded as mcpactor.probe.verdict.
+func (o *Op) EndExpected(err error, verdict string) {
+	if o == nil || !o.ended.CompareAndSwap(false, true) {
+		return
+	}
+	o.t.open.Add(-1)
+	now := time.Now()
+	o.dequeue(false)
+	out := classify(err, false)
+	out.errType, out.desc = "", ""
+	if o.span != nil {
+		if o.recording {
+			o.span.SetAttributes(KeyProbeVerdict.String(verdict))
+		}
+		o.endSpan(out, now)
+	}
+	if o.metrics {
+		o.recordDuration(out, now)
+	}
+}
+
 // endSpan sets the span's outcome, if it records, and ends it, if it is
 // ours.
 func (o *Op) endSpan(out outcome, now time.Time) {
@@ -744,7 +774,9 @@ func classify(err error, toolError bool) outcome {
 		c := strconv.FormatInt(wireErr.Code, 10)
 		return outcome{errType: c, code: c, num: wireErr.Code, hasCode: true, desc: wireErr.Message}
 	}
-	desc := err.Error()
+	// The status description is shown wherever spans are: no credential
+	// a URL in the error carries goes with it.
+	desc := redact.Text(err.Error())
 	var canceled *messages.CanceledError
 	switch {
 	case toolError:

@@ -29,6 +29,7 @@ const DefaultMaxInFlight = 1 << 14
 type Conn struct {
 	server  string
 	gen     uint64
+	id      uint64 // unique in the process: which transport a TransportClosed is from
 	root    *actor.RootContext
 	pid     *actor.PID
 	slots   chan struct{} // one token per request in flight
@@ -48,6 +49,9 @@ type Conn struct {
 	// pool recycles call records (take, release); nil: every call
 	// allocates its own (HTTP).
 	pool *sync.Pool
+	// skipped keeps the stdout lines a stdio server wrote that were not
+	// JSON-RPC (SkippedStdout); nil for HTTP.
+	skipped *skippedStdout
 }
 
 // DefaultQueueTimeout is how long a request waits for an in-flight slot
@@ -79,6 +83,7 @@ func newConn(server string, gen uint64, root *actor.RootContext, maxInFlight int
 	return &Conn{
 		server:  server,
 		gen:     gen,
+		id:      connIDs.Add(1),
 		root:    root,
 		slots:   make(chan struct{}, maxInFlight),
 		timeout: timeout,
@@ -178,6 +183,14 @@ type CallObserver interface {
 
 // Server returns the name of the server this connection talks to.
 func (c *Conn) Server() string { return c.server }
+
+// connIDs numbers the transports of the process.
+var connIDs atomic.Uint64
+
+// ID tells this transport from another of the same generation (the legacy
+// HTTP+SSE fallback runs a second transport in the generation whose
+// Streamable HTTP attempt failed): messages.TransportClosed carries it.
+func (c *Conn) ID() uint64 { return c.id }
 
 // Generation returns the connection generation the transport was started
 // with; messages it sends its owner carry the same number.
@@ -446,7 +459,7 @@ func (c *Conn) awaitProgress(ctx context.Context, cl *call, opts *RequestOptions
 // canceled retires a call whose context ended.
 func (c *Conn) canceled(ctx context.Context, cl *call) (json.RawMessage, error) {
 	why := &messages.CanceledError{Server: c.server, Method: cl.method, Err: context.Cause(ctx)}
-	return c.retire(cl, why.Error(), why)
+	return c.retire(cl, why.Err.Error(), why)
 }
 
 // ended is the outcome of a call whose transport has ended. The actor
@@ -503,7 +516,7 @@ func (c *Conn) awaitTimed(ctx context.Context, cl *call, start time.Time, opts *
 			timer.Reset(wait)
 		case <-ctx.Done():
 			why := &messages.CanceledError{Server: c.server, Method: cl.method, Err: context.Cause(ctx)}
-			return c.retire(cl, why.Error(), why)
+			return c.retire(cl, why.Err.Error(), why)
 		case <-c.end.done:
 			return c.ended(cl)
 		}

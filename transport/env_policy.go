@@ -1,5 +1,12 @@
 package transport
 
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
 // EnvInheritance chooses which of the parent's environment variables a
 // stdio server inherits; StdioConfig.Env is set on top of them.
 type EnvInheritance string
@@ -16,3 +23,74 @@ const (
 	// EnvInheritNone passes nothing but Env.
 	EnvInheritNone EnvInheritance = "none"
 )
+
+// ErrUnknownEnvInheritance matches every *EnvInheritanceError.
+var ErrUnknownEnvInheritance = errors.New("unknown environment inheritance policy")
+
+// EnvInheritanceError refuses to start a stdio server whose
+// StdioConfig.InheritEnv is none of the policies above: a misspelt "safe"
+// must not quietly pass the whole environment. The server's StartError
+// carries it.
+type EnvInheritanceError struct{ Policy EnvInheritance }
+
+func (e *EnvInheritanceError) Error() string {
+	return fmt.Sprintf("unknown environment inheritance %q (want %q, %q or %q)", string(e.Policy),
+		string(EnvInheritAll), string(EnvInheritSafe), string(EnvInheritNone))
+}
+
+// Is makes errors.Is(err, ErrUnknownEnvInheritance) true.
+func (e *EnvInheritanceError) Is(target error) bool { return target == ErrUnknownEnvInheritance }
+
+// The variables EnvInheritSafe passes: the official TypeScript SDK's
+// default list (DEFAULT_INHERITED_ENV_VARS in its stdio client), so that a
+// server behaves as it does under the SDK's clients.
+var (
+	safeEnvUnix    = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+	safeEnvWindows = []string{"APPDATA", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PROCESSOR_ARCHITECTURE",
+		"SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "USERNAME", "USERPROFILE", "PROGRAMFILES"}
+)
+
+// serverEnv builds a stdio server's environment from the parent's
+// (environ, as os.Environ gives it) under policy, with env set on top.
+// windows selects the Windows list, whose names match whatever their case
+// (Windows' own names are case-insensitive: "Path" is PATH).
+func serverEnv(policy EnvInheritance, environ []string, env map[string]string, windows bool) ([]string, error) {
+	var out []string
+	switch policy {
+	case EnvInheritAll:
+		out = slices.Clone(environ)
+	case EnvInheritSafe:
+		names := safeEnvUnix
+		if windows {
+			names = safeEnvWindows
+		}
+		for _, kv := range environ {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" || !safeName(names, k, windows) {
+				continue
+			}
+			// A value starting with "()" is a shell function exported
+			// by bash (Shellshock's vector); the SDK skips it too.
+			if strings.HasPrefix(v, "()") {
+				continue
+			}
+			out = append(out, kv)
+		}
+	case EnvInheritNone:
+	default:
+		return nil, &EnvInheritanceError{Policy: policy}
+	}
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out, nil
+}
+
+func safeName(names []string, k string, windows bool) bool {
+	for _, n := range names {
+		if n == k || windows && strings.EqualFold(n, k) {
+			return true
+		}
+	}
+	return false
+}

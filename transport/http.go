@@ -11,6 +11,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -131,7 +132,10 @@ type httpActor struct {
 	session string // Mcp-Session-Id, once the initialize answer gave one
 	version string // MCP-Protocol-Version, once the owner established it
 	listen  *listener
-	expired bool // a 404 told us the session is gone; the owner was told
+	expired bool // a 404 (or the like) told us the session is gone; the owner was told
+	// secrets are the configured header values, masked in the texts of
+	// errors (a server may quote a request's headers back).
+	secrets []string
 	// draining holds the close of an expired session's connection until
 	// its pending requests have come back (see close); drainEnd bounds it.
 	draining   bool
@@ -147,7 +151,7 @@ type httpActor struct {
 }
 
 func newHTTPActor(cfg HTTPConfig, conn *Conn, owner *actor.PID) *httpActor {
-	a := &httpActor{cfg: cfg, conn: conn}
+	a := &httpActor{cfg: cfg, conn: conn, secrets: redact.Values(cfg.Headers)}
 	a.sink = &postSink{a: a, aborts: make(map[int64]context.CancelFunc)}
 	a.sink.notes, a.sink.endNotes = context.WithCancel(conn.end.life)
 	a.core = newRPCCore(cfg.Server, owner, cfg.Generation, a.sink, cfg.Logger, conn.stats, conn.budget, conn.limits)
@@ -164,12 +168,14 @@ type (
 		id  int64
 		err error
 	}
-	// sessionLost reports a 404 to a request that carried session id;
-	// id is 0 for a GET (the listener's, or a stream's resumption).
+	// sessionLost reports the refusal of the session id a message
+	// carried (a 404, or what sessionRefused takes for one); id is 0 for
+	// a GET (the listener's, or a stream's resumption).
 	sessionLost struct {
 		id      int64
 		method  string
 		session string
+		status  int
 	}
 	// drained: every goroutine of a closing transport has returned.
 	drained struct{}
@@ -193,7 +199,7 @@ func (a *httpActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		a.self = ctx.Self()
 		a.feed = newFeed(a.conn, a.self)
-		a.cfg.Logger.Debug("mcp: HTTP transport ready", "server", a.cfg.Server, "url", a.cfg.URL, "legacy_sse", a.legacy != nil)
+		a.cfg.Logger.Debug("mcp: HTTP transport ready", "server", a.cfg.Server, "url", redact.URL(a.cfg.URL), "legacy_sse", a.legacy != nil)
 		if a.legacy != nil {
 			a.openStream()
 		}
@@ -274,19 +280,20 @@ func (a *httpActor) postFailed(m postFailed) {
 	a.core.resolve(m.id, outcome{err: m.err})
 }
 
-// sessionLost handles a 404 to a request that carried the session id: the
-// server ended the session and did not process the request
+// sessionLost handles a 404 (or another refusal of the session,
+// sessionRefused) to a request that carried the session id: the server
+// ended the session and did not process the request
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
 // The request fails with a SessionExpiredError, which its caller may send
 // once more on the next connection; the owner hears of it once, and starts
 // that connection.
 func (a *httpActor) sessionLost(ctx actor.Context, m sessionLost) {
-	a.core.resolve(m.id, outcome{err: &SessionExpiredError{Server: a.cfg.Server, Method: m.method, SessionID: m.session}})
+	a.core.resolve(m.id, outcome{err: &SessionExpiredError{Server: a.cfg.Server, Method: m.method, SessionID: m.session, Status: m.status}})
 	if a.expired || m.session != a.session {
 		return
 	}
 	a.expired = true
-	a.cfg.Logger.Info("mcp: HTTP session expired", "server", a.cfg.Server)
+	a.cfg.Logger.Info("mcp: HTTP session expired", "server", a.cfg.Server, "status", m.status)
 	if a.core.owner != nil {
 		ctx.Send(a.core.owner, messages.SessionExpired{Generation: a.cfg.Generation})
 	}
@@ -395,7 +402,7 @@ func (a *httpActor) finish(ctx actor.Context) {
 		err = &messages.TransportClosedError{Server: a.cfg.Server, Closed: true}
 	}
 	if a.core.owner != nil {
-		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation})
+		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
 	}
 	a.publish(err)
 	ctx.Stop(a.self)
@@ -418,7 +425,7 @@ func (a *httpActor) stopping(ctx actor.Context) {
 		a.legacy.cancel()
 	}
 	if a.core.owner != nil {
-		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation})
+		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
 	}
 }
 

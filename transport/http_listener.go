@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/mcpactor/mcpactor/internal/redact"
 )
 
 // Listen opens the GET listener of an HTTP transport: the stream on which
@@ -84,7 +86,7 @@ func (s *postSink) listen(ctx context.Context, p *post) {
 	for attempt := 1; ctx.Err() == nil; attempt++ {
 		req, err := s.request(ctx, http.MethodGet, p.url, nil, p)
 		if err != nil {
-			s.send(ctx, listenerState{note: err.Error()}, 0)
+			s.send(ctx, listenerState{note: redact.Text(err.Error(), a.secrets...)}, 0)
 			return
 		}
 		if lastID != "" {
@@ -95,22 +97,26 @@ func (s *postSink) listen(ctx context.Context, p *post) {
 			if ctx.Err() != nil {
 				return
 			}
-			s.send(ctx, listenerState{note: "GET failed: " + err.Error()}, 0)
+			s.send(ctx, listenerState{note: requestError(a.cfg.Server, "", p.url, false, err, a.secrets).Error()}, 0)
 			if !sleepCtx(ctx, s.delay(retry, attempt)) {
 				return
 			}
 			continue
 		}
-		if resp.StatusCode == http.StatusNotFound && streamed && p.session != "" {
+		if p.session != "" && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+			e := statusError(a.cfg.Server, p.method, p.url, resp, a.secrets)
 			// The GET route answered before: a 404 to the session id now
 			// means the session is gone
 			// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-			// An idle client would otherwise stop hearing the server
-			// without knowing it.
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-			resp.Body.Close()
-			s.send(ctx, sessionLost{method: p.method, session: p.session}, 0)
-			return
+			// So does a refusal that names the session (sessionRefused:
+			// the reference TypeScript server answers 400 once it has
+			// restarted), even on the first GET. An idle client would
+			// otherwise stop hearing the server without knowing it.
+			if e.Status == http.StatusNotFound && streamed || e.Status != http.StatusNotFound && sessionRefused(e) {
+				resp.Body.Close()
+				s.send(ctx, sessionLost{method: p.method, session: p.session, status: e.Status}, 0)
+				return
+			}
 		}
 		if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 			// 405 is the specified "no stream offered"; other 4xx (the
@@ -186,7 +192,8 @@ func (a *httpActor) deleteSession() {
 		}
 		resp, err := a.cfg.Client.Do(req)
 		if err != nil {
-			a.cfg.Logger.Debug("mcp: DELETE of the session failed", "server", a.cfg.Server, "err", err)
+			a.cfg.Logger.Debug("mcp: DELETE of the session failed", "server", a.cfg.Server,
+				"err", requestError(a.cfg.Server, "", p.url, false, err, a.secrets))
 			return
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -291,7 +292,7 @@ func (s *postSink) run(ctx context.Context, p *post) {
 	release() // written or never will be
 	p.body = nil
 	if err != nil {
-		s.fail(ctx, p, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err})
+		s.fail(ctx, p, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets))
 		return
 	}
 	defer resp.Body.Close()
@@ -301,11 +302,13 @@ func (s *postSink) run(ctx context.Context, p *post) {
 		}
 	}
 	switch {
-	case resp.StatusCode == http.StatusNotFound && p.session != "":
-		s.send(ctx, sessionLost{id: p.id, method: p.method, session: p.session}, 0)
-		return
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		s.fail(ctx, p, statusError(a.cfg.Server, p.method, resp))
+		e := statusError(a.cfg.Server, p.method, p.url, resp, a.secrets)
+		if p.session != "" && sessionRefused(e) {
+			s.send(ctx, sessionLost{id: p.id, method: p.method, session: p.session, status: e.Status}, 0)
+			return
+		}
+		s.fail(ctx, p, e)
 		return
 	case p.id == 0 || p.legacy:
 		// A notification or response, or any legacy POST: 202 (any
@@ -324,8 +327,8 @@ func (s *postSink) run(ctx context.Context, p *post) {
 		if len(head) == 0 {
 			problem = "no body"
 		}
-		s.fail(ctx, p, &BadBodyError{Server: a.cfg.Server, Method: p.method, Status: resp.StatusCode,
-			ContentType: resp.Header.Get("Content-Type"), Head: string(head), Problem: problem})
+		s.fail(ctx, p, &BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
+			ContentType: resp.Header.Get("Content-Type"), Head: redact.Text(excerpt(head), a.secrets...), Problem: problem})
 	}
 }
 
@@ -335,7 +338,7 @@ func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
 	limit := a.cfg.MaxFrameSize
 	body, err := readBody(resp, limit)
 	if err != nil {
-		s.fail(ctx, p, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err})
+		s.fail(ctx, p, requestError(a.cfg.Server, p.method, p.url, true, err, a.secrets))
 		return
 	}
 	if len(body) > limit {
@@ -345,8 +348,8 @@ func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
 		return
 	}
 	if !s.deliver(ctx, p, body) {
-		s.fail(ctx, p, &BadBodyError{Server: a.cfg.Server, Method: p.method, Status: resp.StatusCode,
-			ContentType: resp.Header.Get("Content-Type"), Head: string(body[:min(len(body), 200)]),
+		s.fail(ctx, p, &BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
+			ContentType: resp.Header.Get("Content-Type"), Head: redact.Text(excerpt(body[:min(len(body), 1024)]), a.secrets...),
 			Problem: "a body that is not its JSON-RPC response"})
 	}
 }
@@ -498,23 +501,24 @@ func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadC
 	}
 	req, err := s.request(ctx, http.MethodGet, p.url, nil, p)
 	if err != nil {
-		return nil, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err}
+		return nil, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets)
 	}
 	req.Header.Set("Last-Event-ID", lastID)
 	resp, err := a.cfg.Client.Do(req)
 	if err != nil {
-		return nil, &RequestError{Server: a.cfg.Server, Method: p.method, Err: err}
+		return nil, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets)
 	}
 	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		defer resp.Body.Close()
-		if resp.StatusCode == http.StatusNotFound && p.session != "" {
-			// The session is gone: the owner must hear it now, not at
-			// the next request. The request itself may have been acted
-			// on, so it fails as unanswered, not as expired.
-			s.send(ctx, sessionLost{method: p.method, session: p.session}, 0)
-		}
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return nil, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream failed: " + statusError(a.cfg.Server, p.method, resp).Error()}
+			e := statusError(a.cfg.Server, p.method, p.url, resp, a.secrets)
+			if p.session != "" && sessionRefused(e) {
+				// The session is gone: the owner must hear it now, not
+				// at the next request. The request itself may have been
+				// acted on, so it fails as unanswered, not as expired.
+				s.send(ctx, sessionLost{method: p.method, session: p.session, status: e.Status}, 0)
+			}
+			return nil, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream failed: " + e.Error()}
 		}
 		return nil, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream gave no event stream"}
 	}
@@ -591,11 +595,12 @@ func mediaType(ct string) string {
 	return mt
 }
 
-// statusError builds the error of a non-2xx answer, keeping the start of
-// its body and its authorization hints.
-func statusError(server, method string, resp *http.Response) *HTTPStatusError {
+// statusError builds the error of a non-2xx answer to a request to rawURL,
+// keeping a one-line excerpt of its body (secrets, the configured header
+// values, masked) and its authorization hints.
+func statusError(server, method, rawURL string, resp *http.Response, secrets []string) *HTTPStatusError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-	e := &HTTPStatusError{Server: server, Method: method, Status: resp.StatusCode,
+	e := &HTTPStatusError{Server: server, Method: method, URL: redact.URL(rawURL), Status: resp.StatusCode,
 		WWWAuthenticate: resp.Header.Get("WWW-Authenticate"), AuthServer: resp.Header.Get("Mcp-Auth-Server")}
 	var env struct {
 		Error *struct {
@@ -605,30 +610,12 @@ func statusError(server, method string, resp *http.Response) *HTTPStatusError {
 		} `json:"error"`
 	}
 	if json.Unmarshal(body, &env) == nil && env.Error != nil {
-		e.RPC = &RPCErrorBody{Code: env.Error.Code, Message: env.Error.Message, Data: env.Error.Data}
+		e.RPC = &RPCErrorBody{Code: env.Error.Code, Message: redact.Text(env.Error.Message, secrets...), Data: env.Error.Data}
 	}
-	text := strings.TrimSpace(string(bytes.ToValidUTF8(body, []byte("\uFFFD"))))
-	if len(text) > 512 {
-		text = text[:512] + "..."
-	}
+	text := excerpt(body)
 	if text == "" {
 		text = http.StatusText(resp.StatusCode)
 	}
-	e.Body = text
+	e.Body = redact.Text(text, secrets...)
 	return e
 }
-
-// RequestError fails a request whose HTTP exchange failed before an answer
-// came (the connection was refused or reset, the body broke off). The
-// transport lives on; the next request makes a new connection.
-type RequestError struct {
-	Server string
-	Method string
-	Err    error
-}
-
-func (e *RequestError) Error() string {
-	return "MCP server " + fmt.Sprintf("%q", e.Server) + ": HTTP request for " + e.Method + " failed: " + e.Err.Error()
-}
-
-func (e *RequestError) Unwrap() error { return e.Err }

@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -41,6 +43,9 @@ type process struct {
 	// ends counts the goroutines of a subprocess (reader, stderr drain,
 	// waiter) that have returned; the last one releases the tree.
 	ends atomic.Int32
+	// skipped keeps the stdout lines that were not JSON-RPC, for the
+	// closing error (the Conn's).
+	skipped *skippedStdout
 }
 
 // startStream runs the reader over a dialed stream: JSON Lines both ways,
@@ -48,7 +53,8 @@ type process struct {
 func startStream(rwc io.ReadWriteCloser, cfg StdioConfig, conn *Conn, self *actor.PID) *process {
 	c := &closeOnce{c: rwc}
 	p := &process{stats: conn.stats, stdin: writeCloser{rwc, c}, stdout: readCloser{rwc, c},
-		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), runs: make(chan *inbound, keptRuns)}
+		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), runs: make(chan *inbound, keptRuns),
+		skipped: conn.skipped}
 	go p.read(cfg, conn.root, self, conn.end.done)
 	return p
 }
@@ -83,10 +89,11 @@ const inboundCredits = 256
 func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (*process, error) {
 	root, quit := conn.root, conn.end.done
 	cmd.Dir = cfg.Dir
-	cmd.Env = os.Environ()
-	for k, v := range cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+	env, err := serverEnv(cfg.InheritEnv, os.Environ(), cfg.Env, runtime.GOOS == "windows")
+	if err != nil {
+		return nil, err
 	}
+	cmd.Env = env
 	// The server and whatever it starts form one tree, so that stopping
 	// it reaches a server started through a wrapper (npx, a shell
 	// script) and not only the wrapper. Without a tree (a Windows job
@@ -120,13 +127,17 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 	}
 	closeAll(files[0], files[3], files[5]) // the child's ends live on in the child
 	p := &process{stats: conn.stats, cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4],
-		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), tree: tree, runs: make(chan *inbound, keptRuns)}
+		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), tree: tree, runs: make(chan *inbound, keptRuns),
+		skipped: conn.skipped}
 
 	go p.read(cfg, root, self, quit)
 	go p.drainStderr(cfg, root, self)
 	go func() {
 		defer p.ended()
-		err := cmd.Wait()
+		// Stopping the server ends its process group too, the
+		// leftovers of a server that already exited included
+		// (processTree.wait).
+		err := tree.wait(cmd)
 		status := "exit status 0"
 		var ee *exec.ExitError
 		switch {
@@ -221,6 +232,7 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 		if messages.IsBatch(line) {
 			msgs, errs, err := messages.DecodeBatch(line)
 			if err != nil {
+				p.skipped.add(line)
 				p.malformed(cfg, line, err)
 				continue
 			}
@@ -330,6 +342,7 @@ func (p *process) rejected(cfg StdioConfig, line []byte, err error, m messages.M
 			return badResponse{id: n, problem: problem}
 		}
 	}
+	p.skipped.add(line)
 	p.malformed(cfg, line, err)
 	return nil
 }
@@ -338,7 +351,7 @@ func (p *process) malformed(cfg StdioConfig, line []byte, err error) {
 	n := p.stats.drop(dropMalformed, &p.stats.malformed)
 	if n <= 10 || n%malformedLogEvery == 0 {
 		cfg.Logger.Warn("mcp: malformed stdout line skipped", "server", cfg.Server,
-			"err", err, "line", snippet(line, 120), "malformed_total", n)
+			"err", err, "line", redact.Text(snippet(line, 120), p.skipped.secretValues()...), "malformed_total", n)
 	}
 }
 

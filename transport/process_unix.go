@@ -45,6 +45,6 @@ func (t *processTree) signal(stage int) {
 }
 
 // release has nothing to give back: a process group ends with its last
-// member. (Members the server left behind without our pipes outlive the
-// transport; Linux does not reuse the group's id while they live.)
+// member, and the members the server left behind were killed when it
+// exited (wait).
 func (t *processTree) release() {}

@@ -94,6 +94,11 @@ func (t *processTree) signal(stage int) {
 	}
 }
 
+// wait waits for the server to exit and reaps it. What it left running in
+// its job is killed when the job is released (release), once the pipes are
+// closed as well.
+func (t *processTree) wait(cmd *exec.Cmd) error { return cmd.Wait() }
+
 // release closes the job. The server has exited and its pipes are closed;
 // anything it left running in the job is killed now
 // (JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE), so nothing outlives the transport.

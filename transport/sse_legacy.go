@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/internal/redact"
 )
 
 // SpawnLegacySSE starts a transport actor for the HTTP+SSE transport of
@@ -81,20 +83,23 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 	a := s.a
 	req, err := s.request(ctx, http.MethodGet, p.url, nil, p)
 	if err != nil {
-		return err
+		return requestError(a.cfg.Server, "", p.url, false, err, a.secrets)
 	}
 	resp, err := a.cfg.Client.Do(req)
 	if err != nil {
-		return &RequestError{Server: a.cfg.Server, Method: "GET " + p.url, Err: err}
+		return requestError(a.cfg.Server, "", p.url, false, err, a.secrets)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
+		// What the user needs to see why this URL is no legacy SSE
+		// endpoint: the status, the URL, and a line of the body.
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			return statusError(a.cfg.Server, "GET", resp)
+			return statusError(a.cfg.Server, "", p.url, resp, a.secrets)
 		}
-		head, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-		return &BadBodyError{Server: a.cfg.Server, Method: "GET", Status: resp.StatusCode,
-			ContentType: resp.Header.Get("Content-Type"), Head: string(head), Problem: "no event stream"}
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return &BadBodyError{Server: a.cfg.Server, URL: redact.URL(p.url), Status: resp.StatusCode,
+			ContentType: resp.Header.Get("Content-Type"), Head: redact.Text(excerpt(head), a.secrets...),
+			Problem: "no event stream to a GET"}
 	}
 	base := resp.Request.URL
 	sr := newSSEReader(resp.Body, a.cfg.MaxFrameSize)
@@ -112,13 +117,13 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return errStreamEnded
 			}
-			return err
+			return requestError(a.cfg.Server, "", p.url, true, err, a.secrets)
 		}
 		switch ev.Type {
 		case "endpoint":
 			u, err := base.Parse(strings.TrimSpace(string(ev.Data)))
 			if err != nil {
-				return err
+				return errors.New("the server named a POST endpoint that is no URL: " + redact.Text(err.Error(), a.secrets...))
 			}
 			if !sameOrigin(u, base) {
 				return errEndpointOrigin
@@ -137,7 +142,7 @@ func (a *httpActor) legacyEndpoint(m endpointKnown) {
 	if a.legacy.endpoint != "" || a.closing {
 		return
 	}
-	a.cfg.Logger.Debug("mcp: legacy SSE endpoint", "server", a.cfg.Server, "endpoint", m.url)
+	a.cfg.Logger.Debug("mcp: legacy SSE endpoint", "server", a.cfg.Server, "endpoint", redact.URL(m.url))
 	a.legacy.endpoint = m.url
 	for _, p := range a.legacy.waiting {
 		a.sink.start(p)

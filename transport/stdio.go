@@ -12,6 +12,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -26,7 +27,7 @@ type StdioConfig struct {
 	// InheritEnv chooses what of the parent's environment the server
 	// inherits (EnvInheritAll when empty).
 	InheritEnv EnvInheritance
-	Dir     string            // working directory; "" = the parent's
+	Dir        string // working directory; "" = the parent's
 
 	// Dial, if set, replaces the subprocess: the transport speaks the same
 	// JSON Lines over the stream it returns (an in-process server in a
@@ -134,6 +135,7 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
 	conn.queueTimeout = queueTimeout(cfg.QueueTimeout)
 	conn.pool = new(sync.Pool) // call records are reused (Conn.take)
+	conn.skipped = newSkippedStdout(cfg.Env)
 	// protoactor makes the actor before its mailbox, so the actor finds
 	// the mailbox through this variable when it starts its writer, which
 	// is the mailbox's home (batchWriter.start).
@@ -314,8 +316,9 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 		}
 	case drainExpiry:
 		// The server exited TermGrace ago, yet its pipes are still held:
-		// by a process it left behind in its group (a wrapper's child).
-		// Kill the group so nothing outlives the transport, and stop
+		// by a process it left behind (its group was killed as it exited,
+		// processTree.wait, so one that left the group, or one the
+		// platform could not reach). Kill the group once more, and stop
 		// waiting for the pipes. (Linux does not reuse a process group
 		// id while the group has members, so the signal cannot stray.)
 		a.proc.signal(stageKill)
@@ -367,7 +370,7 @@ func (a *stdioActor) stopping(ctx actor.Context) {
 	a.out.stop()
 	a.stopTimers()
 	if a.core.owner != nil {
-		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation})
+		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
 	}
 }
 
@@ -516,7 +519,8 @@ func (a *stdioActor) maybeFinish(ctx actor.Context) {
 	if !s.finished() {
 		return
 	}
-	var err error = &messages.TransportClosedError{Server: a.cfg.Server, Cause: s.cause, ExitStatus: s.exitStatus, StderrTail: s.tail}
+	var err error = &messages.TransportClosedError{Server: a.cfg.Server, Cause: s.cause, ExitStatus: s.exitStatus,
+		StderrTail: redact.Text(s.tail, a.conn.skipped.secretValues()...), StdoutExcerpt: a.conn.skipped.excerpt()}
 	if s.byUser && s.cause == nil {
 		// An asked-for close is not a failure.
 		err = &messages.TransportClosedError{Server: a.cfg.Server, Closed: true}
@@ -534,7 +538,7 @@ func (a *stdioActor) maybeFinish(ctx actor.Context) {
 	a.proc.closeStdin()
 	a.out.stop()
 	if a.core.owner != nil {
-		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation})
+		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
 	}
 	a.publish(err)
 	ctx.Stop(a.self)

@@ -191,7 +191,7 @@ func (s span) root() bool { return strings.Trim(s.Parent.SpanID, "0") == "" }
 // caller's context: its tools/list of each connection. They are roots of
 // their own traces. (A server's first probe and handshake belong to the
 // trace of Manage's context: the gate step.)
-var managerSpans = []string{"tools/list"}
+var managerSpans = []string{"tools/list", "prompts/list", "resources/list"}
 
 // checkTraceShape: every span is in the trace of one step, and each step is
 // one trace whose root is the step's span.
@@ -337,9 +337,9 @@ func TestDemoConfigFailures(t *testing.T) {
 		t.Errorf("stderr = %s", stderr)
 	}
 	for _, name := range []string{"broken", "broken2"} {
-		// The manager goes on restarting it meanwhile: restarting or
-		// connecting again, with the error of the last attempt.
-		if !regexp.MustCompile(`(?m)^\s+` + name + `\s+(restarting|connecting|breaker open)\s+file \(explicit\)\s+-\s+0 tools\s+last error: .*/does/not/exist`).MatchString(stdout) {
+		// A missing command cannot heal: failed at once, with its cause,
+		// and never restarted.
+		if !regexp.MustCompile(`(?m)^\s+` + name + `\s+failed\s+file \(explicit\)\s+-\s+0 tools\s+last error: .*/does/not/exist`).MatchString(stdout) {
 			t.Errorf("line of %s: not down with its error:\n%s", name, stdout)
 		}
 		if regexp.MustCompile(`(?m)^\s+` + name + `\s+echo`).MatchString(stdout) {

@@ -62,6 +62,7 @@ func flagSet(o *Options, exitAtStart *int) *flag.FlagSet {
 	fs.DurationVar(&o.HTTPRetry, "http-retry", 0, "HTTP: send this as retry: at the start of every event stream")
 	fs.IntVar(&o.HTTPGetStatus, "http-get-status", 0, "HTTP: answer the GET listener with this status (405, 404, 200 with JSON) instead of a stream")
 	fs.IntVar(&o.HTTPExpireAfter, "http-expire-after", 0, "HTTP: end a session after it has answered N tools/call (404 from then on)")
+	fs.BoolVar(&o.HTTPSessionRefusal400, "http-session-refusal-400", false, "HTTP: answer an unknown session id with 400 \"No valid session ID provided\" (as the TypeScript reference server does), not 404")
 	fs.IntVar(&o.HTTPFailCalls, "http-fail-calls", 0, "HTTP: answer the first N tools/call with -http-fail-status, unhandled")
 	fs.IntVar(&o.HTTPFailStatus, "http-fail-status", 0, "HTTP: the status of -http-fail-calls (0: 500)")
 	fs.IntVar(&o.HTTPDropStreams, "http-drop-streams", 0, "HTTP: close the SSE stream of the first N tools/call before the response")
@@ -175,6 +176,7 @@ func (o Options) Args() []string {
 	}
 	num("http-get-status", o.HTTPGetStatus)
 	num("http-expire-after", o.HTTPExpireAfter)
+	boolean("http-session-refusal-400", o.HTTPSessionRefusal400)
 	num("http-fail-calls", o.HTTPFailCalls)
 	num("http-fail-status", o.HTTPFailStatus)
 	num("http-drop-streams", o.HTTPDropStreams)

@@ -359,7 +359,7 @@ func (h *HTTPHandler) answerJSON(w *statusWriter, r *http.Request, st *stream) {
 			if abortsConnections(cause) {
 				panic(http.ErrAbortHandler)
 			}
-			sessionNotFound(w)
+			h.sessionNotFound(w)
 			return
 		}
 		select {
@@ -458,7 +458,7 @@ func (h *HTTPHandler) sessionOf(w *statusWriter, r *http.Request) *session {
 	s := h.sessions[id]
 	h.mu.Unlock()
 	if s == nil || s.legacy {
-		sessionNotFound(w)
+		h.sessionNotFound(w)
 		return nil
 	}
 	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(supportedVersions, v) {
@@ -480,7 +480,14 @@ func (h *HTTPHandler) originAllowed(w *statusWriter, r *http.Request) bool {
 	return false
 }
 
-func sessionNotFound(w http.ResponseWriter) {
+// sessionNotFound refuses a session id the server does not know: 404, as
+// the specification has it, or 400 as the reference TypeScript server
+// answers (HTTPSessionRefusal400).
+func (h *HTTPHandler) sessionNotFound(w http.ResponseWriter) {
+	if h.opts.HTTPSessionRefusal400 {
+		httpError(w, http.StatusBadRequest, codeServerError, "Bad Request: No valid session ID provided")
+		return
+	}
 	httpError(w, http.StatusNotFound, -32001, "Session not found")
 }
 

@@ -51,7 +51,7 @@ func (h *HTTPHandler) legacyPost(w *statusWriter, r *http.Request) {
 	s := h.sessions[r.URL.Query().Get("sessionId")]
 	h.mu.Unlock()
 	if s == nil || !s.legacy {
-		sessionNotFound(w)
+		h.sessionNotFound(w)
 		return
 	}
 	m, ok := h.readMessage(w, r)

@@ -138,6 +138,11 @@ type Options struct {
 	// HTTPExpireAfter, when N > 0, ends a session once it has answered N
 	// tools/call: every request carrying its id gets 404 from then on.
 	HTTPExpireAfter int
+	// HTTPSessionRefusal400 answers a session id the server does not
+	// know (expired, ended, or from before a restart) as the reference
+	// TypeScript server does: 400 with the JSON-RPC error "Bad Request:
+	// No valid session ID provided", where the specification says 404.
+	HTTPSessionRefusal400 bool
 	// HTTPFailCalls, when N > 0, answers the first N tools/call POSTs with
 	// HTTPFailStatus and a JSON-RPC error body, without handling them; the
 	// later ones are served normally.

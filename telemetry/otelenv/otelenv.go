@@ -104,7 +104,7 @@ type Providers struct {
 	// exported.
 	Destinations []string
 
-	stoppers []func(context.Context) error // providers, stopped concurrently
+	stoppers []stopper                     // providers, stopped concurrently
 	closers  []func(context.Context) error // then these (the trace file)
 	shutdown sync.Once
 	err      error
@@ -122,8 +122,8 @@ func (p *Providers) Shutdown(ctx context.Context) error {
 		// collector does not use up the others' time.
 		errs := make([]error, len(p.stoppers), len(p.stoppers)+len(p.closers))
 		var wg sync.WaitGroup
-		for i, stop := range p.stoppers {
-			wg.Go(func() { errs[i] = stop(ctx) })
+		for i, s := range p.stoppers {
+			wg.Go(func() { errs[i] = s.run(ctx) })
 		}
 		wg.Wait()
 		for _, c := range p.closers {
@@ -132,6 +132,39 @@ func (p *Providers) Shutdown(ctx context.Context) error {
 		p.err = errors.Join(errs...)
 	})
 	return p.err
+}
+
+// stopper flushes and stops one provider; what names where its signal
+// goes, for the error of a flush that failed.
+type stopper struct {
+	what string
+	stop func(context.Context) error
+}
+
+// run stops the provider. A flush that ran out of time is, nearly always,
+// an exporter whose endpoint nobody listens on (the exporters retry until
+// the context ends): the error says which, in one line, instead of a bare
+// "context deadline exceeded".
+func (s stopper) run(ctx context.Context) error {
+	err := s.stop(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%s: not flushed in time: nothing answered there (is a Collector running?): %w", s.what, context.DeadlineExceeded)
+	}
+	return fmt.Errorf("%s: %w", s.what, err)
+}
+
+// destinationsOf joins the destinations of one signal ("traces: ...").
+func destinationsOf(dests []string, signal string) string {
+	var out []string
+	for _, d := range dests {
+		if rest, ok := strings.CutPrefix(d, signal+": "); ok {
+			out = append(out, rest)
+		}
+	}
+	return signal + " to " + strings.Join(out, " and ")
 }
 
 // Describe joins Destinations into one line ("none" when empty).
@@ -280,7 +313,7 @@ func New(ctx context.Context, opts Options) (_ *Providers, err error) {
 			opts = append(opts, sdktrace.WithBatcher(e))
 		}
 		p.TracerProvider = sdktrace.NewTracerProvider(opts...)
-		p.stoppers = append(p.stoppers, p.TracerProvider.Shutdown)
+		p.stoppers = append(p.stoppers, stopper{what: destinationsOf(p.Destinations, "traces"), stop: p.TracerProvider.Shutdown})
 	}
 	if len(readers) > 0 {
 		opts := []sdkmetric.Option{sdkmetric.WithResource(res)}
@@ -288,7 +321,7 @@ func New(ctx context.Context, opts Options) (_ *Providers, err error) {
 			opts = append(opts, sdkmetric.WithReader(r))
 		}
 		p.MeterProvider = sdkmetric.NewMeterProvider(opts...)
-		p.stoppers = append(p.stoppers, p.MeterProvider.Shutdown)
+		p.stoppers = append(p.stoppers, stopper{what: destinationsOf(p.Destinations, "metrics"), stop: p.MeterProvider.Shutdown})
 	}
 	return p, nil
 }

@@ -351,18 +351,9 @@ func TestOTLPGRPCDefaultEndpoint(t *testing.T) {
 		n, _ := io.ReadFull(conn, b)
 		first <- b[:n]
 	}()
-	old := defaultGRPCEndpoint
-	defaultGRPCEndpoint = ln.Addr().String()
-	defer func() { defaultGRPCEndpoint = old }()
-	t.Setenv(envTracesExporter, "otlp")
-	t.Setenv(envOTLPProtocol, "grpc")
-	// Our listener speaks no gRPC: bound the failing export (retries
-	// included), so Shutdown ends it and leaves no goroutine behind.
-	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1000")
-	p, err := New(context.Background(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Our listener speaks no gRPC: the failing export is bounded
+	// (grpcTraces), so Shutdown ends it and leaves no goroutine behind.
+	p := grpcTraces(t, ln.Addr().String())
 	if want := "traces: otlp grpc to " + ln.Addr().String() + " without TLS (default endpoint)"; p.Describe() != want {
 		t.Errorf("Describe = %q, want %q", p.Describe(), want)
 	}
@@ -502,4 +493,58 @@ func inChild(t *testing.T) bool {
 	}
 	t.Logf("child process:\n%s", out)
 	return false
+}
+
+// TestShutdownNamesWhatWasUnreachable checks that a flush to a gRPC
+// endpoint nobody listens on ends with the shutdown's context, within a
+// generous bound of it, and says in one line which exporter could not be
+// reached, not only "context deadline exceeded".
+func TestShutdownNamesWhatWasUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nobody listens there now
+	// The exporter's own retries outlive a Shutdown that ran out of time
+	// (the SDK does not stop them): grpcTraces bounds them, for goleak.
+	p := grpcTraces(t, addr)
+	tel := telemetry.New(telemetry.Options{TracerProvider: p.TracerProvider})
+	_, op := tel.Start(context.Background(), &telemetry.Request{Peer: stdioPeer, Method: messages.MethodPing})
+	op.End(nil, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = p.Shutdown(ctx)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Shutdown took %v with a 500ms context", took)
+	}
+	if err == nil || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "nothing answered") ||
+		!errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("Shutdown: %v, want one line naming %s as unreachable", err, addr)
+	}
+	// The SDK leaves the export's retries running past a Shutdown that ran
+	// out of time, until OTEL_EXPORTER_OTLP_TIMEOUT: wait for them here,
+	// so that goleak judges the package, not this test's leftovers.
+	deadline := time.Now().Add(10 * time.Second)
+	for goleak.Find() != nil && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// grpcTraces builds providers that export traces over OTLP gRPC to addr
+// (as the default endpoint), each export, retries included, bounded by 1 s.
+func grpcTraces(t *testing.T, addr string) *Providers {
+	t.Helper()
+	old := defaultGRPCEndpoint
+	defaultGRPCEndpoint = addr
+	t.Cleanup(func() { defaultGRPCEndpoint = old })
+	t.Setenv(envTracesExporter, "otlp")
+	t.Setenv(envOTLPProtocol, "grpc")
+	t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1000")
+	p, err := New(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -43,6 +43,10 @@ func (c *Client) discover(ctx context.Context, hc *http.Client, server string, c
 	}
 	var candidates []string
 	if ch.ResourceMetadata != "" {
+		// The server names where to look: checked before it is fetched.
+		if err := checkURL("protected resource metadata", ch.ResourceMetadata); err != nil {
+			return nil, err
+		}
 		candidates = []string{ch.ResourceMetadata}
 	} else {
 		candidates = wellKnownResourceURLs(su)
@@ -77,6 +81,9 @@ func (c *Client) discover(ctx context.Context, hc *http.Client, server string, c
 		return nil, &DiscoveryError{What: "authorization server in the protected resource metadata", Tried: []string{prmURL}}
 	}
 	issuer := c.chooseServer(prm.AuthorizationServers)
+	if err := checkURL("authorization server", issuer); err != nil {
+		return nil, err
+	}
 	meta, err := serverMetadata(ctx, hc, issuer)
 	if err != nil {
 		return nil, err
@@ -131,17 +138,22 @@ func (c *Client) legacyDiscovery(ctx context.Context, hc *http.Client, su *url.U
 }
 
 // checkEndpoints refuses an authorization server whose endpoints are not
-// HTTPS, unless on a loopback address (a development server): codes,
-// secrets and tokens travel to them
+// HTTPS, unless on a loopback address (a development server), or carry
+// userinfo or a fragment (checkURL): codes, secrets and tokens travel to
+// them
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#communication-security).
 func checkEndpoints(m *ServerMetadata) error {
-	for _, e := range []string{m.Issuer, m.AuthorizationEndpoint, m.TokenEndpoint, m.RegistrationEndpoint} {
-		if e == "" {
+	for _, e := range []struct{ what, url string }{
+		{"issuer", m.Issuer},
+		{"authorization endpoint", m.AuthorizationEndpoint},
+		{"token endpoint", m.TokenEndpoint},
+		{"registration endpoint", m.RegistrationEndpoint},
+	} {
+		if e.url == "" {
 			continue
 		}
-		u, err := url.Parse(e)
-		if err != nil || !(u.Scheme == "https" || u.Scheme == "http" && isLoopback(u.Hostname())) {
-			return fmt.Errorf("%w: %q", ErrInsecureEndpoint, e)
+		if err := checkURL(e.what, e.url); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -86,8 +86,10 @@ var ErrStateMismatch = errors.New("oauth: authorization response state does not 
 // registration endpoint.
 var ErrNoClient = errors.New("oauth: no client identity for this authorization server (configure a client id)")
 
-// ErrInsecureEndpoint refuses an authorization server endpoint that is
-// neither HTTPS nor on a loopback address.
+// ErrInsecureEndpoint refuses a URL a server supplied for the
+// authorization flow (resource metadata, issuer, endpoints) that is
+// neither HTTPS nor on a loopback address, or carries userinfo or a
+// fragment; *URLRefusedError matches it.
 var ErrInsecureEndpoint = errors.New("oauth: authorization server endpoint is not HTTPS")
 
 // ErrNoRefreshToken: the token cannot be refreshed.

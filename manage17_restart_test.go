@@ -1,0 +1,85 @@
+package mcpactor_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/peers"
+)
+
+// startEverythingOn starts server-everything's Streamable HTTP server on
+// port (a restart must come back where the client knows it).
+func startEverythingOn(t *testing.T, port int) *httpProc {
+	t.Helper()
+	node, script := peers.ServerEverything(t)
+	return startHTTPProcOn(t, everythingServer, func(port int) (string, []string, []string) {
+		return node, []string{script, "streamableHttp"}, []string{"PORT=" + strconv.Itoa(port)}
+	}, port)
+}
+
+// A managed Streamable HTTP server that is killed and started again comes
+// back under a manager with default options and no keepalive: the calls
+// that meet it down (connection refused) mark it unhealthy, the manager
+// restarts it, and a later call succeeds on a new session.
+func TestManagerSurvivesRemoteRestart(t *testing.T) {
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startEverythingOn(t, port)
+	t.Cleanup(func() { srv.stop() })
+
+	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*waitLimit)
+	defer cancel()
+	t.Cleanup(func() { rt.Stop(context.Background()) })
+	m, err := rt.Manage(ctx, mcpactor.ManageOptions{CacheDir: t.TempDir(), Servers: map[string]mcpactor.ServerConfig{
+		"everything": {URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(msg string) error {
+		cctx, ccancel := context.WithTimeout(ctx, 5*time.Second)
+		defer ccancel()
+		res, err := m.CallTool(cctx, "mcp__everything__echo", map[string]any{"message": msg})
+		if err == nil && (len(res.Content) == 0 || res.Content[0].Text != "Echo: "+msg) {
+			return fmt.Errorf("echo answered %+v", res.Content)
+		}
+		return err
+	}
+	if err := call("before"); err != nil {
+		t.Fatalf("before the restart: %v", err)
+	}
+
+	if err := srv.stop(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range mcpactor.CallFailureThreshold {
+		if err := call("down"); err == nil {
+			t.Fatalf("call %d succeeded with the server down", i)
+		}
+	}
+	srv = startEverythingOn(t, port)
+
+	var last error
+	for deadline := time.Now().Add(2 * waitLimit); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if last = call("after"); last == nil {
+			break
+		}
+	}
+	if last != nil {
+		t.Fatalf("no call succeeded after the server came back: %v (status %+v)", last, m.Status())
+	}
+	for _, st := range m.Status() {
+		if st.State != mcpactor.StateReady || st.Restarts < 1 {
+			t.Errorf("status %+v: want ready after at least one restart", st)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package messages
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// A server whose error message is already formatted "MCP error <code>: ..."
+// (the TypeScript SDK's servers do that) is not prefixed twice; another
+// code's prefix is the server's own text and stays.
+func TestRPCErrorNotPrefixedTwice(t *testing.T) {
+	for _, tc := range []struct {
+		code      int64
+		msg, want string
+	}{
+		{-32602, "MCP error -32602: Invalid arguments for tool echo", "MCP error -32602: Invalid arguments for tool echo"},
+		{-32602, "Invalid arguments", "MCP error -32602: Invalid arguments"},
+		{-32603, "MCP error -32602: inner", "MCP error -32603: MCP error -32602: inner"},
+		{-32000, "", "MCP error -32000: "},
+	} {
+		if got := (&RPCError{Server: "s", Method: "tools/call", Code: tc.code, Message: tc.msg}).Error(); got != tc.want {
+			t.Errorf("RPCError %d %q: %q, want %q", tc.code, tc.msg, got, tc.want)
+		}
+		if got := (&Error{Code: tc.code, Message: tc.msg}).Error(); got != tc.want {
+			t.Errorf("Error %d %q: %q, want %q", tc.code, tc.msg, got, tc.want)
+		}
+	}
+}
+
+// A cancelled call names the server, the method and the id, and still
+// matches its context's cause.
+func TestCanceledErrorText(t *testing.T) {
+	err := error(&CanceledError{Server: "files", Method: "tools/call", ID: Int64ID(7), Err: context.Canceled})
+	if got, want := err.Error(), `MCP server "files": tools/call (id 7) cancelled: context canceled`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Error("not context.Canceled")
+	}
+	unsent := &CanceledError{Server: "files", Method: "tools/call", Err: context.DeadlineExceeded}
+	if got, want := unsent.Error(), `MCP server "files": tools/call cancelled: context deadline exceeded`; got != want || !errors.Is(unsent, context.DeadlineExceeded) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := (&CanceledError{Err: context.Canceled}).Error(); got != "context canceled" {
+		t.Errorf("bare: %q", got)
+	}
+}
+
+// What a server printed on stdout shows in the errors that end a
+// connection and time out a connect.
+func TestStdoutInErrors(t *testing.T) {
+	tc := &TransportClosedError{Server: "s", ExitStatus: "exit status 1", StderrTail: "oops", StdoutExcerpt: "Error: no API key"}
+	if got, want := tc.Error(), "Transport closed: exit status 1: oops; stdout (not JSON-RPC): Error: no API key"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	for _, tc := range []struct {
+		e    ConnectTimeoutError
+		want string
+	}{
+		{ConnectTimeoutError{Server: "s", After: time.Second}, `Connection to MCP server "s" timed out after 1000ms`},
+		{ConnectTimeoutError{Server: "s", After: time.Second, SkippedStdout: 1, FirstStdout: "Listening on :8080"},
+			`Connection to MCP server "s" timed out after 1000ms; 1 non-JSON line on stdout was skipped: "Listening on :8080"`},
+		{ConnectTimeoutError{Server: "s", After: time.Second, SkippedStdout: 3, FirstStdout: "Welcome!"},
+			`Connection to MCP server "s" timed out after 1000ms; 3 non-JSON lines on stdout were skipped, the first: "Welcome!"`},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}

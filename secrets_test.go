@@ -1,0 +1,189 @@
+package mcpactor_test
+
+// Credentials in a server's configuration go nowhere but to the server: not
+// into a returned error, a log line (at any level), a span (name,
+// attributes, status, events), a manager's status or event, or an excerpt
+// of the server's output. Each secret below is planted in one place of a
+// configuration and looked for in everything the runtime produced.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+)
+
+// The planted secrets, one per place a configuration holds one.
+const (
+	secretQuery    = "Qk9-PLANTED-query-7d1e"  // a secret-looking query parameter of the URL
+	secretUserinfo = "Uf3-PLANTED-userinfo-2b" // the password of the URL's user:password@
+	secretBearer   = "Br8-PLANTED-bearer-5c0a" // an Authorization header
+	secretAPIKey   = "Ak2-PLANTED-apikey-91fe" // an X-Api-Key header
+	secretEnv      = "Ev6-PLANTED-env-44d3a"   // a stdio server's env value
+)
+
+var plantedSecrets = []string{secretQuery, secretUserinfo, secretBearer, secretAPIKey, secretEnv}
+
+// outputs gathers everything the runtime produced that a person or a
+// system other than the server may read.
+type outputs struct {
+	mu   sync.Mutex
+	logs bytes.Buffer
+	text []string // errors, statuses, events
+}
+
+func (o *outputs) Write(b []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.logs.Write(b)
+}
+
+func (o *outputs) add(what string, v any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.text = append(o.text, fmt.Sprintf("%s: %v", what, v))
+}
+
+// check fails t for each planted secret found anywhere, saying where.
+func (o *outputs) check(t *testing.T, spans []string) {
+	t.Helper()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	channels := map[string][]string{"log": strings.Split(o.logs.String(), "\n"), "returned or reported": o.text, "span": spans}
+	for name, lines := range channels {
+		for _, line := range lines {
+			for _, s := range plantedSecrets {
+				if strings.Contains(line, s) {
+					t.Errorf("secret %s leaked into a %s: %s", s, name, line)
+				}
+			}
+		}
+	}
+}
+
+// reflectingServer answers every request 500 with a body that repeats the
+// request's credentials, as a debugging proxy or a careless server does.
+func reflectingServer() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, "upstream refused: Authorization=%q X-Api-Key=%q\n", r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"))
+	}))
+}
+
+// closedURL is an http URL on a loopback port nobody listens on.
+func closedURL(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
+}
+
+// secretHTTPConfig reaches base with every HTTP secret planted.
+func secretHTTPConfig(base string) mcpactor.ServerConfig {
+	u := strings.Replace(base, "http://", "http://svc:"+secretUserinfo+"@", 1) + "/mcp?api_key=" + secretQuery + "&region=eu"
+	return mcpactor.ServerConfig{URL: u, ConnectTimeout: 5 * time.Second,
+		Headers: map[string]string{"Authorization": "Bearer " + secretBearer, "X-Api-Key": secretAPIKey}}
+}
+
+// secretStdioConfig is our test server with the env secret planted, which
+// it will print when asked (send-raw on stdout, crash on stderr).
+func secretStdioConfig() mcpactor.ServerConfig {
+	cfg := testServerConfig(testserver.Options{})
+	cfg.Env["SERVICE_TOKEN"] = secretEnv
+	return cfg
+}
+
+func TestNoSecretInAnyOutput(t *testing.T) {
+	t.Parallel()
+	var out outputs
+	logger := slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	tr := newTracedOpts(t, mcpactor.Options{Logger: logger}, nil)
+	ctx := waitCtx(t)
+
+	// HTTP: a server that refuses and reflects the credentials, and a URL
+	// nobody answers (the dial error quotes the URL in Go's own text).
+	reflecting := reflectingServer()
+	defer reflecting.Close()
+	for name, base := range map[string]string{"reflecting": reflecting.URL, "refused": closedURL(t)} {
+		_, err := tr.rt.Connect(ctx, name, secretHTTPConfig(base))
+		if err == nil {
+			t.Fatalf("Connect(%s) succeeded", name)
+		}
+		out.add("Connect("+name+")", err)
+	}
+
+	// stdio: a server that prints its secret on stdout, then on stderr as
+	// it crashes with a call in flight.
+	c, err := tr.rt.Connect(ctx, "leaky", secretStdioConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	callOK(t, c, "send-raw", map[string]any{"lines": []string{"debug: token=" + secretEnv}})
+	_, err = c.CallTool(ctx, "crash", map[string]any{"code": 1, "stderr": "fatal: bad token " + secretEnv})
+	if err == nil {
+		t.Fatal("the crash call succeeded")
+	}
+	out.add("CallTool(crash)", err)
+	deadline := time.Now().Add(waitLimit)
+	for c.Err() == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	out.add("Err", c.Err())
+
+	// A manager: statuses and events of the same servers.
+	m, err := tr.rt.Manage(ctx, mcpactor.ManageOptions{
+		Servers: map[string]mcpactor.ServerConfig{
+			"m-reflecting": secretHTTPConfig(reflecting.URL),
+			"m-refused":    secretHTTPConfig(closedURL(t)),
+		},
+		NoCache: true,
+		OnEvent: func(e mcpactor.ManagerEvent) { out.add("event", fmt.Sprintf("%+v %v", e, e.Err)) },
+	})
+	if err != nil {
+		out.add("Manage", err)
+	}
+	if m != nil {
+		deadline := time.Now().Add(waitLimit)
+		for {
+			failing := 0
+			for _, s := range m.Status() {
+				if s.LastError != nil {
+					failing++
+				}
+			}
+			if failing == 2 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		for _, s := range m.Status() {
+			out.add("Status", fmt.Sprintf("%+v %v", s, s.LastError))
+		}
+		_, err = m.CallTool(ctx, "mcp__m-refused__anything", nil)
+		out.add("Manager.CallTool", err)
+		m.Close(context.WithoutCancel(ctx))
+	}
+
+	var spans []string
+	for _, s := range tr.spans.Ended() {
+		line := fmt.Sprintf("%s %v %s %v", s.Name(), s.Attributes(), s.Status().Description, s.Events())
+		spans = append(spans, line)
+	}
+	if len(spans) == 0 {
+		t.Fatal("no span recorded: the check would prove nothing")
+	}
+	out.check(t, spans)
+}

@@ -1,0 +1,233 @@
+package supervisor
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// Prompts and resources across servers, beside the tools: each server's
+// lists are fetched when it is ready (if it declares the capability) and
+// again on notifications/prompts/list_changed and
+// notifications/resources/list_changed
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts,
+// https://modelcontextprotocol.io/specification/2025-11-25/server/resources).
+// Like the tools, they are published in the snapshot and named on first
+// read, so that nothing of this is on a call's path.
+
+// Prompt is a prompt as the manager exposes it.
+type Prompt struct {
+	// Name is the exposed name, mcp__<server>__<prompt>, made by the
+	// rules of tool names (docs/configuration.md, "Tool names").
+	Name   string
+	Server string
+	// Prompt is the server's definition, with its own name.
+	Prompt messages.Prompt
+}
+
+// Resource is a resource a managed server lists. Resources are addressed
+// by their server and URI (ReadResource): URIs are the servers' own, and
+// two servers may list the same one.
+type Resource struct {
+	Server   string
+	Resource messages.Resource
+}
+
+// The kinds of catalog lists.
+const (
+	catalogPrompts   = "prompts"
+	catalogResources = "resources"
+)
+
+// Messages of the manager actor about catalogs.
+type (
+	catalogChanged struct{ name, kind string }
+	catalogListed  struct {
+		name      string
+		kind      string
+		seq       uint64
+		prompts   []messages.Prompt
+		resources []messages.Resource
+		err       error
+	}
+)
+
+func (catalogChanged) IgnoreDeadLetterLogging() {}
+func (catalogListed) IgnoreDeadLetterLogging()  {}
+
+// listCatalogs fetches the prompts and resources a ready server declares.
+func (a *managerActor) listCatalogs(mb *member) {
+	caps := mb.client.Capabilities()
+	if caps.Prompts != nil {
+		a.listCatalog(mb, catalogPrompts)
+	}
+	if caps.Resources != nil {
+		a.listCatalog(mb, catalogResources)
+	}
+}
+
+// listCatalog fetches one list, off the actor.
+func (a *managerActor) listCatalog(mb *member, kind string) {
+	if mb.client == nil || mb.catalogListing[kind] {
+		return
+	}
+	if mb.catalogListing == nil {
+		mb.catalogListing = map[string]bool{}
+	}
+	mb.catalogListing[kind] = true
+	c, name, seq, root, self := mb.client, mb.srv.Name, mb.seq, a.root, a.self
+	timeout := mb.requestTimeout()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		m := catalogListed{name: name, kind: kind, seq: seq}
+		if kind == catalogPrompts {
+			m.prompts, m.err = c.ListPrompts(ctx)
+		} else {
+			m.resources, m.err = c.ListResources(ctx)
+		}
+		root.Send(self, m)
+	}()
+}
+
+func (a *managerActor) catalogListed(m catalogListed) {
+	mb := a.members[m.name]
+	if mb == nil || mb.removing {
+		return
+	}
+	mb.catalogListing[m.kind] = false
+	if m.err != nil && len(m.prompts) == 0 && len(m.resources) == 0 {
+		a.log.Warn("mcp: could not list "+m.kind, "server", m.name, "err", oneLine(m.err.Error()))
+		return
+	}
+	if m.kind == catalogPrompts {
+		mb.prompts = m.prompts
+	} else {
+		mb.resources = m.resources
+	}
+	a.catalogStale = true
+	a.publish()
+	a.h.events.push(Event{Kind: EventCatalogChanged, Server: m.name, State: mb.state})
+}
+
+// exposedCatalog names the prompts and lists the resources of a
+// snapshot's members once, when first read.
+type exposedCatalog struct {
+	members   []memberCatalog
+	once      sync.Once
+	prompts   []Prompt
+	byName    map[string]promptRef
+	resources []Resource
+}
+
+type memberCatalog struct {
+	server    string
+	prompts   []messages.Prompt
+	resources []messages.Resource
+}
+
+// promptRef is where an exposed prompt name leads.
+type promptRef struct{ server, prompt string }
+
+func (e *exposedCatalog) get() *exposedCatalog {
+	e.once.Do(e.build)
+	return e
+}
+
+func (e *exposedCatalog) build() {
+	var pairs []ToolPair
+	for _, m := range e.members {
+		for _, p := range m.prompts {
+			pairs = append(pairs, ToolPair{Server: m.server, Tool: p.Name})
+		}
+	}
+	index := NewToolIndex(pairs)
+	e.byName = make(map[string]promptRef, len(pairs))
+	for _, m := range e.members {
+		for _, p := range m.prompts {
+			exposed, ok := index.Exposed(m.server, p.Name)
+			if !ok {
+				continue
+			}
+			e.prompts = append(e.prompts, Prompt{Name: exposed, Server: m.server, Prompt: p})
+			e.byName[exposed] = promptRef{server: m.server, prompt: p.Name}
+		}
+		for _, r := range m.resources {
+			e.resources = append(e.resources, Resource{Server: m.server, Resource: r})
+		}
+	}
+	slices.SortFunc(e.prompts, func(x, y Prompt) int { return compare(x.Name, y.Name) })
+	slices.SortFunc(e.resources, func(x, y Resource) int {
+		if c := compare(x.Server, y.Server); c != 0 {
+			return c
+		}
+		return compare(x.Resource.URI, y.Resource.URI)
+	})
+}
+
+// Prompts returns every prompt of every ready server, by exposed name
+// (mcp__<server>__<prompt>), sorted.
+func (m *Manager) Prompts() []Prompt {
+	return slices.Clone(m.snap.Load().catalog.get().prompts)
+}
+
+// Resources returns every resource the ready servers list, sorted by
+// server and URI.
+func (m *Manager) Resources() []Resource {
+	return slices.Clone(m.snap.Load().catalog.get().resources)
+}
+
+// GetPrompt renders a prompt by its exposed name on the server that
+// offers it.
+func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string]string) (*messages.GetPromptResult, error) {
+	if m.closed.Load() {
+		return nil, ErrManagerClosed
+	}
+	s := m.snap.Load()
+	ref, ok := s.catalog.get().byName[exposed]
+	if !ok {
+		return nil, &UnknownToolError{Name: exposed}
+	}
+	c, err := m.serverClient(s, ref.server)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.GetPrompt(ctx, ref.prompt, args)
+	m.observe(ref.server, s.health[ref.server], err)
+	return res, err
+}
+
+// ReadResource reads a resource by URI from the named server. The URI
+// need not be listed (a resource template's, say); the server decides.
+func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messages.ReadResourceResult, error) {
+	if m.closed.Load() {
+		return nil, ErrManagerClosed
+	}
+	s := m.snap.Load()
+	c, err := m.serverClient(s, server)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.ReadResource(ctx, uri)
+	m.observe(server, s.health[server], err)
+	return res, err
+}
+
+// serverClient is the client of a server that can take a request now.
+func (m *Manager) serverClient(s *snapshot, server string) (*actors.Client, error) {
+	st, known := s.status[server]
+	if !known {
+		return nil, &UnknownServerError{Name: server}
+	}
+	if err := m.unavailable(s, server); err != nil {
+		return nil, err
+	}
+	c := s.clients[server]
+	if c == nil {
+		return nil, &ServerUnavailableError{Server: server, State: st.State, Err: st.LastError}
+	}
+	return c, nil
+}

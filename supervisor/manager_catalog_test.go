@@ -1,0 +1,65 @@
+package supervisor_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/supervisor"
+)
+
+// The prompts and resources of every ready server are listed beside the
+// tools: prompts by exposed name (mcp__<server>__<prompt>), resources by
+// server and URI; GetPrompt and ReadResource reach the right server.
+func TestManagerPromptsAndResources(t *testing.T) {
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{
+		testServer(t, "alpha", testserver.Options{}, "alpha"),
+		testServer(t, "beta", testserver.Options{}, "beta"),
+	}})
+	harness.WaitFor(t, "the catalogs", func() bool { return len(m.Prompts()) == 4 && len(m.Resources()) > 0 })
+	names := map[string]bool{}
+	for _, p := range m.Prompts() {
+		names[p.Name] = true
+	}
+	for _, want := range []string{"mcp__alpha__greet", "mcp__alpha__simple", "mcp__beta__greet", "mcp__beta__simple"} {
+		if !names[want] {
+			t.Errorf("no prompt %s among %v", want, names)
+		}
+	}
+	ctx := harness.Context(t)
+	res, err := m.GetPrompt(ctx, "mcp__beta__greet", map[string]string{"name": "Ada"})
+	if err != nil || len(res.Messages) == 0 || res.Messages[0].Content.Text != "Hello, Ada!" {
+		t.Fatalf("GetPrompt: %+v, %v", res, err)
+	}
+	var unknown *supervisor.UnknownToolError
+	if _, err := m.GetPrompt(ctx, "mcp__beta__nope", nil); !errors.As(err, &unknown) {
+		t.Errorf("unknown prompt: %v", err)
+	}
+
+	r := m.Resources()[0]
+	read, err := m.ReadResource(ctx, r.Server, r.Resource.URI)
+	if err != nil || len(read.Contents) == 0 || read.Contents[0].URI != r.Resource.URI {
+		t.Fatalf("ReadResource(%s, %s): %+v, %v", r.Server, r.Resource.URI, read, err)
+	}
+	var noServer *supervisor.UnknownServerError
+	if _, err := m.ReadResource(ctx, "gamma", r.Resource.URI); !errors.As(err, &noServer) {
+		t.Errorf("unknown server: %v", err)
+	}
+
+	if err := m.Remove(ctx, "beta"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Prompts() {
+		if p.Server == "beta" {
+			t.Errorf("prompt %s of a removed server", p.Name)
+		}
+	}
+	closeManager(t, m)
+	if _, err := m.GetPrompt(ctx, "mcp__alpha__simple", nil); !errors.Is(err, supervisor.ErrManagerClosed) {
+		t.Errorf("GetPrompt after Close: %v", err)
+	}
+	if _, err := m.ReadResource(ctx, "alpha", r.Resource.URI); !errors.Is(err, supervisor.ErrManagerClosed) {
+		t.Errorf("ReadResource after Close: %v", err)
+	}
+}

@@ -1,0 +1,100 @@
+package supervisor
+
+import (
+	"errors"
+	"io/fs"
+	"net/url"
+	"os/exec"
+	"sync/atomic"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// How the manager's view of a server follows what its calls meet. A
+// remote server that restarts can leave a connection that looks alive
+// (no process to watch, no keepalive asked for) while every call fails:
+// callers count the failures of the transport in a row, and the manager
+// hears of it once, when the count reaches CallFailureThreshold; the
+// server is then marked unhealthy and restarted through its restart
+// policy, as a keepalive that fails would have it.
+
+// CallFailureThreshold is how many calls through the manager in a row may
+// fail in the transport (unreachable, session expired, an answer that
+// never came, an HTTP 5xx; a connection that ended is reported to the
+// manager by its client, and restarted on that news alone) before
+// the server is marked unhealthy and restarted. A success, or an error
+// the server answered with (a JSON-RPC error; a tool error is a result),
+// resets the count; timeouts and cancellations leave it as it is: they
+// say the caller gave up, not that the server is gone.
+const CallFailureThreshold = 3
+
+// callHealth counts a server's transport failures in a row, written by
+// callers with atomics (no lock and no message on a call's path), reset
+// by the manager when a new connection is ready. One per member.
+type callHealth struct{ failures atomic.Int32 }
+
+// observe records a call's outcome; it reports true once, for the call
+// whose failure reaches the threshold.
+func (h *callHealth) observe(err error) bool {
+	if h == nil {
+		return false
+	}
+	switch {
+	case err == nil || answered(err):
+		if h.failures.Load() != 0 {
+			h.failures.Store(0)
+		}
+	case transportFailure(err):
+		return h.failures.Add(1) == CallFailureThreshold
+	}
+	return false
+}
+
+// answered reports an error the server itself sent: it is up.
+func answered(err error) bool {
+	var rpc *messages.RPCError
+	return errors.As(err, &rpc)
+}
+
+// transportFailure reports an error that says the connection to the
+// server does not work, as opposed to a slow answer, a caller that gave
+// up, or the server's own refusal.
+func transportFailure(err error) bool {
+	if errors.Is(err, messages.ErrTransportClosed) {
+		// A connection that ended is the client's news to the manager
+		// already (messages.ServerDown), which applies the restart
+		// policy once; counting its calls too would restart it twice. A
+		// close that was asked for, or a connection replaced by a
+		// restart, is the manager's own doing.
+		return false
+	}
+	var status *transport.HTTPStatusError
+	if errors.As(err, &status) {
+		return status.Status >= 500
+	}
+	var request *transport.RequestError
+	return errors.As(err, &request) ||
+		errors.Is(err, transport.ErrSessionExpired) ||
+		errors.Is(err, transport.ErrNoResponse)
+}
+
+// cannotHeal reports a start error that no restart will mend: the command
+// does not exist or may not be run, the configuration or the URL is
+// invalid. Such a server goes straight to StateFailed.
+func cannotHeal(err error) bool {
+	var ce *actors.ConfigError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Op == "parse" {
+		return true
+	}
+	var se *messages.StartError
+	if !errors.As(err, &se) {
+		return false
+	}
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
+}

@@ -1,0 +1,258 @@
+package supervisor_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/proctest"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/supervisor"
+)
+
+// flakyHTTP is our test server over Streamable HTTP behind a switch that
+// makes it answer every request 503, as a remote server that went down
+// behind its load balancer does.
+type flakyHTTP struct {
+	*httptest.Server
+	failing atomic.Bool
+}
+
+func newFlakyHTTP(t *testing.T) *flakyHTTP {
+	t.Helper()
+	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
+	f := &flakyHTTP{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f.failing.Load() {
+			http.Error(w, "upstream unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		f.Close()
+		h.Close()
+	})
+	return f
+}
+
+func httpServer(t *testing.T, name, url string, p supervisor.RestartPolicy) *supervisor.Server {
+	t.Helper()
+	s, err := supervisor.NewServer(name, actors.ServerConfig{URL: url + "/mcp", Restart: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A remote server whose every call starts failing, with no keepalive
+// asked for, is marked unhealthy after CallFailureThreshold failures in a
+// row and restarted through its restart policy; once it answers again, a
+// later call succeeds.
+func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
+	f := newFlakyHTTP(t)
+	var mu sync.Mutex
+	var states []supervisor.State
+	m := manage(t, supervisor.ManagerOptions{
+		Servers: []*supervisor.Server{httpServer(t, "remote", f.URL,
+			supervisor.RestartPolicy{MaxRestarts: 1000, BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond})},
+		OnEvent: func(e supervisor.Event) {
+			if e.Kind == supervisor.EventStateChanged {
+				mu.Lock()
+				states = append(states, e.State)
+				mu.Unlock()
+			}
+		}})
+	echo(t, m, "mcp__remote__echo", "before")
+
+	f.failing.Store(true)
+	ctx := harness.Context(t)
+	for i := range supervisor.CallFailureThreshold {
+		if _, err := m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "down"}); err == nil {
+			t.Fatalf("call %d succeeded against a failing server", i)
+		}
+	}
+	harness.WaitFor(t, "the server marked unhealthy", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range states {
+			if s == supervisor.StateUnhealthy {
+				return true
+			}
+		}
+		return false
+	})
+	if st := status(m, "remote"); st.Restarts < 1 || st.State == supervisor.StateReady {
+		t.Errorf("after the failures: %+v, want restarting and not ready", st)
+	}
+
+	f.failing.Store(false)
+	harness.WaitFor(t, "the server ready again", func() bool { return status(m, "remote").State == supervisor.StateReady })
+	echo(t, m, "mcp__remote__echo", "after")
+}
+
+// A call to a tool of a server behind its open breaker fails at once
+// with a *ServerUnavailableError naming the server, its state and its
+// last error, on one line; a tool nobody offers is an *UnknownToolError.
+// After Close, every method says ErrManagerClosed.
+func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
+	f := newFlakyHTTP(t)
+	m := manage(t, supervisor.ManagerOptions{
+		Servers: []*supervisor.Server{httpServer(t, "remote", f.URL,
+			supervisor.RestartPolicy{MaxRestarts: -1})},
+		BreakerRetry: time.Hour})
+	echo(t, m, "mcp__remote__echo", "before")
+	f.failing.Store(true)
+	ctx := harness.Context(t)
+	for range supervisor.CallFailureThreshold {
+		m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "down"})
+	}
+	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "remote").State == supervisor.StateBreakerOpen })
+
+	_, err := m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "x"})
+	var ue *supervisor.ServerUnavailableError
+	if !errors.As(err, &ue) || ue.Server != "remote" || ue.State != supervisor.StateBreakerOpen || ue.Err == nil {
+		t.Fatalf("call to a server behind its breaker: %v (%#v)", err, ue)
+	}
+	if !errors.Is(err, supervisor.ErrServerUnavailable) || !errors.Is(err, messages.ErrServerNotConnected) {
+		t.Errorf("%v does not match ErrServerUnavailable and ErrServerNotConnected", err)
+	}
+	if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || !strings.Contains(msg, `"remote"`) || !strings.Contains(msg, "breaker open") || !strings.Contains(msg, "503") {
+		t.Errorf("message %q: want one line naming the server, its state and its last error", msg)
+	}
+	var unknown *supervisor.UnknownToolError
+	if _, err := m.CallTool(ctx, "mcp__remote__nope", nil); !errors.As(err, &unknown) {
+		t.Errorf("unknown tool: %v", err)
+	}
+
+	closeManager(t, m)
+	s := httpServer(t, "other", f.URL, supervisor.RestartPolicy{})
+	for what, err := range map[string]error{
+		"CallTool": func() error { _, err := m.CallTool(ctx, "mcp__remote__echo", nil); return err }(),
+		"Add":      m.Add(ctx, s),
+		"Remove":   m.Remove(ctx, "remote"),
+		"Reload":   m.Reload(ctx, nil),
+	} {
+		if !errors.Is(err, supervisor.ErrManagerClosed) {
+			t.Errorf("%s after Close: %v, want ErrManagerClosed", what, err)
+		}
+	}
+}
+
+// A command that does not exist, or may not be run, cannot heal: the
+// server goes straight to failed with the start error, never restarted.
+func TestManagerDoesNotRestartWhatCannotStart(t *testing.T) {
+	notExec := filepath.Join(t.TempDir(), "not-executable")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var servers []*supervisor.Server
+	for name, cmd := range map[string]string{"missing": "mcpactor-no-such-command-17", "absent": "/nonexistent/mcp-server", "denied": notExec} {
+		s, err := supervisor.NewServer(name, actors.ServerConfig{Command: cmd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers = append(servers, s)
+	}
+	start := time.Now()
+	m := manage(t, supervisor.ManagerOptions{Servers: servers})
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Manage took %v for servers that cannot start", d)
+	}
+	for _, s := range servers {
+		harness.WaitFor(t, s.Name+" failed", func() bool { return status(m, s.Name).State == supervisor.StateFailed })
+	}
+	time.Sleep(300 * time.Millisecond) // a restart would have begun (the backoff starts at 500 ms / 2)
+	for _, s := range servers {
+		st := status(m, s.Name)
+		if st.State != supervisor.StateFailed || st.Restarts != 0 || !errors.Is(st.LastError, messages.ErrStart) {
+			t.Errorf("%s: %+v, want failed with its start error and no restart", s.Name, st)
+		}
+	}
+}
+
+// Remove cancels the !command values still running for a server's start:
+// it returns promptly and the command's process is gone.
+func TestRemoveCancelsValueCommands(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	doc := `{"mcpServers": {"secret": {"command": "true", "env": {"TOKEN": "!echo $$ > ` + pidFile + `; exec sleep 30"}}}}`
+	f, err := supervisor.Parse([]byte(doc), os.LookupEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := harness.ActorSystem(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: f.List()})
+	t.Cleanup(func() { closeManager(t, m) })
+
+	var pid int
+	harness.WaitFor(t, "the command running", func() bool {
+		b, err := os.ReadFile(pidFile)
+		if err != nil || !strings.HasSuffix(string(b), "\n") {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	})
+	start := time.Now()
+	if err := m.Remove(harness.Context(t), "secret"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Remove took %v", d)
+	}
+	// Well within the command's own timeout (CommandTimeout, 10 s), which
+	// would end it anyway.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if gone, _ := proctest.Gone(pid); gone {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command's process %d outlived Remove by 5 s", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A panic in OnEvent is contained: logged at error, on one line, and the
+// events after it are still delivered.
+func TestOnEventPanicIsContained(t *testing.T) {
+	var log harness.Log
+	var delivered atomic.Int64
+	m := manage(t, supervisor.ManagerOptions{
+		Servers: []*supervisor.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
+		Logger:  log.Logger(),
+		OnEvent: func(e supervisor.Event) {
+			if delivered.Add(1) == 1 {
+				panic("subscriber bug\nsecond line")
+			}
+		}})
+	before := delivered.Load()
+	if err := m.Remove(harness.Context(t), "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitFor(t, "events after the panic", func() bool { return delivered.Load() > before && delivered.Load() >= 2 })
+	var line string
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "OnEvent panicked") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "subscriber bug second line") {
+		t.Errorf("panic log line %q: want one error line with the panic", line)
+	}
+}
