@@ -33,6 +33,9 @@ func TestManagerSurvivesRemoteRestart(t *testing.T) {
 	srv := startEverythingOn(t, port)
 	t.Cleanup(func() { srv.stop() })
 
+	// Made before the runtime, so that its removal comes after Stop
+	// (cleanups run last first): the manager writes its cache until then.
+	cacheDir := t.TempDir()
 	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +43,7 @@ func TestManagerSurvivesRemoteRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*waitLimit)
 	defer cancel()
 	t.Cleanup(func() { rt.Stop(context.Background()) })
-	m, err := rt.Manage(ctx, mcpactor.ManageOptions{CacheDir: t.TempDir(), Servers: map[string]mcpactor.ServerConfig{
+	m, err := rt.Manage(ctx, mcpactor.ManageOptions{CacheDir: cacheDir, Servers: map[string]mcpactor.ServerConfig{
 		"everything": {URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port)}}})
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,6 @@ package mcpactor
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -34,6 +33,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/actorsys"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
 
@@ -63,11 +63,7 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		// protoactor's own chatter (dead letters after a stop, for
-		// instance) is expected here and only noise at Info.
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
+	system := actorsys.New()
 	rt := &Runtime{
 		system: system,
 		env: actors.Env{

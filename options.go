@@ -133,4 +133,4 @@ type Handlers struct {
 
 // Notification is one notification from a server: Method, its raw Params,
 // and the connection Generation it arrived on.
-type Notification = messages.InboundNotification
+type Notification = transport.InboundNotification

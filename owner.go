@@ -8,7 +8,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpactor/mcpactor/actors"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 // owner is the actor a runtime's own clients (Open, Connect) are children
@@ -93,7 +92,7 @@ func (o *owner) Receive(ctx actor.Context) {
 			out.clients = append(out.clients, c)
 		}
 		m.reply <- out
-	case messages.ServerReady, messages.ServerDown:
+	case actors.ServerReady, actors.ServerDown:
 		// A plain client reports to its user through its own errors and
 		// Generation; nothing to decide here.
 	}

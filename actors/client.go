@@ -68,9 +68,9 @@ func SpawnContext(ctx context.Context, root *actor.RootContext, name string, cfg
 
 // SpawnSupervised starts a client as a child of the actor parent (the
 // manager, or a runtime's owner), which then supervises it: the child tells
-// parent of each connection's outcome (messages.ServerReady,
-// messages.ServerDown), and restarts only when asked
-// (messages.RestartServer). A panic in the client stops it; parent's own
+// parent of each connection's outcome (ServerReady,
+// ServerDown), and restarts only when asked
+// (RestartServer). A panic in the client stops it; parent's own
 // supervisor strategy must say so (StopOnPanic). The first handshake's
 // spans belong to ctx's trace, as with SpawnContext.
 func SpawnSupervised(ctx context.Context, parent actor.Context, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {

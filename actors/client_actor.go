@@ -110,9 +110,9 @@ var stopOnPanic = actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { r
 func (a *clientActor) Receive(ctx actor.Context) {
 	defer a.recoverPanic()
 	switch m := ctx.Message().(type) {
-	case messages.InboundRequest:
+	case transport.InboundRequest:
 		a.serve(ctx, m)
-	case messages.InboundNotification:
+	case transport.InboundNotification:
 		a.notification(m)
 	case handlerDone:
 		delete(a.serving, m.key)
@@ -121,11 +121,11 @@ func (a *clientActor) Receive(ctx actor.Context) {
 		a.start(ctx)
 	case handshakeDone:
 		a.handshakeDone(ctx, m)
-	case messages.TransportClosed:
+	case transport.TransportClosed:
 		a.transportClosed(ctx, m)
-	case messages.RestartServer:
+	case RestartServer:
 		a.restart(ctx, m)
-	case messages.SessionExpired:
+	case transport.SessionExpired:
 		if m.Generation == a.gen.n && a.state == stateReady && !a.closing {
 			a.env.Logger.Info("mcp: session expired; starting a new one", "server", a.h.name, "generation", m.Generation)
 			a.reconnect(ctx)
@@ -292,7 +292,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 			"protocol_version", m.sess.version, "server_name", m.sess.info.Name, "server_version", m.sess.info.Version)
 		a.gen.finish(conn, m.sess, nil)
 		a.syncListen(ctx)
-		a.tell(ctx, messages.ServerReady{Server: a.h.name, Generation: m.gen, ProtocolVersion: m.sess.version})
+		a.tell(ctx, ServerReady{Server: a.h.name, Generation: m.gen, ProtocolVersion: m.sess.version})
 		return
 	}
 	if m.err == nil {
@@ -312,7 +312,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	if conn == nil {
 		err := a.failedConnectError(nil)
 		a.gen.finish(nil, nil, err)
-		a.tell(ctx, messages.ServerDown{Server: a.h.name, Generation: m.gen, Err: err, Connecting: true})
+		a.tell(ctx, ServerDown{Server: a.h.name, Generation: m.gen, Err: err, Connecting: true})
 		return
 	}
 	conn.BeginClose(nil)
@@ -325,7 +325,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 }
 
 // transportClosed handles the end of a transport, current or old.
-func (a *clientActor) transportClosed(ctx actor.Context, m messages.TransportClosed) {
+func (a *clientActor) transportClosed(ctx actor.Context, m transport.TransportClosed) {
 	if _, ok := a.abandoned[m.Transport]; ok {
 		// The Streamable HTTP attempt a legacy HTTP+SSE fallback
 		// replaced in this generation: its end is not the generation's.
@@ -344,12 +344,12 @@ func (a *clientActor) transportClosed(ctx actor.Context, m messages.TransportClo
 		a.state = stateBroken
 		a.endSession(m.Err)
 		a.env.Logger.Warn("mcp: server connection ended", "server", a.h.name, "generation", m.Generation, "err", m.Err)
-		a.tell(ctx, messages.ServerDown{Server: a.h.name, Generation: m.Generation, Err: m.Err})
+		a.tell(ctx, ServerDown{Server: a.h.name, Generation: m.Generation, Err: m.Err})
 	case stateBroken:
 		// The teardown of a failed handshake is over: report it.
 		err := a.failedConnectError(conn)
 		a.gen.finish(conn, nil, err)
-		a.tell(ctx, messages.ServerDown{Server: a.h.name, Generation: m.Generation, Err: err, Connecting: true})
+		a.tell(ctx, ServerDown{Server: a.h.name, Generation: m.Generation, Err: err, Connecting: true})
 	case stateHandshaking:
 		// The handshake's request fails with this end and reports.
 		a.state = stateBroken
@@ -415,7 +415,7 @@ func (a *clientActor) reconnect(ctx actor.Context) *generation {
 
 // restart is the supervisor's request for a new generation: held (callers
 // wait for it) until the supervisor's backoff is over, then connected.
-func (a *clientActor) restart(ctx actor.Context, m messages.RestartServer) {
+func (a *clientActor) restart(ctx actor.Context, m RestartServer) {
 	if a.closing {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Handlers answer the requests a server sends to the client and receive its
@@ -29,7 +30,7 @@ type Handlers struct {
 }
 
 // Notification is one notification from a server.
-type Notification = messages.InboundNotification
+type Notification = transport.InboundNotification
 
 // capabilities declares exactly what the registered handlers can answer
 // (lifecycle, "Capability Negotiation").

@@ -38,12 +38,8 @@ type listenEnded struct {
 	stopped bool
 }
 
-func (listenEnded) IgnoreDeadLetterLogging() {}
-
 // reopenListen is the timer's reminder to open the stream again.
 type reopenListen struct{ gen uint64 }
-
-func (reopenListen) IgnoreDeadLetterLogging() {}
 
 // wantListen reports whether a stateless connection should listen.
 func (a *clientActor) wantListen() bool {

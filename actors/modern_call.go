@@ -223,7 +223,7 @@ func (c *Client) fulfil(ctx context.Context, res json.RawMessage) ([]byte, error
 			iop.End(errClientStopped, false)
 			return nil, &messages.TransportClosedError{Server: c.name, Closed: true}
 		}
-		result, rpcErr = runHandler(ictx, run, messages.InboundRequest{Method: req.Method, Params: req.Params}, c.logger(), c.name, &c.panicked)
+		result, rpcErr = runHandler(ictx, run, transport.InboundRequest{Method: req.Method, Params: req.Params}, c.logger(), c.name, &c.panicked)
 		c.callbacks.exit()
 		iop.End(errOrNil(rpcErr), false)
 		if rpcErr != nil {

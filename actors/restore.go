@@ -24,8 +24,6 @@ type remember struct {
 	unsubscribe string                // a URI unsubscribed from
 }
 
-func (remember) IgnoreDeadLetterLogging() {}
-
 // wanted is the client actor's record of what to ask again.
 type wanted struct {
 	level messages.LoggingLevel

@@ -37,7 +37,7 @@ const maxServingBytes = 16 << 20
 // actor (basic/utilities/ping: promptly); the others run their handler on a
 // goroutine and answer on the connection they came from, and only while
 // it lives.
-func (a *clientActor) serve(ctx actor.Context, req messages.InboundRequest) {
+func (a *clientActor) serve(ctx actor.Context, req transport.InboundRequest) {
 	conn := a.conns[req.Generation]
 	if conn == nil || req.Generation != a.gen.n {
 		return // its connection is gone or going: nobody to answer
@@ -93,7 +93,7 @@ type handlerFunc func(ctx context.Context, params json.RawMessage) (json.RawMess
 // runtime's: it becomes a -32603 answer, so the server is not left waiting
 // for one, and it does not reach the WaitGroup, which would re-panic it in
 // Close and take the program down.
-func runHandler(ctx context.Context, run handlerFunc, req messages.InboundRequest, log *slog.Logger, server string, panicked *atomic.Int64) (result json.RawMessage, rpcErr *messages.Error) {
+func runHandler(ctx context.Context, run handlerFunc, req transport.InboundRequest, log *slog.Logger, server string, panicked *atomic.Int64) (result json.RawMessage, rpcErr *messages.Error) {
 	defer func() {
 		if p := recover(); p != nil {
 			panicked.Add(1)
@@ -183,7 +183,7 @@ func idKey(id messages.ID) string {
 // notification routes what the transport did not: cancellation of a request
 // we are serving stops its handler; everything else goes to the subscriber
 // queue.
-func (a *clientActor) notification(n messages.InboundNotification) {
+func (a *clientActor) notification(n transport.InboundNotification) {
 	if n.Method == messages.NotificationCancelled {
 		var p messages.CancelledParams
 		if json.Unmarshal(n.Params, &p) == nil {
@@ -215,7 +215,7 @@ func (a *clientActor) cancelHandlers(gen uint64) {
 	}
 }
 
-func (a *clientActor) refuse(conn *transport.Conn, req messages.InboundRequest, op *telemetry.Op, rpcErr *messages.Error) {
+func (a *clientActor) refuse(conn *transport.Conn, req transport.InboundRequest, op *telemetry.Op, rpcErr *messages.Error) {
 	conn.RespondNow(req.ID, nil, rpcErr)
 	op.End(rpcErr, false)
 }
@@ -223,7 +223,7 @@ func (a *clientActor) refuse(conn *transport.Conn, req messages.InboundRequest, 
 // serverOp starts the SERVER span of a request we answer, parented on the
 // trace context the server put in params._meta, if any (docs/telemetry.md,
 // "Context propagation"). The _meta is decoded only when someone listens.
-func (a *clientActor) serverOp(req messages.InboundRequest) (context.Context, *telemetry.Op) {
+func (a *clientActor) serverOp(req transport.InboundRequest) (context.Context, *telemetry.Op) {
 	ctx := context.Background()
 	if a.env.Telemetry == nil {
 		return ctx, nil

@@ -6,5 +6,3 @@ package actors
 // is killed and reaped, every pending call fails once, and Done closes.
 // It is fault injection for tests; nothing in the runtime calls it.
 func InjectPanic(c *Client, value any) { c.root.Send(c.pid, clientPanic{value: value}) }
-
-func (clientPanic) IgnoreDeadLetterLogging() {}

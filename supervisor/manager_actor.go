@@ -165,9 +165,9 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		a.checkGate()
 	case resolved:
 		a.resolved(ctx, m)
-	case messages.ServerReady:
+	case actors.ServerReady:
 		a.ready(m)
-	case messages.ServerDown:
+	case actors.ServerDown:
 		a.down(m)
 	case toolsListed:
 		a.toolsListed(m)
@@ -184,13 +184,13 @@ func (a *managerActor) Receive(ctx actor.Context) {
 	case restartNow:
 		if mb := a.members[m.name]; mb != nil && mb.seq == m.seq && !mb.removing {
 			a.setState(mb, StateConnecting, nil)
-			a.root.Send(mb.client.PID(), messages.RestartServer{Now: true})
+			a.root.Send(mb.client.PID(), actors.RestartServer{Now: true})
 		}
 	case breakerRetry:
 		if mb := a.members[m.name]; mb != nil && mb.seq == m.seq && mb.state == StateBreakerOpen {
 			mb.failures, mb.backoff = nil, 0
 			a.setState(mb, StateConnecting, nil)
-			a.root.Send(mb.client.PID(), messages.RestartServer{Now: true})
+			a.root.Send(mb.client.PID(), actors.RestartServer{Now: true})
 		}
 	case keepaliveTick:
 		a.ping(m.name)
@@ -335,7 +335,7 @@ func (a *managerActor) slotFreed(mb *member) {
 	a.pump()
 }
 
-func (a *managerActor) ready(m messages.ServerReady) {
+func (a *managerActor) ready(m actors.ServerReady) {
 	mb := a.members[m.Server]
 	if mb == nil || mb.removing {
 		return
@@ -353,7 +353,7 @@ func (a *managerActor) ready(m messages.ServerReady) {
 // down decides what to do about a connection that failed or ended: the
 // restart policy (exponential backoff with jitter; too many failures in
 // the window open the breaker).
-func (a *managerActor) down(m messages.ServerDown) {
+func (a *managerActor) down(m actors.ServerDown) {
 	mb := a.members[m.Server]
 	if mb == nil || mb.removing || a.closing {
 		return
@@ -417,14 +417,14 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 	}
 	a.setState(mb, StateRestarting, err)
 	if !a.opts.FailFast {
-		a.root.Send(mb.client.PID(), messages.RestartServer{Hold: true})
+		a.root.Send(mb.client.PID(), actors.RestartServer{Hold: true})
 	}
 	mb.seq++
 	mb.timer = a.after(delay, restartNow{name: name, seq: mb.seq})
 	a.checkGate()
 }
 
-func restartReason(m messages.ServerDown) string {
+func restartReason(m actors.ServerDown) string {
 	if m.Connecting {
 		return "connect failed"
 	}

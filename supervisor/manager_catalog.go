@@ -55,9 +55,6 @@ type (
 	}
 )
 
-func (catalogChanged) IgnoreDeadLetterLogging() {}
-func (catalogListed) IgnoreDeadLetterLogging()  {}
-
 // listCatalogs fetches the prompts and resources a ready server declares.
 func (a *managerActor) listCatalogs(mb *member) {
 	caps := mb.client.Capabilities()

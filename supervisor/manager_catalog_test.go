@@ -63,3 +63,43 @@ func TestManagerPromptsAndResources(t *testing.T) {
 		t.Errorf("ReadResource after Close: %v", err)
 	}
 }
+
+// A server's notifications/prompts/list_changed and
+// notifications/resources/list_changed make the manager list that catalog
+// again: each is followed by an EventCatalogChanged for the server.
+func TestManagerRefreshesCatalogsOnListChanged(t *testing.T) {
+	events := make(chan supervisor.Event, 64)
+	m := manage(t, supervisor.ManagerOptions{
+		Servers: []*supervisor.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
+		OnEvent: func(e supervisor.Event) {
+			if e.Kind == supervisor.EventCatalogChanged {
+				events <- e
+			}
+		},
+	})
+	harness.WaitFor(t, "the catalogs", func() bool { return len(m.Prompts()) == 2 && len(m.Resources()) > 0 })
+	drain := func() {
+		for {
+			select {
+			case <-events:
+			default:
+				return
+			}
+		}
+	}
+	ctx := harness.Context(t)
+	for _, method := range []string{"notifications/prompts/list_changed", "notifications/resources/list_changed"} {
+		drain()
+		if _, err := m.CallTool(ctx, "mcp__alpha__notify", map[string]any{"method": method}); err != nil {
+			t.Fatalf("notify %s: %v", method, err)
+		}
+		select {
+		case e := <-events:
+			if e.Server != "alpha" {
+				t.Errorf("after %s: event %+v", method, e)
+			}
+		case <-ctx.Done():
+			t.Fatalf("no EventCatalogChanged after %s", method)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func answered(err error) bool {
 func transportFailure(err error) bool {
 	if errors.Is(err, messages.ErrTransportClosed) {
 		// A connection that ended is the client's news to the manager
-		// already (messages.ServerDown), which applies the restart
+		// already (actors.ServerDown), which applies the restart
 		// policy once; counting its calls too would restart it twice. A
 		// close that was asked for, or a connection replaced by a
 		// restart, is the manager's own doing.

@@ -194,7 +194,7 @@ func TestTransportActorPanicIsContained(t *testing.T) {
 	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, messages.ErrTransportClosed) {
 		t.Errorf("a new call: %v", err)
 	}
-	if closed := recv[messages.TransportClosed](t, r); !errors.Is(closed.Err, messages.ErrTransportClosed) {
+	if closed := recv[TransportClosed](t, r); !errors.Is(closed.Err, messages.ErrTransportClosed) {
 		t.Errorf("owner told %v", closed.Err)
 	}
 	proctest.WaitGone(t, pid)

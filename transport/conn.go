@@ -189,7 +189,7 @@ var connIDs atomic.Uint64
 
 // ID tells this transport from another of the same generation (the legacy
 // HTTP+SSE fallback runs a second transport in the generation whose
-// Streamable HTTP attempt failed): messages.TransportClosed carries it.
+// Streamable HTTP attempt failed): TransportClosed carries it.
 func (c *Conn) ID() uint64 { return c.id }
 
 // Generation returns the connection generation the transport was started

@@ -30,8 +30,6 @@ type deadlines struct {
 // deadlineTick: the earliest deadline may have passed.
 type deadlineTick struct{}
 
-func (deadlineTick) IgnoreDeadLetterLogging() {}
-
 // add records c's deadline (c.deadline is not zero).
 func (d *deadlines) add(ctx actor.Context, c *call) {
 	c.heapIndex = int32(len(d.heap))

@@ -66,8 +66,6 @@ type fed struct {
 	bytes int64
 }
 
-func (fed) IgnoreDeadLetterLogging() {}
-
 // decoded is what one frame of JSON (a line, an SSE event's data, a JSON
 // body) turned out to be.
 type decoded struct {

@@ -15,7 +15,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 // server is one test server child behind a stdio transport.
@@ -137,7 +136,7 @@ type recorder struct {
 
 func (r *recorder) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
-	case messages.InboundNotification, messages.InboundRequest, messages.TransportClosed:
+	case InboundNotification, InboundRequest, TransportClosed:
 		select {
 		case r.ch <- m:
 		default:

@@ -295,7 +295,7 @@ func (a *httpActor) sessionLost(ctx actor.Context, m sessionLost) {
 	a.expired = true
 	a.cfg.Logger.Info("mcp: HTTP session expired", "server", a.cfg.Server, "status", m.status)
 	if a.core.owner != nil {
-		ctx.Send(a.core.owner, messages.SessionExpired{Generation: a.cfg.Generation})
+		ctx.Send(a.core.owner, SessionExpired{Generation: a.cfg.Generation})
 	}
 }
 
@@ -402,7 +402,7 @@ func (a *httpActor) finish(ctx actor.Context) {
 		err = &messages.TransportClosedError{Server: a.cfg.Server, Closed: true}
 	}
 	if a.core.owner != nil {
-		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
+		ctx.Send(a.core.owner, TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
 	}
 	a.publish(err)
 	ctx.Stop(a.self)
@@ -425,7 +425,7 @@ func (a *httpActor) stopping(ctx actor.Context) {
 		a.legacy.cancel()
 	}
 	if a.core.owner != nil {
-		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
+		ctx.Send(a.core.owner, TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
 	}
 }
 

@@ -39,7 +39,7 @@ func TestHTTPSessionExpired(t *testing.T) {
 			t.Errorf("call %d: %v, want SessionExpiredError", i, err)
 		}
 	}
-	if n := ownerCount[messages.SessionExpired](c.owner, 200*time.Millisecond); n != 1 {
+	if n := ownerCount[SessionExpired](c.owner, 200*time.Millisecond); n != 1 {
 		t.Errorf("the owner was told %d times, want once", n)
 	}
 	if err := c.close(); err != nil {
@@ -73,7 +73,7 @@ func TestHTTPServerErrorThenRecovery(t *testing.T) {
 			if c.conn.SessionID() != session || c.conn.Err() != nil {
 				t.Errorf("session %q (was %q), transport %v", c.conn.SessionID(), session, c.conn.Err())
 			}
-			if n := ownerCount[messages.SessionExpired](c.owner, 0); n != 0 {
+			if n := ownerCount[SessionExpired](c.owner, 0); n != 0 {
 				t.Errorf("SessionExpired on a %d", status)
 			}
 			// Four calls, four POSTs: none was sent again.
@@ -179,7 +179,7 @@ func TestHTTPGetListenerRefused(t *testing.T) {
 			if len(gets) != 1 || gets[0].Status != status {
 				t.Errorf("GETs %+v, want one answered %d", gets, status)
 			}
-			if c.conn.Err() != nil || ownerCount[messages.SessionExpired](c.owner, 0) != 0 {
+			if c.conn.Err() != nil || ownerCount[SessionExpired](c.owner, 0) != 0 {
 				t.Errorf("transport %v", c.conn.Err())
 			}
 		})
@@ -435,14 +435,14 @@ func TestHTTPListenerSessionExpired(t *testing.T) {
 		})) == 1
 	})
 	p.h.EndSessions()
-	ownerNext[messages.SessionExpired](t, c.owner)
-	if n := ownerCount[messages.SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
+	ownerNext[SessionExpired](t, c.owner)
+	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
 		t.Errorf("told %d more times", n)
 	}
 	if _, err := c.echo("x"); !errors.Is(err, ErrSessionExpired) {
 		t.Errorf("a call after: %v", err)
 	}
-	if n := ownerCount[messages.SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
+	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
 		t.Errorf("told again by the call: %d", n)
 	}
 	gets := p.exchanges(func(e testserver.HTTPExchange) bool { return e.Method == http.MethodGet })
@@ -467,11 +467,11 @@ func TestHTTPListenerResumes(t *testing.T) {
 		}
 	}
 	for i := range n {
-		if got := ownerNext[messages.InboundNotification](t, c.owner); got.Method != fmt.Sprint("notifications/n", i) {
+		if got := ownerNext[InboundNotification](t, c.owner); got.Method != fmt.Sprint("notifications/n", i) {
 			t.Fatalf("notification %d: %s", i, got.Method)
 		}
 	}
-	if extra := ownerCount[messages.InboundNotification](c.owner, 100*time.Millisecond); extra != 0 {
+	if extra := ownerCount[InboundNotification](c.owner, 100*time.Millisecond); extra != 0 {
 		t.Errorf("%d notifications delivered twice", extra)
 	}
 	gets := p.exchanges(func(e testserver.HTTPExchange) bool { return e.Method == http.MethodGet })
@@ -505,11 +505,11 @@ func TestHTTPResumptionSessionExpired(t *testing.T) {
 	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("got %v, want NoResponseError after a 404", err)
 	}
-	ownerNext[messages.SessionExpired](t, c.owner)
+	ownerNext[SessionExpired](t, c.owner)
 	if _, err := c.echo("y"); !errors.Is(err, ErrSessionExpired) {
 		t.Errorf("the next call: %v", err)
 	}
-	if n := ownerCount[messages.SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
+	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
 		t.Errorf("told %d more times", n)
 	}
 }

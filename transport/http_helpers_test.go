@@ -105,19 +105,19 @@ type httpOwner struct {
 	ch       chan any
 	overflow atomic.Bool
 	conn     atomic.Pointer[Conn]
-	answer   func(messages.InboundRequest) json.RawMessage
+	answer   func(InboundRequest) json.RawMessage
 }
 
 func (o *httpOwner) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
-	case messages.InboundRequest:
+	case InboundRequest:
 		if o.answer != nil {
 			if c := o.conn.Load(); c != nil {
 				c.RespondNow(m.ID, o.answer(m), nil)
 			}
 		}
 		o.put(m)
-	case messages.InboundNotification, messages.TransportClosed, messages.SessionExpired:
+	case InboundNotification, TransportClosed, SessionExpired:
 		o.put(m)
 	}
 }
@@ -179,7 +179,7 @@ type httpClient struct {
 type clientOpts struct {
 	legacy bool
 	tune   func(*HTTPConfig)
-	answer func(messages.InboundRequest) json.RawMessage
+	answer func(InboundRequest) json.RawMessage
 }
 
 // dialHTTP starts a transport (Streamable HTTP, or legacy with o.legacy)

@@ -19,7 +19,7 @@ import (
 // notification and server request arrives on the stream.
 func TestLegacySSE(t *testing.T) {
 	p := startHTTPPeer(t, testserver.Options{})
-	c := dialHTTP(t, p.legacyURL(), clientOpts{legacy: true, answer: func(messages.InboundRequest) json.RawMessage {
+	c := dialHTTP(t, p.legacyURL(), clientOpts{legacy: true, answer: func(InboundRequest) json.RawMessage {
 		return json.RawMessage(`{"roots":[]}`)
 	}})
 	// Sent at once: it waits for the endpoint event.
@@ -34,7 +34,7 @@ func TestLegacySSE(t *testing.T) {
 	if _, err := c.call(harness.Context(t), "notify", map[string]any{"method": "notifications/resources/list_changed"}, RequestOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if n := ownerNext[messages.InboundNotification](t, c.owner); n.Method != "notifications/resources/list_changed" {
+	if n := ownerNext[InboundNotification](t, c.owner); n.Method != "notifications/resources/list_changed" {
 		t.Errorf("notification %s", n.Method)
 	}
 	if text, err := c.call(harness.Context(t), "ask-client", map[string]any{"method": "roots/list"}, RequestOptions{}); err != nil || !strings.Contains(text, "roots") {
@@ -88,7 +88,7 @@ func TestLegacySSEEndpointOnAnotherOrigin(t *testing.T) {
 	if !errors.Is(c.conn.Err(), errEndpointOrigin) {
 		t.Errorf("transport error %v", c.conn.Err())
 	}
-	if tc := ownerNext[messages.TransportClosed](t, c.owner); !errors.Is(tc.Err, errEndpointOrigin) {
+	if tc := ownerNext[TransportClosed](t, c.owner); !errors.Is(tc.Err, errEndpointOrigin) {
 		t.Errorf("owner told %v", tc.Err)
 	}
 	if posts := p.exchanges(func(e testserver.HTTPExchange) bool { return e.Method == http.MethodPost }); len(posts) != 0 {
@@ -113,7 +113,7 @@ func TestLegacySSEStreamEnds(t *testing.T) {
 			t.Errorf("call %d: %v, want Transport closed by the server", i, err)
 		}
 	}
-	if n := ownerCount[messages.TransportClosed](c.owner, 100*time.Millisecond); n != 1 {
+	if n := ownerCount[TransportClosed](c.owner, 100*time.Millisecond); n != 1 {
 		t.Errorf("owner told %d times", n)
 	}
 	c.noConnectionLeft()

@@ -36,8 +36,6 @@ func (c *Conn) Listen(ctx context.Context) {
 // listen starts the GET listener; answered closes at the first answer.
 type listen struct{ answered chan struct{} }
 
-func (listen) IgnoreDeadLetterLogging() {}
-
 // listener is the GET stream's state in the actor.
 type listener struct {
 	cancel   context.CancelFunc

@@ -27,7 +27,7 @@ func TestHTTPRoundTrip(t *testing.T) {
 	for _, mode := range []string{"json", "sse"} {
 		t.Run(mode, func(t *testing.T) {
 			p := startHTTPPeer(t, testserver.Options{HTTPStream: mode == "sse"})
-			c := dialHTTP(t, p.url, clientOpts{answer: func(m messages.InboundRequest) json.RawMessage {
+			c := dialHTTP(t, p.url, clientOpts{answer: func(m InboundRequest) json.RawMessage {
 				return json.RawMessage(`{"roots":[{"uri":"file:///work","name":"work"}]}`)
 			}})
 			c.initialize(messages.Version20251125)
@@ -70,7 +70,7 @@ func TestHTTPRoundTrip(t *testing.T) {
 			if _, err := c.call(harness.Context(t), "notify", map[string]any{"method": "notifications/tools/list_changed"}, RequestOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			if n := ownerNext[messages.InboundNotification](t, c.owner); n.Method != "notifications/tools/list_changed" {
+			if n := ownerNext[InboundNotification](t, c.owner); n.Method != "notifications/tools/list_changed" {
 				t.Errorf("notification %s", n.Method)
 			}
 
@@ -78,7 +78,7 @@ func TestHTTPRoundTrip(t *testing.T) {
 			if err != nil || !strings.Contains(text, "file:///work") {
 				t.Fatalf("ask-client: %q, %v", text, err)
 			}
-			if r := ownerNext[messages.InboundRequest](t, c.owner); r.Method != "roots/list" {
+			if r := ownerNext[InboundRequest](t, c.owner); r.Method != "roots/list" {
 				t.Errorf("server request %s", r.Method)
 			}
 

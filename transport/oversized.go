@@ -10,8 +10,6 @@ import (
 // such lines cannot grow the mailbox.
 type readerNote struct{ msg any }
 
-func (readerNote) IgnoreDeadLetterLogging() {}
-
 // oversizedResponse tells the actor that the answer to id was discarded for
 // exceeding the frame cap, so that its caller fails at once with a clear
 // error instead of waiting for the timeout.
@@ -21,8 +19,6 @@ type oversizedResponse struct {
 	limit int
 }
 
-func (oversizedResponse) IgnoreDeadLetterLogging() {}
-
 // badResponse tells the actor that the answer to id arrived but cannot be
 // used (messages.SalvageResponse names the problem): its caller fails at
 // once, and the connection lives on.
@@ -31,14 +27,10 @@ type badResponse struct {
 	problem string
 }
 
-func (badResponse) IgnoreDeadLetterLogging() {}
-
 // invalidRequest is a server request whose id JSON-RPC does not allow: it
 // is answered with Invalid Request and id null (JSON-RPC 2.0 §5), since
 // there is no id to echo.
 type invalidRequest struct{ method string }
-
-func (invalidRequest) IgnoreDeadLetterLogging() {}
 
 // responseID is the id of one of our requests in a line's head, if the
 // line is a response (an id of ours, a result or an error, no method: a

@@ -220,7 +220,7 @@ func (r *rpcCore) dispatch(ctx actor.Context, m messages.Message) {
 			r.replyError(m.ID, messages.CodeMethodNotFound, "Method not found")
 			return
 		}
-		ctx.Send(r.owner, messages.InboundRequest{ID: m.ID, Method: m.Method, Params: m.Params, Generation: r.gen})
+		ctx.Send(r.owner, InboundRequest{ID: m.ID, Method: m.Method, Params: m.Params, Generation: r.gen})
 	}
 }
 
@@ -277,7 +277,7 @@ func (r *rpcCore) notification(ctx actor.Context, m messages.Message) {
 		return
 	}
 	if r.owner != nil {
-		ctx.Send(r.owner, messages.InboundNotification{Method: m.Method, Params: m.Params, Generation: r.gen})
+		ctx.Send(r.owner, InboundNotification{Method: m.Method, Params: m.Params, Generation: r.gen})
 	}
 }
 

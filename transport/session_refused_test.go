@@ -34,7 +34,7 @@ func TestHTTPSessionRefused400(t *testing.T) {
 			t.Errorf("call %d: text %q, want the server's name and HTTP 400", i, msg)
 		}
 	}
-	if n := ownerCount[messages.SessionExpired](c.owner, 200*time.Millisecond); n != 1 {
+	if n := ownerCount[SessionExpired](c.owner, 200*time.Millisecond); n != 1 {
 		t.Errorf("the owner was told %d times, want once", n)
 	}
 }
@@ -47,7 +47,7 @@ func TestHTTPListenerSessionRefused400(t *testing.T) {
 	c.initialize(messages.Version20251125)
 	c.conn.Listen(harness.Context(t))
 	p.h.EndSessions()
-	ownerNext[messages.SessionExpired](t, c.owner)
+	ownerNext[SessionExpired](t, c.owner)
 	if _, err := c.echo("x"); !errors.Is(err, ErrSessionExpired) {
 		t.Errorf("a call after: %v", err)
 	}
@@ -64,7 +64,7 @@ func TestHTTPBadRequestIsNoExpiry(t *testing.T) {
 	if !errors.As(err, &he) || he.Status != http.StatusBadRequest || errors.Is(err, ErrSessionExpired) {
 		t.Fatalf("got %v, want HTTP 400 and no expiry", err)
 	}
-	if n := ownerCount[messages.SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
+	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
 		t.Errorf("SessionExpired on a plain 400")
 	}
 	c.mustEcho("the session lives")

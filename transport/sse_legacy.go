@@ -50,9 +50,6 @@ type endpointKnown struct{ url string }
 // streamEnded: the legacy stream, and with it the connection, is over.
 type streamEnded struct{ err error }
 
-func (endpointKnown) IgnoreDeadLetterLogging() {}
-func (streamEnded) IgnoreDeadLetterLogging()   {}
-
 // errEndpointOrigin refuses an endpoint on another origin than the stream:
 // every message, with the configured headers and tokens, would go there.
 var errEndpointOrigin = errors.New("the server named a POST endpoint on another origin; refused")

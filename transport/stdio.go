@@ -370,7 +370,7 @@ func (a *stdioActor) stopping(ctx actor.Context) {
 	a.out.stop()
 	a.stopTimers()
 	if a.core.owner != nil {
-		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
+		ctx.Send(a.core.owner, TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
 	}
 }
 
@@ -538,7 +538,7 @@ func (a *stdioActor) maybeFinish(ctx actor.Context) {
 	a.proc.closeStdin()
 	a.out.stop()
 	if a.core.owner != nil {
-		ctx.Send(a.core.owner, messages.TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
+		ctx.Send(a.core.owner, TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
 	}
 	a.publish(err)
 	ctx.Stop(a.self)

@@ -100,7 +100,7 @@ func TestFrameCapBoundary(t *testing.T) {
 			s := startServer(t, testserver.Options{HugeFrameBytes: tc.size}, owner, sys, func(c *StdioConfig) { c.MaxFrameSize = limit })
 			s.mustEcho("after")
 			if tc.delivered {
-				n := recv[messages.InboundNotification](t, rec)
+				n := recv[InboundNotification](t, rec)
 				if n.Method != "notifications/testserver/huge_frame" || len(n.Params) < limit-100 {
 					t.Errorf("got %s with %d bytes of params", n.Method, len(n.Params))
 				}
@@ -487,7 +487,7 @@ func TestOwnerIsToldWhyTheTransportClosed(t *testing.T) {
 	rec, owner := newRecorder(t, sys)
 	s := startServer(t, testserver.Options{}, owner, sys, nil)
 	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 2, "stderr": "bye"}), RequestOptions{})
-	closed := recv[messages.TransportClosed](t, rec)
+	closed := recv[TransportClosed](t, rec)
 	if closed.Err == nil || closed.Err.Error() != err.Error() || !strings.Contains(err.Error(), "exit status 2: bye") {
 		t.Errorf("owner told %v; call got %v", closed.Err, err)
 	}

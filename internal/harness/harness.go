@@ -7,7 +7,6 @@ package harness
 
 import (
 	"context"
-	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/mcpactor/mcpactor/internal/actorsys"
 )
 
 // Bound caps every wait: a test that waits this long has found a hang, not
@@ -41,13 +41,11 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-// ActorSystem returns an actor system that is shut down when the test ends.
-// protoactor's own log (dead letters after a stop) is noise here.
+// ActorSystem returns an actor system, configured as the runtime's, that is
+// shut down when the test ends.
 func ActorSystem(t testing.TB) *actor.ActorSystem {
 	t.Helper()
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.DiscardHandler)
-	}))
+	sys := actorsys.New()
 	t.Cleanup(sys.Shutdown)
 	return sys
 }
