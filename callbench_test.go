@@ -33,7 +33,7 @@ func BenchmarkCallToolEcho(b *testing.B) {
 
 func benchEcho(b *testing.B, inFlight int) {
 	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

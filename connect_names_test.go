@@ -24,7 +24,7 @@ func TestConnectRefusesBadNames(t *testing.T) {
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "name must be") {
 			t.Errorf("Connect(%q): %v, want a *ConfigError about the name", name, err)
 		}
-		if _, err := rt.Open(name, cfg); !errors.As(err, &ce) {
+		if _, err := rt.Open(waitCtx(t), name, cfg); !errors.As(err, &ce) {
 			t.Errorf("Open(%q): %v, want a *ConfigError", name, err)
 		}
 	}

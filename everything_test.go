@@ -33,7 +33,6 @@ package mcpactor_test
 //     and session resources made by gzip-file-as-resource.
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -214,7 +213,7 @@ func TestServerEverythingClose(t *testing.T) {
 // tools that need them. Runtime.Stop ends the server.
 func TestServerEverythingWithoutHandlers(t *testing.T) {
 	cfg, script := everythingConfig(t)
-	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +274,7 @@ func checkEverythingWithoutCapabilities(t *testing.T, c *mcpactor.Client) {
 func TestServerEverythingStopLeavesNothing(t *testing.T) {
 	cfg, script := everythingConfig(t)
 	ctx := waitCtx(t)
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

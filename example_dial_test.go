@@ -17,7 +17,7 @@ import (
 // own tests.
 func ExampleServerConfig_dial() {
 	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -55,7 +55,7 @@ func ExampleServerConfig_dial() {
 // current.
 func ExampleClient_Reconnect() {
 	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

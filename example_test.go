@@ -24,7 +24,7 @@ func exampleServer() mcpactor.ServerConfig {
 // Start a runtime, connect one server, call a tool, and stop.
 func ExampleStart() {
 	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -56,7 +56,7 @@ func ExampleStart() {
 // CallTool means the call itself failed: timeout, transport, protocol.
 func ExampleClient_CallTool() {
 	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -92,7 +92,7 @@ func ExampleClient_CallTool() {
 // call's, in order, before the call returns.
 func ExampleClient_CallToolWith() {
 	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -129,7 +129,7 @@ func ExampleClient_CallToolWith() {
 // ListTools reads every page of tools/list.
 func ExampleClient_ListTools() {
 	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -159,7 +159,7 @@ func ExampleClient_ListTools() {
 // when the loop gets there; breaking out of the loop fetches no more.
 func ExampleClient_Tools() {
 	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -194,7 +194,7 @@ func ExampleClient_Tools() {
 // request to the client and returns the answer).
 func ExampleHandlers() {
 	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{
+	rt, err := mcpactor.Start(mcpactor.Options{
 		Handlers: mcpactor.Handlers{
 			Roots: func(ctx context.Context, server string) ([]messages.Root, error) {
 				return []messages.Root{{URI: "file:///home/ada/project", Name: "project"}}, nil
@@ -226,7 +226,7 @@ func ExampleHandlers() {
 // errors.As to read them, and errors.Is with the sentinels of this package.
 func Example_errorHandling() {
 	ctx := context.Background()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -217,7 +217,7 @@ func TestGoSDKHTTPStopLeavesNothing(t *testing.T) {
 	}()
 	before := goleak.IgnoreCurrent() // the server's waiter and output copiers
 	ctx := waitCtx(t)
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

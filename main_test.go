@@ -50,7 +50,7 @@ func envMap(env []string) map[string]string {
 // startRuntime starts a runtime with opts and stops it when the test ends.
 func startRuntime(t *testing.T, opts mcpactor.Options) *mcpactor.Runtime {
 	t.Helper()
-	rt, err := mcpactor.Start(context.Background(), opts)
+	rt, err := mcpactor.Start(opts)
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}

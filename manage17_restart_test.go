@@ -36,7 +36,7 @@ func TestManagerSurvivesRemoteRestart(t *testing.T) {
 	// Made before the runtime, so that its removal comes after Stop
 	// (cleanups run last first): the manager writes its cache until then.
 	cacheDir := t.TempDir()
-	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

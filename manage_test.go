@@ -28,7 +28,7 @@ func TestRuntimeManage(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 //
 // A program starts one Runtime, connects servers and calls their tools:
 //
-//	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+//	rt, err := mcpactor.Start(mcpactor.Options{})
 //	...
 //	defer rt.Stop(ctx)
 //	c, err := rt.Connect(ctx, "files", mcpactor.ServerConfig{Command: "my-server"})
@@ -53,12 +53,11 @@ type Runtime struct {
 	stopOnce sync.Once
 }
 
-// Start creates a runtime. ctx is accepted for symmetry with Stop and future
-// start-up work (discovery); Start itself does not block.
-func Start(ctx context.Context, opts Options) (*Runtime, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+// Start creates a runtime. It starts no server and does not block: servers
+// are started by Connect, Open and Manage, which take a context. The error
+// is for options that cannot work; there are none yet, and a nil error is
+// always returned today.
+func Start(opts Options) (*Runtime, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -96,9 +95,10 @@ func Start(ctx context.Context, opts Options) (*Runtime, error) {
 
 // Open starts connecting to the server name and returns at once. Requests
 // made on the client wait for the handshake (bounded by the connect
-// timeout). Use Connect to wait for it.
-func (rt *Runtime) Open(name string, cfg ServerConfig) (*Client, error) {
-	return rt.open(context.Background(), name, cfg)
+// timeout, not by ctx: the handshake outlives the call). The handshake
+// joins ctx's trace. Use Connect to wait for it.
+func (rt *Runtime) Open(ctx context.Context, name string, cfg ServerConfig) (*Client, error) {
+	return rt.open(ctx, name, cfg)
 }
 
 // open starts a client whose handshake belongs to ctx's trace.

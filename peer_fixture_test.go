@@ -83,7 +83,7 @@ func startConnected(ctx context.Context, rec *peerRecorder, plain bool, cfg mcpa
 	if plain {
 		opts.Handlers.Roots, opts.Handlers.Sampling, opts.Handlers.Elicitation = nil, nil, nil
 	}
-	rt, err := mcpactor.Start(ctx, opts)
+	rt, err := mcpactor.Start(opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Start: %v", err)
 	}

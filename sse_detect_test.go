@@ -28,7 +28,7 @@ func TestLegacySSEDetectedOnFirstConnect(t *testing.T) {
 	peer := everythingSSE.server(t)
 	for i := range 3 { // each runtime is fresh: every connect is a first one
 		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-		rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+		rt, err := mcpactor.Start(mcpactor.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func TestHTTPNeitherTransportSaysWhy(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestStopIsBoundedByItsContext(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release) // let the abandoned handler go before goleak looks
 	entered := make(chan struct{}, 1)
-	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{Handlers: mcpactor.Handlers{
+	rt, err := mcpactor.Start(mcpactor.Options{Handlers: mcpactor.Handlers{
 		Sampling: func(context.Context, string, *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
 			entered <- struct{}{}
 			<-release

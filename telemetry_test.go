@@ -357,7 +357,8 @@ func TestTelemetryZeroCostWhenNobodyListens(t *testing.T) {
 }
 
 // Tool arguments and results are recorded only when asked for (they may be
-// sensitive: docs/telemetry.md, "opt-in only").
+// sensitive: docs/telemetry.md, "Span attributes", where both are
+// opt-in).
 func TestTelemetryToolArgumentsOptIn(t *testing.T) {
 	for _, record := range []bool{false, true} {
 		tr := newTracedWith(t, func(o *telemetry.Options) { o.RecordToolArguments = record })

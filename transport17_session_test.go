@@ -35,7 +35,7 @@ func TestTransport17RemoteServerRestart(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
 	defer cancel()
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

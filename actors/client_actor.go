@@ -98,7 +98,7 @@ type (
 	forceClient     struct{}
 	teardownDone    struct{}
 	reconnectClient struct{ reply chan *generation }
-	clientPanic     struct{ value any } // see InjectPanic
+	clientPanic     struct{ value any } // see injectPanic
 )
 
 // stopOnPanic is the supervisor strategy for client actors (as the

@@ -93,7 +93,7 @@ type ServerConfig struct {
 	// stdio server starts with, Env being set on top: EnvInheritAll (the
 	// zero value, what most MCP hosts do), EnvInheritSafe (a short list
 	// of variables a program needs to run, the official TypeScript SDK's
-	// default) or EnvInheritNone (docs/configuration.md, "Environment").
+	// default) or EnvInheritNone (docs/configuration.md, "Server entries").
 	InheritEnv EnvInheritance
 
 	// Identity names who the server is reached as (a user, a tenant):
@@ -179,11 +179,6 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string { return strings.Join(e.Problems, "; ") }
-
-// UnknownTypeError is the reference system's "Unknown server type" failure.
-type UnknownTypeError struct{ Type string }
-
-func (e *UnknownTypeError) Error() string { return "Unknown server type: " + e.Type }
 
 // validName is what a server may be called: it is part of exposed tool
 // names (mcp__<server>__<tool>), of telemetry and of cache file names.

@@ -36,10 +36,10 @@ type negotiator struct {
 
 func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error) {
 	switch {
-	case slices.Contains(ModernVersions, n.pinned):
+	case slices.Contains(modernVersions, n.pinned):
 		sess, v, _, err := n.modern.probe(ctx, conn, peer, 0)
 		if err == nil && v != verdictModern {
-			err = &messages.UnsupportedVersionError{Server: n.modern.server, Version: "(session era)", Supported: ModernVersions}
+			err = &messages.UnsupportedVersionError{Server: n.modern.server, Version: "(session era)", Supported: modernVersions}
 		}
 		return sess, err
 	case n.pinned != "", !n.probe:

@@ -105,13 +105,13 @@ func TestInitializeIsBoundedByTheConnectTimeout(t *testing.T) {
 
 func TestRequestsMadeBeforeTheHandshakeWait(t *testing.T) {
 	// Requests made right after Open wait for the handshake, then succeed.
-	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rt.Stop(context.Background())
 	cfg := config(testserver.Options{SlowInitialize: 300 * time.Millisecond}, "early")
-	c, err := rt.Open("early", mcpactor.ServerConfig(cfg))
+	c, err := rt.Open(context.Background(), "early", mcpactor.ServerConfig(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestServerDiesAfterTheHandshake(t *testing.T) {
 }
 
 func TestConnectViaTheFacadeCleansUpOnFailure(t *testing.T) {
-	rt, err := mcpactor.Start(context.Background(), mcpactor.Options{})
+	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ import (
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
 // statelessEra holds what that era does when a connection starts.
 
-// ModernVersions are the stateless-era versions we speak, newest first.
-var ModernVersions = []string{messages.Version20260728}
+// modernVersions are the stateless-era versions we speak, newest first.
+var modernVersions = []string{messages.Version20260728}
 
 // Error codes of the stateless era
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes).
@@ -72,7 +72,7 @@ const (
 // session era. legacyVersion, when the server named session-era versions
 // only, is one we speak.
 func (e *statelessEra) probe(ctx context.Context, conn *transport.Conn, peer telemetry.Peer, timeout time.Duration) (sess *session, v verdict, legacyVersion string, err error) {
-	version := ModernVersions[0]
+	version := modernVersions[0]
 	meta := e.metaMembers(version)
 	peer.ProtocolVersion = version
 	pctx, op := e.tel.Start(ctx, &telemetry.Request{Peer: peer, Method: messages.MethodServerDiscover})
@@ -103,13 +103,13 @@ func (e *statelessEra) probe(ctx context.Context, conn *transport.Conn, peer tel
 		return nil, verdictLegacy, "", nil
 	}
 	op.End(nil, false)
-	if mutual := firstShared(ModernVersions, res.SupportedVersions); mutual != "" {
+	if mutual := firstShared(modernVersions, res.SupportedVersions); mutual != "" {
 		return e.session(mutual, res, peer, conn), verdictModern, "", nil
 	}
 	if legacy := firstShared(messages.SessionEraVersions, res.SupportedVersions); legacy != "" {
 		return nil, verdictLegacy, legacy, nil
 	}
-	return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(ModernVersions), messages.SessionEraVersions...)}
+	return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(modernVersions), messages.SessionEraVersions...)}
 }
 
 // judgeError classifies the error a probe met.
@@ -139,10 +139,10 @@ func (e *statelessEra) judgeError(err error) (*session, verdict, string, error) 
 			Supported []string `json:"supported"`
 		}
 		_ = json.Unmarshal(data, &d)
-		if legacy := firstShared(messages.SessionEraVersions, d.Supported); legacy != "" && firstShared(ModernVersions, d.Supported) == "" {
+		if legacy := firstShared(messages.SessionEraVersions, d.Supported); legacy != "" && firstShared(modernVersions, d.Supported) == "" {
 			return nil, verdictLegacy, legacy, nil
 		}
-		return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: firstOr(d.Supported, ""), Supported: ModernVersions}
+		return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: firstOr(d.Supported, ""), Supported: modernVersions}
 	}
 	return nil, verdictModern, "", err
 }

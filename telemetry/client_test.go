@@ -87,8 +87,8 @@ func TestClientSpanToolCall(t *testing.T) {
 	if p.Count != 1 {
 		t.Errorf("count = %d", p.Count)
 	}
-	if !slices.Equal(p.Bounds, DurationBuckets) {
-		t.Errorf("bounds = %v, want %v", p.Bounds, DurationBuckets)
+	if !slices.Equal(p.Bounds, durationBuckets) {
+		t.Errorf("bounds = %v, want %v", p.Bounds, durationBuckets)
 	}
 	// Metric attributes: no session or request id (high cardinality).
 	checkAttrs(t, "metric", setAttrs(p.Attributes), map[string]any{
@@ -280,7 +280,7 @@ func TestEvents(t *testing.T) {
 	reasons := map[string]uint64{}
 	for _, p := range pts {
 		reasons[setAttrs(p.Attributes)["mcpactor.queue.reason"].(string)] += p.Count
-		if !slices.Equal(p.Bounds, QueueWaitBuckets) {
+		if !slices.Equal(p.Bounds, queueWaitBuckets) {
 			t.Errorf("queue wait bounds = %v", p.Bounds)
 		}
 		if setAttrs(p.Attributes)["mcpactor.server.name"] != "files" {

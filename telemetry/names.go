@@ -138,11 +138,11 @@ const (
 	MetricQueueWait     = "mcpactor.client.queue.wait.duration"
 )
 
-// DurationBuckets are the explicit bucket boundaries, in seconds, the
+// durationBuckets are the explicit bucket boundaries, in seconds, the
 // semantic conventions advise for the three mcp.* duration histograms.
-var DurationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
-// QueueWaitBuckets are the bucket boundaries, in seconds, of
+// queueWaitBuckets are the bucket boundaries, in seconds, of
 // MetricQueueWait: finer at the low end, where waits for a concurrency slot
 // usually fall.
-var QueueWaitBuckets = []float64{0.0005, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60}
+var queueWaitBuckets = []float64{0.0005, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60}

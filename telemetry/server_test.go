@@ -67,7 +67,7 @@ func TestServerSpanRemoteParent(t *testing.T) {
 		t.Errorf("status = %+v", s.Status())
 	}
 	pts := r.histogram(t, MetricServerOperationDuration)
-	if len(pts) != 1 || !slices.Equal(pts[0].Bounds, DurationBuckets) {
+	if len(pts) != 1 || !slices.Equal(pts[0].Bounds, durationBuckets) {
 		t.Fatalf("server duration points = %+v", pts)
 	}
 	checkAttrs(t, "metric", setAttrs(pts[0].Attributes), map[string]any{
@@ -281,7 +281,7 @@ func TestSessionEnded(t *testing.T) {
 	if len(pts) != 1 {
 		t.Fatalf("session points = %d, want 1 (none for 2026-07-28)", len(pts))
 	}
-	if pts[0].Sum < 3 || !slices.Equal(pts[0].Bounds, DurationBuckets) {
+	if pts[0].Sum < 3 || !slices.Equal(pts[0].Bounds, durationBuckets) {
 		t.Errorf("point = %+v", pts[0])
 	}
 	checkAttrs(t, "session", setAttrs(pts[0].Attributes), map[string]any{

@@ -140,19 +140,19 @@ func (t *Telemetry) makeInstruments(m metric.Meter) {
 	t.clientDur, _ = m.Float64Histogram(MetricClientOperationDuration,
 		metric.WithUnit("s"),
 		metric.WithDescription("Time from sending an MCP request or notification until its answer, failure, timeout or cancellation, seen by the client."),
-		metric.WithExplicitBucketBoundaries(DurationBuckets...))
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	t.serverDur, _ = m.Float64Histogram(MetricServerOperationDuration,
 		metric.WithUnit("s"),
 		metric.WithDescription("Time from receiving a server-to-client MCP request until our answer is written."),
-		metric.WithExplicitBucketBoundaries(DurationBuckets...))
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	t.sessionDur, _ = m.Float64Histogram(MetricClientSessionDuration,
 		metric.WithUnit("s"),
 		metric.WithDescription("Time from the start of an MCP session (initialize) until it ends, seen by the client."),
-		metric.WithExplicitBucketBoundaries(DurationBuckets...))
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	t.queueWait, _ = m.Float64Histogram(MetricQueueWait,
 		metric.WithUnit("s"),
 		metric.WithDescription("Time a request waited before it could be written: for the handshake or for a concurrency slot."),
-		metric.WithExplicitBucketBoundaries(QueueWaitBuckets...))
+		metric.WithExplicitBucketBoundaries(queueWaitBuckets...))
 	t.inFlight, _ = m.Int64UpDownCounter(MetricInFlight,
 		metric.WithUnit("{request}"),
 		metric.WithDescription("Requests sent to a server and not yet resolved."))

@@ -174,7 +174,7 @@ func TestTransportActorPanicIsContained(t *testing.T) {
 		}()
 	}
 	harness.WaitFor(t, "the calls to be in flight", func() bool { return s.conn.InFlight() == n })
-	InjectPanic(s.conn, "boom")
+	injectPanic(s.conn, "boom")
 	for range n {
 		select {
 		case err := <-errs:

@@ -37,7 +37,7 @@ func (e *PanicError) Error() string { return fmt.Sprintf("transport actor panick
 // would. It exists for the supervision tests.
 type injectedPanic struct{ value any }
 
-// InjectPanic makes the transport actor behind c panic with value, so that
+// injectPanic makes the transport actor behind c panic with value, so that
 // tests can check what a bug in it would leave behind. It is fault
 // injection for tests; nothing in the runtime calls it.
-func InjectPanic(c *Conn, value any) { c.root.Send(c.pid, injectedPanic{value: value}) }
+func injectPanic(c *Conn, value any) { c.root.Send(c.pid, injectedPanic{value: value}) }

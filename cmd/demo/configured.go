@@ -21,7 +21,7 @@ func runConfigured(ctx context.Context, o options, logger *slog.Logger, r *repor
 	for _, w := range file.Warnings {
 		r.line("warning: %s", w)
 	}
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{Logger: logger})
+	rt, err := mcpactor.Start(mcpactor.Options{Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ func runDiscovered(ctx context.Context, o options, con console, logger *slog.Log
 	}
 	approved := askApprovals(r, con, d.Servers)
 
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{Logger: logger})
+	rt, err := mcpactor.Start(mcpactor.Options{Logger: logger})
 	if err != nil {
 		return err
 	}

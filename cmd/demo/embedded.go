@@ -27,7 +27,7 @@ func runEmbedded(ctx context.Context, o options, logger *slog.Logger, r *report)
 		return err
 	}
 	defer hs.close() // after rt.Stop (deferred below), which ends the client's session
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{
+	rt, err := mcpactor.Start(mcpactor.Options{
 		ClientInfo: messages.Implementation{Name: "mcpactor-demo", Version: "0.1.0"},
 		Logger:     logger,
 		Handlers: mcpactor.Handlers{

@@ -3,7 +3,8 @@
 // configuration carries secrets in places a user does not think of as
 // secret (a URL's query, a user:password@ host, an environment value), and
 // each of those ends up in a message sooner or later; every path that
-// prints one goes through here (docs/configuration.md, "Secrets").
+// prints one goes through here (docs/configuration.md, "What is kept out
+// of logs").
 package redact
 
 import (

@@ -115,7 +115,7 @@ type manageFleet struct {
 // -1 lifts it to n.
 func upManage(maxConnecting int) upFunc {
 	return func(ctx context.Context, s measure.StdioServer, n int) (fleet, error) {
-		rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+		rt, err := mcpactor.Start(mcpactor.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -228,7 +228,7 @@ func (f *connectFleet) close(ctx context.Context) error { return f.rt.Stop(ctx) 
 // protocol version (which skips the server/discover probe).
 func upConnect(version string) upFunc {
 	return func(ctx context.Context, s measure.StdioServer, n int) (fleet, error) {
-		rt, err := mcpactor.Start(ctx, mcpactor.Options{})
+		rt, err := mcpactor.Start(mcpactor.Options{})
 		if err != nil {
 			return nil, err
 		}

@@ -213,7 +213,7 @@ func dialMcpactor(ctx context.Context, o dialOpts) (mcpClient, error) {
 			}
 		}
 	}
-	rt, err := mcpactor.Start(ctx, opts)
+	rt, err := mcpactor.Start(opts)
 	if err != nil {
 		return nil, err
 	}

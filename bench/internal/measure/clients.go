@@ -78,7 +78,7 @@ func DialMcpactor(ctx context.Context, cfg mcpactor.ServerConfig) (*Mcpactor, er
 
 // DialMcpactorWith is DialMcpactor with the runtime's options.
 func DialMcpactorWith(ctx context.Context, opts mcpactor.Options, cfg mcpactor.ServerConfig) (*Mcpactor, error) {
-	rt, err := mcpactor.Start(ctx, opts)
+	rt, err := mcpactor.Start(opts)
 	if err != nil {
 		return nil, err
 	}

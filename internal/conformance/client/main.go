@@ -58,7 +58,7 @@ func main() {
 }
 
 func run(ctx context.Context, scenario, url string, log *slog.Logger) error {
-	rt, err := mcpactor.Start(ctx, mcpactor.Options{
+	rt, err := mcpactor.Start(mcpactor.Options{
 		ClientInfo: messages.Implementation{Name: "mcpactor-conformance", Version: "0.1.0"},
 		Logger:     log,
 		Handlers:   handlers(scenario),
