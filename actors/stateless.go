@@ -72,7 +72,33 @@ const (
 // session era. legacyVersion, when the server named session-era versions
 // only, is one we speak.
 func (e *statelessEra) probe(ctx context.Context, conn *transport.Conn, peer telemetry.Peer, timeout time.Duration) (sess *session, v verdict, legacyVersion string, err error) {
-	version := modernVersions[0]
+	sess, v, legacyVersion, err = e.probeWith(ctx, conn, peer, timeout, modernVersions[0])
+	var refused *versionRefused
+	if errors.As(err, &refused) && refused.retry != "" {
+		// The server refused the version we offered and listed one we
+		// speak (SEP-2575: the client retries with a version the server
+		// supports): once, so that a server that keeps refusing cannot
+		// hold the connect in a loop.
+		sess, v, legacyVersion, err = e.probeWith(ctx, conn, peer, timeout, refused.retry)
+	}
+	if errors.As(err, &refused) {
+		err = refused.err
+	}
+	return sess, v, legacyVersion, err
+}
+
+// versionRefused is a probe's -32022 (unsupported protocol version)
+// answer, with the version to try again with, if the server listed one we
+// speak.
+type versionRefused struct {
+	err   *messages.UnsupportedVersionError
+	retry string
+}
+
+func (r *versionRefused) Error() string { return r.err.Error() }
+
+// probeWith is probe offering version.
+func (e *statelessEra) probeWith(ctx context.Context, conn *transport.Conn, peer telemetry.Peer, timeout time.Duration, version string) (sess *session, v verdict, legacyVersion string, err error) {
 	meta := e.metaMembers(version)
 	peer.ProtocolVersion = version
 	pctx, op := e.tel.Start(ctx, &telemetry.Request{Peer: peer, Method: messages.MethodServerDiscover})
@@ -87,7 +113,7 @@ func (e *statelessEra) probe(ctx context.Context, conn *transport.Conn, peer tel
 	}
 	raw, err := conn.Call(pctx, messages.MethodServerDiscover, params, opts)
 	if err != nil {
-		sess, v, legacyVersion, jerr := e.judgeError(err)
+		sess, v, legacyVersion, jerr := e.judgeError(err, version)
 		if jerr == nil && v == verdictLegacy {
 			// A session-era server's refusal is the answer the probe
 			// asked for, not a failure.
@@ -112,8 +138,8 @@ func (e *statelessEra) probe(ctx context.Context, conn *transport.Conn, peer tel
 	return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(modernVersions), messages.SessionEraVersions...)}
 }
 
-// judgeError classifies the error a probe met.
-func (e *statelessEra) judgeError(err error) (*session, verdict, string, error) {
+// judgeError classifies the error a probe offering version met.
+func (e *statelessEra) judgeError(err error, version string) (*session, verdict, string, error) {
 	var rpc *messages.RPCError
 	var status *transport.HTTPStatusError
 	code, data := int64(0), json.RawMessage(nil)
@@ -139,10 +165,13 @@ func (e *statelessEra) judgeError(err error) (*session, verdict, string, error) 
 			Supported []string `json:"supported"`
 		}
 		_ = json.Unmarshal(data, &d)
-		if legacy := firstShared(messages.SessionEraVersions, d.Supported); legacy != "" && firstShared(modernVersions, d.Supported) == "" {
+		modern := firstShared(modernVersions, d.Supported)
+		if legacy := firstShared(messages.SessionEraVersions, d.Supported); legacy != "" && modern == "" {
 			return nil, verdictLegacy, legacy, nil
 		}
-		return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: firstOr(d.Supported, ""), Supported: modernVersions}
+		refused := &messages.UnsupportedVersionError{Server: e.server, Version: version, Refused: true,
+			Supported: append(slices.Clone(modernVersions), messages.SessionEraVersions...), Theirs: d.Supported}
+		return nil, verdictModern, "", &versionRefused{err: refused, retry: modern}
 	}
 	return nil, verdictModern, "", err
 }
@@ -182,11 +211,4 @@ func firstShared(ours, theirs []string) string {
 		}
 	}
 	return ""
-}
-
-func firstOr(s []string, def string) string {
-	if len(s) > 0 {
-		return s[0]
-	}
-	return def
 }

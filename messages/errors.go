@@ -203,13 +203,27 @@ func (e *ServerNotConnectedError) Is(target error) bool { return target == ErrSe
 
 // UnsupportedVersionError reports a server that answered initialize with a
 // protocol version we do not speak (lifecycle, "Version Negotiation").
+//
+// Two ways to disagree: the server answered with a version we do not
+// speak (Version is the server's; Supported ours), or, Refused, it refused
+// the version we offered (Version is ours; Theirs what it listed, with
+// none we speak, or it refused the one it listed too).
 type UnsupportedVersionError struct {
 	Server    string
 	Version   string
-	Supported []string
+	Supported []string // the versions we speak
+	Refused   bool     // the server refused Version, which we offered
+	Theirs    []string // the versions the server said it supports, when it said
 }
 
 func (e *UnsupportedVersionError) Error() string {
+	if e.Refused {
+		s := "MCP server " + strconv.Quote(e.Server) + " refused protocol version " + strconv.Quote(e.Version)
+		if len(e.Theirs) > 0 {
+			s += " (it supports: " + strings.Join(e.Theirs, ", ") + "; we speak: " + strings.Join(e.Supported, ", ") + ")"
+		}
+		return s
+	}
 	return "MCP server " + strconv.Quote(e.Server) + " answered with unsupported protocol version " +
 		strconv.Quote(e.Version) + " (supported: " + strings.Join(e.Supported, ", ") + ")"
 }

@@ -19,6 +19,15 @@
 //     empty form; the runtime fills in the schema's defaults (SEP-1034);
 //   - auth/*: the same as any other, with the server's authorization
 //     (transport/oauth) configured from MCP_CONFORMANCE_CONTEXT (auth.go);
+//   - a scenario whose context lists toolCalls (http-custom-headers): list
+//     the tools (their x-mcp-header annotations), then make each call as
+//     given (scenarios.go);
+//   - sep-2322-client-request-state: call each of the scenario's tools,
+//     two of them at once, so that one's multi round-trip state could
+//     leak into the other (scenarios.go);
+//   - json-schema-2020-12-preservation: send the focal tool's inputSchema
+//     back, as received, to the echo tool (scenarios.go);
+//   - json-schema-ref-no-deref: list the tools, and nothing else;
 //   - any other: connect, list the tools, call the first one.
 package main
 
@@ -93,6 +102,19 @@ func run(ctx context.Context, scenario, url string, log *slog.Logger) error {
 		return callTool(ctx, c, "test_reconnection", nil, "")
 	case "elicitation-sep1034-client-defaults":
 		return callTool(ctx, c, "test_client_elicitation_defaults", nil, "")
+	case "sep-2322-client-request-state":
+		return requestState(ctx, c)
+	case "json-schema-2020-12-preservation":
+		return echoSchema(ctx, c)
+	case "json-schema-ref-no-deref":
+		_, err := c.ListTools(ctx)
+		return err
+	}
+	if calls, err := contextToolCalls(); err != nil || len(calls) > 0 {
+		if err != nil {
+			return err
+		}
+		return makeToolCalls(ctx, c, calls)
 	}
 	tools, err := c.ListTools(ctx)
 	if err != nil {
@@ -117,7 +139,7 @@ func handlers(string) mcpactor.Handlers {
 
 // callTool calls a tool and checks that it succeeded (and that its text
 // contains want, when set).
-func callTool(ctx context.Context, c *mcpactor.Client, name string, args map[string]any, want string) error {
+func callTool(ctx context.Context, c *mcpactor.Client, name string, args any, want string) error {
 	res, err := c.CallTool(ctx, name, args)
 	if err != nil {
 		return fmt.Errorf("tools/call %s: %w", name, err)
