@@ -3,8 +3,9 @@
 #
 #   make peers   install the independent test peers (npm ci in testdata/npm,
 #                build the go-sdk everything-server into bin/)
-#   make test    peers, the Node 22 check, go test -race ./..., the bench
-#                module's tests (so it keeps compiling), then a short run of
+#   make test    peers, the Node 22 check, go test -race ./..., the hot
+#                path's invariants without -race, the bench module's tests
+#                (so it keeps compiling), then a short run of
 #                every fuzz target, then the conformance scenarios (below);
 #                prints `N passed, N failed` last
 #   make check   the static checks, each one counted item: go vet (this
@@ -39,6 +40,11 @@ REPORTLOG    ?= $(BIN)/test.log
 FUZZTIME     ?= 200000x
 TEST_TIMEOUT ?= 5m
 GOTESTFLAGS  ?= -race -count=1 -timeout=$(TEST_TIMEOUT)
+
+# The hot path's invariants (allocations per call, the call record's size,
+# the wait path's stack) are also run without -race, which allocates on
+# its own: under -race they only report.
+INVARIANTS := Allocations|SizeClass|FitsInFourKiB
 
 NPM_DIR   := testdata/npm
 NPM_STAMP := $(NPM_DIR)/node_modules/.mcpactor-installed
@@ -123,6 +129,8 @@ test: peers $(TESTREPORT)
 	    [ $$rc -eq 0 ] && echo PASS || echo FAIL ) | $(GO) tool test2json -t -p peers; \
 	  $(GO) test $(GOTESTFLAGS) -json ./... 2>&1 || { rc=$$?; \
 	    echo "{\"Action\":\"runner-exit\",\"Package\":\"go test ./...\",\"Output\":\"$$rc\"}"; }; \
+	  $(GO) test -count=1 -json -run '$(INVARIANTS)' . ./transport 2>&1 || { rc=$$?; \
+	    echo "{\"Action\":\"runner-exit\",\"Package\":\"go test (invariants, no race)\",\"Output\":\"$$rc\"}"; }; \
 	  $(GO) -C bench test -count=1 -json ./... 2>&1 || { rc=$$?; \
 	    echo "{\"Action\":\"runner-exit\",\"Package\":\"go -C bench test ./...\",\"Output\":\"$$rc\"}"; }; \
 	  fuzz=$$($(GO) test -race -list '^Fuzz' ./... 2>/dev/null | \

@@ -142,10 +142,7 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 	var mailbox *ownMailbox
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return newStdioActor(cfg, conn, owner, &mailbox)
-	}, append(guardianAtRoot(parent), actor.WithMailbox(func() actor.Mailbox {
-		mailbox = newOwnMailbox().(*ownMailbox)
-		return mailbox
-	}))...)
+	}, append(guardianAtRoot(parent), actor.WithMailbox(stdioMailbox(&mailbox)))...)
 	conn.pid = parent.Spawn(props)
 	return conn
 }

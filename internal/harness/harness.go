@@ -32,7 +32,15 @@ func Context(t testing.TB) context.Context {
 // WaitFor polls cond until it holds, failing the test after Bound.
 func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(Bound)
+	WaitWithin(t, Bound, what, cond)
+}
+
+// WaitWithin is WaitFor with a bound of its own, for a wait whose length is
+// set by a load the test makes (tens of MiB through a pipe under the race
+// detector), not by the behaviour it checks.
+func WaitWithin(t testing.TB, bound time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

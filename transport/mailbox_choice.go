@@ -1,0 +1,34 @@
+package transport
+
+import (
+	"os"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// mailboxEnv names the environment variable that selects the stdio
+// transport actor's mailbox: "default" is protoactor's own (actor.Unbounded,
+// what every other actor of the runtime uses); anything else, or nothing,
+// is ours (ownMailbox). It is the way back should ours misbehave: a user
+// can set it without rebuilding, and a benchmark can compare the two in the
+// same binary. It is read once, when the package is initialised.
+const mailboxEnv = "MCPACTOR_TRANSPORT_MAILBOX"
+
+// useDefaultMailbox is true when stdio transports are given protoactor's
+// default mailbox (mailboxEnv). Tests flip it to run the stdio suite under
+// both mailboxes; nothing else writes it.
+var useDefaultMailbox = os.Getenv(mailboxEnv) == "default"
+
+// stdioMailbox is the mailbox producer of one stdio transport actor. Ours
+// is stored in *into as it is made, so that the actor's writer becomes its
+// home (batchWriter.start); with protoactor's default, *into stays nil and
+// the writer is nobody's home (setHome and receiveAtHome accept that).
+func stdioMailbox(into **ownMailbox) actor.MailboxProducer {
+	if useDefaultMailbox {
+		return actor.Unbounded()
+	}
+	return func() actor.Mailbox {
+		*into = newOwnMailbox().(*ownMailbox)
+		return *into
+	}
+}
