@@ -17,9 +17,10 @@ var errNothingNew = errors.New("oauth: the token already holds every scope chall
 // authorize obtains a token for identity after the server answered a
 // request that carried sent (nil: none) with ch: 401, or 403 with
 // insufficient_scope (stepUp). Requests of one identity that need the
-// same authorization at the same time share one.
-func (c *Client) authorize(ctx context.Context, st *serverState, identity string, ch Challenge, sent *Token, stepUp bool) error {
-	d, err := c.discovery(ctx, st, ch)
+// same authorization at the same time share one. rediscover runs
+// discovery again (a refused token: the server may have moved).
+func (c *Client) authorize(ctx context.Context, st *serverState, identity string, ch Challenge, sent *Token, stepUp, rediscover bool) error {
+	d, err := c.discovery(ctx, st, ch, rediscover)
 	if err != nil {
 		return err
 	}
@@ -67,9 +68,11 @@ func (c *Client) authorize(ctx context.Context, st *serverState, identity string
 func (c *Client) grant(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, key Key, scopes []string, flight string) (*Token, error) {
 	switch c.cfg.Grant {
 	case GrantClientCredentials:
-		return c.clientCredentials(ctx, st, d, ci, scopes)
+		return c.clientCredentials(ctx, st, d, ci, key, scopes)
 	case GrantCrossApp:
-		return c.crossApp(ctx, st, d, ci, key.Identity, scopes)
+		return c.crossApp(ctx, st, d, ci, key, scopes)
+	case GrantJWTBearer:
+		return c.jwtBearer(ctx, st, d, ci, key, scopes)
 	}
 	return c.codeFlow(ctx, st, d, ci, key, scopes, flight)
 }

@@ -2,14 +2,17 @@ package oauth
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
-// Challenge is the Bearer challenge of a 401 or 403 answer: what the
-// server asked for in WWW-Authenticate
+// Challenge is the Bearer or DPoP challenge of a 401 or 403 answer: what
+// the server asked for in WWW-Authenticate
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#protected-resource-metadata-discovery-requirements,
-// RFC 6750 section 3, RFC 9728 section 5.1).
+// RFC 6750 section 3, RFC 9728 section 5.1, RFC 9449 section 7.1).
 type Challenge struct {
+	// Scheme is "Bearer" or "DPoP", as the server wrote it.
+	Scheme string
 	// ResourceMetadata is the URL of the protected resource metadata.
 	ResourceMetadata string
 	// Scope holds the scopes the request needs, space-separated. The
@@ -24,17 +27,24 @@ type Challenge struct {
 // Scopes returns Scope split on spaces.
 func (c Challenge) Scopes() []string { return strings.Fields(c.Scope) }
 
-// ParseChallenge reads the Bearer challenge of a response's
+// ParseChallenge reads the Bearer or DPoP challenge of a response's
 // WWW-Authenticate fields. A field may hold several challenges (RFC 9110
-// section 11.6.1) and a response several fields; the first Bearer
-// challenge wins. It reports false when there is none.
+// section 11.6.1) and a response several fields; the first Bearer or
+// DPoP challenge wins (a server that takes DPoP-bound tokens may offer
+// only a DPoP challenge, with the same parameters). It reports false when
+// there is none.
 func ParseChallenge(h http.Header) (Challenge, bool) {
+	return parseChallenge(h, "Bearer", "DPoP")
+}
+
+func parseChallenge(h http.Header, schemes ...string) (Challenge, bool) {
 	for _, v := range h.Values("WWW-Authenticate") {
 		for _, c := range parseChallenges(v) {
-			if !strings.EqualFold(c.scheme, "Bearer") {
+			if !slices.ContainsFunc(schemes, func(s string) bool { return strings.EqualFold(s, c.scheme) }) {
 				continue
 			}
 			return Challenge{
+				Scheme:           c.scheme,
 				ResourceMetadata: c.params["resource_metadata"],
 				Scope:            c.params["scope"],
 				Error:            c.params["error"],

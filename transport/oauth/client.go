@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"crypto"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -27,6 +28,10 @@ const (
 	// identity assertion grant (RFC 8693), which the authorization server
 	// takes as a JWT bearer grant (RFC 7523).
 	GrantCrossApp = "cross_app"
+	// GrantJWTBearer is the JWT bearer grant (RFC 7523 section 2.1) with
+	// an assertion the workload's platform issued (Config.Assertion):
+	// workload identity federation (SEP-1933). No user, no secret.
+	GrantJWTBearer = "jwt_bearer"
 )
 
 // Token endpoint authentication methods (RFC 7591 section 2).
@@ -88,10 +93,16 @@ type Config struct {
 	// or metadata name.
 	Scopes []string
 	// Grant is GrantAuthorizationCode (the default),
-	// GrantClientCredentials or GrantCrossApp.
+	// GrantClientCredentials, GrantCrossApp or GrantJWTBearer.
 	Grant string
 	// CrossApp configures GrantCrossApp.
 	CrossApp *CrossApp
+	// Assertion is where GrantJWTBearer's assertions come from.
+	Assertion *AssertionSource
+	// DPoP says when tokens are bound to a key of this client (RFC
+	// 9449): DPoPAuto (the default: when the authorization server
+	// advertises it), DPoPNever or DPoPAlways.
+	DPoP string
 	// Identity is whom a request acts for when its context names no one
 	// (WithIdentity); "" is an identity too (a single-user program's).
 	Identity string
@@ -161,7 +172,8 @@ func (c *Client) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("client_id", c.cfg.ClientID), slog.String("identity", c.identity))
 }
 
-// String hides ClientSecret, PrivateKey and the cross-app secret from %v.
+// String hides ClientSecret, PrivateKey, the cross-app secret and the
+// assertion source from %v.
 func (c Config) String() string { return "oauth.Config{" + c.ClientID + " [redacted]}" }
 
 // GoString hides the secrets from %#v.
@@ -179,6 +191,11 @@ type shared struct {
 	tokens  sync.Map // Key -> *Token: the current token, as last seen
 	pending sync.Map // state -> *pending
 	log     *slog.Logger
+
+	dpopKeys   sync.Map // issuer, client, identity -> *dpopKey
+	dpopParsed sync.Map // Token.DPoPKey -> *dpopKey
+	nonces     sync.Map // origin -> the server's latest DPoP nonce
+	assertions sync.Map // identity -> heldAssertion
 }
 
 // New returns a Client.
@@ -303,23 +320,39 @@ func (st *serverState) discovered() *discovery {
 }
 
 // discovery returns what discovery found, running it when it has not
-// run, or when the challenge names resource metadata other than what it
-// used (the server may have moved to another authorization server).
-func (c *Client) discovery(ctx context.Context, st *serverState, ch Challenge) (*discovery, error) {
+// run, when the challenge names resource metadata other than what it
+// used, or when again is set: a token the server took before is refused
+// and could not be refreshed, and the server may have moved to another
+// authorization server with the same metadata URL. A rediscovery that
+// fails for want of an answer keeps what was known; one that finds
+// metadata to refuse (ErrResourceMismatch, ErrIssuerMismatch) fails.
+func (c *Client) discovery(ctx context.Context, st *serverState, ch Challenge, again bool) (*discovery, error) {
 	d := st.discovered()
-	if d != nil && (ch.ResourceMetadata == "" || ch.ResourceMetadata == d.prmURL) {
+	if d != nil && !again && (ch.ResourceMetadata == "" || ch.ResourceMetadata == d.prmURL) {
 		return d, nil
 	}
 	v, err := c.do(ctx, "discover\x00"+st.url+"\x00"+ch.ResourceMetadata, func(ctx context.Context) (any, error) {
-		return c.discover(ctx, st.hc, st.url, ch)
+		nd, err := c.discover(ctx, st.hc, st.url, ch)
+		if err != nil {
+			return nil, err
+		}
+		st.mu.Lock()
+		old := st.disc
+		st.disc = nd
+		st.mu.Unlock()
+		if old != nil && old.issuer != nd.issuer {
+			c.migrated(ctx, st, old, nd)
+		}
+		return nd, nil
 	})
 	if err != nil {
+		if again && d != nil && !errors.Is(err, ErrResourceMismatch) && !errors.Is(err, ErrIssuerMismatch) {
+			c.sh.log.Debug("oauth: rediscovery failed; keeping what was known", "server", st.url, "err", err)
+			return d, nil
+		}
 		return nil, err
 	}
 	d = v.(*discovery)
-	st.mu.Lock()
-	st.disc = d
-	st.mu.Unlock()
 	c.sh.log.Debug("oauth: discovered", "server", st.url, "issuer", d.issuer, "resource", d.resource, "legacy", d.prm == nil)
 	return d, nil
 }

@@ -120,11 +120,15 @@ func (c *Client) exchange(ctx context.Context, p *pending, q url.Values) (*Token
 		"code_verifier": {p.verifier},
 		"resource":      {p.d.resource},
 	}
-	t, err := c.tokenRequest(ctx, p.st, p.d.meta.TokenEndpoint, p.d.issuer, p.ci, params)
+	dk, err := c.proofKey(p.d, p.key, nil)
 	if err != nil {
 		return nil, err
 	}
-	return toToken(t, p.scopes)
+	t, err := c.tokenRequest(ctx, p.st, p.d.meta.TokenEndpoint, p.d.issuer, p.ci, params, dk)
+	if err != nil {
+		return nil, err
+	}
+	return toToken(t, p.scopes, dk)
 }
 
 // Complete finishes an authorization that failed a request with an

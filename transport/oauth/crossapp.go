@@ -21,7 +21,8 @@ const (
 	tokenTypeIDJAG   = "urn:ietf:params:oauth:token-type:id-jag"
 )
 
-func (c *Client) crossApp(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, identity string, scopes []string) (*Token, error) {
+func (c *Client) crossApp(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, key Key, scopes []string) (*Token, error) {
+	identity := key.Identity
 	x := c.cfg.CrossApp
 	if x == nil || x.IDToken == nil || x.IDPTokenEndpoint == "" {
 		return nil, errors.New("oauth: cross-app access needs CrossApp.IDPTokenEndpoint and CrossApp.IDToken")
@@ -47,7 +48,7 @@ func (c *Client) crossApp(ctx context.Context, st *serverState, d *discovery, ci
 	if x.IDPClientSecret != "" {
 		idp.AuthMethod = AuthSecretBasic
 	}
-	jag, err := c.tokenRequest(ctx, st, x.IDPTokenEndpoint, "", idp, params)
+	jag, err := c.tokenRequest(ctx, st, x.IDPTokenEndpoint, "", idp, params, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -62,9 +63,13 @@ func (c *Client) crossApp(ctx context.Context, st *serverState, d *discovery, ci
 	if len(scopes) > 0 {
 		grant.Set("scope", strings.Join(scopes, " "))
 	}
-	t, err := c.tokenRequest(ctx, st, d.meta.TokenEndpoint, d.issuer, ci, grant)
+	dk, err := c.proofKey(d, key, nil)
 	if err != nil {
 		return nil, err
 	}
-	return toToken(t, scopes)
+	t, err := c.tokenRequest(ctx, st, d.meta.TokenEndpoint, d.issuer, ci, grant, dk)
+	if err != nil {
+		return nil, err
+	}
+	return toToken(t, scopes, dk)
 }

@@ -13,10 +13,18 @@
 //     discovered (discovery.go); the client identity is chosen or
 //     registered (registration.go); a token is refreshed (refresh.go) or
 //     obtained with the configured grant (codeflow.go, grants.go,
-//     crossapp.go); the request is sent once more.
+//     crossapp.go, jwtbearer.go); the request is sent once more. A token
+//     refused and not refreshed sends discovery again: the server may
+//     have moved to another authorization server (migration.go).
+//   - 401 with a DPoP use_dpop_nonce challenge: the request again with
+//     the server's nonce (dpop.go).
 //   - 403 with error="insufficient_scope": step-up authorization with the
 //     union of the scopes held and the scopes challenged, at most
 //     MaxAuthorizations times per request.
+//
+// Tokens are bearer tokens, or DPoP tokens bound to a key of the client
+// (RFC 9449, Config.DPoP: when the authorization server advertises it),
+// sent with a fresh proof on every request (dpop.go).
 //
 // Tokens are kept in a Store (store.go, store_file.go), keyed by issuer,
 // client, identity and resource. The identity a request acts for comes from

@@ -3,7 +3,12 @@ package oauth
 import (
 	"context"
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -46,6 +51,21 @@ type fakeAS struct {
 	clientID  string
 	secret    string
 
+	// DPoP (dpop_test.go): a token request with a valid proof gets a
+	// DPoP token bound to the proof's key (jkt); with nonce set, a proof
+	// without it is answered use_dpop_nonce.
+	nonce      string
+	jkt        map[string]string // access or refresh token -> key thumbprint
+	nonceAsked atomic.Int64
+	// assertionKey verifies the assertions of the JWT bearer grant
+	// (jwtbearer_test.go); assertions lists those received.
+	assertionKey crypto.PublicKey
+	assertions   []string
+	// prefix starts the client_id of registrations; default "dyn-".
+	prefix string
+	// noRefresh: token answers carry no refresh token.
+	noRefresh bool
+
 	refreshCount atomic.Int64
 	registered   atomic.Int64
 }
@@ -56,7 +76,7 @@ type grant struct {
 
 func newFakeAS(t *testing.T) *fakeAS {
 	a := &fakeAS{t: t, challenge: map[string]string{}, users: map[string]string{}, scopes: map[string]string{},
-		tokens: map[string]grant{}, refreshes: map[string]grant{}, lifetime: 3600, rotate: true}
+		tokens: map[string]grant{}, refreshes: map[string]grant{}, lifetime: 3600, rotate: true, jkt: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", a.metadata)
 	mux.HandleFunc("POST /register", a.register)
@@ -104,7 +124,11 @@ func (a *fakeAS) register(w http.ResponseWriter, r *http.Request) {
 	n := a.registered.Add(1)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
-	json.NewEncoder(w).Encode(map[string]any{"client_id": fmt.Sprintf("dyn-%d", n), "token_endpoint_auth_method": "none"})
+	prefix := a.prefix
+	if prefix == "" {
+		prefix = "dyn-"
+	}
+	json.NewEncoder(w).Encode(map[string]any{"client_id": fmt.Sprintf("%s%d", prefix, n), "token_endpoint_auth_method": "none"})
 }
 
 // authorizeEndpoint answers for the user in login, as if they consented.
@@ -147,6 +171,23 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 	if f.Get("resource") == "" {
 		a.t.Errorf("token request (%s) without resource", f.Get("grant_type"))
 	}
+	var jkt string
+	if proof := r.Header.Get("DPoP"); proof != "" {
+		var claims jwt.MapClaims
+		var err error
+		jkt, claims, err = checkProof(proof, "POST", a.srv.URL+"/token", "")
+		if err != nil {
+			a.t.Errorf("token request proof: %v", err)
+			fail("invalid_dpop_proof")
+			return
+		}
+		if a.nonce != "" && claims["nonce"] != a.nonce {
+			a.nonceAsked.Add(1)
+			w.Header().Set("DPoP-Nonce", a.nonce)
+			fail("use_dpop_nonce")
+			return
+		}
+	}
 	var g grant
 	switch f.Get("grant_type") {
 	case "authorization_code":
@@ -172,6 +213,14 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 			fail("invalid_grant")
 			return
 		}
+		a.mu.Lock()
+		bound := a.jkt[f.Get("refresh_token")]
+		a.mu.Unlock()
+		if bound != jkt {
+			a.t.Errorf("refresh with key %q of a token bound to %q", jkt, bound)
+			fail("invalid_dpop_proof")
+			return
+		}
 		g = old
 	case "client_credentials":
 		if !a.clientAuthenticated(r) {
@@ -179,6 +228,18 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		g = grant{user: "client:" + a.clientID, scope: f.Get("scope"), resource: f.Get("resource")}
+	case grantJWTBearer:
+		a.mu.Lock()
+		a.assertions = append(a.assertions, f.Get("assertion"))
+		a.mu.Unlock()
+		var claims jwt.RegisteredClaims
+		_, err := jwt.ParseWithClaims(f.Get("assertion"), &claims, func(*jwt.Token) (any, error) { return a.assertionKey, nil },
+			jwt.WithAudience(a.srv.URL), jwt.WithExpirationRequired())
+		if err != nil {
+			fail("invalid_grant")
+			return
+		}
+		g = grant{user: "workload:" + claims.Subject, scope: f.Get("scope"), resource: f.Get("resource")}
 	default:
 		fail("unsupported_grant_type")
 		return
@@ -188,10 +249,18 @@ func (a *fakeAS) token(w http.ResponseWriter, r *http.Request) {
 	at, rt := fmt.Sprintf("at-%s-%d", g.user, a.n), fmt.Sprintf("rt-%s-%d", g.user, a.n)
 	a.tokens[at] = g
 	a.refreshes[rt] = g
-	life := a.lifetime
+	typ := "Bearer"
+	if jkt != "" {
+		a.jkt[at], a.jkt[rt], typ = jkt, jkt, "DPoP"
+	}
+	life, noRefresh := a.lifetime, a.noRefresh
 	a.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": life, "refresh_token": rt, "scope": g.scope})
+	answer := map[string]any{"access_token": at, "token_type": typ, "expires_in": life, "refresh_token": rt, "scope": g.scope}
+	if noRefresh {
+		delete(answer, "refresh_token")
+	}
+	json.NewEncoder(w).Encode(answer)
 }
 
 // clientAuthenticated checks client_secret_basic or private_key_jwt.
@@ -217,6 +286,14 @@ func (a *fakeAS) check(token string) (grant, bool) {
 	return g, ok
 }
 
+// boundTo returns the thumbprint of the key a token is bound to; "" for
+// a bearer token.
+func (a *fakeAS) boundTo(token string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.jkt[token]
+}
+
 // revoke makes every token the server issued invalid.
 func (a *fakeAS) revokeAll() {
 	a.mu.Lock()
@@ -238,10 +315,19 @@ type fakeRS struct {
 	seen []string // the user of each request answered 200
 	prm  map[string]any
 	n401 atomic.Int64
+
+	// DPoP (dpop_test.go): nonce, if set, is required in the proofs;
+	// jtis are the proofs' jti, each to be seen once.
+	nonce      string
+	nonceAsked atomic.Int64
+	// nonceAlways: every request is asked for a new nonce.
+	nonceAlways atomic.Bool
+	jtis        map[string]bool
+	schemes     []string // the Authorization scheme of each request
 }
 
 func newFakeRS(t *testing.T, as *fakeAS) *fakeRS {
-	s := &fakeRS{as: as}
+	s := &fakeRS{as: as, jtis: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -261,8 +347,41 @@ func (s *fakeRS) url() string { return s.srv.URL + "/mcp" }
 
 func (s *fakeRS) mcp(w http.ResponseWriter, r *http.Request) {
 	rm := `resource_metadata="` + s.srv.URL + `/.well-known/oauth-protected-resource/mcp"`
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	g, valid := s.as.check(tok)
+	if s.nonceAlways.Load() {
+		w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce"`)
+		w.Header().Set("DPoP-Nonce", fmt.Sprint("n", s.nonceAsked.Add(1)))
+		http.Error(w, "nonce", http.StatusUnauthorized)
+		return
+	}
+	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	s.mu.Lock()
+	s.schemes = append(s.schemes, scheme)
+	as := s.as
+	s.mu.Unlock()
+	g, valid := as.check(tok)
+	ok := scheme == "Bearer" || scheme == "DPoP"
+	if bound := as.boundTo(tok); valid && (bound != "" || scheme == "DPoP") {
+		// RFC 9449 section 7: a DPoP token needs the DPoP scheme and
+		// a proof of its key, of this request, with its hash.
+		jkt, claims, err := checkProof(r.Header.Get("DPoP"), r.Method, s.url(), tok)
+		s.mu.Lock()
+		jti, _ := claims["jti"].(string)
+		replay := s.jtis[jti]
+		s.jtis[jti] = true
+		s.mu.Unlock()
+		switch {
+		case err != nil || jkt != bound || scheme != "DPoP" || replay:
+			t := as.t
+			t.Errorf("resource request: scheme %s, proof error %v, key %q of a token bound to %q, replay %v", scheme, err, jkt, bound, replay)
+			valid = false
+		case s.nonce != "" && claims["nonce"] != s.nonce:
+			s.nonceAsked.Add(1)
+			w.Header().Set("WWW-Authenticate", `DPoP error="use_dpop_nonce", error_description="nonce needed"`)
+			w.Header().Set("DPoP-Nonce", s.nonce)
+			http.Error(w, "nonce", http.StatusUnauthorized)
+			return
+		}
+	}
 	if !ok || !valid {
 		s.n401.Add(1)
 		h := "Bearer " + rm
@@ -322,4 +441,52 @@ func post(t *testing.T, hc *http.Client, target string, ctx context.Context) (in
 // go through c.
 func httpClient(c *Client, rs *fakeRS) *http.Client {
 	return &http.Client{Transport: c.RoundTripper(rs.url(), http.DefaultTransport), Timeout: 30 * time.Second}
+}
+
+// checkProof verifies a DPoP proof as a server does (RFC 9449 section
+// 4.3): typ, alg, a public jwk in the header, the signature, htm, htu
+// (no query or fragment), a recent iat, a jti, and, with a token, ath. It
+// returns the key's thumbprint (RFC 7638) and the claims.
+func checkProof(proof, method, target, token string) (string, jwt.MapClaims, error) {
+	var jwk map[string]any
+	claims := jwt.MapClaims{}
+	tok, err := jwt.ParseWithClaims(proof, claims, func(t *jwt.Token) (any, error) {
+		if t.Header["typ"] != "dpop+jwt" {
+			return nil, fmt.Errorf("typ %v", t.Header["typ"])
+		}
+		var ok bool
+		if jwk, ok = t.Header["jwk"].(map[string]any); !ok || jwk["kty"] != "EC" || jwk["crv"] != "P-256" || jwk["d"] != nil {
+			return nil, fmt.Errorf("jwk %v", t.Header["jwk"])
+		}
+		x, err1 := base64.RawURLEncoding.DecodeString(jwk["x"].(string))
+		y, err2 := base64.RawURLEncoding.DecodeString(jwk["y"].(string))
+		if err1 != nil || err2 != nil {
+			return nil, errors.New("jwk coordinates")
+		}
+		return ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, x...), y...))
+	}, jwt.WithValidMethods([]string{"ES256"}), jwt.WithIssuedAt())
+	if err != nil || !tok.Valid {
+		return "", claims, fmt.Errorf("proof: %v", err)
+	}
+	if claims["htm"] != method || claims["htu"] != target {
+		return "", claims, fmt.Errorf("htm %v htu %v, want %s %s", claims["htm"], claims["htu"], method, target)
+	}
+	iat, _ := claims["iat"].(float64)
+	if d := time.Since(time.Unix(int64(iat), 0)); d > time.Minute || d < -time.Minute {
+		return "", claims, fmt.Errorf("iat %v", iat)
+	}
+	if jti, _ := claims["jti"].(string); jti == "" {
+		return "", claims, errors.New("no jti")
+	}
+	if token != "" {
+		sum := sha256.Sum256([]byte(token))
+		if claims["ath"] != base64.RawURLEncoding.EncodeToString(sum[:]) {
+			return "", claims, fmt.Errorf("ath %v", claims["ath"])
+		}
+	} else if claims["ath"] != nil {
+		return "", claims, errors.New("ath in a token request's proof")
+	}
+	canon := fmt.Sprintf(`{"crv":"P-256","kty":"EC","x":%q,"y":%q}`, jwk["x"], jwk["y"])
+	sum := sha256.Sum256([]byte(canon))
+	return base64.RawURLEncoding.EncodeToString(sum[:]), claims, nil
 }

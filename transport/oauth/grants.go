@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"strings"
 	"time"
@@ -25,27 +26,42 @@ const (
 
 // tokenRequest asks endpoint for a token with params (grant_type among
 // them), authenticating as ci; audience is the authorization server's
-// issuer, the audience of a private_key_jwt assertion.
-func (c *Client) tokenRequest(ctx context.Context, st *serverState, endpoint, audience string, ci *ClientInfo, params url.Values) (*oauth2.Token, error) {
-	cc := clientcredentials.Config{ClientID: ci.ClientID, TokenURL: endpoint, EndpointParams: params, AuthStyle: oauth2.AuthStyleInParams}
-	switch ci.AuthMethod {
-	case AuthSecretBasic:
-		cc.ClientSecret, cc.AuthStyle = ci.ClientSecret, oauth2.AuthStyleInHeader
-	case AuthSecretPost:
-		cc.ClientSecret = ci.ClientSecret
-	case AuthPrivateKeyJWT:
-		a, err := c.clientAssertion(ci.ClientID, audience)
-		if err != nil {
-			return nil, err
+// issuer, the audience of a private_key_jwt assertion. With dk, the
+// request carries a DPoP proof of it (RFC 9449 section 5) and is sent
+// once more when the server answers that it wants its nonce in the
+// proof (section 8).
+func (c *Client) tokenRequest(ctx context.Context, st *serverState, endpoint, audience string, ci *ClientInfo, params url.Values, dk *dpopKey) (*oauth2.Token, error) {
+	hc := st.hc
+	if dk != nil {
+		hc = c.withProofs(hc, dk)
+	}
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
+	for attempt := 0; ; attempt++ {
+		// A fresh copy each time: a client assertion is used once.
+		p := maps.Clone(params)
+		cc := clientcredentials.Config{ClientID: ci.ClientID, TokenURL: endpoint, EndpointParams: p, AuthStyle: oauth2.AuthStyleInParams}
+		switch ci.AuthMethod {
+		case AuthSecretBasic:
+			cc.ClientSecret, cc.AuthStyle = ci.ClientSecret, oauth2.AuthStyleInHeader
+		case AuthSecretPost:
+			cc.ClientSecret = ci.ClientSecret
+		case AuthPrivateKeyJWT:
+			a, err := c.clientAssertion(ci.ClientID, audience)
+			if err != nil {
+				return nil, err
+			}
+			p.Set("client_assertion_type", assertionType)
+			p.Set("client_assertion", a)
 		}
-		params.Set("client_assertion_type", assertionType)
-		params.Set("client_assertion", a)
+		t, err := cc.Token(ctx)
+		if err != nil {
+			if dk != nil && attempt == 0 && asNonceChallenge(err) {
+				continue
+			}
+			return nil, tokenError(endpoint, params.Get("grant_type"), err)
+		}
+		return t, nil
 	}
-	t, err := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, st.hc))
-	if err != nil {
-		return nil, tokenError(endpoint, params.Get("grant_type"), err)
-	}
-	return t, nil
 }
 
 // tokenError keeps the code and description of a token endpoint's error
@@ -62,19 +78,31 @@ func tokenError(endpoint, grant string, err error) error {
 	return fmt.Errorf("oauth: %s at %s: %w", grant, endpoint, err)
 }
 
-// toToken converts a token response. Only bearer tokens are taken (RFC
-// 6750): MCP sends no other kind. The granted scope is the response's,
-// else the scope asked for (RFC 6749 section 5.1).
-func toToken(t *oauth2.Token, asked []string) (*Token, error) {
-	if tt := t.TokenType; tt != "" && !strings.EqualFold(tt, "bearer") {
-		return nil, fmt.Errorf("oauth: token type %q is not supported (bearer only)", tt)
-	}
+// toToken converts a token response: a bearer token (RFC 6750), or a
+// DPoP token (RFC 9449 section 5) when the request carried a proof of dk,
+// which the token keeps. The granted scope is the response's, else the
+// scope asked for (RFC 6749 section 5.1). The expiry is expires_in's,
+// else the exp of a token that is a JWT, else unknown.
+func toToken(t *oauth2.Token, asked []string, dk *dpopKey) (*Token, error) {
 	out := &Token{AccessToken: t.AccessToken, TokenType: "Bearer", RefreshToken: t.RefreshToken, Expiry: t.Expiry, Scope: strings.Join(asked, " ")}
+	switch tt := t.TokenType; {
+	case tt == "" || strings.EqualFold(tt, "bearer"):
+	case strings.EqualFold(tt, "DPoP") && dk != nil:
+		out.TokenType = "DPoP"
+	default:
+		return nil, fmt.Errorf("oauth: token type %q is not supported", tt)
+	}
+	if dk != nil {
+		out.DPoPKey = dk.enc
+	}
 	if s, ok := t.Extra("scope").(string); ok && s != "" {
 		out.Scope = s
 	}
 	if out.Expiry.IsZero() && t.ExpiresIn > 0 {
 		out.Expiry = time.Now().Add(time.Duration(t.ExpiresIn) * time.Second)
+	}
+	if out.Expiry.IsZero() {
+		out.Expiry = unverifiedExpiry(t.AccessToken)
 	}
 	return out, nil
 }
@@ -82,14 +110,18 @@ func toToken(t *oauth2.Token, asked []string) (*Token, error) {
 // clientCredentials is the client credentials grant (RFC 6749 section
 // 4.4): the client acts for itself, authenticated by its secret or its
 // key.
-func (c *Client) clientCredentials(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, scopes []string) (*Token, error) {
+func (c *Client) clientCredentials(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, key Key, scopes []string) (*Token, error) {
 	params := url.Values{"grant_type": {"client_credentials"}, "resource": {d.resource}}
 	if len(scopes) > 0 {
 		params.Set("scope", strings.Join(scopes, " "))
 	}
-	t, err := c.tokenRequest(ctx, st, d.meta.TokenEndpoint, d.issuer, ci, params)
+	dk, err := c.proofKey(d, key, nil)
 	if err != nil {
 		return nil, err
 	}
-	return toToken(t, scopes)
+	t, err := c.tokenRequest(ctx, st, d.meta.TokenEndpoint, d.issuer, ci, params, dk)
+	if err != nil {
+		return nil, err
+	}
+	return toToken(t, scopes, dk)
 }

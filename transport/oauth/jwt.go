@@ -40,7 +40,11 @@ func (c *Client) clientAssertion(clientID, audience string) (string, error) {
 		return "", fmt.Errorf("oauth: unknown signing algorithm %q", alg)
 	}
 	now := time.Now()
-	t := jwt.NewWithClaims(method, jwt.RegisteredClaims{
+	var header map[string]any
+	if c.cfg.KeyID != "" {
+		header = map[string]any{"kid": c.cfg.KeyID}
+	}
+	s, err := signJWT(method, key, header, jwt.RegisteredClaims{
 		Issuer:    clientID,
 		Subject:   clientID,
 		Audience:  jwt.ClaimStrings{audience},
@@ -48,14 +52,34 @@ func (c *Client) clientAssertion(clientID, audience string) (string, error) {
 		IssuedAt:  jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(now.Add(assertionLifetime)),
 	})
-	if c.cfg.KeyID != "" {
-		t.Header["kid"] = c.cfg.KeyID
-	}
-	s, err := t.SignedString(signingKey(key))
 	if err != nil {
 		return "", fmt.Errorf("oauth: signing the client assertion: %w", err)
 	}
 	return s, nil
+}
+
+// signJWT is the package's one JWS signer (compact serialization): the
+// client assertion of private_key_jwt and the DPoP proof (dpop.go) both
+// go through it. header holds the parameters beyond alg and typ (kid,
+// jwk, or typ itself to replace "JWT").
+func signJWT(method jwt.SigningMethod, key crypto.Signer, header map[string]any, claims jwt.Claims) (string, error) {
+	t := jwt.NewWithClaims(method, claims)
+	for k, v := range header {
+		t.Header[k] = v
+	}
+	return t.SignedString(signingKey(key))
+}
+
+// unverifiedExpiry reads the exp claim of a JWT without checking its
+// signature: a hint of when a token or an assertion stops working, for
+// a client that holds no key to check it with (and need not: the server
+// it goes to does). Zero when s is not a JWT or has no exp.
+func unverifiedExpiry(s string) time.Time {
+	var claims jwt.RegisteredClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(s, &claims); err != nil || claims.ExpiresAt == nil {
+		return time.Time{}
+	}
+	return claims.ExpiresAt.Time
 }
 
 // defaultAlgorithm is the usual JWS algorithm of a key: ES256/384/512 by

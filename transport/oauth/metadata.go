@@ -37,6 +37,10 @@ type ServerMetadata struct {
 	// AuthorizationResponseIssParameterSupported says authorization
 	// responses carry iss (RFC 9207 section 3).
 	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported,omitempty"`
+	// DPoPSigningAlgValuesSupported lists the algorithms the server takes
+	// DPoP proofs signed with (RFC 9449 section 5.1): its presence says
+	// the server issues DPoP-bound tokens.
+	DPoPSigningAlgValuesSupported []string `json:"dpop_signing_alg_values_supported,omitempty"`
 }
 
 // authMethods returns the token endpoint authentication methods the

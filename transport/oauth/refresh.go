@@ -79,6 +79,13 @@ func (c *Client) current(ctx context.Context, st *serverState, identity string) 
 		return nt, key
 	} else if !errors.Is(err, ErrNoRefreshToken) {
 		c.sh.log.Debug("oauth: refresh before expiry failed", "server", st.url, "err", err)
+	} else if c.unattended() {
+		// No refresh token, and no user needed: the grant again.
+		nt, err := c.renew(ctx, st, d, ci, key, t)
+		if err == nil {
+			return nt, key
+		}
+		c.sh.log.Debug("oauth: renewal before expiry failed", "server", st.url, "err", err)
 	}
 	if t.expiresWithin(0, now) {
 		return nil, key
@@ -120,7 +127,13 @@ func (c *Client) refresh(ctx context.Context, st *serverState, d *discovery, ci 
 			return nil, ErrNoRefreshToken
 		}
 		params := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {cur.RefreshToken}, "resource": {d.resource}}
-		ot, err := c.tokenRequest(ctx, st, d.meta.TokenEndpoint, d.issuer, ci, params)
+		// The new token is bound to the key the old one was (RFC 9449
+		// section 5): a refresh token of a public client is bound too.
+		dk, err := c.proofKey(d, key, cur)
+		if err != nil {
+			return nil, err
+		}
+		ot, err := c.tokenRequest(ctx, st, d.meta.TokenEndpoint, d.issuer, ci, params, dk)
 		if err != nil {
 			var te *TokenError
 			if errors.As(err, &te) && te.Code == "invalid_grant" {
@@ -131,7 +144,7 @@ func (c *Client) refresh(ctx context.Context, st *serverState, d *discovery, ci 
 			}
 			return nil, err
 		}
-		nt, err := toToken(ot, fieldsOf(cur.Scope))
+		nt, err := toToken(ot, fieldsOf(cur.Scope), dk)
 		if err != nil {
 			return nil, err
 		}
@@ -148,6 +161,33 @@ func (c *Client) refresh(ctx context.Context, st *serverState, d *discovery, ci 
 		c.sh.tokens.Store(key, nt)
 		c.sh.log.Debug("oauth: token refreshed", "server", st.url, "identity", key.Identity)
 		return nt, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Token), nil
+}
+
+// unattended reports whether the configured grant needs no user, so that
+// a token about to expire can be replaced without one: the client's own
+// credentials, or a workload's assertion.
+func (c *Client) unattended() bool {
+	return c.cfg.Grant == GrantClientCredentials || c.cfg.Grant == GrantJWTBearer
+}
+
+// renew replaces old, a token of key about to expire with no refresh
+// token, by the configured grant, once however many requests ask.
+func (c *Client) renew(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, key Key, old *Token) (*Token, error) {
+	v, err := c.do(ctx, "renew\x00"+flightKey(key), func(ctx context.Context) (any, error) {
+		if v, ok := c.sh.tokens.Load(key); ok && !same(v.(*Token), old) {
+			return v.(*Token), nil // renewed while this request waited
+		}
+		t, err := c.grant(ctx, st, d, ci, key, fieldsOf(old.Scope), "")
+		if err != nil {
+			return nil, err
+		}
+		c.sh.log.Debug("oauth: token renewed", "server", st.url, "identity", key.Identity, "grant", c.cfg.Grant)
+		return t, c.save(ctx, key, t)
 	})
 	if err != nil {
 		return nil, err

@@ -105,7 +105,13 @@ func (c *Client) preRegisteredAuth(m *ServerMetadata) string {
 // profile names this program's registration: what it registers with. A
 // change of redirect URI, grant or name registers again.
 func (c *Client) profile() string {
-	b, _ := json.Marshal([]string{c.cfg.RedirectURL, c.cfg.Grant, c.cfg.ClientName, c.cfg.ApplicationType})
+	p := []string{c.cfg.RedirectURL, c.cfg.Grant, c.cfg.ClientName, c.cfg.ApplicationType}
+	if c.cfg.DPoP != DPoPAuto {
+		// Another DPoP mode registers again (dpop_bound_access_tokens);
+		// the default keeps the registrations made before DPoP was.
+		p = append(p, c.cfg.DPoP)
+	}
+	b, _ := json.Marshal(p)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }
@@ -132,6 +138,11 @@ func (c *Client) register(ctx context.Context, hc *http.Client, d *discovery) (*
 		"client_name":                c.cfg.ClientName,
 		"token_endpoint_auth_method": method,
 		"application_type":           c.cfg.ApplicationType,
+	}
+	if c.useDPoP(d) {
+		// RFC 9449 section 5.2: this client always sends proofs to
+		// this server, which may then refuse a token request without.
+		req["dpop_bound_access_tokens"] = true
 	}
 	if c.cfg.Grant == GrantAuthorizationCode {
 		req["redirect_uris"] = []string{c.cfg.RedirectURL}
@@ -185,7 +196,7 @@ func grantTypeOf(grant string) string {
 	switch grant {
 	case GrantClientCredentials:
 		return "client_credentials"
-	case GrantCrossApp:
+	case GrantCrossApp, GrantJWTBearer:
 		return grantJWTBearer
 	}
 	return "authorization_code"

@@ -8,8 +8,9 @@ import (
 )
 
 // RoundTripper returns the transport of the requests to the MCP server at
-// serverURL: base, with the bearer token of the identity each request
-// acts for, and the 401 and 403 answers acted on. It makes Client a
+// serverURL: base, with the token of the identity each request acts for
+// (a bearer token, or a DPoP token with a fresh proof), and the 401 and
+// 403 answers acted on. It makes Client a
 // transport.Authorizer (ServerConfig.Auth).
 //
 // A request is sent without a token until the server's first 401 has
@@ -44,10 +45,14 @@ type roundTripper struct {
 
 // RoundTrip sends req with the current token and acts on the answer:
 //
+//   - 401 with a DPoP use_dpop_nonce challenge and a nonce: the request
+//     again, once, with the nonce in its proof (RFC 9449 section 9);
 //   - 401 to a request with a token: the token is refreshed (or a token
 //     another request got meanwhile is taken) and the request sent again;
 //   - 401 otherwise, or still: authorization (discovery, registration,
-//     the configured grant), then the request again;
+//     the configured grant), then the request again; discovery runs
+//     again when a token was refused, in case the server moved to
+//     another authorization server;
 //   - 403 with error="insufficient_scope": step-up authorization, then
 //     the request again.
 //
@@ -63,9 +68,16 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	c, ctx := t.c, req.Context()
 	identity := c.identityOf(ctx)
 	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
-	authorizations, refreshed := 0, false
+	authorizations, refreshed, nonced := 0, false, false
 	for attempt := 0; ; attempt++ {
 		tok, _ := c.current(ctx, t.st, identity)
+		var dk *dpopKey
+		if tok != nil {
+			var ok bool
+			if dk, ok = c.bound(tok); !ok {
+				tok = nil // a DPoP token without its key: as good as none
+			}
+		}
 		r := req.Clone(ctx)
 		if attempt > 0 && req.GetBody != nil {
 			body, err := req.GetBody()
@@ -74,12 +86,28 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			r.Body = body
 		}
-		if tok != nil {
+		switch {
+		case dk != nil:
+			// RFC 9449 section 7: the DPoP scheme, and a fresh proof
+			// of this request, bound to the token (ath).
+			proof, err := dk.proof(r.Method, r.URL, tok.AccessToken, c.nonceOf(r.URL))
+			if err != nil {
+				if r.Body != nil {
+					r.Body.Close()
+				}
+				return nil, err
+			}
+			r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+			r.Header.Set("DPoP", proof)
+		case tok != nil:
 			r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 		}
 		resp, err := t.base.RoundTrip(r)
 		if err != nil {
 			return nil, err
+		}
+		if dk != nil {
+			c.noteNonce(r.URL, resp.Header)
 		}
 		var ch Challenge
 		switch resp.StatusCode {
@@ -97,6 +125,17 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !replayable {
 			return resp, nil
 		}
+		if resp.StatusCode == http.StatusUnauthorized && dk != nil && rsNonceChallenge(resp) {
+			// RFC 9449 section 9: the server wants its nonce in the
+			// proof; noteNonce kept it. Once per request: the token is
+			// not what is refused, so nothing else would help.
+			if nonced {
+				return resp, nil
+			}
+			nonced = true
+			discard(resp)
+			continue
+		}
 		if resp.StatusCode == http.StatusUnauthorized && tok != nil && !refreshed {
 			refreshed = true
 			if c.recover(ctx, t.st, identity, tok) {
@@ -108,7 +147,10 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		authorizations++
-		err = c.authorize(ctx, t.st, identity, ch, tok, resp.StatusCode == http.StatusForbidden)
+		// A token refused (and not refreshed) may be the old
+		// authorization server's: discovery runs again (migration.go).
+		again := resp.StatusCode == http.StatusUnauthorized && tok != nil
+		err = c.authorize(ctx, t.st, identity, ch, tok, resp.StatusCode == http.StatusForbidden, again)
 		if errors.Is(err, errNothingNew) {
 			return resp, nil
 		}

@@ -35,6 +35,11 @@ type Token struct {
 	// asked for (RFC 6749 section 5.1 makes them equal when the response
 	// names none).
 	Scope string `json:"scope,omitempty"`
+	// DPoPKey is the private key (P-256, PKCS #8, base64) whose proofs
+	// went with the token request, when DPoP was used (RFC 9449): a
+	// TokenType "DPoP" token is bound to it, and its refresh must prove
+	// the same key. A secret like the tokens, kept with them.
+	DPoPKey string `json:"dpop_key,omitempty"`
 }
 
 // String hides the secrets.

@@ -33,14 +33,18 @@ func TestParseChallenge(t *testing.T) {
 		ok   bool
 	}{
 		{[]string{`Bearer resource_metadata="https://x/.well-known/oauth-protected-resource", scope="files:read"`},
-			Challenge{ResourceMetadata: "https://x/.well-known/oauth-protected-resource", Scope: "files:read"}, true},
+			Challenge{Scheme: "Bearer", ResourceMetadata: "https://x/.well-known/oauth-protected-resource", Scope: "files:read"}, true},
 		{[]string{`Bearer error="insufficient_scope", scope="a b", resource_metadata="https://x/m", error_description="need \"b\""`},
-			Challenge{ResourceMetadata: "https://x/m", Scope: "a b", Error: "insufficient_scope", ErrorDescription: `need "b"`}, true},
-		{[]string{`Basic realm="x", Bearer scope=read`}, Challenge{Scope: "read"}, true},
-		{[]string{`Basic dXNlcjpwYXNz==`, `bearer Error=invalid_token,resource_metadata=https://x/m`}, Challenge{Error: "invalid_token", ResourceMetadata: "https://x/m"}, true},
+			Challenge{Scheme: "Bearer", ResourceMetadata: "https://x/m", Scope: "a b", Error: "insufficient_scope", ErrorDescription: `need "b"`}, true},
+		{[]string{`Basic realm="x", Bearer scope=read`}, Challenge{Scheme: "Bearer", Scope: "read"}, true},
+		{[]string{`Basic dXNlcjpwYXNz==`, `bearer Error=invalid_token,resource_metadata=https://x/m`}, Challenge{Scheme: "bearer", Error: "invalid_token", ResourceMetadata: "https://x/m"}, true},
 		{[]string{`Basic realm="x"`}, Challenge{}, false},
 		{nil, Challenge{}, false},
-		{[]string{`Bearer`}, Challenge{}, true},
+		{[]string{`Bearer`}, Challenge{Scheme: "Bearer"}, true},
+		// RFC 9449 section 7.1: a server taking DPoP tokens may offer
+		// only a DPoP challenge, with the same parameters.
+		{[]string{`DPoP algs="ES256", resource_metadata="https://x/m"`}, Challenge{Scheme: "DPoP", ResourceMetadata: "https://x/m"}, true},
+		{[]string{`DPoP error="use_dpop_nonce", error_description="nonce"`, `Bearer scope=x`}, Challenge{Scheme: "DPoP", Error: "use_dpop_nonce", ErrorDescription: "nonce"}, true},
 	} {
 		h := http.Header{}
 		for _, v := range tc.in {
@@ -122,7 +126,7 @@ func TestSecretsRedacted(t *testing.T) {
 	c := New(Config{})
 	st, _ := c.server("http://example.com/mcp", http.DefaultTransport)
 	_, err := c.tokenRequest(context.Background(), st, as.srv.URL+"/token", as.srv.URL, &ClientInfo{ClientID: "x", AuthMethod: AuthNone},
-		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"secret-rt"}, "resource": {"r"}})
+		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"secret-rt"}, "resource": {"r"}}, nil)
 	var te *TokenError
 	if !errors.As(err, &te) || te.Code != "invalid_grant" || strings.Contains(err.Error(), "secret-") {
 		t.Errorf("error %v", err)
@@ -526,7 +530,7 @@ func TestSuppliedClientRedirects(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.tokenRequest(context.Background(), st, token.URL+"/token", token.URL, &ClientInfo{ClientID: "x", ClientSecret: "s", AuthMethod: AuthSecretPost},
-		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"rt"}, "resource": {"r"}})
+		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"rt"}, "resource": {"r"}}, nil)
 	if err == nil {
 		t.Error("a redirected token request succeeded")
 	}

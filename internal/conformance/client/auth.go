@@ -16,8 +16,8 @@ import (
 // The auth/* scenarios: the suite's fake MCP server answers 401 until the
 // client has gone through its fake authorization server. What a scenario
 // gives the client beyond the URL (pre-registered credentials, a private
-// key, an identity provider's ID token) comes as JSON in
-// MCP_CONFORMANCE_CONTEXT.
+// key, an identity provider's ID token, a workload's JWT) comes as JSON
+// in MCP_CONFORMANCE_CONTEXT.
 
 // cimdURL is the client ID metadata document URL the suite expects of a
 // client when its authorization server takes one (auth/basic-cimd).
@@ -32,6 +32,10 @@ type scenarioContext struct {
 	IDPClientID      string `json:"idp_client_id"`
 	IDPIDToken       string `json:"idp_id_token"`
 	IDPTokenEndpoint string `json:"idp_token_endpoint"`
+	// ValidJWT is the workload's identity token of auth/wif-jwt-bearer
+	// (the context's other JWTs are for negative tests the scenario
+	// does not ask of a client).
+	ValidJWT string `json:"valid_jwt"`
 }
 
 // authFor returns the Authorizer of an auth/* scenario, nil for the
@@ -64,6 +68,13 @@ func authFor(scenario string) (*oauth.Client, error) {
 	switch {
 	case strings.HasPrefix(scenario, "auth/client-credentials"):
 		cfg.Grant = oauth.GrantClientCredentials
+	case sc.ValidJWT != "":
+		// Workload identity federation: the platform's JWT is the
+		// assertion of a JWT bearer grant.
+		cfg.Grant = oauth.GrantJWTBearer
+		cfg.Assertion = &oauth.AssertionSource{Func: func(context.Context, string) (string, error) {
+			return sc.ValidJWT, nil
+		}}
 	case sc.IDPIDToken != "":
 		cfg.Grant = oauth.GrantCrossApp
 		cfg.CrossApp = &oauth.CrossApp{
