@@ -11,6 +11,8 @@ import (
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 )
 
 // ManageOptions say which servers a Manager runs and how.
@@ -32,10 +34,10 @@ type ManageOptions struct {
 	// Approve is asked before starting a server that needs approval: a
 	// project-level server, or one running a command from a project file
 	// (opening a cloned repository must not run its commands). nil
-	// starts none of them.
-	// It runs on the manager's actor and must answer at once: ask the
-	// person first (supervisor.Discover lists the servers and which need
-	// approval), then let Approve look the answer up.
+	// starts none of them. It is called off the manager's actor, one
+	// server at a time, so it may ask a person: only the server asked
+	// about waits meanwhile (StateConnecting). A panic in it is logged
+	// and refuses the server.
 	Approve func(*Server) bool
 	// Gate is how long Manage waits before offering the tools of servers
 	// still starting from the tool-list cache (default 250 ms); servers
@@ -63,11 +65,12 @@ type ManageOptions struct {
 	OnEvent func(ManagerEvent)
 }
 
-// The manager's types, documented in package supervisor.
+// The manager's types, documented in packages supervisor (the manager)
+// and supervisor/config (the servers and where they come from).
 type (
 	// Server is a configured server: its ServerConfig, where it came from
 	// (Source), its restart policy, keepalive and whether it needs approval.
-	Server = supervisor.Server
+	Server = config.Server
 	// ServerStatus is one managed server's state: connecting, ready,
 	// restarting, breaker open, unhealthy, disabled; its source, protocol
 	// version, last error, restarts, requests in flight, p50/p99.
@@ -77,7 +80,7 @@ type (
 	// ManagerEvent is a change in the managed servers.
 	ManagerEvent = supervisor.Event
 	// DiscoverOptions choose the discovery sources and directories.
-	DiscoverOptions = supervisor.DiscoverOptions
+	DiscoverOptions = config.DiscoverOptions
 	// ServerState is ServerStatus.State.
 	ServerState = supervisor.State
 	// ManagedPrompt is a prompt by its exposed name (mcp__<server>__<prompt>).
@@ -87,7 +90,7 @@ type (
 	ManagedResource = supervisor.Resource
 	// InvalidEntry is a server entry of a configuration file left out
 	// because it is invalid, with its problems (Manager.Invalid).
-	InvalidEntry = supervisor.InvalidEntry
+	InvalidEntry = config.InvalidEntry
 	// StartupPolicy is ManageOptions.Startup.
 	StartupPolicy = supervisor.StartupPolicy
 )
@@ -119,6 +122,11 @@ const (
 var (
 	// ErrManagerClosed is returned by a Manager's methods after Close.
 	ErrManagerClosed = supervisor.ErrManagerClosed
+	// ErrValueCommand: a server's "!command" env or header value could
+	// not be computed (it failed, timed out, or was stopped by Remove or
+	// Close); the server was not started, and is failed with this as its
+	// last error, which names the server and the key, never the output.
+	ErrValueCommand = config.ErrCommand
 	// ErrServerUnavailable matches a *ServerUnavailableError.
 	ErrServerUnavailable = supervisor.ErrServerUnavailable
 )
@@ -185,13 +193,13 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 	if !opts.NoCache {
 		dir := opts.CacheDir
 		if dir == "" {
-			if dir, err = supervisor.DefaultCacheDir(); err != nil {
+			if dir, err = toolcache.DefaultDir(); err != nil {
 				rt.env.Logger.Warn("mcp: no tool-list cache", "err", err)
 			}
 		}
 		if dir != "" {
 			logger := rt.env.Logger
-			mo.Cache = &supervisor.Cache{Dir: dir, Warn: func(s string) { logger.Warn("mcp: " + s) }}
+			mo.Cache = &toolcache.Cache{Dir: dir, Warn: func(s string) { logger.Warn("mcp: " + s) }}
 		}
 	}
 	select {
@@ -301,7 +309,7 @@ func (m *Manager) Status() []ServerStatus { return m.m.Status() }
 // Add starts a server given in code (replacing one of the same name whose
 // configuration differs).
 func (m *Manager) Add(ctx context.Context, name string, cfg ServerConfig) error {
-	s, err := supervisor.NewServer(name, cfg)
+	s, err := config.NewServer(name, cfg)
 	if err != nil {
 		return err
 	}
@@ -338,7 +346,7 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, *configRep
 	report := &configReport{}
 	byName := map[string]*Server{}
 	for name, cfg := range opts.Servers {
-		s, err := supervisor.NewServer(name, cfg)
+		s, err := config.NewServer(name, cfg)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -346,7 +354,7 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, *configRep
 	}
 	switch {
 	case opts.ConfigFile != "":
-		f, err := supervisor.LoadFile(opts.ConfigFile)
+		f, err := config.LoadFile(opts.ConfigFile)
 		if f == nil {
 			return nil, nil, err
 		}
@@ -365,7 +373,7 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, *configRep
 			byName[name] = s
 		}
 	case opts.Discover != nil:
-		d, err := supervisor.Discover(*opts.Discover)
+		d, err := config.Discover(*opts.Discover)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -27,7 +27,7 @@ const DefaultConnectTimeout = 30 * time.Second
 // ServerConfig describes one MCP server: how to reach it and how patient to
 // be with it. It is the engine's copy of mcpactor.ServerConfig, which users
 // set (the two convert into each other; the compiler keeps them identical).
-// It is a Go value, not a file format: supervisor.LoadFile reads mcpServers
+// It is a Go value, not a file format: config.LoadFile reads mcpServers
 // files into it. The zero value of every tuning field selects the
 // documented default.
 type ServerConfig struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 func writeTestFile(t *testing.T, path string, v any) {
@@ -45,14 +46,14 @@ func TestThirdPartyBangIsPlain(t *testing.T) {
 		"headers": map[string]string{"Authorization": "!touch " + marker}}
 	writeTestFile(t, filepath.Join(home, ".cursor", "mcp.json"), map[string]any{"mcpServers": map[string]any{"cursor-user": entry}})
 	writeTestFile(t, filepath.Join(project, ".cursor", "mcp.json"), map[string]any{"mcpServers": map[string]any{"cursor-project": entry}})
-	d, err := supervisor.Discover(supervisor.DiscoverOptions{Home: home, ProjectDir: project, Lookup: func(string) (string, bool) { return "", false }})
+	d, err := config.Discover(config.DiscoverOptions{Home: home, ProjectDir: project, Lookup: func(string) (string, bool) { return "", false }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"cursor-user", "cursor-project"} {
-		s := d.Server(name)
+		s := discovered(d, name)
 		if s == nil {
-			t.Fatalf("no %s in %v", name, d.Names())
+			t.Fatalf("no %s among %d servers", name, len(d.Servers))
 		}
 		if len(s.Commands) != 0 {
 			t.Errorf("%s: commands %v from a Cursor file", name, s.Commands)
@@ -62,7 +63,7 @@ func TestThirdPartyBangIsPlain(t *testing.T) {
 			t.Errorf("%s: PASSWORD %q, %v", name, cfg.Env["PASSWORD"], err)
 		}
 	}
-	m := manage(t, supervisor.ManagerOptions{Servers: d.Servers, Approve: func(*supervisor.Server) bool { return true }})
+	m := manage(t, supervisor.ManagerOptions{Servers: d.Servers, Approve: func(*config.Server) bool { return true }})
 	for _, name := range []string{"cursor-user", "cursor-project"} {
 		if st := status(m, name); st.State != supervisor.StateReady {
 			t.Errorf("%s: %+v", name, st)
@@ -81,11 +82,11 @@ func TestNativeProjectCommandNeedsApproval(t *testing.T) {
 	path, args, _ := testserver.Command(testserver.Options{})
 	writeTestFile(t, filepath.Join(project, ".mcpactor", "mcp.json"), map[string]any{"mcpServers": map[string]any{
 		"proj": map[string]any{"command": path, "args": args, "env": map[string]string{"TOKEN": "!touch " + marker}}}})
-	d, err := supervisor.Discover(supervisor.DiscoverOptions{Home: home, ProjectDir: project})
+	d, err := config.Discover(config.DiscoverOptions{Home: home, ProjectDir: project})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := d.Server("proj")
+	s := discovered(d, "proj")
 	if s == nil || len(s.Commands) != 1 || !s.NeedsApproval {
 		t.Fatalf("proj = %+v", s)
 	}
@@ -99,4 +100,14 @@ func TestNativeProjectCommandNeedsApproval(t *testing.T) {
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Errorf("the command of a server not approved ran (%v)", err)
 	}
+}
+
+// discovered is the server of that name Discover found, or nil.
+func discovered(d *config.Discovery, name string) *config.Server {
+	for _, s := range d.Servers {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
 }

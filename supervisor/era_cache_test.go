@@ -11,6 +11,8 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 )
 
 // A session-era server that never answers server/discover costs a probe
@@ -18,8 +20,8 @@ import (
 // next start, in a new runtime, skips the probe. Counted on the server's
 // side (it reports each request it ignores), not by time.
 func TestManagerCachedEraSkipsTheProbe(t *testing.T) {
-	cache := &supervisor.Cache{Dir: filepath.Join(t.TempDir(), "cache")}
-	run := func() (probes int64, entry *supervisor.CacheEntry) {
+	cache := &toolcache.Cache{Dir: filepath.Join(t.TempDir(), "cache")}
+	run := func() (probes int64, entry *toolcache.Entry) {
 		var seen atomic.Int64
 		env := actors.Env{StderrLine: func(_, line string) {
 			if strings.Contains(line, "ignored server/discover") {
@@ -28,8 +30,8 @@ func TestManagerCachedEraSkipsTheProbe(t *testing.T) {
 		}}
 		srv := testServer(t, "silent", testserver.Options{SilentOnUnknown: true}, "silent")
 		srv.Config.ProbeTimeout = 300 * time.Millisecond
-		m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{srv}, Cache: cache, Env: env})
-		key := supervisor.CacheKey{Server: "silent", ConfigHash: srv.Hash}
+		m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{srv}, Cache: cache, Env: env})
+		key := toolcache.Key{Server: "silent", ConfigHash: srv.Hash}
 		harness.WaitFor(t, "the tool list cached", func() bool {
 			e, ok := cache.Load(key)
 			entry = e

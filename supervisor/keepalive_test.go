@@ -9,6 +9,7 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // A server that stays alive but stops answering pings is marked unhealthy
@@ -22,7 +23,7 @@ func TestKeepaliveRestartsAStuckServer(t *testing.T) {
 	stuck.Config.Keepalive = 100 * time.Millisecond
 	healthy := testServer(t, "healthy", testserver.Options{}, "healthy")
 	healthy.Config.Keepalive = 100 * time.Millisecond
-	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{stuck, healthy},
+	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{stuck, healthy},
 		OnEvent: func(e supervisor.Event) {
 			if e.Server == "stuck" && e.Kind == supervisor.EventStateChanged {
 				mu.Lock()

@@ -1,3 +1,19 @@
+// Package supervisor holds the manager: the supervisor actor of a set of
+// servers (docs/architecture.md, "The manager"). It owns their client
+// actors (its children), starts them concurrently with a bound on
+// handshakes in flight, offers the tools of servers still starting from
+// the tool-list cache at the startup gate, restarts servers whose
+// connection dies (a new connection generation on the same client, with
+// exponential backoff and jitter, and a circuit breaker), pings them when
+// asked to (keepalive), and keeps the tool list. It is never on a call's
+// path: it publishes a read-only snapshot (tool names to client handles,
+// statuses) that callers read; calls go to the server's transport as
+// always.
+//
+// What it runs comes from package supervisor/config, the names it offers
+// tools under from supervisor/naming, and the lists it offers early from
+// supervisor/toolcache. It is an engine package; the supported API is the
+// root package, github.com/mcpactor/mcpactor.
 package supervisor
 
 import (
@@ -12,25 +28,16 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
-
-// The manager is the supervisor actor of a set of servers
-// (docs/architecture.md, "The manager"). It owns their client actors (its
-// children), starts them concurrently with a bound on handshakes in
-// flight, offers the tools of servers still starting from the tool-list
-// cache at the startup gate, restarts servers whose connection dies (a new
-// connection generation on the same client, with exponential backoff and
-// jitter, and a circuit breaker), pings them when asked to (keepalive),
-// and keeps the tool list. It is never on a call's path: it publishes a
-// read-only snapshot (tool names to client handles, statuses) that
-// callers read; calls go to the server's transport as always.
 
 // ManagerOptions configure Manage. The zero value of each field is its
 // documented default.
 type ManagerOptions struct {
 	// Servers are the servers to run (from a file, discovery, or code).
-	Servers []*Server
+	Servers []*config.Server
 	// Env is what the clients share (handlers, logger, telemetry, the
 	// HTTP client); the runtime passes its own.
 	Env actors.Env
@@ -40,15 +47,16 @@ type ManagerOptions struct {
 	Gate time.Duration
 	// MaxConnecting bounds the handshakes in flight (default 8).
 	MaxConnecting int
-	// Cache keeps tool lists across runs; nil keeps none.
-	Cache *Cache
+	// Cache keeps tool lists across runs; nil keeps none. The manager
+	// reads and writes it off its actor; Close waits for the writes.
+	Cache *toolcache.Cache
 	// Approve is asked before a server that needs approval (project-level,
 	// or running a command from a project file) is started; nil refuses
 	// them all: opening a cloned repository must not run its commands.
-	// It runs on the manager's actor, so it must answer at once: ask a
-	// person before calling Manage (Discover lists the servers, with
-	// NeedsApproval) and let Approve look the answers up.
-	Approve func(*Server) bool
+	// It is called off the manager's actor, one server at a time, so it
+	// may take its time (ask a person): only that server waits, in
+	// StateConnecting. A panic in it is logged and refuses the server.
+	Approve func(*config.Server) bool
 	// FailFast makes calls to a server that is restarting fail at once;
 	// by default they wait for the restart (bounded by their context and
 	// the connect timeout).
@@ -64,6 +72,10 @@ type ManagerOptions struct {
 	// Startup says how long Manage waits for the servers to start
 	// (default StartupWaitUncached).
 	Startup StartupPolicy
+
+	// storeCache replaces Cache.Store, for the tests of a disk that
+	// does not keep up (export_test.go).
+	storeCache func(toolcache.Key, *toolcache.Entry) error
 }
 
 // StartupPolicy is how long Manage waits for its servers
@@ -90,8 +102,8 @@ const (
 // Defaults of ManagerOptions.
 const (
 	DefaultGate          = 250 * time.Millisecond
-	DefaultMaxConnecting = 8
-	DefaultBreakerRetry  = 5 * time.Minute
+	defaultMaxConnecting = 8
+	defaultBreakerRetry  = 5 * time.Minute
 	// keepaliveFailures is how many keepalive pings in a row may fail
 	// before a live-looking server is judged stuck and restarted.
 	keepaliveFailures = 3
@@ -102,10 +114,10 @@ func (o *ManagerOptions) setDefaults() {
 		o.Gate = DefaultGate
 	}
 	if o.MaxConnecting <= 0 {
-		o.MaxConnecting = DefaultMaxConnecting
+		o.MaxConnecting = defaultMaxConnecting
 	}
 	if o.BreakerRetry <= 0 {
-		o.BreakerRetry = DefaultBreakerRetry
+		o.BreakerRetry = defaultBreakerRetry
 	}
 	o.Env = o.Env.Shared()
 	if o.Logger == nil {
@@ -116,13 +128,16 @@ func (o *ManagerOptions) setDefaults() {
 // Manager is the handle on a manager actor. Its methods are safe for
 // concurrent use.
 type Manager struct {
-	root     *actor.RootContext
-	pid      *actor.PID
-	snap     atomic.Pointer[snapshot]
-	events   *eventQueue
-	done     chan struct{}
-	closed   atomic.Bool // Close was called: calls fail with ErrManagerClosed
-	failFast bool
+	root   *actor.RootContext
+	pid    *actor.PID
+	snap   atomic.Pointer[snapshot]
+	events *eventQueue
+	// cacheWrites writes the tool lists off the actor; nil without a
+	// cache.
+	cacheWrites *cacheWriter
+	done        chan struct{}
+	closed      atomic.Bool // Close was called: calls fail with ErrManagerClosed
+	failFast    bool
 }
 
 // State is where a managed server is in its life.
@@ -150,6 +165,7 @@ func Manage(ctx context.Context, root *actor.RootContext, opts ManagerOptions) (
 	opts.setDefaults()
 	m := &Manager{root: root, done: make(chan struct{}), failFast: opts.FailFast}
 	m.events = newEventQueue(opts.OnEvent, opts.Logger)
+	m.cacheWrites = newCacheWriter(opts.Cache, opts.storeCache, opts.Logger)
 	m.snap.Store(newSnapshot())
 	trace := telemetry.Detach(ctx)
 	props := actor.PropsFromProducer(func() actor.Actor {
@@ -310,7 +326,7 @@ func (m *Manager) Status() []Status {
 
 // Add starts a server (replacing a server of the same name whose
 // configuration differs).
-func (m *Manager) Add(ctx context.Context, s *Server) error {
+func (m *Manager) Add(ctx context.Context, s *config.Server) error {
 	if m.closed.Load() {
 		return ErrManagerClosed
 	}
@@ -329,7 +345,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 // Reload makes the managed servers those of servers: new ones start,
 // missing ones stop, changed ones (by configuration hash) restart, and
 // unchanged ones go on undisturbed, tools and all.
-func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
+func (m *Manager) Reload(ctx context.Context, servers []*config.Server) error {
 	if m.closed.Load() {
 		return ErrManagerClosed
 	}
@@ -339,16 +355,14 @@ func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
 }
 
 // Close stops every server (concurrently, each bounded by ctx) and the
-// manager. It returns when all are gone or ctx ends.
+// manager, and waits for the tool lists still being written to the
+// cache. It returns when all are done or ctx ends.
 func (m *Manager) Close(ctx context.Context) error {
 	m.closed.Store(true)
-	select {
-	case <-m.done:
-		return nil
-	default:
-	}
 	// ErrManagerClosed here means the manager finished closing (for this
-	// call or a concurrent one) before its answer was read: not a failure.
+	// call or a concurrent one, or it stopped on its own) before its
+	// answer was read: not a failure, and the cache is flushed all the
+	// same.
 	err := m.ask(ctx, func(reply chan error) any { return closeManager{ctx: ctx, reply: reply} })
 	if err != nil && !errors.Is(err, ErrManagerClosed) {
 		return err
@@ -359,11 +373,8 @@ func (m *Manager) Close(ctx context.Context) error {
 		return context.Cause(ctx)
 	}
 	m.events.close()
-	return nil
+	return m.cacheWrites.flush(ctx)
 }
-
-// Done is closed when the manager has stopped.
-func (m *Manager) Done() <-chan struct{} { return m.done }
 
 func (m *Manager) ask(ctx context.Context, msg func(chan error) any) error {
 	reply := make(chan error, 1)

@@ -2,23 +2,25 @@ package supervisor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/supervisor/naming"
+	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
 // member is one server as the manager actor tracks it.
 type member struct {
-	srv     *Server
+	srv     *config.Server
 	client  *actors.Client
 	state   State
 	tools   []messages.Tool
@@ -42,7 +44,13 @@ type member struct {
 	resolving context.CancelFunc
 	// connecting counts against MaxConnecting until the first outcome.
 	connecting bool
-	listing    bool // a tools/list is in flight
+	// approval is the server's turn with Approve, until its answer
+	// (manager_approval.go).
+	approval *approvalRequest
+	// loading: its cached tool list is being read (manager_cache.go);
+	// the gate waits for it.
+	loading bool
+	listing bool // a tools/list is in flight
 	// The prompts and resources the server lists (manager_catalog.go),
 	// and which of those lists are being fetched.
 	prompts        []messages.Prompt
@@ -66,6 +74,10 @@ type managerActor struct {
 	self    *actor.PID
 	root    *actor.RootContext
 	log     *slog.Logger
+	// approvals calls Approve, and cacheReads reads the tool-list
+	// cache, off the actor (manager_worker.go).
+	approvals, cacheReads *worker
+	approvePanics         atomic.Int64 // Approve calls that panicked
 	// trace is Manage's trace (only that: no deadline, no values), which
 	// the first connections of its servers join.
 	trace context.Context
@@ -84,7 +96,7 @@ type (
 	awaitStarted struct{ reply chan struct{} }
 	gateTime     struct{}
 	addServer    struct {
-		srv   *Server
+		srv   *config.Server
 		trace context.Context // the caller's trace, which the first connection joins
 		reply chan error
 	}
@@ -93,7 +105,7 @@ type (
 		reply chan error
 	}
 	reloadServers struct {
-		servers []*Server
+		servers []*config.Server
 		trace   context.Context
 		reply   chan error
 	}
@@ -140,8 +152,7 @@ type (
 )
 
 func newManagerActor(h *Manager, opts ManagerOptions) *managerActor {
-	a := &managerActor{h: h, opts: opts, members: map[string]*member{}, log: opts.Logger}
-	return a
+	return &managerActor{h: h, opts: opts, members: map[string]*member{}, log: opts.Logger}
 }
 
 func (a *managerActor) Receive(ctx actor.Context) {
@@ -149,6 +160,9 @@ func (a *managerActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		a.self, a.root = ctx.Self(), ctx.ActorSystem().Root
+		root, self := a.root, a.self
+		send := func(msg any) { root.Send(self, msg) }
+		a.approvals, a.cacheReads = &worker{send: send}, &worker{send: send}
 		a.watchNotifications()
 		for _, s := range a.opts.Servers {
 			a.add(ctx, a.trace, s)
@@ -163,6 +177,10 @@ func (a *managerActor) Receive(ctx actor.Context) {
 	case gateTime:
 		a.gated = true
 		a.checkGate()
+	case approvalAnswered:
+		a.approved(m)
+	case cacheLoaded:
+		a.cacheLoaded(m)
 	case resolved:
 		a.resolved(ctx, m)
 	case actors.ServerReady:
@@ -219,6 +237,8 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		for _, mb := range a.members {
 			mb.stopTimers()
 		}
+		a.approvals.stop()
+		a.cacheReads.stop()
 		close(a.h.done)
 	}
 }
@@ -233,8 +253,11 @@ func (a *managerActor) recoverPanic() {
 	}
 }
 
-// add starts a server, unless it is disabled or not approved.
-func (a *managerActor) add(ctx actor.Context, trace context.Context, s *Server) error {
+// add starts a server, unless it is disabled or not approved. Approve
+// is asked off the actor (approved), the cached tools are read off the
+// actor (cacheLoaded); the server is queued for a handshake slot after
+// both.
+func (a *managerActor) add(ctx actor.Context, trace context.Context, s *config.Server) error {
 	if a.closing {
 		return ErrManagerClosed
 	}
@@ -251,21 +274,52 @@ func (a *managerActor) add(ctx actor.Context, trace context.Context, s *Server) 
 	case !s.Enabled:
 		a.setState(mb, StateDisabled, nil)
 		return nil
-	case s.NeedsApproval && (a.opts.Approve == nil || !a.opts.Approve(s)):
-		a.setState(mb, StateRefused, errors.New("needs approval (a project-level server, or a command from a project file); not given"))
+	case s.NeedsApproval && a.opts.Approve == nil:
+		a.setState(mb, StateRefused, errNotApproved)
 		return nil
 	}
-	if a.opts.Cache != nil {
-		if e, ok := a.opts.Cache.Load(a.cacheKey(s)); ok {
-			mb.tools, mb.cached, mb.era = e.Tools, true, e.Era
-			a.toolsStale = true
-		}
-	}
 	mb.state = StateConnecting
-	a.queue = append(a.queue, s.Name)
-	a.pump()
+	if s.NeedsApproval {
+		a.askApproval(mb)
+	} else {
+		a.admit(mb)
+	}
 	a.publish()
 	return nil
+}
+
+// approved goes on with the start of a server Approve answered for, or
+// refuses it.
+func (a *managerActor) approved(m approvalAnswered) {
+	mb := a.members[m.name]
+	if mb != m.member || mb.removing {
+		return
+	}
+	mb.approval = nil
+	if m.err != nil {
+		a.setState(mb, StateRefused, m.err)
+		a.checkGate()
+		return
+	}
+	a.admit(mb)
+	a.publish()
+	a.checkGate()
+}
+
+// admit readies a server that may start: its cached tools are read first,
+// if there is a cache, since they decide the gate and seed its era.
+func (a *managerActor) admit(mb *member) {
+	if a.opts.Cache != nil {
+		a.loadCached(mb)
+		return
+	}
+	a.enqueue(mb)
+}
+
+// enqueue queues a server for a handshake slot.
+func (a *managerActor) enqueue(mb *member) {
+	a.queue = append(a.queue, mb.srv.Name)
+	a.pump()
 }
 
 // pump starts queued servers while handshake slots are free: each
@@ -276,8 +330,8 @@ func (a *managerActor) pump() {
 		name := a.queue[0]
 		a.queue = a.queue[1:]
 		mb := a.members[name]
-		if mb == nil || mb.removing || mb.client != nil {
-			continue
+		if mb == nil || mb.removing || mb.client != nil || mb.connecting {
+			continue // gone, or started already (a name queued twice: removed and added again)
 		}
 		a.active++
 		mb.connecting = true
@@ -314,7 +368,7 @@ func (a *managerActor) resolved(ctx actor.Context, m resolved) {
 	if mb.era != "" {
 		// The era last spoken skips the probe (docs/configuration.md,
 		// "Tool names and the tool-list cache").
-		a.opts.Env.RememberEra(m.cfg, mb.era == eraStateless)
+		a.opts.Env.RememberEra(m.cfg, mb.era == toolcache.EraStateless)
 	}
 	name := m.name
 	a.toolsStale = true
@@ -384,65 +438,6 @@ func (a *managerActor) callsFailing(m callsFailing) {
 	a.failed(mb, err, "unhealthy")
 }
 
-// failed applies the restart policy to a member whose connection failed
-// (ended, or stuck: see pinged); reason is the restart's telemetry reason.
-func (a *managerActor) failed(mb *member, err error, reason string) {
-	a.slotFreed(mb)
-	mb.stopKeepalive()
-	mb.lastErr = err
-	name := mb.srv.Name
-	now := time.Now()
-	p := effectiveRestart(mb.srv.Config.Restart)
-	mb.failures = append(mb.failures, now)
-	cut := 0
-	for cut < len(mb.failures) && now.Sub(mb.failures[cut]) > p.Window {
-		cut++
-	}
-	mb.failures = mb.failures[cut:]
-	if len(mb.failures) > p.MaxRestarts {
-		a.log.Warn("mcp: server keeps failing; breaker open", "server", name, "failures", len(mb.failures), "window", p.Window, "retry_in", a.opts.BreakerRetry, "err", oneLine(errText(err)))
-		a.setState(mb, StateBreakerOpen, err)
-		mb.seq++
-		seq := mb.seq
-		mb.timer = a.after(a.opts.BreakerRetry, breakerRetry{name: name, seq: seq})
-		a.checkGate()
-		return
-	}
-	delay := backoffFor(p, mb.backoff)
-	mb.backoff++
-	mb.restarts++
-	a.log.Info("mcp: restarting server", "server", name, "in", delay, "err", oneLine(errText(err)))
-	if t := a.opts.Env.Telemetry; t != nil {
-		t.Restarted(name, reason)
-	}
-	a.setState(mb, StateRestarting, err)
-	if !a.opts.FailFast {
-		a.root.Send(mb.client.PID(), actors.RestartServer{Hold: true})
-	}
-	mb.seq++
-	mb.timer = a.after(delay, restartNow{name: name, seq: mb.seq})
-	a.checkGate()
-}
-
-func restartReason(m actors.ServerDown) string {
-	if m.Connecting {
-		return "connect failed"
-	}
-	return "connection ended"
-}
-
-// backoffFor is the policy's minimum doubled per restart since the last
-// ready connection, capped at its maximum, with full jitter on the upper
-// half so that servers that failed together do not come back together.
-func backoffFor(p RestartPolicy, n int) time.Duration {
-	d := p.BackoffMin
-	for i := 0; i < n && d < p.BackoffMax; i++ {
-		d *= 2
-	}
-	d = min(d, p.BackoffMax)
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
-}
-
 // requestTimeout bounds the manager's own requests to a server (its
 // lists): the server's request timeout.
 func (mb *member) requestTimeout() time.Duration {
@@ -481,31 +476,19 @@ func (a *managerActor) toolsListed(m toolsListed) {
 		return
 	}
 	mb.listed = true
-	tools, warnings := NormalizeTools(m.tools)
+	tools, warnings := naming.NormalizeTools(m.tools)
 	for _, w := range warnings {
 		a.log.Warn("mcp: "+w, "server", m.name)
 	}
 	mb.tools, mb.cached = filterTools(tools, mb.srv), false
 	a.toolsStale = true
-	if a.opts.Cache != nil {
-		c := mb.client
-		e := &CacheEntry{Tools: mb.tools, FetchedAt: time.Now(), ProtocolVersion: c.ProtocolVersion(), Transport: mb.srv.Config.TransportType(),
-			TTLMs: m.hints.TTLMs, CacheScope: m.hints.Scope}
-		if c.ProtocolVersion() == messages.Version20260728 {
-			e.Era = eraStateless
-		} else {
-			e.Era = eraSession
-		}
-		if err := a.opts.Cache.Store(a.cacheKey(mb.srv), e); err != nil {
-			a.log.Warn("mcp: could not write the tool cache", "server", m.name, "err", err)
-		}
-	}
+	a.storeListed(mb, m.hints)
 	a.publish()
 	a.h.events.push(Event{Kind: EventToolsChanged, Server: m.name, State: mb.state})
 }
 
 // filterTools applies a server's enabled/disabled tool lists.
-func filterTools(tools []messages.Tool, s *Server) []messages.Tool {
+func filterTools(tools []messages.Tool, s *config.Server) []messages.Tool {
 	enabled, disabled := s.Config.EnabledTools, s.Config.DisabledTools
 	if len(enabled) == 0 && len(disabled) == 0 {
 		return tools
@@ -535,10 +518,10 @@ func contains(list []string, s string) bool {
 // cacheKey is where a server's tool list is cached. The identity is
 // hashed: a list of private scope is kept per identity, and the identity
 // itself is never written.
-func (a *managerActor) cacheKey(s *Server) CacheKey {
-	k := CacheKey{Server: s.Name, ConfigHash: s.Hash, ProjectDir: s.Source.projectDir()}
+func (a *managerActor) cacheKey(s *config.Server) toolcache.Key {
+	k := toolcache.Key{Server: s.Name, ConfigHash: s.Hash, ProjectDir: s.Source.Project}
 	if s.Config.Identity != "" {
-		k.Identity = cacheDigest([]byte(s.Config.Identity))
+		k.Identity = toolcache.HashIdentity(s.Config.Identity)
 	}
 	return k
 }
@@ -568,6 +551,10 @@ func (a *managerActor) checkGate() {
 			continue
 		}
 		switch {
+		case mb.loading:
+			// What the gate offers of it is being read: wait for it,
+			// whatever the policy, as when the read ran on the actor.
+			return
 		case mb.state == StateReady && !mb.listed, mb.state == StateConnecting:
 			// Starting, or up with its tools on their way: they are what
 			// the caller wants, unless the gate has passed and the cache

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
 
 // Prompts and resources across servers, beside the tools: each server's
@@ -135,13 +136,13 @@ func (e *exposedCatalog) get() *exposedCatalog {
 }
 
 func (e *exposedCatalog) build() {
-	var pairs []ToolPair
+	var pairs []naming.ToolPair
 	for _, m := range e.members {
 		for _, p := range m.prompts {
-			pairs = append(pairs, ToolPair{Server: m.server, Tool: p.Name})
+			pairs = append(pairs, naming.ToolPair{Server: m.server, Tool: p.Name})
 		}
 	}
-	index := NewToolIndex(pairs)
+	index := naming.NewToolIndex(pairs)
 	e.byName = make(map[string]promptRef, len(pairs))
 	for _, m := range e.members {
 		for _, p := range m.prompts {

@@ -7,13 +7,14 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // The prompts and resources of every ready server are listed beside the
 // tools: prompts by exposed name (mcp__<server>__<prompt>), resources by
 // server and URI; GetPrompt and ReadResource reach the right server.
 func TestManagerPromptsAndResources(t *testing.T) {
-	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{
+	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{
 		testServer(t, "alpha", testserver.Options{}, "alpha"),
 		testServer(t, "beta", testserver.Options{}, "beta"),
 	}})
@@ -70,7 +71,7 @@ func TestManagerPromptsAndResources(t *testing.T) {
 func TestManagerRefreshesCatalogsOnListChanged(t *testing.T) {
 	events := make(chan supervisor.Event, 64)
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*supervisor.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
+		Servers: []*config.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
 		OnEvent: func(e supervisor.Event) {
 			if e.Kind == supervisor.EventCatalogChanged {
 				events <- e

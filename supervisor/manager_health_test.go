@@ -20,6 +20,7 @@ import (
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // flakyHTTP is our test server over Streamable HTTP behind a switch that
@@ -48,9 +49,9 @@ func newFlakyHTTP(t *testing.T) *flakyHTTP {
 	return f
 }
 
-func httpServer(t *testing.T, name, url string, p supervisor.RestartPolicy) *supervisor.Server {
+func httpServer(t *testing.T, name, url string, p actors.RestartPolicy) *config.Server {
 	t.Helper()
-	s, err := supervisor.NewServer(name, actors.ServerConfig{URL: url + "/mcp", Restart: p})
+	s, err := config.NewServer(name, actors.ServerConfig{URL: url + "/mcp", Restart: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +67,8 @@ func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 	var mu sync.Mutex
 	var states []supervisor.State
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*supervisor.Server{httpServer(t, "remote", f.URL,
-			supervisor.RestartPolicy{MaxRestarts: 1000, BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond})},
+		Servers: []*config.Server{httpServer(t, "remote", f.URL,
+			actors.RestartPolicy{MaxRestarts: 1000, BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond})},
 		OnEvent: func(e supervisor.Event) {
 			if e.Kind == supervisor.EventStateChanged {
 				mu.Lock()
@@ -110,8 +111,8 @@ func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 	f := newFlakyHTTP(t)
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*supervisor.Server{httpServer(t, "remote", f.URL,
-			supervisor.RestartPolicy{MaxRestarts: -1})},
+		Servers: []*config.Server{httpServer(t, "remote", f.URL,
+			actors.RestartPolicy{MaxRestarts: -1})},
 		BreakerRetry: time.Hour})
 	echo(t, m, "mcp__remote__echo", "before")
 	f.failing.Store(true)
@@ -138,7 +139,7 @@ func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 	}
 
 	closeManager(t, m)
-	s := httpServer(t, "other", f.URL, supervisor.RestartPolicy{})
+	s := httpServer(t, "other", f.URL, actors.RestartPolicy{})
 	for what, err := range map[string]error{
 		"CallTool": func() error { _, err := m.CallTool(ctx, "mcp__remote__echo", nil); return err }(),
 		"Add":      m.Add(ctx, s),
@@ -158,9 +159,9 @@ func TestManagerDoesNotRestartWhatCannotStart(t *testing.T) {
 	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var servers []*supervisor.Server
+	var servers []*config.Server
 	for name, cmd := range map[string]string{"missing": "mcpactor-no-such-command-17", "absent": "/nonexistent/mcp-server", "denied": notExec} {
-		s, err := supervisor.NewServer(name, actors.ServerConfig{Command: cmd})
+		s, err := config.NewServer(name, actors.ServerConfig{Command: cmd})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,15 +188,19 @@ func TestManagerDoesNotRestartWhatCannotStart(t *testing.T) {
 // it returns promptly and the command's process is gone.
 func TestRemoveCancelsValueCommands(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
+	file := filepath.Join(t.TempDir(), "mcp.json")
 	doc := `{"mcpServers": {"secret": {"command": "true", "env": {"TOKEN": "!echo $$ > ` + pidFile + `; exec sleep 30"}}}}`
-	f, err := supervisor.Parse([]byte(doc), os.LookupEnv)
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.LoadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sys := harness.ActorSystem(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: f.List()})
+	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*config.Server{f.Servers["secret"]}})
 	t.Cleanup(func() { closeManager(t, m) })
 
 	var pid int
@@ -234,7 +239,7 @@ func TestOnEventPanicIsContained(t *testing.T) {
 	var log harness.Log
 	var delivered atomic.Int64
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*supervisor.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
+		Servers: []*config.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
 		Logger:  log.Logger(),
 		OnEvent: func(e supervisor.Event) {
 			if delivered.Add(1) == 1 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // remove stops a server, whatever it is doing: its client is closed (the
@@ -28,6 +29,10 @@ func (a *managerActor) remove(name string) error {
 	if mb.resolving != nil {
 		mb.resolving()
 		mb.resolving = nil
+	}
+	if mb.approval != nil {
+		mb.approval.withdrawn.Store(true)
+		mb.approval = nil
 	}
 	mb.tools, mb.prompts, mb.resources = nil, nil, nil
 	a.toolsStale, a.catalogStale = true, true
@@ -51,8 +56,8 @@ func (a *managerActor) remove(name string) error {
 
 // reload makes the members those of servers, by name and configuration
 // hash: unchanged servers are left alone.
-func (a *managerActor) reload(ctx actor.Context, trace context.Context, servers []*Server) error {
-	want := make(map[string]*Server, len(servers))
+func (a *managerActor) reload(ctx actor.Context, trace context.Context, servers []*config.Server) error {
+	want := make(map[string]*config.Server, len(servers))
 	for _, s := range servers {
 		want[s.Name] = s
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
 
 // snapshot is what the manager actor publishes for callers: read-only once
@@ -64,13 +66,13 @@ func (e *exposedTools) get() ([]Tool, map[string]toolRef) {
 }
 
 func (e *exposedTools) build() {
-	var pairs []ToolPair
+	var pairs []naming.ToolPair
 	for _, m := range e.members {
 		for _, t := range m.tools {
-			pairs = append(pairs, ToolPair{Server: m.server, Tool: t.Name})
+			pairs = append(pairs, naming.ToolPair{Server: m.server, Tool: t.Name})
 		}
 	}
-	index := NewToolIndex(pairs)
+	index := naming.NewToolIndex(pairs)
 	e.tools, e.byName = make([]Tool, 0, len(pairs)), make(map[string]toolRef, len(pairs))
 	for _, m := range e.members {
 		for _, t := range m.tools {
@@ -115,7 +117,7 @@ type Tool struct {
 type Status struct {
 	Name            string
 	State           State
-	Source          Source
+	Source          config.Source
 	ProtocolVersion string // of the current connection, "" before one
 	Generation      uint64 // the current connection's number
 	LastError       error  // the last failure (its exit status and stderr, for a process)

@@ -17,6 +17,8 @@ import (
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 )
 
 // markVar finds a server's process in /proc.
@@ -24,7 +26,7 @@ const markVar = "MCPACTOR_SUPERVISOR_TEST_MARK"
 
 // testServer is a server of the manager running our test server with
 // opts, marked with mark, restarting quickly.
-func testServer(t *testing.T, name string, opts testserver.Options, mark string) *supervisor.Server {
+func testServer(t *testing.T, name string, opts testserver.Options, mark string) *config.Server {
 	t.Helper()
 	path, args, env := testserver.Command(opts)
 	vars := map[string]string{markVar: mark}
@@ -32,12 +34,12 @@ func testServer(t *testing.T, name string, opts testserver.Options, mark string)
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	s, err := supervisor.NewServer(name, actors.ServerConfig{Command: path, Args: args, Env: vars,
+	s, err := config.NewServer(name, actors.ServerConfig{Command: path, Args: args, Env: vars,
 		CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Config.Restart = supervisor.RestartPolicy{MaxRestarts: 3, Window: time.Minute, BackoffMin: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
+	s.Config.Restart = actors.RestartPolicy{MaxRestarts: 3, Window: time.Minute, BackoffMin: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
 	return s
 }
 
@@ -80,7 +82,7 @@ func echo(t *testing.T, m *supervisor.Manager, tool, msg string) {
 // Servers start together; their tools are exposed by mcp__<server>__<tool>
 // and a call reaches the right server.
 func TestManagerStartsServersAndRoutesCalls(t *testing.T) {
-	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{
+	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{
 		testServer(t, "alpha", testserver.Options{}, "alpha"),
 		testServer(t, "beta", testserver.Options{}, "beta"),
 		testServer(t, "gamma", testserver.Options{}, "gamma"),
@@ -111,7 +113,7 @@ func TestManagerStartsServersAndRoutesCalls(t *testing.T) {
 // slowStart wraps the test server in a shell that first sleeps as long
 // as a file says, so that one configuration (one cache key) starts fast
 // or slow as the test chooses.
-func slowStart(t *testing.T, delayFile string) *supervisor.Server {
+func slowStart(t *testing.T, delayFile string) *config.Server {
 	path, args, env := testserver.Command(testserver.Options{})
 	vars := map[string]string{}
 	for _, kv := range env {
@@ -119,7 +121,7 @@ func slowStart(t *testing.T, delayFile string) *supervisor.Server {
 		vars[k] = v
 	}
 	script := fmt.Sprintf(`sleep "$(cat %q)"; exec "$0" "$@"`, delayFile)
-	s, err := supervisor.NewServer("slow", actors.ServerConfig{Command: "sh", Args: append([]string{"-c", script, path}, args...), Env: vars,
+	s, err := config.NewServer("slow", actors.ServerConfig{Command: "sh", Args: append([]string{"-c", script, path}, args...), Env: vars,
 		CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -134,13 +136,13 @@ func slowStart(t *testing.T, delayFile string) *supervisor.Server {
 func TestManagerGateOffersCachedTools(t *testing.T) {
 	dir := t.TempDir()
 	delay := filepath.Join(dir, "delay")
-	cache := &supervisor.Cache{Dir: filepath.Join(dir, "cache")}
+	cache := &toolcache.Cache{Dir: filepath.Join(dir, "cache")}
 	os.WriteFile(delay, []byte("0"), 0o600)
 
 	// First run: fast; the tools are cached.
-	first := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{slowStart(t, delay)}, Cache: cache})
+	first := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{slowStart(t, delay)}, Cache: cache})
 	harness.WaitFor(t, "the tool list cached", func() bool {
-		_, ok := cache.Load(supervisor.CacheKey{Server: "slow", ConfigHash: slowStart(t, delay).Hash})
+		_, ok := cache.Load(toolcache.Key{Server: "slow", ConfigHash: slowStart(t, delay).Hash})
 		return ok
 	})
 	closeManager(t, first)
@@ -148,7 +150,7 @@ func TestManagerGateOffersCachedTools(t *testing.T) {
 	// Second run: the server takes 2 s; the gate offers the cached tools.
 	os.WriteFile(delay, []byte("2"), 0o600)
 	start := time.Now()
-	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{slowStart(t, delay)}, Cache: cache, Gate: 250 * time.Millisecond})
+	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{slowStart(t, delay)}, Cache: cache, Gate: 250 * time.Millisecond})
 	if d := time.Since(start); d > 1500*time.Millisecond {
 		t.Errorf("Manage returned after %v; the gate is 250 ms and the tools were cached", d)
 	}
@@ -170,13 +172,13 @@ func TestManagerGateOffersCachedTools(t *testing.T) {
 		}
 		return false
 	})
-	if e, ok := cache.Load(supervisor.CacheKey{Server: "slow", ConfigHash: slowStart(t, delay).Hash}); !ok || time.Since(e.FetchedAt) > 3*time.Second {
+	if e, ok := cache.Load(toolcache.Key{Server: "slow", ConfigHash: slowStart(t, delay).Hash}); !ok || time.Since(e.FetchedAt) > 3*time.Second {
 		t.Errorf("the cache was not rewritten with the live list: %+v", e)
 	}
 
 	// Without a cache entry the server is awaited.
-	other := &supervisor.Cache{Dir: filepath.Join(dir, "empty")}
-	m2 := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{slowStart(t, delay)}, Cache: other, Gate: 250 * time.Millisecond})
+	other := &toolcache.Cache{Dir: filepath.Join(dir, "empty")}
+	m2 := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{slowStart(t, delay)}, Cache: other, Gate: 250 * time.Millisecond})
 	if st := status(m2, "slow"); st.State != supervisor.StateReady {
 		t.Errorf("without a cache, Manage returned before the server was up: %+v", st)
 	}
@@ -190,7 +192,7 @@ func TestManagerRestartsADeadServer(t *testing.T) {
 	var mu sync.Mutex
 	var events []supervisor.Event
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*supervisor.Server{testServer(t, "phoenix", testserver.Options{}, t.Name())},
+		Servers: []*config.Server{testServer(t, "phoenix", testserver.Options{}, t.Name())},
 		OnEvent: func(e supervisor.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
 	})
 	pid := proctest.WaitChild(t, markVar+"="+t.Name())
@@ -238,7 +240,7 @@ func TestManagerBreakerStopsRestarts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	sys := harness.ActorSystem(t)
-	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}})
+	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*config.Server{s}})
 	t.Cleanup(func() { closeManager(t, m) })
 	harness.WaitFor(t, "the breaker", func() bool { return status(m, "doomed").State == supervisor.StateBreakerOpen })
 	restarts := status(m, "doomed").Restarts
@@ -257,7 +259,7 @@ func TestManagerRemoveWhileConnecting(t *testing.T) {
 	defer cancel()
 	sys := harness.ActorSystem(t)
 	var log harness.Log
-	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}, Logger: log.Logger()})
+	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*config.Server{s}, Logger: log.Logger()})
 	t.Cleanup(func() { closeManager(t, m); t.Log(log.String()) })
 	pid := proctest.WaitChild(t, markVar+"="+t.Name())
 	if err := m.Remove(harness.Context(t), "hesitant"); err != nil {
@@ -277,7 +279,7 @@ func TestManagerReload(t *testing.T) {
 	var dropped []string
 	keep := testServer(t, "keep", testserver.Options{}, t.Name()+"-keep")
 	change := testServer(t, "change", testserver.Options{}, t.Name()+"-change")
-	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{keep, change},
+	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{keep, change},
 		OnEvent: func(e supervisor.Event) {
 			if e.Kind == supervisor.EventToolsChanged && e.Server == "keep" {
 				mu.Lock()
@@ -293,7 +295,7 @@ func TestManagerReload(t *testing.T) {
 
 	changed := testServer(t, "change", testserver.Options{PageSize: 3}, t.Name()+"-changed")
 	added := testServer(t, "added", testserver.Options{}, t.Name()+"-added")
-	if err := m.Reload(harness.Context(t), []*supervisor.Server{testServer(t, "keep", testserver.Options{}, t.Name()+"-keep"), changed, added}); err != nil {
+	if err := m.Reload(harness.Context(t), []*config.Server{testServer(t, "keep", testserver.Options{}, t.Name()+"-keep"), changed, added}); err != nil {
 		t.Fatal(err)
 	}
 	proctest.WaitGone(t, changePID)
@@ -322,15 +324,15 @@ func TestManagerReload(t *testing.T) {
 func TestManagerCachedToolWaitsForAHandshakeSlot(t *testing.T) {
 	dir := t.TempDir()
 	delay := filepath.Join(dir, "delay")
-	cache := &supervisor.Cache{Dir: filepath.Join(dir, "cache")}
+	cache := &toolcache.Cache{Dir: filepath.Join(dir, "cache")}
 	os.WriteFile(delay, []byte("0"), 0o600)
-	servers := func() []*supervisor.Server {
-		return []*supervisor.Server{slowStart(t, delay), testServer(t, "queued", testserver.Options{}, t.Name())}
+	servers := func() []*config.Server {
+		return []*config.Server{slowStart(t, delay), testServer(t, "queued", testserver.Options{}, t.Name())}
 	}
 	first := manage(t, supervisor.ManagerOptions{Servers: servers(), Cache: cache})
 	harness.WaitFor(t, "both lists cached", func() bool {
 		for _, s := range servers() {
-			if _, ok := cache.Load(supervisor.CacheKey{Server: s.Name, ConfigHash: s.Hash}); !ok {
+			if _, ok := cache.Load(toolcache.Key{Server: s.Name, ConfigHash: s.Hash}); !ok {
 				return false
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"github.com/mcpactor/mcpactor/internal/peers"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 )
 
 // A server of the 2026-07-28 era (the go-sdk's conformance server, over
@@ -16,18 +18,18 @@ import (
 // era and the list's caching hints, which that era's results carry
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
 func TestManagerStatelessServerCacheEntry(t *testing.T) {
-	s, err := supervisor.NewServer("modern", actors.ServerConfig{Command: peers.GoSDKServer(t)})
+	s, err := config.NewServer("modern", actors.ServerConfig{Command: peers.GoSDKServer(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := &supervisor.Cache{Dir: filepath.Join(t.TempDir(), "cache")}
-	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}, Cache: cache})
+	cache := &toolcache.Cache{Dir: filepath.Join(t.TempDir(), "cache")}
+	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{s}, Cache: cache})
 	if st := status(m, "modern"); st.State != supervisor.StateReady || st.ProtocolVersion != messages.Version20260728 {
 		t.Fatalf("status %+v: want ready in 2026-07-28", st)
 	}
-	var entry *supervisor.CacheEntry
+	var entry *toolcache.Entry
 	harness.WaitFor(t, "the tool list cached", func() bool {
-		e, ok := cache.Load(supervisor.CacheKey{Server: "modern", ConfigHash: s.Hash})
+		e, ok := cache.Load(toolcache.Key{Server: "modern", ConfigHash: s.Hash})
 		entry = e
 		return ok
 	})

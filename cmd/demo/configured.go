@@ -5,7 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // runConfigured manages the servers of an mcpServers file (--config). The
@@ -13,7 +13,7 @@ import (
 // again, and a file given explicitly needs no approval
 // (docs/configuration.md, "The file").
 func runConfigured(ctx context.Context, o options, logger *slog.Logger, r *report) error {
-	file, err := supervisor.LoadFile(o.config)
+	file, err := config.LoadFile(o.config)
 	if err != nil {
 		return err
 	}

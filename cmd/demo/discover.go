@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // runDiscovered manages the servers other MCP clients are configured with
@@ -16,8 +16,8 @@ import (
 // user's approval ("Approval"): asked for on a terminal, otherwise they
 // are skipped.
 func runDiscovered(ctx context.Context, o options, con console, logger *slog.Logger, r *report) error {
-	opts := supervisor.DiscoverOptions{}
-	d, err := supervisor.Discover(opts)
+	opts := config.DiscoverOptions{}
+	d, err := config.Discover(opts)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func runDiscovered(ctx context.Context, o options, con console, logger *slog.Log
 // printDiscovery lists what discovery found: the files read, each server
 // with its source and level, the entries shadowed by an earlier one of the
 // same name, and the warnings.
-func printDiscovery(r *report, d *supervisor.Discovery) {
+func printDiscovery(r *report, d *config.Discovery) {
 	r.heading("discovery: %d files read, %d servers, %d shadowed, %d warnings", len(d.Files), len(d.Servers), len(d.Shadowed), len(d.Warnings))
 	for _, f := range d.Files {
 		r.line("read %s", f)
@@ -61,7 +61,7 @@ func printDiscovery(r *report, d *supervisor.Discovery) {
 			notes = append(notes, "needs approval")
 		}
 		where := s.Source.File
-		if s.Source.Project != "" && s.Source.Level != supervisor.LevelProject {
+		if s.Source.Project != "" && s.Source.Level != config.LevelProject {
 			where += " (project " + s.Source.Project + ")"
 		}
 		rows = append(rows, []string{s.Name, s.Source.Kind, s.Source.Level, where, strings.Join(notes, ", ")})
@@ -81,20 +81,20 @@ type approvals map[approvalKey]bool
 
 type approvalKey struct{ name, hash, file string }
 
-func keyOf(s *supervisor.Server) approvalKey {
+func keyOf(s *config.Server) approvalKey {
 	return approvalKey{name: s.Name, hash: s.Hash, file: s.Source.File}
 }
 
 // approves is the manager's Approve. It only looks the answer up: the
 // manager asks from its own actor, which must not wait on a person.
-func (a approvals) approves(s *supervisor.Server) bool { return a[keyOf(s)] }
+func (a approvals) approves(s *config.Server) bool { return a[keyOf(s)] }
 
 // askApprovals asks, for each enabled server that needs approval, whether
 // it may start: y/N on a terminal; elsewhere nobody can answer, and each
 // is listed as skipped.
-func askApprovals(r *report, con console, servers []*supervisor.Server) approvals {
+func askApprovals(r *report, con console, servers []*config.Server) approvals {
 	a := approvals{}
-	var pending []*supervisor.Server
+	var pending []*config.Server
 	for _, s := range servers {
 		if s.Enabled && s.NeedsApproval {
 			pending = append(pending, s)
@@ -116,7 +116,7 @@ func askApprovals(r *report, con console, servers []*supervisor.Server) approval
 
 // ask shows what a server would run and reads y or n (anything else, or
 // the end of input, is no).
-func ask(r *report, con console, s *supervisor.Server) bool {
+func ask(r *report, con console, s *config.Server) bool {
 	r.line("%s (%s, %s level, %s) runs: %s", s.Name, s.Source.Kind, s.Source.Level, s.Source.File, describe(s))
 	for _, c := range s.Commands {
 		r.line("    and, for %s %s: !%s", c.Field, c.Key, c.Line)
@@ -135,7 +135,7 @@ func ask(r *report, con console, s *supervisor.Server) bool {
 }
 
 // describe is how the server is reached: its command line or its URL.
-func describe(s *supervisor.Server) string {
+func describe(s *config.Server) string {
 	if s.Config.URL != "" {
 		return s.Config.URL
 	}

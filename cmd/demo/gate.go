@@ -8,6 +8,8 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 )
 
 // startGate runs the embedded servers through Runtime.Manage and shows the
@@ -71,7 +73,7 @@ func cacheNote(o options) string {
 	case o.cacheDir != "":
 		return "tool-list cache in " + o.cacheDir
 	}
-	dir, err := supervisor.DefaultCacheDir()
+	dir, err := toolcache.DefaultDir()
 	if err != nil {
 		return "no tool-list cache (" + err.Error() + ")"
 	}
@@ -89,15 +91,15 @@ func cachedTools(o options, path, name string) int {
 	dir := o.cacheDir
 	if dir == "" {
 		var err error
-		if dir, err = supervisor.DefaultCacheDir(); err != nil {
+		if dir, err = toolcache.DefaultDir(); err != nil {
 			return -1
 		}
 	}
-	f, err := supervisor.LoadFile(path)
+	f, err := config.LoadFile(path)
 	if err != nil || f.Servers[name] == nil {
 		return -1
 	}
-	e, ok := (&supervisor.Cache{Dir: dir}).Load(supervisor.CacheKey{Server: name, ConfigHash: f.Servers[name].Hash})
+	e, ok := (&toolcache.Cache{Dir: dir}).Load(toolcache.Key{Server: name, ConfigHash: f.Servers[name].Hash})
 	if !ok {
 		return -1
 	}

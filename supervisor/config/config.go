@@ -1,9 +1,12 @@
-// Package supervisor holds the manager: the supervisor actor of a set of
-// servers (docs/architecture.md), and what feeds it: configuration files,
-// discovery of other tools' files, the tool-list cache. The configuration
-// format, the discovery sources and what is kept out of logs are described in
-// docs/configuration.md.
-package supervisor
+// Package config holds what the manager is told to run: the servers
+// (Server) and where they come from; our configuration file format and the
+// dialects of six other MCP clients' files (LoadFile, Discover); the values
+// computed by a !command at connect time (Server.Resolve); and the hash
+// that names an entry as written. The format, the discovery sources and
+// what is kept out of logs are described in docs/configuration.md. It is an
+// engine package of the manager (package supervisor); the supported API is
+// the root package, github.com/mcpactor/mcpactor.
+package config
 
 import (
 	"context"
@@ -45,7 +48,7 @@ type Server struct {
 	Enabled bool
 	// QueueTimeout is how long a call waits for an in-flight slot when
 	// the server already has MaxInFlight requests out, default filled in
-	// (DefaultQueueTimeout). Config.QueueTimeout holds the same value, so
+	// (defaultQueueTimeout). Config.QueueTimeout holds the same value, so
 	// the connection applies it.
 	QueueTimeout time.Duration
 	// Auth is the "auth" object, nil when absent.
@@ -53,7 +56,7 @@ type Server struct {
 	// Source says where the entry was read.
 	Source Source
 	// Hash identifies the entry as written: the hex SHA-256 of its JSON
-	// with object keys sorted (CanonicalConfigHash), before ${VAR}
+	// with object keys sorted (canonicalHash), before ${VAR}
 	// expansion and !command resolution, so it holds no secret a variable
 	// or a command supplies and does not change when their values do. A
 	// TOML entry is hashed as the JSON of its table. The project directory
@@ -75,50 +78,11 @@ type Server struct {
 	Extra map[string]json.RawMessage
 }
 
-// RestartPolicy is how the manager restarts a server whose connection
-// died (ServerConfig.Restart). A zero field takes its default; a negative
-// MaxRestarts allows none (a file's "maxRestarts": 0 reads as -1).
-type RestartPolicy = actors.RestartPolicy
-
-// effectiveRestart is p with its zero fields set to the defaults, and a
-// negative MaxRestarts read as none.
-func effectiveRestart(p RestartPolicy) RestartPolicy {
-	d := DefaultRestartPolicy()
-	switch {
-	case p.MaxRestarts < 0:
-		p.MaxRestarts = 0
-	case p.MaxRestarts == 0:
-		p.MaxRestarts = d.MaxRestarts
-	}
-	if p.Window <= 0 {
-		p.Window = d.Window
-	}
-	if p.BackoffMin <= 0 {
-		p.BackoffMin = d.BackoffMin
-	}
-	if p.BackoffMax <= 0 {
-		p.BackoffMax = max(d.BackoffMax, p.BackoffMin)
-	}
-	p.BackoffMax = max(p.BackoffMax, p.BackoffMin)
-	return p
-}
-
-// Defaults of a server entry (docs/configuration.md, "Server entries").
-const (
-	DefaultMaxRestarts   = actors.DefaultMaxRestarts
-	DefaultRestartWindow = actors.DefaultRestartWindow
-	DefaultBackoffMin    = actors.DefaultBackoffMin
-	DefaultBackoffMax    = actors.DefaultBackoffMax
-	// DefaultQueueTimeout is the wait for an in-flight slot of a full
-	// server, the connection's own default: a server full for this long is
-	// overloaded, and the caller hears of it rather than waiting out its
-	// whole request timeout.
-	DefaultQueueTimeout = transport.DefaultQueueTimeout
-)
-
-// DefaultRestartPolicy returns the policy of an entry without "restart":
-// 5 restarts per 60 s window, backoff from 500 ms to 30 s.
-func DefaultRestartPolicy() RestartPolicy { return actors.DefaultRestartPolicy() }
+// defaultQueueTimeout is the wait for an in-flight slot of a full server,
+// the connection's own default: a server full for this long is
+// overloaded, and the caller hears of it rather than waiting out its whole
+// request timeout.
+const defaultQueueTimeout = transport.DefaultQueueTimeout
 
 // Auth is the "auth" object of an entry (docs/oauth.md, "Configuration").
 // For "oauth" it configures the server's OAuth client (transport/oauth),
@@ -255,7 +219,7 @@ func (s *Server) authorizer(cfg *actors.ServerConfig, header *Command, out strin
 	return &oauth.RefreshHeader{Name: header.Key, Value: out, Fetch: func(ctx context.Context) (string, error) {
 		v, err := runValueCommand(ctx, line, dir)
 		if err != nil {
-			return "", &CommandError{Server: s.Name, Field: "headers", Key: header.Key, Err: err}
+			return "", &commandError{Server: s.Name, Field: "headers", Key: header.Key, Err: err}
 		}
 		return v, nil
 	}}, nil
@@ -271,7 +235,7 @@ const (
 	SourceWindsurf = "windsurf"
 	SourceVSCode   = "vscode"
 	SourcePlain    = "plain"
-	SourceFile     = "file" // a file given explicitly (LoadFile, Parse)
+	SourceFile     = "file" // a file given explicitly (LoadFile)
 	SourceAPI      = "api"  // a server given in code (NewServer)
 )
 
@@ -285,7 +249,7 @@ const (
 // Source says where a server's entry came from.
 type Source struct {
 	Kind  string // one of the Source* constants
-	File  string // the file it was read from; "" for SourceAPI and Parse
+	File  string // the file it was read from; "" for SourceAPI and a parsed document
 	Level string // one of the Level* constants
 	// Project is the project directory for project-level servers and for
 	// Claude Code's per-project entries of ~/.claude.json; "" otherwise.
@@ -305,9 +269,6 @@ func (s Source) String() string {
 	return s.Kind + " (" + where + ")"
 }
 
-// projectDir is what the tool-list cache keys a server's project by.
-func (s Source) projectDir() string { return s.Project }
-
 // File is a parsed configuration file: {"mcpServers": {...}}, or VS
 // Code's {"servers": {...}}.
 type File struct {
@@ -316,7 +277,7 @@ type File struct {
 	Disabled []string // names of servers with "enabled": false, sorted
 	Warnings []string // unknown fields, unset variables: reported, never fatal
 	// Invalid are the entries left out, with their problems, sorted by
-	// name; the error of LoadFile and Parse joins the same problems.
+	// name; the error of LoadFile joins the same problems.
 	Invalid []InvalidEntry
 }
 
@@ -324,7 +285,7 @@ type File struct {
 // invalid. Its problems name the server and the fields, never values.
 type InvalidEntry struct {
 	Name     string
-	File     string // the file it was read from; "" for Parse
+	File     string // the file it was read from; "" for a parsed document
 	Problems []string
 }
 
@@ -336,8 +297,8 @@ func (e InvalidEntry) String() string {
 	return s + " (server skipped)"
 }
 
-// Names returns the enabled servers' names in sorted order.
-func (f *File) Names() []string {
+// names returns the enabled servers' names in sorted order.
+func (f *File) names() []string {
 	names := make([]string, 0, len(f.Servers))
 	for n, s := range f.Servers {
 		if s.Enabled {
@@ -348,8 +309,8 @@ func (f *File) Names() []string {
 	return names
 }
 
-// List returns every server, disabled ones included, sorted by name.
-func (f *File) List() []*Server {
+// list returns every server, disabled ones included, sorted by name.
+func (f *File) list() []*Server {
 	list := make([]*Server, 0, len(f.Servers))
 	for _, s := range f.Servers {
 		list = append(list, s)
@@ -381,10 +342,10 @@ func LoadFile(path string) (*File, error) {
 	return f, nil
 }
 
-// Parse parses an mcpServers document given explicitly. lookup resolves
+// parse parses an mcpServers document given explicitly. lookup resolves
 // ${VAR} references. Validation problems of all servers are reported
 // together, joined with "; "; the File then holds the valid servers.
-func Parse(data []byte, lookup func(string) (string, bool)) (*File, error) {
+func parse(data []byte, lookup func(string) (string, bool)) (*File, error) {
 	return parseFile(data, lookup, Source{Kind: SourceFile, Level: LevelExplicit})
 }
 
@@ -467,7 +428,7 @@ func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
 	put("keepalive", cfg.Keepalive.Milliseconds(), cfg.Keepalive == 0)
 	put("restart", map[string]any{"maxRestarts": cfg.Restart.MaxRestarts, "window": cfg.Restart.Window.Milliseconds(),
 		"backoffMin": cfg.Restart.BackoffMin.Milliseconds(), "backoffMax": cfg.Restart.BackoffMax.Milliseconds()},
-		cfg.Restart == RestartPolicy{})
+		cfg.Restart == actors.RestartPolicy{})
 	put("enabledTools", cfg.EnabledTools, len(cfg.EnabledTools) == 0)
 	put("disabledTools", cfg.DisabledTools, len(cfg.DisabledTools) == 0)
 	// The identity is hashed with the rest (the hash is all that is
@@ -477,12 +438,12 @@ func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	hash, err := CanonicalConfigHash(raw)
+	hash, err := canonicalHash(raw)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.QueueTimeout == 0 {
-		cfg.QueueTimeout = DefaultQueueTimeout
+		cfg.QueueTimeout = defaultQueueTimeout
 	}
 	return &Server{Name: name, Config: cfg, Enabled: true,
 		QueueTimeout: cfg.QueueTimeout, Source: Source{Kind: SourceAPI, Level: LevelExplicit}, Hash: hash}, nil

@@ -1,4 +1,4 @@
-package supervisor
+package toolcache
 
 import (
 	"bytes"
@@ -44,17 +44,15 @@ func testCache(t *testing.T) (*Cache, *cacheWarnings) {
 	return &Cache{Dir: filepath.Join(t.TempDir(), "cache"), Warn: w.warn}, w
 }
 
+// configHash stands in for a configuration's hash: any hex SHA-256 of
+// it will do (the configuration's own is Server.Hash).
 func configHash(t *testing.T, doc string) string {
 	t.Helper()
-	h, err := CanonicalConfigHash([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
+	return digest([]byte(doc))
 }
 
-func testKey(t *testing.T) CacheKey {
-	return CacheKey{Server: "files", ConfigHash: configHash(t, `{"command":"npx","args":["-y","srv"]}`)}
+func testKey(t *testing.T) Key {
+	return Key{Server: "files", ConfigHash: configHash(t, `{"command":"npx","args":["-y","srv"]}`)}
 }
 
 func testTools(prefix string, n int) []messages.Tool {
@@ -76,7 +74,7 @@ func TestCacheRoundTrip(t *testing.T) {
 	key := testKey(t)
 	key.ProjectDir = "/home/u/project"
 	fetched := time.Now().Add(-time.Minute).Round(0).UTC()
-	in := &CacheEntry{
+	in := &Entry{
 		Tools:           testTools("t", 3),
 		FetchedAt:       fetched,
 		TTLMs:           ttl(60_000),
@@ -99,10 +97,10 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Fatalf("miss; warnings %v", w.all())
 	}
 	want := *in
-	want.Version = CacheFormatVersion
+	want.Version = formatVersion
 	want.Server = "files"
 	want.ConfigHash = key.ConfigHash
-	want.ProjectHash = cacheDigest([]byte("/home/u/project"))
+	want.ProjectHash = digest([]byte("/home/u/project"))
 	if !reflect.DeepEqual(got, &want) {
 		t.Errorf("got  %+v\nwant %+v", got, &want)
 	}
@@ -112,7 +110,7 @@ func TestCacheRoundTrip(t *testing.T) {
 
 	// Another project, the user level, another configuration, another
 	// server: all misses.
-	for _, other := range []CacheKey{
+	for _, other := range []Key{
 		{Server: "files", ConfigHash: key.ConfigHash, ProjectDir: "/home/u/other"},
 		{Server: "files", ConfigHash: key.ConfigHash},
 		{Server: "files", ConfigHash: configHash(t, `{"command":"npx"}`), ProjectDir: key.ProjectDir},
@@ -143,8 +141,8 @@ func TestCacheFresh(t *testing.T) {
 		{ttl(1000), 2 * time.Second, false},
 	}
 	for _, c := range cases {
-		e := &CacheEntry{FetchedAt: at, TTLMs: c.ttl}
-		if got := e.Fresh(at.Add(c.after)); got != c.fresh {
+		e := &Entry{FetchedAt: at, TTLMs: c.ttl}
+		if got := e.fresh(at.Add(c.after)); got != c.fresh {
 			t.Errorf("ttl %v, %v later: Fresh = %v", c.ttl, c.after, got)
 		}
 	}
@@ -154,8 +152,8 @@ func TestCacheFresh(t *testing.T) {
 func TestCacheAtomicWrite(t *testing.T) {
 	c, w := testCache(t)
 	key := testKey(t)
-	a := &CacheEntry{Tools: racingTools["a"], CacheScope: "public"}
-	b := &CacheEntry{Tools: racingTools["b"], CacheScope: "public"}
+	a := &Entry{Tools: racingTools["a"], CacheScope: "public"}
+	b := &Entry{Tools: racingTools["b"], CacheScope: "public"}
 	if err := c.Store(key, a); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +203,7 @@ func TestCacheAtomicWrite(t *testing.T) {
 var racingTools = map[string][]messages.Tool{"a": testTools("a", 400), "b": testTools("b", 500)}
 
 // checkWholeEntry fails unless e is exactly one of racingTools.
-func checkWholeEntry(t *testing.T, e *CacheEntry) {
+func checkWholeEntry(t *testing.T, e *Entry) {
 	t.Helper()
 	if len(e.Tools) == 0 {
 		t.Fatal("an entry without tools")
@@ -235,7 +233,7 @@ func TestCacheAtomicWriteAcrossProcesses(t *testing.T) {
 	}
 	c, w := testCache(t)
 	key := testKey(t)
-	if err := c.Store(key, &CacheEntry{Tools: racingTools["a"], CacheScope: "public"}); err != nil {
+	if err := c.Store(key, &Entry{Tools: racingTools["a"], CacheScope: "public"}); err != nil {
 		t.Fatal(err)
 	}
 	var children []*exec.Cmd
@@ -295,10 +293,10 @@ func TestCacheAtomicWriteAcrossProcesses(t *testing.T) {
 func cacheWriterChild(t *testing.T, spec string) {
 	parts := strings.Split(spec, "|")
 	c := &Cache{Dir: parts[0]}
-	key := CacheKey{Server: "files", ConfigHash: parts[1]}
-	e := &CacheEntry{Tools: racingTools["a"], CacheScope: "public"}
+	key := Key{Server: "files", ConfigHash: parts[1]}
+	e := &Entry{Tools: racingTools["a"], CacheScope: "public"}
 	if parts[2] == "1" {
-		e = &CacheEntry{Tools: racingTools["b"], CacheScope: "public"}
+		e = &Entry{Tools: racingTools["b"], CacheScope: "public"}
 	}
 	for end := time.Now().Add(time.Second); time.Now().Before(end); {
 		if err := c.Store(key, e); err != nil {
@@ -333,7 +331,7 @@ func TestCacheCorruptEntry(t *testing.T) {
 				t.Errorf("warnings %q", warnings)
 			}
 			// A good Store replaces it.
-			if err := cache.Store(key, &CacheEntry{Tools: testTools("a", 1)}); err != nil {
+			if err := cache.Store(key, &Entry{Tools: testTools("a", 1)}); err != nil {
 				t.Fatal(err)
 			}
 			if _, ok := cache.Load(key); !ok {
@@ -361,7 +359,7 @@ func TestCacheCorruptEntry(t *testing.T) {
 		cache, w := testCache(t)
 		key, other := testKey(t), testKey(t)
 		other.ProjectDir = "/elsewhere"
-		if err := cache.Store(other, &CacheEntry{Tools: testTools("a", 1)}); err != nil {
+		if err := cache.Store(other, &Entry{Tools: testTools("a", 1)}); err != nil {
 			t.Fatal(err)
 		}
 		os.Rename(filepath.Join(cache.Dir, other.fileName(false)), filepath.Join(cache.Dir, key.fileName(false)))
@@ -377,7 +375,7 @@ func TestCacheCorruptEntry(t *testing.T) {
 func TestCacheVersionMismatch(t *testing.T) {
 	c, w := testCache(t)
 	key := testKey(t)
-	if err := c.Store(key, &CacheEntry{Tools: testTools("a", 1)}); err != nil {
+	if err := c.Store(key, &Entry{Tools: testTools("a", 1)}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(c.Dir, key.fileName(false))
@@ -404,7 +402,7 @@ func TestCacheVersionMismatch(t *testing.T) {
 func TestCachePrune(t *testing.T) {
 	c, w := testCache(t)
 	now := time.Now()
-	keyOf := func(server string) CacheKey {
+	keyOf := func(server string) Key {
 		k := testKey(t)
 		k.Server = server
 		return k
@@ -414,11 +412,11 @@ func TestCachePrune(t *testing.T) {
 		"recent": 29 * 24 * time.Hour,
 		"new":    time.Minute,
 	} {
-		if err := c.Store(keyOf(server), &CacheEntry{Tools: testTools("a", 1), FetchedAt: now.Add(-age)}); err != nil {
+		if err := c.Store(keyOf(server), &Entry{Tools: testTools("a", 1), FetchedAt: now.Add(-age)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Past MaxAge an entry is a miss even before Prune removes it.
+	// Past MaxAge an entry is a miss even before prune removes it.
 	if _, ok := c.Load(keyOf("old")); ok {
 		t.Error("an entry older than MaxAge was served")
 	}
@@ -437,7 +435,7 @@ func TestCachePrune(t *testing.T) {
 	touch("tools-corrupt-0123.json", 40*24*time.Hour)
 	touch("notes.json", 400*24*time.Hour)
 
-	removed, err := c.Prune(now)
+	removed, err := c.prune(now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,15 +455,15 @@ func TestCachePrune(t *testing.T) {
 
 	// A shorter MaxAge.
 	c.MaxAge = time.Hour
-	if removed, _ := c.Prune(now); removed != 1 {
+	if removed, _ := c.prune(now); removed != 1 {
 		t.Errorf("MaxAge 1h removed %d, want 1 (recent)", removed)
 	}
 	if _, ok := c.Load(keyOf("new")); !ok {
 		t.Error("new was pruned")
 	}
 	// A cache directory that does not exist yet is nothing to prune.
-	if removed, err := (&Cache{Dir: filepath.Join(t.TempDir(), "none")}).Prune(now); removed != 0 || err != nil {
-		t.Errorf("Prune of a missing directory: %d, %v", removed, err)
+	if removed, err := (&Cache{Dir: filepath.Join(t.TempDir(), "none")}).prune(now); removed != 0 || err != nil {
+		t.Errorf("prune of a missing directory: %d, %v", removed, err)
 	}
 	if len(w.all()) != 0 {
 		t.Errorf("warnings: %v", w.all())
@@ -475,11 +473,11 @@ func TestCachePrune(t *testing.T) {
 func TestCachePrivateScope(t *testing.T) {
 	c, w := testCache(t)
 	alice, bob := testKey(t), testKey(t)
-	alice.Identity = cacheDigest([]byte("Authorization: Bearer alice-token"))
-	bob.Identity = cacheDigest([]byte("Authorization: Bearer bob-token"))
+	alice.Identity = digest([]byte("Authorization: Bearer alice-token"))
+	bob.Identity = digest([]byte("Authorization: Bearer bob-token"))
 	anonymous := testKey(t)
 
-	if err := c.Store(alice, &CacheEntry{Tools: testTools("a", 2), CacheScope: "private"}); err != nil {
+	if err := c.Store(alice, &Entry{Tools: testTools("a", 2), CacheScope: "private"}); err != nil {
 		t.Fatal(err)
 	}
 	if e, ok := c.Load(alice); !ok || e.IdentityHash != alice.Identity {
@@ -493,7 +491,7 @@ func TestCachePrivateScope(t *testing.T) {
 	}
 
 	// Bob's own private list lives beside alice's.
-	if err := c.Store(bob, &CacheEntry{Tools: testTools("b", 1), CacheScope: "private"}); err != nil {
+	if err := c.Store(bob, &Entry{Tools: testTools("b", 1), CacheScope: "private"}); err != nil {
 		t.Fatal(err)
 	}
 	if e, _ := c.Load(alice); e == nil || e.Tools[0].Name != "a0" {
@@ -501,7 +499,7 @@ func TestCachePrivateScope(t *testing.T) {
 	}
 
 	// An absent scope (a server before 2026-07-28) is private too.
-	if err := c.Store(anonymous, &CacheEntry{Tools: testTools("n", 1)}); err != nil {
+	if err := c.Store(anonymous, &Entry{Tools: testTools("n", 1)}); err != nil {
 		t.Fatal(err)
 	}
 	if e, _ := c.Load(alice); e == nil || e.Tools[0].Name != "a0" {
@@ -509,10 +507,10 @@ func TestCachePrivateScope(t *testing.T) {
 	}
 
 	// A public list is served to every identity, and carries none.
-	if err := c.Store(alice, &CacheEntry{Tools: testTools("p", 1), CacheScope: "public"}); err != nil {
+	if err := c.Store(alice, &Entry{Tools: testTools("p", 1), CacheScope: "public"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []CacheKey{alice, bob, anonymous} {
+	for _, k := range []Key{alice, bob, anonymous} {
 		e, ok := c.Load(k)
 		if !ok {
 			t.Fatalf("%q misses", k.Identity)
@@ -526,7 +524,7 @@ func TestCachePrivateScope(t *testing.T) {
 	}
 
 	// And when it turns private again, the public entry goes.
-	if err := c.Store(alice, &CacheEntry{Tools: testTools("a", 1), CacheScope: "private"}); err != nil {
+	if err := c.Store(alice, &Entry{Tools: testTools("a", 1), CacheScope: "private"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(c.Dir, alice.fileName(true))); !os.IsNotExist(err) {
@@ -544,23 +542,23 @@ func TestCacheNoSecrets(t *testing.T) {
 	const project = "/home/alice/secret-project"
 	c, w := testCache(t)
 	config := `{"url":"https://mcp.example.test/mcp","headers":{"Authorization":"Bearer ` + token + `"}}`
-	key := CacheKey{
+	key := Key{
 		Server:     "remote",
 		ConfigHash: configHash(t, config),
 		ProjectDir: project,
-		Identity:   cacheDigest([]byte("Bearer " + token)),
+		Identity:   digest([]byte("Bearer " + token)),
 	}
-	if err := c.Store(key, &CacheEntry{Tools: testTools("a", 1), CacheScope: "private", Transport: "http"}); err != nil {
+	if err := c.Store(key, &Entry{Tools: testTools("a", 1), CacheScope: "private", Transport: "http"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []CacheKey{
+	for _, bad := range []Key{
 		{Server: "remote", ConfigHash: key.ConfigHash, Identity: token},
 		{Server: "remote", ConfigHash: key.ConfigHash, Identity: "Bearer " + token},
 		{Server: "remote", ConfigHash: config},
 		{Server: "remote", ConfigHash: strings.ToUpper(key.ConfigHash)},
 		{Server: "", ConfigHash: key.ConfigHash},
 	} {
-		if err := c.Store(bad, &CacheEntry{Tools: testTools("a", 1)}); err == nil {
+		if err := c.Store(bad, &Entry{Tools: testTools("a", 1)}); err == nil {
 			t.Errorf("Store accepted %+v", bad)
 		} else if strings.Contains(err.Error(), token) {
 			t.Errorf("the error repeats the token: %v", err)
@@ -588,38 +586,13 @@ func TestCacheNoSecrets(t *testing.T) {
 	}
 }
 
-func TestCacheCanonicalConfigHash(t *testing.T) {
-	a := configHash(t, `{"command":"npx","args":["-y","srv"],"env":{"B":"2","A":"1"},"timeout":30000}`)
-	b := configHash(t, "{\n  \"timeout\": 30000,\n  \"env\": {\"A\": \"1\", \"B\": \"2\"},\n  \"args\": [\"-y\", \"srv\"],\n  \"command\": \"npx\"\n}")
-	if a != b {
-		t.Error("key order or spacing changed the hash")
-	}
-	if !isCacheDigest(a) {
-		t.Errorf("%q is not a hex SHA-256", a)
-	}
-	for _, other := range []string{
-		`{"command":"npx","args":["srv","-y"],"env":{"B":"2","A":"1"},"timeout":30000}`, // argument order matters
-		`{"command":"npx","args":["-y","srv"],"env":{"B":"2","A":"1"},"timeout":3e4}`,   // numbers as written
-		`{"command":"npx","args":["-y","srv"],"env":{"B":"2","A":"1"},"timeout":"30000"}`,
-	} {
-		if configHash(t, other) == a {
-			t.Errorf("%s hashes like the original", other)
-		}
-	}
-	for _, bad := range []string{``, `{`, `{} {}`, `{"a":1} x`} {
-		if _, err := CanonicalConfigHash([]byte(bad)); err == nil {
-			t.Errorf("%q hashed", bad)
-		}
-	}
-}
-
 func TestCachePermissions(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("Unix permission bits")
 	}
 	c, _ := testCache(t)
 	key := testKey(t)
-	if err := c.Store(key, &CacheEntry{Tools: testTools("a", 1)}); err != nil {
+	if err := c.Store(key, &Entry{Tools: testTools("a", 1)}); err != nil {
 		t.Fatal(err)
 	}
 	dir, err := os.Stat(c.Dir)
@@ -637,7 +610,7 @@ func TestCachePermissions(t *testing.T) {
 		t.Errorf("file mode %o, want 600", perm)
 	}
 	// Rewriting keeps the mode.
-	if err := c.Store(key, &CacheEntry{Tools: testTools("b", 1)}); err != nil {
+	if err := c.Store(key, &Entry{Tools: testTools("b", 1)}); err != nil {
 		t.Fatal(err)
 	}
 	if file, _ := os.Stat(filepath.Join(c.Dir, key.fileName(false))); file.Mode().Perm() != 0o600 {
@@ -650,7 +623,7 @@ var cacheFileShape = regexp.MustCompile(`^tools-[a-z0-9_-]{1,40}-[0-9a-f]{32}\.j
 func TestCacheFileNames(t *testing.T) {
 	h := configHash(t, `{}`)
 	seen := map[string]bool{}
-	for _, k := range []CacheKey{
+	for _, k := range []Key{
 		{Server: "files", ConfigHash: h},
 		{Server: "Files", ConfigHash: h},
 		{Server: "../../etc/passwd", ConfigHash: h},
@@ -680,8 +653,8 @@ func TestCacheDefaultDir(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	dir, err := DefaultCacheDir()
+	dir, err := DefaultDir()
 	if err != nil || dir != filepath.Join(base, "mcpactor") {
-		t.Errorf("DefaultCacheDir() = %q, %v; want %q", dir, err, filepath.Join(base, "mcpactor"))
+		t.Errorf("DefaultDir() = %q, %v; want %q", dir, err, filepath.Join(base, "mcpactor"))
 	}
 }

@@ -1,4 +1,4 @@
-package supervisor
+package config
 
 import (
 	"encoding/json"
@@ -49,7 +49,7 @@ func codexEntry(name string, t map[string]any, src Source, lookup func(string) (
 	if err != nil {
 		return nil, []string{fmt.Sprintf("Server %q: %v", name, err)}
 	}
-	hash, err := CanonicalConfigHash(raw)
+	hash, err := canonicalHash(raw)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("Server %q: %v", name, err)}
 	}

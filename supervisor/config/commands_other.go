@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package supervisor
+package config
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package supervisor
+package config
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func commandServer(t *testing.T, env, headers map[string]string) *Server {
 		servers = map[string]any{"s": map[string]any{"command": "srv", "env": env}}
 	}
 	doc, _ := json.Marshal(map[string]any{"mcpServers": servers})
-	f, err := Parse(doc, lookupFrom(map[string]string{"SEEN": "by-us"}))
+	f, err := parse(doc, lookupFrom(map[string]string{"SEEN": "by-us"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +78,9 @@ func TestResolveFailure(t *testing.T) {
 	if err == nil || err.Error() != `Server "s": env "TOKEN": command failed: exit status 3` {
 		t.Fatalf("err = %v", err)
 	}
-	var ce *CommandError
-	if !errors.As(err, &ce) || ce.Server != "s" || ce.Field != "env" || ce.Key != "TOKEN" {
-		t.Errorf("not a CommandError naming the server and key: %#v", err)
+	var ce *commandError
+	if !errors.As(err, &ce) || !errors.Is(err, ErrCommand) || ce.Server != "s" || ce.Field != "env" || ce.Key != "TOKEN" {
+		t.Errorf("not a commandError naming the server and key: %#v", err)
 	}
 
 	s = commandServer(t, nil, map[string]string{"X-Key": "!/does/not/exist/helper"})
@@ -115,7 +115,7 @@ func TestResolveTimeout(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("Resolve took %v with a 200ms timeout", took)
 	}
-	if !errors.Is(err, ErrCommandTimeout) || err.Error() != `Server "s": env "SLOW": command timed out after 200ms` {
+	if !errors.Is(err, errCommandTimeout) || err.Error() != `Server "s": env "SLOW": command timed out after 200ms` {
 		t.Fatalf("err = %v", err)
 	}
 	if runtime.GOOS != "linux" {

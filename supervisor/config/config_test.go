@@ -1,4 +1,4 @@
-package supervisor
+package config
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ func TestParse(t *testing.T) {
 		"off": {"command": "x", "enabled": false},
 		"missing": {"command": "${NOPE}", "args": ["${NOPE}"]}
 	}}`
-	f, err := Parse([]byte(doc), lookupFrom(map[string]string{"HOME": "/home/u"}))
+	f, err := parse([]byte(doc), lookupFrom(map[string]string{"HOME": "/home/u"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +53,10 @@ func TestParse(t *testing.T) {
 	if strings.Join(f.Warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("warnings = %q", f.Warnings)
 	}
-	if got := f.Names(); strings.Join(got, ",") != "files,missing,web" {
+	if got := f.names(); strings.Join(got, ",") != "files,missing,web" {
 		t.Errorf("names = %v", got)
 	}
-	if got := len(f.List()); got != 4 {
+	if got := len(f.list()); got != 4 {
 		t.Errorf("List has %d servers, want 4 (the disabled one included)", got)
 	}
 	if string(f.Servers["files"].Extra["extra"]) != "1" {
@@ -76,7 +76,7 @@ func TestParseValidation(t *testing.T) {
 		"odd": {"type": "carrier-pigeon", "command": "x"},
 		"fine": {"command": "x"}
 	}}`
-	f, err := Parse([]byte(doc), lookupFrom(nil))
+	f, err := parse([]byte(doc), lookupFrom(nil))
 	want := `Server "both": both "command" and "url" are set - server should be either stdio (command) OR http/sse (url), not both; ` +
 		`Server "nocmd": stdio server requires "command" field; ` +
 		`Server "nohttp": http server requires "url" field; ` +
@@ -108,7 +108,7 @@ func TestParseFieldProblems(t *testing.T) {
 		{`["x"]`, `Server "s": the entry must be a JSON object`},
 		{`{"args": 1, "type": "sse"}`, `Server "s": "args" must be a list of strings`},
 	} {
-		_, err := Parse([]byte(`{"mcpServers": {"s": `+c.entry+`}}`), lookupFrom(nil))
+		_, err := parse([]byte(`{"mcpServers": {"s": `+c.entry+`}}`), lookupFrom(nil))
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s:\n got %v\nwant %s", c.entry, err, c.want)
 		}
@@ -118,7 +118,7 @@ func TestParseFieldProblems(t *testing.T) {
 func TestParseNames(t *testing.T) {
 	long := strings.Repeat("a", 101)
 	doc := `{"mcpServers": {"ok.name_1-x": {"command": "x"}, "has space": {"command": "x"}, "` + long + `": {"command": "x"}, "": {"command": "x"}}}`
-	f, err := Parse([]byte(doc), lookupFrom(nil))
+	f, err := parse([]byte(doc), lookupFrom(nil))
 	want := `Server "": name must be 1 to 100 letters, digits, '-', '_' or '.'; ` +
 		`Server "` + long + `": name must be 1 to 100 letters, digits, '-', '_' or '.'; ` +
 		`Server "has space": name must be 1 to 100 letters, digits, '-', '_' or '.'`
@@ -128,7 +128,7 @@ func TestParseNames(t *testing.T) {
 	if f.Servers["ok.name_1-x"] == nil {
 		t.Error("a valid name was refused")
 	}
-	if _, err := Parse([]byte(`{"mcpServers": {"`+strings.Repeat("b", 100)+`": {"command": "x"}}}`), lookupFrom(nil)); err != nil {
+	if _, err := parse([]byte(`{"mcpServers": {"`+strings.Repeat("b", 100)+`": {"command": "x"}}}`), lookupFrom(nil)); err != nil {
 		t.Errorf("100 characters refused: %v", err)
 	}
 }
@@ -143,7 +143,7 @@ func TestParseAllFields(t *testing.T) {
 			"enabledTools": ["a", "b"], "disabledTools": ["c"], "inheritEnv": "safe"},
 		"plain": {"command": "srv", "cwd": "/tmp", "env": {"K": "!printf x"}}
 	}}`
-	f, err := Parse([]byte(doc), lookupFrom(map[string]string{"ID": "7"}))
+	f, err := parse([]byte(doc), lookupFrom(map[string]string{"ID": "7"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestParseAllFields(t *testing.T) {
 	}
 	// A written "maxRestarts": 0 means none, which a RestartPolicy says
 	// with -1 (a zero field is a default).
-	if want := (RestartPolicy{MaxRestarts: -1, Window: time.Second, BackoffMin: 10 * time.Millisecond, BackoffMax: 20 * time.Millisecond}); cfg.Restart != want {
+	if want := (actors.RestartPolicy{MaxRestarts: -1, Window: time.Second, BackoffMin: 10 * time.Millisecond, BackoffMax: 20 * time.Millisecond}); cfg.Restart != want {
 		t.Errorf("restart = %+v", cfg.Restart)
 	}
 	if cfg.Keepalive != 15000500*time.Microsecond {
@@ -184,7 +184,7 @@ func TestParseAllFields(t *testing.T) {
 	}
 
 	p := f.Servers["plain"]
-	if p.Config.Restart != (RestartPolicy{}) || p.QueueTimeout != 10*time.Second || p.Config.QueueTimeout != 10*time.Second || p.Config.Keepalive != 0 || p.Auth != nil || !p.Enabled {
+	if p.Config.Restart != (actors.RestartPolicy{}) || p.QueueTimeout != 10*time.Second || p.Config.QueueTimeout != 10*time.Second || p.Config.Keepalive != 0 || p.Auth != nil || !p.Enabled {
 		t.Errorf("defaults not filled in: %+v", p)
 	}
 	if p.Config.Cwd != "/tmp" || p.Config.Env["K"] != "!printf x" || len(p.Commands) != 1 || p.Commands[0].Field != "env" {
@@ -202,7 +202,7 @@ func TestParseRunsNothing(t *testing.T) {
 	doc, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
 		"s": map[string]any{"command": "x", "env": map[string]string{"T": "!touch " + marker + " ${V}"}},
 	}})
-	f, err := Parse(doc, lookupFrom(map[string]string{"V": "v"}))
+	f, err := parse(doc, lookupFrom(map[string]string{"V": "v"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,11 +215,11 @@ func TestParseRunsNothing(t *testing.T) {
 }
 
 func TestParseInvalidDocument(t *testing.T) {
-	_, err := Parse([]byte("{\n \"mcpServers\": {\n  \"s\": {\"env\": {\"TOKEN\": \"sk-secret\" }\n}"), lookupFrom(nil))
+	_, err := parse([]byte("{\n \"mcpServers\": {\n  \"s\": {\"env\": {\"TOKEN\": \"sk-secret\" }\n}"), lookupFrom(nil))
 	if err == nil || strings.Contains(err.Error(), "sk-secret") || !strings.Contains(err.Error(), "invalid configuration: line 4") {
 		t.Errorf("err = %v", err)
 	}
-	_, err = Parse([]byte(`{"mcpServers": []}`), lookupFrom(nil))
+	_, err = parse([]byte(`{"mcpServers": []}`), lookupFrom(nil))
 	if err == nil || err.Error() != `invalid configuration: "mcpServers" must be an object (it is a JSON array)` {
 		t.Errorf("err = %v", err)
 	}
@@ -228,7 +228,7 @@ func TestParseInvalidDocument(t *testing.T) {
 func TestHash(t *testing.T) {
 	hashOf := func(doc string, env map[string]string) string {
 		t.Helper()
-		f, err := Parse([]byte(doc), lookupFrom(env))
+		f, err := parse([]byte(doc), lookupFrom(env))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +246,7 @@ func TestHash(t *testing.T) {
 	if len(a) != 64 || strings.Trim(a, "0123456789abcdef") != "" {
 		t.Errorf("not a hex SHA-256: %q", a)
 	}
-	want, _ := CanonicalConfigHash([]byte(`{"args":["1","2"],"command":"x","env":{"A":"${TOKEN}","B":"2"}}`))
+	want, _ := canonicalHash([]byte(`{"args":["1","2"],"command":"x","env":{"A":"${TOKEN}","B":"2"}}`))
 	if a != want {
 		t.Errorf("hash %s, want the canonical hash of the entry as written %s", a, want)
 	}
@@ -267,13 +267,13 @@ func TestNewServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Source != (Source{Kind: SourceAPI, Level: LevelExplicit}) || !s.Enabled || s.Config.Restart != (RestartPolicy{}) || len(s.Commands) != 0 {
+	if s.Source != (Source{Kind: SourceAPI, Level: LevelExplicit}) || !s.Enabled || s.Config.Restart != (actors.RestartPolicy{}) || len(s.Commands) != 0 {
 		t.Errorf("server = %+v", s)
 	}
 	if s.Config.Env["K"] != "!literal ${X}" {
 		t.Errorf("API values must be literal: %q", s.Config.Env["K"])
 	}
-	want, _ := CanonicalConfigHash([]byte(`{"command":"srv","env":{"K":"!literal ${X}"},"requestTimeout":1000}`))
+	want, _ := canonicalHash([]byte(`{"command":"srv","env":{"K":"!literal ${X}"},"requestTimeout":1000}`))
 	if s.Hash != want {
 		t.Errorf("hash = %s, want %s", s.Hash, want)
 	}
@@ -286,21 +286,23 @@ func TestNewServer(t *testing.T) {
 	}
 }
 
-func ExampleParse() {
+// A document of two servers, a command and a URL with a !command header.
+func TestParseExample(t *testing.T) {
 	doc := `{"mcpServers": {
 		"files": {"command": "npx", "args": ["-y", "srv", "${ROOT:-/srv}"], "timeout": 5000},
 		"tracker": {"url": "https://tracker.example/mcp", "headers": {"Authorization": "!pass show tracker"}}
 	}}`
 	noEnv := func(string) (string, bool) { return "", false }
-	f, err := Parse([]byte(doc), noEnv)
+	f, err := parse([]byte(doc), noEnv)
 	if err != nil {
-		fmt.Println(err)
-		return
+		t.Fatal(err)
 	}
-	for _, s := range f.List() {
-		fmt.Println(s.Name, s.Config.TransportType(), s.Config.Command, s.Config.Args, s.Config.ConnectTimeout, s.Commands)
+	var got strings.Builder
+	for _, s := range f.list() {
+		fmt.Fprintln(&got, s.Name, s.Config.TransportType(), s.Config.Command, s.Config.Args, s.Config.ConnectTimeout, s.Commands)
 	}
-	// Output:
-	// files stdio npx [-y srv /srv] 5s []
-	// tracker http  [] 0s [{headers Authorization pass show tracker}]
+	want := "files stdio npx [-y srv /srv] 5s []\ntracker http  [] 0s [{headers Authorization pass show tracker}]\n"
+	if got.String() != want {
+		t.Errorf("got\n%swant\n%s", got.String(), want)
+	}
 }

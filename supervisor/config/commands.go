@@ -1,4 +1,4 @@
-package supervisor
+package config
 
 import (
 	"context"
@@ -18,11 +18,8 @@ import (
 // The command's output is the secret: it goes into the connection's
 // configuration and nowhere else (no log, no error, no file).
 
-// CommandTimeout bounds one value command.
-const CommandTimeout = 10 * time.Second
-
-// commandTimeout is CommandTimeout; tests shorten it.
-var commandTimeout = CommandTimeout
+// commandTimeout bounds one value command (10 s); tests shorten it.
+var commandTimeout = 10 * time.Second
 
 // maxCommandOutput bounds what a value command may print: a header or an
 // environment value, not a stream.
@@ -35,16 +32,16 @@ type Command struct {
 	Line  string // the command as written, without the leading '!'
 }
 
-// CommandError is the failure of a value command. It names the server and
+// commandError is the failure of a value command. It names the server and
 // the key; it never holds what the command printed.
-type CommandError struct {
+type commandError struct {
 	Server string
 	Field  string // "env" or "headers"
 	Key    string
 	Err    error // the exit status, the timeout, the context's error
 }
 
-func (e *CommandError) Error() string {
+func (e *commandError) Error() string {
 	what := "env"
 	if e.Field == "headers" {
 		what = "header"
@@ -52,19 +49,28 @@ func (e *CommandError) Error() string {
 	return fmt.Sprintf("Server %q: %s %q: command %v", e.Server, what, e.Key, e.Err)
 }
 
-func (e *CommandError) Unwrap() error { return e.Err }
+func (e *commandError) Unwrap() error { return e.Err }
 
-// ErrCommandTimeout is the Err of a CommandError whose command ran longer
-// than CommandTimeout.
-var ErrCommandTimeout = errors.New("timed out")
+// ErrCommand matches the failure of a value command: a server whose
+// "!command" env or header value could not be computed (it failed, timed
+// out, printed too much, or was stopped), and which was therefore not
+// started. The error names the server and the key, never the output.
+var ErrCommand = errors.New("configuration value command failed")
+
+// Is makes errors.Is(err, ErrCommand) true.
+func (e *commandError) Is(target error) bool { return target == ErrCommand }
+
+// errCommandTimeout is the Err of a commandError whose command ran longer
+// than commandTimeout.
+var errCommandTimeout = errors.New("timed out")
 
 // Resolve returns the configuration to connect with: Config with every
 // value of Commands replaced by its command's trimmed standard output. The
 // commands run one after the other through the shell (sh -c on Unix, cmd
 // /c on Windows), in Config.Cwd when set, with the process's environment,
-// no input, and CommandTimeout each; their standard error is discarded.
-// The first failure ends Resolve with a *CommandError. Config itself is
-// not changed.
+// no input, and 10 seconds each; their standard error is discarded. The
+// first failure ends Resolve with an error that names the server and the
+// key, never what the command printed. Config itself is not changed.
 //
 // The configuration's Auth, unless set already, is the server's OAuth
 // client for an "oauth" entry (Auth.Client); else, when a header's value
@@ -79,7 +85,7 @@ func (s *Server) Resolve(ctx context.Context) (actors.ServerConfig, error) {
 	for _, c := range s.Commands {
 		out, err := runValueCommand(ctx, c.Line, cfg.Cwd)
 		if err != nil {
-			return actors.ServerConfig{}, &CommandError{Server: s.Name, Field: c.Field, Key: c.Key, Err: err}
+			return actors.ServerConfig{}, &commandError{Server: s.Name, Field: c.Field, Key: c.Key, Err: err}
 		}
 		if c.Field == "headers" && (header == nil || strings.EqualFold(c.Key, "Authorization")) {
 			header, headerOut = &c, out
@@ -126,7 +132,7 @@ func runValueCommand(ctx context.Context, line, dir string) (string, error) {
 	case ctx.Err() != nil:
 		return "", fmt.Errorf("stopped: %w", ctx.Err())
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
-		return "", fmt.Errorf("%w after %v", ErrCommandTimeout, commandTimeout)
+		return "", fmt.Errorf("%w after %v", errCommandTimeout, commandTimeout)
 	case err != nil:
 		var ee interface{ ExitCode() int }
 		if errors.As(err, &ee) {

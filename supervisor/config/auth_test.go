@@ -1,4 +1,4 @@
-package supervisor
+package config
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func TestAuthOAuthFields(t *testing.T) {
 		"type": "oauth", "credentialId": "${WHO}", "clientId": "${CID}", "clientSecret": "${SECRET}",
 		"clientMetadataUrl": "https://app.example/client.json", "issuer": "https://as.example",
 		"redirectPort": 4567, "scopes": ["a", "${MORE}"], "grant": "authorization_code", "tokenStore": "memory"}}}}`
-	f, err := Parse([]byte(doc), lookupFrom(map[string]string{"CID": "cid-1", "SECRET": "shh", "WHO": "alice", "MORE": "b"}))
+	f, err := parse([]byte(doc), lookupFrom(map[string]string{"CID": "cid-1", "SECRET": "shh", "WHO": "alice", "MORE": "b"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestAuthOAuthFields(t *testing.T) {
 	}
 
 	bad := `{"mcpServers": {"s": {"url": "https://h/mcp", "auth": {"type": "oauth", "grant": "password", "redirectPort": 70000, "scopes": 3}}}}`
-	_, err = Parse([]byte(bad), lookupFrom(nil))
+	_, err = parse([]byte(bad), lookupFrom(nil))
 	for _, w := range []string{`"auth.grant" must be`, `"auth.redirectPort" must be a port number`, `"auth.scopes" must be`} {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("error %v, want %s", err, w)
@@ -68,7 +68,7 @@ func TestAuthOAuthFields(t *testing.T) {
 func TestAuthPrivateKeyFile(t *testing.T) {
 	doc := `{"mcpServers": {"s": {"url": "https://h/mcp", "auth": {"type": "oauth", "clientId": "c",
 		"grant": "client_credentials", "privateKeyFile": "` + filepath.ToSlash(filepath.Join(t.TempDir(), "missing.pem")) + `"}}}}`
-	f, err := Parse([]byte(doc), lookupFrom(nil))
+	f, err := parse([]byte(doc), lookupFrom(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package supervisor
+package config
 
 import (
 	"encoding/json"
@@ -114,7 +114,7 @@ func TestDiscover(t *testing.T) {
 	if !slices.IsSorted(names) || len(names) != len(want) {
 		t.Errorf("servers = %v", names)
 	}
-	if d.Server("other-project") != nil {
+	if d.server("other-project") != nil {
 		t.Error("another project's entries of ~/.claude.json were read")
 	}
 
@@ -154,7 +154,7 @@ func TestDiscover(t *testing.T) {
 	if len(d.Files) != 14 {
 		t.Errorf("%d files read, want 14: %v", len(d.Files), d.Files)
 	}
-	if got := strings.Join(d.Names(), ","); strings.Contains(got, "parked") || strings.Contains(got, "off") || !strings.Contains(got, "shared") {
+	if got := strings.Join(d.names(), ","); strings.Contains(got, "parked") || strings.Contains(got, "off") || !strings.Contains(got, "shared") {
 		t.Errorf("Names() = %s", got)
 	}
 }
@@ -166,7 +166,7 @@ func TestDiscoverValues(t *testing.T) {
 	d := discover(t, DiscoverOptions{Home: home, ProjectDir: project})
 	get := func(name string) *Server {
 		t.Helper()
-		s := d.Server(name)
+		s := d.server(name)
 		if s == nil {
 			t.Fatalf("no server %q", name)
 		}
@@ -177,7 +177,7 @@ func TestDiscoverValues(t *testing.T) {
 	if got := strings.Join(get("native-user").Config.Args, " "); got != "--root /var/data $HOME" {
 		t.Errorf("args = %q", got)
 	}
-	if p := get("native-user").Config.Restart; p.MaxRestarts != 2 || effectiveRestart(p).Window != DefaultRestartWindow {
+	if p := get("native-user").Config.Restart; p.MaxRestarts != 2 || p.Window != 0 { // a window left out stays zero: the default
 		t.Errorf("restart = %+v", p)
 	}
 	if got := get("shared").Config.Env["TOKEN"]; got != "tok-api" {
@@ -281,7 +281,7 @@ func TestDiscoverHash(t *testing.T) {
 	other := map[string]string{"API_TOKEN": "changed", "GITHUB_TOKEN": "changed", "REMOTE_TOKEN": "changed", "REMOTE_KEY": "changed"}
 	d2 := discover(t, DiscoverOptions{Home: home, ProjectDir: project, Lookup: lookupFrom(other)})
 	for _, s := range d1.Servers {
-		if d2.Server(s.Name).Hash != s.Hash {
+		if d2.server(s.Name).Hash != s.Hash {
 			t.Errorf("%s: the hash changed with the variables' values", s.Name)
 		}
 	}
@@ -289,8 +289,8 @@ func TestDiscoverHash(t *testing.T) {
 	var native struct{ MCPServers map[string]json.RawMessage }
 	data, _ := os.ReadFile(filepath.Join(project, ".mcpactor/mcp.json"))
 	_ = json.Unmarshal(data, &native)
-	if want, _ := CanonicalConfigHash(native.MCPServers["shared"]); d1.Server("shared").Hash != want {
-		t.Errorf("shared: hash %s, want %s", d1.Server("shared").Hash, want)
+	if want, _ := canonicalHash(native.MCPServers["shared"]); d1.server("shared").Hash != want {
+		t.Errorf("shared: hash %s, want %s", d1.server("shared").Hash, want)
 	}
 	var codex struct {
 		MCPServers map[string]map[string]any `toml:"mcp_servers"`
@@ -299,15 +299,15 @@ func TestDiscoverHash(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(codex.MCPServers["remote"])
-	if want, _ := CanonicalConfigHash(raw); d1.Server("remote").Hash != want {
-		t.Errorf("remote: hash %s, want %s", d1.Server("remote").Hash, want)
+	if want, _ := canonicalHash(raw); d1.server("remote").Hash != want {
+		t.Errorf("remote: hash %s, want %s", d1.server("remote").Hash, want)
 	}
 	// Comments in a JSONC file are not part of the entry.
 	path := filepath.Join(project, ".vscode/mcp.json")
 	data, _ = os.ReadFile(path)
 	edited := strings.Replace(string(data), "/* A local one. */", "/* A local one, commented differently. */", 1)
 	writeFile(t, path, edited)
-	if d3 := discover(t, DiscoverOptions{Home: home, ProjectDir: project}); d3.Server("vscode-stdio").Hash != d1.Server("vscode-stdio").Hash {
+	if d3 := discover(t, DiscoverOptions{Home: home, ProjectDir: project}); d3.server("vscode-stdio").Hash != d1.server("vscode-stdio").Hash {
 		t.Error("a comment changed the hash")
 	}
 }
@@ -373,8 +373,8 @@ func TestDiscoverBrokenFiles(t *testing.T) {
 	}
 	// The invalid both-levels entry still claims its name: the user-level
 	// ones of ~/.claude.json stay hidden rather than stepping in.
-	if d.Server("both-levels") != nil || d.Server("claude-fine") == nil {
-		t.Errorf("both-levels = %v, claude-fine = %v", d.Server("both-levels"), d.Server("claude-fine"))
+	if d.server("both-levels") != nil || d.server("claude-fine") == nil {
+		t.Errorf("both-levels = %v, claude-fine = %v", d.server("both-levels"), d.server("claude-fine"))
 	}
 	hidden := 0
 	for _, sh := range d.Shadowed {
@@ -387,16 +387,16 @@ func TestDiscoverBrokenFiles(t *testing.T) {
 	}
 	// The other sources still load.
 	for _, name := range []string{"shared", "native-user", "claude-user", "codex-shared", "gemini-tools", "cursor-user", "windsurf-remote", "vscode-http"} {
-		if d.Server(name) == nil {
+		if d.server(name) == nil {
 			t.Errorf("%s missing", name)
 		}
 	}
 	for _, name := range []string{"docs", "gemini-http", "cursor-both"} {
-		if s := d.Server(name); s != nil && s.Source.Kind != SourceCursor {
+		if s := d.server(name); s != nil && s.Source.Kind != SourceCursor {
 			t.Errorf("%s loaded from a broken file", name)
 		}
 	}
-	if s := d.Server("cursor-both"); s == nil || s.Source.Level != LevelUser {
+	if s := d.server("cursor-both"); s == nil || s.Source.Level != LevelUser {
 		t.Errorf("cursor-both should fall back to the user file: %+v", s)
 	}
 }
@@ -411,7 +411,7 @@ func TestDiscoverSwitches(t *testing.T) {
 			t.Errorf("%s read from disabled source %s", s.Name, k)
 		}
 	}
-	if s := d.Server("shared"); s == nil || s.Source.Kind != SourceClaude {
+	if s := d.server("shared"); s == nil || s.Source.Kind != SourceClaude {
 		t.Errorf("shared should now be Claude Code's: %+v", s)
 	}
 	for _, sh := range d.Shadowed {
@@ -431,10 +431,10 @@ func TestDiscoverSwitches(t *testing.T) {
 			t.Errorf("%s read with NoProject", f)
 		}
 	}
-	if s := d.Server("shared"); s == nil || s.Source.Level != LevelUser || s.Config.Command != "native-user-shared" {
+	if s := d.server("shared"); s == nil || s.Source.Level != LevelUser || s.Config.Command != "native-user-shared" {
 		t.Errorf("shared = %+v", s)
 	}
-	if d.Server("claude-local") == nil {
+	if d.server("claude-local") == nil {
 		t.Error("~/.claude.json's per-project entries are the user's and stay with NoProject")
 	}
 
@@ -456,7 +456,7 @@ func TestDiscoverProjectIsHome(t *testing.T) {
 		}
 		seen[f] = true
 	}
-	if s := d.Server("gemini-http"); s == nil || s.Source.Level != LevelUser || s.NeedsApproval {
+	if s := d.server("gemini-http"); s == nil || s.Source.Level != LevelUser || s.NeedsApproval {
 		t.Errorf("gemini-http = %+v", s)
 	}
 }

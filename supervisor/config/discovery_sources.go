@@ -1,4 +1,4 @@
-package supervisor
+package config
 
 import (
 	"encoding/json"

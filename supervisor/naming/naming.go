@@ -1,4 +1,10 @@
-package supervisor
+// Package naming holds the names under which the manager offers its
+// servers' tools and prompts to an agent, mcp__<server>__<tool>: the
+// two-way index of exposed names (ToolIndex) and the repair of a server's
+// tool list (NormalizeTools). It is an engine package of the manager
+// (package supervisor); the supported API is the root package,
+// github.com/mcpactor/mcpactor.
+package naming
 
 import (
 	"bytes"
@@ -19,13 +25,13 @@ import (
 // characters from [a-zA-Z0-9_-]; several servers may offer tools of the same
 // name, so each is exposed as mcp__<server>__<tool>.
 const (
-	// MaxExposedNameLen is the longest exposed tool name.
-	MaxExposedNameLen = 64
+	// maxExposedNameLen is the longest exposed tool name.
+	maxExposedNameLen = 64
 	// nameHashLen hex digits of SHA-256 follow "_" in a shortened or
 	// disambiguated name.
 	nameHashLen = 8
 	// namePrefixLen is what is kept of a name that gets a hash suffix.
-	namePrefixLen = MaxExposedNameLen - 1 - nameHashLen
+	namePrefixLen = maxExposedNameLen - 1 - nameHashLen
 )
 
 // ToolPair names a tool as its server knows it.
@@ -35,7 +41,7 @@ type ToolPair struct {
 }
 
 // ToolIndex maps each (server, tool) pair to the name exposed to an agent and
-// back. A call by exposed name is routed with Lookup, never by splitting the
+// back. A call by exposed name is routed by the exposed name to the pair it was made from, never by splitting the
 // name: server "a__b" with tool "c" and server "a" with tool "b__c" would
 // both be mcp__a__b__c, and sanitising loses what was there.
 //
@@ -51,7 +57,7 @@ type ToolPair struct {
 //     old name fails rather than reaching the wrong tool.
 //
 // So one tool's name depends only on the tool itself and on whether another
-// tool shares its base name. Changing server A's tools (Replace) renames a
+// tool shares its base name. Changing server A's tools (replace) renames a
 // tool of server B only when one of A's tools comes to share that tool's
 // base name (both then take suffixes) or stops sharing it (B's tool gets its
 // base name back). In the pathological case where a suffixed name equals some
@@ -76,7 +82,7 @@ func NewToolIndex(pairs []ToolPair) *ToolIndex {
 	bases := make([]string, len(sorted))
 	owners := make(map[string]int, len(sorted)) // base name -> how many pairs have it
 	for i, r := range sorted {
-		fulls[i] = "mcp__" + sanitizeToolName(r.Server) + "__" + sanitizeToolName(r.Tool)
+		fulls[i] = "mcp__" + Sanitize(r.Server) + "__" + Sanitize(r.Tool)
 		bases[i] = shortenToolName(fulls[i])
 		owners[bases[i]]++
 	}
@@ -120,8 +126,8 @@ func (ix *ToolIndex) Exposed(server, tool string) (string, bool) {
 	return name, ok
 }
 
-// Lookup returns the server and the raw tool name behind an exposed name.
-func (ix *ToolIndex) Lookup(exposed string) (server, tool string, ok bool) {
+// lookup returns the server and the raw tool name behind an exposed name.
+func (ix *ToolIndex) lookup(exposed string) (server, tool string, ok bool) {
 	if ix == nil {
 		return "", "", false
 	}
@@ -129,27 +135,27 @@ func (ix *ToolIndex) Lookup(exposed string) (server, tool string, ok bool) {
 	return r.Server, r.Tool, ok
 }
 
-// Len is the number of tools in the index.
-func (ix *ToolIndex) Len() int {
+// count is the number of tools in the index.
+func (ix *ToolIndex) count() int {
 	if ix == nil {
 		return 0
 	}
 	return len(ix.pairs)
 }
 
-// Pairs returns every pair in the index, sorted by server, then tool.
-func (ix *ToolIndex) Pairs() []ToolPair {
+// sortedPairs returns every pair in the index, sorted by server, then tool.
+func (ix *ToolIndex) sortedPairs() []ToolPair {
 	if ix == nil {
 		return nil
 	}
 	return slices.Clone(ix.pairs)
 }
 
-// Replace returns a new index in which server offers exactly tools (none
+// replace returns a new index in which server offers exactly tools (none
 // removes it) and every other server's tools are unchanged. Other servers'
 // exposed names stay as they were except where the type's rule forces a
 // change: one of the new tools shares, or no longer shares, their base name.
-func (ix *ToolIndex) Replace(server string, tools []string) *ToolIndex {
+func (ix *ToolIndex) replace(server string, tools []string) *ToolIndex {
 	var pairs []ToolPair
 	if ix != nil {
 		pairs = make([]ToolPair, 0, len(ix.pairs)+len(tools))
@@ -172,10 +178,11 @@ func compareToolPairs(a, b ToolPair) int {
 	return cmp.Compare(a.Tool, b.Tool)
 }
 
-// sanitizeToolName lower-cases s and turns every run of characters outside
+// Sanitize lower-cases s and turns every run of characters outside
 // [a-z0-9_-] into one "_". Letters outside ASCII become "_" too: agent APIs
-// accept only ASCII names.
-func sanitizeToolName(s string) string {
+// accept only ASCII names. The tool-list cache names its files with it
+// too, for people looking at the directory.
+func Sanitize(s string) string {
 	b := make([]byte, 0, len(s))
 	inRun := false
 	for _, r := range s {
@@ -197,7 +204,7 @@ func sanitizeToolName(s string) string {
 // and shortens a longer one to a prefix plus a hash of the whole, so that
 // long names differing only at the end stay apart.
 func shortenToolName(full string) string {
-	if len(full) <= MaxExposedNameLen {
+	if len(full) <= maxExposedNameLen {
 		return full
 	}
 	sum := sha256.Sum256([]byte(full))

@@ -1,4 +1,4 @@
-package supervisor
+package config
 
 import (
 	"bytes"
@@ -52,7 +52,7 @@ func parseEntry(name string, raw json.RawMessage, d dialect, src Source, lookup 
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		return nil, []string{fmt.Sprintf("Server %q: the entry must be a JSON object", name)}
 	}
-	hash, err := CanonicalConfigHash(raw)
+	hash, err := canonicalHash(raw)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("Server %q: %v", name, err)}
 	}
@@ -65,7 +65,7 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 	lookup func(string) (string, bool), warnings, problems []string) (*Server, []string) {
 	d := &entryDecoder{server: name, fields: fields, problems: problems}
 	x := &expander{server: name, lookup: lookup}
-	s := &Server{Name: name, Enabled: true, Source: src, Hash: hash, QueueTimeout: DefaultQueueTimeout}
+	s := &Server{Name: name, Enabled: true, Source: src, Hash: hash, QueueTimeout: defaultQueueTimeout}
 	for _, k := range sortedKeys(fields) {
 		if !slices.Contains(knownFields, k) {
 			warnings = append(warnings, fmt.Sprintf("Server %q: unknown field %q ignored", name, k))
@@ -240,9 +240,9 @@ func (d *entryDecoder) object(key string, known []string, warnings *[]string) *e
 }
 
 // restart reads "restart" into p as written: a field left out stays zero
-// (its default, effectiveRestart), and a written "maxRestarts": 0, which
+// (its default, which the manager applies), and a written "maxRestarts": 0, which
 // means no restart, is kept as -1, what says so in a RestartPolicy.
-func (d *entryDecoder) restart(p *RestartPolicy, warnings *[]string) {
+func (d *entryDecoder) restart(p *actors.RestartPolicy, warnings *[]string) {
 	r := d.object("restart", restartFields, warnings)
 	if r == nil {
 		return

@@ -1,4 +1,4 @@
-package supervisor
+package config
 
 import (
 	"errors"
@@ -66,8 +66,8 @@ func (s Shadowing) String() string {
 	return fmt.Sprintf("server %q of %s is shadowed by %s", s.Name, s.Hidden, s.Winner)
 }
 
-// Server returns the server of that name, or nil.
-func (d *Discovery) Server(name string) *Server {
+// server returns the server of that name, or nil.
+func (d *Discovery) server(name string) *Server {
 	i, ok := slices.BinarySearchFunc(d.Servers, name, func(s *Server, n string) int { return strings.Compare(s.Name, n) })
 	if !ok {
 		return nil
@@ -75,8 +75,8 @@ func (d *Discovery) Server(name string) *Server {
 	return d.Servers[i]
 }
 
-// Names returns the enabled servers' names in sorted order.
-func (d *Discovery) Names() []string {
+// names returns the enabled servers' names in sorted order.
+func (d *Discovery) names() []string {
 	var names []string
 	for _, s := range d.Servers {
 		if s.Enabled {
@@ -168,8 +168,8 @@ var discoverySources = []discoverySource{
 	}},
 }
 
-// SourceKinds returns the kinds Discover reads, in priority order.
-func SourceKinds() []string {
+// sourceKinds returns the kinds Discover reads, in priority order.
+func sourceKinds() []string {
 	kinds := make([]string, len(discoverySources))
 	for i, s := range discoverySources {
 		kinds[i] = s.kind
@@ -185,7 +185,7 @@ func SourceKinds() []string {
 // approval first (Server.NeedsApproval). The error is for the options: an
 // unknown source kind, a home or working directory that cannot be found.
 func Discover(opts DiscoverOptions) (*Discovery, error) {
-	kinds := SourceKinds()
+	kinds := sourceKinds()
 	for _, k := range opts.Disable {
 		if !slices.Contains(kinds, k) {
 			return nil, fmt.Errorf("discovery: unknown source %q (the sources are %s)", k, strings.Join(kinds, ", "))

@@ -1,4 +1,4 @@
-package supervisor
+package naming
 
 import (
 	"crypto/sha256"
@@ -55,7 +55,7 @@ func TestNameSanitising(t *testing.T) {
 			if !exposedNameShape.MatchString(got) {
 				t.Errorf("%q is not a valid exposed name", got)
 			}
-			if s, tool, ok := ix.Lookup(got); !ok || s != c.server || tool != c.tool {
+			if s, tool, ok := ix.lookup(got); !ok || s != c.server || tool != c.tool {
 				t.Errorf("Lookup(%q) = %q, %q, %v", got, s, tool, ok)
 			}
 		})
@@ -88,7 +88,7 @@ func TestNameBoundaryWithoutCollision(t *testing.T) {
 		if got, _ := ix.Exposed(c.server, c.tool); got != c.want {
 			t.Errorf("Exposed(%q, %q) = %q, want %q", c.server, c.tool, got, c.want)
 		}
-		if s, tool, ok := ix.Lookup(c.want); !ok || s != c.server || tool != c.tool {
+		if s, tool, ok := ix.lookup(c.want); !ok || s != c.server || tool != c.tool {
 			t.Errorf("Lookup(%q) = %q, %q, %v", c.want, s, tool, ok)
 		}
 	}
@@ -127,15 +127,15 @@ func TestNameCollisions(t *testing.T) {
 					t.Errorf("%v and %v both got %q", p, other, got)
 				}
 				seen[got] = p
-				if s, tool, ok := ix.Lookup(got); !ok || (ToolPair{s, tool}) != p {
+				if s, tool, ok := ix.lookup(got); !ok || (ToolPair{s, tool}) != p {
 					t.Errorf("Lookup(%q) = %q, %q, %v; want %v", got, s, tool, ok, p)
 				}
 			}
-			if _, _, ok := ix.Lookup(c.base); ok {
+			if _, _, ok := ix.lookup(c.base); ok {
 				t.Errorf("the shared name %q still resolves", c.base)
 			}
-			if ix.Len() != len(c.pairs) {
-				t.Errorf("Len = %d, want %d", ix.Len(), len(c.pairs))
+			if ix.count() != len(c.pairs) {
+				t.Errorf("Len = %d, want %d", ix.count(), len(c.pairs))
 			}
 		})
 	}
@@ -184,8 +184,8 @@ func TestNameDeterministicUnderShuffle(t *testing.T) {
 				t.Fatalf("order %v: %v named %q, want %q", shuffled, p, g, w)
 			}
 		}
-		if got.Len() != 10 {
-			t.Fatalf("Len = %d, want 10", got.Len())
+		if got.count() != 10 {
+			t.Fatalf("Len = %d, want 10", got.count())
 		}
 	}
 }
@@ -208,7 +208,7 @@ func TestNameOtherServersStable(t *testing.T) {
 	}
 
 	// No new collision: nobody else moves.
-	ix2 := ix.Replace("a.b", []string{"y", "w", "new"})
+	ix2 := ix.replace("a.b", []string{"y", "w", "new"})
 	if got := exposedNames(ix2, "a_b", "c", "d"); fmt.Sprint(got) != fmt.Sprint(b) {
 		t.Errorf("a_b renamed: %v -> %v", b, got)
 	}
@@ -221,13 +221,13 @@ func TestNameOtherServersStable(t *testing.T) {
 	if got := exposedNames(ix2, "a.b", "w"); got[0] != "mcp__a_b__w" {
 		t.Errorf("a.b/w = %q", got[0])
 	}
-	if ix.Len() != 5 {
+	if ix.count() != 5 {
 		t.Error("Replace modified the original index")
 	}
 
 	// a.b gains c, which collides with a_b/c: that one tool moves, a_b/d
 	// and z/x do not.
-	ix3 := ix2.Replace("a.b", []string{"y", "c"})
+	ix3 := ix2.replace("a.b", []string{"y", "c"})
 	got := exposedNames(ix3, "a_b", "c", "d")
 	if got[0] == b[0] || got[1] != b[1] {
 		t.Errorf("after a collision on a_b/c: %v -> %v", b, got)
@@ -235,22 +235,22 @@ func TestNameOtherServersStable(t *testing.T) {
 	if got := exposedNames(ix3, "z", "x"); fmt.Sprint(got) != fmt.Sprint(z) {
 		t.Errorf("z renamed: %v -> %v", z, got)
 	}
-	if _, _, ok := ix3.Lookup(b[0]); ok {
+	if _, _, ok := ix3.lookup(b[0]); ok {
 		t.Errorf("%q still resolves after the collision", b[0])
 	}
 
 	// The collision goes away: a_b/c has its base name back.
-	ix4 := ix3.Replace("a.b", nil)
+	ix4 := ix3.replace("a.b", nil)
 	if got := exposedNames(ix4, "a_b", "c", "d"); fmt.Sprint(got) != fmt.Sprint(b) {
 		t.Errorf("a_b after a.b left: %v, want %v", got, b)
 	}
-	if ix4.Len() != 3 {
-		t.Errorf("Len after removing a.b = %d", ix4.Len())
+	if ix4.count() != 3 {
+		t.Errorf("Len after removing a.b = %d", ix4.count())
 	}
 
 	// Replace gives what building from scratch gives.
 	fresh := NewToolIndex([]ToolPair{{"z", "x"}, {"a.b", "c"}, {"a_b", "d"}, {"a.b", "y"}, {"a_b", "c"}})
-	for _, p := range fresh.Pairs() {
+	for _, p := range fresh.sortedPairs() {
 		w, _ := fresh.Exposed(p.Server, p.Tool)
 		g, _ := ix3.Exposed(p.Server, p.Tool)
 		if g != w {
@@ -277,7 +277,7 @@ func TestNameRoundTrip(t *testing.T) {
 	}
 	ix := NewToolIndex(pairs)
 	seen := map[string]bool{}
-	for _, p := range ix.Pairs() {
+	for _, p := range ix.sortedPairs() {
 		name, ok := ix.Exposed(p.Server, p.Tool)
 		if !ok || !exposedNameShape.MatchString(name) {
 			t.Fatalf("%q/%q -> %q, %v", p.Server, p.Tool, name, ok)
@@ -286,11 +286,11 @@ func TestNameRoundTrip(t *testing.T) {
 			t.Fatalf("%q given twice", name)
 		}
 		seen[name] = true
-		if s, tool, ok := ix.Lookup(name); !ok || s != p.Server || tool != p.Tool {
+		if s, tool, ok := ix.lookup(name); !ok || s != p.Server || tool != p.Tool {
 			t.Fatalf("Lookup(%q) = %q, %q, %v; want %q, %q", name, s, tool, ok, p.Server, p.Tool)
 		}
 	}
-	if _, _, ok := ix.Lookup("mcp__nope__nope"); ok {
+	if _, _, ok := ix.lookup("mcp__nope__nope"); ok {
 		t.Error("an unknown name resolved")
 	}
 }
@@ -300,13 +300,13 @@ func TestNameNilIndex(t *testing.T) {
 	if _, ok := ix.Exposed("a", "b"); ok {
 		t.Error("nil index has a name")
 	}
-	if _, _, ok := ix.Lookup("mcp__a__b"); ok {
+	if _, _, ok := ix.lookup("mcp__a__b"); ok {
 		t.Error("nil index resolves a name")
 	}
-	if ix.Len() != 0 || ix.Pairs() != nil {
+	if ix.count() != 0 || ix.sortedPairs() != nil {
 		t.Error("nil index is not empty")
 	}
-	if got, _ := ix.Replace("a", []string{"b"}).Exposed("a", "b"); got != "mcp__a__b" {
+	if got, _ := ix.replace("a", []string{"b"}).Exposed("a", "b"); got != "mcp__a__b" {
 		t.Errorf("Replace on nil: %q", got)
 	}
 }

@@ -1,7 +1,6 @@
-package supervisor
+package config
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -37,39 +36,5 @@ func TestNewServerHashesSupervision(t *testing.T) {
 			t.Errorf("changing %s leaves the hash of %s", what, other)
 		}
 		seen[got] = what
-	}
-}
-
-// A zero field of a restart policy takes its default; a negative
-// MaxRestarts allows none; a minimum above the default maximum raises it.
-func TestEffectiveRestart(t *testing.T) {
-	if got := effectiveRestart(RestartPolicy{}); got != DefaultRestartPolicy() {
-		t.Errorf("zero policy = %+v, want the default", got)
-	}
-	got := effectiveRestart(RestartPolicy{MaxRestarts: -1, BackoffMin: time.Minute})
-	want := RestartPolicy{MaxRestarts: 0, Window: DefaultRestartWindow, BackoffMin: time.Minute, BackoffMax: time.Minute}
-	if got != want {
-		t.Errorf("policy = %+v, want %+v", got, want)
-	}
-}
-
-// The private-scope cache key carries the identity's hash, never the
-// identity itself; no identity, no identity hash.
-func TestCacheKeyIdentity(t *testing.T) {
-	a := &managerActor{}
-	s, err := NewServer("s", actors.ServerConfig{Command: "srv", Identity: "alice@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := a.cacheKey(s)
-	if k.Identity != cacheDigest([]byte("alice@example.com")) || strings.Contains(k.Identity, "alice") {
-		t.Errorf("identity in the key = %q", k.Identity)
-	}
-	if err := k.check(); err != nil {
-		t.Error(err)
-	}
-	s.Config.Identity = ""
-	if k := a.cacheKey(s); k.Identity != "" {
-		t.Errorf("no identity, key identity %q", k.Identity)
 	}
 }

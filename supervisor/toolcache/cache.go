@@ -1,13 +1,19 @@
-package supervisor
+// Package toolcache holds the tool-list cache: each managed server's last
+// tool list on disk, so that a server still connecting at startup can be
+// offered with the tools it had last time, and the era it last spoke, so
+// that its next start skips the probe (docs/configuration.md, "Tool names
+// and the tool-list cache"). It is an engine package of the manager
+// (package supervisor); the supported API is the root package,
+// github.com/mcpactor/mcpactor.
+package toolcache
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,40 +21,37 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
 
-// The tool-list cache keeps each server's last tool list on disk, so that a
-// server still connecting at startup can be offered with the tools it had
-// last time (docs/configuration.md, "Tool names and the tool-list cache").
-
 const (
-	// CacheFormatVersion is the version of the entry format; an entry of
+	// formatVersion is the version of the entry format; an entry of
 	// another version is a miss.
-	CacheFormatVersion = 1
-	// DefaultCacheMaxAge is how long an entry is kept when Cache.MaxAge is 0.
-	DefaultCacheMaxAge = 30 * 24 * time.Hour
+	formatVersion = 1
+	// defaultMaxAge is how long an entry is kept when Cache.MaxAge is 0.
+	defaultMaxAge = 30 * 24 * time.Hour
 
 	// Entries are tools-<server>-<digest>.json; temporary files are
-	// .tools-*.tmp. Prune touches nothing else, so a cache directory shared
+	// .tools-*.tmp. prune touches nothing else, so a cache directory shared
 	// with other files is safe.
 	cacheFilePrefix = "tools-"
 	cacheFileSuffix = ".json"
 	cacheTempPrefix = ".tools-"
 	cacheTempSuffix = ".tmp"
-	// cacheTempGrace is how old a temporary file must be before Prune takes
+	// cacheTempGrace is how old a temporary file must be before prune takes
 	// it for the leftover of a writer that died, not one still writing.
 	cacheTempGrace = time.Hour
 )
 
-// CacheKey says whose tool list an entry holds. It carries no secrets: the
+// Key says whose tool list an entry holds. It carries no secrets: the
 // caller hashes the configuration and the auth identity, and the cache
 // hashes the project directory.
-type CacheKey struct {
+type Key struct {
 	// Server is the server's name.
 	Server string
 	// ConfigHash is the hex SHA-256 of the server's configuration as
 	// written, before variables and secrets are resolved, with object keys
-	// sorted (CanonicalConfigHash).
+	// sorted (the configuration's Server.Hash).
 	ConfigHash string
 	// ProjectDir is the project directory of a project-level server, "" for
 	// a user-level one: the same name in two projects is two servers. Only
@@ -60,9 +63,9 @@ type CacheKey struct {
 	Identity string
 }
 
-// CacheEntry is one server's tool list as last fetched.
-type CacheEntry struct {
-	// Version is CacheFormatVersion; Store sets it.
+// Entry is one server's tool list as last fetched.
+type Entry struct {
+	// Version is formatVersion; Store sets it.
 	Version int `json:"version"`
 	// The key material, hashes only; Store sets it from the key.
 	Server       string `json:"server"`
@@ -87,16 +90,16 @@ type CacheEntry struct {
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 }
 
-// The eras a CacheEntry records.
+// The eras an Entry records.
 const (
-	eraSession   = "session"   // the initialize handshake (2024-11-05 to 2025-11-25)
-	eraStateless = "stateless" // 2026-07-28
+	EraSession   = "session"   // the initialize handshake (2024-11-05 to 2025-11-25)
+	EraStateless = "stateless" // 2026-07-28
 )
 
-// Fresh reports whether the server's ttlMs still covers the entry at now. An
+// fresh reports whether the server's ttlMs still covers the entry at now. An
 // absent or zero ttlMs is stale at once. Staleness only asks for a refresh:
 // a stale entry is still what the slow-server fallback serves.
-func (e *CacheEntry) Fresh(now time.Time) bool {
+func (e *Entry) fresh(now time.Time) bool {
 	if e.TTLMs == nil || *e.TTLMs <= 0 {
 		return false
 	}
@@ -106,25 +109,25 @@ func (e *CacheEntry) Fresh(now time.Time) bool {
 // shared reports whether the entry may be served to any auth identity. Only
 // a list the server marked "public" is; an absent scope is taken as private,
 // the reading that cannot leak one user's list to another.
-func (e *CacheEntry) shared() bool { return e.CacheScope == "public" }
+func (e *Entry) shared() bool { return e.CacheScope == "public" }
 
-// Cache is the on-disk tool-list cache. The zero value uses DefaultCacheDir
-// and DefaultCacheMaxAge. Any number of goroutines and processes may Load
+// Cache is the on-disk tool-list cache. The zero value uses DefaultDir
+// and defaultMaxAge. Any number of goroutines and processes may Load
 // and Store at once: an entry is written to a temporary file and renamed into
 // place, so a reader sees the old entry or the new one, never part of one.
 type Cache struct {
-	// Dir holds the entries; "" means DefaultCacheDir().
+	// Dir holds the entries; "" means DefaultDir().
 	Dir string
-	// MaxAge is how long an entry is kept; 0 means DefaultCacheMaxAge.
+	// MaxAge is how long an entry is kept; 0 means defaultMaxAge.
 	MaxAge time.Duration
 	// Warn receives the problems that make an entry a miss (unreadable,
 	// corrupt); nil discards them.
 	Warn func(string)
 }
 
-// DefaultCacheDir is mcpactor under the user's cache directory
+// DefaultDir is mcpactor under the user's cache directory
 // (os.UserCacheDir).
-func DefaultCacheDir() (string, error) {
+func DefaultDir() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", err
@@ -132,33 +135,15 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(dir, "mcpactor"), nil
 }
 
-// CanonicalConfigHash returns the hex SHA-256 of a JSON document with its
-// object keys sorted and insignificant space removed, so that the same
-// configuration written differently hashes alike. Numbers are kept as
-// written. Pass the server's configuration before variables and secrets are
-// resolved.
-func CanonicalConfigHash(raw []byte) (string, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return "", fmt.Errorf("configuration hash: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return "", errors.New("configuration hash: data after the JSON value")
-	}
-	canonical, err := json.Marshal(v) // encoding/json writes map keys sorted
-	if err != nil {
-		return "", fmt.Errorf("configuration hash: %w", err)
-	}
-	return cacheDigest(canonical), nil
-}
+// HashIdentity is the Key.Identity of an auth identity: its hex SHA-256,
+// so that the identity itself is never written.
+func HashIdentity(identity string) string { return digest([]byte(identity)) }
 
 // Load returns the entry for key, if there is one no older than MaxAge. An
 // entry written for another auth identity is not seen unless the server
 // marked its list public. A missing entry or one of another format version is
 // a plain miss; an unreadable or corrupt one is a miss and a warning.
-func (c *Cache) Load(key CacheKey) (*CacheEntry, bool) {
+func (c *Cache) Load(key Key) (*Entry, bool) {
 	if err := key.check(); err != nil {
 		c.warn(err.Error())
 		return nil, false
@@ -168,7 +153,7 @@ func (c *Cache) Load(key CacheKey) (*CacheEntry, bool) {
 		c.warn(fmt.Sprintf("tool cache for server %q: %v", key.Server, err))
 		return nil, false
 	}
-	var best *CacheEntry
+	var best *Entry
 	for _, shared := range []bool{false, true} {
 		e := c.read(filepath.Join(dir, key.fileName(shared)), key, shared)
 		if e != nil && (best == nil || e.FetchedAt.After(best.FetchedAt)) {
@@ -179,7 +164,7 @@ func (c *Cache) Load(key CacheKey) (*CacheEntry, bool) {
 }
 
 // read returns the entry in path if it is one for key, else nil.
-func (c *Cache) read(path string, key CacheKey, shared bool) *CacheEntry {
+func (c *Cache) read(path string, key Key, shared bool) *Entry {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -195,10 +180,10 @@ func (c *Cache) read(path string, key CacheKey, shared bool) *CacheEntry {
 		c.warn(fmt.Sprintf("tool cache for server %q: %s is corrupt: %v", key.Server, path, err))
 		return nil
 	}
-	if head.Version != CacheFormatVersion {
+	if head.Version != formatVersion {
 		return nil
 	}
-	var e CacheEntry
+	var e Entry
 	if err := json.Unmarshal(data, &e); err != nil {
 		c.warn(fmt.Sprintf("tool cache for server %q: %s is corrupt: %v", key.Server, path, err))
 		return nil
@@ -218,7 +203,7 @@ func (c *Cache) read(path string, key CacheKey, shared bool) *CacheEntry {
 // entry's version and key material come from the key, not from e, which is
 // not modified. The file is written whole under a temporary name, synced and
 // renamed into place, and readable by the user alone.
-func (c *Cache) Store(key CacheKey, e *CacheEntry) error {
+func (c *Cache) Store(key Key, e *Entry) error {
 	if err := key.check(); err != nil {
 		return err
 	}
@@ -235,7 +220,7 @@ func (c *Cache) Store(key CacheKey, e *CacheEntry) error {
 	entry := *e
 	shared := entry.shared()
 	m := key.material(shared)
-	entry.Version = CacheFormatVersion
+	entry.Version = formatVersion
 	entry.Server, entry.ConfigHash, entry.ProjectHash, entry.IdentityHash = m.Server, m.ConfigHash, m.ProjectHash, m.IdentityHash
 	if entry.FetchedAt.IsZero() {
 		entry.FetchedAt = time.Now()
@@ -258,7 +243,7 @@ func (c *Cache) Store(key CacheKey, e *CacheEntry) error {
 }
 
 // writeCacheFile replaces path atomically. The modification time is set to
-// the entry's fetch time, so that Prune can age entries (and corrupt or
+// the entry's fetch time, so that prune can age entries (and corrupt or
 // foreign-version files) without reading them.
 func writeCacheFile(path string, data []byte, fetched time.Time) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), cacheTempPrefix+"*"+cacheTempSuffix)
@@ -290,10 +275,10 @@ func writeCacheFile(path string, data []byte, fetched time.Time) (err error) {
 	return os.Rename(tmp.Name(), path)
 }
 
-// Prune removes the entries fetched more than MaxAge before now, and
+// prune removes the entries fetched more than MaxAge before now, and
 // temporary files left by writers that died. It returns how many files it
 // removed; a file it cannot remove is a warning, not an error.
-func (c *Cache) Prune(now time.Time) (int, error) {
+func (c *Cache) prune(now time.Time) (int, error) {
 	dir, err := c.dir()
 	if err != nil {
 		return 0, fmt.Errorf("tool cache: %w", err)
@@ -337,14 +322,14 @@ func (c *Cache) dir() (string, error) {
 	if c.Dir != "" {
 		return c.Dir, nil
 	}
-	return DefaultCacheDir()
+	return DefaultDir()
 }
 
 func (c *Cache) maxAge() time.Duration {
 	if c.MaxAge > 0 {
 		return c.MaxAge
 	}
-	return DefaultCacheMaxAge
+	return defaultMaxAge
 }
 
 func (c *Cache) warn(msg string) {
@@ -356,14 +341,14 @@ func (c *Cache) warn(msg string) {
 // check refuses a key whose hashes are not hex SHA-256 digests: a caller
 // that passed a token by mistake gets an error rather than the token on
 // disk.
-func (k CacheKey) check() error {
+func (k Key) check() error {
 	if k.Server == "" {
 		return errors.New("tool cache: the key has no server name")
 	}
-	if !isCacheDigest(k.ConfigHash) {
+	if !isDigest(k.ConfigHash) {
 		return fmt.Errorf("tool cache for server %q: ConfigHash is not a hex SHA-256", k.Server)
 	}
-	if k.Identity != "" && !isCacheDigest(k.Identity) {
+	if k.Identity != "" && !isDigest(k.Identity) {
 		return fmt.Errorf("tool cache for server %q: Identity is not a hex SHA-256", k.Server)
 	}
 	return nil
@@ -371,10 +356,10 @@ func (k CacheKey) check() error {
 
 // material is the key as written into an entry. A shared (public) entry
 // carries no identity: it is the same for everyone.
-func (k CacheKey) material(shared bool) CacheEntry {
-	m := CacheEntry{Server: k.Server, ConfigHash: k.ConfigHash}
+func (k Key) material(shared bool) Entry {
+	m := Entry{Server: k.Server, ConfigHash: k.ConfigHash}
 	if k.ProjectDir != "" {
-		m.ProjectHash = cacheDigest([]byte(filepath.Clean(k.ProjectDir)))
+		m.ProjectHash = digest([]byte(filepath.Clean(k.ProjectDir)))
 	}
 	if !shared {
 		m.IdentityHash = k.Identity
@@ -384,26 +369,26 @@ func (k CacheKey) material(shared bool) CacheEntry {
 
 // fileName is the entry's file: the server's name, made safe, for people
 // looking at the directory, then a digest of the whole key material.
-func (k CacheKey) fileName(shared bool) string {
+func (k Key) fileName(shared bool) string {
 	m := k.material(shared)
 	scope := "private"
 	if shared {
 		scope = "public"
 	}
 	parts, _ := json.Marshal([]string{m.Server, m.ConfigHash, m.ProjectHash, scope, m.IdentityHash})
-	server := sanitizeToolName(k.Server)
+	server := naming.Sanitize(k.Server)
 	if len(server) > 40 {
 		server = server[:40]
 	}
-	return cacheFilePrefix + server + "-" + cacheDigest(parts)[:32] + cacheFileSuffix
+	return cacheFilePrefix + server + "-" + digest(parts)[:32] + cacheFileSuffix
 }
 
-func cacheDigest(b []byte) string {
+func digest(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
-func isCacheDigest(s string) bool {
+func isDigest(s string) bool {
 	if len(s) != 2*sha256.Size {
 		return false
 	}
