@@ -60,6 +60,12 @@ var (
 	// ErrBrokenAnswer: an HTTP answer broke off after the server had
 	// begun it.
 	ErrBrokenAnswer = transport.ErrBrokenAnswer
+	// ErrAuthorization: an HTTP request could not be authorized: its
+	// Authorizer (ServerConfig.Auth) failed before the server could answer
+	// (the authorization server refused or could not be reached, the user
+	// step is needed). It unwraps to the Authorizer's error
+	// (transport/oauth's, for an OAuth client).
+	ErrAuthorization = transport.ErrAuthorization
 	// ErrNoResponse: an SSE stream ended before the response and could not
 	// be resumed.
 	ErrNoResponse = transport.ErrNoResponse

@@ -180,6 +180,11 @@ const (
 // partial: invalid entries are left out, Manage returns the manager and a
 // nil error, and the problems are on the manager (Warnings, Invalid) as
 // well as in the runtime's log.
+//
+// When ctx ends before Manage would have returned, it returns the manager
+// together with ctx's error: the manager is live and goes on starting its
+// servers (only the wait was cut short); Close it, or Stop the runtime,
+// if it is not wanted. Any other error comes with a nil manager.
 func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, error) {
 	servers, report, err := managedServers(opts, rt.env.Logger)
 	if err != nil {
@@ -256,9 +261,9 @@ func (m *Manager) Invalid() []InvalidEntry {
 	return slices.Clone(m.report.Load().invalid)
 }
 
-// Prompts returns the prompts of every ready server by exposed name
+// ListPrompts returns the prompts of every ready server by exposed name
 // (mcp__<server>__<prompt>, named as tools are).
-func (m *Manager) Prompts() []ManagedPrompt { return m.m.Prompts() }
+func (m *Manager) ListPrompts() []ManagedPrompt { return m.m.Prompts() }
 
 // GetPrompt renders a prompt by its exposed name on the server that
 // offers it.
@@ -266,9 +271,9 @@ func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string
 	return m.m.GetPrompt(ctx, exposed, args)
 }
 
-// Resources returns the resources every ready server lists, with the
+// ListResources returns the resources every ready server lists, with the
 // server's name, sorted by server and URI.
-func (m *Manager) Resources() []ManagedResource { return m.m.Resources() }
+func (m *Manager) ListResources() []ManagedResource { return m.m.Resources() }
 
 // ReadResource reads a resource from the named server by URI. Resources
 // are addressed by server and URI, not by an exposed name: a URI is the
@@ -278,9 +283,9 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messag
 	return m.m.ReadResource(ctx, server, uri)
 }
 
-// Tools returns every managed tool by its exposed name: the live tools of
+// ListTools returns every managed tool by its exposed name: the live tools of
 // the servers that are up and the cached ones of those still starting.
-func (m *Manager) Tools() []ManagedTool { return m.m.Tools() }
+func (m *Manager) ListTools() []ManagedTool { return m.m.Tools() }
 
 // CallTool calls a tool by its exposed name on the server that offers it;
 // a cached tool's call waits for its server, bounded by ctx and the connect

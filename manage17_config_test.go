@@ -134,7 +134,7 @@ func TestManageEverythingPromptsAndResources(t *testing.T) {
 	}
 	var prompts []mcpactor.ManagedPrompt
 	for range 400 {
-		if prompts = m.Prompts(); len(prompts) > 0 && len(m.Resources()) > 0 {
+		if prompts = m.ListPrompts(); len(prompts) > 0 && len(m.ListResources()) > 0 {
 			break
 		}
 		waitABit()
@@ -150,7 +150,7 @@ func TestManageEverythingPromptsAndResources(t *testing.T) {
 	if err != nil || len(gp.Messages) == 0 {
 		t.Fatalf("GetPrompt: %+v, %v", gp, err)
 	}
-	r := m.Resources()[0]
+	r := m.ListResources()[0]
 	read, err := m.ReadResource(ctx, r.Server, r.Resource.URI)
 	if err != nil || len(read.Contents) == 0 {
 		t.Fatalf("ReadResource(%s): %+v, %v", r.Resource.URI, read, err)

@@ -44,7 +44,7 @@ func TestRuntimeManage(t *testing.T) {
 	}
 
 	var names []string
-	for _, tool := range m.Tools() {
+	for _, tool := range m.ListTools() {
 		names = append(names, tool.Name)
 	}
 	for _, want := range []string{"mcp__filed__echo", "mcp__coded__echo"} {

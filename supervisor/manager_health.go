@@ -74,6 +74,11 @@ func transportFailure(err error) bool {
 	if errors.As(err, &status) {
 		return status.Status >= 500
 	}
+	if errors.Is(err, transport.ErrAuthorization) {
+		// The authorizer's failure (a refused grant, a user step to
+		// take): a new connection would meet it again.
+		return false
+	}
 	var request *transport.RequestError
 	return errors.As(err, &request) ||
 		errors.Is(err, transport.ErrSessionExpired) ||

@@ -40,15 +40,63 @@ type Authorizer interface {
 }
 
 // authorized returns a copy of c whose transport goes through auth.
+//
+// A failure of the authorizer's own (a token endpoint that refused, a user
+// step that did not happen) is not the MCP server being unreachable,
+// though it surfaces from the same RoundTrip: what the base transport
+// returns is marked on its way through the authorizer, and whatever else
+// the authorizer returns is an authorization failure (ErrAuthorization).
 func authorized(c *http.Client, auth Authorizer, serverURL string) *http.Client {
 	a := *c
 	base := a.Transport
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	a.Transport = auth.RoundTripper(serverURL, base)
+	a.Transport = authMarking{auth.RoundTripper(serverURL, netMarking{base})}
 	return &a
 }
+
+// netMarking marks the errors of the network's RoundTrip (networkError).
+type netMarking struct{ base http.RoundTripper }
+
+func (m netMarking) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := m.base.RoundTrip(req)
+	if err != nil {
+		return nil, &networkError{err: err}
+	}
+	return resp, nil
+}
+
+// authMarking marks an authorizer's error that is not the network's own,
+// passed through as it was, as an authorization failure.
+type authMarking struct{ authorized http.RoundTripper }
+
+func (m authMarking) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := m.authorized.RoundTrip(req)
+	if err == nil {
+		return resp, nil
+	}
+	if ne, ok := err.(*networkError); ok {
+		return nil, ne.err
+	}
+	return nil, &authFailure{err: err}
+}
+
+// networkError is an error of the base transport, on its way through an
+// authorizer.
+type networkError struct{ err error }
+
+func (e *networkError) Error() string { return e.err.Error() }
+func (e *networkError) Unwrap() error { return e.err }
+
+// authFailure is an authorizer's failure: it matches ErrAuthorization and
+// unwraps to the authorizer's error (an *oauth.AuthorizationRequiredError,
+// say).
+type authFailure struct{ err error }
+
+func (e *authFailure) Error() string        { return e.err.Error() }
+func (e *authFailure) Unwrap() error        { return e.err }
+func (e *authFailure) Is(target error) bool { return target == ErrAuthorization }
 
 // errCrossOriginRedirect refuses a redirect of an MCP endpoint to another
 // origin: the request carries the server's configured headers and tokens,

@@ -198,7 +198,8 @@ var ErrUnreachable = errors.New("MCP server unreachable")
 
 // RequestError fails a request whose HTTP exchange failed before an answer
 // came (the connection was refused or reset, the name did not resolve, TLS
-// failed), or whose answer broke off (BrokenAnswer). The transport lives
+// failed; or its Authorizer failed), or whose answer broke off
+// (BrokenAnswer). The transport lives
 // on; the next request makes a new connection.
 type RequestError struct {
 	Server string
@@ -226,7 +227,11 @@ func (e *RequestError) Error() string {
 		}
 		b.WriteString(" broke off")
 	} else {
-		b.WriteString(" unreachable")
+		if errors.Is(e.Err, ErrAuthorization) {
+			b.WriteString(": authorization failed")
+		} else {
+			b.WriteString(" unreachable")
+		}
 		if e.URL != "" {
 			b.WriteString(" at ")
 			b.WriteString(e.URL)
@@ -246,12 +251,22 @@ func (e *RequestError) Error() string {
 // the server had begun it.
 var ErrBrokenAnswer = errors.New("MCP server answer broke off")
 
+// ErrAuthorization matches a *RequestError whose request could not be
+// authorized: the Authorizer (ServerConfig.Auth) failed before the server
+// could answer (its authorization server refused, was unreachable, or
+// needs the user). The error unwraps to the Authorizer's own.
+var ErrAuthorization = errors.New("MCP server authorization failed")
+
 // Is makes errors.Is(err, ErrUnreachable) true for a request that got no
-// answer, and errors.Is(err, ErrBrokenAnswer) for one whose answer broke
-// off.
+// answer, errors.Is(err, ErrBrokenAnswer) for one whose answer broke off,
+// and errors.Is(err, ErrAuthorization) for one that could not be
+// authorized.
 func (e *RequestError) Is(target error) bool {
-	if e.BrokenAnswer {
+	switch {
+	case e.BrokenAnswer:
 		return target == ErrBrokenAnswer
+	case errors.Is(e.Err, ErrAuthorization):
+		return target == ErrAuthorization
 	}
 	return target == ErrUnreachable
 }

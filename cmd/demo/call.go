@@ -77,7 +77,7 @@ func needsNoArguments(schema json.RawMessage) bool {
 // how many failed.
 func callEach(ctx context.Context, m *mcpactor.Manager, st []mcpactor.ServerStatus, o options, r *report) (called, failed int) {
 	byServer := map[string][]mcpactor.ManagedTool{}
-	for _, t := range m.Tools() {
+	for _, t := range m.ListTools() {
 		byServer[t.Server] = append(byServer[t.Server], t)
 	}
 	rows := [][]string{}

@@ -110,7 +110,7 @@ type target struct {
 // targets are the demo-N servers, all up by now.
 func targets(m *mcpactor.Manager, o options) ([]target, error) {
 	byServer := map[string]map[string]string{}
-	for _, t := range m.Tools() {
+	for _, t := range m.ListTools() {
 		if byServer[t.Server] == nil {
 			byServer[t.Server] = map[string]string{}
 		}

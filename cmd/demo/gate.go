@@ -171,7 +171,7 @@ func statusOf(m *mcpactor.Manager, name string) (mcpactor.ServerStatus, bool) {
 
 // exposed is the name the manager offers a server's tool by.
 func exposed(m *mcpactor.Manager, server, tool string) (string, bool) {
-	for _, t := range m.Tools() {
+	for _, t := range m.ListTools() {
 		if t.Server == server && t.Tool.Name == tool {
 			return t.Name, true
 		}

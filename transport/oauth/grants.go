@@ -111,7 +111,14 @@ func toToken(t *oauth2.Token, asked []string, dk *dpopKey) (*Token, error) {
 // 4.4): the client acts for itself, authenticated by its secret or its
 // key.
 func (c *Client) clientCredentials(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, key Key, scopes []string) (*Token, error) {
-	params := url.Values{"grant_type": {"client_credentials"}, "resource": {d.resource}}
+	return c.grantWithoutUser(ctx, st, d, ci, key, scopes, url.Values{"grant_type": {"client_credentials"}})
+}
+
+// grantWithoutUser asks the token endpoint for a token by a grant that
+// needs no user (client credentials, JWT bearer): params, with the resource
+// and the scopes, DPoP-bound when the server takes it.
+func (c *Client) grantWithoutUser(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, key Key, scopes []string, params url.Values) (*Token, error) {
+	params.Set("resource", d.resource)
 	if len(scopes) > 0 {
 		params.Set("scope", strings.Join(scopes, " "))
 	}

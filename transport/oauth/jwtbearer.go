@@ -54,19 +54,7 @@ func (c *Client) jwtBearer(ctx context.Context, st *serverState, d *discovery, c
 	if err != nil {
 		return nil, err
 	}
-	params := url.Values{"grant_type": {grantJWTBearer}, "assertion": {a}, "resource": {d.resource}}
-	if len(scopes) > 0 {
-		params.Set("scope", strings.Join(scopes, " "))
-	}
-	dk, err := c.proofKey(d, key, nil)
-	if err != nil {
-		return nil, err
-	}
-	t, err := c.tokenRequest(ctx, st, d.meta.TokenEndpoint, d.issuer, ci, params, dk)
-	if err != nil {
-		return nil, err
-	}
-	return toToken(t, scopes, dk)
+	return c.grantWithoutUser(ctx, st, d, ci, key, scopes, url.Values{"grant_type": {grantJWTBearer}, "assertion": {a}})
 }
 
 // assertion returns the assertion of identity: the one held while it is

@@ -138,7 +138,7 @@ func upManage(maxConnecting int) upFunc {
 
 func (f *manageFleet) listings() []listing {
 	byServer := make(map[string][]string)
-	for _, t := range f.m.Tools() {
+	for _, t := range f.m.ListTools() {
 		if !t.Cached {
 			byServer[t.Server] = append(byServer[t.Server], t.Tool.Name)
 		}
