@@ -24,12 +24,11 @@ const (
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
 const DefaultConnectTimeout = 30 * time.Second
 
-// ServerConfig describes one MCP server: how to reach it and how patient to
-// be with it. It is the engine's copy of mcpactor.ServerConfig, which users
-// set (the two convert into each other; the compiler keeps them identical).
-// It is a Go value, not a file format: config.LoadFile reads mcpServers
-// files into it. The zero value of every tuning field selects the
-// documented default.
+// ServerConfig describes one MCP server: how to reach it, how patient to be
+// with it, and how a manager supervises it. It is the one definition:
+// mcpactor.ServerConfig is this type. It is a Go value, not a file format:
+// supervisor/config reads mcpServers files into it. The zero value of every
+// tuning field selects the documented default.
 type ServerConfig struct {
 	// Type is "stdio", "http" or "sse". Empty means stdio when Command is
 	// set, http when only URL is, and TypeStream when Dial is.
