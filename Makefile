@@ -234,16 +234,10 @@ CONFORMANCE_SUITE     := node_modules/@modelcontextprotocol/conformance/dist/ind
 # which cover the 2026-07-28 protocol and newer authorization work. Each is
 # an item named next:<scenario> (next:auth:dpop). Its baseline is
 # testdata/conformance/baseline-next.yml, with each entry's reason.
-CONFORMANCE_NEXT_AUTH := auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 \
-	auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported \
-	auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit \
-	auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none \
-	auth/pre-registration auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback \
-	auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported \
+CONFORMANCE_NEXT_AUTH := $(filter-out auth/cross-app-access-complete-flow,$(CONFORMANCE_AUTH)) \
 	auth/authorization-server-migration auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing \
 	auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized auth/metadata-issuer-mismatch \
-	auth/client-credentials-jwt auth/client-credentials-basic auth/enterprise-managed-authorization \
-	auth/dpop auth/dpop-nonce auth/wif-jwt-bearer
+	auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer
 CONFORMANCE_NEXT_SCENARIOS ?= initialize tools_call elicitation-sep1034-client-defaults sse-retry request-metadata \
 	$(CONFORMANCE_NEXT_AUTH) sep-2322-client-request-state http-standard-headers http-custom-headers \
 	http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation
