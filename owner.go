@@ -108,8 +108,11 @@ func (o *owner) nameTaken(name string) error {
 		taken = taken || c.Name() == name
 	}
 	for _, m := range o.managers {
-		_, managed := m.Client(name)
-		taken = taken || managed
+		// Every managed server counts, whatever its state (connecting,
+		// awaiting approval, failed), not only those with a client.
+		for _, st := range m.Status() {
+			taken = taken || st.Name == name
+		}
 	}
 	if !taken {
 		return nil

@@ -201,7 +201,7 @@ func (a *clientActor) connect(ctx actor.Context, g *generation) {
 	if kind == TypeHTTP && a.env.memo.isLegacy(a.h.cfg.URL) {
 		kind = TypeSSE
 	}
-	a.gen, a.state, a.failed = g, stateHandshaking, nil
+	a.gen, a.state, a.failed, a.fellBack = g, stateHandshaking, nil, nil
 	a.started, a.sess, a.sessionEnded = time.Now(), nil, false
 	cfg := &a.h.cfg
 	parent := context.Background()
@@ -292,7 +292,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 			"protocol_version", m.sess.version, "server_name", m.sess.info.Name, "server_version", m.sess.info.Version)
 		a.gen.finish(conn, m.sess, nil)
 		a.syncListen(ctx)
-		a.tell(ctx, ServerReady{Server: a.h.name, Generation: m.gen, ProtocolVersion: m.sess.version})
+		a.tell(ctx, ServerReady{Server: a.h.name, Client: a.h, Generation: m.gen, ProtocolVersion: m.sess.version})
 		return
 	}
 	if m.err == nil {
@@ -312,7 +312,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	if conn == nil {
 		err := a.failedConnectError(nil)
 		a.gen.finish(nil, nil, err)
-		a.tell(ctx, ServerDown{Server: a.h.name, Generation: m.gen, Err: err, Connecting: true})
+		a.tell(ctx, ServerDown{Server: a.h.name, Client: a.h, Generation: m.gen, Err: err, Connecting: true})
 		return
 	}
 	conn.BeginClose(nil)
@@ -344,12 +344,12 @@ func (a *clientActor) transportClosed(ctx actor.Context, m transport.TransportCl
 		a.state = stateBroken
 		a.endSession(m.Err)
 		a.env.Logger.Warn("mcp: server connection ended", "server", a.h.name, "generation", m.Generation, "err", m.Err)
-		a.tell(ctx, ServerDown{Server: a.h.name, Generation: m.Generation, Err: m.Err})
+		a.tell(ctx, ServerDown{Server: a.h.name, Client: a.h, Generation: m.Generation, Err: m.Err})
 	case stateBroken:
 		// The teardown of a failed handshake is over: report it.
 		err := a.failedConnectError(conn)
 		a.gen.finish(conn, nil, err)
-		a.tell(ctx, ServerDown{Server: a.h.name, Generation: m.Generation, Err: err, Connecting: true})
+		a.tell(ctx, ServerDown{Server: a.h.name, Client: a.h, Generation: m.Generation, Err: err, Connecting: true})
 	case stateHandshaking:
 		// The handshake's request fails with this end and reports.
 		a.state = stateBroken

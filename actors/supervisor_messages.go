@@ -8,7 +8,11 @@ package actors
 // ServerReady tells a client's supervisor that a connection generation of
 // server is established.
 type ServerReady struct {
-	Server          string
+	Server string
+	// Client is the client the news is about: a supervisor that replaced
+	// the server under the same name tells the old one's late news from
+	// the new one's.
+	Client          *Client
 	Generation      uint64
 	ProtocolVersion string
 }
@@ -18,6 +22,7 @@ type ServerReady struct {
 // died, the transport failed). Err says why.
 type ServerDown struct {
 	Server     string
+	Client     *Client // as in ServerReady
 	Generation uint64
 	Err        error
 	// Connecting is true when the generation never got ready.

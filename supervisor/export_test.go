@@ -8,3 +8,18 @@ func WithCacheStore(opts ManagerOptions, store func(toolcache.Key, *toolcache.En
 	opts.storeCache = store
 	return opts
 }
+
+// WithListedHook returns opts with hook called off the actor after each
+// list the manager fetches (kind "tools", "prompts" or "resources"), before
+// the actor hears of it: a test holds a list in flight there.
+func WithListedHook(opts ManagerOptions, hook func(server, kind string)) ManagerOptions {
+	opts.listedHook = hook
+	return opts
+}
+
+// TransportFailure is transportFailure, for its unit tests.
+func TransportFailure(err error) bool { return transportFailure(err) }
+
+// EventsDone is closed when the goroutine delivering OnEvent's events
+// has ended.
+func EventsDone(m *Manager) <-chan struct{} { return m.events.done }

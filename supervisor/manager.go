@@ -76,6 +76,11 @@ type ManagerOptions struct {
 	// storeCache replaces Cache.Store, for the tests of a disk that
 	// does not keep up (export_test.go).
 	storeCache func(toolcache.Key, *toolcache.Entry) error
+	// listedHook, when set, is called off the actor once each of the
+	// manager's lists of a server ("tools", "prompts", "resources") is
+	// fetched, before the actor hears of it: a test holds a list in
+	// flight there (export_test.go).
+	listedHook func(server, kind string)
 }
 
 // StartupPolicy is how long Manage waits for its servers

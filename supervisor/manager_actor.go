@@ -113,18 +113,23 @@ type (
 		ctx   context.Context
 		reply chan error
 	}
+	// resolved and toolsListed carry the member they are about, compared
+	// with the current one and never read off the actor: a server
+	// removed and added again meanwhile (Add with another configuration,
+	// Reload) is another member under the same name, and the news of its
+	// old self is not for it.
 	resolved struct {
-		name string
-		seq  uint64
-		cfg  actors.ServerConfig
-		err  error
+		name   string
+		member *member
+		cfg    actors.ServerConfig
+		err    error
 	}
 	toolsListed struct {
-		name  string
-		seq   uint64
-		tools []messages.Tool
-		hints actors.CacheHints
-		err   error
+		name   string
+		member *member
+		tools  []messages.Tool
+		hints  actors.CacheHints
+		err    error
 	}
 	toolsChanged struct{ name string }
 	restartNow   struct {
@@ -240,6 +245,11 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		a.approvals.stop()
 		a.cacheReads.stop()
 		close(a.h.done)
+		// The actor, the only pusher, is done: the delivery goroutine may
+		// end. Close does it too, but only when it sees the actor stop; a
+		// Close whose ctx ended first, or an actor stopped by a panic,
+		// would leave it waiting forever.
+		a.h.events.close()
 	}
 }
 
@@ -267,7 +277,7 @@ func (a *managerActor) add(ctx actor.Context, trace context.Context, s *config.S
 		}
 		a.remove(s.Name)
 	}
-	mb := &member{srv: s, latency: &latencyRing{}, health: &callHealth{}, trace: trace}
+	mb := &member{srv: s, latency: &latencyRing{}, health: &callHealth{}, trace: trace, catalogListing: map[string]bool{}}
 	a.members[s.Name] = mb
 	a.toolsStale = true
 	switch {
@@ -326,7 +336,8 @@ func (a *managerActor) enqueue(mb *member) {
 // resolves its !command values off the actor, and is spawned when that is
 // done (resolved).
 func (a *managerActor) pump() {
-	for a.active < a.opts.MaxConnecting && len(a.queue) > 0 {
+	// Closing: every member is being removed, and none is to start.
+	for !a.closing && a.active < a.opts.MaxConnecting && len(a.queue) > 0 {
 		name := a.queue[0]
 		a.queue = a.queue[1:]
 		mb := a.members[name]
@@ -336,7 +347,7 @@ func (a *managerActor) pump() {
 		a.active++
 		mb.connecting = true
 		mb.seq++
-		seq, srv, root, self := mb.seq, mb.srv, a.root, a.self
+		srv, root, self := mb.srv, a.root, a.self
 		// !command values run at connect time, off the actor; each is
 		// bounded by its own timeout, and all of them by the member's
 		// life: Remove, Close and a reload that drops the server cancel
@@ -346,15 +357,17 @@ func (a *managerActor) pump() {
 		go func() {
 			cfg, err := srv.Resolve(ctx)
 			cancel()
-			root.Send(self, resolved{name: srv.Name, seq: seq, cfg: cfg, err: err})
+			root.Send(self, resolved{name: srv.Name, member: mb, cfg: cfg, err: err})
 		}()
 	}
 }
 
 func (a *managerActor) resolved(ctx actor.Context, m resolved) {
 	mb := a.members[m.name]
-	if mb == nil || mb.seq != m.seq || mb.removing {
-		a.slotFreed(nil)
+	if mb != m.member || mb.removing {
+		// Removed meanwhile (and perhaps replaced): remove freed its
+		// handshake slot, and freeing it again here would let one more
+		// handshake run than MaxConnecting.
 		return
 	}
 	mb.resolving = nil
@@ -376,23 +389,22 @@ func (a *managerActor) resolved(ctx actor.Context, m resolved) {
 	a.publish()
 }
 
-// slotFreed ends a member's claim on a handshake slot (nil: a claim whose
-// member is gone).
+// slotFreed ends a member's claim on a handshake slot, if it has one: a
+// claim (pump) is freed once, by the first of the handshake's outcomes
+// (ready, failed, a start error) or the member's removal.
 func (a *managerActor) slotFreed(mb *member) {
-	if mb != nil {
-		if !mb.connecting {
-			return
-		}
-		mb.connecting = false
+	if !mb.connecting {
+		return
 	}
+	mb.connecting = false
 	a.active--
 	a.pump()
 }
 
 func (a *managerActor) ready(m actors.ServerReady) {
 	mb := a.members[m.Server]
-	if mb == nil || mb.removing {
-		return
+	if mb == nil || mb.removing || mb.client != m.Client {
+		return // news of a client that was replaced (or is going)
 	}
 	a.slotFreed(mb)
 	mb.backoff, mb.misses = 0, 0
@@ -409,7 +421,7 @@ func (a *managerActor) ready(m actors.ServerReady) {
 // the window open the breaker).
 func (a *managerActor) down(m actors.ServerDown) {
 	mb := a.members[m.Server]
-	if mb == nil || mb.removing || a.closing {
+	if mb == nil || mb.removing || a.closing || mb.client != m.Client {
 		return
 	}
 	if m.Connecting && cannotHeal(m.Err) {
@@ -453,19 +465,25 @@ func (a *managerActor) list(mb *member) {
 		return
 	}
 	mb.listing = true
-	c, name, seq, root, self := mb.client, mb.srv.Name, mb.seq, a.root, a.self
+	c, name, root, self, hook := mb.client, mb.srv.Name, a.root, a.self, a.opts.listedHook
 	timeout := mb.requestTimeout()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		tools, hints, err := c.ListToolsWithHints(ctx)
-		root.Send(self, toolsListed{name: name, seq: seq, tools: tools, hints: hints, err: err})
+		if hook != nil {
+			hook(name, "tools")
+		}
+		root.Send(self, toolsListed{name: name, member: mb, tools: tools, hints: hints, err: err})
 	}()
 }
 
 func (a *managerActor) toolsListed(m toolsListed) {
 	mb := a.members[m.name]
-	if mb == nil || mb.removing {
+	if mb != m.member || mb.removing {
+		// The list of a member removed meanwhile: applied to a new member
+		// of the same name, it would offer the old configuration's tools
+		// (and cache them through a client not yet made).
 		return
 	}
 	mb.listing = false

@@ -22,7 +22,8 @@ import (
 // Prompt is a prompt as the manager exposes it.
 type Prompt struct {
 	// Name is the exposed name, mcp__<server>__<prompt>, made by the
-	// rules of tool names (docs/configuration.md, "Tool names").
+	// rules of tool names (docs/configuration.md, "Tool names and the
+	// tool-list cache").
 	Name   string
 	Server string
 	// Prompt is the server's definition, with its own name.
@@ -46,10 +47,11 @@ const (
 // Messages of the manager actor about catalogs.
 type (
 	catalogChanged struct{ name, kind string }
-	catalogListed  struct {
+	// catalogListed carries its member, as toolsListed does.
+	catalogListed struct {
 		name      string
+		member    *member
 		kind      string
-		seq       uint64
 		prompts   []messages.Prompt
 		resources []messages.Resource
 		err       error
@@ -72,20 +74,20 @@ func (a *managerActor) listCatalog(mb *member, kind string) {
 	if mb.client == nil || mb.catalogListing[kind] {
 		return
 	}
-	if mb.catalogListing == nil {
-		mb.catalogListing = map[string]bool{}
-	}
 	mb.catalogListing[kind] = true
-	c, name, seq, root, self := mb.client, mb.srv.Name, mb.seq, a.root, a.self
+	c, name, root, self, hook := mb.client, mb.srv.Name, a.root, a.self, a.opts.listedHook
 	timeout := mb.requestTimeout()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		m := catalogListed{name: name, kind: kind, seq: seq}
+		m := catalogListed{name: name, member: mb, kind: kind}
 		if kind == catalogPrompts {
 			m.prompts, m.err = c.ListPrompts(ctx)
 		} else {
 			m.resources, m.err = c.ListResources(ctx)
+		}
+		if hook != nil {
+			hook(name, kind)
 		}
 		root.Send(self, m)
 	}()
@@ -93,7 +95,9 @@ func (a *managerActor) listCatalog(mb *member, kind string) {
 
 func (a *managerActor) catalogListed(m catalogListed) {
 	mb := a.members[m.name]
-	if mb == nil || mb.removing {
+	if mb != m.member || mb.removing {
+		// A member removed meanwhile, perhaps replaced by one of the same
+		// name: its lists are not the new member's.
 		return
 	}
 	mb.catalogListing[m.kind] = false

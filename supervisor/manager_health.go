@@ -1,8 +1,10 @@
 package supervisor
 
 import (
+	"context"
 	"errors"
 	"io/fs"
+	"net"
 	"net/url"
 	"os/exec"
 	"sync/atomic"
@@ -68,6 +70,18 @@ func transportFailure(err error) bool {
 		// policy once; counting its calls too would restart it twice. A
 		// close that was asked for, or a connection replaced by a
 		// restart, is the manager's own doing.
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// The caller gave up (its context ended, or the request timeout
+		// did), even when the transport wraps it in a RequestError: a
+		// slow answer is not a dead connection (CallFailureThreshold).
+		return false
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		// A timeout of the network layer (a dial or a read deadline) is
+		// a slow answer as well.
 		return false
 	}
 	var status *transport.HTTPStatusError

@@ -3,8 +3,10 @@ package supervisor_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -21,6 +23,7 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // flakyHTTP is our test server over Streamable HTTP behind a switch that
@@ -259,5 +262,37 @@ func TestOnEventPanicIsContained(t *testing.T) {
 	}
 	if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "subscriber bug second line") {
 		t.Errorf("panic log line %q: want one error line with the panic", line)
+	}
+}
+
+// timeoutError is a net.Error of a network deadline.
+type timeoutError struct{ timeout bool }
+
+func (e timeoutError) Error() string   { return "i/o timeout" }
+func (e timeoutError) Timeout() bool   { return e.timeout }
+func (e timeoutError) Temporary() bool { return e.timeout }
+
+// Timeouts and cancellations say the caller gave up, not that the server
+// is gone: they leave the count of transport failures alone, even when
+// the transport reports them as a failed request.
+func TestTransportFailureLeavesOutTimeouts(t *testing.T) {
+	request := func(err error) error { return &transport.RequestError{Server: "s", Method: "tools/call", Err: err} }
+	for _, c := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"a request that failed", request(errors.New("connection refused")), true},
+		{"a network error, not a timeout", request(&net.OpError{Op: "dial", Err: timeoutError{timeout: false}}), true},
+		{"cancelled", request(context.Canceled), false},
+		{"deadline", request(context.DeadlineExceeded), false},
+		{"deadline in a url.Error", request(&url.Error{Op: "Post", URL: "http://x", Err: context.DeadlineExceeded}), false},
+		{"a network timeout", request(&net.OpError{Op: "read", Err: timeoutError{timeout: true}}), false},
+		{"os deadline", request(os.ErrDeadlineExceeded), false},
+		{"a bare cancellation", context.Canceled, false},
+	} {
+		if got := supervisor.TransportFailure(c.err); got != c.want {
+			t.Errorf("%s (%v): %v, want %v", c.name, c.err, got, c.want)
+		}
 	}
 }

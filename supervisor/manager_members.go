@@ -25,6 +25,11 @@ func (a *managerActor) remove(name string) error {
 	}
 	mb.removing = true
 	mb.seq++
+	// Its handshake slot, if it holds one, is free now: the outcome of
+	// that handshake (ready, down, resolved) is ignored for a removed
+	// member, so nothing else would free it, and MaxConnecting such
+	// removals would stop every later start.
+	a.slotFreed(mb)
 	mb.stopTimers()
 	if mb.resolving != nil {
 		mb.resolving()

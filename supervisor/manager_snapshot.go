@@ -21,7 +21,7 @@ type snapshot struct {
 	// exposed is the tools under their exposed names, built from members
 	// the first time a caller asks: a bring-up publishes a snapshot per
 	// server listed, and naming every tool of every server for each would
-	// cost N² (docs/benchmarks.md, "Bring-up").
+	// cost N² (docs/benchmarks.md, "8. Bring-up of 100 stdio servers").
 	exposed *exposedTools
 	// catalog is the prompts and resources, built as exposed is.
 	catalog *exposedCatalog
@@ -103,7 +103,7 @@ type toolRef struct {
 // Tool is a tool as the manager exposes it.
 type Tool struct {
 	// Name is the exposed name, mcp__<server>__<tool> (docs/configuration.md,
-	// "Tool names").
+	// "Tool names and the tool-list cache").
 	Name   string
 	Server string
 	// Tool is the server's definition, with its own name.

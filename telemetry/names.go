@@ -80,16 +80,15 @@ const (
 	// KeyRestartReason says why a server connection was restarted
 	// (MetricRestarts).
 	KeyRestartReason = attribute.Key("mcpactor.restart.reason")
-	// KeyProbeVerdict is the era a server/discover probe found the server
-	// to speak (ProbeSessionEra, ProbeStatelessEra), on the probe's span.
+	// KeyProbeVerdict is what a server/discover probe that was refused
+	// found: ProbeSessionEra, on the probe's span (a probe the server
+	// answers needs no verdict: its span is an ordinary success).
 	KeyProbeVerdict = attribute.Key("mcpactor.probe.verdict")
 )
 
-// Values of KeyProbeVerdict.
-const (
-	ProbeSessionEra   = "session era"
-	ProbeStatelessEra = "stateless era"
-)
+// ProbeSessionEra is the value of KeyProbeVerdict: the server speaks the
+// session era (initialize).
+const ProbeSessionEra = "session era"
 
 // Values of KeyQueueReason.
 const (

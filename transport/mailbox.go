@@ -39,10 +39,10 @@ import (
 // representative part of the stdio suite under both
 // (TestStdioUnderTheOtherMailbox).
 //
-// What it buys, measured 2026-12-04 (commit 1cc8694 and the changes of
-// issue 18) on a shared 2-core machine where other processes used 44-55 %
-// of the CPU throughout, so throughput is noisy: stdio echo against the
-// fast server, six runs per mailbox, taken in turns, each
+// What it buys, measured 2026-12-04 on a shared 2-core machine where
+// other processes used 44-55 % of the CPU throughout, so throughput is
+// noisy: stdio echo against the fast server, six runs per mailbox, taken
+// in turns, each
 //
 //	[MCPACTOR_TRANSPORT_MAILBOX=default] go -C bench run ./cmd/stdiobench \
 //	    -clients mcpactor -servers fast -rounds 1 -duration 2s

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -319,8 +318,6 @@ func (f *File) list() []*Server {
 	return list
 }
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
-
 // LoadFile reads and parses a configuration file given explicitly (an API
 // option, --config): no discovery, no approval needed. ${VAR} references
 // are expanded from the process environment. The file is our format
@@ -400,9 +397,7 @@ func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*Fi
 // server whose keepalive changed (a Dial function is not hashed: two such
 // servers of one name hash alike).
 func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
-	if !validName.MatchString(name) {
-		return nil, &actors.ConfigError{Server: name, Problems: []string{nameProblem(name)}}
-	}
+	// Validate checks the name too.
 	if err := cfg.Validate(name); err != nil {
 		return nil, err
 	}
@@ -447,10 +442,6 @@ func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
 	}
 	return &Server{Name: name, Config: cfg, Enabled: true,
 		QueueTimeout: cfg.QueueTimeout, Source: Source{Kind: SourceAPI, Level: LevelExplicit}, Hash: hash}, nil
-}
-
-func nameProblem(name string) string {
-	return fmt.Sprintf("Server %q: name must be 1 to 100 letters, digits, '-', '_' or '.'", name)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

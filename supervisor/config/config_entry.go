@@ -45,8 +45,8 @@ func (jsonDialect) translate(string, map[string]json.RawMessage) (_, _ []string)
 // parseEntry reads one JSON entry. A non-empty problems means the entry is
 // invalid; the Server is then nil.
 func parseEntry(name string, raw json.RawMessage, d dialect, src Source, lookup func(string) (string, bool)) (*Server, []string) {
-	if !validName.MatchString(name) {
-		return nil, []string{nameProblem(name)}
+	if !actors.ValidName(name) {
+		return nil, []string{actors.NameProblem(name)}
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {

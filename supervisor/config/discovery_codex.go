@@ -7,6 +7,8 @@ import (
 	"regexp"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/mcpactor/mcpactor/actors"
 )
 
 // Codex's config.toml (docs/configuration.md, "Codex"): tables
@@ -42,8 +44,8 @@ func readCodex(data []byte, src Source, dc *discoverCtx) ([]found, error) {
 // ${VAR} references, so that one expansion resolves them all and no value
 // is expanded twice.
 func codexEntry(name string, t map[string]any, src Source, lookup func(string) (string, bool)) (*Server, []string) {
-	if !validName.MatchString(name) {
-		return nil, []string{nameProblem(name)}
+	if !actors.ValidName(name) {
+		return nil, []string{actors.NameProblem(name)}
 	}
 	raw, err := json.Marshal(t)
 	if err != nil {

@@ -1,0 +1,31 @@
+package actors
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+// TestServerConfigPrintsNoSecret checks that a configuration printed with
+// any verb, or logged, shows none of its credentials, and still says which
+// server it is.
+func TestServerConfigPrintsNoSecret(t *testing.T) {
+	const secret = "Pz7-PLANTED-print-0c1d"
+	for _, cfg := range []ServerConfig{
+		{URL: "https://u:" + secret + "@example.com/mcp?api_key=" + secret, Headers: map[string]string{"Authorization": "Bearer " + secret}},
+		{Command: "server", Args: []string{"--token=" + secret}, Env: map[string]string{"TOKEN": secret}},
+	} {
+		var logged bytes.Buffer
+		slog.New(slog.NewTextHandler(&logged, nil)).Info("cfg", "cfg", cfg)
+		for _, out := range []string{fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), fmt.Sprint(&cfg), logged.String()} {
+			if strings.Contains(out, secret) {
+				t.Errorf("printed with the secret: %s", out)
+			}
+			if !strings.Contains(out, "example.com") && !strings.Contains(out, `server\"`) && !strings.Contains(out, `"server"`) {
+				t.Errorf("printed without saying which server: %s", out)
+			}
+		}
+	}
+}

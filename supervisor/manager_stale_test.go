@@ -1,0 +1,180 @@
+package supervisor_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/proctest"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/supervisor/toolcache"
+)
+
+// A list (tools, prompts, resources) of a server replaced while it was in
+// flight is the old server's: it must not reach the new member of the
+// same name (whose catalogs were not being listed, and whose client does
+// not exist yet). The manager goes on and lists the new server.
+func TestManagerIgnoresTheListsOfAReplacedServer(t *testing.T) {
+	for _, kind := range []string{"tools", "prompts", "resources"} {
+		t.Run(kind, func(t *testing.T) {
+			entered, release, approve := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			var releaseOnce, approveOnce sync.Once
+			releaseOld := func() { releaseOnce.Do(func() { close(release) }) }
+			approveNew := func() { approveOnce.Do(func() { close(approve) }) }
+			defer releaseOld()
+			defer approveNew()
+			opts := supervisor.ManagerOptions{
+				Cache: &toolcache.Cache{Dir: t.TempDir()},
+				// The new server waits for approval: it has no client
+				// when the old list arrives.
+				Approve: func(*config.Server) bool { <-approve; return true },
+			}
+			opts = supervisor.WithListedHook(opts, func(_, k string) {
+				if k != kind {
+					return
+				}
+				held := false
+				once.Do(func() { held = true })
+				if held { // the old server's list: held until it is replaced
+					close(entered)
+					<-release
+				}
+			})
+			m := manage(t, opts)
+			ctx := harness.Context(t)
+			if err := m.Add(ctx, testServer(t, "s", testserver.Options{}, t.Name()+"-old")); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-entered:
+			case <-ctx.Done():
+				t.Fatalf("no %s list of the old server", kind)
+			}
+			next := testServer(t, "s", testserver.Options{}, t.Name()+"-new")
+			next.NeedsApproval = true
+			if err := m.Add(ctx, next); err != nil {
+				t.Fatal(err)
+			}
+			releaseOld()
+			// Let the old list reach the actor before the new server is
+			// approved (the test holds either way; without the wait, a
+			// regression could go unseen).
+			time.Sleep(100 * time.Millisecond)
+			if st := status(m, "s"); st.State != supervisor.StateConnecting || st.Tools != 0 || len(m.Prompts()) != 0 || len(m.Resources()) != 0 {
+				t.Errorf("the new server, waiting for approval, has the old one's lists: %+v, %d prompts, %d resources",
+					st, len(m.Prompts()), len(m.Resources()))
+			}
+			approveNew()
+			harness.WaitFor(t, "the new server up, with its lists", func() bool {
+				st := status(m, "s")
+				return st.State == supervisor.StateReady && st.Tools > 0 && len(m.Prompts()) == 2 && len(m.Resources()) > 0
+			})
+			echo(t, m, "mcp__s__echo", "the new one")
+		})
+	}
+}
+
+// A server removed during its handshake gives its handshake slot back:
+// with MaxConnecting 1, a server added after it comes up.
+func TestManagerRemoveMidHandshakeFreesTheSlot(t *testing.T) {
+	m := manage(t, supervisor.ManagerOptions{MaxConnecting: 1})
+	ctx := harness.Context(t)
+	if err := m.Add(ctx, testServer(t, "hang", testserver.Options{SlowInitialize: time.Minute}, t.Name()+"-hang")); err != nil {
+		t.Fatal(err)
+	}
+	pid := proctest.WaitChild(t, markVar+"="+t.Name()+"-hang")
+	if err := m.Remove(ctx, "hang"); err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitGone(t, pid)
+	if err := m.Add(ctx, testServer(t, "next", testserver.Options{}, t.Name()+"-next")); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitFor(t, "the next server up", func() bool {
+		st := status(m, "next")
+		return st.State == supervisor.StateReady && st.Tools > 0
+	})
+	echo(t, m, "mcp__next__echo", "a slot was free")
+}
+
+// A server removed while its !command values run gives its slot back
+// once: the news of its cancelled start, which comes after, does not free
+// it a second time (MaxConnecting 1 would then let two handshakes run).
+func TestManagerRemoveDuringResolveFreesTheSlotOnce(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	doc := `{"mcpServers": {"secret": {"command": "true", "env": {"TOKEN": "!echo $$ > ` + pidFile + `; exec sleep 30"}}}}`
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.LoadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := manage(t, supervisor.ManagerOptions{MaxConnecting: 1})
+	ctx := harness.Context(t)
+	if err := m.Add(ctx, f.Servers["secret"]); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	harness.WaitFor(t, "the command running", func() bool {
+		b, err := os.ReadFile(pidFile)
+		if err != nil || !strings.HasSuffix(string(b), "\n") {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	})
+	if err := m.Remove(ctx, "secret"); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitFor(t, "the command gone", func() bool { gone, _ := proctest.Gone(pid); return gone })
+	time.Sleep(200 * time.Millisecond) // for the cancelled start's news to reach the actor
+
+	if err := m.Add(ctx, testServer(t, "hang", testserver.Options{SlowInitialize: time.Minute}, t.Name()+"-hang")); err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitChild(t, markVar+"="+t.Name()+"-hang")
+	if err := m.Add(ctx, testServer(t, "next", testserver.Options{}, t.Name()+"-next")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, started := m.Client("next"); started {
+		t.Fatal("a second handshake started with MaxConnecting 1")
+	}
+	if err := m.Remove(ctx, "hang"); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitFor(t, "the next server up", func() bool {
+		st := status(m, "next")
+		return st.State == supervisor.StateReady && st.Tools > 0
+	})
+}
+
+// A Close whose context ends before the manager has stopped still lets
+// the OnEvent goroutine end once it has: the actor's stop closes the
+// event queue.
+func TestManagerEventsEndWhenCloseGivesUp(t *testing.T) {
+	m := manage(t, supervisor.ManagerOptions{
+		Servers: []*config.Server{testServer(t, "alpha", testserver.Options{}, t.Name())},
+		OnEvent: func(supervisor.Event) {},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := m.Close(ctx) // asks the actor to stop, but does not wait for it
+	t.Logf("Close with an ended context: %v", err)
+	select {
+	case <-supervisor.EventsDone(m):
+	case <-time.After(5 * time.Second):
+		t.Fatal("the OnEvent goroutine outlived the manager")
+	}
+}
