@@ -63,8 +63,10 @@ func (o *outputs) check(t *testing.T, spans []string) {
 	for name, lines := range channels {
 		for _, line := range lines {
 			for _, s := range plantedSecrets {
-				if strings.Contains(line, s) {
-					t.Errorf("secret %s leaked into a %s: %s", s, name, line)
+				// The start of one too: a secret cut where an excerpt
+				// ends must not show its first half.
+				if strings.Contains(line, s[:11]) {
+					t.Errorf("secret %s leaked (whole or in part) into a %s: %s", s, name, line)
 				}
 			}
 		}
@@ -77,6 +79,17 @@ func reflectingServer() *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 		fmt.Fprintf(w, "upstream refused: Authorization=%q X-Api-Key=%q\n", r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"))
+	}))
+}
+
+// echoingServer answers every request 401 with a body that quotes the
+// bearer token alone, without its scheme, as an API's "invalid token"
+// does; pad puts the token where the body's excerpt is cut (200 bytes).
+func echoingServer(pad int) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, "%s invalid token %s", strings.Repeat("x", pad), token)
 	}))
 }
 
@@ -117,7 +130,12 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	// nobody answers (the dial error quotes the URL in Go's own text).
 	reflecting := reflectingServer()
 	defer reflecting.Close()
-	for name, base := range map[string]string{"reflecting": reflecting.URL, "refused": closedURL(t)} {
+	echoing := echoingServer(0)
+	defer echoing.Close()
+	straddling := echoingServer(190 - len(" invalid token "))
+	defer straddling.Close()
+	for name, base := range map[string]string{"reflecting": reflecting.URL, "refused": closedURL(t),
+		"echoing": echoing.URL, "straddling": straddling.URL} {
 		_, err := tr.rt.Connect(ctx, name, secretHTTPConfig(base))
 		if err == nil {
 			t.Fatalf("Connect(%s) succeeded", name)
@@ -131,7 +149,11 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	callOK(t, c, "send-raw", map[string]any{"lines": []string{"debug: token=" + secretEnv}})
+	callOK(t, c, "send-raw", map[string]any{"lines": []string{"debug: token=" + secretEnv,
+		// The secret across the cut of a skipped line (256 bytes) and of
+		// a malformed line's log (120 bytes).
+		strings.Repeat("s", 250) + secretEnv,
+		"[" + strings.Repeat(" ", 114) + secretEnv + "]"}})
 	_, err = c.CallTool(ctx, "crash", map[string]any{"code": 1, "stderr": "fatal: bad token " + secretEnv})
 	if err == nil {
 		t.Fatal("the crash call succeeded")

@@ -322,13 +322,15 @@ func (s *postSink) run(ctx context.Context, p *post) {
 	case "text/event-stream":
 		s.readStream(ctx, p, resp.Body)
 	default:
-		head, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 257))
+		more := len(head) > 256
+		head = head[:min(len(head), 256)]
 		problem := "an unexpected content type"
 		if len(head) == 0 {
 			problem = "no body"
 		}
 		s.fail(ctx, p, &BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
-			ContentType: resp.Header.Get("Content-Type"), Head: redact.Text(excerpt(head), a.secrets...), Problem: problem})
+			ContentType: resp.Header.Get("Content-Type"), Head: maskedExcerpt(head, more, a.secrets), Problem: problem})
 	}
 }
 
@@ -349,7 +351,7 @@ func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
 	}
 	if !s.deliver(ctx, p, body) {
 		s.fail(ctx, p, &BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
-			ContentType: resp.Header.Get("Content-Type"), Head: redact.Text(excerpt(body[:min(len(body), 1024)]), a.secrets...),
+			ContentType: resp.Header.Get("Content-Type"), Head: maskedExcerpt(body[:min(len(body), 1024)], len(body) > 1024, a.secrets),
 			Problem: "a body that is not its JSON-RPC response"})
 	}
 }
@@ -599,7 +601,9 @@ func mediaType(ct string) string {
 // keeping a one-line excerpt of its body (secrets, the configured header
 // values, masked) and its authorization hints.
 func statusError(server, method, rawURL string, resp *http.Response, secrets []string) *HTTPStatusError {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10+1))
+	more := len(body) > 4<<10
+	body = body[:min(len(body), 4<<10)]
 	e := &HTTPStatusError{Server: server, Method: method, URL: redact.URL(rawURL), Status: resp.StatusCode,
 		WWWAuthenticate: resp.Header.Get("WWW-Authenticate"), AuthServer: resp.Header.Get("Mcp-Auth-Server")}
 	var env struct {
@@ -612,10 +616,16 @@ func statusError(server, method, rawURL string, resp *http.Response, secrets []s
 	if json.Unmarshal(body, &env) == nil && env.Error != nil {
 		e.RPC = &RPCErrorBody{Code: env.Error.Code, Message: redact.Text(env.Error.Message, secrets...), Data: env.Error.Data}
 	}
-	text := excerpt(body)
-	if text == "" {
-		text = http.StatusText(resp.StatusCode)
+	e.Body = maskedExcerpt(body, more, secrets)
+	if e.Body == "" {
+		e.Body = http.StatusText(resp.StatusCode)
 	}
-	e.Body = redact.Text(text, secrets...)
 	return e
+}
+
+// maskedExcerpt is the excerpt of a body, or of the head of one (more: the
+// body goes on), with secrets masked before it is cut: a secret that
+// straddles the cut must not show its start.
+func maskedExcerpt(body []byte, more bool, secrets []string) string {
+	return excerpt([]byte(maskedHead(body, more, secrets)))
 }

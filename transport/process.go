@@ -7,12 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -351,8 +351,19 @@ func (p *process) malformed(cfg StdioConfig, line []byte, err error) {
 	n := p.stats.drop(dropMalformed, &p.stats.malformed)
 	if n <= 10 || n%malformedLogEvery == 0 {
 		cfg.Logger.Warn("mcp: malformed stdout line skipped", "server", cfg.Server,
-			"err", err, "line", redact.Text(snippet(line, 120), p.skipped.secretValues()...), "malformed_total", n)
+			"err", err, "line", maskedSnippet(line, 120, p.skipped.secretValues()), "malformed_total", n)
 	}
+}
+
+// maskedSnippet is snippet of a line with secrets masked before the cut,
+// so that one straddling it does not show its start.
+func maskedSnippet(line []byte, n int, secrets []string) string {
+	more := len(line) > maskedHeadBytes
+	s := snippet([]byte(maskedHead(line[:min(len(line), maskedHeadBytes)], more, secrets)), n)
+	if more && !strings.HasSuffix(s, "...") {
+		s += "..."
+	}
+	return s
 }
 
 func snippet(b []byte, n int) string {

@@ -93,9 +93,11 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
 			return statusError(a.cfg.Server, "", p.url, resp, a.secrets)
 		}
-		head, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 1025))
+		more := len(head) > 1024
+		head = head[:min(len(head), 1024)]
 		return &BadBodyError{Server: a.cfg.Server, URL: redact.URL(p.url), Status: resp.StatusCode,
-			ContentType: resp.Header.Get("Content-Type"), Head: redact.Text(excerpt(head), a.secrets...),
+			ContentType: resp.Header.Get("Content-Type"), Head: maskedExcerpt(head, more, a.secrets),
 			Problem: "no event stream to a GET"}
 	}
 	base := resp.Request.URL

@@ -40,12 +40,19 @@ func newSkippedStdout(env map[string]string) *skippedStdout {
 	return &skippedStdout{secrets: redact.Values(env)}
 }
 
-// add records one skipped line.
+// add records one skipped line, its secrets masked before it is cut: a
+// secret straddling the cut must not show even in part.
 func (s *skippedStdout) add(line []byte) {
 	if s == nil {
 		return
 	}
-	text := cutLine(line)
+	line = bytes.TrimSpace(line)
+	more := len(line) > maskedHeadBytes
+	text := maskedHead(line[:min(len(line), maskedHeadBytes)], more, s.secrets)
+	text = cutLine([]byte(text))
+	if more && !strings.HasSuffix(text, "...") {
+		text += "..."
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.n++
@@ -58,6 +65,34 @@ func (s *skippedStdout) add(line []byte) {
 		s.last[s.next] = text
 		s.next = (s.next + 1) % skippedKept
 	}
+}
+
+// maskedHeadBytes is how much of a long line or body is masked to show
+// its start: far more than any excerpt shows, so that what the masks and
+// the cut leave is still a full excerpt.
+const maskedHeadBytes = 4 << 10
+
+// maskedHead returns head, the start of a text, with secrets masked (the
+// values, and the credentials of any URL: redact.Text), as valid UTF-8.
+// more says the text goes on past head: then a secret may begin in head
+// and end after it, where masking cannot see it, so the last bytes of
+// head that could be such a beginning (one less than the longest secret)
+// are dropped after masking. Cut what it returns as short as wanted: no
+// secret is left in it, whole or in part.
+func maskedHead(head []byte, more bool, secrets []string) string {
+	text := redact.Text(string(bytes.ToValidUTF8(head, []byte("\uFFFD"))), secrets...)
+	if !more {
+		return text
+	}
+	longest := 0
+	for _, v := range secrets {
+		longest = max(longest, len(v))
+	}
+	n := max(len(text)-max(longest-1, 0), 0)
+	for n > 0 && n < len(text) && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return text[:n]
 }
 
 // secretValues returns the values masked in what is shown (none for nil).
@@ -105,7 +140,7 @@ func (s *skippedStdout) firstLine() (int64, string) {
 	if s.n == 0 {
 		return 0, ""
 	}
-	return s.n, redact.Text(s.first[0], s.secrets...)
+	return s.n, s.first[0] // masked when added
 }
 
 // excerpt is what the closing error shows: the first lines, a mark of how
@@ -126,5 +161,5 @@ func (s *skippedStdout) excerpt() string {
 	}
 	lines = append(lines, s.last[s.next:]...)
 	lines = append(lines, s.last[:s.next]...)
-	return redact.Text(strings.Join(lines, "\n"), s.secrets...)
+	return strings.Join(lines, "\n") // each masked when added
 }

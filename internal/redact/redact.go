@@ -9,6 +9,7 @@ package redact
 
 import (
 	"net/url"
+	"sort"
 	"strings"
 )
 
@@ -58,11 +59,17 @@ func URL(raw string) string {
 	if u.RawQuery != "" {
 		u.RawQuery = query(u.RawQuery)
 	}
-	out := u.String()
+	// A fragment can carry parameters too (an implicit-flow redirect's
+	// "#access_token=..."): the same rule applies to its key=value pairs.
+	frag := ""
+	if u.Fragment != "" || u.RawFragment != "" {
+		frag = "#" + query(u.EscapedFragment())
+		u.Fragment, u.RawFragment = "", ""
+	}
 	// url.URL.String escapes the mask's characters in neither place, but
 	// a user "REDACTED" reads better without the '@' being mistaken for
 	// part of the host: keep it as String writes it.
-	return out
+	return u.String() + frag
 }
 
 // query masks the secret parameters of a raw query, keeping the order and
@@ -122,7 +129,15 @@ const minSecret = 6
 // prints its environment on stderr, or an error that quotes a request,
 // must not carry them onward. Values shorter than six characters are not
 // looked for.
+//
+// Longer values are replaced first, so that a value which is a prefix or a
+// part of another (a token and the "Bearer token" header holding it) does
+// not leave the longer one's remainder in the text.
 func Text(s string, secrets ...string) string {
+	if len(secrets) > 1 {
+		secrets = append([]string(nil), secrets...)
+		sort.SliceStable(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	}
 	for _, v := range secrets {
 		if len(v) >= minSecret && strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, Mask)
@@ -175,13 +190,36 @@ func isURLEnd(c byte) bool {
 }
 
 // Values returns the values of m worth looking for with Text: an
-// environment or a header map of a server's configuration.
+// environment or a header map of a server's configuration. Besides each
+// whole value it returns the credential part of a value written as
+// "<scheme> <credential>" ("Bearer sk-...", "Basic dXNl...", "DPoP ..."):
+// a server that echoes only the token ("invalid token sk-...") must not
+// show it either. Parts shorter than minSecret are left out, as whole
+// values are.
 func Values(m map[string]string) []string {
 	out := make([]string, 0, len(m))
 	for _, v := range m {
 		if len(v) >= minSecret {
 			out = append(out, v)
 		}
+		if c := credential(v); c != "" && c != v {
+			out = append(out, c)
+		}
 	}
 	return out
+}
+
+// credential returns the text after the first word of v (an auth scheme)
+// when v has the "<word> <credential>" shape and the credential is long
+// enough to look for, else "".
+func credential(v string) string {
+	scheme, rest, ok := strings.Cut(strings.TrimSpace(v), " ")
+	if !ok || scheme == "" {
+		return ""
+	}
+	rest = strings.TrimSpace(rest)
+	if len(rest) < minSecret {
+		return ""
+	}
+	return rest
 }

@@ -59,7 +59,7 @@ func (c *Client) authorize(ctx context.Context, st *serverState, identity string
 		if err != nil {
 			return nil, err
 		}
-		c.sh.log.Debug("oauth: authorized", "server", st.url, "identity", identity, "grant", c.cfg.Grant, "scope", t.Scope)
+		c.sh.log.Debug("oauth: authorized", "server", st.shown, "identity", identity, "grant", c.cfg.Grant, "scope", t.Scope)
 		return t, c.save(ctx, key, t)
 	})
 	return err

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/mcpactor/mcpactor/internal/redact"
 )
 
 // Grants a Client obtains tokens with (Config.Grant).
@@ -264,9 +266,10 @@ func (c *Client) identityOf(ctx context.Context) string {
 
 // serverState is what c knows of one MCP server.
 type serverState struct {
-	url string
-	su  *url.URL
-	hc  *http.Client
+	url   string
+	shown string // url with its credentials masked (redact.URL): what logs show
+	su    *url.URL
+	hc    *http.Client
 
 	mu   sync.Mutex
 	disc *discovery // nil until a 401 made discovery run
@@ -289,7 +292,7 @@ func (c *Client) server(serverURL string, base http.RoundTripper) (*serverState,
 		hc = &own
 		hc.CheckRedirect = guardRedirects(own.CheckRedirect)
 	}
-	v, _ := c.sh.servers.LoadOrStore(key, &serverState{url: serverURL, su: su, hc: hc})
+	v, _ := c.sh.servers.LoadOrStore(key, &serverState{url: serverURL, shown: redact.URL(serverURL), su: su, hc: hc})
 	return v.(*serverState), nil
 }
 
@@ -347,13 +350,13 @@ func (c *Client) discovery(ctx context.Context, st *serverState, ch Challenge, a
 	})
 	if err != nil {
 		if again && d != nil && !errors.Is(err, ErrResourceMismatch) && !errors.Is(err, ErrIssuerMismatch) {
-			c.sh.log.Debug("oauth: rediscovery failed; keeping what was known", "server", st.url, "err", err)
+			c.sh.log.Debug("oauth: rediscovery failed; keeping what was known", "server", st.shown, "err", err)
 			return d, nil
 		}
 		return nil, err
 	}
 	d = v.(*discovery)
-	c.sh.log.Debug("oauth: discovered", "server", st.url, "issuer", d.issuer, "resource", d.resource, "legacy", d.prm == nil)
+	c.sh.log.Debug("oauth: discovered", "server", st.shown, "issuer", d.issuer, "resource", redact.URL(d.resource), "legacy", d.prm == nil)
 	return d, nil
 }
 

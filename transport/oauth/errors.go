@@ -3,6 +3,8 @@ package oauth
 import (
 	"errors"
 	"strconv"
+
+	"github.com/mcpactor/mcpactor/internal/redact"
 )
 
 // ErrAuthorizationRequired matches every *AuthorizationRequiredError.
@@ -24,7 +26,7 @@ type AuthorizationRequiredError struct {
 }
 
 func (e *AuthorizationRequiredError) Error() string {
-	return "oauth: authorization required for " + e.Server + " (identity " + strconv.Quote(e.Identity) + "): send the user to the error's URL"
+	return "oauth: authorization required for " + redact.URL(e.Server) + " (identity " + strconv.Quote(e.Identity) + "): send the user to the error's URL"
 }
 
 // Is makes errors.Is(err, ErrAuthorizationRequired) true.
@@ -109,7 +111,7 @@ type DiscoveryError struct {
 func (e *DiscoveryError) Error() string {
 	s := "oauth: no " + e.What
 	if len(e.Tried) > 0 {
-		s += " at " + e.Tried[0]
+		s += " at " + redact.URL(e.Tried[0])
 		if len(e.Tried) > 1 {
 			s += " (and " + strconv.Itoa(len(e.Tried)-1) + " more)"
 		}

@@ -26,7 +26,7 @@ import (
 // identities this process never loaded stay there, unused, since their
 // key names the old issuer.
 func (c *Client) migrated(ctx context.Context, st *serverState, old, nd *discovery) {
-	c.sh.log.Info("oauth: the server moved to another authorization server", "server", st.url, "from", old.issuer, "to", nd.issuer)
+	c.sh.log.Info("oauth: the server moved to another authorization server", "server", st.shown, "from", old.issuer, "to", nd.issuer)
 	c.sh.tokens.Range(func(k, v any) bool {
 		key := k.(Key)
 		if key.Issuer != old.issuer || key.Resource != old.resource {

@@ -78,14 +78,14 @@ func (c *Client) current(ctx context.Context, st *serverState, identity string) 
 	if nt, err := c.refresh(ctx, st, d, ci, key, t); err == nil {
 		return nt, key
 	} else if !errors.Is(err, ErrNoRefreshToken) {
-		c.sh.log.Debug("oauth: refresh before expiry failed", "server", st.url, "err", err)
+		c.sh.log.Debug("oauth: refresh before expiry failed", "server", st.shown, "err", err)
 	} else if c.unattended() {
 		// No refresh token, and no user needed: the grant again.
 		nt, err := c.renew(ctx, st, d, ci, key, t)
 		if err == nil {
 			return nt, key
 		}
-		c.sh.log.Debug("oauth: renewal before expiry failed", "server", st.url, "err", err)
+		c.sh.log.Debug("oauth: renewal before expiry failed", "server", st.shown, "err", err)
 	}
 	if t.expiresWithin(0, now) {
 		return nil, key
@@ -159,7 +159,7 @@ func (c *Client) refresh(ctx context.Context, st *serverState, d *discovery, ci 
 			}
 		}
 		c.sh.tokens.Store(key, nt)
-		c.sh.log.Debug("oauth: token refreshed", "server", st.url, "identity", key.Identity)
+		c.sh.log.Debug("oauth: token refreshed", "server", st.shown, "identity", key.Identity)
 		return nt, nil
 	})
 	if err != nil {
@@ -186,7 +186,7 @@ func (c *Client) renew(ctx context.Context, st *serverState, d *discovery, ci *C
 		if err != nil {
 			return nil, err
 		}
-		c.sh.log.Debug("oauth: token renewed", "server", st.url, "identity", key.Identity, "grant", c.cfg.Grant)
+		c.sh.log.Debug("oauth: token renewed", "server", st.shown, "identity", key.Identity, "grant", c.cfg.Grant)
 		return t, c.save(ctx, key, t)
 	})
 	if err != nil {

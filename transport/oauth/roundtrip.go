@@ -176,7 +176,7 @@ func (c *Client) recover(ctx context.Context, st *serverState, identity string, 
 	key := keyFor(d, ci, identity)
 	_, err := c.refresh(ctx, st, d, ci, key, sent)
 	if err != nil {
-		c.sh.log.Debug("oauth: refresh after 401 failed", "server", st.url, "err", err)
+		c.sh.log.Debug("oauth: refresh after 401 failed", "server", st.shown, "err", err)
 		return false
 	}
 	return true
