@@ -190,20 +190,11 @@ func TestManagerDoesNotRestartWhatCannotStart(t *testing.T) {
 // Remove cancels the !command values still running for a server's start:
 // it returns promptly and the command's process is gone.
 func TestRemoveCancelsValueCommands(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	file := filepath.Join(t.TempDir(), "mcp.json")
-	doc := `{"mcpServers": {"secret": {"command": "true", "env": {"TOKEN": "!echo $$ > ` + pidFile + `; exec sleep 30"}}}}`
-	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := config.LoadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, pidFile := sleepingCommandServer(t)
 	sys := harness.ActorSystem(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*config.Server{f.Servers["secret"]}})
+	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*config.Server{srv}})
 	t.Cleanup(func() { closeManager(t, m) })
 
 	var pid int
@@ -295,4 +286,22 @@ func TestTransportFailureLeavesOutTimeouts(t *testing.T) {
 			t.Errorf("%s (%v): %v, want %v", c.name, c.err, got, c.want)
 		}
 	}
+}
+
+// sleepingCommandServer is a server named "secret" whose !command env
+// value writes its shell's pid to pidFile and then sleeps 30 s: a start
+// that is still resolving while a test removes the server.
+func sleepingCommandServer(t *testing.T) (srv *config.Server, pidFile string) {
+	t.Helper()
+	pidFile = filepath.Join(t.TempDir(), "pid")
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	doc := `{"mcpServers": {"secret": {"command": "true", "env": {"TOKEN": "!echo $$ > ` + pidFile + `; exec sleep 30"}}}}`
+	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.LoadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Servers["secret"], pidFile
 }

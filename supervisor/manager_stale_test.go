@@ -3,7 +3,6 @@ package supervisor_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,19 +109,10 @@ func TestManagerRemoveMidHandshakeFreesTheSlot(t *testing.T) {
 // once: the news of its cancelled start, which comes after, does not free
 // it a second time (MaxConnecting 1 would then let two handshakes run).
 func TestManagerRemoveDuringResolveFreesTheSlotOnce(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	file := filepath.Join(t.TempDir(), "mcp.json")
-	doc := `{"mcpServers": {"secret": {"command": "true", "env": {"TOKEN": "!echo $$ > ` + pidFile + `; exec sleep 30"}}}}`
-	if err := os.WriteFile(file, []byte(doc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := config.LoadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, pidFile := sleepingCommandServer(t)
 	m := manage(t, supervisor.ManagerOptions{MaxConnecting: 1})
 	ctx := harness.Context(t)
-	if err := m.Add(ctx, f.Servers["secret"]); err != nil {
+	if err := m.Add(ctx, srv); err != nil {
 		t.Fatal(err)
 	}
 	var pid int
