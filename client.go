@@ -46,7 +46,7 @@ func (c *Client) ProtocolVersion() string { return c.h.ProtocolVersion() }
 
 // Stats returns the client's counts of dropped and refused input and
 // output, over all its connections.
-func (c *Client) Stats() Stats { return Stats(c.h.Stats()) }
+func (c *Client) Stats() Stats { return statsOf(c.h.Stats()) }
 
 // InFlight reports the requests of the current connection that are queued
 // or awaiting an answer.
@@ -112,7 +112,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages
 // CallToolWith is CallTool with per-call options: timeout, progress, an
 // absolute cap, _meta.
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts CallOptions) (*messages.CallToolResult, error) {
-	return c.h.CallToolWith(ctx, name, args, actors.CallOptions(opts))
+	return c.h.CallToolWith(ctx, name, args, opts.call())
 }
 
 // Resources yields every resource the server lists

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
@@ -296,7 +295,7 @@ func (m *Manager) CallTool(ctx context.Context, exposed string, args any) (*mess
 
 // CallToolWith is CallTool with per-call options.
 func (m *Manager) CallToolWith(ctx context.Context, exposed string, args any, opts CallOptions) (*messages.CallToolResult, error) {
-	return m.m.CallToolWith(ctx, exposed, args, actors.CallOptions(opts))
+	return m.m.CallToolWith(ctx, exposed, args, opts.call())
 }
 
 // Client returns the client of a managed server, for its other methods.

@@ -104,6 +104,15 @@ type CallOptions struct {
 	Meta messages.Meta
 }
 
+// call is the engine's form of o.
+func (o CallOptions) call() actors.Call {
+	return actors.Call{
+		Request:    transport.RequestOptions{Timeout: o.Timeout, ResetTimeoutOnProgress: o.ResetTimeoutOnProgress, MaxTotalTimeout: o.MaxTotalTimeout},
+		Meta:       o.Meta,
+		OnProgress: o.OnProgress,
+	}
+}
+
 // Handlers answer the requests a server sends to the client and receive its
 // notifications. A nil handler means the capability is not declared and the
 // request is answered with -32601 Method not found (ping is always

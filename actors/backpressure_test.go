@@ -53,7 +53,7 @@ func TestWaitingForASlotIsBoundedByTheCaller(t *testing.T) {
 	go func() {
 		var once sync.Once
 		// Progress proves the call holds the slot: it is at the server.
-		_, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 50, "intervalMs": 20}, actors.CallOptions{
+		_, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 50, "intervalMs": 20}, actors.Call{
 			OnProgress: func(messages.ProgressParams) { once.Do(func() { close(started) }) },
 		})
 		busy <- err

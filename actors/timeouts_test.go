@@ -14,12 +14,13 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 func TestTimeoutTellsTheServer(t *testing.T) {
 	s := connect(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, actors.Env{}, nil)
 	start := time.Now()
-	_, err := s.c.CallToolWith(harness.Context(t), "echo", map[string]any{"message": "x"}, actors.CallOptions{Timeout: 200 * time.Millisecond})
+	_, err := s.c.CallToolWith(harness.Context(t), "echo", map[string]any{"message": "x"}, actors.Call{Request: transport.RequestOptions{Timeout: 200 * time.Millisecond}})
 	var te *messages.TimeoutError
 	if !errors.As(err, &te) || !errors.Is(err, messages.ErrTimeout) || err.Error() != "Request timeout after 200ms" ||
 		te.Server != "ts" || te.Method != messages.MethodToolsCall || !te.ID.IsValid() {
@@ -83,7 +84,7 @@ func TestProgressArrivesInOrderOnTheCallingGoroutine(t *testing.T) {
 	// and none may be lost to the race between them.
 	for run := range 20 {
 		var got []float64
-		res, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 5, "intervalMs": 0}, actors.CallOptions{
+		res, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 5, "intervalMs": 0}, actors.Call{
 			OnProgress: func(p messages.ProgressParams) {
 				if g := goid(); g != me {
 					t.Errorf("progress on goroutine %s, caller is %s", g, me)
@@ -103,7 +104,7 @@ func TestProgressArrivesInOrderOnTheCallingGoroutine(t *testing.T) {
 			}
 		}
 	}
-	if st := s.c.Stats(); st.DroppedProgress != 0 || st.UnknownIDs != 0 {
+	if st := s.c.Stats(); st.Transport[transport.DroppedProgress] != 0 || st.Transport[transport.UnknownIDs] != 0 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -114,7 +115,7 @@ func TestProgressTokensAreSeparate(t *testing.T) {
 	errs := concurrently(t, 10, func(i int) error {
 		var tokens = map[string]bool{}
 		n := 0
-		_, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 4, "intervalMs": 5}, actors.CallOptions{
+		_, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 4, "intervalMs": 5}, actors.Call{
 			OnProgress: func(p messages.ProgressParams) {
 				key, _ := messages.ProgressTokenKey(p.ProgressToken)
 				tokens[key] = true
@@ -139,15 +140,15 @@ func TestResetTimeoutOnProgress(t *testing.T) {
 	s := connect(t, testserver.Options{}, actors.Env{}, nil)
 	args := map[string]any{"steps": 40, "intervalMs": 20}
 	steps := 0
-	res, err := s.c.CallToolWith(harness.Context(t), "progress", args, actors.CallOptions{
-		Timeout: 400 * time.Millisecond, ResetTimeoutOnProgress: true,
+	res, err := s.c.CallToolWith(harness.Context(t), "progress", args, actors.Call{
+		Request:    transport.RequestOptions{Timeout: 400 * time.Millisecond, ResetTimeoutOnProgress: true},
 		OnProgress: func(messages.ProgressParams) { steps++ },
 	})
 	if err != nil || text(t, res) != "done" || steps != 40 {
 		t.Fatalf("with reset: %+v, %v after %d steps", res, err, steps)
 	}
-	_, err = s.c.CallToolWith(harness.Context(t), "progress", args, actors.CallOptions{
-		Timeout: 400 * time.Millisecond, OnProgress: func(messages.ProgressParams) {},
+	_, err = s.c.CallToolWith(harness.Context(t), "progress", args, actors.Call{
+		Request: transport.RequestOptions{Timeout: 400 * time.Millisecond}, OnProgress: func(messages.ProgressParams) {},
 	})
 	if err == nil || err.Error() != "Request timeout after 400ms" {
 		t.Fatalf("without reset: %v", err)
@@ -157,8 +158,8 @@ func TestResetTimeoutOnProgress(t *testing.T) {
 func TestMaxTotalTimeoutCapsProgress(t *testing.T) {
 	s := connect(t, testserver.Options{ReportCancels: true}, actors.Env{}, nil)
 	start := time.Now()
-	_, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 1000, "intervalMs": 20}, actors.CallOptions{
-		Timeout: 400 * time.Millisecond, ResetTimeoutOnProgress: true, MaxTotalTimeout: 700 * time.Millisecond,
+	_, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 1000, "intervalMs": 20}, actors.Call{
+		Request:    transport.RequestOptions{Timeout: 400 * time.Millisecond, ResetTimeoutOnProgress: true, MaxTotalTimeout: 700 * time.Millisecond},
 		OnProgress: func(messages.ProgressParams) {},
 	})
 	took := time.Since(start)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"iter"
 	"reflect"
-	"time"
 
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
@@ -102,22 +101,15 @@ func (c *Client) ListTools(ctx context.Context) ([]messages.Tool, error) {
 	return collect(c.Tools(ctx))
 }
 
-// CallOptions tune one call. The zero value uses the server's request
-// timeout and asks for no progress.
-type CallOptions struct {
-	// Timeout overrides the server's request timeout for this call.
-	Timeout time.Duration
-	// OnProgress receives this call's progress notifications, in order, on
-	// the calling goroutine. Setting it sends a progress token.
+// Call is how one tools/call is made, beyond its name and arguments: the
+// transport's options for the request (its timeout and the progress rules
+// that extend it), the _meta sent with it and who hears its progress. The
+// root package's CallOptions is what a user fills; it becomes a Call.
+// The client sets Request.ProgressToken and Request.OnProgress itself.
+type Call struct {
+	Request    transport.RequestOptions
+	Meta       messages.Meta
 	OnProgress func(messages.ProgressParams)
-	// ResetTimeoutOnProgress restarts the timeout at each progress
-	// notification, up to MaxTotalTimeout. It sends a progress token even
-	// without OnProgress.
-	ResetTimeoutOnProgress bool
-	// MaxTotalTimeout is an absolute cap that progress cannot extend.
-	MaxTotalTimeout time.Duration
-	// Meta is sent as params._meta (progressToken is added when needed).
-	Meta messages.Meta
 }
 
 // CallTool calls the tool name with args (anything that encodes as a JSON
@@ -125,26 +117,26 @@ type CallOptions struct {
 // in the result (IsError), not as an error: errors are for protocol and
 // transport failures (server/tools, "Error Handling").
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages.CallToolResult, error) {
-	return c.CallToolWith(ctx, name, args, CallOptions{})
+	return c.CallToolWith(ctx, name, args, Call{})
 }
 
-// CallToolWith is CallTool with per-call options.
-func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts CallOptions) (*messages.CallToolResult, error) {
+// CallToolWith is CallTool made as call says.
+func (c *Client) CallToolWith(ctx context.Context, name string, args any, call Call) (*messages.CallToolResult, error) {
 	// What the call keeps while it waits is small: its params, which
 	// travel by pointer (no copy boxed into an interface), and where the
 	// result goes. The result is made when the answer has arrived
 	// (decodeResult): with thousands of calls in flight, a result made
 	// before would be memory held by every waiting call.
 	tc := &toolCall{}
-	tc.params = messages.CallToolParams{Meta: opts.Meta, Name: name, Arguments: noNil(args)}
+	tc.params = messages.CallToolParams{Meta: call.Meta, Name: name, Arguments: noNil(args)}
 	params := &tc.params
-	topts := transport.RequestOptions{Timeout: opts.Timeout, ResetTimeoutOnProgress: opts.ResetTimeoutOnProgress, MaxTotalTimeout: opts.MaxTotalTimeout}
+	topts := call.Request
 	// A progress token is sent when the caller wants progress or wants it
 	// to extend the timeout (basic/utilities/progress).
-	if opts.OnProgress != nil || opts.ResetTimeoutOnProgress {
+	if call.OnProgress != nil || topts.ResetTimeoutOnProgress {
 		c.askProgress(params, &topts)
 	}
-	err := c.callProgress(ctx, messages.MethodToolsCall, params, tc, &topts, opts.OnProgress)
+	err := c.callProgress(ctx, messages.MethodToolsCall, params, tc, &topts, call.OnProgress)
 	if err != nil {
 		return nil, err
 	}

@@ -208,17 +208,17 @@ func (m *Manager) Tools() []Tool {
 // server that offers it. A tool offered from the cache waits for its
 // server's connection, bounded by ctx and the connect timeout.
 func (m *Manager) CallTool(ctx context.Context, exposed string, args any) (*messages.CallToolResult, error) {
-	return m.CallToolWith(ctx, exposed, args, actors.CallOptions{})
+	return m.CallToolWith(ctx, exposed, args, actors.Call{})
 }
 
 // CallToolWith is CallTool with per-call options.
-func (m *Manager) CallToolWith(ctx context.Context, exposed string, args any, opts actors.CallOptions) (*messages.CallToolResult, error) {
+func (m *Manager) CallToolWith(ctx context.Context, exposed string, args any, call actors.Call) (*messages.CallToolResult, error) {
 	ref, err := m.route(ctx, exposed, messages.MethodToolsCall)
 	if err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	res, err := ref.client.CallToolWith(ctx, ref.tool, args, opts)
+	res, err := ref.client.CallToolWith(ctx, ref.tool, args, call)
 	ref.latency.record(time.Since(start))
 	m.observe(ref.server, ref.health, err)
 	return res, err

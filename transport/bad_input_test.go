@@ -47,7 +47,7 @@ func TestUnusableAnswerFailsItsCallAtOnce(t *testing.T) {
 				if !errors.As(err, &bad) || !errors.Is(err, messages.ErrBadResponse) || !strings.Contains(bad.Problem, tc.problem) || bad.Method != messages.MethodToolsCall {
 					t.Fatalf("got %v, want a BadResponseError naming %q", err, tc.problem)
 				}
-				if st := s.conn.Stats(); st.BadResponses != 1 || st.Malformed != 0 {
+				if st := s.conn.Stats(); st[BadResponses] != 1 || st[Malformed] != 0 {
 					t.Errorf("stats %+v: want one bad response, nothing malformed", st)
 				}
 			}
@@ -121,7 +121,7 @@ func TestInvalidServerRequestsAreAnsweredAndCounted(t *testing.T) {
 	harness.WaitFor(t, "four Invalid Request answers at the server", func() bool {
 		return len(s.stderr.WithPrefix("testserver: response to unknown request id null with error -32600")) == 4
 	})
-	if st := s.conn.Stats(); st.InvalidRequests != 4 || st.InboundRequests != 0 || st.Malformed != 0 {
+	if st := s.conn.Stats(); st[InvalidRequests] != 4 || st[InboundRequests] != 0 || st[Malformed] != 0 {
 		t.Errorf("stats %+v", st)
 	}
 	select {
@@ -145,8 +145,8 @@ func TestProgressForNoPendingCallIsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.mustEcho("after") // the frames are handled in order: the progress is done with
-	if st := s.conn.Stats(); st.DroppedProgress != 1 {
-		t.Errorf("DroppedProgress = %d", st.DroppedProgress)
+	if st := s.conn.Stats(); st[DroppedProgress] != 1 {
+		t.Errorf("DroppedProgress = %d", st[DroppedProgress])
 	}
 	select {
 	case m := <-r.ch:

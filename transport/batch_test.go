@@ -62,7 +62,7 @@ func TestBatchAcceptedWhenNegotiated(t *testing.T) {
 	if got := answer(); !strings.Contains(got, `"id":"b1"`) || !strings.Contains(got, `-32601`) {
 		t.Errorf("answer to the batched request = %s", got)
 	}
-	if n := conn.Stats().RefusedBatches; n != 0 {
+	if n := conn.Stats()[RefusedBatches]; n != 0 {
 		t.Errorf("refused %d batches", n)
 	}
 }
@@ -79,7 +79,7 @@ func TestBatchRefusedOtherwise(t *testing.T) {
 	if !strings.Contains(got, `"id":"b1"`) || !strings.Contains(got, `-32600`) || !strings.Contains(got, "batches are not supported") {
 		t.Errorf("answer to the batched request = %s", got)
 	}
-	if n := conn.Stats().RefusedBatches; n != 1 {
+	if n := conn.Stats()[RefusedBatches]; n != 1 {
 		t.Errorf("refused %d batches, want 1", n)
 	}
 }

@@ -100,12 +100,12 @@ func decodeFrame(frame []byte, stats *Counters, log *slog.Logger, server string)
 		return decoded{msgs: []messages.Message{m}}
 	}
 	if errors.Is(err, messages.ErrInvalidRequestID) {
-		stats.drop(dropInvalidRequest, &stats.invalidRequests)
+		stats.drop(InvalidRequests)
 		return decoded{note: invalidRequest{method: m.Method}}
 	}
 	if id, problem, ok := messages.SalvageResponse(frame); ok {
 		if n, ok := id.Int64(); ok {
-			stats.drop(dropBadResponse, &stats.badResponses)
+			stats.drop(BadResponses)
 			return decoded{note: badResponse{id: n, problem: problem}}
 		}
 	}
@@ -115,7 +115,7 @@ func decodeFrame(frame []byte, stats *Counters, log *slog.Logger, server string)
 
 // countMalformed counts and logs a frame that is not JSON-RPC at all.
 func countMalformed(stats *Counters, log *slog.Logger, server string, frame []byte, err error) {
-	n := stats.drop(dropMalformed, &stats.malformed)
+	n := stats.drop(Malformed)
 	if n <= 10 || n%malformedLogEvery == 0 {
 		log.Warn("mcp: malformed message skipped", "server", server,
 			"err", err, "message", snippet(frame, 120), "malformed_total", n)

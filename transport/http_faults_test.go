@@ -343,7 +343,7 @@ func TestHTTPFrameOverCap(t *testing.T) {
 			c.initialize(messages.Version20251125)
 			c.conn.Listen(harness.Context(t)) // where the JSON answer's huge notification goes
 			c.mustEcho("after a huge notification")
-			harness.WaitFor(t, "the huge notification to be counted", func() bool { return c.conn.Stats().Oversized == 1 })
+			harness.WaitFor(t, "the huge notification to be counted", func() bool { return c.conn.Stats()[Oversized] == 1 })
 
 			_, errs := concurrently(t, 3, func(i int) (string, error) {
 				return c.call(harness.Context(t), "big", map[string]any{"bytes": limit + i}, RequestOptions{})
@@ -358,8 +358,8 @@ func TestHTTPFrameOverCap(t *testing.T) {
 				t.Errorf("an answer under the cap: %d bytes, %v", len(got), err)
 			}
 			c.mustEcho("still alive")
-			if st := c.conn.Stats(); st.Oversized != 4 {
-				t.Errorf("oversized %d, want 4", st.Oversized)
+			if st := c.conn.Stats(); st[Oversized] != 4 {
+				t.Errorf("oversized %d, want 4", st[Oversized])
 			}
 		})
 	}

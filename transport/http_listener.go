@@ -161,7 +161,7 @@ func (s *postSink) readListener(ctx context.Context, body io.Reader) (lastID str
 		var tooLarge *SSEEventTooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
-			a.conn.stats.drop(dropOversized, &a.conn.stats.oversized)
+			a.conn.stats.drop(Oversized)
 			continue
 		case err != nil:
 			return lastID, retry

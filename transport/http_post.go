@@ -344,7 +344,7 @@ func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
 		return
 	}
 	if len(body) > limit {
-		a.conn.stats.drop(dropOversized, &a.conn.stats.oversized)
+		a.conn.stats.drop(Oversized)
 		s.fail(ctx, p, &messages.FrameTooLargeError{Server: a.cfg.Server, Method: p.method,
 			ID: messages.Int64ID(p.id), Size: int64(len(body)), Limit: limit})
 		return
@@ -474,7 +474,7 @@ func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (don
 		var tooLarge *SSEEventTooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
-			a.conn.stats.drop(dropOversized, &a.conn.stats.oversized)
+			a.conn.stats.drop(Oversized)
 			if id, ok := responseID(tooLarge.Head); ok && id == p.id {
 				s.send(ctx, oversizedResponse{id: id, size: tooLarge.Size, limit: tooLarge.Limit}, 0)
 				return true, lastID, retry

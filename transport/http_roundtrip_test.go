@@ -63,7 +63,7 @@ func TestHTTPRoundTrip(t *testing.T) {
 				// another connection: what comes after it is dropped and
 				// counted, never delivered late.
 				harness.WaitFor(t, "every progress notification accounted for", func() bool {
-					return steps.Load()+c.conn.Stats().DroppedProgress == 3
+					return steps.Load()+c.conn.Stats()[DroppedProgress] == 3
 				})
 			}
 
@@ -95,7 +95,7 @@ func TestHTTPRoundTrip(t *testing.T) {
 					t.Errorf("%s %s sent without the session id", e.Method, e.RPCMethod)
 				}
 			}
-			if st := c.conn.Stats(); st != (Stats{DroppedProgress: st.DroppedProgress, InboundRequests: 1}) {
+			if st := c.conn.Stats(); st != (Stats{DroppedProgress: st[DroppedProgress], InboundRequests: 1}) {
 				t.Errorf("stats %+v", st)
 			}
 			c.noConnectionLeft()

@@ -63,7 +63,7 @@ func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 	if limit := int64(3 * DefaultMaxWriteBytes); grown > limit {
 		t.Errorf("the connection keeps %.1f MiB; its write budget is %d MiB", float64(grown)/mib, DefaultMaxWriteBytes/mib)
 	}
-	if st := s.conn.Stats(); st.DroppedWrites == 0 {
+	if st := s.conn.Stats(); st[DroppedWrites] == 0 {
 		t.Errorf("no unwritten frame was dropped: %+v", st)
 	}
 	closeForcibly(t, s)
@@ -141,7 +141,7 @@ func TestProgressIsBoundedInBytes(t *testing.T) {
 	<-entered
 	// 64 MiB through a pipe, under the race detector on a shared 2-core
 	// machine, took 14 to 23 s: the bound is the load's, not the test's.
-	harness.WaitWithin(t, 4*harness.Bound, "the server's progress to be dropped", func() bool { return s.conn.Stats().DroppedProgress >= 30 })
+	harness.WaitWithin(t, 4*harness.Bound, "the server's progress to be dropped", func() bool { return s.conn.Stats()[DroppedProgress] >= 30 })
 	grown := liveHeap() - base
 	t.Logf("live heap grew by %.1f MiB with 64 MiB of progress sent to a stuck callback", float64(grown)/mib)
 	if grown > 32*mib {

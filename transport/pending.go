@@ -215,7 +215,7 @@ func (r *rpcCore) dispatch(ctx actor.Context, m messages.Message) {
 	case messages.KindNotification:
 		r.notification(ctx, m)
 	case messages.KindRequest:
-		r.stats.inboundRequests.Add(1)
+		r.stats.drop(InboundRequests)
 		if r.owner == nil {
 			r.replyError(m.ID, messages.CodeMethodNotFound, "Method not found")
 			return
@@ -231,12 +231,12 @@ func (r *rpcCore) response(m messages.Message) {
 			// JSON-RPC 2.0 §5: a server that could not read a request's id
 			// (a parse error, an invalid request) answers with id null.
 			// Nothing of ours can be matched; its own words say the most.
-			r.stats.drop(dropUnknownID, &r.stats.unknownIDs)
+			r.stats.drop(UnknownIDs)
 			r.log.Warn("mcp: server reported an error without a request id", "server", r.server,
 				"code", m.Error.Code, "message", m.Error.Message)
 			return
 		}
-		r.stats.drop(dropUnknownID, &r.stats.unknownIDs)
+		r.stats.drop(UnknownIDs)
 		r.log.Warn("mcp: response with an id we never issued", "server", r.server, "id", m.ID.String())
 		return
 	}
@@ -249,14 +249,14 @@ func (r *rpcCore) response(m messages.Message) {
 	}
 	if id > 0 && id <= r.nextID {
 		// Ours once: retired by timeout or cancellation, or answered twice.
-		r.stats.drop(dropLateResponse, &r.stats.lateResponses)
+		r.stats.drop(LateResponses)
 		if obs, ok := r.retired.take(id); ok {
 			obs.LateResponse()
 		}
 		r.log.Debug("mcp: late response ignored", "server", r.server, "id", id)
 		return
 	}
-	r.stats.drop(dropUnknownID, &r.stats.unknownIDs)
+	r.stats.drop(UnknownIDs)
 	r.log.Warn("mcp: response with an id we never issued", "server", r.server, "id", m.ID.String())
 }
 
@@ -272,7 +272,7 @@ func (r *rpcCore) notification(ctx actor.Context, m messages.Message) {
 				return
 			}
 		}
-		r.stats.drop(dropProgress, &r.stats.droppedProgress)
+		r.stats.drop(DroppedProgress)
 		r.log.Debug("mcp: progress for no pending request dropped", "server", r.server)
 		return
 	}
@@ -293,13 +293,13 @@ func (r *rpcCore) pushProgress(c *call, p json.RawMessage) {
 		select {
 		case old := <-c.progress:
 			r.limits.tookProgress(c, old)
-			r.stats.drop(dropProgress, &r.stats.droppedProgress)
+			r.stats.drop(DroppedProgress)
 		default:
 			// The caller has just taken them.
 		}
 	}
 	if r.limits.progressBytes.Load()+n > r.limits.connProgress && r.limits.progressBytes.Load() > 0 {
-		r.stats.drop(dropProgress, &r.stats.droppedProgress)
+		r.stats.drop(DroppedProgress)
 		return
 	}
 	c.progressBytes.Add(n)
@@ -312,7 +312,7 @@ func (r *rpcCore) batch(ctx actor.Context, msgs []messages.Message) {
 		// Batches exist only in 2025-03-26
 		// (https://modelcontextprotocol.io/specification/2025-03-26/basic#batching);
 		// answer each request in one from any other peer with a clear error.
-		r.stats.drop(dropBatch, &r.stats.refusedBatches)
+		r.stats.drop(RefusedBatches)
 		r.log.Warn("mcp: JSON-RPC batch refused: protocol version does not allow batches", "server", r.server)
 		for _, m := range msgs {
 			if m.Kind() == messages.KindRequest {

@@ -211,7 +211,7 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 			if !flush() {
 				return
 			}
-			p.stats.drop(dropOversized, &p.stats.oversized)
+			p.stats.drop(Oversized)
 			cfg.Logger.Warn("mcp: oversized frame discarded", "server", cfg.Server, "bytes", over.Dropped, "limit", over.Limit)
 			if id, ok := responseID(over.Head); ok {
 				if !send(readerNote{oversizedResponse{id: id, size: over.Dropped, limit: over.Limit}}, 0) {
@@ -333,12 +333,12 @@ const malformedLogEvery = 1000
 // was. Anything else is malformed input, counted and skipped.
 func (p *process) rejected(cfg StdioConfig, line []byte, err error, m messages.Message) any {
 	if errors.Is(err, messages.ErrInvalidRequestID) {
-		p.stats.drop(dropInvalidRequest, &p.stats.invalidRequests)
+		p.stats.drop(InvalidRequests)
 		return invalidRequest{method: m.Method}
 	}
 	if id, problem, ok := messages.SalvageResponse(line); ok {
 		if n, ok := id.Int64(); ok {
-			p.stats.drop(dropBadResponse, &p.stats.badResponses)
+			p.stats.drop(BadResponses)
 			return badResponse{id: n, problem: problem}
 		}
 	}
@@ -348,7 +348,7 @@ func (p *process) rejected(cfg StdioConfig, line []byte, err error, m messages.M
 }
 
 func (p *process) malformed(cfg StdioConfig, line []byte, err error) {
-	n := p.stats.drop(dropMalformed, &p.stats.malformed)
+	n := p.stats.drop(Malformed)
 	if n <= 10 || n%malformedLogEvery == 0 {
 		cfg.Logger.Warn("mcp: malformed stdout line skipped", "server", cfg.Server,
 			"err", err, "line", maskedSnippet(line, 120, p.skipped.secretValues()), "malformed_total", n)

@@ -43,7 +43,7 @@ func TestLateAnswerReachesTheRetiredCallsObserver(t *testing.T) {
 	if !errors.Is(err, messages.ErrTimeout) {
 		t.Fatalf("got %v, want a timeout", err)
 	}
-	harness.WaitFor(t, "the late answer", func() bool { return conn.Stats().LateResponses == 1 })
+	harness.WaitFor(t, "the late answer", func() bool { return conn.Stats()[LateResponses] == 1 })
 	if obs.written.Load() != 1 || obs.cancelSent.Load() != 1 || obs.late.Load() != 1 {
 		t.Errorf("observer heard written=%d cancelSent=%d late=%d, want 1 each", obs.written.Load(), obs.cancelSent.Load(), obs.late.Load())
 	}

@@ -107,7 +107,7 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 		var tooLarge *SSEEventTooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
-			a.conn.stats.drop(dropOversized, &a.conn.stats.oversized)
+			a.conn.stats.drop(Oversized)
 			if id, ok := responseID(tooLarge.Head); ok {
 				s.send(ctx, oversizedResponse{id: id, size: tooLarge.Size, limit: tooLarge.Limit}, 0)
 			}

@@ -70,7 +70,7 @@ func (q *lineQueue) push(line string) {
 	select {
 	case q.ch <- line:
 	default:
-		q.stats.droppedStderrLines.Add(1)
+		q.stats.drop(DroppedStderrLines)
 	}
 }
 

@@ -81,7 +81,7 @@ func TestFrameOverCapIsDiscarded(t *testing.T) {
 	// the answer written after it still arrives.
 	s := startServer(t, testserver.Options{HugeFrameBytes: 20 << 20}, nil, nil, nil)
 	s.mustEcho("after the huge frame")
-	if st := s.conn.Stats(); st.Oversized != 1 || st.Malformed != 0 {
+	if st := s.conn.Stats(); st[Oversized] != 1 || st[Malformed] != 0 {
 		t.Errorf("stats %+v, want one oversized frame", st)
 	}
 	s.mustEcho("still alive")
@@ -109,8 +109,8 @@ func TestFrameCapBoundary(t *testing.T) {
 			if !tc.delivered {
 				want = 1
 			}
-			if st := s.conn.Stats(); st.Oversized != want {
-				t.Errorf("oversized %d, want %d", st.Oversized, want)
+			if st := s.conn.Stats(); st[Oversized] != want {
+				t.Errorf("oversized %d, want %d", st[Oversized], want)
 			}
 		})
 	}
@@ -183,7 +183,7 @@ func TestStderrFlood(t *testing.T) {
 	// Each line is delivered or, when the callback fell behind, counted:
 	// none is lost silently, and the server was never blocked.
 	harness.WaitFor(t, "every flood line", func() bool {
-		return s.stderr.Count()+s.conn.Stats().DroppedStderrLines >= flood/80
+		return s.stderr.Count()+s.conn.Stats()[DroppedStderrLines] >= flood/80
 	})
 
 	// End it with a crash: the error carries a bounded excerpt, the first
@@ -504,7 +504,7 @@ func TestServerRequestWithoutOwnerGetsMethodNotFound(t *testing.T) {
 	if text := textOf(t, raw); !strings.Contains(text, "-32601") {
 		t.Errorf("server got %s", text)
 	}
-	if st := s.conn.Stats(); st.InboundRequests != 1 {
+	if st := s.conn.Stats(); st[InboundRequests] != 1 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -632,7 +632,7 @@ func TestLateAnswerIsCountedNotDelivered(t *testing.T) {
 	if !errors.Is(err, messages.ErrTimeout) {
 		t.Fatalf("got %v", err)
 	}
-	harness.WaitFor(t, "the late answer", func() bool { return s.conn.Stats().LateResponses == 1 })
+	harness.WaitFor(t, "the late answer", func() bool { return s.conn.Stats()[LateResponses] == 1 })
 	s.mustEcho("next")
 	if st := s.conn.Stats(); st != (Stats{LateResponses: 1}) {
 		t.Errorf("stats %+v", st)

@@ -192,7 +192,7 @@ func (w *batchWriter) commitFrame(frame []byte, c *call, weight int64) bool {
 		w.cur.buf = frame[:start]
 		w.budget.release(weight)
 		if !w.dead {
-			w.stats.drop(dropWriteOverflow, &w.stats.writeOverflow)
+			w.stats.drop(WriteOverflow)
 		}
 		return false
 	}
@@ -225,7 +225,7 @@ func (w *batchWriter) dropUnsent(c *call) bool {
 	}
 	fr.dead, c.where = true, frameNone
 	w.cur.deadBytes += fr.end - start
-	w.stats.droppedWrites.Add(1)
+	w.stats.drop(DroppedWrites)
 	if 2*w.cur.deadBytes > len(w.cur.buf) {
 		w.compact()
 	}
