@@ -62,13 +62,22 @@ func (c *Client) Err() error { return c.h.Err() }
 func (c *Client) Done() <-chan struct{} { return c.h.Done() }
 
 // Generation describes one connection of a Client; see Client.Generation.
-type Generation = actors.Generation
+type Generation struct {
+	// Number is 1 for the first connection and one more for each repair.
+	Number uint64
+	// Ready is closed when the generation's handshake has ended, either
+	// way; Client.Err then tells which.
+	Ready <-chan struct{}
+	// Replaced is closed when a newer generation starts or the client is
+	// closed for good: the moment to look again.
+	Replaced <-chan struct{}
+}
 
 // Generation returns the current connection generation: its number (1 for
 // the first connection, one more for each repair), a channel closed when
 // its handshake has ended, and one closed when it is replaced or the client
 // closes. Err, ServerInfo, Capabilities and ProtocolVersion describe it.
-func (c *Client) Generation() Generation { return c.h.Generation() }
+func (c *Client) Generation() Generation { return Generation(c.h.Generation()) }
 
 // Reconnect replaces the connection: a new process (or dial) and handshake,
 // waited for within ctx. Calls still pending on the old connection fail

@@ -64,8 +64,7 @@ type ManageOptions struct {
 	OnEvent func(ManagerEvent)
 }
 
-// The manager's types, documented in packages supervisor (the manager)
-// and supervisor/config (the servers and where they come from).
+// The manager's types that keep the engine's definition.
 type (
 	// Server is a configured server: its ServerConfig, where it came from
 	// (Source), its restart policy, keepalive and whether it needs approval.
@@ -74,47 +73,84 @@ type (
 	// restarting, breaker open, unhealthy, disabled; its source, protocol
 	// version, last error, restarts, requests in flight, p50/p99.
 	ServerStatus = supervisor.Status
-	// ManagedTool is a tool by its exposed name (mcp__<server>__<tool>).
-	ManagedTool = supervisor.Tool
-	// ManagerEvent is a change in the managed servers.
-	ManagerEvent = supervisor.Event
-	// DiscoverOptions choose the discovery sources and directories.
-	DiscoverOptions = config.DiscoverOptions
 	// ServerState is ServerStatus.State.
 	ServerState = supervisor.State
-	// ManagedPrompt is a prompt by its exposed name (mcp__<server>__<prompt>).
-	ManagedPrompt = supervisor.Prompt
-	// ManagedResource is a resource a managed server lists, with the
-	// server's name; read it with Manager.ReadResource(server, URI).
-	ManagedResource = supervisor.Resource
-	// InvalidEntry is a server entry of a configuration file left out
-	// because it is invalid, with its problems (Manager.Invalid).
-	InvalidEntry = config.InvalidEntry
-	// StartupPolicy is ManageOptions.Startup.
-	StartupPolicy = supervisor.StartupPolicy
+	// DiscoverOptions choose the discovery sources and directories.
+	DiscoverOptions = config.DiscoverOptions
 )
 
-// The startup policies (ManageOptions.Startup). A server still starting
-// when Manage returns is StateConnecting in Status, with no tools unless
-// the cache had them (ServerStatus.ToolsPending); its tools arrive with a
-// ManagerEvent of kind EventToolsChanged.
+// ManagedTool is a tool as a manager offers it: by its exposed name
+// (mcp__<server>__<tool>, docs/configuration.md "Tool names").
+type ManagedTool struct {
+	Name   string        // the exposed name, which Manager.CallTool takes
+	Server string        // the server that offers it
+	Tool   messages.Tool // the tool as the server lists it (Tool.Name is the server's own name)
+	Cached bool          // offered from the tool-list cache: its server is still starting
+}
+
+// ManagedPrompt is a prompt as a manager offers it: by its exposed name
+// (mcp__<server>__<prompt>, named as tools are).
+type ManagedPrompt struct {
+	Name   string
+	Server string
+	Prompt messages.Prompt
+}
+
+// ManagedResource is a resource a managed server lists, with the server's
+// name; read it with Manager.ReadResource(server, Resource.URI).
+type ManagedResource struct {
+	Server   string
+	Resource messages.Resource
+}
+
+// ManagerEvent is a change in the managed servers (ManageOptions.OnEvent).
+type ManagerEvent struct {
+	Kind   EventKind
+	Server string
+	State  ServerState // the server's state after the change
+	Err    error       // with EventStateChanged: why, when it failed
+}
+
+// EventKind says what a ManagerEvent reports.
+type EventKind string
+
+// The kinds of ManagerEvent.
+const (
+	EventToolsChanged   EventKind = "tools changed"   // a server's tools changed (listed, refreshed, gone)
+	EventStateChanged   EventKind = "state changed"   // a server changed state (State, Err)
+	EventCatalogChanged EventKind = "catalog changed" // a server's prompts or resources changed
+)
+
+// InvalidEntry is a server entry of a configuration file left out because
+// it is invalid (Manager.Invalid). Its problems name the server and the
+// fields, never values.
+type InvalidEntry struct {
+	Name     string
+	File     string // the file it was read from; "" for a parsed document
+	Problems []string
+}
+
+// String is the entry's problems in one line.
+func (e InvalidEntry) String() string { return config.InvalidEntry(e).String() }
+
+// StartupPolicy is how long Manage waits for its servers
+// (ManageOptions.Startup).
+type StartupPolicy int
+
+// The startup policies. A server still starting when Manage returns is
+// StateConnecting in Status, with no tools unless the cache had them
+// (ServerStatus.ToolsPending); its tools arrive with a ManagerEvent of kind
+// EventToolsChanged.
 const (
 	// StartupWaitUncached (the default) returns once every server is up
 	// or failed, or once the gate has passed and every server still
 	// starting has cached tools to offer: a server without a cached list
 	// is awaited up to its connect timeout.
-	StartupWaitUncached = supervisor.StartupWaitUncached
+	StartupWaitUncached StartupPolicy = iota
 	// StartupGate returns when the gate passes, whatever is uncached.
-	StartupGate = supervisor.StartupGate
+	StartupGate
 	// StartupImmediate returns at once.
-	StartupImmediate = supervisor.StartupImmediate
-)
-
-// The kinds of ManagerEvent.
-const (
-	EventToolsChanged   = supervisor.EventToolsChanged
-	EventStateChanged   = supervisor.EventStateChanged
-	EventCatalogChanged = supervisor.EventCatalogChanged
+	StartupImmediate
 )
 
 // The manager's errors.
@@ -191,8 +227,8 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 	}
 	mo := supervisor.ManagerOptions{
 		Servers: servers, Env: rt.env, Gate: opts.Gate, MaxConnecting: opts.MaxConnecting,
-		Approve: opts.Approve, FailFast: opts.FailFast, BreakerRetry: opts.BreakerRetry, OnEvent: opts.OnEvent,
-		Startup: opts.Startup,
+		Approve: opts.Approve, FailFast: opts.FailFast, BreakerRetry: opts.BreakerRetry, OnEvent: onEvent(opts.OnEvent),
+		Startup: supervisor.StartupPolicy(opts.Startup),
 	}
 	if !opts.NoCache {
 		dir := opts.CacheDir
@@ -260,9 +296,30 @@ func (m *Manager) Invalid() []InvalidEntry {
 	return slices.Clone(m.report.Load().invalid)
 }
 
+// onEvent gives the manager's events to f, if set, as ManagerEvents.
+func onEvent(f func(ManagerEvent)) func(supervisor.Event) {
+	if f == nil {
+		return nil
+	}
+	return func(e supervisor.Event) {
+		f(ManagerEvent{Kind: EventKind(e.Kind), Server: e.Server, State: e.State, Err: e.Err})
+	}
+}
+
+// convertAll converts the engine's read-only list to the root's type.
+func convertAll[R, E any](in []E, conv func(E) R) []R {
+	out := make([]R, len(in))
+	for i, e := range in {
+		out[i] = conv(e)
+	}
+	return out
+}
+
 // ListPrompts returns the prompts of every ready server by exposed name
 // (mcp__<server>__<prompt>, named as tools are).
-func (m *Manager) ListPrompts() []ManagedPrompt { return m.m.Prompts() }
+func (m *Manager) ListPrompts() []ManagedPrompt {
+	return convertAll(m.m.Prompts(), func(p supervisor.Prompt) ManagedPrompt { return ManagedPrompt(p) })
+}
 
 // GetPrompt renders a prompt by its exposed name on the server that
 // offers it.
@@ -272,7 +329,9 @@ func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string
 
 // ListResources returns the resources every ready server lists, with the
 // server's name, sorted by server and URI.
-func (m *Manager) ListResources() []ManagedResource { return m.m.Resources() }
+func (m *Manager) ListResources() []ManagedResource {
+	return convertAll(m.m.Resources(), func(r supervisor.Resource) ManagedResource { return ManagedResource(r) })
+}
 
 // ReadResource reads a resource from the named server by URI. Resources
 // are addressed by server and URI, not by an exposed name: a URI is the
@@ -284,7 +343,9 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messag
 
 // ListTools returns every managed tool by its exposed name: the live tools of
 // the servers that are up and the cached ones of those still starting.
-func (m *Manager) ListTools() []ManagedTool { return m.m.Tools() }
+func (m *Manager) ListTools() []ManagedTool {
+	return convertAll(m.m.Tools(), func(t supervisor.Tool) ManagedTool { return ManagedTool(t) })
+}
 
 // CallTool calls a tool by its exposed name on the server that offers it;
 // a cached tool's call waits for its server, bounded by ctx and the connect
@@ -369,7 +430,7 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, *configRep
 			return nil, nil, fmt.Errorf("mcpactor: Manage: no valid server in the configuration file: %w", err)
 		}
 		for _, e := range f.Invalid {
-			report.invalid = append(report.invalid, e)
+			report.invalid = append(report.invalid, InvalidEntry(e))
 			report.warnings = append(report.warnings, e.String())
 		}
 		report.warnings = append(report.warnings, f.Warnings...)
@@ -384,7 +445,9 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, *configRep
 		if len(d.Servers) == 0 {
 			return nil, nil, fmt.Errorf("mcpactor: Manage: discovery found no valid server (%d files read)", len(d.Files))
 		}
-		report.invalid = d.Invalid
+		for _, e := range d.Invalid {
+			report.invalid = append(report.invalid, InvalidEntry(e))
+		}
 		report.warnings = append(report.warnings, d.Warnings...)
 		for _, sh := range d.Shadowed {
 			log.Info("mcp: discovery: " + sh.String())

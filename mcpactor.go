@@ -67,7 +67,7 @@ func Start(opts Options) (*Runtime, error) {
 		system: system,
 		env: actors.Env{
 			ClientInfo:            opts.ClientInfo,
-			Handlers:              actors.Handlers(opts.Handlers),
+			Handlers:              opts.Handlers.engine(),
 			Logger:                logger,
 			StderrLine:            opts.StderrLine,
 			NotificationQueue:     opts.NotificationQueue,

@@ -2,6 +2,7 @@ package mcpactor
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"time"
@@ -140,6 +141,20 @@ type Handlers struct {
 	Notification func(server string, n Notification)
 }
 
-// Notification is one notification from a server: Method, its raw Params,
-// and the connection Generation it arrived on.
-type Notification = transport.InboundNotification
+// Notification is one notification from a server.
+type Notification struct {
+	Method string          // e.g. notifications/tools/list_changed, notifications/message
+	Params json.RawMessage // as the server sent them
+	// Generation is the number of the connection it arrived on
+	// (Client.Generation).
+	Generation uint64
+}
+
+// engine is h as the client actors take it.
+func (h Handlers) engine() actors.Handlers {
+	e := actors.Handlers{Roots: h.Roots, Sampling: h.Sampling, Elicitation: h.Elicitation}
+	if f := h.Notification; f != nil {
+		e.Notification = func(server string, n actors.Notification) { f(server, Notification(n)) }
+	}
+	return e
+}

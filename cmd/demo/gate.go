@@ -147,7 +147,7 @@ func slowServer(ctx context.Context, m *mcpactor.Manager, o options, had int, ev
 	wctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 	e, err := ev.waitFor(wctx, 0, func(e mcpactor.ManagerEvent) bool {
-		return e.Server == slowName && e.Kind == supervisor.EventToolsChanged
+		return e.Server == slowName && e.Kind == mcpactor.EventToolsChanged
 	})
 	if err != nil {
 		r.fail("%s: no tools-changed event: %v", slowName, err)
