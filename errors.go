@@ -5,7 +5,6 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Errors callers test with errors.Is. The typed errors below match them and
@@ -41,37 +40,37 @@ var (
 	ErrBadResponse = messages.ErrBadResponse
 	// ErrWriteStalled: the server read none of its input for the write
 	// stall timeout; the connection was failed.
-	ErrWriteStalled = transport.ErrWriteStalled
+	ErrWriteStalled = messages.ErrWriteStalled
 	// ErrServerNotConnected: a call to a server that is not, or no longer,
 	// connected.
 	ErrServerNotConnected = messages.ErrServerNotConnected
 	// ErrUnsupported: the method is not part of the protocol version the
 	// connection speaks (NotifyRootsChanged in the 2026-07-28 era).
-	ErrUnsupported = actors.ErrUnsupported
+	ErrUnsupported = messages.ErrUnsupported
 	// ErrSessionExpired: an HTTP server ended the session; the request was
 	// sent once more on a new session and met the same.
-	ErrSessionExpired = transport.ErrSessionExpired
+	ErrSessionExpired = messages.ErrSessionExpired
 	// ErrHTTPStatus: an HTTP server answered with an error status.
-	ErrHTTPStatus = transport.ErrHTTPStatus
+	ErrHTTPStatus = messages.ErrHTTPStatus
 	// ErrUnreachable: an HTTP request got no answer at all (connection
 	// refused or reset before an answer, the host name did not resolve,
 	// TLS failed). The text names the server and its URL.
-	ErrUnreachable = transport.ErrUnreachable
+	ErrUnreachable = messages.ErrUnreachable
 	// ErrBrokenAnswer: an HTTP answer broke off after the server had
 	// begun it.
-	ErrBrokenAnswer = transport.ErrBrokenAnswer
+	ErrBrokenAnswer = messages.ErrBrokenAnswer
 	// ErrAuthorization: an HTTP request could not be authorized: its
 	// Authorizer (ServerConfig.Auth) failed before the server could answer
 	// (the authorization server refused or could not be reached, the user
 	// step is needed). It unwraps to the Authorizer's error
 	// (transport/oauth's, for an OAuth client).
-	ErrAuthorization = transport.ErrAuthorization
+	ErrAuthorization = messages.ErrAuthorization
 	// ErrNoResponse: an SSE stream ended before the response and could not
 	// be resumed.
-	ErrNoResponse = transport.ErrNoResponse
+	ErrNoResponse = messages.ErrNoResponse
 	// ErrBadBody: an HTTP answer whose body MCP does not allow (not JSON,
 	// no body).
-	ErrBadBody = transport.ErrBadBody
+	ErrBadBody = messages.ErrBadBody
 	// ErrRPC: the server answered with a JSON-RPC error (*RPCError).
 	ErrRPC = messages.ErrRPC
 	// ErrInvalidArguments: a tool call's arguments do not encode as a
@@ -79,19 +78,19 @@ var (
 	ErrInvalidArguments = messages.ErrInvalidArguments
 	// ErrInvalidResult: a result that does not decode as the method's
 	// result type.
-	ErrInvalidResult = actors.ErrInvalidResult
+	ErrInvalidResult = messages.ErrInvalidResult
 	// ErrPagination: a listing cut short (a repeated cursor, MaxPages);
 	// the items read so far come with it.
-	ErrPagination = actors.ErrPagination
+	ErrPagination = messages.ErrPagination
 	// ErrConfig: a ServerConfig that cannot work (no command or URL, an
 	// unusable URL, an invalid or taken server name); nothing was started.
-	ErrConfig = actors.ErrConfig
+	ErrConfig = messages.ErrConfig
 	// ErrReplaced: the cause of the end of calls pending on a connection
 	// that Reconnect (or a repair) replaced.
-	ErrReplaced = actors.ErrReplaced
+	ErrReplaced = messages.ErrReplaced
 	// ErrIncompleteClose: Close or Stop ran out of time; the server was
 	// killed, and the rest goes on without the caller.
-	ErrIncompleteClose = actors.ErrIncompleteClose
+	ErrIncompleteClose = messages.ErrIncompleteClose
 	// ErrStopped is returned by Open and Connect after Stop.
 	ErrStopped = errors.New("mcpactor: runtime stopped")
 )
@@ -129,48 +128,48 @@ type (
 	BadResponseError = messages.BadResponseError
 	// WriteStallError is the cause of the TransportClosedError of a
 	// connection whose server stopped reading its input.
-	WriteStallError = transport.WriteStallError
+	WriteStallError = messages.WriteStallError
 	// ArgumentsError refuses a tool call whose arguments are not a JSON
 	// object (Server, Tool, what they were), before anything is sent.
 	ArgumentsError = messages.ArgumentsError
 	// FallbackError reports an http server that neither Streamable HTTP
 	// nor the legacy HTTP+SSE transport tried after it could reach; it
 	// holds both failures (errors.Is/As see each).
-	FallbackError = actors.FallbackError
+	FallbackError = messages.FallbackError
 	// ReplacedError is the cause of the TransportClosedError of calls
 	// pending on a connection that Reconnect (or a repair) replaced.
-	ReplacedError = actors.ReplacedError
+	ReplacedError = messages.ReplacedError
 	// IncompleteCloseError reports a Close or Stop whose context ended
 	// before the teardown did; the server was killed, and the rest goes on
 	// without the caller.
-	IncompleteCloseError = actors.IncompleteCloseError
+	IncompleteCloseError = messages.IncompleteCloseError
 	// PaginationError reports a listing cut short (a repeated cursor, or
 	// MaxPages); the items read so far come with it.
-	PaginationError = actors.PaginationError
+	PaginationError = messages.PaginationError
 	// InvalidResultError reports a result that does not decode as the
 	// method's result type; Body shows its first bytes.
-	InvalidResultError = actors.InvalidResultError
+	InvalidResultError = messages.InvalidResultError
 	// ConfigError lists what is wrong with a ServerConfig.
-	ConfigError = actors.ConfigError
+	ConfigError = messages.ConfigError
 	// UnsupportedError reports a method the connection's protocol version
 	// does not have.
-	UnsupportedError = actors.UnsupportedError
+	UnsupportedError = messages.UnsupportedError
 	// HTTPStatusError is an HTTP error status, with the start of its body
 	// and the server's authorization hints (WWW-Authenticate,
 	// Mcp-Auth-Server).
-	HTTPStatusError = transport.HTTPStatusError
+	HTTPStatusError = messages.HTTPStatusError
 	// SessionExpiredError: see ErrSessionExpired.
-	SessionExpiredError = transport.SessionExpiredError
+	SessionExpiredError = messages.SessionExpiredError
 	// NoResponseError reports an SSE stream that ended before the response
 	// and could not be resumed.
-	NoResponseError = transport.NoResponseError
+	NoResponseError = messages.NoResponseError
 	// BadBodyError reports an HTTP answer whose body MCP does not allow
 	// (not JSON, no body), with its first bytes.
-	BadBodyError = transport.BadBodyError
+	BadBodyError = messages.BadBodyError
 	// RequestError reports an HTTP request that got no answer
 	// (ErrUnreachable) or whose answer broke off (ErrBrokenAnswer), with
 	// the server, the method and the URL (credentials masked).
-	RequestError = transport.RequestError
+	RequestError = messages.RequestError
 )
 
 // MaxPages bounds the pages one listing follows.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -224,7 +222,7 @@ func (c *Client) Done() <-chan struct{} { return c.closed }
 // Reconnect starts a new connection generation (a new transport and
 // handshake) and waits for its handshake, bounded by ctx. Calls still
 // pending on the old connection fail with a *messages.TransportClosedError
-// whose cause is a *ReplacedError; calls made meanwhile wait for the new
+// whose cause is a *messages.ReplacedError; calls made meanwhile wait for the new
 // connection. It returns the new handshake's error, if any.
 func (c *Client) Reconnect(ctx context.Context) error {
 	reply := make(chan *generation, 1)
@@ -264,7 +262,7 @@ const forceWait = 100 * time.Millisecond
 // when it has no deadline), whichever is first. When ctx ends first the
 // remaining grace periods are skipped (the server is killed) and Close
 // returns within 100 ms; if the teardown had not finished by then, with an
-// *IncompleteCloseError (it finishes on its own, and Done tells when).
+// *messages.IncompleteCloseError (it finishes on its own, and Done tells when).
 // Either way, no callback of this client
 // (handlers, Handlers.Notification, Env.StderrLine) starts after Close
 // returns; those still running are abandoned, counted in
@@ -290,7 +288,7 @@ func (c *Client) Close(ctx context.Context) error {
 		select {
 		case <-c.closed:
 		case <-t.C:
-			err = &IncompleteCloseError{Server: c.name, Err: context.Cause(ctx)}
+			err = &messages.IncompleteCloseError{Server: c.name, Err: context.Cause(ctx)}
 		}
 	}
 	c.shutCallbacks()
@@ -322,20 +320,6 @@ func (c *Client) shutCallbacks() {
 		c.logger().Warn("mcp: close abandoned callbacks still running", "server", c.name, "callbacks", n)
 	}
 }
-
-// IncompleteCloseError reports a Close whose context ended before the
-// teardown did. The server has been killed; what remains (reaping it,
-// abandoned callbacks) goes on without the caller.
-type IncompleteCloseError struct {
-	Server string
-	Err    error // the context's cause
-}
-
-func (e *IncompleteCloseError) Error() string {
-	return "mcpactor: close of MCP server " + strconv.Quote(e.Server) + " did not finish: " + e.Err.Error()
-}
-
-func (e *IncompleteCloseError) Unwrap() error { return e.Err }
 
 // call encodes params, sends the request and decodes the result into out.
 // The span starts before the wait for the handshake, so that the wait shows
@@ -372,7 +356,7 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 	g, err := c.currentObserved(ctx, op)
 	if err == nil {
 		err = c.exchangeOn(ctx, op, g, method, params, out, opts)
-		if errors.Is(err, transport.ErrSessionExpired) {
+		if errors.Is(err, messages.ErrSessionExpired) {
 			err = c.replay(ctx, op, g, method, params, out, opts, err)
 		}
 	}
@@ -401,7 +385,7 @@ func (c *Client) callUntraced(ctx context.Context, method string, params any, ou
 		return err
 	}
 	err = c.exchangeOn(ctx, nil, g, method, params, out, opts)
-	if errors.Is(err, transport.ErrSessionExpired) {
+	if errors.Is(err, messages.ErrSessionExpired) {
 		err = c.replay(ctx, nil, g, method, params, out, opts, err)
 	}
 	return err
@@ -484,21 +468,6 @@ func (c *Client) logger() *slog.Logger {
 	}
 	return slog.New(slog.DiscardHandler)
 }
-
-// InvalidResultError reports a result that does not decode as the method's
-// result type.
-type InvalidResultError struct {
-	Server string
-	Method string
-	Err    error
-	Body   string // the first bytes of the result
-}
-
-func (e *InvalidResultError) Error() string {
-	return fmt.Sprintf("MCP server %q: invalid %s result: %v (result starts %q)", e.Server, e.Method, e.Err, e.Body)
-}
-
-func (e *InvalidResultError) Unwrap() error { return e.Err }
 
 func snippet(b []byte) string {
 	if len(b) > 200 {

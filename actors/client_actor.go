@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -302,7 +301,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	if fellBack != nil {
 		// Neither transport worked: the user needs both answers (a URL
 		// that is wrong answers 404 to both).
-		m.err = &FallbackError{Server: a.h.name, URL: redact.URL(a.h.cfg.URL), Streamable: fellBack, Legacy: m.err}
+		m.err = &messages.FallbackError{Server: a.h.name, URL: redact.URL(a.h.cfg.URL), Streamable: fellBack, Legacy: m.err}
 	}
 	// A failed connect, or a server that died during it, is torn down
 	// completely before it is reported, so a late success cannot leak a
@@ -361,7 +360,7 @@ func (a *clientActor) transportClosed(ctx actor.Context, m transport.TransportCl
 // (exit status, stderr tail) says more than whichever request noticed
 // first: an initialize whose write failed knows only "broken pipe".
 func (a *clientActor) failedConnectError(conn *transport.Conn) error {
-	if fe, ok := a.failed.(*FallbackError); ok {
+	if fe, ok := a.failed.(*messages.FallbackError); ok {
 		legacy := *fe
 		a.failed = legacy.Legacy
 		legacy.Legacy = a.failedConnectError(conn)
@@ -382,7 +381,7 @@ func (a *clientActor) failedConnectError(conn *transport.Conn) error {
 }
 
 // reconnect starts the next generation: the current transport is closed
-// (its pending calls fail with a ReplacedError) while a new one starts and
+// (its pending calls fail with a messages.ReplacedError) while a new one starts and
 // shakes hands. Callers that arrive meanwhile wait for the new generation.
 func (a *clientActor) reconnect(ctx actor.Context) *generation {
 	if a.closing {
@@ -397,7 +396,7 @@ func (a *clientActor) reconnect(ctx actor.Context) *generation {
 	a.stopHS()
 	a.stopListen()
 	a.endSession(nil)
-	why := &ReplacedError{Server: a.h.name, Generation: old.n, Next: next.n}
+	why := &messages.ReplacedError{Server: a.h.name, Generation: old.n, Next: next.n}
 	if conn := a.conns[old.n]; conn != nil {
 		conn.BeginClose(why)
 	}
@@ -559,16 +558,4 @@ func (a *clientActor) endSession(err error) {
 		err = nil
 	}
 	a.env.Telemetry.SessionEnded(&a.sess.peer, a.started, err)
-}
-
-// ReplacedError is the cause given to the calls of a generation that was
-// replaced by a newer one (Client.Reconnect, a repair) while they waited.
-type ReplacedError struct {
-	Server     string
-	Generation uint64 // the generation that was replaced
-	Next       uint64 // the one that replaced it
-}
-
-func (e *ReplacedError) Error() string {
-	return "MCP server " + strconv.Quote(e.Server) + ": connection replaced by a new one (generation " + strconv.FormatUint(e.Next, 10) + ")"
 }

@@ -7,9 +7,9 @@ import (
 	"io"
 	"net/url"
 	"regexp"
-	"strings"
 	"time"
 
+	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
@@ -170,15 +170,6 @@ func (c *ServerConfig) TransportType() string {
 	}
 }
 
-// ConfigError lists what is wrong with a server configuration, in the
-// words users of other MCP clients know.
-type ConfigError struct {
-	Server   string
-	Problems []string
-}
-
-func (e *ConfigError) Error() string { return strings.Join(e.Problems, "; ") }
-
 // validName is what a server may be called: it is part of exposed tool
 // names (mcp__<server>__<tool>), of telemetry and of cache file names.
 var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
@@ -226,7 +217,7 @@ func (c *ServerConfig) Validate(name string) error {
 		problems = append(problems, fmt.Sprintf(`Server %q: unknown environment inheritance %q (want "", %q or %q)`, name, string(c.InheritEnv), string(EnvInheritSafe), string(EnvInheritNone)))
 	}
 	if len(problems) > 0 {
-		return &ConfigError{Server: name, Problems: problems}
+		return &messages.ConfigError{Server: name, Problems: problems}
 	}
 	return nil
 }

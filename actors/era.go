@@ -86,7 +86,7 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 // the stateless era sends.
 func isModernError(err error) bool {
 	var rpc *messages.RPCError
-	var status *transport.HTTPStatusError
+	var status *messages.HTTPStatusError
 	switch {
 	case errors.As(err, &rpc):
 		return modernError(rpc.Code)

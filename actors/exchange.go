@@ -52,7 +52,7 @@ func decodeInto(server, method string, res json.RawMessage, out any, op *telemet
 		return nil
 	}
 	if err := decodeResult(res, out); err != nil {
-		return &InvalidResultError{Server: server, Method: method, Err: err, Body: snippet(res)}
+		return &messages.InvalidResultError{Server: server, Method: method, Err: err, Body: snippet(res)}
 	}
 	if op != nil && method == messages.MethodToolsCall && op.RecordsToolArguments() {
 		op.SetToolResult(res)

@@ -45,7 +45,7 @@ func TestReconnectUnderLoad(t *testing.T) {
 	for range n {
 		select {
 		case err := <-errs:
-			var replaced *actors.ReplacedError
+			var replaced *messages.ReplacedError
 			if !errors.Is(err, messages.ErrTransportClosed) || !errors.As(err, &replaced) || replaced.Generation != 1 || replaced.Next != 2 {
 				t.Fatalf("a call of the old generation ended with %v", err)
 			}

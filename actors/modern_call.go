@@ -93,10 +93,10 @@ func (c *Client) nextRound(ctx context.Context, method, rt string, base []byte, 
 	switch rt {
 	case messages.ResultTypeInputRequired:
 		if !inputRequests(method) {
-			return nil, &InvalidResultError{Server: c.name, Method: method, Err: errors.New("input_required is not allowed for " + method), Body: snippet(res)}
+			return nil, &messages.InvalidResultError{Server: c.name, Method: method, Err: errors.New("input_required is not allowed for " + method), Body: snippet(res)}
 		}
 		if round >= MaxInputRounds {
-			return nil, &InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("still asking for input after %d rounds", round), Body: snippet(res)}
+			return nil, &messages.InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("still asking for input after %d rounds", round), Body: snippet(res)}
 		}
 		more, err := c.fulfil(ctx, res)
 		if err != nil {
@@ -104,7 +104,7 @@ func (c *Client) nextRound(ctx context.Context, method, rt string, base []byte, 
 		}
 		return withMembers(base, more), nil
 	default:
-		return nil, &InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("unknown resultType %q", rt), Body: snippet(res)}
+		return nil, &messages.InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("unknown resultType %q", rt), Body: snippet(res)}
 	}
 }
 
@@ -177,7 +177,7 @@ func (c *Client) toolHeaderParams(ctx context.Context, g *generation, tool strin
 // isHeaderMismatch reports the stateless era's HeaderMismatch error.
 func isHeaderMismatch(err error) bool {
 	var rpc *messages.RPCError
-	var status *transport.HTTPStatusError
+	var status *messages.HTTPStatusError
 	switch {
 	case errors.As(err, &rpc):
 		return rpc.Code == codeHeaderMismatch
@@ -208,13 +208,13 @@ func (c *Client) fulfil(ctx context.Context, res json.RawMessage) ([]byte, error
 		RequestState  json.RawMessage                  `json:"requestState"`
 	}
 	if err := json.Unmarshal(res, &ir); err != nil {
-		return nil, &InvalidResultError{Server: c.name, Method: "input_required", Err: err, Body: snippet(res)}
+		return nil, &messages.InvalidResultError{Server: c.name, Method: "input_required", Err: err, Body: snippet(res)}
 	}
 	responses := make(map[string]json.RawMessage, len(ir.InputRequests))
 	for key, req := range ir.InputRequests {
 		run := handlerFor(&c.handlers, c.name, req.Method)
 		if run == nil {
-			return nil, &InvalidResultError{Server: c.name, Method: req.Method, Err: errors.New("the server asked for input no handler answers"), Body: snippet(res)}
+			return nil, &messages.InvalidResultError{Server: c.name, Method: req.Method, Err: errors.New("the server asked for input no handler answers"), Body: snippet(res)}
 		}
 		ictx, iop := c.tel.StartInternal(ctx, &telemetry.Request{Method: req.Method})
 		var result json.RawMessage

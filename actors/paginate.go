@@ -4,27 +4,14 @@ import (
 	"context"
 	"fmt"
 	"iter"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // MaxPages bounds the pages one listing will follow: cursors are opaque
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination),
 // so only a limit stops a server whose cursors never end.
 const MaxPages = 1000
-
-// PaginationError reports a listing that was cut short: the server repeated
-// a cursor, or the page limit was reached. The items read so far are still
-// returned alongside it.
-type PaginationError struct {
-	Server string
-	Method string
-	Cursor string
-	Pages  int
-	Reason string
-}
-
-func (e *PaginationError) Error() string {
-	return fmt.Sprintf("MCP server %q: %s stopped after %d pages: %s", e.Server, e.Method, e.Pages, e.Reason)
-}
 
 // page is one page of a list result (server/utilities/pagination): the
 // cursor is opaque and the page size is the server's choice.
@@ -56,11 +43,11 @@ func pages[T any](server, method string, fetch func(ctx context.Context, cursor 
 					return
 				}
 				if seen[p.next] {
-					yield(zero, &PaginationError{Server: server, Method: method, Cursor: p.next, Pages: n, Reason: "the server repeated a cursor"})
+					yield(zero, &messages.PaginationError{Server: server, Method: method, Cursor: p.next, Pages: n, Reason: "the server repeated a cursor"})
 					return
 				}
 				if n >= MaxPages {
-					yield(zero, &PaginationError{Server: server, Method: method, Cursor: p.next, Pages: n, Reason: fmt.Sprintf("more than %d pages", MaxPages)})
+					yield(zero, &messages.PaginationError{Server: server, Method: method, Cursor: p.next, Pages: n, Reason: fmt.Sprintf("more than %d pages", MaxPages)})
 					return
 				}
 				seen[p.next] = true

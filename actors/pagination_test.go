@@ -64,7 +64,7 @@ func TestEndlessCursorStops(t *testing.T) {
 	// repeat, keeps what it read, and says why.
 	s := connect(t, testserver.Options{EndlessCursor: true, PageSize: 5}, actors.Env{}, nil)
 	got, err := s.c.ListTools(harness.Context(t))
-	var pe *actors.PaginationError
+	var pe *messages.PaginationError
 	if !errors.As(err, &pe) || pe.Method != messages.MethodToolsList || pe.Server != "ts" || pe.Pages != 2 {
 		t.Fatalf("got %v", err)
 	}

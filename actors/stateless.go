@@ -141,7 +141,7 @@ func (e *statelessEra) probeWith(ctx context.Context, conn *transport.Conn, peer
 // judgeError classifies the error a probe offering version met.
 func (e *statelessEra) judgeError(err error, version string) (*session, verdict, string, error) {
 	var rpc *messages.RPCError
-	var status *transport.HTTPStatusError
+	var status *messages.HTTPStatusError
 	code, data := int64(0), json.RawMessage(nil)
 	switch {
 	case errors.As(err, &rpc):

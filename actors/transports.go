@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -83,7 +84,7 @@ func basePeer(name string, cfg *ServerConfig) telemetry.Peer {
 // servers answer 404 with -32601 and 400 with -32020, -32021 or -32022)
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
 func legacyHint(err error) bool {
-	var se *transport.HTTPStatusError
+	var se *messages.HTTPStatusError
 	if !errors.As(err, &se) {
 		return false
 	}

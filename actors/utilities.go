@@ -2,8 +2,6 @@ package actors
 
 import (
 	"context"
-	"errors"
-	"strconv"
 
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -57,32 +55,14 @@ func (c *Client) SetLoggingLevel(ctx context.Context, level messages.LoggingLeve
 // (client/roots, "Root List Changes").
 //
 // The stateless era has no such notification: it returns an
-// *UnsupportedError there.
+// *messages.UnsupportedError there.
 func (c *Client) NotifyRootsChanged(ctx context.Context) error {
 	g, err := c.current(ctx)
 	if err != nil {
 		return err
 	}
 	if g.sess.modern {
-		return &UnsupportedError{Server: c.name, Method: messages.NotificationRootsListChanged, Version: g.sess.version}
+		return &messages.UnsupportedError{Server: c.name, Method: messages.NotificationRootsListChanged, Version: g.sess.version}
 	}
 	return notifyTraced(ctx, c.tel, c.peer(), g.conn, messages.NotificationRootsListChanged, nil)
 }
-
-// ErrUnsupported matches every *UnsupportedError.
-var ErrUnsupported = errors.New("not part of the protocol version in use")
-
-// UnsupportedError reports a method the protocol version a connection
-// speaks does not have.
-type UnsupportedError struct {
-	Server  string
-	Method  string
-	Version string
-}
-
-func (e *UnsupportedError) Error() string {
-	return "MCP server " + strconv.Quote(e.Server) + ": " + e.Method + " is not part of protocol version " + e.Version
-}
-
-// Is makes errors.Is(err, ErrUnsupported) true.
-func (e *UnsupportedError) Is(target error) bool { return target == ErrUnsupported }

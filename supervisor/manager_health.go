@@ -9,9 +9,7 @@ import (
 	"os/exec"
 	"sync/atomic"
 
-	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // How the manager's view of a server follows what its calls meet. A
@@ -84,26 +82,26 @@ func transportFailure(err error) bool {
 		// a slow answer as well.
 		return false
 	}
-	var status *transport.HTTPStatusError
+	var status *messages.HTTPStatusError
 	if errors.As(err, &status) {
 		return status.Status >= 500
 	}
-	if errors.Is(err, transport.ErrAuthorization) {
+	if errors.Is(err, messages.ErrAuthorization) {
 		// The authorizer's failure (a refused grant, a user step to
 		// take): a new connection would meet it again.
 		return false
 	}
-	var request *transport.RequestError
+	var request *messages.RequestError
 	return errors.As(err, &request) ||
-		errors.Is(err, transport.ErrSessionExpired) ||
-		errors.Is(err, transport.ErrNoResponse)
+		errors.Is(err, messages.ErrSessionExpired) ||
+		errors.Is(err, messages.ErrNoResponse)
 }
 
 // cannotHeal reports a start error that no restart will mend: the command
 // does not exist or may not be run, the configuration or the URL is
 // invalid. Such a server goes straight to StateFailed.
 func cannotHeal(err error) bool {
-	var ce *actors.ConfigError
+	var ce *messages.ConfigError
 	if errors.As(err, &ce) {
 		return true
 	}

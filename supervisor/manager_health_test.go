@@ -23,7 +23,6 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // flakyHTTP is our test server over Streamable HTTP behind a switch that
@@ -267,7 +266,7 @@ func (e timeoutError) Temporary() bool { return e.timeout }
 // is gone: they leave the count of transport failures alone, even when
 // the transport reports them as a failed request.
 func TestTransportFailureLeavesOutTimeouts(t *testing.T) {
-	request := func(err error) error { return &transport.RequestError{Server: "s", Method: "tools/call", Err: err} }
+	request := func(err error) error { return &messages.RequestError{Server: "s", Method: "tools/call", Err: err} }
 	for _, c := range []struct {
 		name string
 		err  error

@@ -284,11 +284,11 @@ func (a *httpActor) postFailed(m postFailed) {
 // sessionRefused) to a request that carried the session id: the server
 // ended the session and did not process the request
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-// The request fails with a SessionExpiredError, which its caller may send
+// The request fails with a messages.SessionExpiredError, which its caller may send
 // once more on the next connection; the owner hears of it once, and starts
 // that connection.
 func (a *httpActor) sessionLost(ctx actor.Context, m sessionLost) {
-	a.core.resolve(m.id, outcome{err: &SessionExpiredError{Server: a.cfg.Server, Method: m.method, SessionID: m.session, Status: m.status}})
+	a.core.resolve(m.id, outcome{err: &messages.SessionExpiredError{Server: a.cfg.Server, Method: m.method, SessionID: m.session, Status: m.status}})
 	if a.expired || m.session != a.session {
 		return
 	}

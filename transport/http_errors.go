@@ -3,291 +3,26 @@ package transport
 import (
 	"errors"
 	"net/url"
-	"strconv"
-	"strings"
 
 	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// ErrHTTPStatus matches every *HTTPStatusError.
-var ErrHTTPStatus = errors.New("HTTP error status")
-
-// HTTPStatusError is a request an HTTP server answered with a status that
-// is not a success. Its text names the server, the status, the URL and the
-// request, shows a one-line excerpt of the body, and the authorization
-// hints a server sent ("[WWW-Authenticate: ...; Mcp-Auth-Server: ...]") so
-// that the caller, or the OAuth layer, can act on them. The request was not
-// retried: a 5xx says nothing about whether the server acted on it.
-type HTTPStatusError struct {
-	Server string
-	Method string
-	// URL is the URL requested, its credentials (userinfo, secret query
-	// parameters) masked.
-	URL    string
-	Status int
-	// Body is a one-line excerpt of the body: blank space collapsed, the
-	// text of an HTML page without its tags, at most 200 bytes, with the
-	// server's configured header values masked.
-	Body            string
-	WWWAuthenticate string // the WWW-Authenticate header, if any
-	AuthServer      string // the Mcp-Auth-Server header, if any
-	// RPC is the JSON-RPC error the body held, if it held one.
-	RPC *RPCErrorBody
-}
-
-// RPCErrorBody is the JSON-RPC error object an HTTP error's body carried.
-type RPCErrorBody struct {
-	Code    int64
-	Message string
-	Data    []byte
-}
-
-// Error reads `MCP server "<name>": HTTP <status> from <url> to <method>:
-// <body> [<hints>]`, each part only when known; a body holding a JSON-RPC
-// error shows its message and code.
-func (e *HTTPStatusError) Error() string {
-	var b strings.Builder
-	if e.Server != "" {
-		b.WriteString("MCP server " + strconv.Quote(e.Server) + ": ")
-	}
-	b.WriteString("HTTP ")
-	b.WriteString(strconv.Itoa(e.Status))
-	if e.URL != "" {
-		b.WriteString(" from ")
-		b.WriteString(e.URL)
-	}
-	if m := shownMethod(e.Method); m != "" {
-		b.WriteString(" to ")
-		b.WriteString(m)
-	}
-	switch {
-	case e.RPC != nil && e.RPC.Message != "":
-		// The JSON-RPC error says it better than its JSON.
-		b.WriteString(": ")
-		b.WriteString(excerpt([]byte(e.RPC.Message)))
-		b.WriteString(" (JSON-RPC error ")
-		b.WriteString(strconv.FormatInt(e.RPC.Code, 10))
-		b.WriteString(")")
-	case e.Body != "":
-		b.WriteString(": ")
-		b.WriteString(e.Body)
-	}
-	var hints []string
-	if e.WWWAuthenticate != "" {
-		hints = append(hints, "WWW-Authenticate: "+e.WWWAuthenticate)
-	}
-	if e.AuthServer != "" {
-		hints = append(hints, "Mcp-Auth-Server: "+e.AuthServer)
-	}
-	if len(hints) > 0 {
-		b.WriteString(" [")
-		b.WriteString(strings.Join(hints, "; "))
-		b.WriteString("]")
-	}
-	return b.String()
-}
-
-// shownMethod is the method an error names: the one the user's call sent.
-// The 2026-07-28 era's server/discover is the runtime's own probe at
-// connect time, which the user never asked for; an error during it names
-// the server and its URL only.
-func shownMethod(method string) string {
-	if method == messages.MethodServerDiscover {
-		return ""
-	}
-	return method
-}
-
-// Is makes errors.Is(err, ErrHTTPStatus) true.
-func (e *HTTPStatusError) Is(target error) bool { return target == ErrHTTPStatus }
-
-// ErrSessionExpired matches every *SessionExpiredError.
-var ErrSessionExpired = errors.New("session expired")
-
-// SessionExpiredError fails a request that an HTTP server refused because
-// the session id it carried is no longer valid: a 404, as the
-// specification has it, or a 4xx whose body says so (sessionRefused). The
-// server did not process the request. The transport tells its owner, which
-// starts a new session (a new connection generation); the request may then
-// be sent once more.
-type SessionExpiredError struct {
-	Server    string
-	Method    string
-	SessionID string
-	Status    int // the HTTP status of the refusal: 404, or the 4xx a server used instead
-}
-
-func (e *SessionExpiredError) Error() string {
-	s := "MCP server " + strconv.Quote(e.Server) + ": session expired (HTTP " + strconv.Itoa(e.Status)
-	if m := shownMethod(e.Method); m != "" {
-		s += " to " + m
-	}
-	return s + ")"
-}
-
-// Is makes errors.Is(err, ErrSessionExpired) true.
-func (e *SessionExpiredError) Is(target error) bool { return target == ErrSessionExpired }
-
-// ErrNoResponse matches every *NoResponseError.
-var ErrNoResponse = errors.New("no response")
-
-// NoResponseError fails a request whose SSE stream ended before its
-// response arrived and could not be resumed: the server gave its events
-// no ids, or the resumption budget ran out.
-type NoResponseError struct {
-	Server string
-	ID     int64
-	Reason string // why it could not be resumed
-}
-
-func (e *NoResponseError) Error() string {
-	s := "No response received for request ID " + strconv.FormatInt(e.ID, 10)
-	if e.Reason != "" {
-		s += " (" + e.Reason + ")"
-	}
-	return s
-}
-
-// Is makes errors.Is(err, ErrNoResponse) true.
-func (e *NoResponseError) Is(target error) bool { return target == ErrNoResponse }
-
-// ErrBadBody matches every *BadBodyError.
-var ErrBadBody = errors.New("bad response body")
-
-// BadBodyError reports an HTTP answer whose body is not what MCP allows:
-// not JSON, an unexpected content type, or no body at all. It names the
-// server and the URL, and shows the first bytes.
-type BadBodyError struct {
-	Server      string
-	Method      string
-	URL         string // the URL requested, credentials masked
-	Status      int
-	ContentType string
-	Head        string // a one-line excerpt of the start of the body
-	Problem     string
-}
-
-func (e *BadBodyError) Error() string {
-	s := "MCP server " + strconv.Quote(e.Server)
-	if e.URL != "" {
-		s += " at " + e.URL
-	}
-	s += " answered"
-	if m := shownMethod(e.Method); m != "" {
-		s += " " + m
-	}
-	s += " with " + e.Problem + " (HTTP " + strconv.Itoa(e.Status)
-	if e.ContentType != "" {
-		s += ", Content-Type " + e.ContentType
-	}
-	s += ")"
-	if e.Head != "" {
-		s += ": body starts " + strconv.Quote(e.Head)
-	}
-	return s
-}
-
-// Is makes errors.Is(err, ErrBadBody) true.
-func (e *BadBodyError) Is(target error) bool { return target == ErrBadBody }
-
-// ErrUnreachable matches a *RequestError whose request got no answer at
-// all: the connection was refused, the name did not resolve, TLS failed,
-// the URL's scheme is not one HTTP speaks.
-var ErrUnreachable = errors.New("MCP server unreachable")
-
-// RequestError fails a request whose HTTP exchange failed before an answer
-// came (the connection was refused or reset, the name did not resolve, TLS
-// failed; or its Authorizer failed), or whose answer broke off
-// (BrokenAnswer). The transport lives
-// on; the next request makes a new connection.
-type RequestError struct {
-	Server string
-	Method string
-	URL    string // the URL requested, credentials masked
-	// BrokenAnswer is true when the server had begun to answer and the
-	// body broke off: it was reached, so the error is not ErrUnreachable.
-	BrokenAnswer bool
-	Err          error
-}
-
-func (e *RequestError) Error() string {
-	var b strings.Builder
-	b.WriteString("MCP server ")
-	b.WriteString(strconv.Quote(e.Server))
-	m := shownMethod(e.Method)
-	if e.BrokenAnswer {
-		if e.URL != "" {
-			b.WriteString(" at ")
-			b.WriteString(e.URL)
-		}
-		b.WriteString(": the answer")
-		if m != "" {
-			b.WriteString(" to " + m)
-		}
-		b.WriteString(" broke off")
-	} else {
-		if errors.Is(e.Err, ErrAuthorization) {
-			b.WriteString(": authorization failed")
-		} else {
-			b.WriteString(" unreachable")
-		}
-		if e.URL != "" {
-			b.WriteString(" at ")
-			b.WriteString(e.URL)
-		}
-		if m != "" {
-			b.WriteString(" (" + m + ")")
-		}
-	}
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(oneLine(e.Err.Error()))
-	}
-	return b.String()
-}
-
-// ErrBrokenAnswer matches a *RequestError whose answer broke off after
-// the server had begun it.
-var ErrBrokenAnswer = errors.New("MCP server answer broke off")
-
-// ErrAuthorization matches a *RequestError whose request could not be
-// authorized: the Authorizer (ServerConfig.Auth) failed before the server
-// could answer (its authorization server refused, was unreachable, or
-// needs the user). The error unwraps to the Authorizer's own.
-var ErrAuthorization = errors.New("MCP server authorization failed")
-
-// Is makes errors.Is(err, ErrUnreachable) true for a request that got no
-// answer, errors.Is(err, ErrBrokenAnswer) for one whose answer broke off,
-// and errors.Is(err, ErrAuthorization) for one that could not be
-// authorized.
-func (e *RequestError) Is(target error) bool {
-	switch {
-	case e.BrokenAnswer:
-		return target == ErrBrokenAnswer
-	case errors.Is(e.Err, ErrAuthorization):
-		return target == ErrAuthorization
-	}
-	return target == ErrUnreachable
-}
-
-func (e *RequestError) Unwrap() error { return e.Err }
-
-// requestError builds the RequestError of a request to rawURL that failed
+// requestError builds the messages.RequestError of a request to rawURL that failed
 // with err. net/http's *url.Error quotes the URL as it was, credentials and
 // all: it is kept (for errors.As and its Timeout) with the URL masked, and
 // the text shows only what went wrong. secrets are the configured header
 // values, masked wherever they show.
-func requestError(server, method, rawURL string, broken bool, err error, secrets []string) *RequestError {
+func requestError(server, method, rawURL string, broken bool, err error, secrets []string) *messages.RequestError {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = &quietURLError{ue: &url.Error{Op: ue.Op, URL: redact.URL(ue.URL), Err: ue.Err}, secrets: secrets}
 	}
-	return &RequestError{Server: server, Method: method, URL: redact.URL(rawURL), BrokenAnswer: broken, Err: err}
+	return &messages.RequestError{Server: server, Method: method, URL: redact.URL(rawURL), BrokenAnswer: broken, Err: err}
 }
 
 // quietURLError is a *url.Error whose text leaves out the operation and the
-// URL (the RequestError around it names them, masked): what went wrong
+// URL (the messages.RequestError around it names them, masked): what went wrong
 // only, with secrets masked.
 type quietURLError struct {
 	ue      *url.Error
@@ -300,11 +35,3 @@ func (e *quietURLError) Error() string {
 
 // Unwrap returns the *url.Error, for errors.As (and its Timeout).
 func (e *quietURLError) Unwrap() error { return e.ue }
-
-// oneLine joins the lines of a message.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}

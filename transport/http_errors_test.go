@@ -43,7 +43,7 @@ func checkOneLine(t *testing.T, msg string, want, hidden []string) {
 	}
 }
 
-// A server that cannot be reached: the error matches ErrUnreachable and
+// A server that cannot be reached: the error matches messages.ErrUnreachable and
 // names the server, the URL (its credentials masked) and the method; the
 // connect-time probe server/discover is not named.
 func TestHTTPUnreachable(t *testing.T) {
@@ -54,9 +54,9 @@ func TestHTTPUnreachable(t *testing.T) {
 			cfg.Headers = map[string]string{"Authorization": "Bearer sk-header-secret"}
 		}})
 		_, err := c.conn.Call(harness.Context(t), method, []byte(`{}`), RequestOptions{})
-		var re *RequestError
-		if !errors.As(err, &re) || !errors.Is(err, ErrUnreachable) {
-			t.Fatalf("%s: %v, want a RequestError matching ErrUnreachable", method, err)
+		var re *messages.RequestError
+		if !errors.As(err, &re) || !errors.Is(err, messages.ErrUnreachable) {
+			t.Fatalf("%s: %v, want a messages.RequestError matching messages.ErrUnreachable", method, err)
 		}
 		want := []string{`MCP server "ts-http" unreachable at http://`, addr + "/mcp", "v=1", "connection refused"}
 		hidden := []string{"hunter22", "tok-0123456789", "sk-header-secret", "alice"}
@@ -69,12 +69,12 @@ func TestHTTPUnreachable(t *testing.T) {
 	}
 	// A scheme HTTP does not speak is as unreachable.
 	c := dialHTTP(t, "ftp://"+addr+"/mcp", clientOpts{})
-	if _, err := c.conn.Call(harness.Context(t), "tools/call", []byte(`{}`), RequestOptions{}); !errors.Is(err, ErrUnreachable) {
+	if _, err := c.conn.Call(harness.Context(t), "tools/call", []byte(`{}`), RequestOptions{}); !errors.Is(err, messages.ErrUnreachable) {
 		t.Errorf("ftp: %v", err)
 	}
 }
 
-// An HTML error page becomes one line of its text in HTTPStatusError, with
+// An HTML error page becomes one line of its text in messages.HTTPStatusError, with
 // the URL; what the server quotes back of the configured headers is
 // masked.
 func TestHTTPStatusErrorOneLine(t *testing.T) {
@@ -88,7 +88,7 @@ func TestHTTPStatusErrorOneLine(t *testing.T) {
 		cfg.Headers = map[string]string{"X-Api-Key": "k-secret-value"}
 	}})
 	_, err := c.conn.Call(harness.Context(t), "tools/list", []byte(`{}`), RequestOptions{})
-	var he *HTTPStatusError
+	var he *messages.HTTPStatusError
 	if !errors.As(err, &he) || he.Status != http.StatusNotFound {
 		t.Fatalf("got %v, want HTTP 404", err)
 	}
@@ -109,7 +109,7 @@ func TestLegacySSEGetFailureSaysWhy(t *testing.T) {
 	}))
 	c := dialHTTP(t, url+"/sse", clientOpts{legacy: true})
 	<-c.conn.Done()
-	var he *HTTPStatusError
+	var he *messages.HTTPStatusError
 	if err := c.conn.Err(); !errors.Is(err, messages.ErrTransportClosed) || !errors.As(err, &he) {
 		t.Fatalf("Err = %v, want the transport closed by an HTTP status", err)
 	}
@@ -123,7 +123,7 @@ func TestLegacySSEGetFailureSaysWhy(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the legacy transport did not end")
 	}
-	if err := refused.conn.Err(); !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "/sse") {
+	if err := refused.conn.Err(); !errors.Is(err, messages.ErrUnreachable) || !strings.Contains(err.Error(), "/sse") {
 		t.Errorf("Err = %v, want unreachable, naming the URL", err)
 	}
 }

@@ -23,7 +23,7 @@ import (
 // survives where the fault is one request's.
 
 // A 404 to a request carrying the session id: the session is gone. Each
-// request that meets it fails with SessionExpiredError, and the owner is
+// request that meets it fails with messages.SessionExpiredError, and the owner is
 // told once, however many met it.
 func TestHTTPSessionExpired(t *testing.T) {
 	p := startHTTPPeer(t, testserver.Options{HTTPExpireAfter: 1})
@@ -34,9 +34,9 @@ func TestHTTPSessionExpired(t *testing.T) {
 
 	_, errs := concurrently(t, 8, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 	for i, err := range errs {
-		var se *SessionExpiredError
-		if !errors.As(err, &se) || !errors.Is(err, ErrSessionExpired) || se.SessionID != session || se.Method != "tools/call" {
-			t.Errorf("call %d: %v, want SessionExpiredError", i, err)
+		var se *messages.SessionExpiredError
+		if !errors.As(err, &se) || !errors.Is(err, messages.ErrSessionExpired) || se.SessionID != session || se.Method != "tools/call" {
+			t.Errorf("call %d: %v, want messages.SessionExpiredError", i, err)
 		}
 	}
 	if n := ownerCount[SessionExpired](c.owner, 200*time.Millisecond); n != 1 {
@@ -51,7 +51,7 @@ func TestHTTPSessionExpired(t *testing.T) {
 	}
 }
 
-// 500 and 503: the request fails with HTTPStatusError and is not sent
+// 500 and 503: the request fails with messages.HTTPStatusError and is not sent
 // again; the session survives and later calls work.
 func TestHTTPServerErrorThenRecovery(t *testing.T) {
 	for _, status := range []int{http.StatusInternalServerError, http.StatusServiceUnavailable} {
@@ -63,8 +63,8 @@ func TestHTTPServerErrorThenRecovery(t *testing.T) {
 
 			_, errs := concurrently(t, 3, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 			for i, err := range errs {
-				var he *HTTPStatusError
-				if !errors.As(err, &he) || !errors.Is(err, ErrHTTPStatus) || he.Status != status ||
+				var he *messages.HTTPStatusError
+				if !errors.As(err, &he) || !errors.Is(err, messages.ErrHTTPStatus) || he.Status != status ||
 					he.RPC == nil || !strings.Contains(he.Error(), fmt.Sprint("HTTP ", status)) {
 					t.Errorf("call %d: %v, want HTTP %d", i, err, status)
 				}
@@ -123,7 +123,7 @@ func TestHTTPStreamResumed(t *testing.T) {
 }
 
 // A stream closed before its response with no event ids cannot be
-// resumed: the call fails at once with NoResponseError, never hangs, and
+// resumed: the call fails at once with messages.NoResponseError, never hangs, and
 // the connection lives on.
 func TestHTTPStreamClosedWithoutIDs(t *testing.T) {
 	p := startHTTPPeer(t, testserver.Options{HTTPStream: true, HTTPDropStreams: 1, HTTPNoEventIDs: true})
@@ -131,9 +131,9 @@ func TestHTTPStreamClosedWithoutIDs(t *testing.T) {
 	c.initialize(messages.Version20251125)
 	start := time.Now()
 	_, err := c.echo("lost")
-	var nr *NoResponseError
-	if !errors.As(err, &nr) || !errors.Is(err, ErrNoResponse) || nr.ID == 0 || !strings.Contains(err.Error(), "no ids") {
-		t.Fatalf("got %v, want NoResponseError", err)
+	var nr *messages.NoResponseError
+	if !errors.As(err, &nr) || !errors.Is(err, messages.ErrNoResponse) || nr.ID == 0 || !strings.Contains(err.Error(), "no ids") {
+		t.Fatalf("got %v, want messages.NoResponseError", err)
 	}
 	if d := time.Since(start); d > harness.Bound/2 {
 		t.Errorf("it took %v", d)
@@ -186,7 +186,7 @@ func TestHTTPGetListenerRefused(t *testing.T) {
 	}
 }
 
-// A body that is not JSON: BadBodyError naming the server and showing the
+// A body that is not JSON: messages.BadBodyError naming the server and showing the
 // start of the body (the text of an HTML page, in one line); the
 // connection lives on.
 func TestHTTPBodyNotJSON(t *testing.T) {
@@ -195,11 +195,11 @@ func TestHTTPBodyNotJSON(t *testing.T) {
 	c.initialize(messages.Version20251125)
 	_, errs := concurrently(t, 4, func(i int) (string, error) { return c.echo("x") })
 	for _, err := range errs {
-		var bb *BadBodyError
-		if !errors.As(err, &bb) || !errors.Is(err, ErrBadBody) || bb.Server != "ts-http" ||
+		var bb *messages.BadBodyError
+		if !errors.As(err, &bb) || !errors.Is(err, messages.ErrBadBody) || bb.Server != "ts-http" ||
 			!strings.HasPrefix(bb.Head, "502 Bad Gateway") || !strings.Contains(err.Error(), `"ts-http"`) ||
 			!strings.Contains(err.Error(), "502 Bad Gateway") || strings.ContainsAny(err.Error(), "<\n") {
-			t.Fatalf("got %v, want BadBodyError", err)
+			t.Fatalf("got %v, want messages.BadBodyError", err)
 		}
 	}
 	if _, err := c.conn.Call(harness.Context(t), messages.MethodPing, nil, RequestOptions{}); err != nil {
@@ -439,7 +439,7 @@ func TestHTTPListenerSessionExpired(t *testing.T) {
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
 		t.Errorf("told %d more times", n)
 	}
-	if _, err := c.echo("x"); !errors.Is(err, ErrSessionExpired) {
+	if _, err := c.echo("x"); !errors.Is(err, messages.ErrSessionExpired) {
 		t.Errorf("a call after: %v", err)
 	}
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
@@ -487,7 +487,7 @@ func TestHTTPListenerResumes(t *testing.T) {
 
 // The session ends while a broken stream waits to be resumed: the
 // resumption meets 404. The request fails clearly (the server may have
-// acted on it, so it is no SessionExpiredError), and the owner is told
+// acted on it, so it is no messages.SessionExpiredError), and the owner is told
 // that the session is gone.
 func TestHTTPResumptionSessionExpired(t *testing.T) {
 	p := startHTTPPeer(t, testserver.Options{HTTPStream: true, HTTPDropStreams: 1, HTTPRetry: 400 * time.Millisecond})
@@ -501,12 +501,12 @@ func TestHTTPResumptionSessionExpired(t *testing.T) {
 		p.h.EndSessions()
 	}()
 	_, err := c.echo("x")
-	var nr *NoResponseError
+	var nr *messages.NoResponseError
 	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "404") {
-		t.Fatalf("got %v, want NoResponseError after a 404", err)
+		t.Fatalf("got %v, want messages.NoResponseError after a 404", err)
 	}
 	ownerNext[SessionExpired](t, c.owner)
-	if _, err := c.echo("y"); !errors.Is(err, ErrSessionExpired) {
+	if _, err := c.echo("y"); !errors.Is(err, messages.ErrSessionExpired) {
 		t.Errorf("the next call: %v", err)
 	}
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {

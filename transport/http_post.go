@@ -329,7 +329,7 @@ func (s *postSink) run(ctx context.Context, p *post) {
 		if len(head) == 0 {
 			problem = "no body"
 		}
-		s.fail(ctx, p, &BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
+		s.fail(ctx, p, &messages.BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
 			ContentType: resp.Header.Get("Content-Type"), Head: maskedExcerpt(head, more, a.secrets), Problem: problem})
 	}
 }
@@ -350,7 +350,7 @@ func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
 		return
 	}
 	if !s.deliver(ctx, p, body) {
-		s.fail(ctx, p, &BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
+		s.fail(ctx, p, &messages.BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
 			ContentType: resp.Header.Get("Content-Type"), Head: maskedExcerpt(body[:min(len(body), 1024)], len(body) > 1024, a.secrets),
 			Problem: "a body that is not its JSON-RPC response"})
 	}
@@ -431,12 +431,12 @@ func (s *postSink) readStream(ctx context.Context, p *post, body io.ReadCloser) 
 			return
 		}
 		if lastID == "" {
-			s.fail(ctx, p, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "the stream ended and its events had no ids to resume from"})
+			s.fail(ctx, p, &messages.NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "the stream ended and its events had no ids to resume from"})
 			return
 		}
 		attempts++
 		if attempts > a.cfg.ResumeAttempts {
-			s.fail(ctx, p, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: fmt.Sprintf("the stream broke %d times without a new event", attempts-1)})
+			s.fail(ctx, p, &messages.NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: fmt.Sprintf("the stream broke %d times without a new event", attempts-1)})
 			return
 		}
 		if !sleepCtx(ctx, s.delay(retry, attempts)) {
@@ -520,9 +520,9 @@ func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadC
 				// acted on, so it fails as unanswered, not as expired.
 				s.send(ctx, sessionLost{method: p.method, session: p.session, status: e.Status}, 0)
 			}
-			return nil, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream failed: " + e.Error()}
+			return nil, &messages.NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream failed: " + e.Error()}
 		}
-		return nil, &NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream gave no event stream"}
+		return nil, &messages.NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream gave no event stream"}
 	}
 	return resp.Body, nil
 }
@@ -600,11 +600,11 @@ func mediaType(ct string) string {
 // statusError builds the error of a non-2xx answer to a request to rawURL,
 // keeping a one-line excerpt of its body (secrets, the configured header
 // values, masked) and its authorization hints.
-func statusError(server, method, rawURL string, resp *http.Response, secrets []string) *HTTPStatusError {
+func statusError(server, method, rawURL string, resp *http.Response, secrets []string) *messages.HTTPStatusError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10+1))
 	more := len(body) > 4<<10
 	body = body[:min(len(body), 4<<10)]
-	e := &HTTPStatusError{Server: server, Method: method, URL: redact.URL(rawURL), Status: resp.StatusCode,
+	e := &messages.HTTPStatusError{Server: server, Method: method, URL: redact.URL(rawURL), Status: resp.StatusCode,
 		WWWAuthenticate: resp.Header.Get("WWW-Authenticate"), AuthServer: resp.Header.Get("Mcp-Auth-Server")}
 	var env struct {
 		Error *struct {
@@ -614,7 +614,7 @@ func statusError(server, method, rawURL string, resp *http.Response, secrets []s
 		} `json:"error"`
 	}
 	if json.Unmarshal(body, &env) == nil && env.Error != nil {
-		e.RPC = &RPCErrorBody{Code: env.Error.Code, Message: redact.Text(env.Error.Message, secrets...), Data: env.Error.Data}
+		e.RPC = &messages.RPCErrorBody{Code: env.Error.Code, Message: redact.Text(env.Error.Message, secrets...), Data: env.Error.Data}
 	}
 	e.Body = maskedExcerpt(body, more, secrets)
 	if e.Body == "" {

@@ -133,7 +133,7 @@ func TestHTTPCrossOriginRedirect(t *testing.T) {
 	}})
 	params, _ := json.Marshal(messages.InitializeParams{ProtocolVersion: messages.Version20251125})
 	_, err := c.conn.Call(harness.Context(t), messages.MethodInitialize, params, RequestOptions{NoCancel: true})
-	var re *RequestError
+	var re *messages.RequestError
 	if !errors.As(err, &re) || !errors.Is(err, errCrossOriginRedirect) {
 		t.Fatalf("got %v, want the redirect refused", err)
 	}
@@ -224,7 +224,7 @@ func TestHTTPHeldBehindInitialized(t *testing.T) {
 
 // Our test server as a real child process (-http): the URL comes on its
 // first stdout line. When it crashes with calls in flight, each fails
-// once with a RequestError, and so do later ones (connection refused),
+// once with a messages.RequestError, and so do later ones (connection refused),
 // without ending the transport: an HTTP server may come back.
 func TestHTTPChildProcess(t *testing.T) {
 	path, args, env := testserver.Command(testserver.Options{HTTPAddr: "127.0.0.1:0", HTTPStream: true})
@@ -256,7 +256,7 @@ func TestHTTPChildProcess(t *testing.T) {
 
 	go func() {
 		// A sleep whose POST has not reached the server yet meets a
-		// refused connection instead: a RequestError all the same.
+		// refused connection instead: a messages.RequestError all the same.
 		harness.WaitFor(t, "the sleeps to be sent", func() bool { return c.conn.InFlight() == 5 })
 		_, _ = c.call(harness.Context(t), "crash", map[string]any{"code": 3}, RequestOptions{})
 	}()
@@ -264,9 +264,9 @@ func TestHTTPChildProcess(t *testing.T) {
 		return c.call(harness.Context(t), "sleep", map[string]any{"ms": 60000}, RequestOptions{})
 	})
 	for i, err := range errs {
-		var re *RequestError
+		var re *messages.RequestError
 		if !errors.As(err, &re) {
-			t.Errorf("call %d: %v, want a RequestError", i, err)
+			t.Errorf("call %d: %v, want a messages.RequestError", i, err)
 		}
 	}
 	select {
@@ -279,7 +279,7 @@ func TestHTTPChildProcess(t *testing.T) {
 	case <-time.After(harness.Bound):
 		t.Fatal("the child did not exit")
 	}
-	if _, err := c.echo("gone"); !errors.As(err, new(*RequestError)) {
+	if _, err := c.echo("gone"); !errors.As(err, new(*messages.RequestError)) {
 		t.Errorf("a call after the crash: %v", err)
 	}
 	if c.conn.Err() != nil {

@@ -103,14 +103,14 @@ func TestStalledWriteFailsTheConnection(t *testing.T) {
 	big := toolParams("echo", map[string]any{"message": string(bytes.Repeat([]byte{'x'}, 4*mib))})
 	start := time.Now()
 	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, big, RequestOptions{})
-	var stall *WriteStallError
-	if !errors.Is(err, messages.ErrTransportClosed) || !errors.As(err, &stall) || !errors.Is(err, ErrWriteStalled) {
+	var stall *messages.WriteStallError
+	if !errors.Is(err, messages.ErrTransportClosed) || !errors.As(err, &stall) || !errors.Is(err, messages.ErrWriteStalled) {
 		t.Fatalf("got %v, want the connection failed by a write stall", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the stall was noticed after %v", d)
 	}
-	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, ErrWriteStalled) {
+	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, messages.ErrWriteStalled) {
 		t.Errorf("a new call: %v", err)
 	}
 }

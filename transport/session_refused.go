@@ -3,6 +3,8 @@ package transport
 import (
 	"net/http"
 	"strings"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // sessionRefused reports whether an error answer to a message that carried
@@ -29,7 +31,7 @@ import (
 //
 // Only a message that carried a session id is judged; without one, no
 // session can have been refused.
-func sessionRefused(e *HTTPStatusError) bool {
+func sessionRefused(e *messages.HTTPStatusError) bool {
 	switch {
 	case e.Status == http.StatusNotFound:
 		return true

@@ -15,7 +15,7 @@ import (
 
 // A server that refuses an expired session as the reference TypeScript
 // server does, with 400 "Bad Request: No valid session ID provided": each
-// request that meets it fails with a SessionExpiredError carrying the 400
+// request that meets it fails with a messages.SessionExpiredError carrying the 400
 // (its text says so, not 404), and the owner is told once, as for a 404.
 func TestHTTPSessionRefused400(t *testing.T) {
 	p := startHTTPPeer(t, testserver.Options{HTTPExpireAfter: 1, HTTPSessionRefusal400: true})
@@ -26,9 +26,9 @@ func TestHTTPSessionRefused400(t *testing.T) {
 
 	_, errs := concurrently(t, 4, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 	for i, err := range errs {
-		var se *SessionExpiredError
-		if !errors.As(err, &se) || !errors.Is(err, ErrSessionExpired) || se.SessionID != session || se.Status != http.StatusBadRequest {
-			t.Fatalf("call %d: %v, want a SessionExpiredError with status 400", i, err)
+		var se *messages.SessionExpiredError
+		if !errors.As(err, &se) || !errors.Is(err, messages.ErrSessionExpired) || se.SessionID != session || se.Status != http.StatusBadRequest {
+			t.Fatalf("call %d: %v, want a messages.SessionExpiredError with status 400", i, err)
 		}
 		if msg := err.Error(); !strings.Contains(msg, "HTTP 400") || strings.Contains(msg, "404") || !strings.Contains(msg, `"ts-http"`) {
 			t.Errorf("call %d: text %q, want the server's name and HTTP 400", i, msg)
@@ -48,7 +48,7 @@ func TestHTTPListenerSessionRefused400(t *testing.T) {
 	c.conn.Listen(harness.Context(t))
 	p.h.EndSessions()
 	ownerNext[SessionExpired](t, c.owner)
-	if _, err := c.echo("x"); !errors.Is(err, ErrSessionExpired) {
+	if _, err := c.echo("x"); !errors.Is(err, messages.ErrSessionExpired) {
 		t.Errorf("a call after: %v", err)
 	}
 }
@@ -60,8 +60,8 @@ func TestHTTPBadRequestIsNoExpiry(t *testing.T) {
 	c := dialHTTP(t, p.url, clientOpts{})
 	c.initialize(messages.Version20251125)
 	_, err := c.echo("refused")
-	var he *HTTPStatusError
-	if !errors.As(err, &he) || he.Status != http.StatusBadRequest || errors.Is(err, ErrSessionExpired) {
+	var he *messages.HTTPStatusError
+	if !errors.As(err, &he) || he.Status != http.StatusBadRequest || errors.Is(err, messages.ErrSessionExpired) {
 		t.Fatalf("got %v, want HTTP 400 and no expiry", err)
 	}
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
@@ -72,24 +72,24 @@ func TestHTTPBadRequestIsNoExpiry(t *testing.T) {
 
 // The rule itself, on the answers servers give.
 func TestSessionRefusedRule(t *testing.T) {
-	rpc := func(msg string) *RPCErrorBody { return &RPCErrorBody{Code: -32000, Message: msg} }
+	rpc := func(msg string) *messages.RPCErrorBody { return &messages.RPCErrorBody{Code: -32000, Message: msg} }
 	for _, tc := range []struct {
-		e    HTTPStatusError
+		e    messages.HTTPStatusError
 		want bool
 	}{
-		{HTTPStatusError{Status: 404, Body: "Not Found"}, true},
-		{HTTPStatusError{Status: 400, Body: "Bad Request: No valid session ID provided"}, true},
-		{HTTPStatusError{Status: 400, Body: "{}", RPC: rpc("Bad Request: No valid session ID provided")}, true},
-		{HTTPStatusError{Status: 400, Body: "Invalid or expired session"}, true},
-		{HTTPStatusError{Status: 410, Body: "session terminated"}, true},
-		{HTTPStatusError{Status: 400, Body: "SESSION NOT FOUND"}, true},
-		{HTTPStatusError{Status: 400, Body: "Bad Request: Mcp-Session-Id header is required"}, false},
-		{HTTPStatusError{Status: 400, Body: "Invalid params"}, false},
-		{HTTPStatusError{Status: 401, Body: "invalid session token"}, false},
-		{HTTPStatusError{Status: 403, Body: "session invalid for this user"}, false},
-		{HTTPStatusError{Status: 429, Body: "too many sessions, unknown client"}, false},
-		{HTTPStatusError{Status: 500, Body: "session not found"}, false},
-		{HTTPStatusError{Status: 503, Body: "Service Unavailable"}, false},
+		{messages.HTTPStatusError{Status: 404, Body: "Not Found"}, true},
+		{messages.HTTPStatusError{Status: 400, Body: "Bad Request: No valid session ID provided"}, true},
+		{messages.HTTPStatusError{Status: 400, Body: "{}", RPC: rpc("Bad Request: No valid session ID provided")}, true},
+		{messages.HTTPStatusError{Status: 400, Body: "Invalid or expired session"}, true},
+		{messages.HTTPStatusError{Status: 410, Body: "session terminated"}, true},
+		{messages.HTTPStatusError{Status: 400, Body: "SESSION NOT FOUND"}, true},
+		{messages.HTTPStatusError{Status: 400, Body: "Bad Request: Mcp-Session-Id header is required"}, false},
+		{messages.HTTPStatusError{Status: 400, Body: "Invalid params"}, false},
+		{messages.HTTPStatusError{Status: 401, Body: "invalid session token"}, false},
+		{messages.HTTPStatusError{Status: 403, Body: "session invalid for this user"}, false},
+		{messages.HTTPStatusError{Status: 429, Body: "too many sessions, unknown client"}, false},
+		{messages.HTTPStatusError{Status: 500, Body: "session not found"}, false},
+		{messages.HTTPStatusError{Status: 503, Body: "Service Unavailable"}, false},
 	} {
 		if got := sessionRefused(&tc.e); got != tc.want {
 			t.Errorf("%d %q (rpc %v): %v, want %v", tc.e.Status, tc.e.Body, tc.e.RPC, got, tc.want)

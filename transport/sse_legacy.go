@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpactor/mcpactor/internal/redact"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // SpawnLegacySSE starts a transport actor for the HTTP+SSE transport of
@@ -96,7 +97,7 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 1025))
 		more := len(head) > 1024
 		head = head[:min(len(head), 1024)]
-		return &BadBodyError{Server: a.cfg.Server, URL: redact.URL(p.url), Status: resp.StatusCode,
+		return &messages.BadBodyError{Server: a.cfg.Server, URL: redact.URL(p.url), Status: resp.StatusCode,
 			ContentType: resp.Header.Get("Content-Type"), Head: maskedExcerpt(head, more, a.secrets),
 			Problem: "no event stream to a GET"}
 	}

@@ -262,7 +262,7 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 		a.writeDone(ctx, *m)
 	case writeStallCheck:
 		if a.out.stalled() {
-			a.fail(ctx, &WriteStallError{After: a.cfg.WriteStallTimeout})
+			a.fail(ctx, &messages.WriteStallError{After: a.cfg.WriteStallTimeout})
 		}
 	case *actor.Started:
 		a.start(ctx)

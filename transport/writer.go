@@ -1,8 +1,6 @@
 package transport
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"runtime"
 	"sync/atomic"
@@ -97,21 +95,6 @@ const maxKeptBuffer = 1 << 20
 // reader had taken all of it; chunks let the stall check see a slow but
 // steady reader.
 const writeChunk = 64 << 10
-
-// WriteStallError ends a connection whose peer stopped reading: a write
-// made no progress for the stall timeout.
-type WriteStallError struct {
-	After time.Duration
-}
-
-func (e *WriteStallError) Error() string {
-	return fmt.Sprintf("write stalled: the server read none of our input for %dms", e.After.Milliseconds())
-}
-
-// ErrWriteStalled matches every *WriteStallError.
-var ErrWriteStalled = errors.New("write stalled")
-
-func (e *WriteStallError) Is(target error) bool { return target == ErrWriteStalled }
 
 func newBatchWriter(budget *writeBudget, stats *Counters, stall time.Duration) *batchWriter {
 	return &batchWriter{budget: budget, stats: stats, stall: stall}

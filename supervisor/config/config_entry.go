@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // The reading of one server entry, shared by every source: a dialect
@@ -126,7 +127,7 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 	// A disabled entry is not checked for how to reach it: "enabled":
 	// false is how a half-written entry is parked.
 	if s.Enabled && len(d.problems) == 0 {
-		var ce *actors.ConfigError
+		var ce *messages.ConfigError
 		if err := cfg.Validate(name); errors.As(err, &ce) {
 			d.problems = append(d.problems, ce.Problems...)
 		} else if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 func lookupFrom(env map[string]string) func(string) (string, bool) {
@@ -280,7 +281,7 @@ func TestNewServer(t *testing.T) {
 	if _, err := NewServer("bad name", cfg); err == nil {
 		t.Error("bad name accepted")
 	}
-	var ce *actors.ConfigError
+	var ce *messages.ConfigError
 	if _, err := NewServer("x", actors.ServerConfig{Type: "sse"}); !errors.As(err, &ce) || err.Error() != `Server "x": sse server requires "url" field` {
 		t.Errorf("err = %v", err)
 	}
