@@ -1,26 +1,9 @@
 package messages
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-)
-
-// Sentinels of the client's typed errors, for errors.Is: each typed
-// error matches its own, so that a caller can tell the kinds apart without
-// naming the types (the root package re-exports both).
-var (
-	// ErrInvalidResult matches every *InvalidResultError.
-	ErrInvalidResult = errors.New("invalid result")
-	// ErrPagination matches every *PaginationError.
-	ErrPagination = errors.New("listing cut short")
-	// ErrConfig matches every *ConfigError.
-	ErrConfig = errors.New("invalid server configuration")
-	// ErrIncompleteClose matches every *IncompleteCloseError.
-	ErrIncompleteClose = errors.New("close did not finish")
-	// ErrReplaced matches every *ReplacedError.
-	ErrReplaced = errors.New("connection replaced")
 )
 
 // Is makes errors.Is(err, ErrInvalidResult) true.
@@ -125,9 +108,6 @@ func (e *InvalidResultError) Error() string {
 }
 
 func (e *InvalidResultError) Unwrap() error { return e.Err }
-
-// ErrUnsupported matches every *UnsupportedError.
-var ErrUnsupported = errors.New("not part of the protocol version in use")
 
 // UnsupportedError reports a method the protocol version a connection
 // speaks does not have.

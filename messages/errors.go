@@ -8,17 +8,75 @@ import (
 	"time"
 )
 
-// Sentinels for the failures a caller tells apart with errors.Is. The typed
-// errors below match them and carry the details (server, method, request id).
-// The texts are those other MCP clients use, which callers already match
-// on (README, the errors table).
+// Sentinels for the failures a caller tells apart with errors.Is, all in
+// one list. The typed errors of this package match them (each by an Is
+// method beside its type) and carry the details (server, method, request
+// id); the root package re-exports them. ErrNotJSONRPC and
+// ErrInvalidRequestID, which mark frames the decoder refuses, stand beside
+// DecodeMessage in jsonrpc.go.
 var (
+	// The transport and the connection. The texts of these six are those
+	// other MCP clients use, which callers already match on (README, the
+	// errors table).
 	ErrTransportClosed    = errors.New("Transport closed")
 	ErrTimeout            = errors.New("request timeout")
 	ErrConnectTimeout     = errors.New("connect timeout")
 	ErrServerNotConnected = errors.New("MCP server not connected")
 	ErrUnsupportedVersion = errors.New("unsupported protocol version")
 	ErrFrameTooLarge      = errors.New("frame too large")
+
+	// The server answered, but not with a usable result, or could not be
+	// started or written to.
+
+	// ErrRPC matches every *RPCError: the server answered with a JSON-RPC
+	// error.
+	ErrRPC = errors.New("MCP error")
+	// ErrBadResponse matches every *BadResponseError.
+	ErrBadResponse = errors.New("unusable response")
+	// ErrStart matches every *StartError.
+	ErrStart = errors.New("could not start")
+	// ErrWriteStalled matches every *WriteStallError.
+	ErrWriteStalled = errors.New("write stalled")
+
+	// The client's own refusals and outcomes.
+
+	// ErrInvalidResult matches every *InvalidResultError.
+	ErrInvalidResult = errors.New("invalid result")
+	// ErrPagination matches every *PaginationError.
+	ErrPagination = errors.New("listing cut short")
+	// ErrConfig matches every *ConfigError.
+	ErrConfig = errors.New("invalid server configuration")
+	// ErrIncompleteClose matches every *IncompleteCloseError.
+	ErrIncompleteClose = errors.New("close did not finish")
+	// ErrReplaced matches every *ReplacedError.
+	ErrReplaced = errors.New("connection replaced")
+	// ErrUnsupported matches every *UnsupportedError.
+	ErrUnsupported = errors.New("not part of the protocol version in use")
+	// ErrInvalidArguments matches every *ArgumentsError.
+	ErrInvalidArguments = errors.New("tool arguments must be a JSON object")
+
+	// The HTTP transports (Streamable HTTP and legacy HTTP+SSE).
+
+	// ErrHTTPStatus matches every *HTTPStatusError.
+	ErrHTTPStatus = errors.New("HTTP error status")
+	// ErrSessionExpired matches every *SessionExpiredError.
+	ErrSessionExpired = errors.New("session expired")
+	// ErrNoResponse matches every *NoResponseError.
+	ErrNoResponse = errors.New("no response")
+	// ErrBadBody matches every *BadBodyError.
+	ErrBadBody = errors.New("bad response body")
+	// ErrUnreachable matches a *RequestError whose request got no answer at
+	// all: the connection was refused, the name did not resolve, TLS failed,
+	// the URL's scheme is not one HTTP speaks.
+	ErrUnreachable = errors.New("MCP server unreachable")
+	// ErrBrokenAnswer matches a *RequestError whose answer broke off after
+	// the server had begun it.
+	ErrBrokenAnswer = errors.New("MCP server answer broke off")
+	// ErrAuthorization matches a *RequestError whose request could not be
+	// authorized: the Authorizer (ServerConfig.Auth) failed before the server
+	// could answer (its authorization server refused, was unreachable, or
+	// needs the user). The error unwraps to the Authorizer's own.
+	ErrAuthorization = errors.New("MCP server authorization failed")
 )
 
 // TransportClosedError ends every request still pending when a transport
@@ -149,10 +207,6 @@ type RPCError struct {
 func (e *RPCError) Error() string {
 	return (&Error{Code: e.Code, Message: e.Message}).Error()
 }
-
-// ErrRPC matches every *RPCError: the server answered with a JSON-RPC
-// error.
-var ErrRPC = errors.New("MCP error")
 
 // Is makes errors.Is(err, ErrRPC) true.
 func (e *RPCError) Is(target error) bool { return target == ErrRPC }

@@ -7,9 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// ErrHTTPStatus matches every *HTTPStatusError.
-var ErrHTTPStatus = errors.New("HTTP error status")
-
 // HTTPStatusError is a request an HTTP server answered with a status that
 // is not a success. Its text names the server, the status, the URL and the
 // request, shows a one-line excerpt of the body, and the authorization
@@ -99,9 +96,6 @@ func shownMethod(method string) string {
 // Is makes errors.Is(err, ErrHTTPStatus) true.
 func (e *HTTPStatusError) Is(target error) bool { return target == ErrHTTPStatus }
 
-// ErrSessionExpired matches every *SessionExpiredError.
-var ErrSessionExpired = errors.New("session expired")
-
 // SessionExpiredError fails a request that an HTTP server refused because
 // the session id it carried is no longer valid: a 404, as the
 // specification has it, or a 4xx whose body says so (sessionRefused). The
@@ -126,9 +120,6 @@ func (e *SessionExpiredError) Error() string {
 // Is makes errors.Is(err, ErrSessionExpired) true.
 func (e *SessionExpiredError) Is(target error) bool { return target == ErrSessionExpired }
 
-// ErrNoResponse matches every *NoResponseError.
-var ErrNoResponse = errors.New("no response")
-
 // NoResponseError fails a request whose SSE stream ended before its
 // response arrived and could not be resumed: the server gave its events
 // no ids, or the resumption budget ran out.
@@ -148,9 +139,6 @@ func (e *NoResponseError) Error() string {
 
 // Is makes errors.Is(err, ErrNoResponse) true.
 func (e *NoResponseError) Is(target error) bool { return target == ErrNoResponse }
-
-// ErrBadBody matches every *BadBodyError.
-var ErrBadBody = errors.New("bad response body")
 
 // BadBodyError reports an HTTP answer whose body is not what MCP allows:
 // not JSON, an unexpected content type, or no body at all. It names the
@@ -187,11 +175,6 @@ func (e *BadBodyError) Error() string {
 
 // Is makes errors.Is(err, ErrBadBody) true.
 func (e *BadBodyError) Is(target error) bool { return target == ErrBadBody }
-
-// ErrUnreachable matches a *RequestError whose request got no answer at
-// all: the connection was refused, the name did not resolve, TLS failed,
-// the URL's scheme is not one HTTP speaks.
-var ErrUnreachable = errors.New("MCP server unreachable")
 
 // RequestError fails a request whose HTTP exchange failed before an answer
 // came (the connection was refused or reset, the name did not resolve, TLS
@@ -243,16 +226,6 @@ func (e *RequestError) Error() string {
 	}
 	return b.String()
 }
-
-// ErrBrokenAnswer matches a *RequestError whose answer broke off after
-// the server had begun it.
-var ErrBrokenAnswer = errors.New("MCP server answer broke off")
-
-// ErrAuthorization matches a *RequestError whose request could not be
-// authorized: the Authorizer (ServerConfig.Auth) failed before the server
-// could answer (its authorization server refused, was unreachable, or
-// needs the user). The error unwraps to the Authorizer's own.
-var ErrAuthorization = errors.New("MCP server authorization failed")
 
 // Is makes errors.Is(err, ErrUnreachable) true for a request that got no
 // answer, errors.Is(err, ErrBrokenAnswer) for one whose answer broke off,

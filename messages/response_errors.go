@@ -1,12 +1,6 @@
 package messages
 
-import (
-	"errors"
-	"strconv"
-)
-
-// ErrBadResponse matches every *BadResponseError.
-var ErrBadResponse = errors.New("unusable response")
+import "strconv"
 
 // BadResponseError fails a request whose answer arrived but cannot be used:
 // it carries both result and error, it is nested too deeply to decode, or
@@ -27,9 +21,6 @@ func (e *BadResponseError) Error() string {
 
 // Is makes errors.Is(err, ErrBadResponse) true.
 func (e *BadResponseError) Is(target error) bool { return target == ErrBadResponse }
-
-// ErrStart matches every *StartError.
-var ErrStart = errors.New("could not start")
 
 // StartError reports a server that could not be started at all: its
 // command is missing or not executable, or dialing its stream failed.

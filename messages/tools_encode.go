@@ -3,12 +3,8 @@ package messages
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
 )
-
-// ErrInvalidArguments matches every *ArgumentsError.
-var ErrInvalidArguments = errors.New("tool arguments must be a JSON object")
 
 // ArgumentsError refuses a tools/call whose arguments do not encode as a
 // JSON object, before anything is sent: the protocol has the arguments be

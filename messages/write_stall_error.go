@@ -1,7 +1,6 @@
 package messages
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
@@ -15,9 +14,6 @@ type WriteStallError struct {
 func (e *WriteStallError) Error() string {
 	return fmt.Sprintf("write stalled: the server read none of our input for %dms", e.After.Milliseconds())
 }
-
-// ErrWriteStalled matches every *WriteStallError.
-var ErrWriteStalled = errors.New("write stalled")
 
 // Is makes errors.Is(err, ErrWriteStalled) true.
 func (e *WriteStallError) Is(target error) bool { return target == ErrWriteStalled }

@@ -137,22 +137,14 @@ func New(opts Options) *Telemetry {
 func (t *Telemetry) makeInstruments(m metric.Meter) {
 	// Instrument errors are reported to the global error handler by the SDK
 	// and the returned instrument is then a working no-op: nothing to do.
-	t.clientDur, _ = m.Float64Histogram(MetricClientOperationDuration,
-		metric.WithUnit("s"),
-		metric.WithDescription("Time from sending an MCP request or notification until its answer, failure, timeout or cancellation, seen by the client."),
-		metric.WithExplicitBucketBoundaries(durationBuckets...))
-	t.serverDur, _ = m.Float64Histogram(MetricServerOperationDuration,
-		metric.WithUnit("s"),
-		metric.WithDescription("Time from receiving a server-to-client MCP request until our answer is written."),
-		metric.WithExplicitBucketBoundaries(durationBuckets...))
-	t.sessionDur, _ = m.Float64Histogram(MetricClientSessionDuration,
-		metric.WithUnit("s"),
-		metric.WithDescription("Time from the start of an MCP session (initialize) until it ends, seen by the client."),
-		metric.WithExplicitBucketBoundaries(durationBuckets...))
-	t.queueWait, _ = m.Float64Histogram(MetricQueueWait,
-		metric.WithUnit("s"),
-		metric.WithDescription("Time a request waited before it could be written: for the handshake or for a concurrency slot."),
-		metric.WithExplicitBucketBoundaries(queueWaitBuckets...))
+	t.clientDur = secondsHistogram(m, MetricClientOperationDuration, durationBuckets,
+		"Time from sending an MCP request or notification until its answer, failure, timeout or cancellation, seen by the client.")
+	t.serverDur = secondsHistogram(m, MetricServerOperationDuration, durationBuckets,
+		"Time from receiving a server-to-client MCP request until our answer is written.")
+	t.sessionDur = secondsHistogram(m, MetricClientSessionDuration, durationBuckets,
+		"Time from the start of an MCP session (initialize) until it ends, seen by the client.")
+	t.queueWait = secondsHistogram(m, MetricQueueWait, queueWaitBuckets,
+		"Time a request waited before it could be written: for the handshake or for a concurrency slot.")
 	t.inFlight, _ = m.Int64UpDownCounter(MetricInFlight,
 		metric.WithUnit("{request}"),
 		metric.WithDescription("Requests sent to a server and not yet resolved."))
@@ -167,6 +159,17 @@ func (t *Telemetry) makeInstruments(m metric.Meter) {
 		metric.WithDescription("Messages waiting in a transport actor's mailbox."))
 	t.depthFns = make(map[uint64]func(func(string, int64)))
 	t.reg, _ = m.RegisterCallback(t.observeDepth, t.mailbox)
+}
+
+// secondsHistogram makes one of the duration histograms: the semantic
+// conventions record durations in seconds ("s") with explicit bucket
+// boundaries, so that every duration instrument is built alike.
+func secondsHistogram(m metric.Meter, name string, buckets []float64, description string) metric.Float64Histogram {
+	h, _ := m.Float64Histogram(name,
+		metric.WithUnit("s"),
+		metric.WithDescription(description),
+		metric.WithExplicitBucketBoundaries(buckets...))
+	return h
 }
 
 // Close unregisters the mailbox-depth callback from the meter. Spans and

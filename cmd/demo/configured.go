@@ -21,13 +21,5 @@ func runConfigured(ctx context.Context, o options, logger *slog.Logger, r *repor
 	for _, w := range file.Warnings {
 		r.line("warning: %s", w)
 	}
-	rt, err := mcpactor.Start(mcpactor.Options{Logger: logger})
-	if err != nil {
-		return err
-	}
-	defer rt.Stop(context.WithoutCancel(ctx))
-	ev := newEventLog(logger)
-	mo := o.manageOptions(ev)
-	mo.ConfigFile = o.config
-	return runManaged(ctx, rt, mo, o, ev, r)
+	return startManaged(ctx, o, logger, r, func(mo *mcpactor.ManageOptions) { mo.ConfigFile = o.config })
 }

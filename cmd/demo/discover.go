@@ -28,19 +28,13 @@ func runDiscovered(ctx context.Context, o options, con console, logger *slog.Log
 	}
 	approved := askApprovals(r, con, d.Servers)
 
-	rt, err := mcpactor.Start(mcpactor.Options{Logger: logger})
-	if err != nil {
-		return err
-	}
-	defer rt.Stop(context.WithoutCancel(ctx))
-	ev := newEventLog(logger)
-	mo := o.manageOptions(ev)
-	// Manage discovers again, from the same files; an entry edited in
-	// between is another entry (approval keys by its hash) and stays
-	// refused.
-	mo.Discover = &opts
-	mo.Approve = approved.approves
-	return runManaged(ctx, rt, mo, o, ev, r)
+	return startManaged(ctx, o, logger, r, func(mo *mcpactor.ManageOptions) {
+		// Manage discovers again, from the same files; an entry edited in
+		// between is another entry (approval keys by its hash) and stays
+		// refused.
+		mo.Discover = &opts
+		mo.Approve = approved.approves
+	})
 }
 
 // printDiscovery lists what discovery found: the files read, each server

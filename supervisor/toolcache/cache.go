@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/atomicfile"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
@@ -229,7 +230,13 @@ func (c *Cache) Store(key Key, e *Entry) error {
 	if err != nil {
 		return fmt.Errorf("tool cache for server %q: %w", key.Server, err)
 	}
-	if err := writeCacheFile(filepath.Join(dir, key.fileName(shared)), append(data, '\n'), entry.FetchedAt); err != nil {
+	// The modification time is the entry's fetch time, so that prune can
+	// age entries (and corrupt or foreign-version files) without reading
+	// them; the temporary file's name is one prune knows for a leftover.
+	if err := atomicfile.Write(filepath.Join(dir, key.fileName(shared)), append(data, '\n'), atomicfile.Options{
+		TempPattern: cacheTempPrefix + "*" + cacheTempSuffix,
+		ModTime:     entry.FetchedAt,
+	}); err != nil {
 		return fmt.Errorf("tool cache for server %q: %w", key.Server, err)
 	}
 	// The list for this identity now lives in one place: drop the other
@@ -240,39 +247,6 @@ func (c *Cache) Store(key Key, e *Entry) error {
 		c.warn(fmt.Sprintf("tool cache for server %q: %v", key.Server, err))
 	}
 	return nil
-}
-
-// writeCacheFile replaces path atomically. The modification time is set to
-// the entry's fetch time, so that prune can age entries (and corrupt or
-// foreign-version files) without reading them.
-func writeCacheFile(path string, data []byte, fetched time.Time) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), cacheTempPrefix+"*"+cacheTempSuffix)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	// CreateTemp makes the file 0600 already; say so where it matters.
-	if err = tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Chtimes(tmp.Name(), fetched, fetched); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // prune removes the entries fetched more than MaxAge before now, and

@@ -271,7 +271,7 @@ func New(ctx context.Context, opts Options) (_ *Providers, err error) {
 			return nil, err
 		}
 		for _, name := range names {
-			exp, dest, err := spanExporter(ctx, name)
+			exp, dest, err := traces.exporter(ctx, name)
 			if err != nil {
 				return nil, err
 			}
@@ -286,7 +286,7 @@ func New(ctx context.Context, opts Options) (_ *Providers, err error) {
 			return nil, err
 		}
 		for _, name := range names {
-			exp, dest, err := metricExporter(ctx, name)
+			exp, dest, err := metrics.exporter(ctx, name)
 			if err != nil {
 				return nil, err
 			}
@@ -415,68 +415,79 @@ func target(protoEnv, endpointEnv, insecureEnv, path string) (otlpTarget, error)
 	return t, nil
 }
 
-func spanExporter(ctx context.Context, name string) (sdktrace.SpanExporter, string, error) {
+// otlpOptions are the options that point an OTLP exporter (any of the
+// four: traces or metrics, gRPC or HTTP, each with its own Option type) at
+// t: none when an endpoint variable is set, for the exporter reads it
+// itself; else the local Collector's endpoint, without TLS unless an
+// OTEL_EXPORTER_OTLP_*INSECURE variable decides.
+func otlpOptions[O any](t otlpTarget, endpoint string, withEndpoint func(string) O, withInsecure func() O) []O {
+	if !t.useDefault {
+		return nil
+	}
+	opts := []O{withEndpoint(endpoint)}
+	if t.insecure {
+		opts = append(opts, withInsecure())
+	}
+	return opts
+}
+
+// signal is what the exporters of one signal (traces, metrics) are made
+// from; the rest of choosing and making one is the same for both
+// (exporter).
+type signal[E any] struct {
+	// The OTEL_EXPORTER_OTLP_<SIGNAL>_* variables, and the OTLP/HTTP path
+	// appended to the generic endpoint ("/v1/traces").
+	protoEnv, endpointEnv, insecureEnv, path string
+	// The constructors of the console exporter and of the OTLP exporters
+	// over gRPC and over HTTP, pointed at t.
+	console    func() (E, error)
+	grpc, http func(ctx context.Context, t otlpTarget) (E, error)
+}
+
+// exporter makes the exporter exporterNames named ("console" or "otlp")
+// and says where it sends.
+func (s signal[E]) exporter(ctx context.Context, name string) (E, string, error) {
 	if name == "console" {
-		exp, err := stdouttrace.New(stdouttrace.WithWriter(consoleWriter))
+		exp, err := s.console()
 		return exp, "console (stderr)", err
 	}
-	t, err := target(envOTLPTracesProtocol, envOTLPTracesEndpoint, envOTLPTracesInsecure, "/v1/traces")
+	t, err := target(s.protoEnv, s.endpointEnv, s.insecureEnv, s.path)
 	if err != nil {
-		return nil, "", err
+		var none E
+		return none, "", err
 	}
-	var exp sdktrace.SpanExporter
+	otlp := s.http
 	if t.proto == protoGRPC {
-		var opts []otlptracegrpc.Option
-		if t.useDefault {
-			opts = append(opts, otlptracegrpc.WithEndpoint(defaultGRPCEndpoint))
-			if t.insecure {
-				opts = append(opts, otlptracegrpc.WithInsecure())
-			}
-		}
-		exp, err = otlptracegrpc.New(ctx, opts...)
-	} else {
-		var opts []otlptracehttp.Option
-		if t.useDefault {
-			opts = append(opts, otlptracehttp.WithEndpoint(defaultHTTPEndpoint))
-			if t.insecure {
-				opts = append(opts, otlptracehttp.WithInsecure())
-			}
-		}
-		exp, err = otlptracehttp.New(ctx, opts...)
+		otlp = s.grpc
 	}
+	exp, err := otlp(ctx, t)
 	return exp, t.dest, err
 }
 
-func metricExporter(ctx context.Context, name string) (sdkmetric.Exporter, string, error) {
-	if name == "console" {
-		exp, err := stdoutmetric.New(stdoutmetric.WithWriter(consoleWriter))
-		return exp, "console (stderr)", err
-	}
-	t, err := target(envOTLPMetricsProtocol, envOTLPMetricsEndpoint, envOTLPMetricsInsecure, "/v1/metrics")
-	if err != nil {
-		return nil, "", err
-	}
-	var exp sdkmetric.Exporter
-	if t.proto == protoGRPC {
-		var opts []otlpmetricgrpc.Option
-		if t.useDefault {
-			opts = append(opts, otlpmetricgrpc.WithEndpoint(defaultGRPCEndpoint))
-			if t.insecure {
-				opts = append(opts, otlpmetricgrpc.WithInsecure())
-			}
-		}
-		exp, err = otlpmetricgrpc.New(ctx, opts...)
-	} else {
-		var opts []otlpmetrichttp.Option
-		if t.useDefault {
-			opts = append(opts, otlpmetrichttp.WithEndpoint(defaultHTTPEndpoint))
-			if t.insecure {
-				opts = append(opts, otlpmetrichttp.WithInsecure())
-			}
-		}
-		exp, err = otlpmetrichttp.New(ctx, opts...)
-	}
-	return exp, t.dest, err
+var traces = signal[sdktrace.SpanExporter]{
+	protoEnv: envOTLPTracesProtocol, endpointEnv: envOTLPTracesEndpoint, insecureEnv: envOTLPTracesInsecure, path: "/v1/traces",
+	console: func() (sdktrace.SpanExporter, error) {
+		return stdouttrace.New(stdouttrace.WithWriter(consoleWriter))
+	},
+	grpc: func(ctx context.Context, t otlpTarget) (sdktrace.SpanExporter, error) {
+		return otlptracegrpc.New(ctx, otlpOptions(t, defaultGRPCEndpoint, otlptracegrpc.WithEndpoint, otlptracegrpc.WithInsecure)...)
+	},
+	http: func(ctx context.Context, t otlpTarget) (sdktrace.SpanExporter, error) {
+		return otlptracehttp.New(ctx, otlpOptions(t, defaultHTTPEndpoint, otlptracehttp.WithEndpoint, otlptracehttp.WithInsecure)...)
+	},
+}
+
+var metrics = signal[sdkmetric.Exporter]{
+	protoEnv: envOTLPMetricsProtocol, endpointEnv: envOTLPMetricsEndpoint, insecureEnv: envOTLPMetricsInsecure, path: "/v1/metrics",
+	console: func() (sdkmetric.Exporter, error) {
+		return stdoutmetric.New(stdoutmetric.WithWriter(consoleWriter))
+	},
+	grpc: func(ctx context.Context, t otlpTarget) (sdkmetric.Exporter, error) {
+		return otlpmetricgrpc.New(ctx, otlpOptions(t, defaultGRPCEndpoint, otlpmetricgrpc.WithEndpoint, otlpmetricgrpc.WithInsecure)...)
+	},
+	http: func(ctx context.Context, t otlpTarget) (sdkmetric.Exporter, error) {
+		return otlpmetrichttp.New(ctx, otlpOptions(t, defaultHTTPEndpoint, otlpmetrichttp.WithEndpoint, otlpmetrichttp.WithInsecure)...)
+	},
 }
 
 // consoleWriter receives the "console" exporters' output.

@@ -394,7 +394,7 @@ func TestOTLPGRPCBuilds(t *testing.T) {
 	}
 	// The metric side builds its gRPC exporter the same way.
 	t.Setenv(envOTLPMetricsProtocol, "grpc")
-	exp, _, err := metricExporter(context.Background(), "otlp")
+	exp, _, err := metrics.exporter(context.Background(), "otlp")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mcpactor/mcpactor/internal/atomicfile"
 )
 
 // FileStore keeps tokens and client registrations in files under Dir: one
@@ -171,34 +173,18 @@ func (s *FileStore) StoreClient(_ context.Context, issuer, profile string, c *Cl
 	return writeJSON(p, clientFile{Issuer: issuer, Profile: profile, Client: *c})
 }
 
-// writeJSON replaces p with v's JSON atomically: a temporary file in the
-// same directory (created 0600), synced, then renamed over p.
+// writeJSON replaces p with v's JSON atomically (atomicfile.Write: a
+// temporary file in the same directory, 0600, synced, then renamed over p),
+// creating the directory 0700 if need be.
 func writeJSON(p string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("oauth: token store: %w", err)
 	}
-	f, err := os.CreateTemp(dir, filepath.Base(p)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("oauth: token store: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, p)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(p, b, atomicfile.Options{}); err != nil {
 		return fmt.Errorf("oauth: token store: %w", err)
 	}
 	return nil
