@@ -52,6 +52,7 @@ type options struct {
 	timeout     time.Duration
 	verbose     bool
 	trace       string
+	cluster     int
 }
 
 // console is where the demo talks to its user: the approval prompts of
@@ -69,6 +70,7 @@ func main() {
 	// The embedded servers are this same binary, started again with
 	// MCPACTOR_TESTSERVER=1: one build, real subprocesses.
 	testserver.RunIfChild()
+	clusterChild() // --cluster's etcd and members are this binary too
 	os.Exit(run(os.Args[1:], console{in: bufio.NewReader(os.Stdin), interactive: isTerminal(os.Stdin), out: os.Stdout, err: os.Stderr}))
 }
 
@@ -103,6 +105,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.concurrency, "concurrency", 64, "calls in flight during the burst")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "how long a server may take to come up (embedded servers: their connect timeout)")
 	fs.BoolVar(&o.verbose, "v", false, "log runtime and manager events to stderr")
+	fs.IntVar(&o.cluster, "cluster", 0, "run `N` cluster members and an embedded etcd as processes, show where each server lives, kill one and show the failover (docs/cluster.md)")
 	fs.StringVar(&o.trace, "trace", "", "write OpenTelemetry spans as JSON lines to `file` (OTEL_* variables select OTLP exporters too)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: demo [flags]
@@ -206,6 +209,8 @@ func run(args []string, con console) int {
 	}
 	r := newReport(stdout, otel.Tracer(tracerName))
 	switch {
+	case o.cluster > 0:
+		err = runCluster(ctx, o.cluster, stdout)
 	case o.config != "":
 		err = runConfigured(ctx, o, logger, r)
 	case o.discover:

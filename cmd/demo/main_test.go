@@ -23,6 +23,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testserver.RunIfChild() // the demo's embedded servers are this binary
+	clusterChild()          // and so are --cluster's etcd and members
 	goleak.VerifyTestMain(m)
 }
 
@@ -523,5 +524,24 @@ func TestDemoExportErrorsVisible(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "127.0.0.1:1") {
 		t.Errorf("the failed export is not reported on stderr:\n%s", stderr)
+	}
+}
+
+// TestDemoCluster runs --cluster 3 as a user would on a fresh clone: an
+// embedded etcd and three members, one killed with calls in flight. Every
+// call must end once, none with an error other than the member's loss, and
+// the killed member's servers must answer again elsewhere.
+func TestDemoCluster(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the cluster demo kills a member with SIGKILL, which Windows does not have")
+	}
+	stdout := mustRun(t, "--cluster", "3")
+	for _, want := range []string{"embedded etcd at", "3 members joined", "every call ended once", "answers again"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if m := regexp.MustCompile(`(\d+) other errors`).FindStringSubmatch(stdout); m == nil || m[1] != "0" {
+		t.Errorf("calls ended with other errors than the member's loss:\n%s", stdout)
 	}
 }

@@ -1,0 +1,265 @@
+package cluster
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/mcpactor/mcpactor"
+)
+
+// activation is this member's session for one identity it owns: the
+// ownership key it took in etcd, then the server's client.
+//
+// Order is the guarantee: the key is taken (a transaction that creates it
+// only if it does not exist, bound to the member's lease) before the
+// server process starts or the HTTP session opens, and every call checks
+// that the lease is still safe (leaseKeeper.valid) before it reaches the
+// server. Generation is the key's create revision, the fencing token:
+// each new activation of an identity, wherever it runs, has a larger one.
+type activation struct {
+	id         Identity
+	lease      clientv3.LeaseID
+	generation int64
+	ready      chan struct{} // closed when client or err is set
+	client     *mcpactor.Client
+	err        error
+}
+
+// activate returns this member's activation of id, taking ownership and
+// starting the server if nobody owns it. Another member's ownership is a
+// *NotOwnerError naming it.
+func (m *Member) activate(ctx context.Context, id Identity, method string) (*activation, error) {
+	m.mu.Lock()
+	if m.stopping {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("cluster: %s %s: member %s: %w", id, method, m.cfg.Name, ErrStopped)
+	}
+	if m.cfg.CallOnly {
+		m.mu.Unlock()
+		return nil, &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: method, Reason: "it is call-only"}
+	}
+	act, ok := m.acts[id]
+	if !ok {
+		act = &activation{id: id, ready: make(chan struct{})}
+		m.acts[id] = act
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			m.start(act)
+		}()
+	}
+	m.mu.Unlock()
+	select {
+	case <-act.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if act.err != nil {
+		return nil, act.err
+	}
+	if !m.lease.valid(act.lease) {
+		return nil, &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: method, Reason: "its lease could not be renewed in time"}
+	}
+	return act, nil
+}
+
+// start takes the ownership key of act.id and starts its server. On
+// failure act.err is set and act is forgotten, so that the next call tries
+// again.
+func (m *Member) start(act *activation) {
+	err := m.claimAndConnect(act)
+	if err != nil {
+		act.err = err
+		m.forget(act)
+	}
+	close(act.ready)
+	if err != nil {
+		return
+	}
+	// A fence that ran while the server started skipped act (not ready
+	// then); fenceAt was zeroed before it looked, so this sees it.
+	if !m.lease.valid(act.lease) {
+		m.deactivate(act, "fenced while starting", false)
+		return
+	}
+	m.log("cluster activation started", "identity", act.id.String(), "generation", act.generation)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		m.refreshTools(act)
+	}()
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		select {
+		case <-act.client.Done():
+			m.deactivate(act, "server ended", true)
+		case <-m.ctx.Done():
+		}
+	}()
+}
+
+func (m *Member) claimAndConnect(act *activation) error {
+	id := act.id
+	base, ok := m.cfg.Servers[id.Server]
+	if !ok {
+		return &UnknownServerError{Server: id.Server, Member: m.cfg.Name, Method: "activate"}
+	}
+	cfg := base
+	if id.Tenant != "" {
+		// The runtime keeps OAuth tokens and private tool lists per
+		// identity: the tenant's session is reached as the tenant.
+		cfg.Identity = id.Tenant
+	}
+	if m.cfg.ServerFor != nil {
+		var err error
+		if cfg, err = m.cfg.ServerFor(id, base); err != nil {
+			return fmt.Errorf("cluster: %s activate: member %s: ServerFor: %w", id, m.cfg.Name, err)
+		}
+	}
+	lease, ok := m.lease.current()
+	if !ok {
+		return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "activate", Reason: "it holds no valid lease"}
+	}
+	ctx, cancel := context.WithTimeout(m.starting, m.cfg.CallTimeout)
+	defer cancel()
+	rec, _ := json.Marshal(ownerRecord{Member: m.cfg.Name, Address: m.addr})
+	key := m.view.ownersPrefix() + id.key()
+	resp, err := m.etcd.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, string(rec), clientv3.WithLease(lease))).
+		Else(clientv3.OpGet(key)).
+		Commit()
+	if err != nil {
+		return fmt.Errorf("cluster: %s activate: member %s: etcd: %w", id, m.cfg.Name, err)
+	}
+	if !resp.Succeeded {
+		owner := ""
+		if rr := resp.Responses[0].GetResponseRange(); rr != nil && len(rr.Kvs) == 1 {
+			var o ownerRecord
+			if json.Unmarshal(rr.Kvs[0].Value, &o) == nil {
+				owner = o.Member
+			}
+		}
+		return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "activate", Owner: owner, Reason: "another activation holds the key"}
+	}
+	act.lease, act.generation = lease, resp.Header.Revision
+	if !m.lease.valid(lease) { // fenced while the transaction ran
+		m.release(act)
+		return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "activate", Reason: "its lease could not be renewed in time"}
+	}
+	c, err := m.rt.Connect(ctx, clientName(id, act.generation), cfg)
+	if err != nil {
+		m.release(act)
+		return err
+	}
+	act.client = c
+	return nil
+}
+
+// forget removes act from the table if it is still there.
+func (m *Member) forget(act *activation) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.acts[act.id] != act {
+		return false
+	}
+	delete(m.acts, act.id)
+	return true
+}
+
+// deactivate stops act's server (killing it once closeWithin has passed)
+// and, if release, gives its ownership key up.
+func (m *Member) deactivate(act *activation, reason string, release bool) {
+	if !m.forget(act) {
+		return
+	}
+	m.log("cluster activation stopped", "identity", act.id.String(), "generation", act.generation, "reason", reason)
+	ctx, cancel := context.WithTimeout(context.Background(), m.closeWithin())
+	_ = act.client.Close(ctx)
+	cancel()
+	if release {
+		m.release(act)
+	}
+}
+
+// closeWithin bounds the closing of a server when ownership ends: it is
+// killed before the lease could expire (see leaseKeeper).
+func (m *Member) closeWithin() time.Duration { return m.cfg.LeaseTTL / 6 }
+
+// release deletes act's ownership key if it is still act's (same create
+// revision): never a newer owner's.
+func (m *Member) release(act *activation) {
+	key := m.view.ownersPrefix() + act.id.key()
+	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.LeaseTTL)
+	defer cancel()
+	_, _ = m.etcd.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", act.generation)).
+		Then(clientv3.OpDelete(key)).
+		Commit()
+}
+
+// fenceLease stops, at once and in parallel, every activation bound to
+// lease id. Their keys go with the lease.
+func (m *Member) fenceLease(id clientv3.LeaseID, reason string) {
+	m.mu.Lock()
+	var doomed []*activation
+	for _, act := range m.acts {
+		select {
+		case <-act.ready:
+			if act.err == nil && act.lease == id {
+				doomed = append(doomed, act)
+			}
+		default: // still starting: its own validity check refuses it
+		}
+	}
+	m.mu.Unlock()
+	done := make(chan struct{}, len(doomed))
+	for _, act := range doomed {
+		go func() {
+			m.deactivate(act, "fenced: "+reason, false)
+			done <- struct{}{}
+		}()
+	}
+	for range doomed {
+		<-done
+	}
+}
+
+// refreshTools stores act's tool list in the shared cache, readable by
+// every member even while the identity has no owner.
+func (m *Member) refreshTools(act *activation) {
+	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.CallTimeout)
+	defer cancel()
+	tools, err := act.client.ListTools(ctx)
+	if err != nil {
+		return
+	}
+	b, err := json.Marshal(tools)
+	if err != nil {
+		return
+	}
+	if !m.lease.valid(act.lease) {
+		return
+	}
+	_, _ = m.etcd.Put(ctx, m.view.toolsPrefix()+act.id.key(), string(b))
+}
+
+// clientName names an activation's client in the runtime, whose names are
+// letters, digits, '-', '_' and '.': the server, a digest of the tenant
+// (which may be an e-mail address), and the generation.
+func clientName(id Identity, generation int64) string {
+	name := id.Server
+	if id.Tenant != "" {
+		d := sha256.Sum256([]byte(id.Tenant))
+		name += "." + hex.EncodeToString(d[:4])
+	}
+	return name + "." + strconv.FormatInt(generation, 10)
+}

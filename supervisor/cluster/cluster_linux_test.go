@@ -1,0 +1,209 @@
+//go:build linux
+
+package cluster
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+)
+
+// TestAnyMemberCallsAnyServer: every member, and the call-only driver,
+// calls every server by name wherever it lives, and each identity runs as
+// one process on one member.
+func TestAnyMemberCallsAnyServer(t *testing.T) {
+	c := newCluster(t, 3, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	for _, srv := range testServers {
+		got, err := callText(ctx, c.driver.As(""), srv, "echo", map[string]any{"message": "to " + srv})
+		if err != nil || got != textResult("to "+srv) {
+			t.Fatalf("driver echo on %s = %q, %v", srv, got, err)
+		}
+		p, ok := c.driver.Owner(Identity{Server: srv})
+		if !ok || p.Member == "driver" || p.Generation == 0 {
+			t.Errorf("owner of %s = %+v, %v", srv, p, ok)
+		}
+		t.Logf("%s lives on %s (generation %d)", srv, p.Member, p.Generation)
+	}
+	for _, m := range c.members {
+		for _, srv := range testServers {
+			r := m.do(control{Op: "call", Server: srv, Tool: "echo", Args: []byte(`{"message":"from ` + m.name + `"}`)})
+			if r.Err != "" || r.Text != "from "+m.name {
+				t.Errorf("member %s echo on %s = %+v", m.name, srv, r)
+			}
+		}
+	}
+	tools, err := c.driver.ListTools(ctx, "beta")
+	if err != nil || len(tools) == 0 {
+		t.Errorf("ListTools(beta) = %d tools, %v", len(tools), err)
+	}
+	if _, err := c.driver.CallTool(ctx, "nope", "echo", nil); !errors.Is(err, ErrUnknownServer) {
+		t.Errorf("CallTool(nope) = %v, want ErrUnknownServer", err)
+	}
+	byID := running(c.servers())
+	for _, srv := range testServers {
+		if n := len(byID[srv]); n != 1 {
+			t.Errorf("%s runs as %d processes, want 1", srv, n)
+		}
+	}
+}
+
+// TestRemoteRefusesStrangers: a member's remote layer refuses the gRPC
+// methods protoactor leaves unimplemented (one of which panics the member
+// in the pinned version) and streams without the cluster secret, and
+// keeps serving the cluster.
+func TestRemoteRefusesStrangers(t *testing.T) {
+	c := newCluster(t, 1, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	rec, ok := c.driver.view.member("m1")
+	if !ok {
+		t.Fatal("m1 not in the view")
+	}
+	conn, err := grpc.NewClient(rec.Address, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := remote.NewRemotingClient(conn)
+	_, err = client.ListProcesses(ctx, &remote.ListProcessesRequest{})
+	if status.Code(err) != codes.Unimplemented {
+		t.Errorf("ListProcesses = %v, want Unimplemented", err)
+	}
+	_, err = client.GetProcessDiagnostics(ctx, &remote.GetProcessDiagnosticsRequest{})
+	if status.Code(err) != codes.Unimplemented {
+		t.Errorf("GetProcessDiagnostics = %v, want Unimplemented", err)
+	}
+	stream, err := client.Receive(ctx)
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	if status.Code(err) != codes.Unauthenticated {
+		t.Errorf("Receive without the secret = %v, want Unauthenticated", err)
+	}
+	if got, err := callText(ctx, c.driver.As(""), "alpha", "echo", map[string]any{"message": "still here"}); err != nil || got != "still here" {
+		t.Errorf("echo after the strangers = %q, %v", got, err)
+	}
+}
+
+// TestKillOwner: kill -9 of the member owning a server ends every call in
+// flight to it with *MemberLostError (never a bare deadline), the tools
+// stay listed from the shared cache, and the server answers again on
+// another member, as a new generation, about a lease TTL later.
+func TestKillOwner(t *testing.T) {
+	const ttl = 2 * time.Second
+	c := newCluster(t, 3, ttl)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	before, err := c.driver.Info(ctx, "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.eventually("alpha's tools cached", func() bool { return c.driver.view.cachedTools(Identity{Server: "alpha"}) != nil })
+	victim := c.member(before.Member)
+
+	const inFlight = 20
+	type ended struct {
+		err error
+		at  time.Time
+	}
+	results := make(chan ended, inFlight)
+	var wg sync.WaitGroup
+	for range inFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := c.driver.CallTool(ctx, "alpha", "sleep", map[string]any{"ms": 25000})
+			results <- ended{err, time.Now()}
+		}()
+	}
+	c.eventually("the calls are in flight to the owner", func() bool {
+		c.driver.calls.mu.Lock()
+		defer c.driver.calls.mu.Unlock()
+		return len(c.driver.calls.calls) == inFlight
+	})
+	time.Sleep(200 * time.Millisecond) // and have reached its server
+	killed := time.Now()
+	victim.signal(syscall.SIGKILL)
+	if tools, err := c.driver.ListTools(ctx, "alpha"); err != nil || len(tools) == 0 {
+		t.Errorf("ListTools(alpha) right after the kill = %d tools, %v", len(tools), err)
+	}
+	wg.Wait()
+	close(results)
+	var slowest time.Duration
+	for r := range results {
+		var lost *MemberLostError
+		if !errors.As(r.err, &lost) || !errors.Is(r.err, ErrMemberLost) || errors.Is(r.err, context.DeadlineExceeded) {
+			t.Errorf("call in flight ended with %v, want *MemberLostError", r.err)
+			continue
+		}
+		if lost.Member != victim.name {
+			t.Errorf("lost member = %q, want %q", lost.Member, victim.name)
+		}
+		slowest = max(slowest, r.at.Sub(killed))
+	}
+	t.Logf("%d calls in flight ended with MemberLostError, the last %v after the kill", inFlight, slowest)
+	if slowest > waitLimit/2 {
+		t.Errorf("calls in flight ended %v after the kill", slowest)
+	}
+
+	var after SessionInfo
+	for {
+		cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
+		got, err := callText(cctx, c.driver.As(""), "alpha", "echo", map[string]any{"message": "again"})
+		ccancel()
+		if err == nil && got == "again" {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("alpha never answered again after the kill: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	back := time.Since(killed)
+	t.Logf("alpha answered again %v after the kill (lease TTL %v)", back, ttl)
+	if after, err = c.driver.Info(ctx, "alpha"); err != nil {
+		t.Fatal(err)
+	}
+	if after.Member == victim.name || after.Generation <= before.Generation {
+		t.Errorf("after the kill alpha is %+v, was %+v", after, before)
+	}
+	c.eventually("alpha runs as one process", func() bool { return len(running(c.servers())["alpha"]) == 1 })
+}
+
+// TestTenantsKeptApart: each tenant's session of a server is an identity
+// of its own, with its own process, and calls as one tenant never reach
+// another's.
+func TestTenantsKeptApart(t *testing.T) {
+	c := newCluster(t, 2, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	for tenant, version := range tenantVersions {
+		info, err := c.driver.As(tenant).Info(ctx, "alpha")
+		if err != nil || info.ProtocolVersion != version || info.Identity != (Identity{Server: "alpha", Tenant: tenant}) {
+			t.Errorf("tenant %q: Info = %+v, %v; want protocol %s", tenant, info, err, version)
+		}
+		for _, m := range c.members {
+			r := m.do(control{Op: "info", Server: "alpha", Tenant: tenant})
+			if r.Err != "" || r.Text != version || r.Member != info.Member {
+				t.Errorf("tenant %q via %s: %+v, want %s on %s", tenant, m.name, r, version, info.Member)
+			}
+		}
+	}
+	byID := running(c.servers())
+	for _, id := range []string{"alpha", "alpha@alice", "alpha@bob"} {
+		if n := len(byID[id]); n != 1 {
+			t.Errorf("%s runs as %d processes, want 1", id, n)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package cluster
+
+import (
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/grpclog"
+
+	"github.com/mcpactor/mcpactor"
+)
+
+// Defaults of Config's tuning fields.
+const (
+	// DefaultLeaseTTL is the member lease's time to live. A lost member's
+	// servers answer again elsewhere within about this long plus a second.
+	DefaultLeaseTTL = 3 * time.Second
+	// MinLeaseTTL is the shortest lease accepted: etcd counts TTLs in
+	// whole seconds, and the renewal and fencing margins need room.
+	MinLeaseTTL = time.Second
+	// DefaultPrefix is the etcd key prefix when Etcd.Prefix is empty.
+	DefaultPrefix = "/mcpactor/cluster/"
+	// DefaultCallTimeout bounds a cluster call whose context has no
+	// deadline: placement, the hop and the owner's own call.
+	DefaultCallTimeout = 60 * time.Second
+	// MaxMessageBytes is the gRPC receive and send limit of the remote
+	// layer: above the runtime's 16 MiB frame cap, so that one full-size
+	// result fits, times the writer's batch (remoteBatch) with room.
+	MaxMessageBytes = 256 << 20
+)
+
+// Config configures a Member. Etcd.Endpoints and Servers are required;
+// every other zero value selects the documented default.
+type Config struct {
+	// Name identifies the member in etcd, in errors and in logs. Empty
+	// picks a random one. Two live members must not share a name.
+	Name string
+	// Etcd is the authority on membership and ownership.
+	Etcd EtcdConfig
+	// LeaseTTL is the member lease's time to live (default
+	// DefaultLeaseTTL, at least MinLeaseTTL, whole seconds). A member that
+	// cannot renew its lease stops its servers LeaseTTL/3 before the lease
+	// can expire; the others take over once it has.
+	LeaseTTL time.Duration
+	// BindAddress is the host:port the remote layer listens on (default
+	// "127.0.0.1:0": loopback and a free port). AdvertisedAddress, when
+	// set, is the address other members dial instead of the bound one.
+	BindAddress       string
+	AdvertisedAddress string
+	// Servers are the MCP servers of the cluster by name. Every member
+	// must have the same set: any member may be asked to own any server.
+	Servers map[string]mcpactor.ServerConfig
+	// ServerFor, if set, derives the configuration of one identity's
+	// session from the server's (for example a per-user token or
+	// environment). It runs on the owner, before the server starts.
+	ServerFor func(id Identity, base mcpactor.ServerConfig) (mcpactor.ServerConfig, error)
+	// Secret, when set, is required of every remote connection: members
+	// send it with each stream and refuse streams without it. All members
+	// must share it. It never appears in errors or logs. Without TLS it
+	// crosses the network in clear text.
+	Secret string
+	// ServerTLS, when set, serves the remote layer over TLS (set ClientCAs
+	// and ClientAuth for mutual TLS); ClientTLS dials the other members
+	// with TLS. Both nil: plain TCP, for loopback and trusted networks.
+	ServerTLS *tls.Config
+	ClientTLS *tls.Config
+	// GRPCLogger is installed as gRPC's logger once the remote layer has
+	// started, because protoactor's remote replaces it with one that
+	// discards everything and gRPC offers no way to read the current one.
+	// nil reinstalls gRPC's own default (errors to stderr, tuned by
+	// GRPC_GO_LOG_SEVERITY_LEVEL and GRPC_GO_LOG_VERBOSITY_LEVEL).
+	GRPCLogger grpclog.LoggerV2
+	// CallOnly makes a member that calls every server but owns none: it is
+	// never picked to activate an identity (a gateway, a test driver).
+	CallOnly bool
+	// Runtime configures this member's mcpactor runtime.
+	Runtime mcpactor.Options
+	// CallTimeout bounds calls whose context has no deadline (default
+	// DefaultCallTimeout).
+	CallTimeout time.Duration
+	// Logger receives membership and ownership events. nil discards them.
+	Logger *slog.Logger
+}
+
+// EtcdConfig says where etcd is and how to talk to it.
+type EtcdConfig struct {
+	// Endpoints are etcd's client URLs ("http://127.0.0.1:2379").
+	Endpoints []string
+	// Prefix is the key prefix of this cluster (default DefaultPrefix).
+	// Clusters sharing an etcd must use different prefixes.
+	Prefix string
+	// TLS, when set, is used to dial etcd.
+	TLS *tls.Config
+	// Username and Password, when set, authenticate to etcd.
+	Username, Password string
+	// DialTimeout bounds the first connection (default 5 s).
+	DialTimeout time.Duration
+}
+
+// normalize returns the config with defaults filled in, or a
+// *ConfigError.
+func (c Config) normalize() (Config, error) {
+	if len(c.Etcd.Endpoints) == 0 {
+		return c, &ConfigError{Field: "Etcd.Endpoints", Reason: "no etcd endpoint"}
+	}
+	if len(c.Servers) == 0 {
+		return c, &ConfigError{Field: "Servers", Reason: "no server"}
+	}
+	for name := range c.Servers {
+		if name == "" || strings.ContainsAny(name, "/\x00") {
+			return c, &ConfigError{Field: "Servers", Reason: fmt.Sprintf("server name %q is empty or holds '/'", name)}
+		}
+	}
+	if c.Etcd.Prefix == "" {
+		c.Etcd.Prefix = DefaultPrefix
+	}
+	if !strings.HasSuffix(c.Etcd.Prefix, "/") {
+		c.Etcd.Prefix += "/"
+	}
+	if c.Etcd.DialTimeout <= 0 {
+		c.Etcd.DialTimeout = 5 * time.Second
+	}
+	switch {
+	case c.LeaseTTL == 0:
+		c.LeaseTTL = DefaultLeaseTTL
+	case c.LeaseTTL < MinLeaseTTL:
+		return c, &ConfigError{Field: "LeaseTTL", Reason: fmt.Sprintf("%v is below the minimum %v", c.LeaseTTL, MinLeaseTTL)}
+	}
+	c.LeaseTTL = c.LeaseTTL.Round(time.Second)
+	if c.BindAddress == "" {
+		c.BindAddress = "127.0.0.1:0"
+	}
+	if c.CallTimeout <= 0 {
+		c.CallTimeout = DefaultCallTimeout
+	}
+	if c.Name == "" {
+		c.Name = randomName()
+	}
+	if strings.ContainsAny(c.Name, "/\x00") {
+		return c, &ConfigError{Field: "Name", Reason: fmt.Sprintf("member name %q holds '/'", c.Name)}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c, nil
+}
+
+// ConfigError reports a Config that cannot start a member.
+type ConfigError struct {
+	Field, Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return "cluster: config " + e.Field + ": " + e.Reason
+}

@@ -1,0 +1,90 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinels that the typed errors below match with errors.Is.
+var (
+	// ErrMemberLost: the member owning the identity left the cluster
+	// (membership dropped it, or its connection broke) while the call was
+	// in flight or being routed. The call may or may not have run.
+	ErrMemberLost = errors.New("cluster: member lost")
+	// ErrNotOwner: the member reached does not hold the identity's
+	// ownership key (any more); the caller routes again.
+	ErrNotOwner = errors.New("cluster: not the owner")
+	// ErrStopped: the member was stopped.
+	ErrStopped = errors.New("cluster: member stopped")
+	// ErrUnknownServer: no server of that name is configured.
+	ErrUnknownServer = errors.New("cluster: unknown server")
+	// ErrNoMember: no live member could take the identity.
+	ErrNoMember = errors.New("cluster: no live member")
+)
+
+// MemberLostError ends a call whose owner left the cluster: membership
+// (etcd) dropped it, or the connection to it broke. It matches
+// ErrMemberLost. The identity re-activates elsewhere on the next call.
+type MemberLostError struct {
+	Identity Identity
+	Member   string
+	Method   string
+	Reason   string // "lease expired", "connection lost", ...
+}
+
+func (e *MemberLostError) Error() string {
+	return fmt.Sprintf("cluster: %s %s: member %s lost (%s)", e.Identity, e.Method, e.Member, e.Reason)
+}
+
+func (e *MemberLostError) Is(target error) bool { return target == ErrMemberLost }
+
+// NotOwnerError is the answer of a member that does not hold the
+// identity's ownership key: another member does (Owner, when known), or
+// this one lost it (its lease could not be renewed in time and it fenced
+// itself). It matches ErrNotOwner.
+type NotOwnerError struct {
+	Identity Identity
+	Member   string
+	Method   string
+	Owner    string // the current owner if known
+	Reason   string
+}
+
+func (e *NotOwnerError) Error() string {
+	s := fmt.Sprintf("cluster: %s %s: member %s is not the owner", e.Identity, e.Method, e.Member)
+	if e.Owner != "" {
+		s += " (" + e.Owner + " is)"
+	}
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	return s
+}
+
+func (e *NotOwnerError) Is(target error) bool { return target == ErrNotOwner }
+
+// UnknownServerError reports a server name that is not configured.
+type UnknownServerError struct {
+	Server, Member, Method string
+}
+
+func (e *UnknownServerError) Error() string {
+	return fmt.Sprintf("cluster: %s: member %s: unknown server %q", e.Method, e.Member, e.Server)
+}
+
+func (e *UnknownServerError) Is(target error) bool { return target == ErrUnknownServer }
+
+// RemoteError is an error the owner's runtime returned, carried back
+// across the cluster as text: its type did not survive the hop (a JSON-RPC
+// error does: it comes back as *messages.RPCError).
+type RemoteError struct {
+	Identity Identity
+	Member   string
+	Method   string
+	Kind     string // the owner-side error's Go type, for logs
+	Message  string
+}
+
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("cluster: %s %s on member %s: %s", e.Identity, e.Method, e.Member, e.Message)
+}

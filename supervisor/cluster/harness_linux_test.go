@@ -1,0 +1,171 @@
+//go:build linux
+
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor/internal/proctest"
+)
+
+// waitLimit bounds every wait of these tests. It is generous on purpose:
+// on a loaded 2-core machine they prove outcomes, never speed.
+const waitLimit = 30 * time.Second
+
+// testCluster is an etcd, member children, and a call-only member in the
+// test process (the driver) through which the tests call.
+type testCluster struct {
+	t       *testing.T
+	run     string
+	base    memberSpec
+	members []*memberProc
+	driver  *Member
+}
+
+// newCluster starts n members (m1..mn) with lease ttl on the shared etcd,
+// under a prefix of the test's own, and the driver.
+func newCluster(t *testing.T, n int, ttl time.Duration) *testCluster {
+	t.Helper()
+	return newClusterOn(t, etcdFor(t), n, ttl)
+}
+
+// newClusterOn is newCluster on etcd e.
+func newClusterOn(t *testing.T, e *etcdProc, n int, ttl time.Duration) *testCluster {
+	t.Helper()
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
+	c := &testCluster{t: t, run: run, base: memberSpec{
+		Endpoint: e.endpoint(), Prefix: "/test/" + t.Name() + "/" + run + "/", TTL: ttl,
+		Secret: "test-secret-" + run, Run: run,
+	}}
+	c.members = make([]*memberProc, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			spec := c.base
+			spec.Name = fmt.Sprintf("m%d", i+1)
+			c.members[i] = startMember(t, spec)
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	spec := c.base
+	spec.Name, spec.CallOnly = "driver", true
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	d, err := Start(ctx, spec.config())
+	if err != nil {
+		t.Fatalf("driver: %v", err)
+	}
+	c.driver = d
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		if err := d.Stop(ctx); err != nil {
+			t.Errorf("driver Stop: %v", err)
+		}
+	})
+	c.eventually("the driver sees every member", func() bool { return len(d.Members()) == n+1 })
+	return c
+}
+
+// member returns the child named name.
+func (c *testCluster) member(name string) *memberProc {
+	for _, m := range c.members {
+		if m.name == name {
+			return m
+		}
+	}
+	c.t.Fatalf("no member %q", name)
+	return nil
+}
+
+func (c *testCluster) eventually(what string, cond func() bool) {
+	c.t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s: not within %v", what, waitLimit)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// serverProc is one test server process of this cluster, found in /proc
+// by its envIdentity mark.
+type serverProc struct {
+	pid      int
+	member   string
+	identity string
+	state    string // /proc state letter: "S", "R", "T" (stopped), "Z"
+}
+
+// servers lists the cluster's live test server processes (zombies left
+// out: they run nothing).
+func (c *testCluster) servers() []serverProc {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		c.t.Fatalf("/proc: %v", err)
+	}
+	mark := []byte(envIdentity + "=" + c.run + "|")
+	var out []serverProc
+	for _, ent := range ents {
+		pid, err := strconv.Atoi(ent.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + ent.Name() + "/environ")
+		if err != nil {
+			continue
+		}
+		for kv := range bytes.SplitSeq(env, []byte{0}) {
+			if !bytes.HasPrefix(kv, mark) {
+				continue
+			}
+			member, identity, _ := strings.Cut(string(kv[len(mark):]), "|")
+			_, state, ok := proctest.Stat(pid)
+			if ok && state != "Z" && state != "X" {
+				out = append(out, serverProc{pid: pid, member: member, identity: identity, state: state})
+			}
+		}
+	}
+	return out
+}
+
+// running counts the running (not stopped) server processes by identity.
+func running(procs []serverProc) map[string][]serverProc {
+	out := map[string][]serverProc{}
+	for _, p := range procs {
+		if p.state != "T" && p.state != "t" {
+			out[p.identity] = append(out[p.identity], p)
+		}
+	}
+	return out
+}
+
+// ofMember returns the processes of member.
+func ofMember(procs []serverProc, member string) []serverProc {
+	return slices.DeleteFunc(slices.Clone(procs), func(p serverProc) bool { return p.member != member })
+}
+
+// procStat reports whether pid still exists as a process that is not a
+// zombie (it may be stopped).
+func procStat(pid int) (ppid int, state string, ok bool) {
+	ppid, state, ok = proctest.Stat(pid)
+	if ok && (state == "Z" || state == "X") {
+		return ppid, state, false
+	}
+	return ppid, state, ok
+}

@@ -1,0 +1,195 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// leaseKeeper holds the member's etcd lease, to which its member key and
+// every ownership key it takes are bound, and fences the member itself
+// when the lease may be lost.
+//
+// The lease expires on etcd's side no earlier than TTL after etcd received
+// the last renewal, hence no earlier than TTL after we sent it. The keeper
+// records, on this process's monotonic clock, when it sent each renewal
+// that succeeded; the member holds its ownerships until that time plus
+// TTL minus a margin of TTL/3 (fenceAt). A watchdog fences at fenceAt if no
+// renewal has moved it: every activation of the lease is stopped (its
+// server killed within TTL/6) before the lease can expire and another
+// member can take the identity. A paused member cannot run its watchdog,
+// but its clock runs on: when it resumes past fenceAt, valid fails at once
+// and no call is served before the watchdog has stopped everything.
+// After a fence the lease is dropped and the member joins again with a
+// new one.
+type leaseKeeper struct {
+	cli    *clientv3.Client
+	ttl    time.Duration
+	base   time.Time // the monotonic origin of fenceAt
+	onJoin func(ctx context.Context, id clientv3.LeaseID) error
+	// onFence stops every activation bound to lease id. It must return
+	// within TTL/6.
+	onFence func(id clientv3.LeaseID, reason string)
+	log     func(msg string, args ...any)
+
+	mu      sync.Mutex
+	id      clientv3.LeaseID // 0: none
+	fenceAt time.Duration    // since base
+	changed chan struct{}    // closed and replaced when id or fenceAt moves
+	joined  chan struct{}    // closed at the first join
+}
+
+func newLeaseKeeper(cli *clientv3.Client, ttl time.Duration) *leaseKeeper {
+	return &leaseKeeper{cli: cli, ttl: ttl, base: time.Now(), changed: make(chan struct{}), joined: make(chan struct{})}
+}
+
+func (k *leaseKeeper) margin() time.Duration { return k.ttl / 3 }
+func (k *leaseKeeper) now() time.Duration    { return time.Since(k.base) }
+
+// current returns the lease held now and whether it is still safe to act
+// as its owner.
+func (k *leaseKeeper) current() (clientv3.LeaseID, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.id, k.id != 0 && k.now() < k.fenceAt
+}
+
+// valid reports whether ownership under lease id may still be exercised.
+func (k *leaseKeeper) valid(id clientv3.LeaseID) bool {
+	cur, ok := k.current()
+	return ok && cur == id
+}
+
+func (k *leaseKeeper) set(id clientv3.LeaseID, fenceAt time.Duration) {
+	k.mu.Lock()
+	k.id, k.fenceAt = id, fenceAt
+	close(k.changed)
+	k.changed = make(chan struct{})
+	k.mu.Unlock()
+}
+
+// run grants, renews and watches the lease until ctx ends.
+func (k *leaseKeeper) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		k.watchdog(ctx)
+	}()
+	defer wg.Wait()
+	retry := newBackoff(50*time.Millisecond, k.ttl)
+	for ctx.Err() == nil {
+		id, _ := k.current()
+		if id == 0 {
+			if err := k.join(ctx); err != nil {
+				k.log("cluster lease grant failed", "error", err)
+				retry.sleep(ctx)
+				continue
+			}
+			retry.reset()
+			continue
+		}
+		t := time.NewTimer(k.ttl / 6)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		k.renew(ctx, id)
+	}
+}
+
+// join grants a lease and registers the member under it.
+func (k *leaseKeeper) join(ctx context.Context) error {
+	sent := k.now()
+	gctx, cancel := context.WithTimeout(ctx, k.ttl)
+	defer cancel()
+	resp, err := k.cli.Grant(gctx, int64(k.ttl/time.Second))
+	if err != nil {
+		return err
+	}
+	if err := k.onJoin(gctx, resp.ID); err != nil {
+		k.revoke(resp.ID)
+		return err
+	}
+	k.set(resp.ID, sent+k.ttl-k.margin())
+	select {
+	case <-k.joined:
+	default:
+		close(k.joined)
+	}
+	return nil
+}
+
+// renew sends one keep-alive and moves fenceAt on success.
+func (k *leaseKeeper) renew(ctx context.Context, id clientv3.LeaseID) {
+	sent := k.now()
+	rctx, cancel := context.WithTimeout(ctx, k.margin())
+	defer cancel()
+	resp, err := k.cli.KeepAliveOnce(rctx, id)
+	switch {
+	case err == nil && resp.TTL > 0:
+		k.mu.Lock()
+		if k.id == id && k.now() < k.fenceAt { // never revive a fenced lease
+			k.fenceAt = sent + k.ttl - k.margin()
+		}
+		k.mu.Unlock()
+	case err == nil || errors.Is(err, rpctypes.ErrLeaseNotFound):
+		k.fence(id, "lease expired")
+	case ctx.Err() == nil:
+		k.log("cluster lease renewal failed", "error", err)
+	}
+}
+
+// watchdog fences the lease when fenceAt passes without a renewal.
+func (k *leaseKeeper) watchdog(ctx context.Context) {
+	for {
+		k.mu.Lock()
+		id, wait, changed := k.id, k.fenceAt-k.now(), k.changed
+		k.mu.Unlock()
+		if id != 0 && wait <= 0 {
+			k.fence(id, "lease not renewed in time")
+			continue
+		}
+		if id == 0 {
+			wait = time.Hour
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-changed:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// fence stops everything bound to lease id, then drops the lease so that
+// the member joins again with a new one.
+func (k *leaseKeeper) fence(id clientv3.LeaseID, reason string) {
+	k.mu.Lock()
+	if k.id != id {
+		k.mu.Unlock()
+		return
+	}
+	k.fenceAt = 0 // valid fails from here on
+	k.mu.Unlock()
+	k.log("cluster member fenced itself", "reason", reason)
+	k.onFence(id, reason)
+	k.revoke(id)
+	k.set(0, 0)
+}
+
+// revoke gives the lease up, best effort: it expires by itself anyway.
+func (k *leaseKeeper) revoke(id clientv3.LeaseID) {
+	ctx, cancel := context.WithTimeout(context.Background(), k.margin())
+	defer cancel()
+	_, _ = k.cli.Revoke(ctx, id)
+}

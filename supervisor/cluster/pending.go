@@ -1,0 +1,91 @@
+package cluster
+
+import "sync"
+
+// pendingCall is a request sent to another member, waiting for its
+// response. It ends exactly once: with the response, with an error when
+// its member is lost, or when its caller stops waiting.
+type pendingCall struct {
+	id      Identity
+	method  string
+	member  string
+	address string
+	done    chan outcome // buffered: the one outcome never blocks
+}
+
+type outcome struct {
+	resp *response
+	err  error
+}
+
+// pendingCalls is the table of requests in flight to other members, by
+// request id.
+type pendingCalls struct {
+	mu    sync.Mutex
+	next  uint64
+	calls map[uint64]*pendingCall
+}
+
+func (p *pendingCalls) init() { p.calls = map[uint64]*pendingCall{} }
+
+func (p *pendingCalls) add(c *pendingCall) uint64 {
+	c.done = make(chan outcome, 1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.next++
+	p.calls[p.next] = c
+	return p.next
+}
+
+// end removes call id and gives it its outcome, unless it ended already.
+func (p *pendingCalls) end(id uint64, o outcome) {
+	p.mu.Lock()
+	c, ok := p.calls[id]
+	delete(p.calls, id)
+	p.mu.Unlock()
+	if ok {
+		c.done <- o
+	}
+}
+
+func (p *pendingCalls) deliver(r *response) { p.end(r.ID, outcome{resp: r}) }
+
+func (p *pendingCalls) remove(id uint64) {
+	p.mu.Lock()
+	delete(p.calls, id)
+	p.mu.Unlock()
+}
+
+// failWhere ends every call for which match holds with err(call).
+func (p *pendingCalls) failWhere(match func(*pendingCall) bool, err func(*pendingCall) error) {
+	p.mu.Lock()
+	var ended []*pendingCall
+	for id, c := range p.calls {
+		if match(c) {
+			delete(p.calls, id)
+			ended = append(ended, c)
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range ended {
+		c.done <- outcome{err: err(c)}
+	}
+}
+
+func (p *pendingCalls) failMember(member, reason string) {
+	p.failWhere(func(c *pendingCall) bool { return c.member == member }, lostError(reason))
+}
+
+func (p *pendingCalls) failAddress(address, reason string) {
+	p.failWhere(func(c *pendingCall) bool { return c.address == address }, lostError(reason))
+}
+
+func (p *pendingCalls) failAll(err func(*pendingCall) error) {
+	p.failWhere(func(*pendingCall) bool { return true }, err)
+}
+
+func lostError(reason string) func(*pendingCall) error {
+	return func(c *pendingCall) error {
+		return &MemberLostError{Identity: c.id, Member: c.member, Method: c.method, Reason: reason}
+	}
+}

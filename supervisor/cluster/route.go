@@ -1,0 +1,133 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// maxRequestBytes refuses requests larger than the runtime's frame cap
+// before they reach the remote layer.
+const maxRequestBytes = 16 << 20
+
+// do runs one method on id's owner, wherever it is, and returns the
+// owner's response (whose Err is already decoded into the error).
+//
+// Routing: the owner in this member's view if it is alive; otherwise the
+// member place picks, which takes the ownership key or answers with the
+// member that won it. A *NotOwnerError (ownership moving, the owner
+// fencing itself) is routed again after a backoff. A *MemberLostError
+// ends a tools/call at once: it may have run. Lists, reads and prompts
+// have no effect on the server and are routed again.
+func (m *Member) do(ctx context.Context, req *request) (*response, error) {
+	id := req.identity()
+	if _, ok := m.cfg.Servers[id.Server]; !ok {
+		return nil, &UnknownServerError{Server: id.Server, Member: m.cfg.Name, Method: req.Method}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, m.cfg.CallTimeout)
+		defer cancel()
+	}
+	req.From = m.cfg.Name
+	req.Trace = injectTrace(ctx)
+	retry := newBackoff(20*time.Millisecond, 500*time.Millisecond)
+	var last error
+	for {
+		if m.ctx.Err() != nil {
+			return nil, fmt.Errorf("cluster: %s %s: member %s: %w", id, req.Method, m.cfg.Name, ErrStopped)
+		}
+		target, addr := m.route(id)
+		var resp *response
+		var err error
+		switch {
+		case target == "":
+			err = fmt.Errorf("cluster: %s %s: member %s sees %w", id, req.Method, m.cfg.Name, ErrNoMember)
+		case target == m.cfg.Name:
+			resp = m.serve(ctx, req)
+		default:
+			resp, err = m.send(ctx, target, addr, req)
+		}
+		if err == nil && resp.Err != nil {
+			err = resp.Err.decode(id, resp.Member, req.Method)
+		}
+		switch {
+		case err == nil:
+			return resp, nil
+		case errors.Is(err, ErrMemberLost) && req.Method == methodCallTool:
+			return nil, err
+		case errors.Is(err, ErrNotOwner), errors.Is(err, ErrMemberLost), errors.Is(err, ErrNoMember):
+			last = err
+		default:
+			return resp, err
+		}
+		if !retry.sleep(ctx) {
+			return nil, fmt.Errorf("%w (then %w)", last, ctx.Err())
+		}
+	}
+}
+
+// route names the member to send id's requests to, and its address.
+func (m *Member) route(id Identity) (member, addr string) {
+	if rec, ok := m.view.owner(id); ok {
+		if mem, alive := m.view.member(rec.Member); alive {
+			return rec.Member, mem.Address
+		}
+		// The key goes with its member's lease; until then nobody else
+		// may take the identity.
+		return "", ""
+	}
+	target := place(id, m.view.memberNames(true))
+	if target == "" {
+		return "", ""
+	}
+	mem, _ := m.view.member(target)
+	return target, mem.Address
+}
+
+// send sends req to the member at addr and waits for its response, for
+// the loss of that member, or for ctx's end.
+func (m *Member) send(ctx context.Context, member, addr string, req *request) (*response, error) {
+	id := req.identity()
+	call := &pendingCall{id: id, method: req.Method, member: member, address: addr}
+	reqID := m.calls.add(call)
+	defer m.calls.remove(reqID)
+	// The member may have been dropped before the call was registered:
+	// failMember ran already, so look again now.
+	if _, alive := m.view.member(member); !alive {
+		return nil, &MemberLostError{Identity: id, Member: member, Method: req.Method, Reason: "left the cluster"}
+	}
+	r := *req
+	r.ID = reqID
+	r.ReplyAddr, r.ReplyID = m.self.Address, m.self.Id
+	if dl, ok := ctx.Deadline(); ok {
+		r.Timeout = time.Until(dl)
+	}
+	msg, err := encode(tagRequest, &r)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %s %s to member %s: encode: %w", id, req.Method, member, err)
+	}
+	if n := len(msg.GetValue()); n > maxRequestBytes {
+		return nil, fmt.Errorf("cluster: %s %s to member %s: request of %d bytes is above the %d-byte cap", id, req.Method, member, n, maxRequestBytes)
+	}
+	m.sys.Root.Send(actor.NewPID(addr, actorName), msg)
+	select {
+	case o := <-call.done:
+		return o.resp, o.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("cluster: %s %s on member %s: %w", id, req.Method, member, ctx.Err())
+	}
+}
+
+// memberLost is the view's report that membership dropped a member: its
+// calls in flight end now.
+func (m *Member) memberLost(member, reason string) {
+	m.log("cluster member lost", "lost", member, "reason", reason)
+	m.calls.failMember(member, reason)
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,130 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// receive is the member's actor: requests from other members, each served
+// on a goroutine of its own (a call may take minutes; the actor must not
+// wait), and responses to this member's requests.
+func (m *Member) receive(c actor.Context) {
+	tag, req, resp, err := decode(c.Message())
+	if err != nil {
+		m.log("cluster message dropped", "error", err)
+		return
+	}
+	switch tag {
+	case tagRequest:
+		m.mu.Lock()
+		if m.stopping {
+			m.mu.Unlock()
+			m.reply(req, &response{ID: req.ID, Member: m.cfg.Name, Err: &wireError{Kind: kindStopped, Message: "member stopping"}})
+			return
+		}
+		m.wg.Add(1)
+		m.mu.Unlock()
+		go func() {
+			defer m.wg.Done()
+			ctx, cancel := context.WithTimeout(m.ctx, req.Timeout)
+			defer cancel()
+			m.reply(req, m.serve(ctx, req))
+		}()
+	case tagResponse:
+		m.calls.deliver(resp)
+	}
+}
+
+func (m *Member) reply(req *request, resp *response) {
+	resp.ID = req.ID
+	msg, err := encode(tagResponse, resp)
+	if err != nil {
+		msg, _ = encode(tagResponse, &response{ID: req.ID, Member: m.cfg.Name, Err: encodeError(err)})
+	}
+	m.sys.Root.Send(actor.NewPID(req.ReplyAddr, req.ReplyID), msg)
+}
+
+// serve runs req on this member's activation of its identity, activating
+// it if nobody owns it.
+func (m *Member) serve(ctx context.Context, req *request) *response {
+	id := req.identity()
+	resp := &response{ID: req.ID, Member: m.cfg.Name}
+	ctx = extractTrace(ctx, req.Trace)
+	act, err := m.activate(ctx, id, req.Method)
+	if err != nil {
+		resp.Err = encodeError(err)
+		return resp
+	}
+	resp.Generation = act.generation
+	// Checked again at the last moment: a member that resumes after a
+	// pause past its fencing time refuses before its watchdog has run.
+	if !m.lease.valid(act.lease) {
+		resp.Err = encodeError(&NotOwnerError{Identity: id, Member: m.cfg.Name, Method: req.Method, Reason: "its lease could not be renewed in time"})
+		return resp
+	}
+	result, err := m.invoke(ctx, act, req)
+	if err != nil {
+		resp.Err = encodeError(err)
+		m.mu.Lock()
+		stopping := m.stopping
+		m.mu.Unlock()
+		// The server was closed under the call because ownership ended:
+		// say so, as a loss (the call may have run), not as the
+		// transport's closing.
+		switch {
+		case stopping:
+			resp.Err = &wireError{Kind: kindStopped, Message: err.Error()}
+		case !m.lease.valid(act.lease):
+			resp.Err = &wireError{Kind: kindFenced, Message: err.Error()}
+		}
+		return resp
+	}
+	resp.Result = result
+	return resp
+}
+
+// invoke runs one method on the server's client and returns its result as
+// JSON.
+func (m *Member) invoke(ctx context.Context, act *activation, req *request) (json.RawMessage, error) {
+	c := act.client
+	var v any
+	var err error
+	switch req.Method {
+	case methodCallTool:
+		var args any
+		if len(req.Args) > 0 {
+			args = req.Args
+		}
+		v, err = c.CallTool(ctx, req.Name, args)
+	case methodListTools:
+		v, err = c.ListTools(ctx)
+	case methodListResources:
+		v, err = c.ListResources(ctx)
+	case methodReadResource:
+		v, err = c.ReadResource(ctx, req.URI)
+	case methodListPrompts:
+		v, err = c.ListPrompts(ctx)
+	case methodGetPrompt:
+		v, err = c.GetPrompt(ctx, req.Name, req.PromptArgs)
+	case methodInfo:
+		v = SessionInfo{
+			Identity: act.id, Member: m.cfg.Name, Generation: act.generation,
+			Server: c.ServerInfo(), ProtocolVersion: c.ProtocolVersion(),
+		}
+	default:
+		return nil, &messages.RPCError{Server: act.id.String(), Method: req.Method, Code: -32601, Message: "method not found"}
+	}
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %s %s on member %s: encode result: %w", act.id, req.Method, m.cfg.Name, err)
+	}
+	return b, nil
+}
