@@ -59,6 +59,10 @@ var (
 	// ErrBrokenAnswer: an HTTP answer broke off after the server had
 	// begun it.
 	ErrBrokenAnswer = messages.ErrBrokenAnswer
+	// ErrStreamBroken: a 2026-07-28 request's response stream broke before
+	// its response, and again when the client issued it once more; it
+	// matches ErrBrokenAnswer too.
+	ErrStreamBroken = messages.ErrStreamBroken
 	// ErrAuthorization: an HTTP request could not be authorized: its
 	// Authorizer (ServerConfig.Auth) failed before the server could answer
 	// (the authorization server refused or could not be reached, the user
@@ -170,6 +174,9 @@ type (
 	// (ErrUnreachable) or whose answer broke off (ErrBrokenAnswer), with
 	// the server, the method and the URL (credentials masked).
 	RequestError = messages.RequestError
+	// StreamBrokenError reports a 2026-07-28 request whose response stream
+	// broke before its response (ErrStreamBroken, ErrBrokenAnswer).
+	StreamBrokenError = messages.StreamBrokenError
 )
 
 // MaxPages bounds the pages one listing follows.

@@ -72,6 +72,10 @@ var (
 	// ErrBrokenAnswer matches a *RequestError whose answer broke off after
 	// the server had begun it.
 	ErrBrokenAnswer = errors.New("MCP server answer broke off")
+	// ErrStreamBroken matches a *StreamBrokenError: a 2026-07-28 request
+	// whose response stream broke before its response, twice (it was
+	// issued again once). Such an error matches ErrBrokenAnswer too.
+	ErrStreamBroken = errors.New("stream broken")
 	// ErrAuthorization matches a *RequestError whose request could not be
 	// authorized: the Authorizer (ServerConfig.Auth) failed before the server
 	// could answer (its authorization server refused, was unreachable, or

@@ -3,6 +3,7 @@ package messages
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -68,5 +69,23 @@ func TestStdoutInErrors(t *testing.T) {
 		if got := tc.e.Error(); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
 		}
+	}
+}
+
+// A 2026-07-28 request whose stream broke twice reaches the caller as a
+// *StreamBrokenError; a caller of the root package tells it with
+// ErrStreamBroken, or as any answer that broke off (found by the soak:
+// it matched no root error, docs/reliability.md).
+func TestStreamBrokenMatchesBrokenAnswer(t *testing.T) {
+	var err error = fmt.Errorf("call: %w", &StreamBrokenError{Server: "s", ID: 7})
+	if !errors.Is(err, ErrStreamBroken) || !errors.Is(err, ErrBrokenAnswer) {
+		t.Errorf("%v matches ErrStreamBroken %v, ErrBrokenAnswer %v; want both", err,
+			errors.Is(err, ErrStreamBroken), errors.Is(err, ErrBrokenAnswer))
+	}
+	if errors.Is(err, ErrUnreachable) {
+		t.Errorf("%v matches ErrUnreachable: the server was reached", err)
+	}
+	if got, want := err.Error(), `call: MCP server "s": the response stream of request 7 broke before its response`; got != want {
+		t.Errorf("text %q, want %q", got, want)
 	}
 }

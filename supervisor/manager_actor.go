@@ -271,12 +271,15 @@ func (a *managerActor) add(ctx actor.Context, trace context.Context, s *config.S
 	if a.closing {
 		return ErrManagerClosed
 	}
+	var previous []messages.Tool
 	if old := a.members[s.Name]; old != nil {
 		if old.srv.Hash == s.Hash && !old.removing {
 			return nil // unchanged
 		}
+		previous = old.tools
 		a.remove(s.Name)
 	}
+	defer a.offerPrevious(s.Name, previous)
 	mb := &member{srv: s, latency: &latencyRing{}, health: &callHealth{}, trace: trace, catalogListing: map[string]bool{}}
 	a.members[s.Name] = mb
 	a.toolsStale = true

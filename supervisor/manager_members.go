@@ -66,11 +66,15 @@ func (a *managerActor) reload(ctx actor.Context, trace context.Context, servers 
 	for _, s := range servers {
 		want[s.Name] = s
 	}
+	previous := map[string][]messages.Tool{} // of the servers a reload restarts
 	for name, mb := range a.members {
 		if mb.removing {
 			continue
 		}
 		if s, ok := want[name]; !ok || s.Hash != mb.srv.Hash || s.Enabled != mb.srv.Enabled {
+			if ok {
+				previous[name] = mb.tools
+			}
 			a.remove(name)
 		}
 	}
@@ -90,9 +94,27 @@ func (a *managerActor) reload(ctx actor.Context, trace context.Context, servers 
 		}
 		if err := a.add(ctx, trace, s); err != nil {
 			errs = append(errs, err)
+			continue
 		}
+		a.offerPrevious(s.Name, previous[s.Name])
 	}
 	return errors.Join(errs...)
+}
+
+// offerPrevious offers the tools a server had before a new configuration
+// restarted it, as the cache's are offered, until the new server lists its
+// own: a call to one of them waits for the server instead of failing as if
+// the server had been removed (found by the soak, docs/reliability.md).
+// A server that needs approval offers nothing before it is approved, and
+// a cached list, when there is one, replaces these.
+func (a *managerActor) offerPrevious(name string, tools []messages.Tool) {
+	mb := a.members[name]
+	if len(tools) == 0 || mb == nil || mb.state != StateConnecting || mb.srv.NeedsApproval || len(mb.tools) > 0 {
+		return
+	}
+	mb.tools, mb.cached = filterTools(tools, mb.srv), true
+	a.toolsStale = true
+	a.publish()
 }
 
 // close stops every server concurrently, then the actor.

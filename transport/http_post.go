@@ -427,7 +427,7 @@ func (s *postSink) readStream(ctx context.Context, p *post, body io.ReadCloser) 
 		if p.stateless {
 			// The 2026-07-28 era has no resumption: the request is lost,
 			// and issued again by the client with a new id.
-			s.fail(ctx, p, &StreamBrokenError{Server: a.cfg.Server, ID: p.id})
+			s.fail(ctx, p, &messages.StreamBrokenError{Server: a.cfg.Server, ID: p.id})
 			return
 		}
 		if lastID == "" {
