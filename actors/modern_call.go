@@ -130,7 +130,7 @@ func (c *Client) modernRound(ctx context.Context, op *telemetry.Op, g *generatio
 		switch {
 		case err == nil:
 			return res, nil
-		case errors.Is(err, transport.ErrStreamBroken) && !reissued && ctx.Err() == nil:
+		case errors.Is(err, messages.ErrStreamBroken) && !reissued && ctx.Err() == nil:
 			reissued = true
 			op.Retry(1, "the response stream broke; the request is issued again with a new id")
 		case isHeaderMismatch(err) && method == messages.MethodToolsCall && !relisted:
