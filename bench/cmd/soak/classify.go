@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// class is how a call ended, as a caller tells it with errors.Is and
+// errors.As on the root package's sentinels and types (the runtime's
+// documented contract: every error is one of them, wraps one, or is the
+// caller's context error). A call the soak cannot classify is cUnknown,
+// which fails the run.
+type class uint8
+
+const (
+	cUnknown        class = iota
+	cResult               // a result
+	cToolError            // a result with isError
+	cTimeout              // no answer within the request timeout (ErrTimeout)
+	cCancelled            // the caller's context ended first
+	cTransport            // the connection failed under the call (see cause)
+	cServerDown           // the manager refused: the server is down (ErrServerUnavailable)
+	cQueueTimeout         // no in-flight slot within the queue timeout
+	cRPCError             // the server answered with a JSON-RPC error
+	cRemoved              // no such tool or server: it was removed (Manager.Remove)
+	cConnectTimeout       // the call waited for a connection longer than the connect timeout
+	cProtocol             // an answer that could not be used (too large, malformed)
+	nClasses
+)
+
+var classNames = [nClasses]string{"unknown", "result", "tool error", "timeout", "cancelled", "transport failed", "server down", "queue timeout", "JSON-RPC error", "removed", "connect timeout", "unusable answer"}
+
+func (c class) String() string { return classNames[c] }
+
+// cause refines cTransport (and cProtocol): what failed.
+type cause uint8
+
+const (
+	causeNone          cause = iota
+	causeExited              // the server process ended (exit status or signal)
+	causeReplaced            // a repair replaced the connection
+	causeClosed              // an asked-for close (Remove, Reload, Stop)
+	causeWriteStall          // the server read none of its input
+	causeUnreachable         // HTTP: no answer at all
+	causeBroken              // HTTP: the answer broke off
+	causeHTTPStatus          // HTTP: an error status
+	causeSession             // HTTP: the session expired twice
+	causeNoResponse          // SSE: the stream ended before the answer, not resumable
+	causeBadBody             // HTTP: a body MCP does not allow
+	causeFrameTooLarge       // an answer over the frame cap
+	causeStreamBroken        // 2026-07-28 HTTP: the response stream broke, twice (a finding: no root error matches it)
+	causeOther
+	nCauses
+)
+
+var causeNames = [nCauses]string{"", "process ended", "connection replaced", "closed as asked", "write stalled", "unreachable", "answer broken off", "HTTP error status", "session expired", "stream ended unanswered", "bad body", "frame too large", "stream broken (no root error)", "other"}
+
+func (c cause) String() string { return causeNames[c] }
+
+// classify tells a call's outcome from its result and error.
+func classify(res *messages.CallToolResult, err error) (class, cause) {
+	if err == nil {
+		if res != nil && res.IsError {
+			return cToolError, causeNone
+		}
+		return cResult, causeNone
+	}
+	var (
+		unavailable *mcpactor.ServerUnavailableError
+		unknownTool *mcpactor.UnknownToolError
+		unknownSrv  *mcpactor.UnknownServerError
+		rpc         *mcpactor.RPCError
+		canceled    *mcpactor.CanceledError
+		closed      *mcpactor.TransportClosedError
+	)
+	switch {
+	case errors.As(err, &unavailable):
+		return cServerDown, causeNone
+	case errors.As(err, &unknownTool), errors.As(err, &unknownSrv):
+		return cRemoved, causeNone
+	case errors.Is(err, mcpactor.ErrManagerClosed):
+		return cServerDown, causeClosed
+	case hasType(err, "*messages.StreamBrokenError") && !matchesRoot(err):
+		// Found by the soak: the runtime returned it matching no error
+		// of the root package (TestSoakFound_StreamBrokenUnmatched).
+		// Classified here so that the run goes on, and failed on.
+		return cTransport, causeStreamBroken
+	case isQueueTimeout(err):
+		return cQueueTimeout, causeNone
+	case errors.Is(err, mcpactor.ErrConnectTimeout):
+		return cConnectTimeout, causeNone
+	case errors.Is(err, mcpactor.ErrTimeout):
+		return cTimeout, causeNone
+	case errors.As(err, &canceled), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return cCancelled, causeNone
+	case errors.As(err, &rpc):
+		return cRPCError, causeNone
+	case errors.Is(err, mcpactor.ErrFrameTooLarge):
+		return cProtocol, causeFrameTooLarge
+	case errors.Is(err, mcpactor.ErrBadResponse), errors.Is(err, mcpactor.ErrInvalidResult):
+		return cProtocol, causeOther
+	case errors.As(err, &closed):
+		switch {
+		case errors.Is(err, mcpactor.ErrReplaced):
+			return cTransport, causeReplaced
+		case errors.Is(err, mcpactor.ErrWriteStalled):
+			return cTransport, causeWriteStall
+		case closed.Closed:
+			return cTransport, causeClosed
+		case closed.ExitStatus != "":
+			return cTransport, causeExited
+		case errors.Is(err, mcpactor.ErrUnreachable):
+			return cTransport, causeUnreachable
+		case errors.Is(err, mcpactor.ErrBrokenAnswer):
+			return cTransport, causeBroken
+		case errors.Is(err, mcpactor.ErrSessionExpired):
+			return cTransport, causeSession
+		}
+		return cTransport, causeOther
+	case errors.Is(err, mcpactor.ErrWriteStalled):
+		return cTransport, causeWriteStall
+	case errors.Is(err, mcpactor.ErrUnreachable):
+		return cTransport, causeUnreachable
+	case errors.Is(err, mcpactor.ErrBrokenAnswer):
+		return cTransport, causeBroken
+	case errors.Is(err, mcpactor.ErrHTTPStatus):
+		return cTransport, causeHTTPStatus
+	case errors.Is(err, mcpactor.ErrSessionExpired):
+		return cTransport, causeSession
+	case errors.Is(err, mcpactor.ErrNoResponse):
+		return cTransport, causeNoResponse
+	case errors.Is(err, mcpactor.ErrBadBody):
+		return cTransport, causeBadBody
+	case errors.Is(err, mcpactor.ErrServerNotConnected), errors.Is(err, mcpactor.ErrTransportClosed):
+		return cTransport, causeOther
+	}
+	return cUnknown, causeNone
+}
+
+// isQueueTimeout finds the transport's *QueueTimeoutError in err's chain.
+// The root package does not name that type (it matches ErrTimeout), and the
+// soak uses the public API only, so the type is told by its name.
+func isQueueTimeout(err error) bool { return hasType(err, "*transport.QueueTimeoutError") }
+
+// hasType finds an error of the named type in err's chain.
+func hasType(err error, name string) bool {
+	for _, e := range chain(err) {
+		if fmt.Sprintf("%T", e) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// rootErrors are the root package's sentinels: every error the runtime
+// returns should match one of them (or be the caller's context error).
+var rootErrors = []error{
+	mcpactor.ErrTransportClosed, mcpactor.ErrTimeout, mcpactor.ErrConnectTimeout, mcpactor.ErrStart,
+	mcpactor.ErrUnsupportedVersion, mcpactor.ErrFrameTooLarge, mcpactor.ErrBadResponse, mcpactor.ErrWriteStalled,
+	mcpactor.ErrServerNotConnected, mcpactor.ErrUnsupported, mcpactor.ErrSessionExpired, mcpactor.ErrHTTPStatus,
+	mcpactor.ErrUnreachable, mcpactor.ErrBrokenAnswer, mcpactor.ErrAuthorization, mcpactor.ErrNoResponse,
+	mcpactor.ErrBadBody, mcpactor.ErrRPC, mcpactor.ErrInvalidArguments, mcpactor.ErrInvalidResult,
+	mcpactor.ErrPagination, mcpactor.ErrConfig, mcpactor.ErrReplaced, mcpactor.ErrIncompleteClose,
+	mcpactor.ErrManagerClosed, mcpactor.ErrServerUnavailable, context.Canceled, context.DeadlineExceeded,
+}
+
+func matchesRoot(err error) bool {
+	for _, e := range rootErrors {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// chain is err and everything it wraps, depth first.
+func chain(err error) []error {
+	var out []error
+	var walk func(error)
+	walk = func(e error) {
+		if e == nil || len(out) > 64 {
+			return
+		}
+		out = append(out, e)
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, x := range u.Unwrap() {
+				walk(x)
+			}
+		}
+	}
+	walk(err)
+	return out
+}
+
+// spanTypes are the error.type values a call's span may carry for each
+// class, after the OpenTelemetry MCP conventions the runtime follows
+// (docs/telemetry.md): "" is no error.type (success), "rpc" any JSON-RPC
+// code. A class with no entry in spansWanted's "0" allows no span.
+var spanTypes = [nClasses][]string{
+	cResult:         {""},
+	cToolError:      {"tool_error"},
+	cTimeout:        {"timeout"},
+	cCancelled:      {"cancelled"},
+	cTransport:      {"transport_closed", "_OTHER"},
+	cQueueTimeout:   {"timeout"},
+	cRPCError:       {"rpc"},
+	cProtocol:       {"_OTHER"},
+	cConnectTimeout: {"_OTHER", "timeout"},
+}
+
+// spansAllowed says how many CLIENT spans a call of class c may have made:
+// a call the manager refused before it reached a client made none; one
+// cancelled or timed out while waiting for a connection may have made
+// none; every other call made exactly one.
+func spansAllowed(c class, n int) bool {
+	switch c {
+	case cServerDown, cRemoved:
+		return n == 0
+	case cCancelled, cConnectTimeout:
+		return n <= 1
+	}
+	return n == 1
+}

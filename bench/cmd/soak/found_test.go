@@ -1,0 +1,98 @@
+package main
+
+// Bugs the soak found in the runtime, each reduced to a test of its own
+// (docs/reliability.md, "Found by the soak"): they failed on the commit
+// the soak found them on, and are the regression tests of the fixes.
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+)
+
+// TestSoakFound_ReloadDropsTools: a Reload that changes one server's
+// configuration restarts it; meanwhile a call to one of its tools fails
+// with *UnknownToolError ("no managed server offers a tool named ..."),
+// as if the server had been removed, where a call to a server restarting
+// after a crash waits for it (ManageOptions.FailFast unset). The caller
+// took the name from ListTools and the server is still configured.
+func TestSoakFound_ReloadDropsTools(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rt, err := mcpactor.Start(mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Stop(ctx)
+	path, args, _ := testserver.Command(testserver.Options{SlowInitialize: 300 * time.Millisecond})
+	cfg := mcpactor.ServerConfig{Command: path, Args: args, Env: map[string]string{testserver.EnvChild: "1"}}
+	m, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"a": cfg}, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.CallTool(ctx, "mcp__a__echo", map[string]any{"message": "before"}); err != nil {
+		t.Fatalf("before the reload: %v", err)
+	}
+	changed := cfg
+	changed.Env = map[string]string{testserver.EnvChild: "1", "CHANGED": "1"}
+	if err := m.Reload(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"a": changed}, NoCache: true}); err != nil {
+		t.Fatalf("Reload: %v", err)
+	}
+	_, err = m.CallTool(ctx, "mcp__a__echo", map[string]any{"message": "during"})
+	var unknown *mcpactor.UnknownToolError
+	if errors.As(err, &unknown) {
+		t.Fatalf("a call to the server a Reload restarts failed as if it had been removed: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("during the restart: %v", err)
+	}
+}
+
+// TestSoakFound_StreamBrokenUnmatched: over Streamable HTTP in the
+// 2026-07-28 era, a call whose response stream breaks before its answer
+// (and again when the client issues it once more) fails with
+// *messages.StreamBrokenError, which matches none of the root package's
+// errors (not ErrBrokenAnswer, not ErrTransportClosed, ...): a caller of
+// the public API cannot tell it, where the package documents that every
+// error the runtime returns is one of its errors or wraps one.
+func TestSoakFound_StreamBrokenUnmatched(t *testing.T) {
+	p, err := findPeers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &server{name: "gosdk-http", kind: kGoSDKHTTP}
+	b := newBackend(s, p)
+	if err := b.start(); err != nil {
+		t.Fatal(err)
+	}
+	defer b.kill()
+	px, err := newProxy(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rt, err := mcpactor.Start(mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Stop(ctx)
+	c, err := rt.Connect(ctx, "g", mcpactor.ServerConfig{URL: px.url("/mcp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The answer and the one retry both break off mid-way.
+	px.arm(fHTTPReset, 2, 0, 0)
+	_, err = c.CallTool(ctx, "test_simple_text", map[string]any{})
+	if err == nil {
+		t.Fatal("the call succeeded through two broken answers")
+	}
+	if !matchesRoot(err) {
+		t.Fatalf("%T matches none of the root package's errors: %v", err, err)
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// callRec is one call of the history, written when the call returns.
+// IDs are given out in order as calls start, so a missing ID is a call
+// that never ended and a repeated one a call that ended twice. Times are
+// nanoseconds since the run's start. The history is a file, not memory:
+// half an hour of calls would otherwise be what the RSS check measures.
+type callRec struct {
+	ID       uint32
+	Server   uint16
+	Op       uint8
+	Class    class
+	Cause    cause
+	Spans    uint8 // the runtime's CLIENT spans under the call, ended by its return
+	SpanType uint8 // the error.type of the (last) one, as a spanTypeCode
+	Late     uint8 // progress notifications delivered after the call returned
+	Gen      uint32
+	Start    int64
+	End      int64
+	Limit    int64 // the call's deadline, ns after Start (0: none)
+}
+
+// spanTypeCodes numbers error.type values; "rpc" stands for every
+// JSON-RPC code.
+var spanTypeCodes = []string{"", "tool_error", "timeout", "cancelled", "transport_closed", "_OTHER", "rpc", "?"}
+
+func spanTypeCode(s string) uint8 {
+	for i, t := range spanTypeCodes {
+		if t == s {
+			return uint8(i)
+		}
+	}
+	if len(s) > 0 && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) {
+		return 6
+	}
+	return 7
+}
+
+// history appends call records to a file.
+type history struct {
+	mu    sync.Mutex
+	f     *os.File
+	w     *bufio.Writer
+	err   error
+	count atomic.Int64 // records written: the sampler's calls/s
+}
+
+func newHistory(path string) (*history, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	return &history{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
+}
+
+func (h *history) add(r *callRec) {
+	h.mu.Lock()
+	if h.err == nil {
+		h.err = binary.Write(h.w, binary.LittleEndian, r)
+	}
+	h.mu.Unlock()
+	h.count.Add(1)
+}
+
+func (h *history) close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	err := errors.Join(h.err, h.w.Flush(), h.f.Close())
+	h.err = errors.New("history closed")
+	return err
+}
+
+// readHistory calls f for every record of the file, in the order written.
+func readHistory(path string, f func(*callRec)) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	r := bufio.NewReaderSize(file, 1<<20)
+	var rec callRec
+	for {
+		if err := binary.Read(r, binary.LittleEndian, &rec); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		f(&rec)
+	}
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/mcpactor/mcpactor/bench/internal/measure"
+)
+
+func TestMain(m *testing.M) {
+	// The fleet's stdio servers are the test binary re-executed.
+	measure.RunStdioServerIfChild()
+	os.Exit(m.Run())
+}
+
+// TestSoakShort is the soak's short mode, in `make test`: about 60 s of
+// load on a dozen servers of every kind, every fault kind drawn in turn,
+// and every check of the long run; only the bounds on speed and slopes are
+// loose (shortConfig says why). A missing peer fails the test, as the
+// other peer tests do (internal/peers): run `make peers`.
+func TestSoakShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the soak's short mode takes about 90 s")
+	}
+	cfg := shortConfig()
+	cfg.log = testLog{t}
+	rep, err := run(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + rep.summary())
+	if !rep.passed() {
+		t.Fatal("failed checks: ", rep.failures())
+	}
+}
+
+// testLog sends the run's log lines to the test's log.
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(b []byte) (int, error) {
+	l.t.Log(string(b[:len(b)-1]))
+	return len(b), nil
+}
