@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/mcpactor/mcpactor/bench/internal/docpage"
 	"github.com/mcpactor/mcpactor/bench/internal/measure"
 )
 
@@ -92,7 +93,7 @@ func frame(title, ylabel string, ymax float64) (*strings.Builder, func(float64) 
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
 	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="bold">%s</text>`+"\n", left, html.EscapeString(title))
-	step := niceStep(ymax / 5)
+	step := docpage.NiceStep(ymax / 5)
 	yTop := math.Ceil(ymax/step) * step
 	if yTop == 0 {
 		yTop = 1
@@ -101,7 +102,7 @@ func frame(title, ylabel string, ymax float64) (*strings.Builder, func(float64) 
 	y := func(v float64) float64 { return float64(height-below) - v/yTop*plotH }
 	for v := 0.0; v <= yTop+step/2; v += step {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>`+"\n", left, width-right, y(v), y(v))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", left-6, y(v)+4, tick(v))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", left-6, y(v)+4, docpage.Tick(v))
 	}
 	fmt.Fprintf(&b, `<text transform="translate(16 %d) rotate(-90)" text-anchor="middle">%s</text>`+"\n", height/2, html.EscapeString(ylabel))
 	return &b, y
@@ -162,7 +163,7 @@ func barChart(title, ylabel string, groups []string, ss []series) string {
 				continue
 			}
 			fmt.Fprintf(b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %s</title></rect>`+"\n",
-				x0+float64(si)*bw, y(v), bw*0.9, y(0)-y(v), colours[si%len(colours)], html.EscapeString(s.name), tick(v))
+				x0+float64(si)*bw, y(v), bw*0.9, y(0)-y(v), colours[si%len(colours)], html.EscapeString(s.name), docpage.Tick(v))
 		}
 	}
 	legend(b, ss)
@@ -180,29 +181,4 @@ func maxOf(ss []series) float64 {
 		}
 	}
 	return m
-}
-
-// niceStep rounds a tick step up to 1, 2 or 5 times a power of ten.
-func niceStep(x float64) float64 {
-	if x <= 0 {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(x)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if x <= m*p {
-			return m * p
-		}
-	}
-	return 10 * p
-}
-
-// tick formats an axis value: k for thousands.
-func tick(v float64) string {
-	switch {
-	case v >= 1e3:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", v/1e3), ".0") + "k"
-	case v == math.Trunc(v):
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.2g", v)
 }

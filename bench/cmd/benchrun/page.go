@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mcpactor/mcpactor/bench/internal/docpage"
 	"github.com/mcpactor/mcpactor/bench/internal/measure"
 )
 
@@ -18,8 +19,14 @@ import (
 //	<!-- benchrun:NAME -->
 //	...written by benchrun...
 //	<!-- /benchrun:NAME -->
-func beginMarker(name string) string { return "<!-- benchrun:" + name + " -->" }
-func endMarker(name string) string   { return "<!-- /benchrun:" + name + " -->" }
+func beginMarker(name string) string { b, _ := docpage.Markers("benchrun", name); return b }
+func endMarker(name string) string   { _, e := docpage.Markers("benchrun", name); return e }
+
+// replaceBlock replaces the block name of the page text with body
+// (docpage.Replace).
+func replaceBlock(text, name, body string) (string, error) {
+	return docpage.Replace(text, "benchrun", name, body)
+}
 
 // The runner's own blocks.
 const (
@@ -82,20 +89,6 @@ func writePage(cfg *config, outs map[string]output, command string) error {
 		return err
 	}
 	return os.WriteFile(cfg.docs, []byte(text), 0o644)
-}
-
-// replaceBlock replaces what is between the markers of name in text with
-// body. Both markers must be there, once each, in order: the page and the
-// runner must agree on what is generated.
-func replaceBlock(text, name, body string) (string, error) {
-	begin, end := beginMarker(name), endMarker(name)
-	i := strings.Index(text, begin)
-	j := strings.Index(text, end)
-	if i < 0 || j < i || strings.Count(text, begin) != 1 || strings.Count(text, end) != 1 {
-		return "", fmt.Errorf("the page needs the markers %s and %s, once each, in that order", begin, end)
-	}
-	body = strings.TrimSpace(body)
-	return text[:i+len(begin)] + "\n" + body + "\n" + text[j:], nil
 }
 
 // runBlock says how and on what this run measured.

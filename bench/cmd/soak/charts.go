@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/mcpactor/mcpactor/bench/internal/docpage"
 )
 
 // chart is one SVG file of the page.
@@ -76,7 +78,7 @@ func timeChart(title, ylabel string, r *report, lines []line) string {
 			ymax = math.Max(ymax, y)
 		}
 	}
-	step := niceStep(ymax / 5)
+	step := docpage.NiceStep(ymax / 5)
 	ytop := math.Ceil(ymax/step) * step
 	if ytop == 0 {
 		ytop = 1
@@ -90,9 +92,9 @@ func timeChart(title, ylabel string, r *report, lines []line) string {
 	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="bold">%s</text>`+"\n", padLeft, html.EscapeString(title))
 	for v := 0.0; v <= ytop+step/2; v += step {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>`+"\n", padLeft, chartW-padRight, y(v), y(v))
-		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", padLeft-6, y(v)+4, tick(v))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", padLeft-6, y(v)+4, docpage.Tick(v))
 	}
-	xstep := niceStep(xmax / 8)
+	xstep := docpage.NiceStep(xmax / 8)
 	for v := 0.0; v <= xmax; v += xstep {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", x(v), chartH-padBottom+16, clock(v))
 	}
@@ -131,29 +133,4 @@ func timeChart(title, ylabel string, r *report, lines []line) string {
 func clock(s float64) string {
 	d := time.Duration(s * float64(time.Second)).Round(time.Second)
 	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
-}
-
-// niceStep rounds a tick step up to 1, 2 or 5 times a power of ten.
-func niceStep(x float64) float64 {
-	if x <= 0 {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(x)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if x <= m*p {
-			return m * p
-		}
-	}
-	return 10 * p
-}
-
-// tick formats an axis value: k for thousands.
-func tick(v float64) string {
-	switch {
-	case v >= 1e3:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", v/1e3), ".0") + "k"
-	case v == math.Trunc(v):
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.2g", v)
 }

@@ -9,16 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpactor/mcpactor/bench/internal/docpage"
 	"github.com/mcpactor/mcpactor/bench/internal/measure"
 )
 
-// The page's generated blocks are delimited by markers, as benchrun's:
-//
-//	<!-- soak:NAME -->
-//	...written by the soak...
-//	<!-- /soak:NAME -->
-func beginMarker(name string) string { return "<!-- soak:" + name + " -->" }
-func endMarker(name string) string   { return "<!-- /soak:" + name + " -->" }
+// The page's generated blocks are delimited by markers, as benchrun's
+// (docpage.Markers): <!-- soak:NAME --> ... <!-- /soak:NAME -->.
 
 // writePage writes the run's blocks into the page and its charts beside
 // it; the prose between the blocks stays as it is.
@@ -51,7 +47,7 @@ func writePage(cfg *config, r *report) error {
 		{"latency", r.latencyBlock()},
 		{"charts", links.String()},
 	} {
-		if text, err = replaceBlock(text, blk.name, blk.body); err != nil {
+		if text, err = docpage.Replace(text, "soak", blk.name, blk.body); err != nil {
 			return err
 		}
 	}
@@ -77,16 +73,6 @@ func (r *report) markdown() string {
 		b.WriteString(l + "\n")
 	}
 	return b.String()
-}
-
-// replaceBlock replaces what is between the markers of name in text.
-func replaceBlock(text, name, body string) (string, error) {
-	begin, end := beginMarker(name), endMarker(name)
-	i, j := strings.Index(text, begin), strings.Index(text, end)
-	if i < 0 || j < i || strings.Count(text, begin) != 1 || strings.Count(text, end) != 1 {
-		return "", fmt.Errorf("the page needs the markers %s and %s, once each, in that order", begin, end)
-	}
-	return text[:i+len(begin)] + "\n" + strings.TrimSpace(body) + "\n" + text[j:], nil
 }
 
 func (r *report) runBlock() string {
