@@ -152,7 +152,7 @@ func everythingRecorder() *peerRecorder {
 // TestServerEverythingHandshake checks what initialize negotiated
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle).
 func TestServerEverythingHandshake(t *testing.T) {
-	checkEverythingHandshake(t, everything.use(t).c, messages.SessionEraVersions)
+	checkEverythingHandshake(t, everything.use(t).c, messages.SessionEraVersions())
 }
 
 // checkEverythingHandshake checks what the handshake with server-everything

@@ -64,20 +64,24 @@ type ManageOptions struct {
 	OnEvent func(ManagerEvent)
 }
 
-// The manager's types that keep the engine's definition.
-type (
-	// Server is a configured server: its ServerConfig, where it came from
-	// (Source), its restart policy, keepalive and whether it needs approval.
-	Server = config.Server
-	// ServerStatus is one managed server's state: connecting, ready,
-	// restarting, breaker open, unhealthy, disabled; its source, protocol
-	// version, last error, restarts, requests in flight, p50/p99.
-	ServerStatus = supervisor.Status
-	// ServerState is ServerStatus.State.
-	ServerState = supervisor.State
-	// DiscoverOptions choose the discovery sources and directories.
-	DiscoverOptions = config.DiscoverOptions
-)
+// DiscoverOptions choose the discovery sources and directories
+// (ManageOptions.Discover, docs/configuration.md "Discovery").
+type DiscoverOptions struct {
+	// Home is the home directory; default os.UserHomeDir.
+	Home string
+	// ProjectDir is the project directory; default os.Getwd.
+	ProjectDir string
+	// Disable lists source kinds (Source.Kind) not to read: "native"
+	// (our own files), "claude", "codex", "gemini", "cursor", "windsurf",
+	// "vscode", "plain" (mcp.json files). An unknown kind is an error.
+	Disable []string
+	// NoProject skips every file under the project directory: only the
+	// user's own files are read.
+	NoProject bool
+	// Lookup resolves ${VAR} references and Codex's environment
+	// variables; default os.LookupEnv.
+	Lookup func(string) (string, bool)
+}
 
 // ManagedTool is a tool as a manager offers it: by its exposed name
 // (mcp__<server>__<tool>, docs/configuration.md "Tool names").
@@ -156,28 +160,29 @@ const (
 // The manager's errors.
 var (
 	// ErrManagerClosed is returned by a Manager's methods after Close.
-	ErrManagerClosed = supervisor.ErrManagerClosed
+	ErrManagerClosed = messages.ErrManagerClosed
 	// ErrValueCommand: a server's "!command" env or header value could
 	// not be computed (it failed, timed out, or was stopped by Remove or
 	// Close); the server was not started, and is failed with this as its
 	// last error, which names the server and the key, never the output.
 	ErrValueCommand = config.ErrCommand
 	// ErrServerUnavailable matches a *ServerUnavailableError.
-	ErrServerUnavailable = supervisor.ErrServerUnavailable
+	ErrServerUnavailable = messages.ErrServerUnavailable
 )
 
 // The manager's typed errors, for errors.As.
 type (
 	// UnknownToolError reports an exposed tool or prompt name no managed
 	// server offers.
-	UnknownToolError = supervisor.UnknownToolError
+	UnknownToolError = messages.UnknownToolError
 	// UnknownServerError reports a server name the manager does not manage.
-	UnknownServerError = supervisor.UnknownServerError
+	UnknownServerError = messages.UnknownServerError
 	// ServerUnavailableError reports a call to a server that cannot take
 	// it now (failed, breaker open, disabled, not approved; with FailFast,
-	// restarting or unhealthy), with its state and last error. It matches
-	// ErrServerUnavailable and ErrServerNotConnected.
-	ServerUnavailableError = supervisor.ServerUnavailableError
+	// restarting or unhealthy), with its state (a ServerState's text) and
+	// last error. It matches ErrServerUnavailable and
+	// ErrServerNotConnected.
+	ServerUnavailableError = messages.ServerUnavailableError
 )
 
 // CallFailureThreshold is how many calls through a manager in a row may
@@ -185,18 +190,6 @@ type (
 // 5xx) before the server is marked unhealthy and restarted; a success
 // resets the count.
 const CallFailureThreshold = supervisor.CallFailureThreshold
-
-// The states of a managed server (ServerStatus.State).
-const (
-	StateConnecting  = supervisor.StateConnecting
-	StateReady       = supervisor.StateReady
-	StateRestarting  = supervisor.StateRestarting
-	StateBreakerOpen = supervisor.StateBreakerOpen
-	StateUnhealthy   = supervisor.StateUnhealthy
-	StateDisabled    = supervisor.StateDisabled
-	StateRefused     = supervisor.StateRefused
-	StateFailed      = supervisor.StateFailed
-)
 
 // Manage starts a manager of servers: the servers of a configuration file,
 // discovered, or given in code. They connect concurrently; Manage returns
@@ -227,7 +220,7 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 	}
 	mo := supervisor.ManagerOptions{
 		Servers: servers, Env: rt.env, Gate: opts.Gate, MaxConnecting: opts.MaxConnecting,
-		Approve: opts.Approve, FailFast: opts.FailFast, BreakerRetry: opts.BreakerRetry, OnEvent: onEvent(opts.OnEvent),
+		Approve: approver(opts.Approve), FailFast: opts.FailFast, BreakerRetry: opts.BreakerRetry, OnEvent: onEvent(opts.OnEvent),
 		Startup: supervisor.StartupPolicy(opts.Startup),
 	}
 	if !opts.NoCache {
@@ -302,7 +295,7 @@ func onEvent(f func(ManagerEvent)) func(supervisor.Event) {
 		return nil
 	}
 	return func(e supervisor.Event) {
-		f(ManagerEvent{Kind: EventKind(e.Kind), Server: e.Server, State: e.State, Err: e.Err})
+		f(ManagerEvent{Kind: EventKind(e.Kind), Server: e.Server, State: ServerState(e.State), Err: e.Err})
 	}
 }
 
@@ -369,12 +362,12 @@ func (m *Manager) Client(server string) (*Client, bool) {
 }
 
 // Status returns every managed server's state, sorted by name.
-func (m *Manager) Status() []ServerStatus { return m.m.Status() }
+func (m *Manager) Status() []ServerStatus { return convertAll(m.m.Status(), statusOf) }
 
 // Add starts a server given in code (replacing one of the same name whose
 // configuration differs).
 func (m *Manager) Add(ctx context.Context, name string, cfg ServerConfig) error {
-	s, err := config.NewServer(name, cfg)
+	s, err := cfg.server(name)
 	if err != nil {
 		return err
 	}
@@ -407,11 +400,11 @@ func (m *Manager) Close(ctx context.Context) error { return m.m.Close(ctx) }
 // managedServers gathers the servers of opts. A file's or discovery's
 // problems are kept in the report (and logged): the valid servers run
 // regardless, and only a source with nothing valid at all is an error.
-func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, *configReport, error) {
+func managedServers(opts ManageOptions, log *slog.Logger) ([]*config.Server, *configReport, error) {
 	report := &configReport{}
-	byName := map[string]*Server{}
+	byName := map[string]*config.Server{}
 	for name, cfg := range opts.Servers {
-		s, err := config.NewServer(name, cfg)
+		s, err := cfg.server(name)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -438,7 +431,7 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, *configRep
 			byName[name] = s
 		}
 	case opts.Discover != nil:
-		d, err := config.Discover(*opts.Discover)
+		d, err := config.Discover(config.DiscoverOptions(*opts.Discover))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -459,7 +452,7 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*Server, *configRep
 	for _, w := range report.warnings {
 		log.Warn("mcp: configuration: " + w)
 	}
-	out := make([]*Server, 0, len(byName))
+	out := make([]*config.Server, 0, len(byName))
 	for _, s := range byName {
 		out = append(out, s)
 	}

@@ -86,7 +86,7 @@ func Start(opts Options) (*Runtime, error) {
 	rt.clients.Store(&[]*actors.Client{})
 	own := &owner{env: rt.env, clients: map[*actors.Client]struct{}{}, published: &rt.clients}
 	rt.owner = system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return own },
-		actor.WithSupervisor(actors.StopOnPanic)))
+		actor.WithSupervisor(actors.StopOnPanic())))
 	// A client the caller gave us may serve others; one we made is ours to
 	// close.
 	rt.ownsHTTP = opts.HTTPClient == nil
@@ -103,7 +103,7 @@ func (rt *Runtime) Open(ctx context.Context, name string, cfg ServerConfig) (*Cl
 
 // open starts a client whose handshake belongs to ctx's trace.
 func (rt *Runtime) open(ctx context.Context, name string, cfg ServerConfig) (*Client, error) {
-	ecfg := actors.ServerConfig(cfg)
+	ecfg := cfg.spec()
 	if err := ecfg.Validate(name); err != nil {
 		return nil, err
 	}

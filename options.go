@@ -57,35 +57,6 @@ type Options struct {
 	Telemetry telemetry.Options
 }
 
-// ServerConfig describes one MCP server: how to reach it, how patient to
-// be with it, and (for a manager) how to supervise it. The zero value of
-// every tuning field selects the documented default. It is the one type
-// for a server's configuration: Connect, Open, Manager.Add and
-// ManageOptions.Servers take it, and a server read from a file
-// (ManageOptions.ConfigFile, docs/configuration.md) is one too, which
-// Approve sees as Server.Config.
-type ServerConfig = actors.ServerConfig
-
-// RestartPolicy is ServerConfig.Restart: how a manager restarts a server
-// whose connection died.
-type RestartPolicy = actors.RestartPolicy
-
-// EnvInheritance is ServerConfig.InheritEnv: which of this process's
-// environment variables a stdio server starts with.
-type EnvInheritance = actors.EnvInheritance
-
-// The environment policies of a stdio server.
-const (
-	EnvInheritAll  = actors.EnvInheritAll  // the whole environment (the default)
-	EnvInheritSafe = actors.EnvInheritSafe // a short list a program needs to run (HOME, PATH, ...)
-	EnvInheritNone = actors.EnvInheritNone // nothing but ServerConfig.Env
-)
-
-// Authorizer authorizes a server's HTTP requests (ServerConfig.Auth):
-// transport/oauth's Client (OAuth, docs/oauth.md) and RefreshHeader are
-// two.
-type Authorizer = transport.Authorizer
-
 // CallOptions tune one tool call. The zero value uses the server's request
 // timeout and asks for no progress.
 type CallOptions struct {

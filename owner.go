@@ -31,7 +31,7 @@ type (
 	openClient struct {
 		ctx   context.Context // the trace the handshake belongs to
 		name  string
-		cfg   actors.ServerConfig
+		cfg   actors.Spec
 		reply chan opened
 	}
 	// adoptManager records a manager for Stop, unless the runtime is

@@ -51,7 +51,7 @@ func TestClientStopsTidily(t *testing.T) {
 				sys := harness.ActorSystem(t)
 				watch := harness.WatchActors(t, sys)
 				cfg := config(tc.opts, fmt.Sprintf("%d-%d", os.Getpid(), marks.Add(1)))
-				cfg.CloseGrace, cfg.TermGrace = 200*time.Millisecond, 200*time.Millisecond
+				cfg.Stdio.CloseGrace, cfg.Stdio.TermGrace = 200*time.Millisecond, 200*time.Millisecond
 				c := actors.Spawn(sys.Root, "ts", cfg, actors.Env{}, nil)
 				tc.end(t, c)
 				harness.WaitFor(t, "the client's actors to stop", func() bool { return watch.LiveActors() == 0 })

@@ -19,7 +19,7 @@ func TestMaxInFlight(t *testing.T) {
 	// complete, and never more than 4 are outstanding. The test server
 	// does not count its concurrency, so the proof is a lower harness.Bound on the
 	// time, which holds however slow the machine: 25 rounds of 40 ms.
-	s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.MaxInFlight = 4 })
+	s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.Spec) { c.Limits.MaxInFlight = 4 })
 	ctx := harness.Context(t)
 	var done atomic.Int32
 	start := time.Now()
@@ -47,7 +47,7 @@ func TestMaxInFlight(t *testing.T) {
 
 func TestWaitingForASlotIsBoundedByTheCaller(t *testing.T) {
 	// A caller waiting for a free slot gives up with its context.
-	s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.MaxInFlight = 1 })
+	s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.Spec) { c.Limits.MaxInFlight = 1 })
 	busy := make(chan error, 1)
 	started := make(chan struct{})
 	go func() {

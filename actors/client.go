@@ -25,7 +25,7 @@ import (
 // transport actor, without a hop through the client actor.
 type Client struct {
 	name string
-	cfg  ServerConfig
+	cfg  Spec
 	root *actor.RootContext
 	pid  *actor.PID
 
@@ -52,7 +52,7 @@ type Client struct {
 // Spawn starts a client for the server name under root and returns at once;
 // the handshake runs in the background. onClosed, if set, runs once the
 // client is fully closed.
-func Spawn(root *actor.RootContext, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
+func Spawn(root *actor.RootContext, name string, cfg Spec, env Env, onClosed func(*Client)) *Client {
 	return SpawnContext(context.Background(), root, name, cfg, env, onClosed)
 }
 
@@ -60,7 +60,7 @@ func Spawn(root *actor.RootContext, name string, cfg ServerConfig, env Env, onCl
 // spans are children of the span in ctx (only the trace context is kept,
 // not the cancellation), so a program's "connect" step shows its
 // handshakes. Later connections (repairs) start traces of their own.
-func SpawnContext(ctx context.Context, root *actor.RootContext, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
+func SpawnContext(ctx context.Context, root *actor.RootContext, name string, cfg Spec, env Env, onClosed func(*Client)) *Client {
 	return spawn(ctx, root, root, nil, name, cfg, env, onClosed)
 }
 
@@ -71,17 +71,17 @@ func SpawnContext(ctx context.Context, root *actor.RootContext, name string, cfg
 // (RestartServer). A panic in the client stops it; parent's own
 // supervisor strategy must say so (StopOnPanic). The first handshake's
 // spans belong to ctx's trace, as with SpawnContext.
-func SpawnSupervised(ctx context.Context, parent actor.Context, name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
+func SpawnSupervised(ctx context.Context, parent actor.Context, name string, cfg Spec, env Env, onClosed func(*Client)) *Client {
 	return spawn(ctx, parent, parent.ActorSystem().Root, parent.Self(), name, cfg, env, onClosed)
 }
 
-// StopOnPanic is the supervisor strategy of the actors that own clients: a
-// panicking client stops (its transports with it) and is never restarted
-// by protoactor with stale state.
-var StopOnPanic actor.SupervisorStrategy = stopOnPanic
+// StopOnPanic returns the supervisor strategy of the actors that own
+// clients: a panicking client stops (its transports with it) and is never
+// restarted by protoactor with stale state.
+func StopOnPanic() actor.SupervisorStrategy { return stopOnPanic }
 
 func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootContext, supervisor *actor.PID,
-	name string, cfg ServerConfig, env Env, onClosed func(*Client)) *Client {
+	name string, cfg Spec, env Env, onClosed func(*Client)) *Client {
 	env = env.withDefaults()
 	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger}
 	h.spawnCtx = telemetry.Detach(ctx)

@@ -197,7 +197,7 @@ func (a *clientActor) start(ctx actor.Context) {
 // that way at once.
 func (a *clientActor) connect(ctx actor.Context, g *generation) {
 	kind := a.h.cfg.TransportType()
-	if kind == TypeHTTP && a.env.memo.isLegacy(a.h.cfg.URL) {
+	if kind == TypeHTTP && a.env.memo.isLegacy(a.h.cfg.HTTP.URL) {
 		kind = TypeSSE
 	}
 	a.gen, a.state, a.failed, a.fellBack = g, stateHandshaking, nil, nil
@@ -284,7 +284,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	a.fellBack = nil
 	if m.err == nil && a.state == stateHandshaking {
 		if fellBack != nil {
-			a.env.memo.setLegacy(a.h.cfg.URL, true)
+			a.env.memo.setLegacy(a.h.cfg.HTTP.URL, true)
 		}
 		a.state, a.sess = stateReady, m.sess
 		a.env.Logger.Debug("mcp: connected", "server", a.h.name, "generation", m.gen,
@@ -301,7 +301,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	if fellBack != nil {
 		// Neither transport worked: the user needs both answers (a URL
 		// that is wrong answers 404 to both).
-		m.err = &messages.FallbackError{Server: a.h.name, URL: redact.URL(a.h.cfg.URL), Streamable: fellBack, Legacy: m.err}
+		m.err = &messages.FallbackError{Server: a.h.name, URL: redact.URL(a.h.cfg.HTTP.URL), Streamable: fellBack, Legacy: m.err}
 	}
 	// A failed connect, or a server that died during it, is torn down
 	// completely before it is reported, so a late success cannot leak a

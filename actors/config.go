@@ -1,10 +1,8 @@
 package actors
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"regexp"
 	"time"
@@ -24,146 +22,48 @@ const (
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
 const DefaultConnectTimeout = 30 * time.Second
 
-// ServerConfig describes one MCP server: how to reach it, how patient to be
-// with it, and how a manager supervises it. It is the one definition:
-// mcpactor.ServerConfig is this type. It is a Go value, not a file format:
-// supervisor/config reads mcpServers files into it. The zero value of every
-// tuning field selects the documented default.
-type ServerConfig struct {
-	// Type is "stdio", "http" or "sse". Empty means stdio when Command is
-	// set, http when only URL is, and TypeStream when Dial is.
+// Spec is how a client reaches one server and how patient it is with it,
+// in the engine's shape: the transports' own configurations, the limits of
+// the connection, and the handshake's settings. The user's type is
+// mcpactor.ServerConfig, which the root package turns into a Spec;
+// supervisor/config builds one from a configuration file's entry.
+type Spec struct {
+	// Type is TypeStdio, TypeHTTP, TypeSSE or TypeStream; empty chooses
+	// by what is set (TransportType).
 	Type string
 
-	Command string            // stdio: the program, run without a shell
-	Args    []string          // stdio: its arguments
-	Env     map[string]string // stdio: set on top of the parent environment
-	Cwd     string            // stdio: working directory
+	// Stdio reaches a stdio server (Command, Args, Env, InheritEnv, Dir)
+	// or a stream (Dial), with its shutdown waits (CloseGrace, TermGrace)
+	// and WriteStallTimeout. The client sets the rest: the server's name,
+	// the generation, the counters, the stderr sink, the logger and the
+	// limits.
+	Stdio transport.StdioConfig
+	// HTTP reaches an http or sse server: URL, Headers, Auth. The client
+	// sets the rest, as for Stdio.
+	HTTP transport.HTTPConfig
+	// Limits bound each connection, whatever its transport.
+	Limits transport.Limits
 
-	URL     string            // http/sse: the endpoint
-	Headers map[string]string // http/sse: extra request headers
-	// Auth, if set, authorizes the requests (http/sse): an OAuth client
-	// (transport/oauth.Client, docs/oauth.md) or a header refreshed on a
-	// 401 (oauth.RefreshHeader). nil sends Headers alone.
-	Auth transport.Authorizer
-
-	// Dial, if set, connects to a server over a byte stream it returns
-	// (an in-process server in a test, a socket) instead of starting
-	// Command: the same JSON Lines framing as stdio. It is called once per
-	// connection generation, so a client that reconnects dials again.
-	Dial func(ctx context.Context) (io.ReadWriteCloser, error)
-
-	ConnectTimeout time.Duration // spawn + handshake; default 30 s
-	RequestTimeout time.Duration // each request; default 30 s
-	MaxInFlight    int           // requests queued or awaiting an answer; default 16384
-	MaxFrameSize   int           // stdio: longest line accepted; default 16 MiB
-	// QueueTimeout bounds a request's wait for an in-flight slot when
-	// MaxInFlight requests are out (default 10 s; negative: only the
-	// request's timeout bounds it): an overloaded server is reported, not
-	// waited out.
-	QueueTimeout time.Duration
-
-	// ProtocolVersion pins the protocol version: a session-era version
-	// (2024-11-05 to 2025-11-25) is offered in initialize without a probe;
-	// 2026-07-28 is spoken without falling back. Empty: probe with
-	// server/discover, then the newest session-era version.
-	ProtocolVersion string
-	// ProbeTimeout bounds the wait for server/discover's answer before
-	// the session era is assumed (some session-era servers never answer
-	// a request before initialize); default DefaultProbeTimeout. It counts
-	// within ConnectTimeout.
-	ProbeTimeout time.Duration
-
-	// CloseGrace and TermGrace are the stdio shutdown waits: after closing
-	// stdin, and after SIGTERM (2 s each by default).
-	CloseGrace time.Duration
-	TermGrace  time.Duration
-
-	// Byte budgets of the connection (docs/architecture.md, "Bounded
-	// everything"); zero selects the defaults.
-	MaxWriteBytes        int // frames waiting to be written; callers beyond it wait (8 MiB)
-	MaxProgressBytes     int // progress waiting for all callers (16 MiB)
-	MaxCallProgressBytes int // progress waiting for one caller (1 MiB)
-	// WriteStallTimeout fails the connection when the server reads none
-	// of its input for this long; default the request timeout, at least
-	// 30 s.
-	WriteStallTimeout time.Duration
-
-	// InheritEnv chooses which of this process's environment variables a
-	// stdio server starts with, Env being set on top: EnvInheritAll (the
-	// zero value, what most MCP hosts do), EnvInheritSafe (a short list
-	// of variables a program needs to run, the official TypeScript SDK's
-	// default) or EnvInheritNone (docs/configuration.md, "Server entries").
-	InheritEnv EnvInheritance
-
-	// Identity names who the server is reached as (a user, a tenant):
-	// OAuth tokens and tool lists of private scope are kept per identity,
-	// so one user's session never serves another. "" is the default
-	// identity.
+	ConnectTimeout  time.Duration // spawn + handshake; default DefaultConnectTimeout
+	ProtocolVersion string        // pins the version; "" probes (negotiator)
+	ProbeTimeout    time.Duration // the wait for server/discover; default DefaultProbeTimeout
+	// Identity names who the server is reached as: OAuth tokens and
+	// private tool lists are kept per identity.
 	Identity string
-
-	// What a manager (Runtime.Manage) does with the server; a client
-	// made by Connect or Open ignores them.
-	//
-	// Keepalive is the interval between pings of a ready server; 0 pings
-	// never. Restart is the restart policy; its zero fields take the
-	// defaults (DefaultRestartPolicy). EnabledTools, if not empty, are
-	// the only tools of the server offered; DisabledTools are never
-	// offered (raw tool names, as the server lists them).
-	Keepalive                   time.Duration
-	Restart                     RestartPolicy
-	EnabledTools, DisabledTools []string
 }
 
-// EnvInheritance is ServerConfig.InheritEnv.
-type EnvInheritance = transport.EnvInheritance
-
-// The environment policies of a stdio server (ServerConfig.InheritEnv).
-const (
-	EnvInheritAll  = transport.EnvInheritAll
-	EnvInheritSafe = transport.EnvInheritSafe
-	EnvInheritNone = transport.EnvInheritNone
-)
-
-// RestartPolicy is how a manager restarts a server whose connection died:
-// after a delay growing exponentially from BackoffMin to BackoffMax (with
-// jitter), at most MaxRestarts times within Window; beyond that the
-// server's circuit breaker opens. A zero field takes its default
-// (DefaultRestartPolicy); a negative MaxRestarts allows no restart (a
-// file's "maxRestarts": 0 reads as -1).
-type RestartPolicy struct {
-	MaxRestarts int
-	Window      time.Duration
-	BackoffMin  time.Duration
-	BackoffMax  time.Duration
-}
-
-// Defaults of RestartPolicy.
-const (
-	DefaultMaxRestarts   = 5
-	DefaultRestartWindow = 60 * time.Second
-	DefaultBackoffMin    = 500 * time.Millisecond
-	DefaultBackoffMax    = 30 * time.Second
-)
-
-// DefaultRestartPolicy returns the policy of a server that sets none: 5
-// restarts per 60 s window, backoff from 500 ms to 30 s.
-func DefaultRestartPolicy() RestartPolicy {
-	return RestartPolicy{MaxRestarts: DefaultMaxRestarts, Window: DefaultRestartWindow,
-		BackoffMin: DefaultBackoffMin, BackoffMax: DefaultBackoffMax}
-}
-
-// TypeStream is the transport type of a ServerConfig with Dial: stdio's
-// framing over a stream the program provides.
+// TypeStream is the transport type of a Spec with Dial: stdio's framing
+// over a stream the program provides.
 const TypeStream = "stream"
 
 // TransportType returns the effective transport type.
-func (c *ServerConfig) TransportType() string {
+func (c *Spec) TransportType() string {
 	switch {
-	case c.Dial != nil && c.Type == "":
+	case c.Stdio.Dial != nil && c.Type == "":
 		return TypeStream
 	case c.Type != "":
 		return c.Type
-	case c.Command == "" && c.URL != "":
+	case c.Stdio.Command == "" && c.HTTP.URL != "":
 		return TypeHTTP
 	default:
 		return TypeStdio
@@ -185,36 +85,36 @@ func NameProblem(name string) string {
 
 // Validate checks the server's name and the fields that decide how the
 // server is reached.
-func (c *ServerConfig) Validate(name string) error {
+func (c *Spec) Validate(name string) error {
 	var problems []string
 	if !ValidName(name) {
 		problems = append(problems, NameProblem(name))
 	}
-	if c.Command != "" && c.URL != "" {
+	if c.Stdio.Command != "" && c.HTTP.URL != "" {
 		problems = append(problems, fmt.Sprintf(`Server %q: both "command" and "url" are set - server should be either stdio (command) OR http/sse (url), not both`, name))
 	}
 	switch t := c.TransportType(); t {
 	case TypeStream:
-		if c.Command != "" || c.URL != "" {
+		if c.Stdio.Command != "" || c.HTTP.URL != "" {
 			problems = append(problems, fmt.Sprintf(`Server %q: "dial" is set together with "command" or "url" - choose one way to reach the server`, name))
 		}
 	case TypeStdio:
-		if c.Command == "" {
+		if c.Stdio.Command == "" {
 			problems = append(problems, fmt.Sprintf(`Server %q: stdio server requires "command" field`, name))
 		}
 	case TypeHTTP, TypeSSE:
-		if c.URL == "" {
+		if c.HTTP.URL == "" {
 			problems = append(problems, fmt.Sprintf(`Server %q: %s server requires "url" field`, name, t))
-		} else if p := urlProblem(c.URL); p != "" {
+		} else if p := urlProblem(c.HTTP.URL); p != "" {
 			problems = append(problems, fmt.Sprintf(`Server %q: "url" %s`, name, p))
 		}
 	default:
 		problems = append(problems, fmt.Sprintf(`Server %q: unknown server type %q`, name, t))
 	}
-	switch c.InheritEnv {
-	case EnvInheritAll, EnvInheritSafe, EnvInheritNone:
+	switch c.Stdio.InheritEnv {
+	case transport.EnvInheritAll, transport.EnvInheritSafe, transport.EnvInheritNone:
 	default:
-		problems = append(problems, fmt.Sprintf(`Server %q: unknown environment inheritance %q (want "", %q or %q)`, name, string(c.InheritEnv), string(EnvInheritSafe), string(EnvInheritNone)))
+		problems = append(problems, fmt.Sprintf(`Server %q: unknown environment inheritance %q (want "", %q or %q)`, name, string(c.Stdio.InheritEnv), string(transport.EnvInheritSafe), string(transport.EnvInheritNone)))
 	}
 	if len(problems) > 0 {
 		return &messages.ConfigError{Server: name, Problems: problems}
@@ -242,14 +142,14 @@ func urlProblem(raw string) string {
 	return ""
 }
 
-func (c *ServerConfig) probeTimeout() time.Duration {
+func (c *Spec) probeTimeout() time.Duration {
 	if c.ProbeTimeout > 0 {
 		return c.ProbeTimeout
 	}
 	return DefaultProbeTimeout
 }
 
-func (c *ServerConfig) connectTimeout() time.Duration {
+func (c *Spec) connectTimeout() time.Duration {
 	if c.ConnectTimeout > 0 {
 		return c.ConnectTimeout
 	}

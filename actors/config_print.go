@@ -10,34 +10,34 @@ import (
 	"github.com/mcpactor/mcpactor/internal/redact"
 )
 
-// A ServerConfig holds credentials in places a reader does not think of as
+// A Spec holds credentials in places a reader does not think of as
 // secret: a URL's query, a header, an environment value, an argument. It
 // is printed (%v, %+v, %#v) and logged (slog) without them: the URL masked,
 // headers and environment by name only, arguments counted. Print the
 // fields one by one for what else is needed.
 
 // String describes the server without its credentials.
-func (c ServerConfig) String() string {
+func (c Spec) String() string {
 	var b strings.Builder
 	b.WriteString("ServerConfig{")
 	b.WriteString(c.TransportType())
 	switch {
-	case c.Command != "":
-		b.WriteString(" " + strconv.Quote(c.Command))
-		if len(c.Args) > 0 {
-			fmt.Fprintf(&b, " (%d args)", len(c.Args))
+	case c.Stdio.Command != "":
+		b.WriteString(" " + strconv.Quote(c.Stdio.Command))
+		if len(c.Stdio.Args) > 0 {
+			fmt.Fprintf(&b, " (%d args)", len(c.Stdio.Args))
 		}
-	case c.URL != "":
-		b.WriteString(" " + redact.URL(c.URL))
+	case c.HTTP.URL != "":
+		b.WriteString(" " + redact.URL(c.HTTP.URL))
 	}
-	if len(c.Env) > 0 {
-		b.WriteString(" env " + strings.Join(sortedNames(c.Env), ","))
+	if len(c.Stdio.Env) > 0 {
+		b.WriteString(" env " + strings.Join(sortedNames(c.Stdio.Env), ","))
 	}
-	if len(c.Headers) > 0 {
-		b.WriteString(" headers " + strings.Join(sortedNames(c.Headers), ","))
+	if len(c.HTTP.Headers) > 0 {
+		b.WriteString(" headers " + strings.Join(sortedNames(c.HTTP.Headers), ","))
 	}
-	if c.Auth != nil {
-		fmt.Fprintf(&b, " auth %T", c.Auth)
+	if c.HTTP.Auth != nil {
+		fmt.Fprintf(&b, " auth %T", c.HTTP.Auth)
 	}
 	if c.Identity != "" {
 		b.WriteString(" identity " + strconv.Quote(c.Identity))
@@ -47,10 +47,10 @@ func (c ServerConfig) String() string {
 }
 
 // GoString is String, for %#v.
-func (c ServerConfig) GoString() string { return c.String() }
+func (c Spec) GoString() string { return c.String() }
 
 // LogValue is String, for slog.
-func (c ServerConfig) LogValue() slog.Value { return slog.StringValue(c.String()) }
+func (c Spec) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
 func sortedNames(m map[string]string) []string {
 	names := make([]string, 0, len(m))

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // TestServerConfigPrintsNoSecret checks that a configuration printed with
@@ -13,9 +15,9 @@ import (
 // server it is.
 func TestServerConfigPrintsNoSecret(t *testing.T) {
 	const secret = "Pz7-PLANTED-print-0c1d"
-	for _, cfg := range []ServerConfig{
-		{URL: "https://u:" + secret + "@example.com/mcp?api_key=" + secret, Headers: map[string]string{"Authorization": "Bearer " + secret}},
-		{Command: "server", Args: []string{"--token=" + secret}, Env: map[string]string{"TOKEN": secret}},
+	for _, cfg := range []Spec{
+		{HTTP: transport.HTTPConfig{URL: "https://u:" + secret + "@example.com/mcp?api_key=" + secret, Headers: map[string]string{"Authorization": "Bearer " + secret}}},
+		{Stdio: transport.StdioConfig{Command: "server", Args: []string{"--token=" + secret}, Env: map[string]string{"TOKEN": secret}}},
 	} {
 		var logged bytes.Buffer
 		slog.New(slog.NewTextHandler(&logged, nil)).Info("cfg", "cfg", cfg)

@@ -46,10 +46,10 @@ type sessionEra struct {
 
 func newSessionEra(server, pinned string, env Env) *sessionEra {
 	offer := messages.Version20251125
-	if pinned != "" && slices.Contains(messages.SessionEraVersions, pinned) {
+	if pinned != "" && slices.Contains(messages.SessionEraVersions(), pinned) {
 		offer = pinned
 	}
-	return &sessionEra{server: server, offer: offer, accept: messages.SessionEraVersions, caps: env.Handlers.capabilities(), info: env.ClientInfo, tel: env.Telemetry}
+	return &sessionEra{server: server, offer: offer, accept: messages.SessionEraVersions(), caps: env.Handlers.capabilities(), info: env.ClientInfo, tel: env.Telemetry}
 }
 
 func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error) {
@@ -85,7 +85,7 @@ func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn, peer t
 
 // connectError turns the end of a handshake bounded by the connect timeout
 // into the reference system's error.
-func connectError(ctx context.Context, conn *transport.Conn, server string, cfg *ServerConfig, err error) error {
+func connectError(ctx context.Context, conn *transport.Conn, server string, cfg *Spec, err error) error {
 	if errors.Is(context.Cause(ctx), errConnectDeadline) {
 		// A server that printed something other than JSON-RPC on stdout
 		// (a banner, a prompt, its failure) and never answered: what it

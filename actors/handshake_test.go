@@ -42,7 +42,7 @@ func TestHandshakeEstablishesSession(t *testing.T) {
 
 func TestHandshakeNegotiatesAPinnedVersion(t *testing.T) {
 	for _, v := range []string{messages.Version20241105, messages.Version20250326, messages.Version20250618} {
-		s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.ProtocolVersion = v })
+		s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.Spec) { c.ProtocolVersion = v })
 		if s.c.ProtocolVersion() != v {
 			t.Errorf("offered %s, negotiated %s", v, s.c.ProtocolVersion())
 		}
@@ -72,9 +72,9 @@ func TestHandshakeConnectTimeout(t *testing.T) {
 	// 300 ms. The connect fails with the reference's text, everything is
 	// torn down, and initialize is never cancelled (basic/utilities/
 	// cancellation: it MUST NOT be).
-	s := open(t, testserver.Options{SlowInitialize: 10 * time.Second, ReportCancels: true}, actors.Env{}, func(c *actors.ServerConfig) {
+	s := open(t, testserver.Options{SlowInitialize: 10 * time.Second, ReportCancels: true}, actors.Env{}, func(c *actors.Spec) {
 		c.ConnectTimeout = 300 * time.Millisecond
-		c.CloseGrace, c.TermGrace = 200*time.Millisecond, 200*time.Millisecond
+		c.Stdio.CloseGrace, c.Stdio.TermGrace = 200*time.Millisecond, 200*time.Millisecond
 	})
 	pid := s.pid()
 	start := time.Now()
@@ -97,8 +97,8 @@ func TestHandshakeConnectTimeout(t *testing.T) {
 func TestInitializeIsBoundedByTheConnectTimeout(t *testing.T) {
 	// A server slower to start than one request may take is still given
 	// its connect timeout for the handshake.
-	s := connect(t, testserver.Options{SlowInitialize: 600 * time.Millisecond}, actors.Env{}, func(c *actors.ServerConfig) {
-		c.RequestTimeout = 100 * time.Millisecond
+	s := connect(t, testserver.Options{SlowInitialize: 600 * time.Millisecond}, actors.Env{}, func(c *actors.Spec) {
+		c.Limits.RequestTimeout = 100 * time.Millisecond
 		c.ConnectTimeout = harness.Bound
 	})
 	s.mustEcho("ready")
@@ -112,7 +112,7 @@ func TestRequestsMadeBeforeTheHandshakeWait(t *testing.T) {
 	}
 	defer rt.Stop(context.Background())
 	cfg := config(testserver.Options{SlowInitialize: 300 * time.Millisecond}, "early")
-	c, err := rt.Open(context.Background(), "early", mcpactor.ServerConfig(cfg))
+	c, err := rt.Open(context.Background(), "early", mcpactor.ServerConfig{Command: cfg.Stdio.Command, Args: cfg.Stdio.Args, Env: cfg.Stdio.Env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestWaitForTheHandshakeIsBoundedByTheCaller(t *testing.T) {
 }
 
 func TestHandshakeCommandNotFound(t *testing.T) {
-	s := open(t, testserver.Options{}, actors.Env{}, func(c *actors.ServerConfig) { c.Command = "/nonexistent/mcp-server" })
+	s := open(t, testserver.Options{}, actors.Env{}, func(c *actors.Spec) { c.Stdio.Command = "/nonexistent/mcp-server" })
 	err := s.c.WaitReady(harness.Context(t))
 	var se *messages.StartError
 	if !errors.Is(err, messages.ErrStart) || !errors.As(err, &se) || errors.Is(err, messages.ErrTransportClosed) ||
@@ -172,8 +172,8 @@ func TestHandshakeServerExitsAtStart(t *testing.T) {
 }
 
 func TestCloseDuringTheHandshake(t *testing.T) {
-	s := open(t, testserver.Options{SlowInitialize: 10 * time.Second}, actors.Env{}, func(c *actors.ServerConfig) {
-		c.CloseGrace, c.TermGrace = 200*time.Millisecond, 200*time.Millisecond
+	s := open(t, testserver.Options{SlowInitialize: 10 * time.Second}, actors.Env{}, func(c *actors.Spec) {
+		c.Stdio.CloseGrace, c.Stdio.TermGrace = 200*time.Millisecond, 200*time.Millisecond
 	})
 	pid := s.pid()
 	waiting := make(chan error, 1)
@@ -231,7 +231,7 @@ func TestConnectViaTheFacadeCleansUpOnFailure(t *testing.T) {
 	defer rt.Stop(context.Background())
 	cfg := config(testserver.Options{ProtocolVersion: "1999-01-01"}, "facade")
 	start := time.Now()
-	c, err := rt.Connect(harness.Context(t), "facade", mcpactor.ServerConfig(cfg))
+	c, err := rt.Connect(harness.Context(t), "facade", mcpactor.ServerConfig{Command: cfg.Stdio.Command, Args: cfg.Stdio.Args, Env: cfg.Stdio.Env})
 	if c != nil || !errors.Is(err, mcpactor.ErrUnsupportedVersion) {
 		t.Fatalf("Connect = %v, %v", c, err)
 	}

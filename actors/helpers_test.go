@@ -15,6 +15,7 @@ import (
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // markVar is set in each child's environment so that the test can find
@@ -32,20 +33,20 @@ type server struct {
 }
 
 // config returns the configuration that starts the test server with opts.
-func config(opts testserver.Options, mark string) actors.ServerConfig {
+func config(opts testserver.Options, mark string) actors.Spec {
 	path, args, env := testserver.Command(opts)
 	vars := map[string]string{markVar: mark}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	return actors.ServerConfig{Command: path, Args: args, Env: vars, CloseGrace: time.Second, TermGrace: time.Second}
+	return actors.Spec{Stdio: transport.StdioConfig{Command: path, Args: args, Env: vars, CloseGrace: time.Second, TermGrace: time.Second}}
 }
 
 // open spawns a client of the test server with opts and returns without
 // waiting for the handshake. tune adjusts the configuration; env.StderrLine
 // is set by open. The client is closed when the test ends.
-func open(t *testing.T, opts testserver.Options, env actors.Env, tune func(*actors.ServerConfig)) *server {
+func open(t *testing.T, opts testserver.Options, env actors.Env, tune func(*actors.Spec)) *server {
 	t.Helper()
 	s := &server{t: t, stderr: &harness.Lines{}, mark: fmt.Sprintf("%d-%d", os.Getpid(), marks.Add(1))}
 	cfg := config(opts, s.mark)
@@ -60,7 +61,7 @@ func open(t *testing.T, opts testserver.Options, env actors.Env, tune func(*acto
 }
 
 // connect is open followed by a handshake that must succeed.
-func connect(t *testing.T, opts testserver.Options, env actors.Env, tune func(*actors.ServerConfig)) *server {
+func connect(t *testing.T, opts testserver.Options, env actors.Env, tune func(*actors.Spec)) *server {
 	t.Helper()
 	s := open(t, opts, env, tune)
 	if err := s.c.WaitReady(harness.Context(t)); err != nil {

@@ -132,10 +132,10 @@ func (e *statelessEra) probeWith(ctx context.Context, conn *transport.Conn, peer
 	if mutual := firstShared(modernVersions, res.SupportedVersions); mutual != "" {
 		return e.session(mutual, res, peer, conn), verdictModern, "", nil
 	}
-	if legacy := firstShared(messages.SessionEraVersions, res.SupportedVersions); legacy != "" {
+	if legacy := firstShared(messages.SessionEraVersions(), res.SupportedVersions); legacy != "" {
 		return nil, verdictLegacy, legacy, nil
 	}
-	return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(modernVersions), messages.SessionEraVersions...)}
+	return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(modernVersions), messages.SessionEraVersions()...)}
 }
 
 // judgeError classifies the error a probe offering version met.
@@ -166,11 +166,11 @@ func (e *statelessEra) judgeError(err error, version string) (*session, verdict,
 		}
 		_ = json.Unmarshal(data, &d)
 		modern := firstShared(modernVersions, d.Supported)
-		if legacy := firstShared(messages.SessionEraVersions, d.Supported); legacy != "" && modern == "" {
+		if legacy := firstShared(messages.SessionEraVersions(), d.Supported); legacy != "" && modern == "" {
 			return nil, verdictLegacy, legacy, nil
 		}
 		refused := &messages.UnsupportedVersionError{Server: e.server, Version: version, Refused: true,
-			Supported: append(slices.Clone(modernVersions), messages.SessionEraVersions...), Theirs: d.Supported}
+			Supported: append(slices.Clone(modernVersions), messages.SessionEraVersions()...), Theirs: d.Supported}
 		return nil, verdictModern, "", &versionRefused{err: refused, retry: modern}
 	}
 	return nil, verdictModern, "", err

@@ -40,8 +40,8 @@ func TestTimeoutTellsTheServer(t *testing.T) {
 }
 
 func TestServerRequestTimeoutDefault(t *testing.T) {
-	s := connect(t, testserver.Options{NeverAnswer: true}, actors.Env{}, func(c *actors.ServerConfig) {
-		c.RequestTimeout = 150 * time.Millisecond
+	s := connect(t, testserver.Options{NeverAnswer: true}, actors.Env{}, func(c *actors.Spec) {
+		c.Limits.RequestTimeout = 150 * time.Millisecond
 	})
 	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); err == nil || err.Error() != "Request timeout after 150ms" {
 		t.Errorf("got %v", err)

@@ -21,59 +21,26 @@ func (a *clientActor) spawnTransport(ctx actor.Context, gen uint64, kind string)
 	root, self := ctx.ActorSystem().Root, ctx.Self()
 	switch kind {
 	case TypeHTTP, TypeSSE:
-		hc := transport.HTTPConfig{
-			Server:               a.h.name,
-			URL:                  cfg.URL,
-			Headers:              cfg.Headers,
-			Client:               a.env.HTTPClient,
-			Auth:                 cfg.Auth,
-			Generation:           gen,
-			Counters:             a.h.stats,
-			RequestTimeout:       cfg.RequestTimeout,
-			MaxInFlight:          cfg.MaxInFlight,
-			QueueTimeout:         cfg.QueueTimeout,
-			MaxFrameSize:         cfg.MaxFrameSize,
-			MaxWriteBytes:        cfg.MaxWriteBytes,
-			MaxProgressBytes:     cfg.MaxProgressBytes,
-			MaxCallProgressBytes: cfg.MaxCallProgressBytes,
-			Logger:               a.env.Logger,
-		}
+		hc := cfg.HTTP
+		hc.Server, hc.Generation, hc.Counters, hc.Limits = a.h.name, gen, a.h.stats, cfg.Limits
+		hc.Client, hc.Logger = a.env.HTTPClient, a.env.Logger
 		if kind == TypeSSE {
 			return transport.SpawnLegacySSE(ctx, root, self, hc)
 		}
 		return transport.SpawnHTTP(ctx, root, self, hc)
 	default:
-		return transport.SpawnStdio(ctx, root, self, transport.StdioConfig{
-			Server:               a.h.name,
-			Generation:           gen,
-			Counters:             a.h.stats,
-			Command:              cfg.Command,
-			Args:                 cfg.Args,
-			Env:                  cfg.Env,
-			InheritEnv:           cfg.InheritEnv,
-			Dir:                  cfg.Cwd,
-			Dial:                 cfg.Dial,
-			RequestTimeout:       cfg.RequestTimeout,
-			MaxInFlight:          cfg.MaxInFlight,
-			QueueTimeout:         cfg.QueueTimeout,
-			MaxFrameSize:         cfg.MaxFrameSize,
-			CloseGrace:           cfg.CloseGrace,
-			TermGrace:            cfg.TermGrace,
-			MaxWriteBytes:        cfg.MaxWriteBytes,
-			MaxProgressBytes:     cfg.MaxProgressBytes,
-			MaxCallProgressBytes: cfg.MaxCallProgressBytes,
-			WriteStallTimeout:    cfg.WriteStallTimeout,
-			StderrLine:           a.stderrLine(),
-			Logger:               a.env.Logger,
-		})
+		sc := cfg.Stdio
+		sc.Server, sc.Generation, sc.Counters, sc.Limits = a.h.name, gen, a.h.stats, cfg.Limits
+		sc.StderrLine, sc.Logger = a.stderrLine(), a.env.Logger
+		return transport.SpawnStdio(ctx, root, self, sc)
 	}
 }
 
 // basePeer describes the server for telemetry before any handshake.
-func basePeer(name string, cfg *ServerConfig) telemetry.Peer {
+func basePeer(name string, cfg *Spec) telemetry.Peer {
 	switch cfg.TransportType() {
 	case TypeHTTP, TypeSSE:
-		return telemetry.HTTPPeer(name, cfg.URL)
+		return telemetry.HTTPPeer(name, cfg.HTTP.URL)
 	}
 	return telemetry.StdioPeer(name)
 }
@@ -137,7 +104,7 @@ func (m *transportMemo) setEra(key string, e eraOf) {
 // server/discover probe: a silent session-era server would otherwise cost
 // a probe timeout at every start. What the runtime learned itself is kept;
 // a wrong hint costs one re-probe (see negotiator).
-func (e Env) RememberEra(cfg ServerConfig, stateless bool) {
+func (e Env) RememberEra(cfg Spec, stateless bool) {
 	era := eraLegacy
 	if stateless {
 		era = eraModern
@@ -148,14 +115,14 @@ func (e Env) RememberEra(cfg ServerConfig, stateless bool) {
 }
 
 // serverKey names a server for the memo: how it is reached.
-func serverKey(cfg *ServerConfig) string {
+func serverKey(cfg *Spec) string {
 	switch cfg.TransportType() {
 	case TypeHTTP, TypeSSE:
-		return "url\x00" + cfg.URL
+		return "url\x00" + cfg.HTTP.URL
 	case TypeStream:
 		return "" // a program's own stream: nothing to remember it by
 	}
-	return "cmd\x00" + cfg.Command + "\x00" + strings.Join(cfg.Args, "\x00")
+	return "cmd\x00" + cfg.Stdio.Command + "\x00" + strings.Join(cfg.Stdio.Args, "\x00")
 }
 
 func (m *transportMemo) isLegacy(url string) bool {

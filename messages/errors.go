@@ -81,6 +81,14 @@ var (
 	// could answer (its authorization server refused, was unreachable, or
 	// needs the user). The error unwraps to the Authorizer's own.
 	ErrAuthorization = errors.New("MCP server authorization failed")
+
+	// A manager of servers (mcpactor.Manager).
+
+	// ErrManagerClosed is returned by a manager's methods after Close:
+	// calls, Add, Remove and Reload.
+	ErrManagerClosed = errors.New("mcpactor: manager closed")
+	// ErrServerUnavailable matches every *ServerUnavailableError.
+	ErrServerUnavailable = errors.New("MCP server unavailable")
 )
 
 // TransportClosedError ends every request still pending when a transport

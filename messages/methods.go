@@ -100,6 +100,9 @@ const (
 	Version20260728 = "2026-07-28"
 )
 
-// SessionEraVersions are the versions negotiated by the initialize
-// handshake, newest first.
-var SessionEraVersions = []string{Version20251125, Version20250618, Version20250326, Version20241105}
+// SessionEraVersions returns the versions negotiated by the initialize
+// handshake, newest first (a new slice: the list is not the caller's to
+// change).
+func SessionEraVersions() []string {
+	return []string{Version20251125, Version20250618, Version20250326, Version20241105}
+}

@@ -59,8 +59,8 @@ func TestThirdPartyBangIsPlain(t *testing.T) {
 			t.Errorf("%s: commands %v from a Cursor file", name, s.Commands)
 		}
 		cfg, err := s.Resolve(context.Background())
-		if err != nil || cfg.Env["PASSWORD"] != "!s3cr3t-pass" {
-			t.Errorf("%s: PASSWORD %q, %v", name, cfg.Env["PASSWORD"], err)
+		if err != nil || cfg.Stdio.Env["PASSWORD"] != "!s3cr3t-pass" {
+			t.Errorf("%s: PASSWORD %q, %v", name, cfg.Stdio.Env["PASSWORD"], err)
 		}
 	}
 	m := manage(t, supervisor.ManagerOptions{Servers: d.Servers, Approve: func(*config.Server) bool { return true }})

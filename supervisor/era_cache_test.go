@@ -29,7 +29,7 @@ func TestManagerCachedEraSkipsTheProbe(t *testing.T) {
 			}
 		}}
 		srv := testServer(t, "silent", testserver.Options{SilentOnUnknown: true}, "silent")
-		srv.Config.ProbeTimeout = 300 * time.Millisecond
+		srv.Spec.ProbeTimeout = 300 * time.Millisecond
 		m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{srv}, Cache: cache, Env: env})
 		key := toolcache.Key{Server: "silent", ConfigHash: srv.Hash}
 		harness.WaitFor(t, "the tool list cached", func() bool {

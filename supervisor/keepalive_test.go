@@ -20,9 +20,9 @@ func TestKeepaliveRestartsAStuckServer(t *testing.T) {
 	var mu sync.Mutex
 	var states []supervisor.State
 	stuck := testServer(t, "stuck", testserver.Options{IgnorePing: true}, "stuck")
-	stuck.Config.Keepalive = 100 * time.Millisecond
+	stuck.Keepalive = 100 * time.Millisecond
 	healthy := testServer(t, "healthy", testserver.Options{}, "healthy")
-	healthy.Config.Keepalive = 100 * time.Millisecond
+	healthy.Keepalive = 100 * time.Millisecond
 	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{stuck, healthy},
 		OnEvent: func(e supervisor.Event) {
 			if e.Server == "stuck" && e.Kind == supervisor.EventStateChanged {
@@ -56,7 +56,7 @@ func TestKeepaliveRestartsAStuckServer(t *testing.T) {
 	// It stays stuck: the restart policy's window fills and the breaker
 	// opens, as for a server that keeps crashing.
 	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "stuck").State == supervisor.StateBreakerOpen })
-	if st := status(m, "stuck"); st.Restarts != stuck.Config.Restart.MaxRestarts {
-		t.Errorf("%d restarts before the breaker opened, want %d", st.Restarts, stuck.Config.Restart.MaxRestarts)
+	if st := status(m, "stuck"); st.Restarts != stuck.Restart.MaxRestarts {
+		t.Errorf("%d restarts before the breaker opened, want %d", st.Restarts, stuck.Restart.MaxRestarts)
 	}
 }

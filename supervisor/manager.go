@@ -141,7 +141,7 @@ type Manager struct {
 	// cache.
 	cacheWrites *cacheWriter
 	done        chan struct{}
-	closed      atomic.Bool // Close was called: calls fail with ErrManagerClosed
+	closed      atomic.Bool // Close was called: calls fail with messages.ErrManagerClosed
 	failFast    bool
 }
 
@@ -178,7 +178,7 @@ func Manage(ctx context.Context, root *actor.RootContext, opts ManagerOptions) (
 		a.trace = trace
 		return a
 	},
-		actor.WithGuardian(actors.StopOnPanic), actor.WithSupervisor(actors.StopOnPanic))
+		actor.WithGuardian(actors.StopOnPanic()), actor.WithSupervisor(actors.StopOnPanic()))
 	m.pid = root.Spawn(props)
 	gate := make(chan struct{})
 	if opts.Startup == StartupImmediate {
@@ -251,7 +251,7 @@ func (m *Manager) unavailable(s *snapshot, server string) error {
 	default:
 		return nil
 	}
-	return &ServerUnavailableError{Server: server, State: st.State, Err: st.LastError}
+	return &messages.ServerUnavailableError{Server: server, State: string(st.State), Err: st.LastError}
 }
 
 // route finds the client that serves an exposed tool name. A tool offered
@@ -264,13 +264,13 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 	var wait time.Duration
 	for {
 		if m.closed.Load() {
-			return toolRef{}, ErrManagerClosed
+			return toolRef{}, messages.ErrManagerClosed
 		}
 		s := m.snap.Load()
 		_, byName := s.exposed.get()
 		ref, ok := byName[exposed]
 		if !ok {
-			return ref, &UnknownToolError{Name: exposed}
+			return ref, &messages.UnknownToolError{Name: exposed}
 		}
 		if err := m.unavailable(s, ref.server); err != nil {
 			return ref, err
@@ -280,7 +280,7 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 			return ref, nil
 		case s.status[ref.server].State != StateConnecting:
 			st := s.status[ref.server]
-			return ref, &ServerUnavailableError{Server: ref.server, State: st.State, Err: st.LastError}
+			return ref, &messages.ServerUnavailableError{Server: ref.server, State: string(st.State), Err: st.LastError}
 		}
 		if expired == nil {
 			wait = ref.connectTimeout
@@ -296,7 +296,7 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 		case <-expired:
 			return ref, &messages.ConnectTimeoutError{Server: ref.server, After: wait}
 		case <-m.done:
-			return ref, ErrManagerClosed
+			return ref, messages.ErrManagerClosed
 		case <-ctx.Done():
 			return ref, &messages.CanceledError{Server: ref.server, Method: method, Err: context.Cause(ctx)}
 		}
@@ -333,7 +333,7 @@ func (m *Manager) Status() []Status {
 // configuration differs).
 func (m *Manager) Add(ctx context.Context, s *config.Server) error {
 	if m.closed.Load() {
-		return ErrManagerClosed
+		return messages.ErrManagerClosed
 	}
 	return m.ask(ctx, func(reply chan error) any { return addServer{srv: s, trace: telemetry.Detach(ctx), reply: reply} })
 }
@@ -342,7 +342,7 @@ func (m *Manager) Add(ctx context.Context, s *config.Server) error {
 // (connecting included): nothing of it is left running.
 func (m *Manager) Remove(ctx context.Context, name string) error {
 	if m.closed.Load() {
-		return ErrManagerClosed
+		return messages.ErrManagerClosed
 	}
 	return m.ask(ctx, func(reply chan error) any { return removeServer{name: name, reply: reply} })
 }
@@ -352,7 +352,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 // unchanged ones go on undisturbed, tools and all.
 func (m *Manager) Reload(ctx context.Context, servers []*config.Server) error {
 	if m.closed.Load() {
-		return ErrManagerClosed
+		return messages.ErrManagerClosed
 	}
 	return m.ask(ctx, func(reply chan error) any {
 		return reloadServers{servers: servers, trace: telemetry.Detach(ctx), reply: reply}
@@ -364,12 +364,12 @@ func (m *Manager) Reload(ctx context.Context, servers []*config.Server) error {
 // cache. It returns when all are done or ctx ends.
 func (m *Manager) Close(ctx context.Context) error {
 	m.closed.Store(true)
-	// ErrManagerClosed here means the manager finished closing (for this
+	// messages.ErrManagerClosed here means the manager finished closing (for this
 	// call or a concurrent one, or it stopped on its own) before its
 	// answer was read: not a failure, and the cache is flushed all the
 	// same.
 	err := m.ask(ctx, func(reply chan error) any { return closeManager{ctx: ctx, reply: reply} })
-	if err != nil && !errors.Is(err, ErrManagerClosed) {
+	if err != nil && !errors.Is(err, messages.ErrManagerClosed) {
 		return err
 	}
 	select {
@@ -385,7 +385,7 @@ func (m *Manager) ask(ctx context.Context, msg func(chan error) any) error {
 	reply := make(chan error, 1)
 	select {
 	case <-m.done:
-		return ErrManagerClosed
+		return messages.ErrManagerClosed
 	default:
 	}
 
@@ -394,7 +394,7 @@ func (m *Manager) ask(ctx context.Context, msg func(chan error) any) error {
 	case err := <-reply:
 		return err
 	case <-m.done:
-		return ErrManagerClosed
+		return messages.ErrManagerClosed
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}

@@ -121,7 +121,7 @@ type (
 	resolved struct {
 		name   string
 		member *member
-		cfg    actors.ServerConfig
+		cfg    actors.Spec
 		err    error
 	}
 	toolsListed struct {
@@ -269,7 +269,7 @@ func (a *managerActor) recoverPanic() {
 // both.
 func (a *managerActor) add(ctx actor.Context, trace context.Context, s *config.Server) error {
 	if a.closing {
-		return ErrManagerClosed
+		return messages.ErrManagerClosed
 	}
 	var previous []messages.Tool
 	if old := a.members[s.Name]; old != nil {
@@ -456,7 +456,7 @@ func (a *managerActor) callsFailing(m callsFailing) {
 // requestTimeout bounds the manager's own requests to a server (its
 // lists): the server's request timeout.
 func (mb *member) requestTimeout() time.Duration {
-	if t := mb.srv.Config.RequestTimeout; t > 0 {
+	if t := mb.srv.Spec.Limits.RequestTimeout; t > 0 {
 		return t
 	}
 	return transport.DefaultRequestTimeout
@@ -510,7 +510,7 @@ func (a *managerActor) toolsListed(m toolsListed) {
 
 // filterTools applies a server's enabled/disabled tool lists.
 func filterTools(tools []messages.Tool, s *config.Server) []messages.Tool {
-	enabled, disabled := s.Config.EnabledTools, s.Config.DisabledTools
+	enabled, disabled := s.EnabledTools, s.DisabledTools
 	if len(enabled) == 0 && len(disabled) == 0 {
 		return tools
 	}
@@ -541,8 +541,8 @@ func contains(list []string, s string) bool {
 // itself is never written.
 func (a *managerActor) cacheKey(s *config.Server) toolcache.Key {
 	k := toolcache.Key{Server: s.Name, ConfigHash: s.Hash, ProjectDir: s.Source.Project}
-	if s.Config.Identity != "" {
-		k.Identity = toolcache.HashIdentity(s.Config.Identity)
+	if s.Spec.Identity != "" {
+		k.Identity = toolcache.HashIdentity(s.Spec.Identity)
 	}
 	return k
 }

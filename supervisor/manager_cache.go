@@ -69,7 +69,7 @@ func (a *managerActor) storeListed(mb *member, hints actors.CacheHints) {
 		return
 	}
 	c := mb.client
-	e := &toolcache.Entry{Tools: mb.tools, FetchedAt: time.Now(), ProtocolVersion: c.ProtocolVersion(), Transport: mb.srv.Config.TransportType(),
+	e := &toolcache.Entry{Tools: mb.tools, FetchedAt: time.Now(), ProtocolVersion: c.ProtocolVersion(), Transport: mb.srv.Spec.TransportType(),
 		TTLMs: hints.TTLMs, CacheScope: hints.Scope}
 	if c.ProtocolVersion() == messages.Version20260728 {
 		e.Era = toolcache.EraStateless

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // stuckDisk is a cache store that holds every write until released,
@@ -116,7 +117,7 @@ func TestCacheWriterBounded(t *testing.T) {
 // identity itself; no identity, no identity hash.
 func TestCacheKeyIdentity(t *testing.T) {
 	a := &managerActor{}
-	s, err := config.NewServer("s", actors.ServerConfig{Command: "srv", Identity: "alice@example.com"})
+	s, err := config.NewServer(config.Server{Name: "s", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "srv"}, Identity: "alice@example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestCacheKeyIdentity(t *testing.T) {
 	if err := (&toolcache.Cache{Dir: t.TempDir()}).Store(k, &toolcache.Entry{}); err != nil {
 		t.Errorf("the cache refuses the key: %v", err)
 	}
-	s.Config.Identity = ""
+	s.Spec.Identity = ""
 	if k := a.cacheKey(s); k.Identity != "" {
 		t.Errorf("no identity, key identity %q", k.Identity)
 	}

@@ -186,12 +186,12 @@ func (m *Manager) Resources() []Resource {
 // offers it.
 func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string]string) (*messages.GetPromptResult, error) {
 	if m.closed.Load() {
-		return nil, ErrManagerClosed
+		return nil, messages.ErrManagerClosed
 	}
 	s := m.snap.Load()
 	ref, ok := s.catalog.get().byName[exposed]
 	if !ok {
-		return nil, &UnknownToolError{Name: exposed}
+		return nil, &messages.UnknownToolError{Name: exposed}
 	}
 	c, err := m.serverClient(s, ref.server)
 	if err != nil {
@@ -206,7 +206,7 @@ func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string
 // need not be listed (a resource template's, say); the server decides.
 func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messages.ReadResourceResult, error) {
 	if m.closed.Load() {
-		return nil, ErrManagerClosed
+		return nil, messages.ErrManagerClosed
 	}
 	s := m.snap.Load()
 	c, err := m.serverClient(s, server)
@@ -222,14 +222,14 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messag
 func (m *Manager) serverClient(s *snapshot, server string) (*actors.Client, error) {
 	st, known := s.status[server]
 	if !known {
-		return nil, &UnknownServerError{Name: server}
+		return nil, &messages.UnknownServerError{Name: server}
 	}
 	if err := m.unavailable(s, server); err != nil {
 		return nil, err
 	}
 	c := s.clients[server]
 	if c == nil {
-		return nil, &ServerUnavailableError{Server: server, State: st.State, Err: st.LastError}
+		return nil, &messages.ServerUnavailableError{Server: server, State: string(st.State), Err: st.LastError}
 	}
 	return c, nil
 }

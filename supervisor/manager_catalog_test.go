@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 )
@@ -33,7 +34,7 @@ func TestManagerPromptsAndResources(t *testing.T) {
 	if err != nil || len(res.Messages) == 0 || res.Messages[0].Content.Text != "Hello, Ada!" {
 		t.Fatalf("GetPrompt: %+v, %v", res, err)
 	}
-	var unknown *supervisor.UnknownToolError
+	var unknown *messages.UnknownToolError
 	if _, err := m.GetPrompt(ctx, "mcp__beta__nope", nil); !errors.As(err, &unknown) {
 		t.Errorf("unknown prompt: %v", err)
 	}
@@ -43,7 +44,7 @@ func TestManagerPromptsAndResources(t *testing.T) {
 	if err != nil || len(read.Contents) == 0 || read.Contents[0].URI != r.Resource.URI {
 		t.Fatalf("ReadResource(%s, %s): %+v, %v", r.Server, r.Resource.URI, read, err)
 	}
-	var noServer *supervisor.UnknownServerError
+	var noServer *messages.UnknownServerError
 	if _, err := m.ReadResource(ctx, "gamma", r.Resource.URI); !errors.As(err, &noServer) {
 		t.Errorf("unknown server: %v", err)
 	}
@@ -57,10 +58,10 @@ func TestManagerPromptsAndResources(t *testing.T) {
 		}
 	}
 	closeManager(t, m)
-	if _, err := m.GetPrompt(ctx, "mcp__alpha__simple", nil); !errors.Is(err, supervisor.ErrManagerClosed) {
+	if _, err := m.GetPrompt(ctx, "mcp__alpha__simple", nil); !errors.Is(err, messages.ErrManagerClosed) {
 		t.Errorf("GetPrompt after Close: %v", err)
 	}
-	if _, err := m.ReadResource(ctx, "alpha", r.Resource.URI); !errors.Is(err, supervisor.ErrManagerClosed) {
+	if _, err := m.ReadResource(ctx, "alpha", r.Resource.URI); !errors.Is(err, messages.ErrManagerClosed) {
 		t.Errorf("ReadResource after Close: %v", err)
 	}
 }

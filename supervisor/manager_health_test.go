@@ -23,6 +23,7 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // flakyHTTP is our test server over Streamable HTTP behind a switch that
@@ -51,9 +52,9 @@ func newFlakyHTTP(t *testing.T) *flakyHTTP {
 	return f
 }
 
-func httpServer(t *testing.T, name, url string, p actors.RestartPolicy) *config.Server {
+func httpServer(t *testing.T, name, url string, p config.RestartPolicy) *config.Server {
 	t.Helper()
-	s, err := config.NewServer(name, actors.ServerConfig{URL: url + "/mcp", Restart: p})
+	s, err := config.NewServer(config.Server{Name: name, Spec: actors.Spec{HTTP: transport.HTTPConfig{URL: url + "/mcp"}}, Restart: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 	var states []supervisor.State
 	m := manage(t, supervisor.ManagerOptions{
 		Servers: []*config.Server{httpServer(t, "remote", f.URL,
-			actors.RestartPolicy{MaxRestarts: 1000, BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond})},
+			config.RestartPolicy{MaxRestarts: 1000, BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond})},
 		OnEvent: func(e supervisor.Event) {
 			if e.Kind == supervisor.EventStateChanged {
 				mu.Lock()
@@ -107,14 +108,14 @@ func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 }
 
 // A call to a tool of a server behind its open breaker fails at once
-// with a *ServerUnavailableError naming the server, its state and its
-// last error, on one line; a tool nobody offers is an *UnknownToolError.
-// After Close, every method says ErrManagerClosed.
+// with a *messages.ServerUnavailableError naming the server, its state and its
+// last error, on one line; a tool nobody offers is an *messages.UnknownToolError.
+// After Close, every method says messages.ErrManagerClosed.
 func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 	f := newFlakyHTTP(t)
 	m := manage(t, supervisor.ManagerOptions{
 		Servers: []*config.Server{httpServer(t, "remote", f.URL,
-			actors.RestartPolicy{MaxRestarts: -1})},
+			config.RestartPolicy{MaxRestarts: -1})},
 		BreakerRetry: time.Hour})
 	echo(t, m, "mcp__remote__echo", "before")
 	f.failing.Store(true)
@@ -125,31 +126,31 @@ func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "remote").State == supervisor.StateBreakerOpen })
 
 	_, err := m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "x"})
-	var ue *supervisor.ServerUnavailableError
-	if !errors.As(err, &ue) || ue.Server != "remote" || ue.State != supervisor.StateBreakerOpen || ue.Err == nil {
+	var ue *messages.ServerUnavailableError
+	if !errors.As(err, &ue) || ue.Server != "remote" || ue.State != string(supervisor.StateBreakerOpen) || ue.Err == nil {
 		t.Fatalf("call to a server behind its breaker: %v (%#v)", err, ue)
 	}
-	if !errors.Is(err, supervisor.ErrServerUnavailable) || !errors.Is(err, messages.ErrServerNotConnected) {
-		t.Errorf("%v does not match ErrServerUnavailable and ErrServerNotConnected", err)
+	if !errors.Is(err, messages.ErrServerUnavailable) || !errors.Is(err, messages.ErrServerNotConnected) {
+		t.Errorf("%v does not match messages.ErrServerUnavailable and ErrServerNotConnected", err)
 	}
 	if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || !strings.Contains(msg, `"remote"`) || !strings.Contains(msg, "breaker open") || !strings.Contains(msg, "503") {
 		t.Errorf("message %q: want one line naming the server, its state and its last error", msg)
 	}
-	var unknown *supervisor.UnknownToolError
+	var unknown *messages.UnknownToolError
 	if _, err := m.CallTool(ctx, "mcp__remote__nope", nil); !errors.As(err, &unknown) {
 		t.Errorf("unknown tool: %v", err)
 	}
 
 	closeManager(t, m)
-	s := httpServer(t, "other", f.URL, actors.RestartPolicy{})
+	s := httpServer(t, "other", f.URL, config.RestartPolicy{})
 	for what, err := range map[string]error{
 		"CallTool": func() error { _, err := m.CallTool(ctx, "mcp__remote__echo", nil); return err }(),
 		"Add":      m.Add(ctx, s),
 		"Remove":   m.Remove(ctx, "remote"),
 		"Reload":   m.Reload(ctx, nil),
 	} {
-		if !errors.Is(err, supervisor.ErrManagerClosed) {
-			t.Errorf("%s after Close: %v, want ErrManagerClosed", what, err)
+		if !errors.Is(err, messages.ErrManagerClosed) {
+			t.Errorf("%s after Close: %v, want messages.ErrManagerClosed", what, err)
 		}
 	}
 }
@@ -163,7 +164,7 @@ func TestManagerDoesNotRestartWhatCannotStart(t *testing.T) {
 	}
 	var servers []*config.Server
 	for name, cmd := range map[string]string{"missing": "mcpactor-no-such-command-17", "absent": "/nonexistent/mcp-server", "denied": notExec} {
-		s, err := config.NewServer(name, actors.ServerConfig{Command: cmd})
+		s, err := config.NewServer(config.Server{Name: name, Spec: actors.Spec{Stdio: transport.StdioConfig{Command: cmd}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ import (
 func (a *managerActor) remove(name string) error {
 	mb := a.members[name]
 	if mb == nil {
-		return &UnknownServerError{Name: name}
+		return &messages.UnknownServerError{Name: name}
 	}
 	if mb.removing {
 		return nil
@@ -147,10 +147,10 @@ func (a *managerActor) finishClose(ctx actor.Context) {
 // each ping is scheduled when the previous one is over, so a slow server
 // never has two in flight.
 func (a *managerActor) startKeepalive(mb *member) {
-	if mb.srv.Config.Keepalive <= 0 || mb.keepalive != nil {
+	if mb.srv.Keepalive <= 0 || mb.keepalive != nil {
 		return
 	}
-	mb.keepalive = a.after(mb.srv.Config.Keepalive, keepaliveTick{name: mb.srv.Name})
+	mb.keepalive = a.after(mb.srv.Keepalive, keepaliveTick{name: mb.srv.Name})
 }
 
 func (mb *member) stopKeepalive() {
@@ -167,7 +167,7 @@ func (a *managerActor) ping(name string) {
 		return
 	}
 	mb.pinging = true
-	c, seq, root, self, timeout := mb.client, mb.seq, a.root, a.self, mb.srv.Config.Keepalive
+	c, seq, root, self, timeout := mb.client, mb.seq, a.root, a.self, mb.srv.Keepalive
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()

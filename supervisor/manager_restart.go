@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // The restart policy: exponential backoff with jitter after a connection
@@ -19,7 +20,7 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 	mb.lastErr = err
 	name := mb.srv.Name
 	now := time.Now()
-	p := effectiveRestart(mb.srv.Config.Restart)
+	p := effectiveRestart(mb.srv.Restart)
 	mb.failures = append(mb.failures, now)
 	cut := 0
 	for cut < len(mb.failures) && now.Sub(mb.failures[cut]) > p.Window {
@@ -61,7 +62,7 @@ func restartReason(m actors.ServerDown) string {
 // backoffFor is the policy's minimum doubled per restart since the last
 // ready connection, capped at its maximum, with full jitter on the upper
 // half so that servers that failed together do not come back together.
-func backoffFor(p actors.RestartPolicy, n int) time.Duration {
+func backoffFor(p config.RestartPolicy, n int) time.Duration {
 	d := p.BackoffMin
 	for i := 0; i < n && d < p.BackoffMax; i++ {
 		d *= 2
@@ -72,8 +73,8 @@ func backoffFor(p actors.RestartPolicy, n int) time.Duration {
 
 // effectiveRestart is p with its zero fields set to the defaults, and a
 // negative MaxRestarts read as none.
-func effectiveRestart(p actors.RestartPolicy) actors.RestartPolicy {
-	d := actors.DefaultRestartPolicy()
+func effectiveRestart(p config.RestartPolicy) config.RestartPolicy {
+	d := config.DefaultRestartPolicy()
 	switch {
 	case p.MaxRestarts < 0:
 		p.MaxRestarts = 0

@@ -153,7 +153,7 @@ func (a *managerActor) publish() {
 		for name, mb := range a.members {
 			if len(mb.tools) > 0 {
 				s.exposed.members = append(s.exposed.members, memberTools{server: name, tools: mb.tools, cached: mb.cached,
-					client: s.clients[name], latency: mb.latency, health: mb.health, connectTimeout: mb.srv.Config.ConnectTimeout})
+					client: s.clients[name], latency: mb.latency, health: mb.health, connectTimeout: mb.srv.Spec.ConnectTimeout})
 			}
 		}
 		a.toolsStale = false

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // markVar finds a server's process in /proc.
@@ -34,12 +35,12 @@ func testServer(t *testing.T, name string, opts testserver.Options, mark string)
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	s, err := config.NewServer(name, actors.ServerConfig{Command: path, Args: args, Env: vars,
-		CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond})
+	s, err := config.NewServer(config.Server{Name: name, Spec: actors.Spec{Stdio: transport.StdioConfig{Command: path, Args: args, Env: vars,
+		CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Config.Restart = actors.RestartPolicy{MaxRestarts: 3, Window: time.Minute, BackoffMin: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
+	s.Restart = config.RestartPolicy{MaxRestarts: 3, Window: time.Minute, BackoffMin: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond}
 	return s
 }
 
@@ -121,8 +122,8 @@ func slowStart(t *testing.T, delayFile string) *config.Server {
 		vars[k] = v
 	}
 	script := fmt.Sprintf(`sleep "$(cat %q)"; exec "$0" "$@"`, delayFile)
-	s, err := config.NewServer("slow", actors.ServerConfig{Command: "sh", Args: append([]string{"-c", script, path}, args...), Env: vars,
-		CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond})
+	s, err := config.NewServer(config.Server{Name: "slow", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "sh", Args: append([]string{"-c", script, path}, args...), Env: vars,
+		CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestManagerRestartsADeadServer(t *testing.T) {
 // restarts and without a busy loop.
 func TestManagerBreakerStopsRestarts(t *testing.T) {
 	s := testServer(t, "doomed", testserver.Options{ExitAtStart: true, ExitCode: 1, StderrOnExit: "cannot start"}, t.Name())
-	s.Config.Restart.MaxRestarts = 2
+	s.Restart.MaxRestarts = 2
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	sys := harness.ActorSystem(t)

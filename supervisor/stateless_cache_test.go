@@ -11,6 +11,7 @@ import (
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // A server of the 2026-07-28 era (the go-sdk's conformance server, over
@@ -18,7 +19,7 @@ import (
 // era and the list's caching hints, which that era's results carry
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
 func TestManagerStatelessServerCacheEntry(t *testing.T) {
-	s, err := config.NewServer("modern", actors.ServerConfig{Command: peers.GoSDKServer(t)})
+	s, err := config.NewServer(config.Server{Name: "modern", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: peers.GoSDKServer(t)}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func startBatchServer(t *testing.T, allow bool) (*Conn, func() string) {
 	sys := harness.ActorSystem(t)
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{
 		Server: "batch", Command: "sh", Args: []string{"-c", batchServer},
-		RequestTimeout: 500 * time.Millisecond,
+		Limits: Limits{RequestTimeout: 500 * time.Millisecond},
 		StderrLine: func(line string) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -33,13 +33,10 @@ type HTTPConfig struct {
 	Generation uint64    // see StdioConfig.Generation
 	Counters   *Counters // see StdioConfig.Counters
 
-	RequestTimeout       time.Duration // default DefaultRequestTimeout
-	MaxInFlight          int           // default DefaultMaxInFlight
-	QueueTimeout         time.Duration // see StdioConfig
-	MaxFrameSize         int           // the largest JSON body or SSE event accepted; default 16 MiB
-	MaxWriteBytes        int           // request bodies not yet sent; default DefaultMaxWriteBytes
-	MaxProgressBytes     int           // see StdioConfig
-	MaxCallProgressBytes int           // see StdioConfig
+	// Limits bound the connection (MaxFrameSize: the largest JSON body
+	// or SSE event accepted, MaxWriteBytes: request bodies not yet sent);
+	// their zero values select the defaults.
+	Limits
 
 	// ResumeAttempts bounds the resumptions of one broken SSE stream in a
 	// row; a new event id from the server resets the count. Default 5.
@@ -65,24 +62,7 @@ func (c *HTTPConfig) setDefaults() {
 		c.Client = authorized(c.Client, c.Auth, c.URL)
 	}
 	c.Client = guarded(c.Client)
-	if c.RequestTimeout <= 0 {
-		c.RequestTimeout = DefaultRequestTimeout
-	}
-	if c.MaxInFlight <= 0 {
-		c.MaxInFlight = DefaultMaxInFlight
-	}
-	if c.MaxFrameSize <= 0 {
-		c.MaxFrameSize = DefaultMaxFrameSize
-	}
-	if c.MaxWriteBytes <= 0 {
-		c.MaxWriteBytes = DefaultMaxWriteBytes
-	}
-	if c.MaxProgressBytes <= 0 {
-		c.MaxProgressBytes = DefaultMaxProgressBytes
-	}
-	if c.MaxCallProgressBytes <= 0 {
-		c.MaxCallProgressBytes = DefaultMaxCallProgressBytes
-	}
+	c.Limits.setDefaults()
 	if c.ResumeAttempts <= 0 {
 		c.ResumeAttempts = 5
 	}

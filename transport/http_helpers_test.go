@@ -191,7 +191,7 @@ func dialHTTP(t *testing.T, url string, o clientOpts) *httpClient {
 	c := &httpClient{t: t, dials: &dialCounter{}, owner: &httpOwner{ch: make(chan any, 4096), answer: o.answer}}
 	c.tr = &http.Transport{DialContext: c.dials.dial, MaxIdleConnsPerHost: 64}
 	pid := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c.owner }))
-	cfg := HTTPConfig{Server: "ts-http", URL: url, Client: &http.Client{Transport: c.tr}, RequestTimeout: harness.Bound}
+	cfg := HTTPConfig{Server: "ts-http", URL: url, Client: &http.Client{Transport: c.tr}, Limits: Limits{RequestTimeout: harness.Bound}}
 	if o.tune != nil {
 		o.tune(&cfg)
 	}

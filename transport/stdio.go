@@ -44,25 +44,14 @@ type StdioConfig struct {
 	// client passes the same Counters to each of its transports.
 	Counters *Counters
 
-	RequestTimeout time.Duration // default DefaultRequestTimeout
-	MaxInFlight    int           // default DefaultMaxInFlight
-	// QueueTimeout bounds the wait for an in-flight slot when MaxInFlight
-	// requests are out; default DefaultQueueTimeout, negative: none.
-	QueueTimeout time.Duration
-	MaxFrameSize int           // default DefaultMaxFrameSize (16 MiB)
-	StderrLimit  int           // bytes of stderr kept for errors; default 64 KiB
-	CloseGrace   time.Duration // wait after closing stdin before SIGTERM; default 2 s
-	TermGrace    time.Duration // wait after SIGTERM before SIGKILL; default 2 s
+	// Limits bound the connection; their zero values select the
+	// defaults.
+	Limits
 
-	// MaxWriteBytes bounds the frames waiting to be written; callers
-	// beyond it wait. Default DefaultMaxWriteBytes (8 MiB).
-	MaxWriteBytes int
-	// MaxProgressBytes bounds the progress waiting for all callers of
-	// this connection; MaxCallProgressBytes for one caller. Defaults
-	// DefaultMaxProgressBytes (16 MiB) and DefaultMaxCallProgressBytes
-	// (1 MiB).
-	MaxProgressBytes     int
-	MaxCallProgressBytes int
+	StderrLimit int           // bytes of stderr kept for errors; default 64 KiB
+	CloseGrace  time.Duration // wait after closing stdin before SIGTERM; default 2 s
+	TermGrace   time.Duration // wait after SIGTERM before SIGKILL; default 2 s
+
 	// WriteStallTimeout fails the connection when a write makes no
 	// progress for this long: the server has stopped reading its input.
 	// The default is the request timeout, and never less than 30 s: a
@@ -85,15 +74,7 @@ type StdioConfig struct {
 }
 
 func (c *StdioConfig) setDefaults() {
-	if c.RequestTimeout <= 0 {
-		c.RequestTimeout = DefaultRequestTimeout
-	}
-	if c.MaxInFlight <= 0 {
-		c.MaxInFlight = DefaultMaxInFlight
-	}
-	if c.MaxFrameSize <= 0 {
-		c.MaxFrameSize = DefaultMaxFrameSize
-	}
+	c.Limits.setDefaults()
 	if c.StderrLimit <= 0 {
 		c.StderrLimit = 64 << 10
 	}
@@ -102,15 +83,6 @@ func (c *StdioConfig) setDefaults() {
 	}
 	if c.TermGrace <= 0 {
 		c.TermGrace = 2 * time.Second
-	}
-	if c.MaxWriteBytes <= 0 {
-		c.MaxWriteBytes = DefaultMaxWriteBytes
-	}
-	if c.MaxProgressBytes <= 0 {
-		c.MaxProgressBytes = DefaultMaxProgressBytes
-	}
-	if c.MaxCallProgressBytes <= 0 {
-		c.MaxCallProgressBytes = DefaultMaxCallProgressBytes
 	}
 	if c.WriteStallTimeout <= 0 {
 		c.WriteStallTimeout = max(c.RequestTimeout, minWriteStall)

@@ -443,7 +443,7 @@ func TestWriteFailureFailsAtOnce(t *testing.T) {
 	log := &harness.Lines{}
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{
 		Server: "sh", Command: "/bin/sh", Args: []string{"-c", "exec 0<&-; echo ready >&2; exec sleep 60"},
-		RequestTimeout: 30 * time.Second, CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond,
+		Limits: Limits{RequestTimeout: 30 * time.Second}, CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond,
 		StderrLine: log.Add,
 	})
 	defer conn.Close(context.Background())

@@ -32,7 +32,7 @@ func runDiscovered(ctx context.Context, o options, con console, logger *slog.Log
 		// Manage discovers again, from the same files; an entry edited in
 		// between is another entry (approval keys by its hash) and stays
 		// refused.
-		mo.Discover = &opts
+		mo.Discover = &mcpactor.DiscoverOptions{}
 		mo.Approve = approved.approves
 	})
 }
@@ -75,13 +75,15 @@ type approvals map[approvalKey]bool
 
 type approvalKey struct{ name, hash, file string }
 
-func keyOf(s *config.Server) approvalKey {
-	return approvalKey{name: s.Name, hash: s.Hash, file: s.Source.File}
+func keyOf(name, hash, file string) approvalKey {
+	return approvalKey{name: name, hash: hash, file: file}
 }
 
 // approves is the manager's Approve. It only looks the answer up: the
 // manager asks from its own actor, which must not wait on a person.
-func (a approvals) approves(s *config.Server) bool { return a[keyOf(s)] }
+func (a approvals) approves(s *mcpactor.Server) bool {
+	return a[keyOf(s.Name, s.Hash, s.Source.File)]
+}
 
 // askApprovals asks, for each enabled server that needs approval, whether
 // it may start: y/N on a terminal; elsewhere nobody can answer, and each
@@ -103,7 +105,7 @@ func askApprovals(r *report, con console, servers []*config.Server) approvals {
 			r.line("%s: skipped (needs approval; stdin is not a terminal to ask on)", s.Name)
 			continue
 		}
-		a[keyOf(s)] = ask(r, con, s)
+		a[keyOf(s.Name, s.Hash, s.Source.File)] = ask(r, con, s)
 	}
 	return a
 }
@@ -130,11 +132,11 @@ func ask(r *report, con console, s *config.Server) bool {
 
 // describe is how the server is reached: its command line or its URL.
 func describe(s *config.Server) string {
-	if s.Config.URL != "" {
-		return s.Config.URL
+	if s.Spec.HTTP.URL != "" {
+		return s.Spec.HTTP.URL
 	}
-	line := s.Config.Command
-	for _, a := range s.Config.Args {
+	line := s.Spec.Stdio.Command
+	for _, a := range s.Spec.Stdio.Args {
 		line += " " + a
 	}
 	return line

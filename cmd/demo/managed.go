@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // The part of --config and --discover that is the same: the servers are
@@ -171,7 +170,7 @@ func printServerLines(r *report, st []mcpactor.ServerStatus) {
 
 // sourceOf is a source's kind and level; the file is in the discovery
 // listing, and too long for a table.
-func sourceOf(s config.Source) string {
+func sourceOf(s mcpactor.Source) string {
 	return s.Kind + " (" + s.Level + ")"
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // TestServerPrintsNoSecret checks that a configured server, printed with
@@ -15,7 +16,7 @@ import (
 // credential of its auth object or its configuration.
 func TestServerPrintsNoSecret(t *testing.T) {
 	const secret = "Sx4-PLANTED-auth-77ab"
-	s := &Server{Name: "s", Config: actors.ServerConfig{URL: "https://example.com/mcp?token=" + secret},
+	s := &Server{Name: "s", Spec: actors.Spec{HTTP: transport.HTTPConfig{URL: "https://example.com/mcp?token=" + secret}},
 		Auth: &Auth{Type: "oauth", ClientID: "app", ClientSecret: secret}}
 	var logged bytes.Buffer
 	slog.New(slog.NewTextHandler(&logged, nil)).Info("approve?", "server", s, "auth", s.Auth)

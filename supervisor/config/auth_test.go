@@ -35,7 +35,7 @@ func TestAuthOAuthFields(t *testing.T) {
 	if a == nil || *a != want {
 		t.Fatalf("auth = %+v", a)
 	}
-	if id := f.Servers["s"].Config.Identity; id != "alice" {
+	if id := f.Servers["s"].Spec.Identity; id != "alice" {
 		t.Errorf("auth.credentialId gave the identity %q, want alice", id)
 	}
 	if len(f.Warnings) != 0 {
@@ -45,12 +45,12 @@ func TestAuthOAuthFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, ok := cfg.Auth.(*oauth.Client)
+	c, ok := cfg.HTTP.Auth.(*oauth.Client)
 	if !ok {
-		t.Fatalf("Auth = %T, want *oauth.Client", cfg.Auth)
+		t.Fatalf("Auth = %T, want *oauth.Client", cfg.HTTP.Auth)
 	}
 	again, _ := f.Servers["s"].Resolve(context.Background())
-	if again.Auth != c {
+	if again.HTTP.Auth != c {
 		t.Errorf("a second connect got another client")
 	}
 
@@ -98,18 +98,18 @@ func TestCommandHeaderRerunOn401(t *testing.T) {
 	}))
 	defer srv.Close()
 	s := commandServer(t, nil, map[string]string{"Authorization": "!" + script})
-	s.Config.URL = srv.URL
+	s.Spec.HTTP.URL = srv.URL
 	cfg, err := s.Resolve(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Headers["Authorization"] != "Bearer tok-1" || cfg.Auth == nil {
-		t.Fatalf("header %q, auth %T", cfg.Headers["Authorization"], cfg.Auth)
+	if cfg.HTTP.Headers["Authorization"] != "Bearer tok-1" || cfg.HTTP.Auth == nil {
+		t.Fatalf("header %q, auth %T", cfg.HTTP.Headers["Authorization"], cfg.HTTP.Auth)
 	}
-	hc := &http.Client{Transport: cfg.Auth.RoundTripper(srv.URL, nil)}
+	hc := &http.Client{Transport: cfg.HTTP.Auth.RoundTripper(srv.URL, nil)}
 	status := func() int {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
-		req.Header.Set("Authorization", cfg.Headers["Authorization"])
+		req.Header.Set("Authorization", cfg.HTTP.Headers["Authorization"])
 		resp, err := hc.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -67,7 +67,7 @@ var errCommandTimeout = errors.New("timed out")
 // Resolve returns the configuration to connect with: Config with every
 // value of Commands replaced by its command's trimmed standard output. The
 // commands run one after the other through the shell (sh -c on Unix, cmd
-// /c on Windows), in Config.Cwd when set, with the process's environment,
+// /c on Windows), in Spec.Stdio.Dir when set, with the process's environment,
 // no input, and 10 seconds each; their standard error is discarded. The
 // first failure ends Resolve with an error that names the server and the
 // key, never what the command printed. Config itself is not changed.
@@ -77,38 +77,39 @@ var errCommandTimeout = errors.New("timed out")
 // came from a command, an oauth.RefreshHeader that runs the command once
 // more on a 401 before the request fails (the Authorization header's, if
 // several are commands).
-func (s *Server) Resolve(ctx context.Context) (actors.ServerConfig, error) {
-	cfg := s.Config
-	cfg.Env, cfg.Headers = maps.Clone(cfg.Env), maps.Clone(cfg.Headers)
+func (s *Server) Resolve(ctx context.Context) (actors.Spec, error) {
+	cfg := s.Spec
+	std, web := &cfg.Stdio, &cfg.HTTP
+	std.Env, web.Headers = maps.Clone(std.Env), maps.Clone(web.Headers)
 	var header *Command // the header a 401 computes again
 	var headerOut string
 	for _, c := range s.Commands {
-		out, err := runValueCommand(ctx, c.Line, cfg.Cwd)
+		out, err := runValueCommand(ctx, c.Line, std.Dir)
 		if err != nil {
-			return actors.ServerConfig{}, &commandError{Server: s.Name, Field: c.Field, Key: c.Key, Err: err}
+			return actors.Spec{}, &commandError{Server: s.Name, Field: c.Field, Key: c.Key, Err: err}
 		}
 		if c.Field == "headers" && (header == nil || strings.EqualFold(c.Key, "Authorization")) {
 			header, headerOut = &c, out
 		}
 		if c.Field == "headers" {
-			if cfg.Headers == nil {
-				cfg.Headers = map[string]string{}
+			if web.Headers == nil {
+				web.Headers = map[string]string{}
 			}
-			cfg.Headers[c.Key] = out
+			web.Headers[c.Key] = out
 		} else {
-			if cfg.Env == nil {
-				cfg.Env = map[string]string{}
+			if std.Env == nil {
+				std.Env = map[string]string{}
 			}
-			cfg.Env[c.Key] = out
+			std.Env[c.Key] = out
 		}
 	}
-	if cfg.Auth == nil {
+	if web.Auth == nil {
 		auth, err := s.authorizer(&cfg, header, headerOut)
 		if err != nil {
-			return actors.ServerConfig{}, err
+			return actors.Spec{}, err
 		}
 		if auth != nil {
-			cfg.Auth = auth
+			web.Auth = auth
 		}
 	}
 	return cfg, nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // The tests of this file change commandTimeout, so none runs in parallel.
@@ -42,30 +43,30 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Headers["Authorization"] != "Bearer tok-123" || cfg.Headers["X-Var"] != "from-the-shell" || cfg.Headers["X-Plain"] != "by-us" {
-		t.Errorf("headers = %q", cfg.Headers)
+	if cfg.HTTP.Headers["Authorization"] != "Bearer tok-123" || cfg.HTTP.Headers["X-Var"] != "from-the-shell" || cfg.HTTP.Headers["X-Plain"] != "by-us" {
+		t.Errorf("headers = %q", cfg.HTTP.Headers)
 	}
-	if s.Config.Headers["Authorization"] != "!printf '  Bearer %s\\n\\n' tok-123" {
-		t.Errorf("Resolve changed the server's own Config: %q", s.Config.Headers)
+	if s.Spec.HTTP.Headers["Authorization"] != "!printf '  Bearer %s\\n\\n' tok-123" {
+		t.Errorf("Resolve changed the server's own Config: %q", s.Spec.HTTP.Headers)
 	}
 
 	dir := t.TempDir()
 	s = commandServer(t, map[string]string{"WHERE": "!pwd", "KEEP": "x"}, nil)
-	s.Config.Cwd = dir
+	s.Spec.Stdio.Dir = dir
 	cfg, err = s.Resolve(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if real, _ := filepath.EvalSymlinks(dir); cfg.Env["WHERE"] != dir && cfg.Env["WHERE"] != real {
-		t.Errorf("the command did not run in Cwd: %q", cfg.Env["WHERE"])
+	if real, _ := filepath.EvalSymlinks(dir); cfg.Stdio.Env["WHERE"] != dir && cfg.Stdio.Env["WHERE"] != real {
+		t.Errorf("the command did not run in Cwd: %q", cfg.Stdio.Env["WHERE"])
 	}
-	if cfg.Env["KEEP"] != "x" {
-		t.Errorf("env = %q", cfg.Env)
+	if cfg.Stdio.Env["KEEP"] != "x" {
+		t.Errorf("env = %q", cfg.Stdio.Env)
 	}
 
 	// A server without commands resolves to its Config as is.
-	plain := &Server{Name: "p", Config: actors.ServerConfig{Command: "x", Env: map[string]string{"A": "!not a command"}}}
-	if cfg, err := plain.Resolve(context.Background()); err != nil || cfg.Env["A"] != "!not a command" {
+	plain := &Server{Name: "p", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "x", Env: map[string]string{"A": "!not a command"}}}}
+	if cfg, err := plain.Resolve(context.Background()); err != nil || cfg.Stdio.Env["A"] != "!not a command" {
 		t.Errorf("cfg = %+v, err = %v", cfg, err)
 	}
 }

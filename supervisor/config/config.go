@@ -33,22 +33,27 @@ import (
 type Server struct {
 	// Name is the server's name: 1 to 100 letters, digits, '-', '_', '.'.
 	Name string
-	// Config is how to reach the server, with ${VAR} references expanded.
+	// Spec is how to reach the server, with ${VAR} references expanded.
 	// The values of Commands are still as written ("!..."): call Resolve
-	// for the configuration to connect with.
-	Config actors.ServerConfig
-	// What used to be fields of Server lives in Config, the one type a
-	// server is configured with in code or in a file: Config.Keepalive,
-	// Config.Restart, Config.EnabledTools and Config.DisabledTools, and
-	// Config.Identity (a file's "auth.credentialId").
+	// for the Spec to connect with.
+	Spec actors.Spec
+
+	// Keepalive is the interval between pings of a ready server; 0 pings
+	// never.
+	Keepalive time.Duration
+	// Restart is the restart policy; its zero fields take the defaults.
+	Restart RestartPolicy
+	// EnabledTools, if not empty, are the only tools of the server
+	// offered; DisabledTools are never offered (raw tool names).
+	EnabledTools, DisabledTools []string
 
 	// Enabled is false for an entry written with "enabled": false (or
 	// Windsurf's "disabled": true); the manager keeps it but never starts it.
 	Enabled bool
 	// QueueTimeout is how long a call waits for an in-flight slot when
 	// the server already has MaxInFlight requests out, default filled in
-	// (defaultQueueTimeout). Config.QueueTimeout holds the same value, so
-	// the connection applies it.
+	// (defaultQueueTimeout). Spec.Limits.QueueTimeout holds the same
+	// value, so the connection applies it.
 	QueueTimeout time.Duration
 	// Auth is the "auth" object, nil when absent.
 	Auth *Auth
@@ -89,7 +94,7 @@ const defaultQueueTimeout = transport.DefaultQueueTimeout
 // key in a header (headers, with ${VAR} or a !command), and adds nothing.
 type Auth struct {
 	// Type is "oauth" or "apikey". The file's "credentialId" (which
-	// stored credential to use) is the server's Config.Identity.
+	// stored credential to use) is the server's Spec.Identity.
 	Type string
 
 	// OAuth (type "oauth"), from the file; ${VAR} is expanded in every
@@ -149,7 +154,7 @@ type lazyClient struct {
 }
 
 // Client returns the OAuth client of an "oauth" entry for an identity
-// (ServerConfig.Identity; "" is the default one), made once per identity.
+// (Spec.Identity; "" is the default one), made once per identity.
 func (a *Auth) Client(identity string) (*oauth.Client, error) {
 	key := oauthKey{auth: weak.Make(a), identity: identity}
 	v, loaded := oauthClients.LoadOrStore(key, new(lazyClient))
@@ -203,9 +208,9 @@ func (a *Auth) newClient(identity string) (*oauth.Client, error) {
 // authorizer is what authorizes the connection of cfg: the OAuth client
 // of an "oauth" entry; else, for a header whose value a !command computed
 // (out), a RefreshHeader that runs the command again on a 401; else nil.
-func (s *Server) authorizer(cfg *actors.ServerConfig, header *Command, out string) (transport.Authorizer, error) {
+func (s *Server) authorizer(cfg *actors.Spec, header *Command, out string) (transport.Authorizer, error) {
 	if s.Auth != nil && s.Auth.Type == "oauth" {
-		c, err := s.Auth.Client(s.Config.Identity)
+		c, err := s.Auth.Client(s.Spec.Identity)
 		if err != nil {
 			return nil, fmt.Errorf("Server %q: %w", s.Name, err)
 		}
@@ -214,7 +219,7 @@ func (s *Server) authorizer(cfg *actors.ServerConfig, header *Command, out strin
 	if header == nil {
 		return nil, nil
 	}
-	line, dir := header.Line, cfg.Cwd
+	line, dir := header.Line, cfg.Stdio.Dir
 	return &oauth.RefreshHeader{Name: header.Key, Value: out, Fetch: func(ctx context.Context) (string, error) {
 		v, err := runValueCommand(ctx, line, dir)
 		if err != nil {
@@ -388,17 +393,19 @@ func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*Fi
 	return f, nil
 }
 
-// NewServer makes a Server of a configuration given in code (SourceAPI).
+// NewServer makes a Server of a configuration given in code (SourceAPI):
+// s's Name, Spec, Keepalive, Restart and tool filters, the rest filled in.
 // Its values are taken literally: no ${VAR} expansion, no !commands.
 // Keepalive, Restart (zero fields take the defaults), the tool filters and
-// Identity act exactly as a file's "keepalive", "restart", "enabledTools",
-// "disabledTools" and "auth.credentialId". Its Hash covers the fields a
-// file could have written, supervision included, so that Reload restarts a
-// server whose keepalive changed (a Dial function is not hashed: two such
-// servers of one name hash alike).
-func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
+// Spec.Identity act exactly as a file's "keepalive", "restart",
+// "enabledTools", "disabledTools" and "auth.credentialId". Its Hash covers
+// the fields a file could have written, supervision included, so that
+// Reload restarts a server whose keepalive changed (a Dial function is not
+// hashed: two such servers of one name hash alike).
+func NewServer(s Server) (*Server, error) {
+	cfg := &s.Spec
 	// Validate checks the name too.
-	if err := cfg.Validate(name); err != nil {
+	if err := cfg.Validate(s.Name); err != nil {
 		return nil, err
 	}
 	written := map[string]any{}
@@ -407,25 +414,26 @@ func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
 			written[k] = v
 		}
 	}
+	std, web, lim := &cfg.Stdio, &cfg.HTTP, &cfg.Limits
 	put("type", cfg.Type, cfg.Type == "")
-	put("command", cfg.Command, cfg.Command == "")
-	put("args", cfg.Args, len(cfg.Args) == 0)
-	put("env", cfg.Env, len(cfg.Env) == 0)
-	put("cwd", cfg.Cwd, cfg.Cwd == "")
-	put("url", cfg.URL, cfg.URL == "")
-	put("headers", cfg.Headers, len(cfg.Headers) == 0)
+	put("command", std.Command, std.Command == "")
+	put("args", std.Args, len(std.Args) == 0)
+	put("env", std.Env, len(std.Env) == 0)
+	put("cwd", std.Dir, std.Dir == "")
+	put("url", web.URL, web.URL == "")
+	put("headers", web.Headers, len(web.Headers) == 0)
 	put("connectTimeout", cfg.ConnectTimeout.Milliseconds(), cfg.ConnectTimeout == 0)
-	put("requestTimeout", cfg.RequestTimeout.Milliseconds(), cfg.RequestTimeout == 0)
-	put("maxInFlight", cfg.MaxInFlight, cfg.MaxInFlight == 0)
-	put("queueTimeout", cfg.QueueTimeout.Milliseconds(), cfg.QueueTimeout == 0)
+	put("requestTimeout", lim.RequestTimeout.Milliseconds(), lim.RequestTimeout == 0)
+	put("maxInFlight", lim.MaxInFlight, lim.MaxInFlight == 0)
+	put("queueTimeout", lim.QueueTimeout.Milliseconds(), lim.QueueTimeout == 0)
 	put("protocolVersion", cfg.ProtocolVersion, cfg.ProtocolVersion == "")
-	put("inheritEnv", string(cfg.InheritEnv), cfg.InheritEnv == "")
-	put("keepalive", cfg.Keepalive.Milliseconds(), cfg.Keepalive == 0)
-	put("restart", map[string]any{"maxRestarts": cfg.Restart.MaxRestarts, "window": cfg.Restart.Window.Milliseconds(),
-		"backoffMin": cfg.Restart.BackoffMin.Milliseconds(), "backoffMax": cfg.Restart.BackoffMax.Milliseconds()},
-		cfg.Restart == actors.RestartPolicy{})
-	put("enabledTools", cfg.EnabledTools, len(cfg.EnabledTools) == 0)
-	put("disabledTools", cfg.DisabledTools, len(cfg.DisabledTools) == 0)
+	put("inheritEnv", string(std.InheritEnv), std.InheritEnv == "")
+	put("keepalive", s.Keepalive.Milliseconds(), s.Keepalive == 0)
+	put("restart", map[string]any{"maxRestarts": s.Restart.MaxRestarts, "window": s.Restart.Window.Milliseconds(),
+		"backoffMin": s.Restart.BackoffMin.Milliseconds(), "backoffMax": s.Restart.BackoffMax.Milliseconds()},
+		s.Restart == RestartPolicy{})
+	put("enabledTools", s.EnabledTools, len(s.EnabledTools) == 0)
+	put("disabledTools", s.DisabledTools, len(s.DisabledTools) == 0)
 	// The identity is hashed with the rest (the hash is all that is
 	// written anywhere), so that another identity is another server.
 	put("auth", map[string]string{"credentialId": cfg.Identity}, cfg.Identity == "")
@@ -433,15 +441,15 @@ func NewServer(name string, cfg actors.ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	hash, err := canonicalHash(raw)
-	if err != nil {
+	if s.Hash, err = canonicalHash(raw); err != nil {
 		return nil, err
 	}
-	if cfg.QueueTimeout == 0 {
-		cfg.QueueTimeout = defaultQueueTimeout
+	if lim.QueueTimeout == 0 {
+		lim.QueueTimeout = defaultQueueTimeout
 	}
-	return &Server{Name: name, Config: cfg, Enabled: true,
-		QueueTimeout: cfg.QueueTimeout, Source: Source{Kind: SourceAPI, Level: LevelExplicit}, Hash: hash}, nil
+	s.Enabled, s.QueueTimeout = true, lim.QueueTimeout
+	s.Source = Source{Kind: SourceAPI, Level: LevelExplicit}
+	return &s, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // The reading of one server entry, shared by every source: a dialect
@@ -76,26 +77,27 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 			s.Extra[k] = fields[k]
 		}
 	}
-	cfg := &s.Config
+	cfg := &s.Spec
+	std, web, lim := &cfg.Stdio, &cfg.HTTP, &cfg.Limits
 	d.get("type", &cfg.Type, "a string")
-	if d.get("command", &cfg.Command, "a string") {
-		cfg.Command = x.expand(cfg.Command)
+	if d.get("command", &std.Command, "a string") {
+		std.Command = x.expand(std.Command)
 	}
-	if d.get("args", &cfg.Args, "a list of strings") {
-		for i, a := range cfg.Args {
-			cfg.Args[i] = x.expand(a)
+	if d.get("args", &std.Args, "a list of strings") {
+		for i, a := range std.Args {
+			std.Args[i] = x.expand(a)
 		}
 	}
 	bang := runsCommands(src)
-	if d.get("env", &cfg.Env, "an object of strings") {
-		s.Commands = append(s.Commands, d.values("env", cfg.Env, x, bang)...)
+	if d.get("env", &std.Env, "an object of strings") {
+		s.Commands = append(s.Commands, d.values("env", std.Env, x, bang)...)
 	}
-	d.get("cwd", &cfg.Cwd, "a string")
-	if d.get("url", &cfg.URL, "a string") {
-		cfg.URL = x.expand(cfg.URL)
+	d.get("cwd", &std.Dir, "a string")
+	if d.get("url", &web.URL, "a string") {
+		web.URL = x.expand(web.URL)
 	}
-	if d.get("headers", &cfg.Headers, "an object of strings") {
-		s.Commands = append(s.Commands, d.values("headers", cfg.Headers, x, bang)...)
+	if d.get("headers", &web.Headers, "an object of strings") {
+		s.Commands = append(s.Commands, d.values("headers", web.Headers, x, bang)...)
 	}
 	var enabled bool
 	if d.get("enabled", &enabled, "true or false") {
@@ -104,25 +106,25 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 	// "timeout" alone sets both, as other clients read it; the specific
 	// fields win.
 	timeout, _ := d.millis("timeout")
-	cfg.ConnectTimeout, cfg.RequestTimeout = timeout, timeout
+	cfg.ConnectTimeout, lim.RequestTimeout = timeout, timeout
 	if v, ok := d.millis("connectTimeout"); ok {
 		cfg.ConnectTimeout = v
 	}
 	if v, ok := d.millis("requestTimeout"); ok {
-		cfg.RequestTimeout = v
+		lim.RequestTimeout = v
 	}
-	d.count("maxInFlight", &cfg.MaxInFlight)
+	d.count("maxInFlight", &lim.MaxInFlight)
 	if v, ok := d.millis("queueTimeout"); ok && v > 0 {
 		s.QueueTimeout = v
 	}
-	cfg.QueueTimeout = s.QueueTimeout
-	d.restart(&cfg.Restart, &warnings)
+	lim.QueueTimeout = s.QueueTimeout
+	d.restart(&s.Restart, &warnings)
 	d.get("protocolVersion", &cfg.ProtocolVersion, "a string")
-	cfg.Keepalive, _ = d.millis("keepalive")
+	s.Keepalive, _ = d.millis("keepalive")
 	s.Auth = d.auth(&warnings, x, &cfg.Identity)
-	d.get("enabledTools", &cfg.EnabledTools, "a list of strings")
-	d.get("disabledTools", &cfg.DisabledTools, "a list of strings")
-	d.inheritEnv(&cfg.InheritEnv)
+	d.get("enabledTools", &s.EnabledTools, "a list of strings")
+	d.get("disabledTools", &s.DisabledTools, "a list of strings")
+	d.inheritEnv(&std.InheritEnv)
 
 	// A disabled entry is not checked for how to reach it: "enabled":
 	// false is how a half-written entry is parked.
@@ -243,7 +245,7 @@ func (d *entryDecoder) object(key string, known []string, warnings *[]string) *e
 // restart reads "restart" into p as written: a field left out stays zero
 // (its default, which the manager applies), and a written "maxRestarts": 0, which
 // means no restart, is kept as -1, what says so in a RestartPolicy.
-func (d *entryDecoder) restart(p *actors.RestartPolicy, warnings *[]string) {
+func (d *entryDecoder) restart(p *RestartPolicy, warnings *[]string) {
 	r := d.object("restart", restartFields, warnings)
 	if r == nil {
 		return
@@ -267,18 +269,18 @@ func (d *entryDecoder) restart(p *actors.RestartPolicy, warnings *[]string) {
 }
 
 // inheritEnv reads "inheritEnv": "all" (the default), "safe" or "none".
-func (d *entryDecoder) inheritEnv(into *actors.EnvInheritance) {
+func (d *entryDecoder) inheritEnv(into *transport.EnvInheritance) {
 	var v string
 	if !d.get("inheritEnv", &v, `"all", "safe" or "none"`) {
 		return
 	}
 	switch v {
 	case "all", "":
-		*into = actors.EnvInheritAll
+		*into = transport.EnvInheritAll
 	case "safe":
-		*into = actors.EnvInheritSafe
+		*into = transport.EnvInheritSafe
 	case "none":
-		*into = actors.EnvInheritNone
+		*into = transport.EnvInheritNone
 	default:
 		d.fail("inheritEnv", `must be "all", "safe" or "none", not %q`, v)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 func lookupFrom(env map[string]string) func(string) (string, bool) {
@@ -30,23 +31,23 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := f.Servers["files"].Config
-	if got := strings.Join(files.Args, " "); got != "-y srv /home/u/x $HOME" {
+	files := f.Servers["files"].Spec
+	if got := strings.Join(files.Stdio.Args, " "); got != "-y srv /home/u/x $HOME" {
 		t.Errorf("args = %q", got)
 	}
-	if files.Env["TOKEN"] != "none" {
-		t.Errorf("default not applied: %q", files.Env["TOKEN"])
+	if files.Stdio.Env["TOKEN"] != "none" {
+		t.Errorf("default not applied: %q", files.Stdio.Env["TOKEN"])
 	}
-	if files.ConnectTimeout != 5*time.Second || files.RequestTimeout != 5*time.Second {
-		t.Errorf("timeout did not set both: %v %v", files.ConnectTimeout, files.RequestTimeout)
+	if files.ConnectTimeout != 5*time.Second || files.Limits.RequestTimeout != 5*time.Second {
+		t.Errorf("timeout did not set both: %v %v", files.ConnectTimeout, files.Limits.RequestTimeout)
 	}
-	if web := f.Servers["web"].Config; web.TransportType() != "http" || web.RequestTimeout != time.Second || web.ConnectTimeout != 0 {
+	if web := f.Servers["web"].Spec; web.TransportType() != "http" || web.Limits.RequestTimeout != time.Second || web.ConnectTimeout != 0 {
 		t.Errorf("web = %+v", web)
 	}
 	if len(f.Disabled) != 1 || f.Disabled[0] != "off" || f.Servers["off"].Enabled {
 		t.Errorf("disabled = %v", f.Disabled)
 	}
-	if f.Servers["missing"].Config.Command != "${NOPE}" {
+	if f.Servers["missing"].Spec.Stdio.Command != "${NOPE}" {
 		t.Errorf("unset variable should stay as written")
 	}
 	// One warning per variable and server, however often it is used.
@@ -149,32 +150,32 @@ func TestParseAllFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := f.Servers["full"]
-	cfg := s.Config
-	if cfg.URL != "https://h/mcp" || cfg.Headers["X-Id"] != "7" || cfg.Headers["Authorization"] != "!pass show mcp" {
-		t.Errorf("values: %q %q", cfg.URL, cfg.Headers)
+	cfg := s.Spec
+	if cfg.HTTP.URL != "https://h/mcp" || cfg.HTTP.Headers["X-Id"] != "7" || cfg.HTTP.Headers["Authorization"] != "!pass show mcp" {
+		t.Errorf("values: %q %q", cfg.HTTP.URL, cfg.HTTP.Headers)
 	}
-	if cfg.ConnectTimeout != 2*time.Second || cfg.RequestTimeout != 7*time.Second || cfg.MaxInFlight != 8 || cfg.ProtocolVersion != "2025-06-18" {
+	if cfg.ConnectTimeout != 2*time.Second || cfg.Limits.RequestTimeout != 7*time.Second || cfg.Limits.MaxInFlight != 8 || cfg.ProtocolVersion != "2025-06-18" {
 		t.Errorf("config = %+v", cfg)
 	}
-	if s.QueueTimeout != 2500*time.Millisecond || cfg.QueueTimeout != s.QueueTimeout {
-		t.Errorf("queueTimeout: %v, config %v", s.QueueTimeout, cfg.QueueTimeout)
+	if s.QueueTimeout != 2500*time.Millisecond || cfg.Limits.QueueTimeout != s.QueueTimeout {
+		t.Errorf("queueTimeout: %v, config %v", s.QueueTimeout, cfg.Limits.QueueTimeout)
 	}
 	// A written "maxRestarts": 0 means none, which a RestartPolicy says
 	// with -1 (a zero field is a default).
-	if want := (actors.RestartPolicy{MaxRestarts: -1, Window: time.Second, BackoffMin: 10 * time.Millisecond, BackoffMax: 20 * time.Millisecond}); cfg.Restart != want {
-		t.Errorf("restart = %+v", cfg.Restart)
+	if want := (RestartPolicy{MaxRestarts: -1, Window: time.Second, BackoffMin: 10 * time.Millisecond, BackoffMax: 20 * time.Millisecond}); s.Restart != want {
+		t.Errorf("restart = %+v", s.Restart)
 	}
-	if cfg.Keepalive != 15000500*time.Microsecond {
-		t.Errorf("keepalive = %v", cfg.Keepalive)
+	if s.Keepalive != 15000500*time.Microsecond {
+		t.Errorf("keepalive = %v", s.Keepalive)
 	}
 	if s.Auth == nil || *s.Auth != (Auth{Type: "oauth"}) || cfg.Identity != "work" {
 		t.Errorf("auth = %+v, identity %q", s.Auth, cfg.Identity)
 	}
-	if strings.Join(cfg.EnabledTools, ",") != "a,b" || strings.Join(cfg.DisabledTools, ",") != "c" {
-		t.Errorf("tools = %v %v", cfg.EnabledTools, cfg.DisabledTools)
+	if strings.Join(s.EnabledTools, ",") != "a,b" || strings.Join(s.DisabledTools, ",") != "c" {
+		t.Errorf("tools = %v %v", s.EnabledTools, s.DisabledTools)
 	}
-	if cfg.InheritEnv != actors.EnvInheritSafe {
-		t.Errorf("inheritEnv = %q", cfg.InheritEnv)
+	if cfg.Stdio.InheritEnv != transport.EnvInheritSafe {
+		t.Errorf("inheritEnv = %q", cfg.Stdio.InheritEnv)
 	}
 	if want := []Command{{Field: "headers", Key: "Authorization", Line: "pass show mcp"}}; !slices.Equal(s.Commands, want) {
 		t.Errorf("commands = %+v", s.Commands)
@@ -185,10 +186,10 @@ func TestParseAllFields(t *testing.T) {
 	}
 
 	p := f.Servers["plain"]
-	if p.Config.Restart != (actors.RestartPolicy{}) || p.QueueTimeout != 10*time.Second || p.Config.QueueTimeout != 10*time.Second || p.Config.Keepalive != 0 || p.Auth != nil || !p.Enabled {
+	if p.Restart != (RestartPolicy{}) || p.QueueTimeout != 10*time.Second || p.Spec.Limits.QueueTimeout != 10*time.Second || p.Keepalive != 0 || p.Auth != nil || !p.Enabled {
 		t.Errorf("defaults not filled in: %+v", p)
 	}
-	if p.Config.Cwd != "/tmp" || p.Config.Env["K"] != "!printf x" || len(p.Commands) != 1 || p.Commands[0].Field != "env" {
+	if p.Spec.Stdio.Dir != "/tmp" || p.Spec.Stdio.Env["K"] != "!printf x" || len(p.Commands) != 1 || p.Commands[0].Field != "env" {
 		t.Errorf("plain = %+v", p)
 	}
 	if p.NeedsApproval || f.Servers["full"].NeedsApproval {
@@ -263,26 +264,28 @@ func TestHash(t *testing.T) {
 }
 
 func TestNewServer(t *testing.T) {
-	cfg := actors.ServerConfig{Command: "srv", Env: map[string]string{"K": "!literal ${X}"}, RequestTimeout: time.Second}
-	s, err := NewServer("api-1", cfg)
+	cfg := Server{Name: "api-1", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "srv", Env: map[string]string{"K": "!literal ${X}"}},
+		Limits: transport.Limits{RequestTimeout: time.Second}}}
+	s, err := NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Source != (Source{Kind: SourceAPI, Level: LevelExplicit}) || !s.Enabled || s.Config.Restart != (actors.RestartPolicy{}) || len(s.Commands) != 0 {
+	if s.Source != (Source{Kind: SourceAPI, Level: LevelExplicit}) || !s.Enabled || s.Restart != (RestartPolicy{}) || len(s.Commands) != 0 {
 		t.Errorf("server = %+v", s)
 	}
-	if s.Config.Env["K"] != "!literal ${X}" {
-		t.Errorf("API values must be literal: %q", s.Config.Env["K"])
+	if s.Spec.Stdio.Env["K"] != "!literal ${X}" {
+		t.Errorf("API values must be literal: %q", s.Spec.Stdio.Env["K"])
 	}
 	want, _ := canonicalHash([]byte(`{"command":"srv","env":{"K":"!literal ${X}"},"requestTimeout":1000}`))
 	if s.Hash != want {
 		t.Errorf("hash = %s, want %s", s.Hash, want)
 	}
-	if _, err := NewServer("bad name", cfg); err == nil {
+	cfg.Name = "bad name"
+	if _, err := NewServer(cfg); err == nil {
 		t.Error("bad name accepted")
 	}
 	var ce *messages.ConfigError
-	if _, err := NewServer("x", actors.ServerConfig{Type: "sse"}); !errors.As(err, &ce) || err.Error() != `Server "x": sse server requires "url" field` {
+	if _, err := NewServer(Server{Name: "x", Spec: actors.Spec{Type: "sse"}}); !errors.As(err, &ce) || err.Error() != `Server "x": sse server requires "url" field` {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -300,7 +303,7 @@ func TestParseExample(t *testing.T) {
 	}
 	var got strings.Builder
 	for _, s := range f.list() {
-		fmt.Fprintln(&got, s.Name, s.Config.TransportType(), s.Config.Command, s.Config.Args, s.Config.ConnectTimeout, s.Commands)
+		fmt.Fprintln(&got, s.Name, s.Spec.TransportType(), s.Spec.Stdio.Command, s.Spec.Stdio.Args, s.Spec.ConnectTimeout, s.Commands)
 	}
 	want := "files stdio npx [-y srv /srv] 5s []\ntracker http  [] 0s [{headers Authorization pass show tracker}]\n"
 	if got.String() != want {

@@ -1,0 +1,203 @@
+package mcpactor
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// ServerConfig describes one MCP server: how to reach it, how patient to
+// be with it, and (for a manager) how to supervise it. The zero value of
+// every tuning field selects the documented default. It is the one type
+// for a server's configuration: Connect, Open, Manager.Add and
+// ManageOptions.Servers take it, and a server read from a file
+// (ManageOptions.ConfigFile, docs/configuration.md) is one too, which
+// Approve sees as Server.Config. It is a Go value, not a file format.
+//
+// Printed (%v, %+v, %#v) or logged (slog), it shows no credential: the URL
+// masked, headers and environment by name only, arguments counted.
+type ServerConfig struct {
+	// Type is "stdio", "http" (Streamable HTTP), "sse" (the legacy
+	// HTTP+SSE transport) or "stream" (stdio's framing over Dial's
+	// stream). Empty means stdio when Command is set, http when only URL
+	// is, and stream when Dial is.
+	Type string
+
+	Command string            // stdio: the program, run without a shell
+	Args    []string          // stdio: its arguments
+	Env     map[string]string // stdio: set on top of the inherited environment (InheritEnv)
+	Cwd     string            // stdio: working directory
+
+	URL     string            // http/sse: the endpoint
+	Headers map[string]string // http/sse: extra request headers
+	// Auth, if set, authorizes the requests (http/sse): an OAuth client
+	// (transport/oauth.Client, docs/oauth.md) or a header refreshed on a
+	// 401 (oauth.RefreshHeader). nil sends Headers alone.
+	Auth Authorizer
+
+	// Dial, if set, connects to a server over a byte stream it returns
+	// (an in-process server in a test, a socket) instead of starting
+	// Command: the same JSON Lines framing as stdio. It is called once per
+	// connection generation, so a client that reconnects dials again,
+	// with a context that ends when that connection has ended.
+	Dial func(ctx context.Context) (io.ReadWriteCloser, error)
+
+	ConnectTimeout time.Duration // spawn + handshake; default 30 s
+	RequestTimeout time.Duration // each request; default 30 s
+	MaxInFlight    int           // requests queued or awaiting an answer; default 16384
+	MaxFrameSize   int           // the longest line, JSON body or SSE event accepted; default 16 MiB
+	// QueueTimeout bounds a request's wait for an in-flight slot when
+	// MaxInFlight requests are out (default 10 s; negative: only the
+	// request's timeout bounds it): an overloaded server is reported, not
+	// waited out.
+	QueueTimeout time.Duration
+
+	// ProtocolVersion pins the protocol version: a session-era version
+	// (2024-11-05 to 2025-11-25) is offered in initialize without a probe;
+	// 2026-07-28 is spoken without falling back. Empty: probe with
+	// server/discover, then the newest session-era version.
+	ProtocolVersion string
+	// ProbeTimeout bounds the wait for server/discover's answer before
+	// the session era is assumed (some session-era servers never answer
+	// a request before initialize); default 3 s. It counts within
+	// ConnectTimeout.
+	ProbeTimeout time.Duration
+
+	// CloseGrace and TermGrace are the stdio shutdown waits: after closing
+	// stdin, and after SIGTERM (2 s each by default).
+	CloseGrace time.Duration
+	TermGrace  time.Duration
+
+	// Byte budgets of the connection (docs/architecture.md, "Bounded
+	// everything"); zero selects the defaults.
+	MaxWriteBytes        int // frames waiting to be written; callers beyond it wait (8 MiB)
+	MaxProgressBytes     int // progress waiting for all callers (16 MiB)
+	MaxCallProgressBytes int // progress waiting for one caller (1 MiB)
+	// WriteStallTimeout fails a stdio connection when the server reads
+	// none of its input for this long; default the request timeout, at
+	// least 30 s.
+	WriteStallTimeout time.Duration
+
+	// InheritEnv chooses which of this process's environment variables a
+	// stdio server starts with, Env being set on top: EnvInheritAll (the
+	// zero value, what most MCP hosts do), EnvInheritSafe (a short list
+	// of variables a program needs to run, the official TypeScript SDK's
+	// default) or EnvInheritNone (docs/configuration.md, "Server entries").
+	InheritEnv EnvInheritance
+
+	// Identity names who the server is reached as (a user, a tenant):
+	// OAuth tokens and tool lists of private scope are kept per identity,
+	// so one user's session never serves another. "" is the default
+	// identity.
+	Identity string
+
+	// What a manager (Runtime.Manage) does with the server; a client
+	// made by Connect or Open ignores them.
+	//
+	// Keepalive is the interval between pings of a ready server; 0 pings
+	// never. Restart is the restart policy; its zero fields take the
+	// defaults. EnabledTools, if not empty, are the only tools of the
+	// server offered; DisabledTools are never offered (raw tool names, as
+	// the server lists them).
+	Keepalive                   time.Duration
+	Restart                     RestartPolicy
+	EnabledTools, DisabledTools []string
+}
+
+// RestartPolicy is ServerConfig.Restart: how a manager restarts a server
+// whose connection died, after a delay growing exponentially from
+// BackoffMin to BackoffMax (with jitter), at most MaxRestarts times within
+// Window; beyond that the server's circuit breaker opens. A zero field
+// takes its default: 5 restarts per 60 s window, backoff from 500 ms to
+// 30 s. A negative MaxRestarts allows no restart (a file's "maxRestarts":
+// 0 reads as -1).
+type RestartPolicy struct {
+	MaxRestarts int
+	Window      time.Duration
+	BackoffMin  time.Duration
+	BackoffMax  time.Duration
+}
+
+// EnvInheritance is ServerConfig.InheritEnv: which of this process's
+// environment variables a stdio server starts with.
+type EnvInheritance string
+
+// The environment policies of a stdio server.
+const (
+	EnvInheritAll  EnvInheritance = ""     // the whole environment (the default)
+	EnvInheritSafe EnvInheritance = "safe" // a short list a program needs to run (HOME, PATH, ...)
+	EnvInheritNone EnvInheritance = "none" // nothing but ServerConfig.Env
+)
+
+// Authorizer authorizes a server's HTTP requests (ServerConfig.Auth):
+// RoundTripper wraps the runtime's transport for the server at serverURL.
+// A wrapper may answer a 401 or 403 by sending the request again (request
+// bodies can be read again: GetBody is set). transport/oauth's Client
+// (OAuth, docs/oauth.md) and RefreshHeader are two.
+type Authorizer interface {
+	RoundTripper(serverURL string, base http.RoundTripper) http.RoundTripper
+}
+
+// spec is c in the engine's shape: the transports' configurations, the
+// connection's limits and the handshake's settings.
+func (c *ServerConfig) spec() actors.Spec {
+	s := actors.Spec{
+		Type: c.Type,
+		Stdio: transport.StdioConfig{Command: c.Command, Args: c.Args, Env: c.Env, Dir: c.Cwd,
+			InheritEnv: transport.EnvInheritance(c.InheritEnv), Dial: c.Dial,
+			CloseGrace: c.CloseGrace, TermGrace: c.TermGrace, WriteStallTimeout: c.WriteStallTimeout},
+		HTTP: transport.HTTPConfig{URL: c.URL, Headers: c.Headers},
+		Limits: transport.Limits{RequestTimeout: c.RequestTimeout, MaxInFlight: c.MaxInFlight, QueueTimeout: c.QueueTimeout,
+			MaxFrameSize: c.MaxFrameSize, MaxWriteBytes: c.MaxWriteBytes,
+			MaxProgressBytes: c.MaxProgressBytes, MaxCallProgressBytes: c.MaxCallProgressBytes},
+		ConnectTimeout: c.ConnectTimeout, ProtocolVersion: c.ProtocolVersion, ProbeTimeout: c.ProbeTimeout,
+		Identity: c.Identity,
+	}
+	if c.Auth != nil { // a nil Authorizer must stay a nil interface
+		s.HTTP.Auth = c.Auth
+	}
+	return s
+}
+
+// server is c as a manager runs it, named name.
+func (c *ServerConfig) server(name string) (*config.Server, error) {
+	return config.NewServer(config.Server{Name: name, Spec: c.spec(), Keepalive: c.Keepalive,
+		Restart: config.RestartPolicy(c.Restart), EnabledTools: c.EnabledTools, DisabledTools: c.DisabledTools})
+}
+
+// configOf is the ServerConfig of a server the manager was given: the
+// inverse of spec and server.
+func configOf(s *config.Server) ServerConfig {
+	p := &s.Spec
+	std, web, lim := &p.Stdio, &p.HTTP, &p.Limits
+	c := ServerConfig{
+		Type: p.Type, Command: std.Command, Args: std.Args, Env: std.Env, Cwd: std.Dir,
+		URL: web.URL, Headers: web.Headers, Dial: std.Dial,
+		ConnectTimeout: p.ConnectTimeout, RequestTimeout: lim.RequestTimeout, MaxInFlight: lim.MaxInFlight,
+		MaxFrameSize: lim.MaxFrameSize, QueueTimeout: lim.QueueTimeout,
+		ProtocolVersion: p.ProtocolVersion, ProbeTimeout: p.ProbeTimeout,
+		CloseGrace: std.CloseGrace, TermGrace: std.TermGrace,
+		MaxWriteBytes: lim.MaxWriteBytes, MaxProgressBytes: lim.MaxProgressBytes, MaxCallProgressBytes: lim.MaxCallProgressBytes,
+		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity,
+		Keepalive: s.Keepalive, Restart: RestartPolicy(s.Restart), EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools,
+	}
+	if web.Auth != nil {
+		c.Auth = web.Auth
+	}
+	return c
+}
+
+// String describes the server without its credentials.
+func (c ServerConfig) String() string { return c.spec().String() }
+
+// GoString is String, for %#v.
+func (c ServerConfig) GoString() string { return c.String() }
+
+// LogValue is String, for slog.
+func (c ServerConfig) LogValue() slog.Value { return slog.StringValue(c.String()) }

@@ -1,0 +1,49 @@
+package mcpactor
+
+import (
+	"time"
+
+	"github.com/mcpactor/mcpactor/supervisor"
+)
+
+// ServerStatus is one managed server's state (Manager.Status).
+type ServerStatus struct {
+	Name            string
+	State           ServerState
+	Source          Source // where its configuration came from
+	ProtocolVersion string // of the current connection, "" before one
+	Generation      uint64 // the current connection's number
+	LastError       error  // the last failure (its exit status and stderr, for a process)
+	Restarts        int
+	InFlight        int
+	// Tools is how many tools the server offers. A server still starting
+	// without a cached list offers none yet (ToolsPending): its tools
+	// arrive with a ManagerEvent of kind EventToolsChanged.
+	Tools        int
+	ToolsPending bool
+	Cached       bool          // the tools are the tool-list cache's
+	P50, P99     time.Duration // of calls through the manager
+}
+
+// ServerState is ServerStatus.State.
+type ServerState string
+
+// The states of a managed server.
+const (
+	StateConnecting  ServerState = "connecting"   // starting, or its handshake is running
+	StateReady       ServerState = "ready"        // connected; its tools are live
+	StateRestarting  ServerState = "restarting"   // its connection ended; a restart is under way
+	StateBreakerOpen ServerState = "breaker open" // too many failed restarts; resting until BreakerRetry
+	StateUnhealthy   ServerState = "unhealthy"    // its pings or calls fail; being restarted
+	StateDisabled    ServerState = "disabled"     // "enabled": false
+	StateRefused     ServerState = "not approved" // needs approval that was not given
+	StateFailed      ServerState = "failed"       // could not be configured (a !command failed)
+)
+
+// statusOf is the engine's status of a server as the root reports it.
+func statusOf(s supervisor.Status) ServerStatus {
+	return ServerStatus{Name: s.Name, State: ServerState(s.State), Source: Source(s.Source),
+		ProtocolVersion: s.ProtocolVersion, Generation: s.Generation, LastError: s.LastError,
+		Restarts: s.Restarts, InFlight: s.InFlight, Tools: s.Tools, ToolsPending: s.ToolsPending,
+		Cached: s.Cached, P50: s.P50, P99: s.P99}
+}
