@@ -1,7 +1,6 @@
 package mcpactor
 
 import (
-	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -85,33 +84,6 @@ func (o CallOptions) call() actors.Call {
 	}
 }
 
-// Handlers answer the requests a server sends to the client and receive its
-// notifications. A nil handler means the capability is not declared and the
-// request is answered with -32601 Method not found (ping is always
-// answered). Handlers run on their own goroutines, never on an actor's;
-// their context ends when the server cancels the request or the client
-// closes. A handler still running when Close returns is abandoned: its
-// answer is never sent.
-type Handlers struct {
-	// Roots answers roots/list
-	// (https://modelcontextprotocol.io/specification/2025-11-25/client/roots).
-	Roots func(ctx context.Context, server string) ([]messages.Root, error)
-	// Sampling answers sampling/createMessage
-	// (https://modelcontextprotocol.io/specification/2025-11-25/client/sampling).
-	Sampling func(ctx context.Context, server string, p *messages.CreateMessageParams) (*messages.CreateMessageResult, error)
-	// Elicitation answers elicitation/create
-	// (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation).
-	// For form mode, the defaults of the requested schema are applied to an
-	// accepted answer's content before it is sent.
-	Elicitation func(ctx context.Context, server string, p *messages.ElicitParams) (*messages.ElicitResult, error)
-	// Notification receives the server's notifications other than
-	// progress (which goes to the call that asked for it): list_changed,
-	// resources updated, log messages. Calls for one server are made in
-	// order, one at a time, from a bounded queue that never delays
-	// responses (Options.NotificationQueue).
-	Notification func(server string, n Notification)
-}
-
 // Notification is one notification from a server.
 type Notification struct {
 	Method string          // e.g. notifications/tools/list_changed, notifications/message
@@ -119,13 +91,4 @@ type Notification struct {
 	// Generation is the number of the connection it arrived on
 	// (Client.Generation).
 	Generation uint64
-}
-
-// engine is h as the client actors take it.
-func (h Handlers) engine() actors.Handlers {
-	e := actors.Handlers{Roots: h.Roots, Sampling: h.Sampling, Elicitation: h.Elicitation}
-	if f := h.Notification; f != nil {
-		e.Notification = func(server string, n actors.Notification) { f(server, Notification(n)) }
-	}
-	return e
 }

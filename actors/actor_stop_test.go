@@ -1,6 +1,7 @@
 package actors_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -52,7 +53,7 @@ func TestClientStopsTidily(t *testing.T) {
 				watch := harness.WatchActors(t, sys)
 				cfg := config(tc.opts, fmt.Sprintf("%d-%d", os.Getpid(), marks.Add(1)))
 				cfg.Stdio.CloseGrace, cfg.Stdio.TermGrace = 200*time.Millisecond, 200*time.Millisecond
-				c := actors.Spawn(sys.Root, "ts", cfg, actors.Env{}, nil)
+				c := actors.Spawn(context.Background(), sys.Root, "ts", cfg, actors.Env{}, nil)
 				tc.end(t, c)
 				harness.WaitFor(t, "the client's actors to stop", func() bool { return watch.LiveActors() == 0 })
 				if dl := watch.UntidyDeadLetters(); len(dl) > 0 {

@@ -2,6 +2,7 @@ package actors_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"runtime"
 	"strings"
@@ -25,14 +26,14 @@ func TestCloseIsBoundedByItsContext(t *testing.T) {
 	defer close(release) // let the abandoned handler go before goleak looks
 	entered := make(chan struct{})
 	var answered atomic.Bool
-	env := actors.Env{Handlers: actors.Handlers{
-		Sampling: func(context.Context, string, *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
+	env := actors.Env{Handlers: answering(map[string]answerFunc{
+		messages.MethodSamplingCreateMessage: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 			close(entered)
 			<-release // ignores its context, as a careless handler would
 			answered.Store(true)
-			return &messages.CreateMessageResult{Role: "assistant", Model: "m", Content: messages.TextContent("late")}, nil
+			return json.RawMessage(`{"role":"assistant","model":"m","content":{"type":"text","text":"late"}}`), nil
 		},
-	}}
+	})}
 	s := connect(t, testserver.Options{}, env, nil)
 	go s.c.CallTool(harness.Context(t), "ask-client", map[string]any{"method": messages.MethodSamplingCreateMessage, "params": map[string]any{"messages": []any{}, "maxTokens": 1}})
 	<-entered
@@ -69,7 +70,7 @@ func TestNoStderrCallbackAfterClose(t *testing.T) {
 			late.Add(1)
 		}
 	}}
-	c := actors.Spawn(harness.ActorSystem(t).Root, "flood", config(testserver.Options{}, "stderr-after-close"), env, nil)
+	c := actors.Spawn(context.Background(), harness.ActorSystem(t).Root, "flood", config(testserver.Options{}, "stderr-after-close"), env, nil)
 	if _, err := c.CallTool(harness.Context(t), "stderr-flood", map[string]any{"bytes": 200 << 20}); err != nil {
 		t.Fatal(err)
 	}

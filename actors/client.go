@@ -51,16 +51,11 @@ type Client struct {
 
 // Spawn starts a client for the server name under root and returns at once;
 // the handshake runs in the background. onClosed, if set, runs once the
-// client is fully closed.
-func Spawn(root *actor.RootContext, name string, cfg Spec, env Env, onClosed func(*Client)) *Client {
-	return SpawnContext(context.Background(), root, name, cfg, env, onClosed)
-}
-
-// SpawnContext is Spawn whose first handshake belongs to ctx's trace: its
-// spans are children of the span in ctx (only the trace context is kept,
-// not the cancellation), so a program's "connect" step shows its
-// handshakes. Later connections (repairs) start traces of their own.
-func SpawnContext(ctx context.Context, root *actor.RootContext, name string, cfg Spec, env Env, onClosed func(*Client)) *Client {
+// client is fully closed. The first handshake's spans are children of the
+// span in ctx (only the trace context is kept, not the cancellation), so a
+// program's "connect" step shows its handshakes; later connections
+// (repairs) start traces of their own.
+func Spawn(ctx context.Context, root *actor.RootContext, name string, cfg Spec, env Env, onClosed func(*Client)) *Client {
 	return spawn(ctx, root, root, nil, name, cfg, env, onClosed)
 }
 
@@ -70,7 +65,7 @@ func SpawnContext(ctx context.Context, root *actor.RootContext, name string, cfg
 // ServerDown), and restarts only when asked
 // (RestartServer). A panic in the client stops it; parent's own
 // supervisor strategy must say so (StopOnPanic). The first handshake's
-// spans belong to ctx's trace, as with SpawnContext.
+// spans belong to ctx's trace, as with Spawn.
 func SpawnSupervised(ctx context.Context, parent actor.Context, name string, cfg Spec, env Env, onClosed func(*Client)) *Client {
 	return spawn(ctx, parent, parent.ActorSystem().Root, parent.Self(), name, cfg, env, onClosed)
 }
@@ -95,7 +90,7 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &clientActor{h: h, env: env, supervisor: supervisor,
 			legacy: newSessionEra(name, cfg.ProtocolVersion, env),
-			modern: &statelessEra{server: name, caps: env.Handlers.capabilities(), info: env.ClientInfo, tel: env.Telemetry}}
+			modern: &statelessEra{server: name, caps: env.Handlers.Capabilities, info: env.ClientInfo, tel: env.Telemetry}}
 	}, opts...)
 	h.pid = parent.Spawn(props)
 	return h

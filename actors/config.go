@@ -46,7 +46,7 @@ type Spec struct {
 
 	ConnectTimeout  time.Duration // spawn + handshake; default DefaultConnectTimeout
 	ProtocolVersion string        // pins the version; "" probes (negotiator)
-	ProbeTimeout    time.Duration // the wait for server/discover; default DefaultProbeTimeout
+	ProbeTimeout    time.Duration // the wait for server/discover; default defaultProbeTimeout
 	// Identity names who the server is reached as: OAuth tokens and
 	// private tool lists are kept per identity.
 	Identity string
@@ -146,7 +146,7 @@ func (c *Spec) probeTimeout() time.Duration {
 	if c.ProbeTimeout > 0 {
 		return c.ProbeTimeout
 	}
-	return DefaultProbeTimeout
+	return defaultProbeTimeout
 }
 
 func (c *Spec) connectTimeout() time.Duration {

@@ -2,26 +2,29 @@ package actors
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
-// Handlers answer the requests a server sends to the client and receive its
-// notifications. A nil handler means the capability is not declared and the
-// request is answered with -32601 Method not found (ping is always
-// answered). Handlers run on their own goroutines, never on an actor's, and
-// their context ends when the server cancels the request or the client
-// closes.
+// Handlers are how a client answers the requests a server sends it and
+// hears its notifications, in the engine's shape: a request reaches Answer
+// as its method and raw params (mcpactor.Handlers decodes them for the
+// user's typed functions). Answer and Notification run on goroutines of
+// their own, never on an actor's.
 type Handlers struct {
-	// Roots answers roots/list (client/roots).
-	Roots func(ctx context.Context, server string) ([]messages.Root, error)
-	// Sampling answers sampling/createMessage (client/sampling).
-	Sampling func(ctx context.Context, server string, p *messages.CreateMessageParams) (*messages.CreateMessageResult, error)
-	// Elicitation answers elicitation/create (client/elicitation). For form
-	// mode, the defaults of the requested schema are applied to an accepted
-	// answer's content before it is sent.
-	Elicitation func(ctx context.Context, server string, p *messages.ElicitParams) (*messages.ElicitResult, error)
+	// Capabilities declare what Answer serves (lifecycle, "Capability
+	// Negotiation"): roots/list with Roots, sampling/createMessage with
+	// Sampling, elicitation/create with Elicitation. A request of a
+	// capability not declared is answered with -32601 Method not found
+	// (ping is always answered).
+	Capabilities messages.ClientCapabilities
+	// Answer answers a request of a declared capability: the result to
+	// send, or an error (a *messages.Error is sent as is, any other as
+	// -32603). Its context ends when the server cancels the request or
+	// the client closes.
+	Answer func(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error)
 	// Notification receives the server's notifications other than progress
 	// (which goes to the call that asked for it): list_changed, resources
 	// updated, log messages. Calls for one server are made in order, one at
@@ -29,21 +32,21 @@ type Handlers struct {
 	Notification func(server string, n Notification)
 }
 
+// answers reports whether h declares the capability of a server request.
+func (h *Handlers) answers(method string) bool {
+	if h.Answer == nil {
+		return false
+	}
+	switch method {
+	case messages.MethodRootsList:
+		return h.Capabilities.Roots != nil
+	case messages.MethodSamplingCreateMessage:
+		return h.Capabilities.Sampling != nil
+	case messages.MethodElicitationCreate:
+		return h.Capabilities.Elicitation != nil
+	}
+	return false
+}
+
 // Notification is one notification from a server.
 type Notification = transport.InboundNotification
-
-// capabilities declares exactly what the registered handlers can answer
-// (lifecycle, "Capability Negotiation").
-func (h *Handlers) capabilities() messages.ClientCapabilities {
-	var caps messages.ClientCapabilities
-	if h.Roots != nil {
-		caps.Roots = &messages.RootsCapability{ListChanged: true}
-	}
-	if h.Sampling != nil {
-		caps.Sampling = &messages.SamplingCapability{}
-	}
-	if h.Elicitation != nil {
-		caps.Elicitation = &messages.ElicitationCapability{Form: &messages.ElicitationFormCapability{}, URL: &messages.ElicitationURLCapability{}}
-	}
-	return caps
-}

@@ -49,7 +49,7 @@ func newSessionEra(server, pinned string, env Env) *sessionEra {
 	if pinned != "" && slices.Contains(messages.SessionEraVersions(), pinned) {
 		offer = pinned
 	}
-	return &sessionEra{server: server, offer: offer, accept: messages.SessionEraVersions(), caps: env.Handlers.capabilities(), info: env.ClientInfo, tel: env.Telemetry}
+	return &sessionEra{server: server, offer: offer, accept: messages.SessionEraVersions(), caps: env.Handlers.Capabilities, info: env.ClientInfo, tel: env.Telemetry}
 }
 
 func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error) {

@@ -11,8 +11,8 @@ import (
 	"github.com/mcpactor/mcpactor/transport"
 )
 
-// MaxInputRounds bounds the rounds of one multi round-trip request.
-const MaxInputRounds = 10
+// maxInputRounds bounds the rounds of one multi round-trip request.
+const maxInputRounds = 10
 
 // exchangeOn sends one request on generation g, in its era: as it is in
 // the session era; with the stateless era's _meta and headers, its
@@ -95,7 +95,7 @@ func (c *Client) nextRound(ctx context.Context, method, rt string, base []byte, 
 		if !inputRequests(method) {
 			return nil, &messages.InvalidResultError{Server: c.name, Method: method, Err: errors.New("input_required is not allowed for " + method), Body: snippet(res)}
 		}
-		if round >= MaxInputRounds {
+		if round >= maxInputRounds {
 			return nil, &messages.InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("still asking for input after %d rounds", round), Body: snippet(res)}
 		}
 		more, err := c.fulfil(ctx, res)

@@ -105,72 +105,27 @@ func runHandler(ctx context.Context, run handlerFunc, req transport.InboundReque
 }
 
 // handlerFor returns the user's handler of a server request (roots,
-// sampling, elicitation), nil when none is set. Session-era requests on the
-// wire and stateless-era input requests (multi round-trip) use the same.
+// sampling, elicitation), nil when none is declared. Session-era requests
+// on the wire and stateless-era input requests (multi round-trip) use the
+// same.
 func handlerFor(h *Handlers, server, method string) handlerFunc {
-	switch method {
-	case messages.MethodRootsList:
-		if h.Roots != nil {
-			return func(ctx context.Context, _ json.RawMessage) (json.RawMessage, *messages.Error) {
-				roots, err := h.Roots(ctx, server)
-				if roots == nil {
-					roots = []messages.Root{}
-				}
-				return answer(&messages.ListRootsResult{Roots: roots}, err)
+	if !h.answers(method) {
+		return nil
+	}
+	return func(ctx context.Context, params json.RawMessage) (json.RawMessage, *messages.Error) {
+		res, err := h.Answer(ctx, server, method, params)
+		if err != nil {
+			var rpcErr *messages.Error
+			if errors.As(err, &rpcErr) {
+				return nil, rpcErr
 			}
+			return nil, &messages.Error{Code: messages.CodeInternalError, Message: err.Error()}
 		}
-	case messages.MethodSamplingCreateMessage:
-		if h.Sampling != nil {
-			return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, *messages.Error) {
-				var p messages.CreateMessageParams
-				if err := json.Unmarshal(raw, &p); err != nil {
-					return nil, invalidParams(err)
-				}
-				return answer(h.Sampling(ctx, server, &p))
-			}
+		if res == nil {
+			return nil, &messages.Error{Code: messages.CodeInternalError, Message: "handler returned no result"}
 		}
-	case messages.MethodElicitationCreate:
-		if h.Elicitation != nil {
-			return func(ctx context.Context, raw json.RawMessage) (json.RawMessage, *messages.Error) {
-				var p messages.ElicitParams
-				if err := json.Unmarshal(raw, &p); err != nil {
-					return nil, invalidParams(err)
-				}
-				res, err := h.Elicitation(ctx, server, &p)
-				if err == nil && res != nil && res.Action == messages.ElicitActionAccept && p.Mode != messages.ElicitModeURL {
-					// client/elicitation: the client applies the schema's
-					// defaults to what the user left out (SEP-1034).
-					res.Content = messages.ApplySchemaDefaults(p.RequestedSchema, res.Content)
-				}
-				return answer(res, err)
-			}
-		}
+		return res, nil
 	}
-	return nil
-}
-
-// answer encodes a handler's result, or turns its error into a JSON-RPC
-// error: an *messages.Error is sent as is, anything else as -32603.
-func answer[T any](res *T, err error) (json.RawMessage, *messages.Error) {
-	if err != nil {
-		var rpcErr *messages.Error
-		if errors.As(err, &rpcErr) {
-			return nil, rpcErr
-		}
-		return nil, &messages.Error{Code: messages.CodeInternalError, Message: err.Error()}
-	}
-	if res == nil {
-		return nil, &messages.Error{Code: messages.CodeInternalError, Message: "handler returned no result"}
-	}
-	raw, mErr := json.Marshal(res)
-	if mErr != nil {
-		return nil, &messages.Error{Code: messages.CodeInternalError, Message: "encode result: " + mErr.Error()}
-	}
-	return raw, nil
-}
-
-func invalidParams(err error) *messages.Error {
-	return &messages.Error{Code: messages.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
 }
 
 func idKey(id messages.ID) string {

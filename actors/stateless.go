@@ -41,10 +41,10 @@ func modernError(code int64) bool {
 	return false
 }
 
-// DefaultProbeTimeout bounds the wait for an answer to server/discover
+// defaultProbeTimeout bounds the wait for an answer to server/discover
 // from a server that may be of the session era: some of those never answer
 // a request before initialize. It counts within the connect timeout.
-const DefaultProbeTimeout = 3 * time.Second
+const defaultProbeTimeout = 3 * time.Second
 
 // statelessEra starts connections of the 2026-07-28 revision.
 type statelessEra struct {

@@ -78,20 +78,20 @@ func (e *QueueTimeoutError) Error() string {
 func (e *QueueTimeoutError) Is(target error) bool { return target == messages.ErrTimeout }
 
 // newConn builds the handle of a transport about to be spawned.
-func newConn(server string, gen uint64, root *actor.RootContext, maxInFlight int, timeout time.Duration,
-	stats *Counters, writeBytes, progressBytes, callProgressBytes int) *Conn {
+func newConn(server string, gen uint64, root *actor.RootContext, l Limits, stats *Counters) *Conn {
 	return &Conn{
-		server:  server,
-		gen:     gen,
-		id:      connIDs.Add(1),
-		root:    root,
-		slots:   make(chan struct{}, maxInFlight),
-		timeout: timeout,
-		end:     newEnding(),
-		inbound: make(chan struct{}, inboundCredits),
-		stats:   stats,
-		budget:  newWriteBudget(writeBytes),
-		limits:  &limits{callProgress: int64(callProgressBytes), connProgress: int64(progressBytes)},
+		server:       server,
+		gen:          gen,
+		id:           connIDs.Add(1),
+		root:         root,
+		slots:        make(chan struct{}, l.MaxInFlight),
+		timeout:      l.RequestTimeout,
+		queueTimeout: queueTimeout(l.QueueTimeout),
+		end:          newEnding(),
+		inbound:      make(chan struct{}, inboundCredits),
+		stats:        stats,
+		budget:       newWriteBudget(l.MaxWriteBytes),
+		limits:       &limits{callProgress: int64(l.MaxCallProgressBytes), connProgress: int64(l.MaxProgressBytes)},
 	}
 }
 

@@ -10,4 +10,8 @@
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio),
 // or with any byte stream a Dial function returns. Every queue is bounded in
 // count and in bytes (budget.go); docs/architecture.md has the table.
+//
+// It is an engine package: the supported API is the root package,
+// github.com/mcpactor/mcpactor (with transport/oauth for OAuth), which
+// configures and reports on what this package holds.
 package transport

@@ -88,10 +88,8 @@ func (c *HTTPConfig) setDefaults() {
 // (initialize); the GET listener starts when the owner calls Listen.
 func SpawnHTTP(parent actor.SpawnerContext, root *actor.RootContext, owner *actor.PID, cfg HTTPConfig) *Conn {
 	cfg.setDefaults()
-	conn := newConn(cfg.Server, cfg.Generation, root, cfg.MaxInFlight, cfg.RequestTimeout, cfg.Counters,
-		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
+	conn := newConn(cfg.Server, cfg.Generation, root, cfg.Limits, cfg.Counters)
 	conn.session = new(atomic.Pointer[string])
-	conn.queueTimeout = queueTimeout(cfg.QueueTimeout)
 	props := actor.PropsFromProducer(func() actor.Actor { return newHTTPActor(cfg, conn, owner) }, guardianAtRoot(parent)...)
 	conn.pid = parent.Spawn(props)
 	return conn

@@ -46,3 +46,14 @@ func (l *Limits) setDefaults() {
 		l.MaxCallProgressBytes = DefaultMaxCallProgressBytes
 	}
 }
+
+// queueTimeout applies the default of a configured queue timeout.
+func queueTimeout(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultQueueTimeout
+	case d < 0:
+		return 0
+	}
+	return d
+}

@@ -24,10 +24,8 @@ import (
 // answers differs. Messages sent before the endpoint is known wait for it.
 func SpawnLegacySSE(parent actor.SpawnerContext, root *actor.RootContext, owner *actor.PID, cfg HTTPConfig) *Conn {
 	cfg.setDefaults()
-	conn := newConn(cfg.Server, cfg.Generation, root, cfg.MaxInFlight, cfg.RequestTimeout, cfg.Counters,
-		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
+	conn := newConn(cfg.Server, cfg.Generation, root, cfg.Limits, cfg.Counters)
 	conn.session = new(atomic.Pointer[string])
-	conn.queueTimeout = queueTimeout(cfg.QueueTimeout)
 	props := actor.PropsFromProducer(func() actor.Actor {
 		a := newHTTPActor(cfg, conn, owner)
 		a.legacy = &legacyState{}

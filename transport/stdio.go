@@ -103,9 +103,7 @@ func (c *StdioConfig) setDefaults() {
 // may be nil.
 func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *actor.PID, cfg StdioConfig) *Conn {
 	cfg.setDefaults()
-	conn := newConn(cfg.Server, cfg.Generation, root, cfg.MaxInFlight, cfg.RequestTimeout, cfg.Counters,
-		cfg.MaxWriteBytes, cfg.MaxProgressBytes, cfg.MaxCallProgressBytes)
-	conn.queueTimeout = queueTimeout(cfg.QueueTimeout)
+	conn := newConn(cfg.Server, cfg.Generation, root, cfg.Limits, cfg.Counters)
 	conn.pool = new(sync.Pool) // call records are reused (Conn.take)
 	conn.skipped = newSkippedStdout(cfg.Env)
 	// protoactor makes the actor before its mailbox, so the actor finds
@@ -117,17 +115,6 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 	}, append(guardianAtRoot(parent), actor.WithMailbox(stdioMailbox(&mailbox)))...)
 	conn.pid = parent.Spawn(props)
 	return conn
-}
-
-// queueTimeout applies the default of a configured queue timeout.
-func queueTimeout(d time.Duration) time.Duration {
-	switch {
-	case d == 0:
-		return DefaultQueueTimeout
-	case d < 0:
-		return 0
-	}
-	return d
 }
 
 // minWriteStall is the shortest default write stall timeout.
