@@ -28,7 +28,8 @@ func allocsPerCall(call func()) float64 {
 
 // A stdio echo CallTool in the session era: six allocations today, the
 // arguments boxed into CallTool's any among them (docs/benchmarks.md,
-// "What got there"); the bound leaves two for noise such as a pool
+// "The targets missed", its paragraph "What got there"); the bound leaves
+// two for noise such as a pool
 // refilled after a garbage collection.
 func TestCallToolAllocationsSessionEra(t *testing.T) {
 	const bound = 8
