@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // activation is this member's session for one identity it owns: the
@@ -30,6 +32,9 @@ type activation struct {
 	ready      chan struct{} // closed when client or err is set
 	client     *mcpactor.Client
 	err        error
+	// listings counts the tools/list_changed notifications not yet
+	// followed by a listing (refreshOnChange).
+	listings atomic.Int32
 }
 
 // activate returns this member's activation of id, taking ownership and
@@ -262,4 +267,55 @@ func clientName(id Identity, generation int64) string {
 		name += "." + hex.EncodeToString(d[:4])
 	}
 	return name + "." + strconv.FormatInt(generation, 10)
+}
+
+// runtimeOptions are the member's runtime options with the notification
+// handler wrapped: a server's tools/list_changed (server/tools, "List
+// Changed Notification") refreshes the shared cache, then the user's own
+// handler, if any, hears it too.
+func (m *Member) runtimeOptions() mcpactor.Options {
+	opts := m.cfg.Runtime
+	user := opts.Handlers.Notification
+	opts.Handlers.Notification = func(client string, n mcpactor.Notification) {
+		if n.Method == messages.NotificationToolsListChanged {
+			m.refreshOnChange(client)
+		}
+		if user != nil {
+			user(client, n)
+		}
+	}
+	return opts
+}
+
+// refreshOnChange lists the tools of the activation whose runtime client
+// is named client again, for the shared cache. A storm of notifications
+// costs one listing in progress and one after it, not one each.
+func (m *Member) refreshOnChange(client string) {
+	m.mu.Lock()
+	var act *activation
+	for _, a := range m.acts {
+		select {
+		case <-a.ready:
+			if a.err == nil && a.client != nil && a.client.Name() == client {
+				act = a
+			}
+		default:
+		}
+	}
+	if act == nil || m.stopping || act.listings.Add(1) > 1 {
+		m.mu.Unlock()
+		return
+	}
+	m.wg.Add(1)
+	m.mu.Unlock()
+	go func() {
+		defer m.wg.Done()
+		for {
+			n := act.listings.Load()
+			m.refreshTools(act)
+			if act.listings.Add(-n) == 0 {
+				return
+			}
+		}
+	}()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/remote"
+	"github.com/mcpactor/mcpactor/messages"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -205,5 +206,42 @@ func TestTenantsKeptApart(t *testing.T) {
 		if n := len(byID[id]); n != 1 {
 			t.Errorf("%s runs as %d processes, want 1", id, n)
 		}
+	}
+}
+
+// TestListChangedRefreshesTheSharedCache: a server's tools/list_changed
+// makes its owner list the tools again into the shared cache, so that the
+// other members do not offer a list the server has replaced.
+func TestListChangedRefreshesTheSharedCache(t *testing.T) {
+	c := newCluster(t, 2, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	id := Identity{Server: "alpha"}
+	if _, err := callText(ctx, c.driver.As(""), id.Server, "echo", map[string]any{"message": "up"}); err != nil {
+		t.Fatal(err)
+	}
+	key := c.driver.view.toolsPrefix() + id.key()
+	revision := func() int64 {
+		resp, err := c.driver.etcd.Get(ctx, key)
+		if err != nil || len(resp.Kvs) != 1 {
+			return 0
+		}
+		return resp.Kvs[0].ModRevision
+	}
+	var before int64
+	for before = revision(); before == 0; before = revision() {
+		if ctx.Err() != nil {
+			t.Fatal("the activation never wrote the shared cache")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := callText(ctx, c.driver.As(""), id.Server, "notify", map[string]any{"method": messages.NotificationToolsListChanged}); err != nil {
+		t.Fatal(err)
+	}
+	for r := revision(); r <= before; r = revision() {
+		if ctx.Err() != nil {
+			t.Fatal("tools/list_changed did not refresh the shared cache")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

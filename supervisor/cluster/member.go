@@ -68,7 +68,7 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 			cancel()
 		}
 	}()
-	if m.rt, err = mcpactor.Start(cfg.Runtime); err != nil {
+	if m.rt, err = mcpactor.Start(m.runtimeOptions()); err != nil {
 		return m, err
 	}
 	// The remote layer first: its start rewrites gRPC's global logger,
