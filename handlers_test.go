@@ -100,7 +100,9 @@ func TestHandlersDecodeAndEncode(t *testing.T) {
 func TestHandlerErrorsReachTheEngine(t *testing.T) {
 	urlRequired := &messages.Error{Code: messages.CodeURLElicitationRequired, Message: "open this URL"}
 	h := Handlers{
-		Elicitation: func(context.Context, string, *messages.ElicitParams) (*messages.ElicitResult, error) { return nil, urlRequired },
+		Elicitation: func(context.Context, string, *messages.ElicitParams) (*messages.ElicitResult, error) {
+			return nil, urlRequired
+		},
 		Sampling: func(context.Context, string, *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
 			return nil, nil
 		},

@@ -160,13 +160,67 @@ func (m *Member) claimAndConnect(act *activation) error {
 		m.release(act)
 		return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "activate", Reason: "its lease could not be renewed in time"}
 	}
-	c, err := m.rt.Connect(ctx, clientName(id, act.generation), cfg)
+	c, err := m.connect(ctx, act, cfg)
 	if err != nil {
 		m.release(act)
 		return err
 	}
 	act.client = c
 	return nil
+}
+
+// connect starts act's server. The protocol era its server spoke at its
+// last activation, on any member, is shared in etcd: a configuration that
+// pins no version is pinned to it, so that a new activation (a failover
+// included) skips the server/discover probe, which a session-era server
+// that never answers it makes wait out ProbeTimeout. A memo the server
+// contradicts (it was replaced) is dropped, and the server probed.
+func (m *Member) connect(ctx context.Context, act *activation, cfg mcpactor.ServerConfig) (*mcpactor.Client, error) {
+	name, memo := clientName(act.id, act.generation), ""
+	if cfg.ProtocolVersion == "" {
+		memo = m.view.era(act.id)
+		cfg.ProtocolVersion = memo
+	}
+	c, err := m.rt.Connect(ctx, name, cfg)
+	if err != nil && memo != "" && ctx.Err() == nil {
+		m.log("cluster era memo contradicted", "identity", act.id.String(), "era", memo, "err", err)
+		m.putEra(act, "")
+		cfg.ProtocolVersion, memo = "", ""
+		c, err = m.rt.Connect(ctx, name+".probed", cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if era := eraOf(c.ProtocolVersion()); memo == "" && cfg.ProtocolVersion == "" && era != m.view.era(act.id) {
+		m.putEra(act, era)
+	}
+	return c, nil
+}
+
+// eraOf is the version to pin for a server that negotiated version: the
+// stateless era's, or the newest of the session era (the handshake then
+// accepts any session-era version the server answers with).
+func eraOf(version string) string {
+	if version == messages.Version20260728 {
+		return version
+	}
+	return messages.Version20251125
+}
+
+// putEra records act's era in etcd ("" deletes it), while act owns its
+// identity.
+func (m *Member) putEra(act *activation, era string) {
+	if !m.lease.valid(act.lease) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.CallTimeout)
+	defer cancel()
+	key := m.view.erasPrefix() + act.id.key()
+	if era == "" {
+		_, _ = m.etcd.Delete(ctx, key)
+		return
+	}
+	_, _ = m.etcd.Put(ctx, key, era)
 }
 
 // forget removes act from the table if it is still there.

@@ -245,3 +245,70 @@ func TestListChangedRefreshesTheSharedCache(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestEraMemoSkipsTheProbe: the era a server spoke is shared in etcd, so
+// that its next activation (here on another member, after the owner was
+// killed) skips the server/discover
+// probe, which a session-era server that never answers it makes wait out
+// the probe timeout.
+func TestEraMemoSkipsTheProbe(t *testing.T) {
+	c := newCluster(t, 2, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	id := Identity{Server: "alpha", Tenant: silentTenant}
+	start := time.Now()
+	if _, err := callText(ctx, c.driver.As(id.Tenant), id.Server, "echo", map[string]any{"message": "first"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first activation (probed): %v", time.Since(start))
+	c.eventually("the era is shared", func() bool { return c.driver.view.era(id) == messages.Version20251125 })
+	owner, ok := c.driver.view.owner(id)
+	if !ok {
+		t.Fatal("no owner")
+	}
+	// The other member's runtime has never spoken to this server: only
+	// the shared memo can spare it the probe.
+	c.member(owner.Member).signal(syscall.SIGKILL)
+	c.eventually("the owner's loss is seen", func() bool {
+		_, alive := c.driver.view.member(owner.Member)
+		return !alive
+	})
+	start = time.Now()
+	for {
+		cctx, ccancel := context.WithTimeout(ctx, 2*silentProbe)
+		_, err := callText(cctx, c.driver.As(id.Tenant), id.Server, "echo", map[string]any{"message": "again"})
+		ccancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("never answered again: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	again := time.Since(start)
+	t.Logf("activation on another member (era from the memo): %v", again)
+	// A generous bound: an activation takes a fraction of a second; one
+	// that probed again would take the whole probe timeout more.
+	if again >= silentProbe-time.Second {
+		t.Errorf("the activation on another member took %v: it probed (the probe timeout is %v)", again, silentProbe)
+	}
+}
+
+// TestEraMemoContradicted: a memo the server contradicts (it was replaced
+// by one of the other era) costs one failed attempt, not the activation:
+// the server is probed and the memo corrected.
+func TestEraMemoContradicted(t *testing.T) {
+	c := newCluster(t, 1, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	id := Identity{Server: "beta", Tenant: "alice"} // a session-era server
+	if _, err := c.driver.etcd.Put(ctx, c.driver.view.erasPrefix()+id.key(), messages.Version20260728); err != nil {
+		t.Fatal(err)
+	}
+	c.eventually("the wrong memo is seen", func() bool { return c.driver.view.era(id) == messages.Version20260728 })
+	if _, err := callText(ctx, c.driver.As(id.Tenant), id.Server, "echo", map[string]any{"message": "hi"}); err != nil {
+		t.Fatalf("echo with a wrong memo: %v", err)
+	}
+	c.eventually("the memo is corrected", func() bool { return c.driver.view.era(id) == messages.Version20251125 })
+}

@@ -99,7 +99,7 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	}
 	m.view = &view{
 		prefix: cfg.Etcd.Prefix, cli: m.etcd, log: m.log, synced: make(chan struct{}),
-		members: map[string]memberRecord{}, owners: map[Identity]ownerRecord{}, tools: map[Identity][]byte{},
+		members: map[string]memberRecord{}, owners: map[Identity]ownerRecord{}, tools: map[Identity][]byte{}, eras: map[Identity][]byte{},
 		onLost: m.memberLost,
 	}
 	m.lease = newLeaseKeeper(m.etcd, cfg.LeaseTTL)

@@ -42,6 +42,14 @@ var testServers = []string{"alpha", "beta", "gamma"}
 // from Info which process answered.
 var tenantVersions = map[string]string{"": "2025-11-25", "alice": "2025-03-26", "bob": "2025-06-18"}
 
+// silentTenant's servers never answer server/discover (nor any method
+// they do not know), as some session-era servers do: a client that probes
+// waits out silentProbe.
+const (
+	silentTenant = "silent"
+	silentProbe  = 5 * time.Second
+)
+
 type memberSpec struct {
 	Name     string        `json:"name"`
 	Endpoint string        `json:"endpoint"`
@@ -74,7 +82,7 @@ func (s memberSpec) config() Config {
 		// installs one.
 		Runtime: mcpactor.Options{Telemetry: telemetry.Options{Propagator: propagation.TraceContext{}}},
 		ServerFor: func(id Identity, _ mcpactor.ServerConfig) (mcpactor.ServerConfig, error) {
-			path, args, env := testserver.Command(testserver.Options{ProtocolVersion: tenantVersions[id.Tenant]})
+			path, args, env := testserver.Command(testserver.Options{ProtocolVersion: tenantVersions[id.Tenant], SilentOnUnknown: id.Tenant == silentTenant})
 			m := map[string]string{}
 			for _, kv := range env {
 				k, v, _ := strings.Cut(kv, "=")
@@ -83,7 +91,7 @@ func (s memberSpec) config() Config {
 				}
 			}
 			m[envIdentity] = s.Run + "|" + s.Name + "|" + id.String()
-			return mcpactor.ServerConfig{Command: path, Args: args, Env: m, Identity: id.Tenant}, nil
+			return mcpactor.ServerConfig{Command: path, Args: args, Env: m, Identity: id.Tenant, ProbeTimeout: silentProbe}, nil
 		},
 	}
 }

@@ -25,7 +25,8 @@ type view struct {
 	members map[string]memberRecord
 	owners  map[Identity]ownerRecord
 	tools   map[Identity][]byte
-	synced  chan struct{} // closed after the first full read
+	eras    map[Identity][]byte // the version to pin, as text
+	synced  chan struct{}       // closed after the first full read
 }
 
 // memberRecord is the value of a member's key, bound to its lease.
@@ -47,6 +48,7 @@ type ownerRecord struct {
 func (v *view) membersPrefix() string { return v.prefix + "members/" }
 func (v *view) ownersPrefix() string  { return v.prefix + "owners/" }
 func (v *view) toolsPrefix() string   { return v.prefix + "tools/" }
+func (v *view) erasPrefix() string    { return v.prefix + "eras/" }
 
 // run keeps the view current until ctx ends: a full read, then a watch
 // from the next revision; whenever the watch fails (compaction, etcd
@@ -91,7 +93,7 @@ func (v *view) reload(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	next := &view{prefix: v.prefix, members: map[string]memberRecord{}, owners: map[Identity]ownerRecord{}, tools: map[Identity][]byte{}}
+	next := &view{prefix: v.prefix, members: map[string]memberRecord{}, owners: map[Identity]ownerRecord{}, tools: map[Identity][]byte{}, eras: map[Identity][]byte{}}
 	for _, kv := range resp.Kvs {
 		next.apply(false, string(kv.Key), kv.Value, kv.CreateRevision)
 	}
@@ -102,7 +104,7 @@ func (v *view) reload(ctx context.Context) (int64, error) {
 			lost = append(lost, name)
 		}
 	}
-	v.members, v.owners, v.tools = next.members, next.owners, next.tools
+	v.members, v.owners, v.tools, v.eras = next.members, next.owners, next.tools, next.eras
 	v.mu.Unlock()
 	for _, name := range lost {
 		v.onLost(name, "left while the watch was down")
@@ -154,18 +156,25 @@ func (v *view) apply(deleted bool, key string, value []byte, createRev int64) {
 		}
 		v.mu.Unlock()
 	case strings.HasPrefix(key, v.toolsPrefix()):
-		id, ok := parseIdentityKey(strings.TrimPrefix(key, v.toolsPrefix()))
-		if !ok {
-			return
-		}
-		v.mu.Lock()
-		if deleted {
-			delete(v.tools, id)
-		} else {
-			v.tools[id] = value
-		}
-		v.mu.Unlock()
+		v.setEntry(v.tools, strings.TrimPrefix(key, v.toolsPrefix()), deleted, value)
+	case strings.HasPrefix(key, v.erasPrefix()):
+		v.setEntry(v.eras, strings.TrimPrefix(key, v.erasPrefix()), deleted, value)
 	}
+}
+
+// setEntry keeps an identity's entry of a shared cache (tools, eras).
+func (v *view) setEntry(entries map[Identity][]byte, idKey string, deleted bool, value []byte) {
+	id, ok := parseIdentityKey(idKey)
+	if !ok {
+		return
+	}
+	v.mu.Lock()
+	if deleted {
+		delete(entries, id)
+	} else {
+		entries[id] = value
+	}
+	v.mu.Unlock()
 }
 
 func (v *view) member(name string) (memberRecord, bool) {
@@ -186,6 +195,14 @@ func (v *view) cachedTools(id Identity) []byte {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	return v.tools[id]
+}
+
+// era is the protocol era id's server spoke when last activated: a
+// version to pin, or "" when unknown.
+func (v *view) era(id Identity) string {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return string(v.eras[id])
 }
 
 // memberNames returns the live members' names; with candidates, only
