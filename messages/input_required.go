@@ -31,13 +31,43 @@ type InputRequest struct {
 }
 
 // ResultTypeOf returns the resultType of a raw result, ResultTypeComplete
-// when it is absent (or the result is not an object).
+// when it is absent (or the result is not an object). It reads the result
+// once without decoding it, as json.Unmarshal into a struct of that one
+// field would (keys matched as encoding/json matches them, the last one
+// winning): it is on the path of every 2026-07-28 response.
 func ResultTypeOf(result json.RawMessage) string {
-	var r struct {
-		ResultType string `json:"resultType"`
-	}
-	if json.Unmarshal(result, &r) != nil || r.ResultType == "" {
+	d := jsonReader{data: result}
+	if d.peek() != '{' {
 		return ResultTypeComplete
 	}
-	return r.ResultType
+	var rt []byte
+	ok := true
+	for more := d.beginObject(); more; more = d.nextMember() {
+		if fieldIndex(d.key(), resultTypeField) != 0 {
+			d.skipValue()
+			continue
+		}
+		switch d.peek() {
+		case '"':
+			rt = d.str()
+		case 'n':
+			d.skipValue() // null leaves the field as it was
+		default:
+			d.skipValue()
+			ok = false // json.Unmarshal would fail: not a string
+		}
+	}
+	d.end()
+	if d.invalid || !ok || len(rt) == 0 {
+		return ResultTypeComplete
+	}
+	switch string(rt) { // the known values without a copy
+	case ResultTypeComplete:
+		return ResultTypeComplete
+	case ResultTypeInputRequired:
+		return ResultTypeInputRequired
+	}
+	return string(rt)
 }
+
+var resultTypeField = []string{"resultType"}
