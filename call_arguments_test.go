@@ -1,22 +1,29 @@
 package mcpactor_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // TestCallToolRefusesNonObjectArguments checks that arguments that are
 // not a JSON object are refused locally, with an error naming the server
-// and the tool, and that the connection is unharmed.
+// and the tool, that the server receives none of them, and that the
+// connection is unharmed.
 func TestCallToolRefusesNonObjectArguments(t *testing.T) {
 	t.Parallel()
+	fake := &mcptest.Server{Tools: []mcptest.Tool{{Name: "echo", Handler: func(context.Context, *mcptest.Call) (*messages.CallToolResult, error) {
+		return &messages.CallToolResult{Content: []messages.Content{messages.TextContent("fine")}}, nil
+	}}}}
 	rt := startRuntime(t, mcpactor.Options{})
-	c, err := rt.Connect(waitCtx(t), "args", testServerConfig(testserver.Options{}))
+	t.Cleanup(fake.Close) // after the runtime's Stop: cleanups run last first
+	c, err := rt.Connect(waitCtx(t), "args", fake.InProcess())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,4 +39,7 @@ func TestCallToolRefusesNonObjectArguments(t *testing.T) {
 		t.Errorf("stats %+v after refused calls", st)
 	}
 	callOK(t, c, "echo", map[string]any{"message": "fine"})
+	if calls := fake.Calls(); len(calls) != 1 || string(calls[0].Arguments) != `{"message":"fine"}` {
+		t.Errorf("the server received %+v, want the one valid call", calls)
+	}
 }

@@ -6,18 +6,20 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // TestConnectRefusesBadNames checks that Connect and Open refuse what
 // Manager.Add refuses: a name that is not 1 to 100 letters, digits, '-',
 // '_' or '.', and a name a live client of the runtime already has (two
 // would share one mcpactor.server.name in telemetry, and one name in every
-// error). Nothing is started for a refused name.
+// error). Nothing is started for a refused name: the server hears of none.
 func TestConnectRefusesBadNames(t *testing.T) {
 	t.Parallel()
+	fake := &mcptest.Server{}
 	rt := startRuntime(t, mcpactor.Options{})
-	cfg := testServerConfig(testserver.Options{})
+	t.Cleanup(fake.Close) // after the runtime's Stop: cleanups run last first
+	cfg := fake.InProcess()
 	for _, name := range []string{"", "has space", "slash/name", strings.Repeat("x", 101)} {
 		_, err := rt.Connect(waitCtx(t), name, cfg)
 		var ce *mcpactor.ConfigError
@@ -28,6 +30,9 @@ func TestConnectRefusesBadNames(t *testing.T) {
 			t.Errorf("Open(%q): %v, want a *ConfigError", name, err)
 		}
 	}
+	if got := fake.Received(); len(got) != 0 {
+		t.Errorf("refused names reached the server: %+v", got)
+	}
 	c, err := rt.Connect(waitCtx(t), "twin", cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +41,9 @@ func TestConnectRefusesBadNames(t *testing.T) {
 	var ce *mcpactor.ConfigError
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "already") {
 		t.Fatalf("second Connect(twin): %v, want a *ConfigError saying the name is taken", err)
+	}
+	if n := countOf(fake.Methods(), "initialize"); n != 1 {
+		t.Errorf("%d handshakes for one live client: %v", n, fake.Methods())
 	}
 	if err := c.Close(waitCtx(t)); err != nil {
 		t.Fatal(err)
@@ -61,4 +69,15 @@ func TestConnectRefusesBadURLs(t *testing.T) {
 			t.Errorf("Connect(%q): %v, want a *ConfigError about the url, without its password", u, err)
 		}
 	}
+}
+
+// countOf counts v in list.
+func countOf(list []string, v string) int {
+	n := 0
+	for _, s := range list {
+		if s == v {
+			n++
+		}
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package mcpactor_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // A connect that runs out of time is torn down without waiting out the
@@ -48,19 +50,38 @@ func TestConnectDoesNotOverrunItsDeadline(t *testing.T) {
 }
 
 // ResetTimeoutOnProgress alone (no callback) still asks for progress, so the
-// progress keeps the call alive past its timeout.
+// progress keeps the call alive past its timeout: the server received a
+// progress token.
 func TestResetTimeoutOnProgressWithoutCallback(t *testing.T) {
+	fake := &mcptest.Server{Tools: []mcptest.Tool{{Name: "progress", Handler: func(ctx context.Context, c *mcptest.Call) (*messages.CallToolResult, error) {
+		// 8 steps 100 ms apart take 800 ms against a 300 ms timeout.
+		for i := 1; i <= 8; i++ {
+			select {
+			case <-time.After(100 * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			c.Progress(float64(i), 8, "")
+		}
+		return &messages.CallToolResult{Content: []messages.Content{messages.TextContent("done")}}, nil
+	}}}}
 	rt := startRuntime(t, mcpactor.Options{})
+	t.Cleanup(fake.Close) // after the runtime's Stop: cleanups run last first
 	ctx := waitCtx(t)
-	c, err := rt.Connect(ctx, "ts", testServerConfig(testserver.Options{}))
+	c, err := rt.Connect(ctx, "ts", fake.InProcess())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 8 steps 100 ms apart take 800 ms against a 300 ms timeout.
-	_, err = c.CallToolWith(ctx, "progress", map[string]any{"steps": 8, "intervalMs": 100}, mcpactor.CallOptions{
+	_, err = c.CallToolWith(ctx, "progress", nil, mcpactor.CallOptions{
 		Timeout: 300 * time.Millisecond, ResetTimeoutOnProgress: true,
 	})
 	if err != nil {
 		t.Fatalf("progress call: %v", err)
+	}
+	var meta struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	}
+	if calls := fake.Calls(); len(calls) != 1 || json.Unmarshal(calls[0].Meta, &meta) != nil || len(meta.ProgressToken) == 0 {
+		t.Errorf("the call carried no progress token: %+v", calls)
 	}
 }

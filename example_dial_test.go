@@ -4,19 +4,31 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // A server in the same process, reached over a pipe instead of a
 // subprocess: ServerConfig.Dial returns the client's end of any byte
-// stream (a net.Pipe here, a socket elsewhere) and the runtime speaks the
-// same newline-delimited JSON over it as over stdio. Handy in a program's
-// own tests.
+// stream (a socket, an SSH channel) and the runtime speaks the same
+// newline-delimited JSON over it as over stdio. Here the stream is a
+// net.Pipe to a fake server of package transport/mcptest, whose
+// InProcess method makes this configuration in one call.
 func ExampleServerConfig_dial() {
 	ctx := context.Background()
+	fake := &mcptest.Server{Tools: []mcptest.Tool{{
+		Name: "echo",
+		Handler: func(_ context.Context, c *mcptest.Call) (*messages.CallToolResult, error) {
+			var args struct{ Message string }
+			if err := c.Bind(&args); err != nil {
+				return nil, err
+			}
+			return &messages.CallToolResult{Content: []messages.Content{messages.TextContent(args.Message)}}, nil
+		},
+	}}}
+	defer fake.Close()
 	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
 		fmt.Println(err)
@@ -26,14 +38,7 @@ func ExampleServerConfig_dial() {
 
 	c, err := rt.Connect(ctx, "in-process", mcpactor.ServerConfig{
 		Dial: func(ctx context.Context) (io.ReadWriteCloser, error) {
-			ours, theirs := net.Pipe()
-			// Your server's own Serve over the other end; here, this
-			// module's test server.
-			go func() {
-				defer theirs.Close()
-				testserver.Serve(ctx, theirs, theirs, io.Discard, testserver.Options{})
-			}()
-			return ours, nil
+			return fake.Dial(ctx) // or: net.Dial, an SSH channel...
 		},
 	})
 	if err != nil {

@@ -10,12 +10,21 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // Runtime.Manage runs the servers of a configuration file beside servers
-// given in code, exposes their tools by mcp__<server>__<tool>, routes calls
-// by that name, and is stopped by Runtime.Stop.
+// given in code (here one in this process: ServerConfig.Dial), exposes
+// their tools by mcp__<server>__<tool>, routes calls by that name, and is
+// stopped by Runtime.Stop.
 func TestRuntimeManage(t *testing.T) {
+	coded := &mcptest.Server{Tools: []mcptest.Tool{{Name: "echo", Handler: func(_ context.Context, c *mcptest.Call) (*messages.CallToolResult, error) {
+		var args struct{ Message string }
+		err := c.Bind(&args)
+		return &messages.CallToolResult{Content: []messages.Content{messages.TextContent(args.Message)}}, err
+	}}}}
+	defer coded.Close()
 	path, args, env := testserver.Command(testserver.Options{})
 	file := filepath.Join(t.TempDir(), "mcp.json")
 	raw, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
@@ -36,7 +45,7 @@ func TestRuntimeManage(t *testing.T) {
 	defer cancel()
 	m, err := rt.Manage(ctx, mcpactor.ManageOptions{
 		ConfigFile: file,
-		Servers:    map[string]mcpactor.ServerConfig{"coded": testServerConfig(testserver.Options{})},
+		Servers:    map[string]mcpactor.ServerConfig{"coded": coded.InProcess()},
 		CacheDir:   t.TempDir(),
 	})
 	if err != nil {
@@ -69,6 +78,10 @@ func TestRuntimeManage(t *testing.T) {
 	}
 	if err := c.Ping(ctx); err != nil {
 		t.Errorf("Ping through the managed client: %v", err)
+	}
+
+	if n := len(coded.Calls()); n != 1 {
+		t.Errorf("the coded server got %d calls, want 1", n)
 	}
 
 	if err := rt.Stop(ctx); err != nil {

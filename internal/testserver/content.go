@@ -3,7 +3,7 @@ package testserver
 import (
 	"context"
 	"encoding/json"
-	"strconv"
+	"errors"
 )
 
 // Fixtures for the content-kinds tool. They are real, decodable media so
@@ -54,15 +54,16 @@ var contentKindsResult = mustJSON(struct {
 	}},
 }})
 
-func (s *server) toolContentKinds(context.Context, *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolContentKinds(context.Context, *Call) (json.RawMessage, *rpcError) {
 	return contentKindsResult, nil
 }
 
 // toolAskClient sends a request to the client (roots/list,
 // sampling/createMessage, elicitation/create, ping...) with a string id of
-// its own, waits for the answer, and returns the answer's result, or its
-// error with isError set, as JSON text.
-func (s *server) toolAskClient(ctx context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+// its own (in a 2026-07-28 request under Options.Stateless, as a multi
+// round-trip instead: Call.Ask), waits for the answer, and returns the
+// answer's result, or its error with isError set, as JSON text.
+func (s *server) toolAskClient(ctx context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`
@@ -76,32 +77,20 @@ func (s *server) toolAskClient(ctx context.Context, c *toolCall) (json.RawMessag
 	if isNull(a.Params) {
 		a.Params = nil
 	}
-	a.Params = continueTrace(a.Params, c.meta)
-
-	id := "srv-" + strconv.FormatInt(s.nextServerID.Add(1), 10)
-	ch := make(chan *message, 1)
-	s.mu.Lock()
-	s.pending[id] = ch
-	s.mu.Unlock()
-	c.out.send(false, appendRequest(nil, id, a.Method, a.Params))
-
-	select {
-	case resp := <-ch:
-		if resp.Error != nil {
-			return textResult(string(mustJSON(resp.Error)), true), nil
-		}
-		return textResult(string(resp.Result), false), nil
-	case <-ctx.Done():
-		s.mu.Lock()
-		delete(s.pending, id)
-		s.mu.Unlock()
-		return nil, nil
+	res, err := c.Ask(ctx, a.Method, a.Params)
+	var rpcErr *rpcError
+	switch {
+	case errors.As(err, &rpcErr):
+		return textResult(string(mustJSON(rpcErr)), true), nil
+	case err != nil:
+		return nil, nil // cancelled: unanswered
 	}
+	return textResult(string(res), false), nil
 }
 
 // toolNotify sends the notification it is given, then answers "ok"; the
 // notification therefore always precedes the answer on the wire.
-func (s *server) toolNotify(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolNotify(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Method string          `json:"method"`
 		Params json.RawMessage `json:"params"`

@@ -15,7 +15,7 @@ import (
 // toolNotifyFlood sends count notifications, each padded with a "data"
 // string so that its line is about bytes long: a flood for the bounds on
 // a client's notification queue.
-func (s *server) toolNotifyFlood(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolNotifyFlood(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Method string `json:"method"`
 		Count  int    `json:"count"`
@@ -46,7 +46,7 @@ func paddedParams(prefix string, n int) []byte {
 // toolStderrFlood floods stderr with bytes of numbered lines on a
 // goroutine of its own, while the server goes on serving: a client's
 // stderr callbacks are busy when it closes.
-func (s *server) toolStderrFlood(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolStderrFlood(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Bytes int `json:"bytes"`
 	}
@@ -63,7 +63,7 @@ func (s *server) toolStderrFlood(_ context.Context, c *toolCall) (json.RawMessag
 
 // toolStopReading answers, then leaves stdin unread for good: the client's
 // writes fill the pipe and block, as with a server stuck on one request.
-func (s *server) toolStopReading(context.Context, *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolStopReading(context.Context, *Call) (json.RawMessage, *rpcError) {
 	s.stopReading.Store(true)
 	return textResult("ok", false), nil
 }
@@ -71,7 +71,7 @@ func (s *server) toolStopReading(context.Context, *toolCall) (json.RawMessage, *
 // toolCloseStdout closes stdout and leaves the request unanswered; the
 // process keeps running (with IgnoreSIGTERM it even outlives stdin), so a
 // client sees its output end while the process lives on.
-func (s *server) toolCloseStdout(context.Context, *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolCloseStdout(context.Context, *Call) (json.RawMessage, *rpcError) {
 	s.out.withLock(func(w *bufio.Writer) error { return w.Flush() })
 	s.out.drop()
 	if c, ok := s.rawOut.(io.Closer); ok {
@@ -83,7 +83,7 @@ func (s *server) toolCloseStdout(context.Context, *toolCall) (json.RawMessage, *
 // toolReplyRaw answers with the given line instead of a well-formed
 // response: "{{id}}" in it becomes the request's id, so the bad answer
 // lands on the request that asked for it.
-func (s *server) toolReplyRaw(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolReplyRaw(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Line string `json:"line"`
 	}
@@ -95,7 +95,7 @@ func (s *server) toolReplyRaw(_ context.Context, c *toolCall) (json.RawMessage, 
 }
 
 // toolSendRaw writes lines to stdout as they are, then answers ok.
-func (s *server) toolSendRaw(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolSendRaw(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Lines []string `json:"lines"`
 	}

@@ -55,6 +55,8 @@ func flagSet(o *Options, exitAtStart *int) *flag.FlagSet {
 	fs.BoolVar(&o.StringIDs, "string-ids", false, "answer numeric request ids as strings")
 	fs.DurationVar(&o.SlowInitialize, "slow-initialize", 0, "delay the initialize answer")
 	fs.StringVar(&o.ProtocolVersion, "protocol-version", "", "answer initialize with this protocol version whatever was offered")
+	fs.BoolVar(&o.Stateless, "stateless", false, "also speak 2026-07-28: answer server/discover, multi round-trip input requests")
+	fs.DurationVar(&o.ReadDelay, "read-delay", 0, "pause this long before reading each line of stdin")
 	fs.IntVar(exitAtStart, "exit-at-start", -1, "exit at once with this status, before reading anything (-1: off)")
 	fs.StringVar(&o.HTTPAddr, "http", "", "serve HTTP on this address (e.g. 127.0.0.1:0) instead of stdio; the first stdout line is the endpoint URL")
 	fs.BoolVar(&o.HTTPStream, "http-sse", false, "HTTP: answer requests with an SSE stream instead of JSON")
@@ -165,6 +167,10 @@ func (o Options) Args() []string {
 		str("slow-initialize", o.SlowInitialize.String())
 	}
 	str("protocol-version", o.ProtocolVersion)
+	boolean("stateless", o.Stateless)
+	if o.ReadDelay != 0 {
+		str("read-delay", o.ReadDelay.String())
+	}
 	if o.ExitAtStart {
 		a = append(a, "-exit-at-start="+strconv.Itoa(o.ExitCode))
 	}
@@ -221,7 +227,7 @@ func Main(args []string) int {
 		defer signal.Stop(term)
 	}
 
-	srv := newServer(opts, os.Stdout, os.Stderr, os.Exit)
+	srv := newServer(opts, nil, os.Stdout, os.Stderr, os.Exit)
 	done := make(chan error, 1)
 	go func() { done <- srv.run(ctx, os.Stdin) }()
 	select {

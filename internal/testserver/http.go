@@ -42,6 +42,7 @@ const (
 // HTTPIgnoreBodyOver) hold their handler until then.
 type HTTPHandler struct {
 	opts     Options
+	spec     *Spec
 	errOut   *errWriter
 	exitHook func(int) // nil in-process: an exit ends the session only
 
@@ -57,6 +58,7 @@ type HTTPHandler struct {
 
 	mu        sync.Mutex
 	closed    bool
+	stateless *session // serves the requests of the 2026-07-28 revision, which have none
 	sessions  map[string]*session
 	exchanges []HTTPExchange
 }
@@ -83,14 +85,17 @@ type HTTPExchange struct {
 // and ExitAfterRequests end the session they happen in, aborting its
 // connections, as the exit of a process would.
 func NewHTTPHandler(opts Options, errOut io.Writer) *HTTPHandler {
-	return newHTTPHandler(opts, errOut, nil)
+	return newHTTPHandler(opts, nil, errOut, nil)
 }
 
-func newHTTPHandler(opts Options, errOut io.Writer, exitHook func(int)) *HTTPHandler {
+func newHTTPHandler(opts Options, spec *Spec, errOut io.Writer, exitHook func(int)) *HTTPHandler {
+	if spec == nil {
+		spec = DefaultSpec(opts)
+	}
 	if errOut == nil {
 		errOut = io.Discard
 	}
-	h := &HTTPHandler{opts: opts, errOut: &errWriter{w: errOut}, exitHook: exitHook, sessions: make(map[string]*session)}
+	h := &HTTPHandler{opts: opts, spec: spec, errOut: &errWriter{w: errOut}, exitHook: exitHook, sessions: make(map[string]*session)}
 	h.ctx, h.cancel = context.WithCancelCause(context.Background())
 	return h
 }
@@ -264,9 +269,17 @@ func (h *HTTPHandler) post(w *statusWriter, r *http.Request) {
 		}
 		_ = json.Unmarshal(m.Params, &p)
 		version = p.ProtocolVersion
+	} else if h.opts.Stateless && r.Header.Get("Mcp-Session-Id") == "" {
+		// The 2026-07-28 revision has no session: every request stands
+		// alone (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports).
+		if s = h.statelessSession(); s == nil {
+			httpError(w, http.StatusServiceUnavailable, codeServerError, "testserver closed")
+			return
+		}
 	} else if s = h.sessionOf(w, r); s == nil {
 		return
 	}
+	s.srv.observe(m, r.Header.Clone())
 	if m.kind() != kindRequest {
 		// A notification or a response: taken, nothing to answer.
 		if m.kind() == kindNotification && !h.delay(r, h.opts.HTTPNotifyDelay) {
@@ -313,7 +326,8 @@ func (h *HTTPHandler) request(w *statusWriter, r *http.Request, s *session, m *m
 		return
 	}
 	kind := streamJSON
-	if h.opts.HTTPStream {
+	if h.opts.HTTPStream || m.Method == "subscriptions/listen" {
+		// A listen request's answer is its stream of notifications.
 		kind = streamSSE
 	}
 	st := s.newStream(kind)
@@ -322,6 +336,9 @@ func (h *HTTPHandler) request(w *statusWriter, r *http.Request, s *session, m *m
 	}
 	if m.Method == "initialize" {
 		w.Header().Set("Mcp-Session-Id", s.id)
+	}
+	if s.modern {
+		defer h.closedEarly(r, s, st, m)
 	}
 	if kind == streamJSON {
 		defer s.dropStream(st)
@@ -340,6 +357,26 @@ func (h *HTTPHandler) request(w *statusWriter, r *http.Request, s *session, m *m
 	h.startEventStream(w, prime)
 	s.srv.startRequest(m, st)
 	h.pump(w, r, st, 0, pumpSpec{ids: ids, drop: drop})
+}
+
+// closedEarly treats a stateless request whose client went away before
+// its answer as cancelled: its handling stops, and the observer hears of
+// it. A session-era client that disconnects has not cancelled anything
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
+func (h *HTTPHandler) closedEarly(r *http.Request, s *session, st *stream, m *message) {
+	if r.Context().Err() == nil || st.isAnswered() {
+		return
+	}
+	key := idKey(m.ID)
+	s.srv.mu.Lock()
+	entry := s.srv.inflight[key]
+	s.srv.mu.Unlock()
+	if entry != nil {
+		entry.cancel()
+	}
+	if s.srv.spec.Observe != nil {
+		s.srv.spec.Observe(Received{Method: m.Method, ID: clone(m.ID), Header: r.Header.Clone(), StreamClosed: true})
+	}
 }
 
 // answerJSON waits for the response and writes it as the body. A session

@@ -58,6 +58,7 @@ func (h *HTTPHandler) legacyPost(w *statusWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	s.srv.observe(m, r.Header.Clone())
 	s.srv.handleMessage(m, s.standalone)
 	w.WriteHeader(http.StatusAccepted)
 	_, _ = w.Write([]byte("Accepted"))

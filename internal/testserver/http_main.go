@@ -41,7 +41,7 @@ func mainHTTP(opts Options) int {
 	}
 	defer signal.Stop(term)
 
-	h := newHTTPHandler(opts, os.Stderr, os.Exit)
+	h := newHTTPHandler(opts, nil, os.Stderr, os.Exit)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -17,6 +17,7 @@ type session struct {
 	h          *HTTPHandler
 	srv        *server
 	legacy     bool
+	modern     bool // serves the requests without session of Options.Stateless
 	standalone *stream
 	calls      atomic.Int64 // tools/call POSTs, for HTTPExpireAfter
 
@@ -33,7 +34,7 @@ func (h *HTTPHandler) newSession(legacy bool) *session {
 	_, _ = rand.Read(raw[:])
 	s := &session{id: hex.EncodeToString(raw[:]), h: h, legacy: legacy, streams: make(map[string]*stream)}
 	s.standalone = newStream(s, "g", streamStandalone)
-	s.srv = newServer(h.opts, nil, h.errOut, h.exitHook)
+	s.srv = newServer(h.opts, h.spec, nil, h.errOut, h.exitHook)
 	s.srv.ctx, s.srv.stop = context.WithCancelCause(h.ctx)
 
 	h.mu.Lock()
@@ -46,6 +47,32 @@ func (h *HTTPHandler) newSession(legacy bool) *session {
 	h.sessionsWG.Add(1)
 	h.mu.Unlock()
 	go s.watch()
+	return s
+}
+
+// statelessSession returns the server that answers requests without a
+// session (Options.Stateless), started on first use and again after it
+// ended (a crash, HTTPExpireAfter); nil if the handler is closed. It is
+// not listed among the sessions: no request names it.
+func (h *HTTPHandler) statelessSession() *session {
+	h.mu.Lock()
+	s := h.stateless
+	h.mu.Unlock()
+	if s != nil && s.srv.ctx.Err() == nil {
+		return s
+	}
+	if s = h.newSession(false); s == nil {
+		return nil
+	}
+	h.forget(s)
+	s.modern = true
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if cur := h.stateless; cur != nil && cur.srv.ctx.Err() == nil {
+		s.end(errSessionDeleted) // another request started one first
+		return cur
+	}
+	h.stateless = s
 	return s
 }
 

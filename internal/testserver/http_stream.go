@@ -119,6 +119,13 @@ func (st *stream) send(isResponse bool, msgs ...[]byte) {
 	st.poke()
 }
 
+// isAnswered reports whether the stream holds its request's answer.
+func (st *stream) isAnswered() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.answered
+}
+
 // poke wakes the handler writing the stream, if any.
 func (st *stream) poke() {
 	select {

@@ -1,6 +1,7 @@
 package testserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -43,8 +44,8 @@ func (s *server) initialize(ctx context.Context, req *request) (json.RawMessage,
 		ProtocolVersion string          `json:"protocolVersion"`
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ServerInfo      serverInfo      `json:"serverInfo"`
-		Instructions    string          `json:"instructions"`
-	}{version, capabilities, serverInfo{ServerName, ServerVersion}, instructions}), nil
+		Instructions    string          `json:"instructions,omitempty"`
+	}{version, capabilitiesOf(s.spec), serverInfo{s.serverName(), s.serverVersion()}, s.spec.Instructions}), nil
 }
 
 func (s *server) ping(context.Context, *request) (json.RawMessage, *rpcError) {
@@ -108,3 +109,7 @@ func paginate[T any](s *server, params json.RawMessage, items []T) ([]T, string,
 	}
 	return items[offset:end], next, nil
 }
+
+// serverName and serverVersion are serverInfo's fields.
+func (s *server) serverName() string    { return cmp.Or(s.spec.Name, ServerName) }
+func (s *server) serverVersion() string { return cmp.Or(s.spec.Version, ServerVersion) }

@@ -101,6 +101,20 @@ type Options struct {
 	// ProtocolVersion, when set, is answered to initialize whatever the
 	// client offered (e.g. "1999-01-01" to test a client's refusal).
 	ProtocolVersion string
+	// Stateless makes the server speak the 2026-07-28 revision beside the
+	// session era: server/discover offers it, subscriptions/listen is
+	// held open, and a tool that asks the client for input in a request
+	// of that era does so by a multi round-trip (input_required, then the
+	// client's retry) rather than a request of its own. initialize still
+	// works, for session-era clients. Over HTTP, requests without
+	// Mcp-Session-Id are served by one server without session, and a
+	// client closing a request's stream before its answer cancels it,
+	// as a 2026-07-28 client cancels over HTTP.
+	Stateless bool
+	// ReadDelay, when > 0, pauses this long before reading each line of
+	// stdin: a server that reads slowly, so that the client's writes
+	// back up into the pipe and its write budget (backpressure).
+	ReadDelay time.Duration
 	// ExitAtStart ends the server before it writes or reads anything:
 	// StderrOnExit is written to stderr and the exit status is ExitCode.
 	// (It is a bool rather than a code so that the zero Options stays a

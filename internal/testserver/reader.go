@@ -40,6 +40,9 @@ func (s *server) readLoop(in io.Reader) error {
 			}
 			held = complete
 		}
+		if d := s.opts.ReadDelay; d > 0 && !sleep(s.ctx, d) {
+			return nil
+		}
 		line, tooLong, err := readLine(r, &scratch, MaxLineBytes)
 		if s.ctx.Err() != nil {
 			return nil

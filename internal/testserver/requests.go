@@ -18,12 +18,9 @@ var methods = map[string]handlerFunc{
 	"tools/call":               (*server).toolsCall,
 	"resources/list":           (*server).resourcesList,
 	"resources/templates/list": (*server).resourceTemplatesList,
-	"resources/read":           (*server).resourcesRead,
 	"resources/subscribe":      (*server).resourcesSubscribe,
 	"resources/unsubscribe":    (*server).resourcesSubscribe,
 	"prompts/list":             (*server).promptsList,
-	"prompts/get":              (*server).promptsGet,
-	"completion/complete":      (*server).complete,
 	"logging/setLevel":         (*server).setLevel,
 }
 
@@ -43,7 +40,7 @@ type request struct {
 	params json.RawMessage
 	out    outlet // where the answer, and what the handling sends, go
 	// call is the decoded tools/call, or callErr why it could not be.
-	call    *toolCall
+	call    *Call
 	callErr *rpcError
 	// firstCall marks the first tools/call received, the one the
 	// HugeFrameBytes and EndlessLine faults act on.
@@ -68,7 +65,13 @@ func (s *server) startRequest(m *message, out outlet) {
 		s.sendError(out, m.ID, newError(codeInvalidParams, "Received request before initialization was complete"))
 		return
 	}
+	if s.opts.Stateless && m.Method == "tools/call" && s.resume(m, out) {
+		return
+	}
 	instant := instantMethods[m.Method] || (m.Method == "initialize" && s.opts.SlowInitialize <= 0)
+	if s.spec.Methods[m.Method] != nil {
+		instant = !s.spec.MethodsWait
+	}
 	if m.Method == "tools/call" {
 		n := s.toolCalls.Add(1)
 		if s.opts.ExitAfterRequests > 0 && n >= int64(s.opts.ExitAfterRequests) {
@@ -99,6 +102,15 @@ func (s *server) startRequest(m *message, out outlet) {
 			if s.inflight[key] == entry {
 				delete(s.inflight, key)
 			}
+			if s.opts.Stateless {
+				// The retries of a multi round-trip call are in
+				// flight under its entry too (stateless.go).
+				for k, e := range s.inflight {
+					if e == entry {
+						delete(s.inflight, k)
+					}
+				}
+			}
 			s.mu.Unlock()
 		}()
 		s.serveRequest(ctx, req)
@@ -119,6 +131,11 @@ func (s *server) serveRequest(ctx context.Context, req *request) {
 	result, rpcErr := s.dispatch(ctx, req)
 	if ctx.Err() != nil || (result == nil && rpcErr == nil) {
 		return
+	}
+	if req.call != nil {
+		// A call that asked for input in the stateless era answers the
+		// retry that brought it.
+		req.id, req.out = req.call.id, req.call.out
 	}
 	id := req.id
 	if s.opts.StringIDs {
@@ -153,6 +170,17 @@ func (s *server) dispatch(ctx context.Context, req *request) (result json.RawMes
 	}()
 	if req.method == "ping" && s.opts.IgnorePing {
 		return nil, nil
+	}
+	if s.opts.Stateless {
+		switch req.method {
+		case "server/discover":
+			return s.discover(ctx, req)
+		case "subscriptions/listen":
+			return s.listen(ctx, req)
+		}
+	}
+	if m := s.spec.Methods[req.method]; m != nil {
+		return runMethod(ctx, m, req.params)
 	}
 	h, ok := methods[req.method]
 	if !ok && s.opts.SilentOnUnknown {

@@ -49,32 +49,32 @@ var (
 func dynamicText(id string) string { return "dynamic resource " + id }
 
 func (s *server) resourcesList(_ context.Context, req *request) (json.RawMessage, *rpcError) {
-	page, next, err := paginate(s, req.params, staticResources)
+	page, next, err := paginate(s, req.params, s.spec.Resources)
 	if err != nil {
 		return nil, err
 	}
 	return mustJSON(struct {
-		Resources  []resourceInfo `json:"resources"`
-		NextCursor string         `json:"nextCursor,omitempty"`
+		Resources  []json.RawMessage `json:"resources"`
+		NextCursor string            `json:"nextCursor,omitempty"`
 	}{page, next}), nil
 }
 
 func (s *server) resourceTemplatesList(_ context.Context, req *request) (json.RawMessage, *rpcError) {
-	page, next, err := paginate(s, req.params, resourceTemplates)
+	page, next, err := paginate(s, req.params, s.spec.ResourceTemplates)
 	if err != nil {
 		return nil, err
 	}
 	return mustJSON(struct {
-		ResourceTemplates []resourceTemplate `json:"resourceTemplates"`
-		NextCursor        string             `json:"nextCursor,omitempty"`
+		ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
+		NextCursor        string            `json:"nextCursor,omitempty"`
 	}{page, next}), nil
 }
 
-func (s *server) resourcesRead(_ context.Context, req *request) (json.RawMessage, *rpcError) {
+func resourcesRead(_ context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		URI string `json:"uri"`
 	}
-	_ = json.Unmarshal(req.params, &p)
+	_ = json.Unmarshal(params, &p)
 	var c resourceContent
 	switch id, dynamic := strings.CutPrefix(p.URI, dynamicPrefix); {
 	case p.URI == "test://static/1":
@@ -121,22 +121,22 @@ var prompts = []promptInfo{
 }
 
 func (s *server) promptsList(_ context.Context, req *request) (json.RawMessage, *rpcError) {
-	page, next, err := paginate(s, req.params, prompts)
+	page, next, err := paginate(s, req.params, s.spec.Prompts)
 	if err != nil {
 		return nil, err
 	}
 	return mustJSON(struct {
-		Prompts    []promptInfo `json:"prompts"`
-		NextCursor string       `json:"nextCursor,omitempty"`
+		Prompts    []json.RawMessage `json:"prompts"`
+		NextCursor string            `json:"nextCursor,omitempty"`
 	}{page, next}), nil
 }
 
-func (s *server) promptsGet(_ context.Context, req *request) (json.RawMessage, *rpcError) {
+func promptsGet(_ context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		Name      string            `json:"name"`
 		Arguments map[string]string `json:"arguments"`
 	}
-	if err := json.Unmarshal(req.params, &p); err != nil {
+	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, newError(codeInvalidParams, "Invalid params: %v", err)
 	}
 	var description, text string
@@ -172,14 +172,14 @@ var (
 // complete answers completion/complete: candidates for argument "name" (or
 // "id") that start with the given value, case-insensitively; any other
 // argument gets no candidates.
-func (s *server) complete(_ context.Context, req *request) (json.RawMessage, *rpcError) {
+func complete(_ context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
 		Argument struct {
 			Name  string `json:"name"`
 			Value string `json:"value"`
 		} `json:"argument"`
 	}
-	if err := json.Unmarshal(req.params, &p); err != nil {
+	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, newError(codeInvalidParams, "Invalid params: %v", err)
 	}
 	var candidates []string
@@ -204,4 +204,33 @@ func (s *server) complete(_ context.Context, req *request) (json.RawMessage, *rp
 	return mustJSON(struct {
 		Completion completion `json:"completion"`
 	}{completion{values, len(values), false}}), nil
+}
+
+// DefaultSpec is this package's own catalogue, which Serve and
+// NewHTTPHandler serve: the tools of tools.go (with "no-schema" under
+// Options.ToolWithoutSchema), the test:// resources, the prompts simple
+// and greet, and completions for their arguments.
+func DefaultSpec(opts Options) *Spec {
+	return &Spec{
+		Instructions:      instructions,
+		Capabilities:      capabilities,
+		Tools:             toolCatalogue(opts),
+		Resources:         encodeAll(staticResources),
+		ResourceTemplates: encodeAll(resourceTemplates),
+		Prompts:           encodeAll(prompts),
+		Methods: map[string]Method{
+			"resources/read":      resourcesRead,
+			"prompts/get":         promptsGet,
+			"completion/complete": complete,
+		},
+	}
+}
+
+// encodeAll encodes each of items.
+func encodeAll[T any](items []T) []json.RawMessage {
+	out := make([]json.RawMessage, len(items))
+	for i, it := range items {
+		out[i] = mustJSON(it)
+	}
+	return out
 }

@@ -12,6 +12,13 @@
 // http.Handler (for net/http/httptest); Main, RunIfChild and Command run
 // it as a child process, usually the test binary re-executing itself, over
 // stdio or, with Options.HTTPAddr, HTTP (ReadURL reads its address).
+//
+// ServeSpec and NewSpecHandler serve a catalogue the caller declares (a
+// Spec: tools whose Run gets a *Call, resources, prompts, extra methods, an
+// observer of what arrives) with the same request handling and faults:
+// the public test kit, transport/mcptest, is built on them, so every test
+// of this module that runs a test server exercises the kit's engine.
+// Options.Stateless adds the 2026-07-28 revision (stateless.go).
 package testserver
 
 import (
@@ -37,16 +44,17 @@ import (
 // returns. The caller must keep reading out and errOut until Serve returns,
 // as with any child process's pipes.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, errOut io.Writer, opts Options) error {
-	return newServer(opts, out, errOut, nil).run(ctx, in)
+	return newServer(opts, nil, out, errOut, nil).run(ctx, in)
 }
 
 // server is one running test server: Serve's and Main's state.
 type server struct {
 	opts     Options
+	spec     *Spec // what it offers; DefaultSpec for Serve
 	out      *output
 	errOut   *errWriter
 	exitHook func(code int) // ends the process (Main) or the Serve call
-	tools    []*tool
+	tools    []*Tool
 
 	ctx  context.Context // cancelled when the server stops
 	stop context.CancelCauseFunc
@@ -58,6 +66,7 @@ type server struct {
 	mu       sync.Mutex
 	inflight map[string]*inflightEntry // client requests being handled, by idKey
 	pending  map[string]chan *message  // server requests awaiting the client, by id
+	parked   map[string]*parked        // stateless-era calls awaiting a retry, by requestState
 
 	nextServerID atomic.Int64
 	toolCalls    atomic.Int64 // tools/call requests received
@@ -69,7 +78,10 @@ type server struct {
 
 // newServer builds a server. exitHook ends the process; nil means running
 // in-process, where an exit stops Serve with an *ExitError instead.
-func newServer(opts Options, out, errOut io.Writer, exitHook func(int)) *server {
+func newServer(opts Options, spec *Spec, out, errOut io.Writer, exitHook func(int)) *server {
+	if spec == nil {
+		spec = DefaultSpec(opts)
+	}
 	if out == nil {
 		out = io.Discard
 	}
@@ -81,10 +93,12 @@ func newServer(opts Options, out, errOut io.Writer, exitHook func(int)) *server 
 		opts:     opts,
 		errOut:   &errWriter{w: errOut},
 		exitHook: exitHook,
-		tools:    toolCatalogue(opts),
+		spec:     spec,
+		tools:    spec.Tools,
 		work:     make(chan func()),
 		inflight: make(map[string]*inflightEntry),
 		pending:  make(map[string]chan *message),
+		parked:   make(map[string]*parked),
 		rawOut:   rawOut,
 	}
 	s.out = newOutput(out, opts.NoiseEvery, func(err error) {
@@ -181,6 +195,7 @@ func (s *server) handleLine(line []byte) {
 		s.sendError(s.out, nil, decodeError(line))
 		return
 	}
+	s.observe(&m, nil)
 	s.handleMessage(&m, s.out)
 }
 

@@ -49,7 +49,7 @@ func TestInitialize(t *testing.T) {
 
 func TestLenientBeforeInitialize(t *testing.T) {
 	c := startPipe(t, Options{})
-	var res struct{ Tools []tool }
+	var res struct{ Tools []Tool }
 	mustUnmarshal(t, c.call("tools/list", nil), &res)
 	if len(res.Tools) == 0 {
 		t.Fatal("no tools before initialize")
@@ -87,7 +87,7 @@ func TestToolsList(t *testing.T) {
 				params["cursor"] = *cursor
 			}
 			var res struct {
-				Tools      []tool
+				Tools      []Tool
 				NextCursor string `json:"nextCursor"`
 			}
 			mustUnmarshal(c.t, c.call("tools/list", params), &res)

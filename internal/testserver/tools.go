@@ -4,48 +4,84 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"time"
 )
 
-// tool is one entry of the tool catalogue.
-type tool struct {
+// Tool is one entry of a server's tool catalogue: its tools/list entry
+// and what answers its tools/call.
+type Tool struct {
 	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
 	Description  string          `json:"description,omitempty"`
 	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	run          toolFunc
-	// waits marks the tools that take time (or wait for the client): they
-	// run on a goroutine of their own and can be cancelled. The others
-	// answer at once, on the reading goroutine.
-	waits bool
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	// Run answers a call: its result is the tools/call result, written
+	// verbatim; an *RPCError is answered as a JSON-RPC error,
+	// ErrNoAnswer leaves the request unanswered, and any other error is
+	// answered -32603 with its text.
+	Run func(ctx context.Context, c *Call) (json.RawMessage, error) `json:"-"`
+	// Waits marks a tool that takes time (or waits for the client): it
+	// runs on a goroutine of its own and its context ends when the
+	// client cancels it. The others answer at once, on the reading
+	// goroutine, and are never cancelled.
+	Waits bool `json:"-"`
+
+	run toolFunc // the built-in tools' form of Run
 }
 
-// toolCall is a decoded tools/call request.
-type toolCall struct {
-	tool *tool
+// Call is one tools/call being answered: what a tool's Run reads, and
+// how it talks back to the client before its answer.
+type Call struct {
+	srv  *server
+	tool *Tool
 	id   json.RawMessage // the request's id, as it arrived
 	args json.RawMessage // arguments, possibly nil
 	meta json.RawMessage // params._meta, possibly nil
 	out  outlet          // the request's outlet: what the tool sends goes there
 }
 
-// toolFunc runs a tool. A nil result with a nil error leaves the request
-// unanswered (crash does that).
-type toolFunc func(s *server, ctx context.Context, c *toolCall) (json.RawMessage, *rpcError)
+// toolFunc runs a built-in tool. A nil result with a nil error leaves the
+// request unanswered (crash does that).
+type toolFunc func(s *server, ctx context.Context, c *Call) (json.RawMessage, *rpcError)
+
+// runTool runs t for c in either form.
+func (s *server) runTool(ctx context.Context, t *Tool, c *Call) (json.RawMessage, *rpcError) {
+	if t.run != nil {
+		return t.run(s, ctx, c)
+	}
+	if t.Run == nil {
+		return nil, newError(codeInternalError, "Internal error: tool %s has no Run", t.Name)
+	}
+	res, err := t.Run(ctx, c)
+	var rpcErr *rpcError
+	switch {
+	case errors.Is(err, ErrNoAnswer):
+		return nil, nil
+	case errors.As(err, &rpcErr):
+		return nil, rpcErr
+	case err != nil:
+		return nil, newError(codeInternalError, "%v", err)
+	case res == nil:
+		return json.RawMessage(`{"content":[]}`), nil
+	}
+	return res, nil
+}
 
 // allTools is the catalogue, in tools/list order; toolCatalogue filters it.
-var allTools = []*tool{
+var allTools = []*Tool{
 	{Name: "echo", Description: "Returns message as text.", InputSchema: schema(`"message":{"type":"string"}`, "message"), run: (*server).toolEcho},
-	{Name: "sleep", Description: "Sleeps ms milliseconds, unless cancelled.", InputSchema: schema(`"ms":{"type":"integer","minimum":0}`, "ms"), run: (*server).toolSleep, waits: true},
-	{Name: "progress", Description: "Reports steps progress notifications intervalMs apart, then returns done.", InputSchema: schema(`"steps":{"type":"integer","minimum":0},"intervalMs":{"type":"integer","minimum":0},"messageBytes":{"type":"integer","minimum":0}`, "steps"), run: (*server).toolProgress, waits: true},
+	{Name: "sleep", Description: "Sleeps ms milliseconds, unless cancelled.", InputSchema: schema(`"ms":{"type":"integer","minimum":0}`, "ms"), run: (*server).toolSleep, Waits: true},
+	{Name: "progress", Description: "Reports steps progress notifications intervalMs apart, then returns done.", InputSchema: schema(`"steps":{"type":"integer","minimum":0},"intervalMs":{"type":"integer","minimum":0},"messageBytes":{"type":"integer","minimum":0}`, "steps"), run: (*server).toolProgress, Waits: true},
 	{Name: "fail", Description: "Returns a tool error (isError) with message.", InputSchema: schema(`"message":{"type":"string"}`), run: (*server).toolFail},
 	{Name: "rpc-error", Description: "Answers with a JSON-RPC error of the given code and message.", InputSchema: schema(`"code":{"type":"integer"},"message":{"type":"string"}`), run: (*server).toolRPCError},
 	{Name: "big", Description: "Returns one text content of bytes 'x' characters.", InputSchema: schema(`"bytes":{"type":"integer","minimum":0}`, "bytes"), run: (*server).toolBig},
 	{Name: "structured", Description: "Returns structured content matching its output schema.", InputSchema: schema(""), OutputSchema: schema(`"a":{"type":"integer"},"b":{"type":"string"}`, "a", "b"), run: (*server).toolStructured},
 	{Name: "content-kinds", Description: "Returns one content block of each kind.", InputSchema: schema(""), run: (*server).toolContentKinds},
 	{Name: "trace-meta", Description: "Returns the request's params._meta.", InputSchema: schema(""), run: (*server).toolTraceMeta},
-	{Name: "ask-client", Description: "Sends a request to the client and returns its answer.", InputSchema: schema(`"method":{"type":"string"},"params":{"type":"object"}`, "method"), run: (*server).toolAskClient, waits: true},
+	{Name: "ask-client", Description: "Sends a request to the client and returns its answer.", InputSchema: schema(`"method":{"type":"string"},"params":{"type":"object"}`, "method"), run: (*server).toolAskClient, Waits: true},
 	{Name: "notify", Description: "Sends a notification to the client, then returns ok.", InputSchema: schema(`"method":{"type":"string"},"params":{"type":"object"}`, "method"), run: (*server).toolNotify},
 	{Name: "crash", Description: "Writes stderr and exits the process with code, unanswered.", InputSchema: schema(`"code":{"type":"integer"},"stderr":{"type":"string"}`), run: (*server).toolCrash},
 	{Name: "notify-flood", Description: "Sends count notifications of method, each padded to bytes, then returns ok.", InputSchema: schema(`"method":{"type":"string"},"count":{"type":"integer"},"bytes":{"type":"integer"}`, "count"), run: (*server).toolNotifyFlood},
@@ -57,11 +93,11 @@ var allTools = []*tool{
 }
 
 // noSchemaTool is added by Options.ToolWithoutSchema.
-var noSchemaTool = &tool{Name: "no-schema", Description: "A tool whose definition lacks inputSchema.", run: (*server).toolNoSchema}
+var noSchemaTool = &Tool{Name: "no-schema", Description: "A tool whose definition lacks inputSchema.", run: (*server).toolNoSchema}
 
 // toolCatalogue returns the tools a server with opts offers.
-func toolCatalogue(opts Options) []*tool {
-	tools := append([]*tool(nil), allTools...)
+func toolCatalogue(opts Options) []*Tool {
+	tools := append([]*Tool(nil), allTools...)
 	if opts.ToolWithoutSchema {
 		tools = append(tools, noSchemaTool)
 	}
@@ -85,7 +121,7 @@ func (s *server) toolsList(_ context.Context, req *request) (json.RawMessage, *r
 		return nil, err
 	}
 	return mustJSON(struct {
-		Tools      []*tool `json:"tools"`
+		Tools      []*Tool `json:"tools"`
 		NextCursor string  `json:"nextCursor,omitempty"`
 	}{page, next}), nil
 }
@@ -111,9 +147,9 @@ func (s *server) decodeCall(req *request) (instant bool) {
 	}
 	for _, t := range s.tools {
 		if t.Name == p.Name {
-			req.call = &toolCall{tool: t, id: req.id, args: p.Arguments, meta: p.Meta, out: req.out}
+			req.call = &Call{srv: s, tool: t, id: req.id, args: p.Arguments, meta: p.Meta, out: req.out}
 			// The endless line never ends: it must not hold the reader.
-			return !t.waits && !(req.firstCall && s.endlessLine(req))
+			return !t.Waits && !(req.firstCall && s.endlessLine(req))
 		}
 	}
 	req.callErr = newError(codeInvalidParams, "Unknown tool: %s", p.Name)
@@ -136,7 +172,7 @@ func (s *server) toolsCall(ctx context.Context, req *request) (json.RawMessage, 
 			s.writeHugeFrame(req.out)
 		}
 	}
-	return req.call.tool.run(s, ctx, req.call)
+	return s.runTool(ctx, req.call.tool, req.call)
 }
 
 // decodeArgs decodes a tool's arguments into v; absent arguments leave v
@@ -165,7 +201,7 @@ func textResult(text string, isError bool) json.RawMessage {
 
 // toolEcho is the benchmark's hot path: one small decode, one hand-built
 // encode.
-func (s *server) toolEcho(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolEcho(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	if msg, ok := stringArg(c.args, "message"); ok {
 		return textResult(msg, false), nil
 	}
@@ -178,7 +214,7 @@ func (s *server) toolEcho(_ context.Context, c *toolCall) (json.RawMessage, *rpc
 	return textResult(a.Message, false), nil
 }
 
-func (s *server) toolSleep(ctx context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolSleep(ctx context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		MS float64 `json:"ms"`
 	}
@@ -191,7 +227,7 @@ func (s *server) toolSleep(ctx context.Context, c *toolCall) (json.RawMessage, *
 	return textResult("slept "+strconv.FormatFloat(a.MS, 'f', -1, 64)+"ms", false), nil
 }
 
-func (s *server) toolProgress(ctx context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolProgress(ctx context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Steps        int     `json:"steps"`
 		IntervalMS   float64 `json:"intervalMs"`
@@ -230,7 +266,7 @@ func (s *server) toolProgress(ctx context.Context, c *toolCall) (json.RawMessage
 	return textResult("done", false), nil
 }
 
-func (s *server) toolFail(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolFail(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Message string `json:"message"`
 	}
@@ -240,7 +276,7 @@ func (s *server) toolFail(_ context.Context, c *toolCall) (json.RawMessage, *rpc
 	return textResult(a.Message, true), nil
 }
 
-func (s *server) toolRPCError(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolRPCError(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -254,7 +290,7 @@ func (s *server) toolRPCError(_ context.Context, c *toolCall) (json.RawMessage, 
 	return nil, &rpcError{Code: a.Code, Message: a.Message}
 }
 
-func (s *server) toolBig(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolBig(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Bytes int `json:"bytes"`
 	}
@@ -268,13 +304,13 @@ func (s *server) toolBig(_ context.Context, c *toolCall) (json.RawMessage, *rpcE
 	return append(b, tail...), nil
 }
 
-func (s *server) toolStructured(context.Context, *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolStructured(context.Context, *Call) (json.RawMessage, *rpcError) {
 	const data = `{"a":1,"b":"two"}`
 	return json.RawMessage(`{"content":[{"type":"text","text":` + string(appendString(nil, data)) +
 		`}],"structuredContent":` + data + `}`), nil
 }
 
-func (s *server) toolTraceMeta(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolTraceMeta(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	meta := c.meta
 	if isNull(meta) {
 		meta = json.RawMessage(`{}`)
@@ -289,7 +325,7 @@ func (s *server) toolTraceMeta(_ context.Context, c *toolCall) (json.RawMessage,
 	}{[]any{textContent(compact.String())}, compact.Bytes()}), nil
 }
 
-func (s *server) toolCrash(_ context.Context, c *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolCrash(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
 	var a struct {
 		Code   int    `json:"code"`
 		Stderr string `json:"stderr"`
@@ -301,7 +337,7 @@ func (s *server) toolCrash(_ context.Context, c *toolCall) (json.RawMessage, *rp
 	return nil, nil
 }
 
-func (s *server) toolNoSchema(context.Context, *toolCall) (json.RawMessage, *rpcError) {
+func (s *server) toolNoSchema(context.Context, *Call) (json.RawMessage, *rpcError) {
 	return textResult("no schema", false), nil
 }
 

@@ -1,0 +1,297 @@
+package mcptest_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
+)
+
+// The tests below hold the errors the faults' documentation promises.
+
+func TestFaultDelayTimesOut(t *testing.T) {
+	for _, w := range ways {
+		t.Run(w.name, func(t *testing.T) {
+			rt := start(t, mcpactor.Options{})
+			s := &mcptest.Server{Tools: []mcptest.Tool{echoTool}, Fault: mcptest.Fault{Delay: time.Minute}}
+			c := connect(t, rt, w.config(t, s))
+			_, err := c.CallToolWith(context.Background(), "echo", nil, mcpactor.CallOptions{Timeout: 50 * time.Millisecond})
+			wantErr(t, err, mcpactor.ErrTimeout)
+			var te *mcpactor.TimeoutError
+			if !errors.As(err, &te) {
+				t.Errorf("%T is no *mcpactor.TimeoutError", err)
+			}
+			waitFor(t, "the cancellation", func() bool { return len(s.Cancellations()) == 1 })
+		})
+	}
+}
+
+func TestFaultDelayAnswers(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	tool := echoTool
+	tool.Fault = mcptest.Fault{Delay: 30 * time.Millisecond}
+	s := &mcptest.Server{Tools: []mcptest.Tool{tool}}
+	c := connect(t, rt, s.InProcess())
+	t.Cleanup(s.Close)
+	begin := time.Now()
+	res, err := c.CallTool(context.Background(), "echo", map[string]any{"message": "late"})
+	if err != nil || text(res) != "late" || time.Since(begin) < 30*time.Millisecond {
+		t.Fatalf("echo = %v, %v after %v", res, err, time.Since(begin))
+	}
+}
+
+func TestFaultHangTimesOut(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Tools: []mcptest.Tool{{Name: "stuck", Fault: mcptest.Fault{Hang: true}}}}
+	c := connect(t, rt, s.InProcess())
+	t.Cleanup(s.Close)
+	_, err := c.CallToolWith(context.Background(), "stuck", nil, mcpactor.CallOptions{Timeout: 50 * time.Millisecond})
+	wantErr(t, err, mcpactor.ErrTimeout)
+}
+
+func TestFaultCrash(t *testing.T) {
+	for _, w := range ways {
+		t.Run(w.name, func(t *testing.T) {
+			rt := start(t, mcpactor.Options{})
+			s := &mcptest.Server{Tools: []mcptest.Tool{echoTool, {
+				Name: "crash", Fault: mcptest.Fault{Crash: &mcptest.Crash{Code: 3, Stderr: "bye"}}}}}
+			c := connect(t, rt, w.config(t, s))
+			_, err := c.CallTool(context.Background(), "crash", nil)
+			switch w.name {
+			case "streamable-http-2026-07-28":
+				wantErr(t, err, mcpactor.ErrStreamBroken)
+				var sb *mcpactor.StreamBrokenError
+				if !errors.As(err, &sb) {
+					t.Errorf("%T is no *mcpactor.StreamBrokenError", err)
+				}
+			case "streamable-http":
+				wantErr(t, err, mcpactor.ErrNoResponse)
+				var nr *mcpactor.NoResponseError
+				if !errors.As(err, &nr) {
+					t.Errorf("%T is no *mcpactor.NoResponseError", err)
+				}
+			default:
+				wantErr(t, err, mcpactor.ErrTransportClosed)
+				var tc *mcpactor.TransportClosedError
+				if !errors.As(err, &tc) {
+					t.Errorf("%T is no *mcpactor.TransportClosedError", err)
+				}
+			}
+			if !contains(s.Stderr(), "bye") {
+				t.Errorf("stderr = %q", s.Stderr())
+			}
+		})
+	}
+}
+
+func TestFaultCrashStdio(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	c := connect(t, rt, mcptest.Stdio("crash"))
+	_, err := c.CallTool(context.Background(), "crash", nil)
+	wantErr(t, err, mcpactor.ErrTransportClosed)
+	if !contains(err.Error(), "crashed on purpose") || !contains(err.Error(), "3") {
+		t.Errorf("error = %v: no exit status or stderr", err)
+	}
+}
+
+func TestFaultCrashTimes(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Tools: []mcptest.Tool{echoTool}, Fault: mcptest.Fault{Crash: &mcptest.Crash{Times: 1}}}
+	t.Cleanup(s.Close)
+	c := connect(t, rt, s.InProcess())
+	ctx := context.Background()
+	_, err := c.CallTool(ctx, "echo", nil)
+	wantErr(t, err, mcpactor.ErrTransportClosed)
+	if err := c.Reconnect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "again"}); err != nil || text(res) != "again" {
+		t.Fatalf("after the crash: %v, %v", res, err)
+	}
+}
+
+func TestFaultGarbage(t *testing.T) {
+	for _, w := range ways {
+		t.Run(w.name, func(t *testing.T) {
+			rt := start(t, mcpactor.Options{})
+			s := &mcptest.Server{Tools: []mcptest.Tool{echoTool}, Fault: mcptest.Fault{Garbage: true}}
+			c := connect(t, rt, w.config(t, s))
+			res, err := c.CallTool(context.Background(), "echo", map[string]any{"message": "still"})
+			if err != nil || text(res) != "still" {
+				t.Fatalf("echo = %v, %v", res, err)
+			}
+			waitFor(t, "the garbage counted", func() bool {
+				st := c.Stats()
+				return st.Malformed == 2 && st.UnknownIDs == 1
+			})
+		})
+	}
+}
+
+func TestFaultOversized(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	tool := echoTool
+	tool.Name = "big"
+	tool.Fault = mcptest.Fault{Oversized: 4096}
+	s := &mcptest.Server{Tools: []mcptest.Tool{echoTool, tool}}
+	t.Cleanup(s.Close)
+	cfg := s.InProcess()
+	cfg.MaxFrameSize = 1024
+	c := connect(t, rt, cfg)
+	ctx := context.Background()
+	_, err := c.CallTool(ctx, "big", nil)
+	wantErr(t, err, mcpactor.ErrFrameTooLarge)
+	var fe *mcpactor.FrameTooLargeError
+	if !errors.As(err, &fe) {
+		t.Errorf("%T is no *mcpactor.FrameTooLargeError", err)
+	}
+	if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "alive"}); err != nil || text(res) != "alive" {
+		t.Fatalf("the connection did not live on: %v, %v", res, err)
+	}
+}
+
+func TestFaultOutOfOrder(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Tools: []mcptest.Tool{echoTool}, Faults: mcptest.Faults{OutOfOrder: true}}
+	t.Cleanup(s.Close)
+	c := connect(t, rt, s.InProcess())
+	var wg sync.WaitGroup
+	for _, msg := range []string{"a", "b", "c", "d"} {
+		wg.Go(func() {
+			res, err := c.CallTool(context.Background(), "echo", map[string]any{"message": msg})
+			if err != nil || text(res) != msg {
+				t.Errorf("echo %s = %v, %v", msg, res, err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestFaultSlowReadsStall(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Tools: []mcptest.Tool{echoTool}, Faults: mcptest.Faults{SlowReads: time.Minute}}
+	t.Cleanup(s.Close)
+	cfg := s.InProcess()
+	cfg.WriteStallTimeout = 100 * time.Millisecond
+	cfg.ConnectTimeout = 5 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	_, err := rt.Connect(ctx, "fake", cfg)
+	wantErr(t, err, mcpactor.ErrWriteStalled)
+	wantErr(t, err, mcpactor.ErrTransportClosed)
+	var we *mcpactor.WriteStallError
+	if !errors.As(err, &we) {
+		t.Errorf("%T is no *mcpactor.WriteStallError", err)
+	}
+}
+
+func TestFaultSlowInitialize(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Faults: mcptest.Faults{SlowInitialize: time.Minute}}
+	t.Cleanup(s.Close)
+	cfg := s.InProcess()
+	cfg.ConnectTimeout = 100 * time.Millisecond
+	_, err := rt.Connect(context.Background(), "fake", cfg)
+	wantErr(t, err, mcpactor.ErrConnectTimeout)
+	var ce *mcpactor.ConnectTimeoutError
+	if !errors.As(err, &ce) {
+		t.Errorf("%T is no *mcpactor.ConnectTimeoutError", err)
+	}
+}
+
+func TestFaultIgnorePing(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Faults: mcptest.Faults{IgnorePing: true}}
+	t.Cleanup(s.Close)
+	cfg := s.InProcess()
+	cfg.RequestTimeout = 50 * time.Millisecond
+	c := connect(t, rt, cfg)
+	wantErr(t, c.Ping(context.Background()), mcpactor.ErrTimeout)
+}
+
+func TestFaultBanner(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Tools: []mcptest.Tool{echoTool}, Faults: mcptest.Faults{Banner: "Welcome!"}}
+	t.Cleanup(s.Close)
+	c := connect(t, rt, s.InProcess())
+	if res, err := c.CallTool(context.Background(), "echo", map[string]any{"message": "x"}); err != nil || text(res) != "x" {
+		t.Fatalf("echo = %v, %v", res, err)
+	}
+}
+
+func TestFaultHTTPFailCalls(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Tools: []mcptest.Tool{echoTool}, Faults: mcptest.Faults{HTTPFailCalls: 1, HTTPFailStatus: 502}}
+	h := s.StartHTTP()
+	t.Cleanup(h.Close)
+	c := connect(t, rt, h.Config())
+	ctx := context.Background()
+	_, err := c.CallTool(ctx, "echo", nil)
+	wantErr(t, err, mcpactor.ErrHTTPStatus)
+	var he *mcpactor.HTTPStatusError
+	if !errors.As(err, &he) || he.Status != 502 {
+		t.Errorf("error = %#v", err)
+	}
+	if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "ok"}); err != nil || text(res) != "ok" {
+		t.Fatalf("the next call: %v, %v", res, err)
+	}
+}
+
+func TestFaultHTTPSessionExpiry(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Tools: []mcptest.Tool{echoTool}, Faults: mcptest.Faults{HTTPExpireSessionAfter: 1}}
+	h := s.StartHTTP()
+	t.Cleanup(h.Close)
+	c := connect(t, rt, h.Config())
+	ctx := context.Background()
+	for i := range 3 {
+		if _, err := c.CallTool(ctx, "echo", nil); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	// A call may reach the session before it ends, and be sent again:
+	// at least one new session, at most one per call.
+	if n := count(s.Methods(), "initialize"); n < 2 || n > 4 {
+		t.Errorf("%d sessions initialized: %v", n, s.Methods())
+	}
+}
+
+func TestExpireSessions(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Tools: []mcptest.Tool{echoTool}}
+	h := s.StartHTTP()
+	t.Cleanup(h.Close)
+	c := connect(t, rt, h.Config())
+	h.ExpireSessions()
+	if _, err := c.CallTool(context.Background(), "echo", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(s.Methods(), "initialize"); n != 2 {
+		t.Errorf("%d sessions initialized, want 2", n)
+	}
+}
+
+func count(list []string, v string) int {
+	n := 0
+	for _, s := range list {
+		if s == v {
+			n++
+		}
+	}
+	return n
+}
+
+func TestFaultCrashHTTPJSONAnswers(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Tools: []mcptest.Tool{{Name: "crash", Fault: mcptest.Fault{Crash: &mcptest.Crash{}}}},
+		Faults: mcptest.Faults{HTTPJSONAnswers: true}}
+	h := s.StartHTTP()
+	t.Cleanup(h.Close)
+	c := connect(t, rt, h.Config())
+	_, err := c.CallTool(context.Background(), "crash", nil)
+	wantErr(t, err, mcpactor.ErrUnreachable)
+}

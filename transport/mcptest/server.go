@@ -1,0 +1,324 @@
+package mcptest
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// Server is a fake MCP server. Its zero value is a well-behaved server
+// offering nothing; set the fields before the first connection and leave
+// them alone afterwards. A Server serves any number of connections, one
+// after another or at once (each generation of a client is one, and
+// InProcess, StartHTTP and Stdio can be mixed), and remembers what all of
+// them received. It must not be copied once used.
+type Server struct {
+	// Name and Version are serverInfo in the initialize result; empty
+	// means "mcptest" and "0.0.0".
+	Name, Version string
+	// Instructions is the initialize result's instructions; "" omits it.
+	Instructions string
+
+	// Tools are what tools/list lists, in this order.
+	Tools []Tool
+	// Resources are what resources/list lists and resources/read reads.
+	Resources []Resource
+	// Prompts are what prompts/list lists and prompts/get gets.
+	Prompts []Prompt
+
+	// Stateless makes the server speak the 2026-07-28 revision too, by
+	// every way but legacy SSE: server/discover offers it, so a runtime
+	// that leaves ServerConfig.ProtocolVersion empty speaks it, without
+	// initialize or session; and a Call's requests to the
+	// client (CreateMessage, Elicit, ListRoots, Ask) become multi
+	// round-trips: the call is answered input_required and goes on when
+	// the client retries it with the answers
+	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+	// Session-era clients still initialize.
+	Stateless bool
+
+	// Fault applies to every tool call, under the tool's own Fault: a
+	// field the tool sets wins.
+	Fault Fault
+	// Faults are the server's faults that are not about one call.
+	Faults Faults
+
+	mu       sync.Mutex
+	log      []Message
+	closed   []Cancellation // requests cancelled by closing their stream
+	crashes  map[string]int // calls that met a Crash, by where it is declared ("" for Server.Fault)
+	stderr   bytes.Buffer
+	conns    sync.WaitGroup
+	closing  chan struct{}
+	shutdown sync.Once
+}
+
+// Tool is one tool of a Server.
+type Tool struct {
+	// Name is what tools/list and tools/call name it by.
+	Name        string
+	Description string
+	// InputSchema is the JSON Schema of the arguments: a json.RawMessage
+	// or a string holding it, or any other value that encodes to it (a
+	// map, a struct). nil means
+	// {"type":"object"}, a tool without arguments. The server does not
+	// validate arguments against it: Handler sees what the client sent.
+	InputSchema any
+	// OutputSchema, when set, is listed as the tool's outputSchema
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#output-schema).
+	OutputSchema any
+	// Handler answers a call. An error is answered as a tool error (a
+	// result with isError set and the error's text), which a client sees
+	// as CallToolResult.IsError with a nil error; an *RPCError is
+	// answered as a JSON-RPC error instead, which a client returns as
+	// *mcpactor.RPCError (errors.Is mcpactor.ErrRPC). A nil Handler
+	// answers an empty result.
+	//
+	// Handler runs on a goroutine of its own, and ctx ends when the
+	// client cancels the call (notifications/cancelled), or the
+	// connection ends. A panic in it is answered as a JSON-RPC internal
+	// error (-32603), and the server goes on.
+	Handler func(ctx context.Context, call *Call) (*messages.CallToolResult, error)
+	// Fault is this tool's misbehaviour.
+	Fault Fault
+}
+
+// Resource is one resource of a Server, listed by resources/list and read
+// by resources/read at its URI: its Text, or its Blob when Text is empty.
+type Resource struct {
+	URI, Name, MimeType string
+	Text                string
+	Blob                []byte
+}
+
+// Prompt is one prompt of a Server.
+type Prompt struct {
+	Name, Description string
+	Arguments         []messages.PromptArgument
+	// Get answers prompts/get with the arguments the client sent; its
+	// errors are answered -32602 (invalid params). It runs on a goroutine
+	// of its own, and ctx ends when the client cancels. nil answers one
+	// user message holding the Description.
+	Get func(ctx context.Context, args map[string]string) (*messages.GetPromptResult, error)
+}
+
+// RPCError is a JSON-RPC error: a Handler returns one to answer with it,
+// and Call.Ask returns the client's as one.
+type RPCError struct {
+	Code    int
+	Message string
+	Data    json.RawMessage
+}
+
+// Error implements error.
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("mcptest: JSON-RPC error %d: %s", e.Code, e.Message)
+}
+
+// InProcess returns a configuration reaching s in this process, over a
+// net.Pipe (ServerConfig.Dial): no process, no port. Each connection
+// generation gets a fresh connection to the same Server. Crashes end
+// the connection (the client sees the stream end); what they write to
+// stderr is in Stderr.
+func (s *Server) InProcess() mcpactor.ServerConfig {
+	return mcpactor.ServerConfig{Dial: s.Dial}
+}
+
+// Dial opens a connection to s: the client's end of a net.Pipe whose other
+// end s serves with JSON Lines, as over stdio. It is InProcess's
+// ServerConfig.Dial; a test may also speak to it directly. The
+// connection ends when the client closes its end, when the server
+// crashes, or at Close.
+func (s *Server) Dial(context.Context) (io.ReadWriteCloser, error) {
+	s.mu.Lock()
+	closing := s.closingLocked()
+	select {
+	case <-closing:
+		s.mu.Unlock()
+		return nil, errors.New("mcptest: server closed")
+	default:
+	}
+	s.conns.Add(1)
+	s.mu.Unlock()
+
+	ours, theirs := net.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		defer s.conns.Done()
+		watched := make(chan struct{})
+		go func() {
+			// Close ends the connection; so does its end.
+			defer close(watched)
+			select {
+			case <-closing:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		_ = testserver.ServeSpec(ctx, theirs, theirs, stderrOf(s), s.options(), s.spec())
+		_ = theirs.Close()
+		cancel()
+		<-watched
+	}()
+	return ours, nil
+}
+
+// Close ends every connection of s served in this process (InProcess and
+// Dial; an HTTPServer has Close of its own) and waits for them. Later
+// dials fail.
+func (s *Server) Close() {
+	s.mu.Lock()
+	closing := s.closingLocked()
+	s.mu.Unlock()
+	s.shutdown.Do(func() { close(closing) })
+	s.conns.Wait()
+}
+
+func (s *Server) closingLocked() chan struct{} {
+	if s.closing == nil {
+		s.closing = make(chan struct{})
+	}
+	return s.closing
+}
+
+// Stderr is what the server has written to stderr in this process so far
+// (its first MiB): crash texts above all. A Stdio child's go to the
+// client, which puts them in its errors.
+func (s *Server) Stderr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+// stderrWriter appends to a Server's stderr record.
+type stderrWriter struct{ s *Server }
+
+func stderrOf(s *Server) io.Writer { return stderrWriter{s} }
+
+// maxStderr bounds what a Server keeps of its stderr.
+const maxStderr = 1 << 20
+
+func (w stderrWriter) Write(b []byte) (int, error) {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	w.s.stderr.Write(b[:min(len(b), max(maxStderr-w.s.stderr.Len(), 0))])
+	return len(b), nil
+}
+
+// spec declares s to the engine.
+func (s *Server) spec() *testserver.Spec {
+	spec := &testserver.Spec{
+		Name:         cmp.Or(s.Name, "mcptest"),
+		Version:      cmp.Or(s.Version, "0.0.0"),
+		Instructions: s.Instructions,
+		Observe:      s.record,
+		Methods:      map[string]testserver.Method{},
+		MethodsWait:  true, // a Prompt's Get is the test's code: it may wait
+	}
+	for i := range s.Tools {
+		t := &s.Tools[i]
+		spec.Tools = append(spec.Tools, &testserver.Tool{
+			Name:         t.Name,
+			Description:  t.Description,
+			InputSchema:  schemaJSON(t.InputSchema, `{"type":"object"}`),
+			OutputSchema: schemaJSON(t.OutputSchema, ""),
+			Run:          s.runner(t),
+			Waits:        true,
+		})
+	}
+	if len(s.Resources) > 0 {
+		for _, r := range s.Resources {
+			spec.Resources = append(spec.Resources, mustJSON(messages.Resource{URI: r.URI, Name: r.Name, MimeType: r.MimeType}))
+		}
+		spec.Methods["resources/read"] = s.readResource
+	}
+	if len(s.Prompts) > 0 {
+		for _, p := range s.Prompts {
+			spec.Prompts = append(spec.Prompts, mustJSON(messages.Prompt{Name: p.Name, Description: p.Description, Arguments: p.Arguments}))
+		}
+		spec.Methods["prompts/get"] = s.getPrompt
+	}
+	return spec
+}
+
+// readResource answers resources/read.
+func (s *Server) readResource(_ context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p messages.ReadResourceParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &testserver.RPCError{Code: -32602, Message: "Invalid params: " + err.Error()}
+	}
+	for _, r := range s.Resources {
+		if r.URI != p.URI {
+			continue
+		}
+		c := messages.TextResource(r.URI, r.MimeType, r.Text)
+		if r.Text == "" && r.Blob != nil {
+			c = messages.BlobResource(r.URI, r.MimeType, r.Blob)
+		}
+		return json.Marshal(messages.ReadResourceResult{Contents: []messages.ResourceContents{c}})
+	}
+	// -32002 is the specification's "Resource not found"
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling).
+	return nil, &testserver.RPCError{Code: -32002, Message: "Resource not found", Data: mustJSON(map[string]string{"uri": p.URI})}
+}
+
+// getPrompt answers prompts/get.
+func (s *Server) getPrompt(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p messages.GetPromptParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &testserver.RPCError{Code: -32602, Message: "Invalid params: " + err.Error()}
+	}
+	for _, pr := range s.Prompts {
+		if pr.Name != p.Name {
+			continue
+		}
+		if pr.Get == nil {
+			return json.Marshal(messages.GetPromptResult{Description: pr.Description, Messages: []messages.PromptMessage{
+				{Role: "user", Content: messages.TextContent(pr.Description)}}})
+		}
+		res, err := pr.Get(ctx, p.Arguments)
+		if err != nil {
+			return nil, &testserver.RPCError{Code: -32602, Message: err.Error()}
+		}
+		return json.Marshal(res)
+	}
+	return nil, &testserver.RPCError{Code: -32602, Message: "Invalid params: unknown prompt: " + p.Name}
+}
+
+// schemaJSON encodes a schema given as a value; def when v is nil.
+func schemaJSON(v any, def string) json.RawMessage {
+	switch v := v.(type) {
+	case nil:
+		if def == "" {
+			return nil
+		}
+		return json.RawMessage(def)
+	case json.RawMessage:
+		return v
+	case []byte:
+		return v
+	case string:
+		return json.RawMessage(v)
+	}
+	return mustJSON(v)
+}
+
+// mustJSON encodes what the package builds itself, or what a test
+// declared; a value that cannot be encoded is the test's bug.
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("mcptest: encoding %T: %v", v, err))
+	}
+	return b
+}
