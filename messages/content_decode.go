@@ -326,7 +326,9 @@ func (r *CallToolResult) read(d *jsonReader) error {
 		switch fieldIndex(d.key(), callToolResultFields) {
 		case ctrMeta:
 			if raw := d.value(); raw != nil {
-				if err := unmarshalInto(raw, &r.Meta); err != nil {
+				if m, ok := decodeMeta(raw, d.owned); ok && r.Meta == nil {
+					r.Meta = m
+				} else if err := unmarshalInto(raw, &r.Meta); err != nil {
 					note(inField(err, "CallToolResult", "_meta"))
 				}
 			}
