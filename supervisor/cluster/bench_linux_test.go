@@ -4,9 +4,15 @@ package cluster
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"net"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,81 +24,226 @@ import (
 	"github.com/mcpactor/mcpactor/internal/testserver"
 )
 
-// The hop's cost, three ways, between the same processes (the test process
-// and one member child):
+// The cluster's costs, measured by bench/cmd/clusterbench (make bench),
+// which runs these benchmarks and writes docs/benchmarks.md's cluster
+// section:
 //
-//   - BenchmarkCallLocal: a tools/call on a server this process owns (the
-//     runtime alone, what one machine costs);
-//   - BenchmarkCallCluster: the same call to a server the member child
-//     owns, through the cluster;
-//   - BenchmarkGRPCUnary: a hand-written gRPC unary round trip of the
-//     same payload to the member child (the floor of any hop).
+//   - BenchmarkHop: a tools/call at 64 callers, three ways between the
+//     same processes (the test process and one member child): local, on
+//     a server this process owns (what one machine costs); cluster, the
+//     same call to a server the member child owns; grpc, a hand-written
+//     gRPC unary round trip of the same payload to the member child (the
+//     floor of any hop). The hop costs cluster - local; the goal is at
+//     most 1.3 times grpc.
+//   - BenchmarkFailover: 1,000 calls in flight to a member killed with
+//     SIGKILL; how soon they all end, how many end other than with a
+//     result or a typed error (lost), and how soon the server answers
+//     again on another member.
+//   - BenchmarkBringUp: 100 servers across 3 members, from the first
+//     call until every one has answered.
 //
-// The hop costs CallCluster - CallLocal; the goal is at most 1.3 times
-// GRPCUnary. Run with: go test -run '^$' -bench . ./supervisor/cluster/
+// go test -run '^$' -bench . -benchtime 2s ./supervisor/cluster/ runs them.
 
-const benchArgs = `{"message":"hello"}`
+const (
+	benchArgs    = `{"message":"hello"}`
+	benchCallers = 64
+)
 
-func BenchmarkCallLocal(b *testing.B) {
-	rt, err := mcpactor.Start(mcpactor.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rt.Stop(context.Background())
-	path, args, env := testserver.Command(testserver.Options{})
-	c, err := rt.Connect(context.Background(), "local", mcpactor.ServerConfig{Command: path, Args: args, Env: envMap(env)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := c.CallTool(ctx, "echo", map[string]any{"message": "hello"}); err != nil {
-				b.Error(err)
-				return
-			}
+// The sizes of BenchmarkFailover and BenchmarkBringUp; clusterbench's
+// smoke mode makes them small.
+var (
+	failoverCalls  = flag.Int("cluster.failover-calls", 1000, "BenchmarkFailover: calls in flight when the owner is killed")
+	bringUpServers = flag.Int("cluster.bringup-servers", 100, "BenchmarkBringUp: servers across the 3 members")
+)
+
+func BenchmarkHop(b *testing.B) {
+	b.Run("local", func(b *testing.B) {
+		rt, err := mcpactor.Start(mcpactor.Options{})
+		if err != nil {
+			b.Fatal(err)
 		}
-	})
-}
-
-func BenchmarkCallCluster(b *testing.B) {
-	c := newBenchCluster(b)
-	ctx := context.Background()
-	if _, err := c.driver.CallTool(ctx, "alpha", "echo", map[string]any{"message": "warm"}); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := c.driver.CallTool(ctx, "alpha", "echo", map[string]any{"message": "hello"}); err != nil {
-				b.Error(err)
-				return
-			}
+		defer rt.Stop(context.Background())
+		path, args, env := testserver.Command(testserver.Options{})
+		c, err := rt.Connect(context.Background(), "local", mcpactor.ServerConfig{Command: path, Args: args, Env: envMap(env)})
+		if err != nil {
+			b.Fatal(err)
 		}
+		measureCalls(b, func(ctx context.Context) error {
+			_, err := c.CallTool(ctx, "echo", map[string]any{"message": "hello"})
+			return err
+		})
 	})
-}
-
-func BenchmarkGRPCUnary(b *testing.B) {
 	c := newBenchCluster(b)
-	addr := c.benchGRPC
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{})))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
-	ctx := context.Background()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
+	b.Run("cluster", func(b *testing.B) {
+		ctx := context.Background()
+		if _, err := c.driver.CallTool(ctx, "alpha", "echo", map[string]any{"message": "warm"}); err != nil {
+			b.Fatal(err)
+		}
+		measureCalls(b, func(ctx context.Context) error {
+			_, err := c.driver.CallTool(ctx, "alpha", "echo", map[string]any{"message": "hello"})
+			return err
+		})
+	})
+	b.Run("grpc", func(b *testing.B) {
+		conn, err := grpc.NewClient(c.benchGRPC, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{})))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close()
+		measureCalls(b, func(ctx context.Context) error {
 			out := new([]byte)
 			in := []byte(benchArgs)
-			if err := conn.Invoke(ctx, "/bench.Echo/Echo", &in, out); err != nil {
+			return conn.Invoke(ctx, "/bench.Echo/Echo", &in, out)
+		})
+	})
+}
+
+// measureCalls runs call from benchCallers goroutines and reports calls/s
+// and the latency's p50 and p99 beside ns/op.
+func measureCalls(b *testing.B, call func(context.Context) error) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var all []time.Duration
+	b.SetParallelism(max(1, benchCallers/runtime.GOMAXPROCS(0)))
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		var mine []time.Duration
+		for pb.Next() {
+			t0 := time.Now()
+			if err := call(ctx); err != nil {
 				b.Error(err)
 				return
 			}
+			mine = append(mine, time.Since(t0))
 		}
+		mu.Lock()
+		all = append(all, mine...)
+		mu.Unlock()
 	})
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if len(all) == 0 {
+		return
+	}
+	slices.Sort(all)
+	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "calls/s")
+	b.ReportMetric(float64(all[len(all)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(all[len(all)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkFailover kills the owner of a server with -cluster.failover-calls
+// calls in flight to it. Each iteration is a cluster of its own.
+func BenchmarkFailover(b *testing.B) {
+	failoverCalls := *failoverCalls
+	const ttl = 2 * time.Second
+	var ended, again, lost []float64
+	for range b.N {
+		b.StopTimer()
+		c := newClusterOn(b, etcdFor(b), 3, ttl)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
+		info, err := c.driver.Info(ctx, "alpha")
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.eventually("alpha's tools cached", func() bool { return c.driver.view.cachedTools(Identity{Server: "alpha"}) != nil })
+		results := make(chan error, failoverCalls)
+		for range failoverCalls {
+			go func() {
+				_, err := c.driver.CallTool(ctx, "alpha", "sleep", map[string]any{"ms": 60000})
+				results <- err
+			}()
+		}
+		c.eventually("the calls are in flight", func() bool {
+			c.driver.calls.mu.Lock()
+			defer c.driver.calls.mu.Unlock()
+			return len(c.driver.calls.calls) == failoverCalls
+		})
+		b.StartTimer()
+		killed := time.Now()
+		c.member(info.Member).signal(syscall.SIGKILL)
+		var missing int
+		deadline := time.After(waitLimit)
+	collect:
+		for i := range failoverCalls {
+			select {
+			case err := <-results:
+				if !errors.Is(err, ErrMemberLost) {
+					missing++ // ended, but not with the typed error
+				}
+			case <-deadline:
+				missing += failoverCalls - i // never ended
+				break collect
+			}
+		}
+		ended = append(ended, float64(time.Since(killed).Milliseconds()))
+		for {
+			cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
+			_, err := c.driver.CallTool(cctx, "alpha", "echo", map[string]any{"message": "again"})
+			ccancel()
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				b.Fatalf("alpha never answered again: %v", err)
+			}
+		}
+		again = append(again, float64(time.Since(killed).Milliseconds()))
+		lost = append(lost, float64(missing))
+		b.StopTimer()
+		cancel()
+	}
+	b.ReportMetric(median(ended), "all-ended-ms")
+	b.ReportMetric(median(again), "answers-again-ms")
+	b.ReportMetric(median(lost), "lost")
+	b.ReportMetric(float64(failoverCalls), "in-flight")
+	b.ReportMetric(ttl.Seconds()*1000, "ttl-ms")
+}
+
+// BenchmarkBringUp brings up -cluster.bringup-servers servers across 3
+// members: from the first call until every server has answered one,
+// through the call-only driver, benchCallers calls at a time.
+func BenchmarkBringUp(b *testing.B) {
+	bringUpServers := *bringUpServers
+	var took []float64
+	for range b.N {
+		b.StopTimer()
+		c := newClusterWith(b, etcdFor(b), 3, memberSpec{TTL: 3 * time.Second, Servers: bringUpServers})
+		names := c.base.serverNames()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
+		b.StartTimer()
+		start := time.Now()
+		sem := make(chan struct{}, benchCallers)
+		errs := make(chan error, len(names))
+		for _, name := range names {
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				_, err := c.driver.CallTool(ctx, name, "echo", map[string]any{"message": "up"})
+				errs <- err
+			}()
+		}
+		for range names {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+		took = append(took, float64(time.Since(start).Milliseconds()))
+		b.StopTimer()
+		cancel()
+	}
+	b.ReportMetric(median(took), "bring-up-ms")
+	b.ReportMetric(float64(bringUpServers), "servers")
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // envMap turns "K=V" entries into the map ServerConfig.Env expects.

@@ -152,7 +152,7 @@ var (
 
 // etcdFor returns the etcd shared by the tests (each uses a prefix of its
 // own), starting it on first use.
-func etcdFor(t *testing.T) *etcdProc {
+func etcdFor(t testing.TB) *etcdProc {
 	t.Helper()
 	sharedEtcdOnce.Do(func() { sharedEtcd, sharedEtcdErr = newEtcd() })
 	if sharedEtcdErr != nil {

@@ -24,7 +24,7 @@ const waitLimit = 30 * time.Second
 // testCluster is an etcd, member children, and a call-only member in the
 // test process (the driver) through which the tests call.
 type testCluster struct {
-	t       *testing.T
+	t       testing.TB
 	run     string
 	base    memberSpec
 	members []*memberProc
@@ -33,18 +33,25 @@ type testCluster struct {
 
 // newCluster starts n members (m1..mn) with lease ttl on the shared etcd,
 // under a prefix of the test's own, and the driver.
-func newCluster(t *testing.T, n int, ttl time.Duration) *testCluster {
+func newCluster(t testing.TB, n int, ttl time.Duration) *testCluster {
 	t.Helper()
 	return newClusterOn(t, etcdFor(t), n, ttl)
 }
 
 // newClusterOn is newCluster on etcd e.
-func newClusterOn(t *testing.T, e *etcdProc, n int, ttl time.Duration) *testCluster {
+func newClusterOn(t testing.TB, e *etcdProc, n int, ttl time.Duration) *testCluster {
+	t.Helper()
+	return newClusterWith(t, e, n, memberSpec{TTL: ttl})
+}
+
+// newClusterWith is newClusterOn with the members' spec: its TTL and
+// Servers (the rest is the cluster's own).
+func newClusterWith(t testing.TB, e *etcdProc, n int, spec memberSpec) *testCluster {
 	t.Helper()
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	c := &testCluster{t: t, run: run, base: memberSpec{
-		Endpoint: e.endpoint(), Prefix: "/test/" + t.Name() + "/" + run + "/", TTL: ttl,
-		Secret: "test-secret-" + run, Run: run,
+		Endpoint: e.endpoint(), Prefix: "/test/" + t.Name() + "/" + run + "/", TTL: spec.TTL,
+		Secret: "test-secret-" + run, Run: run, Servers: spec.Servers,
 	}}
 	c.members = make([]*memberProc, n)
 	var wg sync.WaitGroup
@@ -61,11 +68,11 @@ func newClusterOn(t *testing.T, e *etcdProc, n int, ttl time.Duration) *testClus
 	if t.Failed() {
 		t.FailNow()
 	}
-	spec := c.base
-	spec.Name, spec.CallOnly = "driver", true
+	driver := c.base
+	driver.Name, driver.CallOnly = "driver", true
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	d, err := Start(ctx, spec.config())
+	d, err := Start(ctx, driver.config())
 	if err != nil {
 		t.Fatalf("driver: %v", err)
 	}

@@ -61,13 +61,28 @@ type memberSpec struct {
 	// BenchGRPC makes the member serve serveBenchGRPC too, and answer
 	// its address in the ready line.
 	BenchGRPC bool `json:"benchGRPC,omitempty"`
+	// Servers, when set, configures that many servers (serverNames)
+	// instead of testServers.
+	Servers int `json:"servers,omitempty"`
+}
+
+// serverNames are the servers of a member spec.
+func (s memberSpec) serverNames() []string {
+	if s.Servers == 0 {
+		return testServers
+	}
+	names := make([]string, s.Servers)
+	for i := range names {
+		names[i] = fmt.Sprintf("s%03d", i)
+	}
+	return names
 }
 
 // config is the member's Config: the test servers, each identity's
 // process marked for counting.
 func (s memberSpec) config() Config {
 	servers := map[string]mcpactor.ServerConfig{}
-	for _, name := range testServers {
+	for _, name := range s.serverNames() {
 		servers[name] = mcpactor.ServerConfig{}
 	}
 	return Config{

@@ -57,4 +57,9 @@ var steps = []step{
 		full:  []string{"-servers", "100", "-rounds", "5"},
 		smoke: []string{"-servers", "3", "-rounds", "1", "-everything", "0", "-retries", "0"},
 	},
+	{
+		name: "cluster", program: "clusterbench",
+		full:  []string{"-rounds", "3", "-duration", "2s", "-failover-calls", "1000", "-bringup-servers", "100"},
+		smoke: []string{"-rounds", "1", "-duration", "100ms", "-failover-calls", "20", "-bringup-servers", "6"},
+	},
 }

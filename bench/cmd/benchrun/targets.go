@@ -125,6 +125,17 @@ func targets() []target {
 	ts = append(ts, target{what: "bring-up of 100 stdio servers (Runtime.Manage): time vs the hand-written client",
 		value: fieldRatio("bringup", "testserver", "bring-up", "manage", "wire", 100, func(r measure.Result) float64 { return r.P50 }),
 		limit: 1.1, atMost: true, format: ratio})
+	ts = append(ts, target{what: "the cluster's hop (a call to a server another member owns, minus the same call on one machine; p50 at 64 callers): vs a gRPC unary round trip",
+		value: func(all suite) (float64, bool) {
+			c, ok1 := all.find("cluster", "testserver", "echo", "cluster", 64)
+			l, ok2 := all.find("cluster", "testserver", "echo", "local", 64)
+			g, ok3 := all.find("cluster", "testserver", "echo", "grpc", 64)
+			if !ok1 || !ok2 || !ok3 || g.P50 == 0 {
+				return 0, false
+			}
+			return (c.P50 - l.P50) / g.P50, true
+		},
+		limit: 1.3, atMost: true, format: ratio})
 	return ts
 }
 
