@@ -68,3 +68,32 @@ func TestWaitingForASlotIsBoundedByTheCaller(t *testing.T) {
 		t.Errorf("the slow call: %v", err)
 	}
 }
+
+// A ping takes no in-flight slot: with every slot held by a slow call, a
+// call waits (and gives up at its queue timeout) but a ping is answered,
+// so a manager's keepalive does not call a busy server stuck.
+func TestPingTakesNoSlot(t *testing.T) {
+	s := connect(t, testserver.Options{}, actors.Env{}, func(c *actors.Spec) {
+		c.Limits.MaxInFlight, c.Limits.QueueTimeout = 1, 200*time.Millisecond
+	})
+	ctx := harness.Context(t)
+	busy := make(chan error, 1)
+	started := make(chan struct{})
+	go func() {
+		var once sync.Once
+		_, err := s.c.CallToolWith(ctx, "progress", map[string]any{"steps": 100, "intervalMs": 20}, actors.Call{
+			OnProgress: func(messages.ProgressParams) { once.Do(func() { close(started) }) },
+		})
+		busy <- err
+	}()
+	<-started // the slow call holds the only slot
+	if _, err := s.c.CallTool(ctx, "echo", map[string]any{"message": "queued"}); !errors.Is(err, messages.ErrTimeout) {
+		t.Fatalf("a call with the slot taken: %v, want a queue timeout", err)
+	}
+	if err := s.c.Ping(ctx); err != nil {
+		t.Fatalf("ping with the slot taken: %v", err)
+	}
+	if err := <-busy; err != nil {
+		t.Fatalf("the slow call: %v", err)
+	}
+}

@@ -4,15 +4,21 @@ import (
 	"context"
 
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Ping checks the server is alive (basic/utilities/ping). The stateless
 // era has no ping: server/discover, its cheapest request, stands in.
 func (c *Client) Ping(ctx context.Context) error {
+	// A ping takes no in-flight slot: a server with MaxInFlight slow
+	// calls out still answers it, and must not look stuck for want of a
+	// slot (the manager's keepalive restarts a server that misses three).
+	opts := transport.RequestOptions{Unslotted: true}
+	method := messages.MethodPing
 	if c.modern(ctx) {
-		return c.call(ctx, messages.MethodServerDiscover, struct{}{}, nil)
+		method = messages.MethodServerDiscover
 	}
-	return c.call(ctx, messages.MethodPing, struct{}{}, nil)
+	return c.callProgress(ctx, method, struct{}{}, nil, &opts, nil)
 }
 
 // modern waits for the handshake and reports whether the connection is of

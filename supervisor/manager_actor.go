@@ -56,9 +56,12 @@ type member struct {
 	prompts        []messages.Prompt
 	resources      []messages.Resource
 	catalogListing map[string]bool
-	listed         bool // the live tools have been listed (or listing failed) once
-	removing       bool
-	seq            uint64 // bumped at each start, so that news of an old client is ignored
+	// catalogDue: the server became ready and its prompts and resources
+	// are to be listed once its tools have been (toolsListed).
+	catalogDue bool
+	listed     bool // the live tools have been listed (or listing failed) once
+	removing   bool
+	seq        uint64 // bumped at each start, so that news of an old client is ignored
 }
 
 // managerActor owns the members. Only its Receive touches them.
@@ -413,8 +416,12 @@ func (a *managerActor) ready(m actors.ServerReady) {
 	mb.backoff, mb.misses = 0, 0
 	mb.health.failures.Store(0)
 	a.setState(mb, StateReady, nil)
+	// The tools first: they are what a caller waits for (the startup
+	// gate, a call to a server still starting). Prompts and resources
+	// follow once the tools are in, so that a bring-up of many servers
+	// does not spend its CPU on three lists per server at once.
+	mb.catalogDue = true
 	a.list(mb)
-	a.listCatalogs(mb)
 	a.startKeepalive(mb)
 	a.checkGate()
 }
@@ -491,6 +498,10 @@ func (a *managerActor) toolsListed(m toolsListed) {
 	}
 	mb.listing = false
 	defer a.checkGate()
+	if mb.catalogDue && mb.client != nil && mb.state == StateReady {
+		mb.catalogDue = false
+		a.listCatalogs(mb)
+	}
 	if m.err != nil && len(m.tools) == 0 {
 		mb.listed = true
 		a.log.Warn("mcp: could not list tools", "server", m.name, "err", m.err)

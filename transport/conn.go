@@ -164,6 +164,12 @@ type RequestOptions struct {
 	// Header holds HTTP headers of this request alone (the 2026-07-28
 	// era's Mcp-Method, Mcp-Name, Mcp-Param-*); stdio ignores it.
 	Header map[string]string
+	// Unslotted: the request takes no in-flight slot, so MaxInFlight
+	// requests already out do not hold it back. For a ping: its answer is
+	// what tells a server busy with that many slow calls from a stuck
+	// one, and a ping that waited for a slot would call a busy server
+	// stuck (basic/utilities/ping).
+	Unslotted bool
 }
 
 // CallObserver follows one request through the transport: *telemetry.Op
@@ -225,7 +231,9 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 	if err != nil {
 		return nil, err
 	}
-	defer func() { <-c.slots }()
+	if !opts.Unslotted {
+		defer func() { <-c.slots }()
+	}
 	ownTimer := opts.ResetTimeoutOnProgress
 	res, err := c.await(ctx, cl, start, &opts, ownTimer)
 	if cl.settled && !ownTimer && cl.progress == nil {
@@ -246,17 +254,21 @@ func (c *Conn) send(ctx context.Context, method string, params json.RawMessage, 
 	if err := ctx.Err(); err != nil {
 		return nil, &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
 	}
-	select {
-	case c.slots <- struct{}{}:
-	default:
-		if err := c.waitSlot(ctx, method, opts, start); err != nil {
-			return nil, err
+	if !opts.Unslotted {
+		select {
+		case c.slots <- struct{}{}:
+		default:
+			if err := c.waitSlot(ctx, method, opts, start); err != nil {
+				return nil, err
+			}
 		}
 	}
 	weight := c.budget.weigh(len(method) + len(params))
 	if !c.budget.sem.TryAcquire(weight) {
 		if err := c.waitBudget(ctx, method, weight, opts, start); err != nil {
-			<-c.slots
+			if !opts.Unslotted {
+				<-c.slots
+			}
 			return nil, err
 		}
 	}

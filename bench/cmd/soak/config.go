@@ -33,7 +33,12 @@ type config struct {
 	rssSlopeMiB    float64 // RSS, MiB per minute
 
 	docs, charts, historyDir string
-	log                      io.Writer
+	// Diagnostics (diag.go): a line a second of the process and the
+	// machine and a control probe, beside the history; CPU profiles per
+	// window into profiles.
+	diag     bool
+	profiles string
+	log      io.Writer
 }
 
 // longConfig is `make soak`'s run: 30 minutes, 50 servers, 2,000 callers,

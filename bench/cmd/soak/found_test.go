@@ -96,3 +96,41 @@ func TestSoakFound_StreamBrokenUnmatched(t *testing.T) {
 		t.Fatalf("%T matches none of the root package's errors: %v", err, err)
 	}
 }
+
+// TestSoakFound_KeepaliveRestartsABusyServer: a server whose in-flight
+// slots are all taken by slow calls is busy, not stuck, but the manager's
+// keepalive ping waited for a slot like any call, gave up at the queue
+// timeout without being sent, and three such misses restarted the server,
+// failing the slow calls (the soak saw it on an untouched fast server).
+func TestSoakFound_KeepaliveRestartsABusyServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rt, err := mcpactor.Start(mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Stop(ctx)
+	path, args, _ := testserver.Command(testserver.Options{})
+	cfg := mcpactor.ServerConfig{Command: path, Args: args, Env: map[string]string{testserver.EnvChild: "1"},
+		MaxInFlight: 2, QueueTimeout: 100 * time.Millisecond, Keepalive: 200 * time.Millisecond}
+	m, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"busy": cfg}, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both slots held for 3 s: about fifteen keepalive intervals.
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := m.CallTool(ctx, "mcp__busy__sleep", map[string]any{"ms": 3000})
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("a slow call on a busy server: %v", err)
+		}
+	}
+	if st := m.Status(); len(st) != 1 || st[0].Restarts != 0 {
+		t.Errorf("the busy server was restarted: %+v", st)
+	}
+}

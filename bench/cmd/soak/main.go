@@ -32,6 +32,7 @@ func main() {
 	// The fleet's stdio servers are this binary re-executed: the test
 	// server, the fast server.
 	measure.RunStdioServerIfChild()
+	runProbeIfChild()
 
 	cfg := longConfig()
 	flag.DurationVar(&cfg.duration, "duration", cfg.duration, "how long the load runs (faults start after the quiet baseline)")
@@ -43,6 +44,8 @@ func main() {
 	flag.StringVar(&cfg.docs, "docs", filepath.Join("..", "docs", "reliability.md"), "the page to write between its markers after a passing run (\"\": none)")
 	flag.StringVar(&cfg.charts, "charts", "", "the directory of the charts (default: charts/ beside the page)")
 	flag.StringVar(&cfg.historyDir, "history", "", "keep the call history and the fault log in this directory (default: a temporary one, removed)")
+	flag.BoolVar(&cfg.diag, "diag", false, "with -history: write diagnostics beside the history (a line a second of CPU, scheduler latency, GC, a control probe outside the runtime; the fault log)")
+	flag.StringVar(&cfg.profiles, "profiles", "", "write a CPU profile of the soak process per isolation window into this directory")
 	flag.Parse()
 	if cfg.charts == "" && cfg.docs != "" {
 		cfg.charts = filepath.Join(filepath.Dir(cfg.docs), "charts")

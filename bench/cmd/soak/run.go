@@ -212,6 +212,20 @@ func run(cfg *config) (*report, error) {
 		defer bg.Done()
 		r.runSampler(sampleCtx)
 	}()
+	if cfg.diag && cfg.historyDir != "" {
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			r.runDiag(sampleCtx, cfg.historyDir)
+		}()
+	}
+	if cfg.profiles != "" {
+		bg.Add(1)
+		go func() {
+			defer bg.Done()
+			r.cpuProfiles(sampleCtx, cfg.profiles, cfg.window)
+		}()
+	}
 	loadStart := r.since()
 	inj := newInjector(r)
 	injDone := make(chan struct{})
@@ -259,6 +273,9 @@ func run(cfg *config) (*report, error) {
 	}
 	if err := rep.analyze(histPath); err != nil {
 		return nil, err
+	}
+	if cfg.diag && cfg.historyDir != "" {
+		r.writeDiagLogs(cfg.historyDir, inj.log, loadStart, rep.quietEnd, loadEnd)
 	}
 	return rep, nil
 }
