@@ -51,11 +51,15 @@ type member struct {
 	// the gate waits for it.
 	loading bool
 	listing bool // a tools/list is in flight
+	// relist: the tools changed while a tools/list was in flight, whose
+	// answer may predate the change: list again when it is in.
+	relist bool
 	// The prompts and resources the server lists (manager_catalog.go),
 	// and which of those lists are being fetched.
 	prompts        []messages.Prompt
 	resources      []messages.Resource
 	catalogListing map[string]bool
+	catalogRelist  map[string]bool // as relist, for prompts and resources
 	// catalogDue: the server became ready and its prompts and resources
 	// are to be listed once its tools have been (toolsListed).
 	catalogDue bool
@@ -283,7 +287,7 @@ func (a *managerActor) add(ctx actor.Context, trace context.Context, s *config.S
 		a.remove(s.Name)
 	}
 	defer a.offerPrevious(s.Name, previous)
-	mb := &member{srv: s, latency: &latencyRing{}, health: &callHealth{}, trace: trace, catalogListing: map[string]bool{}}
+	mb := &member{srv: s, latency: &latencyRing{}, health: &callHealth{}, trace: trace, catalogListing: map[string]bool{}, catalogRelist: map[string]bool{}}
 	a.members[s.Name] = mb
 	a.toolsStale = true
 	switch {
@@ -471,7 +475,11 @@ func (mb *member) requestTimeout() time.Duration {
 
 // list fetches a server's tools (live), off the actor.
 func (a *managerActor) list(mb *member) {
-	if mb.listing || mb.client == nil {
+	if mb.client == nil {
+		return
+	}
+	if mb.listing {
+		mb.relist = true
 		return
 	}
 	mb.listing = true
@@ -498,6 +506,12 @@ func (a *managerActor) toolsListed(m toolsListed) {
 	}
 	mb.listing = false
 	defer a.checkGate()
+	if mb.relist && mb.state == StateReady {
+		// A change came while this list was on its way: this answer
+		// may predate it. Applied meanwhile, it is replaced soon.
+		mb.relist = false
+		defer a.list(mb)
+	}
 	if mb.catalogDue && mb.client != nil && mb.state == StateReady {
 		mb.catalogDue = false
 		a.listCatalogs(mb)

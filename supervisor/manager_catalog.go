@@ -71,7 +71,11 @@ func (a *managerActor) listCatalogs(mb *member) {
 
 // listCatalog fetches one list, off the actor.
 func (a *managerActor) listCatalog(mb *member, kind string) {
-	if mb.client == nil || mb.catalogListing[kind] {
+	if mb.client == nil {
+		return
+	}
+	if mb.catalogListing[kind] {
+		mb.catalogRelist[kind] = true // list again when this one is in
 		return
 	}
 	mb.catalogListing[kind] = true
@@ -101,6 +105,10 @@ func (a *managerActor) catalogListed(m catalogListed) {
 		return
 	}
 	mb.catalogListing[m.kind] = false
+	if mb.catalogRelist[m.kind] && mb.state == StateReady {
+		mb.catalogRelist[m.kind] = false
+		defer a.listCatalog(mb, m.kind)
+	}
 	if m.err != nil && len(m.prompts) == 0 && len(m.resources) == 0 {
 		a.log.Warn("mcp: could not list "+m.kind, "server", m.name, "err", oneLine(m.err.Error()))
 		return
