@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // TestCallbackPanicsAreContained checks that a panic in user code the
@@ -29,7 +29,7 @@ func TestCallbackPanicsAreContained(t *testing.T) {
 			}
 		},
 	})
-	c, err := rt.Connect(waitCtx(t), "panicky", testServerConfig(testserver.Options{}))
+	c, err := rt.Connect(waitCtx(t), "panicky", mcptest.Stdio("chatty"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
@@ -17,7 +16,7 @@ import (
 // orderly-close grace periods, so the caller gets its answer near its own
 // deadline even from a server that ignores stdin EOF and SIGTERM.
 func TestConnectDoesNotOverrunItsDeadline(t *testing.T) {
-	stuck := testServerConfig(testserver.Options{SlowInitialize: time.Minute, IgnoreSIGTERM: true})
+	stuck := mcptest.Stdio("stubborn-stuck")
 	stuck.CloseGrace, stuck.TermGrace = 5*time.Second, 5*time.Second // an orderly close would take 10 s
 
 	t.Run("caller deadline", func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // TestConnectTimeoutShowsSkippedStdout checks that a server that printed
@@ -17,7 +17,7 @@ import (
 func TestConnectTimeoutShowsSkippedStdout(t *testing.T) {
 	t.Parallel()
 	rt := startRuntime(t, mcpactor.Options{})
-	cfg := testServerConfig(testserver.Options{Banner: "Please log in first: run `tool auth`\nwaiting for login...", SlowInitialize: time.Minute})
+	cfg := mcptest.Stdio("login-banner")
 	cfg.ConnectTimeout = time.Second
 	_, err := rt.Connect(waitCtx(t), "banner", cfg)
 	var ct *mcpactor.ConnectTimeoutError

@@ -9,16 +9,17 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
-// The examples run against this module's own test server, started as a
-// child process. A program names its server instead, for example:
+// The examples run against a fake server of the test kit
+// (transport/mcptest, kitServers' "demo"), this test binary started again
+// as a child process. A program names its server instead, for example:
 //
 //	mcpactor.ServerConfig{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-everything"}}
 func exampleServer() mcpactor.ServerConfig {
-	return testServerConfig(testserver.Options{})
+	return mcptest.Stdio("demo")
 }
 
 // Start a runtime, connect one server, call a tool, and stop.
@@ -48,7 +49,7 @@ func ExampleStart() {
 	}
 	fmt.Println(res.Content[0].Text)
 	// Output:
-	// connected to mcpactor-testserver using protocol 2025-11-25
+	// connected to demo-server using protocol 2025-11-25
 	// hello, MCP
 }
 
@@ -166,7 +167,7 @@ func ExampleClient_Tools() {
 	}
 	defer rt.Stop(ctx)
 	// This server returns its tools two per page.
-	c, err := rt.Connect(ctx, "demo", testServerConfig(testserver.Options{PageSize: 2}))
+	c, err := rt.Connect(ctx, "demo", mcptest.Stdio("demo-paged"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -190,7 +191,7 @@ func ExampleClient_Tools() {
 
 // Handlers answer the requests a server sends to the client. Registering a
 // handler declares the capability in the handshake; here the server asks
-// for the client's roots (the test server's ask-client tool sends any
+// for the client's roots (the demo server's ask-client tool sends any
 // request to the client and returns the answer).
 func ExampleHandlers() {
 	ctx := context.Background()
@@ -263,13 +264,13 @@ func Example_errorHandling() {
 
 // TestCallToolWithDeliversEveryProgress backs what ExampleClient_CallToolWith
 // shows: every progress notification the server sends before its response
-// reaches OnProgress before CallToolWith returns. The test server sends the
-// notifications and the response back to back (intervalMs 0), so they
-// arrive together.
+// reaches OnProgress before CallToolWith returns. The test kit's server
+// sends the notifications and the response back to back (intervalMs 0),
+// so they arrive together.
 func TestCallToolWithDeliversEveryProgress(t *testing.T) {
 	rt := startRuntime(t, mcpactor.Options{})
 	ctx := waitCtx(t)
-	c, err := rt.Connect(ctx, "burst", exampleServer())
+	c, err := rt.Connect(ctx, "burst", mcptest.Stdio("everyday"))
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

@@ -1,13 +1,12 @@
 package mcpactor_test
 
 import (
-	"net/http/httptest"
 	"testing"
 
 	"github.com/sourcegraph/conc"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // An HTTP session that expires under concurrent calls: every call is
@@ -15,19 +14,23 @@ import (
 // lost to the replacement of the connection that the first 404 starts.
 func TestHTTPSessionExpiryUnderConcurrentCalls(t *testing.T) {
 	// With a GET listener, the listener may see the expiry first; without
-	// one, the calls' own 404s race the replacement they start.
-	t.Run("listener", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, testserver.Options{}) })
-	t.Run("no-listener", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, testserver.Options{HTTPGetStatus: 405}) })
+	// one, the calls' own 404s race the replacement they start. Answers
+	// come as JSON bodies or as event streams.
+	t.Run("listener", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, mcptest.Faults{HTTPJSONAnswers: true}) })
+	t.Run("no-listener", func(t *testing.T) {
+		sessionExpiryUnderConcurrentCalls(t, mcptest.Faults{HTTPJSONAnswers: true, HTTPNoGetStream: true})
+	})
+	t.Run("listener-sse", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, mcptest.Faults{}) })
+	t.Run("no-listener-sse", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, mcptest.Faults{HTTPNoGetStream: true}) })
 }
 
-func sessionExpiryUnderConcurrentCalls(t *testing.T, opts testserver.Options) {
-	h := testserver.NewHTTPHandler(opts, nil)
-	srv := httptest.NewServer(h)
+func sessionExpiryUnderConcurrentCalls(t *testing.T, faults mcptest.Faults) {
+	fake := &mcptest.Server{Tools: []mcptest.Tool{kitEcho}, Faults: faults}
+	srv := fake.StartHTTP()
 	defer srv.Close()
-	defer h.Close()
 	rt := startRuntime(t, mcpactor.Options{})
 	ctx := waitCtx(t)
-	c, err := rt.Connect(ctx, "expiring", mcpactor.ServerConfig{URL: srv.URL + testserver.HTTPPath})
+	c, err := rt.Connect(ctx, "expiring", srv.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +47,7 @@ func sessionExpiryUnderConcurrentCalls(t *testing.T, opts testserver.Options) {
 	}
 
 	for round := range 3 {
-		h.EndSessions()
+		srv.ExpireSessions()
 		const calls = 32
 		errs := make([]error, calls)
 		var wg conc.WaitGroup

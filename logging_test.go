@@ -6,7 +6,7 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/harness"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // At debug level, a normal session tells its story: the server started,
@@ -14,7 +14,7 @@ import (
 func TestDebugLogTellsTheLifecycle(t *testing.T) {
 	var log harness.Log
 	rt := startRuntime(t, mcpactor.Options{Logger: log.Logger()})
-	c, err := rt.Connect(waitCtx(t), "ts", testServerConfig(testserver.Options{NoiseEvery: 1}))
+	c, err := rt.Connect(waitCtx(t), "ts", mcptest.Stdio("noisy"))
 	if err != nil {
 		t.Fatal(err)
 	}

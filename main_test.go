@@ -16,12 +16,15 @@ import (
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // TestMain lets this test binary double as our own test server (the
-// Examples start it as a child process), then runs the tests and fails the
-// run if any goroutine outlives them.
+// Examples start it as a child process) and as the test kit's servers
+// (kitServers, reached by mcptest.Stdio), then runs the tests and fails
+// the run if any goroutine outlives them.
 func TestMain(m *testing.M) {
+	mcptest.RunIfChild(kitServers)
 	testserver.RunIfChild()
 	goleak.VerifyTestMain(m)
 }

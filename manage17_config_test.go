@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/peers"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 func writeJSON(t *testing.T, v any) string {
@@ -32,9 +32,9 @@ func writeJSON(t *testing.T, v any) string {
 // manager and no error, and the problem is on the manager (Warnings,
 // Invalid), not only in the log.
 func TestManageKeepsConfigProblems(t *testing.T) {
-	path, args, env := testserver.Command(testserver.Options{})
+	echo := mcptest.Stdio("echo")
 	file := writeJSON(t, map[string]any{"mcpServers": map[string]any{
-		"good": map[string]any{"command": path, "args": args, "env": envMap(env)},
+		"good": map[string]any{"command": echo.Command, "args": echo.Args, "env": echo.Env},
 		"bad":  map[string]any{"type": "sse"},
 	}})
 	rt := startRuntime(t, mcpactor.Options{})
@@ -59,9 +59,9 @@ func TestManageKeepsConfigProblems(t *testing.T) {
 // ConfigFile loads its servers; a file with neither key is an error that
 // says so.
 func TestManageVSCodeFile(t *testing.T) {
-	path, args, env := testserver.Command(testserver.Options{})
+	echo := mcptest.Stdio("echo")
 	file := writeJSON(t, map[string]any{"servers": map[string]any{
-		"vs": map[string]any{"type": "stdio", "command": path, "args": args, "env": envMap(env)},
+		"vs": map[string]any{"type": "stdio", "command": echo.Command, "args": echo.Args, "env": echo.Env},
 	}})
 	rt := startRuntime(t, mcpactor.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
@@ -92,7 +92,7 @@ func TestManageEmptyGrowsAndCloses(t *testing.T) {
 	if len(m.Status()) != 0 {
 		t.Fatalf("status %v", m.Status())
 	}
-	if err := m.Add(ctx, "late", testServerConfig(testserver.Options{})); err != nil {
+	if err := m.Add(ctx, "late", mcptest.Stdio("echo")); err != nil {
 		t.Fatal(err)
 	}
 	var res error
@@ -115,7 +115,7 @@ func TestManageEmptyGrowsAndCloses(t *testing.T) {
 	if _, err := m.CallTool(ctx, "mcp__late__echo", nil); !errors.Is(err, mcpactor.ErrManagerClosed) {
 		t.Errorf("CallTool after Close: %v", err)
 	}
-	if err := m.Add(ctx, "x", testServerConfig(testserver.Options{})); !errors.Is(err, mcpactor.ErrManagerClosed) {
+	if err := m.Add(ctx, "x", mcptest.Stdio("echo")); !errors.Is(err, mcpactor.ErrManagerClosed) {
 		t.Errorf("Add after Close: %v", err)
 	}
 }

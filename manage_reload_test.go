@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // A server whose configuration a Reload or an Add changes is restarted;
@@ -23,7 +22,7 @@ func TestRestartByNewConfigKeepsToolsOffered(t *testing.T) {
 			rt := startRuntime(t, mcpactor.Options{})
 			// A slow handshake keeps the new server starting while the
 			// call is made.
-			cfg := testServerConfig(testserver.Options{SlowInitialize: 300 * time.Millisecond})
+			cfg := mcptest.Stdio("slow-handshake")
 			m, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"a": cfg}, NoCache: true})
 			if err != nil {
 				t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
@@ -25,10 +24,10 @@ func TestRuntimeManage(t *testing.T) {
 		return &messages.CallToolResult{Content: []messages.Content{messages.TextContent(args.Message)}}, err
 	}}}}
 	defer coded.Close()
-	path, args, env := testserver.Command(testserver.Options{})
+	filed := mcptest.Stdio("echo")
 	file := filepath.Join(t.TempDir(), "mcp.json")
 	raw, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
-		"filed": map[string]any{"command": path, "args": args, "env": envMap(env)},
+		"filed": map[string]any{"command": filed.Command, "args": filed.Args, "env": filed.Env},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +89,7 @@ func TestRuntimeManage(t *testing.T) {
 	if _, err := m.CallTool(ctx, "mcp__coded__echo", map[string]any{"message": "late"}); err == nil {
 		t.Error("a call after Runtime.Stop succeeded")
 	}
-	if _, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"x": testServerConfig(testserver.Options{})}}); err == nil {
+	if _, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"x": mcptest.Stdio("echo")}}); err == nil {
 		t.Error("Manage after Stop succeeded")
 	}
 }

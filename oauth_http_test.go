@@ -1,17 +1,16 @@
 package mcpactor_test
 
-// OAuth over the runtime (transport/oauth, docs/oauth.md): our HTTP test
-// server behind a bearer-token check, with a small authorization server
-// beside it. What each tools/call carried is recorded, so that the tests
-// assert whose token went with which call.
+// OAuth over the runtime (transport/oauth, docs/oauth.md): a fake server
+// of the test kit (transport/mcptest) behind a bearer-token check, with a
+// small authorization server beside it. The fake records the headers each
+// tools/call carried, so that the tests assert whose token went with
+// which call.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,13 +20,15 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/redirect"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 	"github.com/mcpactor/mcpactor/transport/oauth"
 )
 
 // protectedServer is the test server behind a bearer check.
 type protectedServer struct {
-	mcp, as *httptest.Server
+	fake *mcptest.Server
+	mcp  *mcptest.HTTPServer
+	as   *httptest.Server
 	// static, if set, is the one token accepted (no authorization server).
 	static string
 
@@ -36,12 +37,11 @@ type protectedServer struct {
 	tokens    map[string]string // access token -> user
 	refreshes map[string]string // refresh token -> user
 	refreshed int               // refresh requests
-	calls     map[string]string // echo message -> the user whose token carried it
 }
 
 func newProtectedServer(t *testing.T, static string) *protectedServer {
-	p := &protectedServer{static: static, tokens: map[string]string{}, refreshes: map[string]string{}, calls: map[string]string{}}
-	h := testserver.NewHTTPHandler(testserver.Options{}, io.Discard)
+	p := &protectedServer{static: static, tokens: map[string]string{}, refreshes: map[string]string{},
+		fake: &mcptest.Server{Tools: []mcptest.Tool{kitEcho}, Faults: mcptest.Faults{HTTPJSONAnswers: true}}}
 	as := http.NewServeMux()
 	as.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		u := p.as.URL
@@ -77,57 +77,55 @@ func newProtectedServer(t *testing.T, static string) *protectedServer {
 		json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600, "refresh_token": rt})
 	})
 	p.as = httptest.NewServer(as)
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"resource": p.mcp.URL + testserver.HTTPPath, "authorization_servers": []string{p.as.URL}})
+	p.mcp = p.fake.StartHTTPWith(func(next http.Handler) http.Handler {
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+			json.NewEncoder(w).Encode(map[string]any{"resource": p.mcp.URL, "authorization_servers": []string{p.as.URL}})
+		})
+		mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if p.user(r.Header.Get("Authorization")) == "" {
+				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+strings.TrimSuffix(p.mcp.URL, "/mcp")+`/.well-known/oauth-protected-resource/mcp"`)
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		}))
+		return mux
 	})
-	mux.Handle(testserver.HTTPPath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		p.mu.Lock()
-		user, ok := p.tokens[tok]
-		p.mu.Unlock()
-		if p.static != "" {
-			user, ok = "static", tok == p.static
-		}
-		if !ok {
-			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+p.mcp.URL+`/.well-known/oauth-protected-resource/mcp"`)
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
-			return
-		}
-		if r.Method == http.MethodPost {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			var m struct {
-				Method string `json:"method"`
-				Params struct {
-					Arguments struct {
-						Message string `json:"message"`
-					} `json:"arguments"`
-				} `json:"params"`
-			}
-			if json.Unmarshal(body, &m) == nil && m.Method == "tools/call" {
-				p.mu.Lock()
-				p.calls[m.Params.Arguments.Message] = user
-				p.mu.Unlock()
-			}
-		}
-		h.ServeHTTP(w, r)
-	}))
-	p.mcp = httptest.NewServer(mux)
 	t.Cleanup(func() {
-		h.Close()
 		p.mcp.Close()
 		p.as.Close()
 	})
 	return p
 }
 
-func (p *protectedServer) url() string { return p.mcp.URL + testserver.HTTPPath }
+func (p *protectedServer) url() string { return p.mcp.URL }
 
-func (p *protectedServer) carriedBy(message string) string {
+// user is whose the Authorization header's bearer token is; "" for none.
+func (p *protectedServer) user(authorization string) string {
+	tok, _ := strings.CutPrefix(authorization, "Bearer ")
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.calls[message]
+	if p.static != "" {
+		if tok != "" && tok == p.static {
+			return "static"
+		}
+		return ""
+	}
+	return p.tokens[tok]
+}
+
+// carriedBy is the user whose token the last echo of message carried, as
+// the fake server received it.
+func (p *protectedServer) carriedBy(message string) string {
+	who := ""
+	for _, c := range p.fake.Calls() {
+		var a struct{ Message string }
+		if json.Unmarshal(c.Arguments, &a) == nil && a.Message == message {
+			who = p.user(c.Header.Get("Authorization"))
+		}
+	}
+	return who
 }
 
 // browser plays the user's browser: the authorization server answers at

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
-	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // The planted secrets, one per place a configuration holds one.
@@ -111,10 +111,11 @@ func secretHTTPConfig(base string) mcpactor.ServerConfig {
 		Headers: map[string]string{"Authorization": "Bearer " + secretBearer, "X-Api-Key": secretAPIKey}}
 }
 
-// secretStdioConfig is our test server with the env secret planted, which
-// it will print when asked (send-raw on stdout, crash on stderr).
+// secretStdioConfig is the kit's leaky server with the env secret
+// planted; it prints the secret when asked (send-raw on stdout, crash on
+// stderr).
 func secretStdioConfig() mcpactor.ServerConfig {
-	cfg := testServerConfig(testserver.Options{})
+	cfg := mcptest.Stdio("leaky")
 	cfg.Env["SERVICE_TOKEN"] = secretEnv
 	return cfg
 }
@@ -154,7 +155,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		// a malformed line's log (120 bytes).
 		strings.Repeat("s", 250) + secretEnv,
 		"[" + strings.Repeat(" ", 114) + secretEnv + "]"}})
-	_, err = c.CallTool(ctx, "crash", map[string]any{"code": 1, "stderr": "fatal: bad token " + secretEnv})
+	_, err = c.CallTool(ctx, "crash", nil) // exit 1, "fatal: bad token <secret>" on stderr
 	if err == nil {
 		t.Fatal("the crash call succeeded")
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/proctest"
-	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // Stop returns when its context ends whatever user code does: a sampling
@@ -31,7 +31,7 @@ func TestStopIsBoundedByItsContext(t *testing.T) {
 	ctx := waitCtx(t)
 	var pids []int
 	for _, name := range []string{"a", "b"} {
-		cfg := testServerConfig(testserver.Options{})
+		cfg := mcptest.Stdio("everyday")
 		cfg.Env["MCPACTOR_STOP_TEST"] = name
 		c, err := rt.Connect(ctx, name, cfg)
 		if err != nil {

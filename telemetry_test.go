@@ -19,9 +19,9 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/harness"
-	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
+	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
 // traced is a runtime whose telemetry records into memory.
@@ -137,7 +137,7 @@ func TestTelemetryClientSpans(t *testing.T) {
 		},
 	}})
 	ctx := waitCtx(t)
-	c, err := tr.rt.Connect(ctx, "ts", testServerConfig(testserver.Options{}))
+	c, err := tr.rt.Connect(ctx, "ts", mcptest.Stdio("everyday"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestTelemetryClientSpans(t *testing.T) {
 func TestTelemetryTransportClosed(t *testing.T) {
 	tr := newTraced(t, mcpactor.Options{})
 	ctx := waitCtx(t)
-	c, err := tr.rt.Connect(ctx, "crashy", testServerConfig(testserver.Options{}))
+	c, err := tr.rt.Connect(ctx, "crashy", mcptest.Stdio("everyday"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func TestTelemetryTransportClosed(t *testing.T) {
 func TestTelemetryTraceContextReachesServer(t *testing.T) {
 	tr := newTraced(t, mcpactor.Options{})
 	ctx := waitCtx(t)
-	c, err := tr.rt.Connect(ctx, "ts", testServerConfig(testserver.Options{}))
+	c, err := tr.rt.Connect(ctx, "ts", mcptest.Stdio("everyday"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestTelemetryZeroCostWhenNobodyListens(t *testing.T) {
 	measure := func(opts mcpactor.Options) float64 {
 		rt := startRuntime(t, opts)
 		ctx := waitCtx(t)
-		c, err := rt.Connect(ctx, "ts", testServerConfig(testserver.Options{}))
+		c, err := rt.Connect(ctx, "ts", mcptest.Stdio("everyday"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +363,7 @@ func TestTelemetryToolArgumentsOptIn(t *testing.T) {
 	for _, record := range []bool{false, true} {
 		tr := newTracedWith(t, func(o *telemetry.Options) { o.RecordToolArguments = record })
 		ctx := waitCtx(t)
-		c, err := tr.rt.Connect(ctx, "ts", testServerConfig(testserver.Options{}))
+		c, err := tr.rt.Connect(ctx, "ts", mcptest.Stdio("everyday"))
 		if err != nil {
 			t.Fatal(err)
 		}

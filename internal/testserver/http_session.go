@@ -36,6 +36,7 @@ func (h *HTTPHandler) newSession(legacy bool) *session {
 	s.standalone = newStream(s, "g", streamStandalone)
 	s.srv = newServer(h.opts, h.spec, nil, h.errOut, h.exitHook)
 	s.srv.ctx, s.srv.stop = context.WithCancelCause(h.ctx)
+	s.srv.bcast = s.standalone
 
 	h.mu.Lock()
 	if h.closed {
@@ -46,6 +47,7 @@ func (h *HTTPHandler) newSession(legacy bool) *session {
 	h.sessions[s.id] = s
 	h.sessionsWG.Add(1)
 	h.mu.Unlock()
+	s.srv.joinHub()
 	go s.watch()
 	return s
 }
@@ -66,6 +68,7 @@ func (h *HTTPHandler) statelessSession() *session {
 	}
 	h.forget(s)
 	s.modern = true
+	s.srv.setBroadcast(nil) // a session-less client hears only on its listen streams
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if cur := h.stateless; cur != nil && cur.srv.ctx.Err() == nil {
@@ -81,6 +84,7 @@ func (h *HTTPHandler) statelessSession() *session {
 func (s *session) watch() {
 	defer s.h.sessionsWG.Done()
 	<-s.srv.ctx.Done()
+	s.srv.leaveHub()
 	cause := context.Cause(s.srv.ctx)
 	s.h.forget(s)
 	s.mu.Lock()

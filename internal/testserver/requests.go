@@ -141,6 +141,9 @@ func (s *server) serveRequest(ctx context.Context, req *request) {
 	if s.opts.StringIDs {
 		id = quoteID(id)
 	}
+	if rpcErr == nil && s.opts.Stateless && modern(req.params) {
+		result = completeResult(result)
+	}
 	var msg []byte
 	if rpcErr != nil {
 		msg = appendErrorResponse(make([]byte, 0, 128), id, rpcErr)

@@ -49,7 +49,7 @@ var (
 func dynamicText(id string) string { return "dynamic resource " + id }
 
 func (s *server) resourcesList(_ context.Context, req *request) (json.RawMessage, *rpcError) {
-	page, next, err := paginate(s, req.params, s.spec.Resources)
+	page, next, err := paginate(s, req.params, s.catalog().Resources)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func (s *server) resourcesList(_ context.Context, req *request) (json.RawMessage
 }
 
 func (s *server) resourceTemplatesList(_ context.Context, req *request) (json.RawMessage, *rpcError) {
-	page, next, err := paginate(s, req.params, s.spec.ResourceTemplates)
+	page, next, err := paginate(s, req.params, s.catalog().ResourceTemplates)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ var prompts = []promptInfo{
 }
 
 func (s *server) promptsList(_ context.Context, req *request) (json.RawMessage, *rpcError) {
-	page, next, err := paginate(s, req.params, s.spec.Prompts)
+	page, next, err := paginate(s, req.params, s.catalog().Prompts)
 	if err != nil {
 		return nil, err
 	}

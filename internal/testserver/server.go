@@ -15,7 +15,9 @@
 //
 // ServeSpec and NewSpecHandler serve a catalogue the caller declares (a
 // Spec: tools whose Run gets a *Call, resources, prompts, extra methods, an
-// observer of what arrives) with the same request handling and faults:
+// observer of what arrives, a Hub that notifies the clients of the servers
+// running it and changes their catalogue) with the same request handling
+// and faults:
 // the public test kit, transport/mcptest, is built on them, so every test
 // of this module that runs a test server exercises the kit's engine.
 // Options.Stateless adds the 2026-07-28 revision (stateless.go).
@@ -55,6 +57,7 @@ type server struct {
 	errOut   *errWriter
 	exitHook func(code int) // ends the process (Main) or the Serve call
 	tools    []*Tool
+	own      Catalog // the spec's catalogue, which a Hub's replaces
 
 	ctx  context.Context // cancelled when the server stops
 	stop context.CancelCauseFunc
@@ -63,10 +66,12 @@ type server struct {
 
 	reorder chan []byte // tools/call responses for the OutOfOrder fault
 
-	mu       sync.Mutex
-	inflight map[string]*inflightEntry // client requests being handled, by idKey
-	pending  map[string]chan *message  // server requests awaiting the client, by id
-	parked   map[string]*parked        // stateless-era calls awaiting a retry, by requestState
+	mu        sync.Mutex
+	inflight  map[string]*inflightEntry // client requests being handled, by idKey
+	pending   map[string]chan *message  // server requests awaiting the client, by id
+	parked    map[string]*parked        // stateless-era calls awaiting a retry, by requestState
+	bcast     outlet                    // where Hub.Notify goes: stdout, a session's GET stream; nil: listeners
+	listeners map[*request]outlet       // open subscriptions/listen streams
 
 	nextServerID atomic.Int64
 	toolCalls    atomic.Int64 // tools/call requests received
@@ -101,6 +106,7 @@ func newServer(opts Options, spec *Spec, out, errOut io.Writer, exitHook func(in
 		parked:   make(map[string]*parked),
 		rawOut:   rawOut,
 	}
+	s.own = Catalog{Tools: spec.Tools, Resources: spec.Resources, ResourceTemplates: spec.ResourceTemplates, Prompts: spec.Prompts}
 	s.out = newOutput(out, opts.NoiseEvery, func(err error) {
 		s.stop(fmt.Errorf("testserver: writing stdout: %w", err))
 	})
@@ -118,6 +124,9 @@ func newServer(opts Options, spec *Spec, out, errOut io.Writer, exitHook func(in
 func (s *server) run(parent context.Context, in io.Reader) error {
 	s.ctx, s.stop = context.WithCancelCause(parent)
 	defer s.stop(nil)
+	s.bcast = s.out
+	s.joinHub()
+	defer s.leaveHub()
 
 	if s.opts.ExitAtStart {
 		s.exit(s.opts.ExitCode, s.opts.StderrOnExit)

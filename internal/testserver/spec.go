@@ -12,7 +12,7 @@ import (
 
 // Spec is what a server offers beyond the switches of Options: its
 // identity, its tools, resources and prompts, extra request handlers, and
-// the hooks of whoever hosts it. Serve and NewHTTPHandler serve this
+// the hooks of whoever hosts it (Observe, Hub, Exit). Serve and NewHTTPHandler serve this
 // package's own catalogue (DefaultSpec); ServeSpec and NewSpecHandler
 // serve any other, which is how the public kit (transport/mcptest)
 // declares its fake servers on the same engine.
@@ -45,6 +45,9 @@ type Spec struct {
 	// on the reading goroutine before the message is handled, so that a
 	// test that has its answer has its record too.
 	Observe func(Received)
+	// Hub, when set, links the servers running this spec, for their host
+	// to notify their clients and change their catalogue while they run.
+	Hub *Hub
 	// Exit, when set, ends the process on a crash (the crash tool, a
 	// Call.Exit, ExitAfterRequests) instead of Serve returning an
 	// *ExitError, or the HTTP session ending: what a server re-executed as

@@ -41,10 +41,11 @@ func (s *server) discover(context.Context, *request) (json.RawMessage, *rpcError
 }
 
 // listen answers subscriptions/listen: the acknowledgement of what it
-// asked for, and then nothing, for as long as the client keeps it open.
-// Over stdio every notification reaches the client anyway; the stream is
-// there because a 2026-07-28 client opens one.
-func (s *server) listen(_ context.Context, req *request) (json.RawMessage, *rpcError) {
+// asked for, and then what Hub.Notify sends, for as long as the client
+// keeps it open (over HTTP; over stdio every notification reaches the
+// client anyway, and the stream is there because a 2026-07-28 client
+// opens one). It is never answered.
+func (s *server) listen(ctx context.Context, req *request) (json.RawMessage, *rpcError) {
 	var p struct {
 		Notifications json.RawMessage `json:"notifications"`
 	}
@@ -54,7 +55,38 @@ func (s *server) listen(_ context.Context, req *request) (json.RawMessage, *rpcE
 	}
 	s.sendNotification(req.out, "notifications/subscriptions/acknowledged",
 		append(append([]byte(`{"notifications":`), p.Notifications...), '}'))
+	s.mu.Lock()
+	if s.listeners == nil {
+		s.listeners = make(map[*request]outlet)
+	}
+	s.listeners[req] = req.out
+	s.mu.Unlock()
+	<-ctx.Done() // the client closed the stream, cancelled it, or the server stopped
+	s.mu.Lock()
+	delete(s.listeners, req)
+	s.mu.Unlock()
 	return nil, nil
+}
+
+// completeResult marks a final result of the stateless era as such: its
+// servers MUST send resultType, "complete" for a final result (Result,
+// https://modelcontextprotocol.io/specification/2026-07-28/schema#result).
+// A result that has a resultType keeps it.
+func completeResult(result json.RawMessage) json.RawMessage {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(result, &top) != nil {
+		return result // not an object: left for the client to refuse
+	}
+	if _, ok := top["resultType"]; ok {
+		return result
+	}
+	rest := bytes.TrimSpace(bytes.TrimSpace(result)[1:]) // after '{'
+	out := make([]byte, 0, len(result)+24)
+	out = append(out, `{"resultType":"complete"`...)
+	if len(rest) > 1 { // more than '}'
+		out = append(out, ',')
+	}
+	return append(out, rest...)
 }
 
 // modern reports whether a request's params._meta says it is of the

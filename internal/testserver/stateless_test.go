@@ -151,3 +151,42 @@ func TestStatelessHTTPClosedStreamCancels(t *testing.T) {
 	})
 	waitFor(t, "the handler's end", func() bool { return h.Active() == 0 })
 }
+
+// Every final result of a 2026-07-28 request carries resultType
+// "complete", as its servers must; session-era results carry none.
+func TestStatelessResultType(t *testing.T) {
+	c := startPipe(t, Options{Stateless: true})
+	for _, req := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"ping", map[string]any{}},
+		{"tools/list", map[string]any{}},
+		{"resources/list", map[string]any{}},
+		{"tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "final"}}},
+	} {
+		req.params["_meta"] = modernMeta
+		var res struct {
+			ResultType string `json:"resultType"`
+		}
+		raw := c.call(req.method, req.params)
+		mustUnmarshal(t, raw, &res)
+		if res.ResultType != "complete" || strings.Count(string(raw), `"resultType"`) != 1 {
+			t.Errorf("%s answered %s", req.method, raw)
+		}
+	}
+	if raw := c.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}); strings.Contains(string(raw), "resultType") {
+		t.Errorf("a session-era call answered %s", raw)
+	}
+	for in, want := range map[string]string{
+		`{}`:                              `{"resultType":"complete"}`,
+		` { } `:                           `{"resultType":"complete"}`,
+		`{"a":1}`:                         `{"resultType":"complete","a":1}`,
+		`{"resultType":"input_required"}`: `{"resultType":"input_required"}`,
+		`{"text":"\"resultType\""}`:       `{"resultType":"complete","text":"\"resultType\""}`,
+	} {
+		if got := string(completeResult(json.RawMessage(in))); got != want {
+			t.Errorf("completeResult(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

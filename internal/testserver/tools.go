@@ -116,7 +116,7 @@ func schema(properties string, required ...string) json.RawMessage {
 }
 
 func (s *server) toolsList(_ context.Context, req *request) (json.RawMessage, *rpcError) {
-	page, next, err := paginate(s, req.params, s.tools)
+	page, next, err := paginate(s, req.params, s.catalog().Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (s *server) decodeCall(req *request) (instant bool) {
 		req.callErr = newError(codeInvalidParams, "Invalid params: tools/call needs a tool name")
 		return true
 	}
-	for _, t := range s.tools {
+	for _, t := range s.catalog().Tools {
 		if t.Name == p.Name {
 			req.call = &Call{srv: s, tool: t, id: req.id, args: p.Arguments, meta: p.Meta, out: req.out}
 			// The endless line never ends: it must not hold the reader.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -62,6 +63,26 @@ func (c *Call) Notify(method string, params any) error {
 	c.c.Notify(method, raw)
 	return nil
 }
+
+// SendRaw writes each line on the call's stream verbatim, as one message
+// of its own (over HTTP, an event of the call's stream): what no encoder
+// would send, such as a line that is not JSON, or a response to an id
+// never sent. An mcpactor client skips what is not a message it
+// expects, counts it (Client.Stats) and logs an excerpt at debug level;
+// the call goes on. A line must not hold a newline.
+func (c *Call) SendRaw(lines ...string) {
+	raw := make([][]byte, len(lines))
+	for i, l := range lines {
+		raw[i] = []byte(l)
+	}
+	c.c.SendRaw(raw...)
+}
+
+// Stderr is the server's standard error: a Stdio child's goes to the
+// client, which hands it to mcpactor.Options.StderrLine line by line and
+// quotes its end in a crash's error; in this process (InProcess, Dial,
+// StartHTTP) it is kept in Server.Stderr.
+func (c *Call) Stderr() io.Writer { return c.c.Stderr() }
 
 // Log sends notifications/message, a log message at level from logger
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging).

@@ -2,8 +2,9 @@
 // built on mcpactor, as net/http/httptest does for net/http.
 //
 // A Server is declared in Go: tools as functions with their input
-// schemas, resources, prompts, and faults to switch on per server or per
-// tool. One call gives the mcpactor.ServerConfig that reaches it:
+// schemas, resources and resource templates, prompts, completions, and
+// faults to switch on per server or per tool. One call gives the
+// mcpactor.ServerConfig that reaches it:
 //
 //   - InProcess: over a net.Pipe through ServerConfig.Dial. No process,
 //     no port; the quickest, and what most tests want.
@@ -11,7 +12,8 @@
 //     as a subprocess server is; TestMain must call RunIfChild.
 //   - StartHTTP: an httptest server speaking Streamable HTTP
 //     (HTTPServer.Config) and the legacy HTTP+SSE transport
-//     (HTTPServer.SSEConfig).
+//     (HTTPServer.SSEConfig); StartHTTPWith puts middleware in front
+//     (authorization, extra routes).
 //
 // These speak the session era of MCP (initialize, 2024-11-05 to
 // 2025-11-25): a runtime that probes with server/discover is refused
@@ -25,6 +27,12 @@
 // Server records every message it receives (Received, Calls,
 // Cancellations, with HTTP headers) so that a test can check what its code
 // sent, or that it cancelled a call.
+//
+// Outside any call, Server.Notify sends every connected client a
+// notification, and SetTools, SetResources, SetResourceTemplates and
+// SetPrompts change the lists and send the list_changed notification, so
+// that a test can check that its code (or a manager, Runtime.Manage)
+// lists again. Neither reaches a Stdio child, which is another process.
 //
 // Each fault's documentation names the error an mcpactor client then
 // returns; the package's tests hold those claims.

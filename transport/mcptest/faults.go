@@ -32,8 +32,9 @@ type Fault struct {
 	// (Client.Stats) and the call succeeds.
 	Garbage bool
 	// Oversized pads the answer's text to this many bytes. Over
-	// ServerConfig.MaxFrameSize (stdio and InProcess), the client fails
-	// the call at once with mcpactor.ErrFrameTooLarge
+	// ServerConfig.MaxFrameSize (the longest line over InProcess and
+	// Stdio, JSON body or SSE event over HTTP, legacy SSE included), the
+	// client fails the call at once with mcpactor.ErrFrameTooLarge
 	// (*mcpactor.FrameTooLargeError), and the connection lives on.
 	Oversized int
 }
@@ -82,12 +83,22 @@ type Faults struct {
 	// mcpactor.ErrConnectTimeout (*mcpactor.ConnectTimeoutError).
 	SlowInitialize time.Duration
 	// IgnorePing leaves pings unanswered, as a server alive but stuck:
-	// Client.Ping returns mcpactor.ErrTimeout, and a manager's
-	// ServerConfig.Keepalive restarts the server.
+	// Client.Ping returns mcpactor.ErrTimeout when its timeout passes. A
+	// manager whose ServerConfig.Keepalive is set waits one interval for
+	// each ping; after three in a row unanswered it turns the server
+	// mcpactor.StateUnhealthy (the ManagerEvent's Err wraps
+	// context.DeadlineExceeded) and restarts it by its Restart policy: a
+	// new connection to the same Server, whose pings go unanswered too.
 	IgnorePing bool
 	// Banner is written on the stream before anything else (InProcess and
 	// Stdio), as servers that greet do; the client skips it.
 	Banner string
+	// IgnoreSIGTERM makes a Stdio child ignore SIGTERM and go on after
+	// its stdin ends: only SIGKILL ends it. A client closing it (Close,
+	// Runtime.Stop, a failed Connect) closes stdin, waits
+	// ServerConfig.CloseGrace, sends SIGTERM, waits TermGrace, then kills
+	// it; no error. It does nothing to a server in this process.
+	IgnoreSIGTERM bool
 
 	// HTTPFailCalls answers the first HTTPFailCalls tools/call POSTs with
 	// HTTPFailStatus (500 when 0) without handling them: the call fails
@@ -110,6 +121,14 @@ type Faults struct {
 	// (Client.Stats.DroppedProgress). Both shapes are correct
 	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server).
 	HTTPJSONAnswers bool
+	// HTTPNoGetStream answers the GET that would open a session's stream
+	// 405 Method Not Allowed, as a server that offers none may
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server).
+	// The client goes on without it, hearing the server only in the
+	// answers to its POSTs: no error. What would go on that stream
+	// (Server.Notify, the Set* methods' notifications, and with
+	// HTTPJSONAnswers what a call sends) is never delivered.
+	HTTPNoGetStream bool
 }
 
 // options translates Faults into the engine's switches.
@@ -125,8 +144,18 @@ func (s *Server) options() testserver.Options {
 		HTTPFailStatus:  f.HTTPFailStatus,
 		HTTPExpireAfter: f.HTTPExpireSessionAfter,
 		HTTPStream:      !f.HTTPJSONAnswers,
+		HTTPGetStatus:   noGetStream(f.HTTPNoGetStream),
 		Stateless:       s.Stateless,
+		PageSize:        s.PageSize,
 	}
+}
+
+// noGetStream is HTTPNoGetStream's status.
+func noGetStream(on bool) int {
+	if on {
+		return 405
+	}
+	return 0
 }
 
 // garbageLines are what Fault.Garbage sends before the answer.

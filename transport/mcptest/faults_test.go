@@ -132,25 +132,40 @@ func TestFaultGarbage(t *testing.T) {
 	}
 }
 
+// An answer over ServerConfig.MaxFrameSize fails its call with
+// ErrFrameTooLarge, and the connection lives on, by every way: a line
+// over stdio and InProcess, a JSON body or an SSE event over HTTP.
 func TestFaultOversized(t *testing.T) {
-	rt := start(t, mcpactor.Options{})
-	tool := echoTool
-	tool.Name = "big"
-	tool.Fault = mcptest.Fault{Oversized: 4096}
-	s := &mcptest.Server{Tools: []mcptest.Tool{echoTool, tool}}
-	t.Cleanup(s.Close)
-	cfg := s.InProcess()
-	cfg.MaxFrameSize = 1024
-	c := connect(t, rt, cfg)
-	ctx := context.Background()
-	_, err := c.CallTool(ctx, "big", nil)
-	wantErr(t, err, mcpactor.ErrFrameTooLarge)
-	var fe *mcpactor.FrameTooLargeError
-	if !errors.As(err, &fe) {
-		t.Errorf("%T is no *mcpactor.FrameTooLargeError", err)
-	}
-	if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "alive"}); err != nil || text(res) != "alive" {
-		t.Fatalf("the connection did not live on: %v, %v", res, err)
+	for _, w := range ways {
+		for _, jsonAnswers := range []bool{false, true} {
+			name := w.name
+			if jsonAnswers {
+				if !contains(name, "streamable") {
+					continue
+				}
+				name += "-json"
+			}
+			t.Run(name, func(t *testing.T) {
+				rt := start(t, mcpactor.Options{})
+				tool := echoTool
+				tool.Name = "big"
+				tool.Fault = mcptest.Fault{Oversized: 4096}
+				s := &mcptest.Server{Tools: []mcptest.Tool{echoTool, tool}, Faults: mcptest.Faults{HTTPJSONAnswers: jsonAnswers}}
+				cfg := w.config(t, s)
+				cfg.MaxFrameSize = 1024
+				c := connect(t, rt, cfg)
+				ctx := context.Background()
+				_, err := c.CallTool(ctx, "big", nil)
+				wantErr(t, err, mcpactor.ErrFrameTooLarge)
+				var fe *mcpactor.FrameTooLargeError
+				if !errors.As(err, &fe) {
+					t.Errorf("%T is no *mcpactor.FrameTooLargeError", err)
+				}
+				if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "alive"}); err != nil || text(res) != "alive" {
+					t.Fatalf("the connection did not live on: %v, %v", res, err)
+				}
+			})
+		}
 	}
 }
 
@@ -211,6 +226,64 @@ func TestFaultIgnorePing(t *testing.T) {
 	cfg.RequestTimeout = 50 * time.Millisecond
 	c := connect(t, rt, cfg)
 	wantErr(t, c.Ping(context.Background()), mcpactor.ErrTimeout)
+}
+
+// A manager whose keepalive pings go unanswered marks the server
+// unhealthy (its error wraps context.DeadlineExceeded: each ping waits
+// one interval) and restarts it: a new connection to the
+// same Server.
+func TestFaultIgnorePingKeepaliveRestarts(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	s := &mcptest.Server{Tools: []mcptest.Tool{echoTool}, Faults: mcptest.Faults{IgnorePing: true}}
+	t.Cleanup(s.Close)
+	cfg := s.InProcess()
+	cfg.Keepalive = 20 * time.Millisecond
+	cfg.Restart = mcpactor.RestartPolicy{BackoffMin: 5 * time.Millisecond, BackoffMax: 20 * time.Millisecond}
+	var mu sync.Mutex
+	var unhealthy []error
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	m, err := rt.Manage(ctx, mcpactor.ManageOptions{NoCache: true, Servers: map[string]mcpactor.ServerConfig{"stuck": cfg},
+		OnEvent: func(e mcpactor.ManagerEvent) {
+			if e.Kind == mcpactor.EventStateChanged && e.State == mcpactor.StateUnhealthy {
+				mu.Lock()
+				unhealthy = append(unhealthy, e.Err)
+				mu.Unlock()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close(context.Background()) })
+	waitFor(t, "a restart", func() bool {
+		st := m.Status()
+		return len(st) == 1 && st[0].Restarts >= 1
+	})
+	mu.Lock()
+	first := unhealthy[0]
+	mu.Unlock()
+	wantErr(t, first, context.DeadlineExceeded)
+	// The stuck connection is retired after three pings; a new one
+	// initializes.
+	waitFor(t, "a second initialize, after 3 pings", func() bool {
+		inits, pings := 0, 0
+		for _, method := range s.Methods() {
+			switch method {
+			case "initialize":
+				inits++
+			case "ping":
+				if inits == 1 {
+					pings++
+				}
+			}
+		}
+		return inits >= 2 && pings >= 3
+	})
+	// The restarted server serves, until its pings fail again.
+	waitFor(t, "a call on the restarted server", func() bool {
+		res, err := m.CallTool(ctx, "mcp__stuck__echo", map[string]any{"message": "back"})
+		return err == nil && text(res) == "back"
+	})
 }
 
 func TestFaultBanner(t *testing.T) {
@@ -294,4 +367,54 @@ func TestFaultCrashHTTPJSONAnswers(t *testing.T) {
 	c := connect(t, rt, h.Config())
 	_, err := c.CallTool(context.Background(), "crash", nil)
 	wantErr(t, err, mcpactor.ErrUnreachable)
+}
+
+// Without a GET stream the client goes on: calls and what they send
+// arrive on their own streams; a notification outside any call is kept
+// for a stream never opened.
+func TestFaultHTTPNoGetStream(t *testing.T) {
+	n := &notes{}
+	rt := start(t, mcpactor.Options{Handlers: handlers(n)})
+	s := richServer()
+	s.Faults.HTTPNoGetStream = true
+	h := s.StartHTTP()
+	t.Cleanup(h.Close)
+	c := connect(t, rt, h.Config())
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if _, err := c.CallTool(ctx, "notify", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the call's notification", func() bool { return n.has("notifications/message") })
+	if got, _ := s.Notify("notifications/resources/updated", map[string]string{"uri": "test://a"}); got != 1 {
+		t.Fatalf("Notify told %d sessions", got)
+	}
+	if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "still"}); err != nil || text(res) != "still" {
+		t.Fatalf("echo: %v %v", res, err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n.has("notifications/resources/updated") {
+		t.Error("a notification outside any call arrived without a GET stream")
+	}
+}
+
+// A Stdio child that ignores SIGTERM and stdin's end lives on until the
+// client kills it, after both grace periods; the close still succeeds.
+func TestFaultIgnoreSIGTERM(t *testing.T) {
+	rt := start(t, mcpactor.Options{})
+	cfg := mcptest.Stdio("stubborn")
+	cfg.CloseGrace, cfg.TermGrace = 150*time.Millisecond, 150*time.Millisecond
+	c := connect(t, rt, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "alive"}); err != nil || text(res) != "alive" {
+		t.Fatalf("echo: %v %v", res, err)
+	}
+	start := time.Now()
+	if err := c.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Errorf("Close took %v: the child ended before both grace periods, SIGTERM was not ignored", d)
+	}
 }

@@ -34,6 +34,7 @@ var echoTool = mcptest.Tool{
 var stdioServers = map[string]*mcptest.Server{
 	"echo":            {Tools: []mcptest.Tool{echoTool}},
 	"echo-2026-07-28": {Tools: []mcptest.Tool{echoTool}, Stateless: true},
+	"stubborn":        {Tools: []mcptest.Tool{echoTool}, Faults: mcptest.Faults{IgnoreSIGTERM: true}},
 	"crash": {Tools: []mcptest.Tool{echoTool, {
 		Name:  "crash",
 		Fault: mcptest.Fault{Crash: &mcptest.Crash{Code: 3, Stderr: "mcptest: crashed on purpose"}},

@@ -1,6 +1,7 @@
 package mcptest
 
 import (
+	"net/http"
 	"net/http/httptest"
 
 	"github.com/mcpactor/mcpactor"
@@ -23,9 +24,22 @@ type HTTPServer struct {
 // StartHTTP serves s over HTTP until Close. Each MCP session is a
 // connection of its own to s; a Crash ends the session it happens in,
 // aborting its connections as a dying process would.
-func (s *Server) StartHTTP() *HTTPServer {
+func (s *Server) StartHTTP() *HTTPServer { return s.StartHTTPWith(nil) }
+
+// StartHTTPWith is StartHTTP with the server's handler behind middleware:
+// what a test puts in front of an MCP server (authorization, a proxy's
+// rewriting, extra routes such as /.well-known/ metadata). middleware
+// gets the handler serving the MCP paths (HTTPServer.URL's and
+// SSEURL's) and returns the one the httptest server runs; nil serves the
+// handler itself. A request the middleware answers itself never reaches
+// s, and is not recorded.
+func (s *Server) StartHTTPWith(middleware func(next http.Handler) http.Handler) *HTTPServer {
 	h := testserver.NewSpecHandler(s.options(), s.spec(), stderrOf(s))
-	ts := httptest.NewServer(h)
+	var served http.Handler = h
+	if middleware != nil {
+		served = middleware(h)
+	}
+	ts := httptest.NewServer(served)
 	return &HTTPServer{URL: ts.URL + testserver.HTTPPath, SSEURL: ts.URL + testserver.SSEPath, h: h, ts: ts}
 }
 

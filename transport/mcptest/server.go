@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 
 	"github.com/mcpactor/mcpactor"
@@ -18,10 +19,12 @@ import (
 
 // Server is a fake MCP server. Its zero value is a well-behaved server
 // offering nothing; set the fields before the first connection and leave
-// them alone afterwards. A Server serves any number of connections, one
-// after another or at once (each generation of a client is one, and
-// InProcess, StartHTTP and Stdio can be mixed), and remembers what all of
-// them received. It must not be copied once used.
+// them alone afterwards: SetTools, SetResources, SetResourceTemplates and
+// SetPrompts change the lists while clients are connected, and Notify
+// reaches them outside any call. A Server serves any number of
+// connections, one after another or at once (each generation of a client
+// is one, and InProcess, StartHTTP and Stdio can be mixed), and remembers
+// what all of them received. It must not be copied once used.
 type Server struct {
 	// Name and Version are serverInfo in the initialize result; empty
 	// means "mcptest" and "0.0.0".
@@ -33,8 +36,31 @@ type Server struct {
 	Tools []Tool
 	// Resources are what resources/list lists and resources/read reads.
 	Resources []Resource
+	// ResourceTemplates are what resources/templates/list lists; a
+	// resources/read of a URI no Resource has goes to the first template
+	// that matches it.
+	ResourceTemplates []ResourceTemplate
 	// Prompts are what prompts/list lists and prompts/get gets.
 	Prompts []Prompt
+	// Complete, when set, answers completion/complete
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion),
+	// which the server then declares (the completions capability); nil
+	// leaves the method out: Client.Complete returns *mcpactor.RPCError
+	// -32601 (errors.Is mcpactor.ErrRPC). An *RPCError it returns is the
+	// answer; any other error is answered -32602 (invalid params) with
+	// its text. It runs on a goroutine of its own, and ctx ends when the
+	// client cancels.
+	Complete func(ctx context.Context, p messages.CompleteParams) (*messages.Completion, error)
+
+	// PageSize, when > 0, splits tools/list, resources/list,
+	// resources/templates/list and prompts/list into pages of at most
+	// this many entries, each but the last with a nextCursor
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/pagination);
+	// a cursor the server did not give is answered -32602. An mcpactor
+	// client follows the cursors: ListTools and the like return every
+	// page, Client.Tools fetches the next page only when its loop gets
+	// there.
+	PageSize int
 
 	// Stateless makes the server speak the 2026-07-28 revision too, by
 	// every way but legacy SSE: server/discover offers it, so a runtime
@@ -44,7 +70,8 @@ type Server struct {
 	// round-trips: the call is answered input_required and goes on when
 	// the client retries it with the answers
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-	// Session-era clients still initialize.
+	// Final results of that revision carry resultType "complete", as its
+	// servers must. Session-era clients still initialize.
 	Stateless bool
 
 	// Fault applies to every tool call, under the tool's own Fault: a
@@ -53,6 +80,7 @@ type Server struct {
 	// Faults are the server's faults that are not about one call.
 	Faults Faults
 
+	hub      testserver.Hub // the servers running now, for Notify and Set*
 	mu       sync.Mutex
 	log      []Message
 	closed   []Cancellation // requests cancelled by closing their stream
@@ -95,10 +123,35 @@ type Tool struct {
 
 // Resource is one resource of a Server, listed by resources/list and read
 // by resources/read at its URI: its Text, or its Blob when Text is empty.
+// A URI the Server has neither as a Resource nor under a ResourceTemplate
+// is answered -32002 (Resource not found): Client.ReadResource returns
+// *mcpactor.RPCError (errors.Is mcpactor.ErrRPC) with that code.
 type Resource struct {
 	URI, Name, MimeType string
 	Text                string
 	Blob                []byte
+}
+
+// ResourceTemplate is a family of resources of a Server, listed by
+// resources/templates/list
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#resource-templates).
+type ResourceTemplate struct {
+	// URITemplate is an RFC 6570 template such as "file:///logs/{day}".
+	// resources/read matches a URI against its literal text and its
+	// expressions: {name} matches a non-empty run of characters without
+	// "/", {+name} any non-empty run; other operators are listed but
+	// never match.
+	URITemplate       string
+	Name, Description string
+	MimeType          string
+	// Read answers resources/read for a URI the template matches, with
+	// the values of its expressions by name. An *RPCError it returns is
+	// the answer; any other error is answered -32603 (internal error),
+	// and a nil result -32002 (Resource not found): the client returns
+	// either as *mcpactor.RPCError. nil answers one text content naming
+	// the URI. It runs on a goroutine of its own, and ctx ends when the
+	// client cancels.
+	Read func(ctx context.Context, uri string, vars map[string]string) (*messages.ReadResourceResult, error)
 }
 
 // Prompt is one prompt of a Server.
@@ -215,19 +268,41 @@ func (w stderrWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// spec declares s to the engine.
+// spec declares s to the engine, with the lists s has now.
 func (s *Server) spec() *testserver.Spec {
+	s.mu.Lock()
+	cat := s.catalogLocked()
+	caps := s.capabilitiesLocked()
+	s.mu.Unlock()
 	spec := &testserver.Spec{
-		Name:         cmp.Or(s.Name, "mcptest"),
-		Version:      cmp.Or(s.Version, "0.0.0"),
-		Instructions: s.Instructions,
-		Observe:      s.record,
-		Methods:      map[string]testserver.Method{},
-		MethodsWait:  true, // a Prompt's Get is the test's code: it may wait
+		Name:              cmp.Or(s.Name, "mcptest"),
+		Version:           cmp.Or(s.Version, "0.0.0"),
+		Instructions:      s.Instructions,
+		Capabilities:      caps,
+		Tools:             cat.Tools,
+		Resources:         cat.Resources,
+		ResourceTemplates: cat.ResourceTemplates,
+		Prompts:           cat.Prompts,
+		Observe:           s.record,
+		Hub:               &s.hub,
+		Methods: map[string]testserver.Method{
+			"resources/read": s.readResource,
+			"prompts/get":    s.getPrompt,
+		},
+		MethodsWait: true, // a Prompt's Get is the test's code: it may wait
 	}
+	if s.Complete != nil {
+		spec.Methods["completion/complete"] = s.complete
+	}
+	return spec
+}
+
+// catalogLocked is the engine's form of s's lists.
+func (s *Server) catalogLocked() *testserver.Catalog {
+	c := &testserver.Catalog{}
 	for i := range s.Tools {
 		t := &s.Tools[i]
-		spec.Tools = append(spec.Tools, &testserver.Tool{
+		c.Tools = append(c.Tools, &testserver.Tool{
 			Name:         t.Name,
 			Description:  t.Description,
 			InputSchema:  schemaJSON(t.InputSchema, `{"type":"object"}`),
@@ -236,28 +311,59 @@ func (s *Server) spec() *testserver.Spec {
 			Waits:        true,
 		})
 	}
-	if len(s.Resources) > 0 {
-		for _, r := range s.Resources {
-			spec.Resources = append(spec.Resources, mustJSON(messages.Resource{URI: r.URI, Name: r.Name, MimeType: r.MimeType}))
-		}
-		spec.Methods["resources/read"] = s.readResource
+	for _, r := range s.Resources {
+		c.Resources = append(c.Resources, mustJSON(messages.Resource{URI: r.URI, Name: r.Name, MimeType: r.MimeType}))
 	}
-	if len(s.Prompts) > 0 {
-		for _, p := range s.Prompts {
-			spec.Prompts = append(spec.Prompts, mustJSON(messages.Prompt{Name: p.Name, Description: p.Description, Arguments: p.Arguments}))
-		}
-		spec.Methods["prompts/get"] = s.getPrompt
+	for _, t := range s.ResourceTemplates {
+		c.ResourceTemplates = append(c.ResourceTemplates, mustJSON(messages.ResourceTemplate{
+			URITemplate: t.URITemplate, Name: t.Name, Description: t.Description, MimeType: t.MimeType}))
 	}
-	return spec
+	for _, p := range s.Prompts {
+		c.Prompts = append(c.Prompts, mustJSON(messages.Prompt{Name: p.Name, Description: p.Description, Arguments: p.Arguments}))
+	}
+	return c
 }
 
+// capabilitiesLocked are the capabilities s declares at initialize (and
+// server/discover): tools and logging always; resources, prompts and
+// completions when it has some.
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#capability-negotiation).
+func (s *Server) capabilitiesLocked() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteString(`{"tools":{"listChanged":true},"logging":{}`)
+	if len(s.Resources) > 0 || len(s.ResourceTemplates) > 0 {
+		b.WriteString(`,"resources":{"subscribe":true,"listChanged":true}`)
+	}
+	if len(s.Prompts) > 0 {
+		b.WriteString(`,"prompts":{"listChanged":true}`)
+	}
+	if s.Complete != nil {
+		b.WriteString(`,"completions":{}`)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// methodNotFound answers a method the Server offers nothing for now, as
+// the engine answers those it does not know.
+var methodNotFound = &testserver.RPCError{Code: -32601, Message: "Method not found"}
+
 // readResource answers resources/read.
-func (s *Server) readResource(_ context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (s *Server) readResource(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 	var p messages.ReadResourceParams
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, &testserver.RPCError{Code: -32602, Message: "Invalid params: " + err.Error()}
 	}
-	for _, r := range s.Resources {
+	s.mu.Lock()
+	resources, templates := s.Resources, s.ResourceTemplates
+	s.mu.Unlock()
+	if len(resources) == 0 && len(templates) == 0 {
+		return nil, methodNotFound
+	}
+	// -32002 is the specification's "Resource not found"
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling).
+	notFound := &testserver.RPCError{Code: -32002, Message: "Resource not found", Data: mustJSON(map[string]string{"uri": p.URI})}
+	for _, r := range resources {
 		if r.URI != p.URI {
 			continue
 		}
@@ -267,9 +373,25 @@ func (s *Server) readResource(_ context.Context, params json.RawMessage) (json.R
 		}
 		return json.Marshal(messages.ReadResourceResult{Contents: []messages.ResourceContents{c}})
 	}
-	// -32002 is the specification's "Resource not found"
-	// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources#error-handling).
-	return nil, &testserver.RPCError{Code: -32002, Message: "Resource not found", Data: mustJSON(map[string]string{"uri": p.URI})}
+	for _, t := range templates {
+		vars, ok := matchTemplate(t.URITemplate, p.URI)
+		if !ok {
+			continue
+		}
+		if t.Read == nil {
+			return json.Marshal(messages.ReadResourceResult{Contents: []messages.ResourceContents{
+				messages.TextResource(p.URI, t.MimeType, p.URI)}})
+		}
+		res, err := t.Read(ctx, p.URI, vars)
+		if err != nil {
+			return nil, engineError(err, -32603)
+		}
+		if res == nil {
+			return nil, notFound
+		}
+		return json.Marshal(res)
+	}
+	return nil, notFound
 }
 
 // getPrompt answers prompts/get.
@@ -278,7 +400,13 @@ func (s *Server) getPrompt(ctx context.Context, params json.RawMessage) (json.Ra
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, &testserver.RPCError{Code: -32602, Message: "Invalid params: " + err.Error()}
 	}
-	for _, pr := range s.Prompts {
+	s.mu.Lock()
+	prompts := s.Prompts
+	s.mu.Unlock()
+	if len(prompts) == 0 {
+		return nil, methodNotFound
+	}
+	for _, pr := range prompts {
 		if pr.Name != p.Name {
 			continue
 		}
@@ -293,6 +421,79 @@ func (s *Server) getPrompt(ctx context.Context, params json.RawMessage) (json.Ra
 		return json.Marshal(res)
 	}
 	return nil, &testserver.RPCError{Code: -32602, Message: "Invalid params: unknown prompt: " + p.Name}
+}
+
+// complete answers completion/complete.
+func (s *Server) complete(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p messages.CompleteParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, &testserver.RPCError{Code: -32602, Message: "Invalid params: " + err.Error()}
+	}
+	c, err := s.Complete(ctx, p)
+	if err != nil {
+		return nil, engineError(err, -32602)
+	}
+	if c == nil {
+		c = &messages.Completion{}
+	}
+	return json.Marshal(messages.CompleteResult{Completion: *c})
+}
+
+// engineError is err as the engine answers it: an *RPCError as it is,
+// any other error with code and its text.
+func engineError(err error, code int) *testserver.RPCError {
+	var rpcErr *RPCError
+	if errors.As(err, &rpcErr) {
+		return &testserver.RPCError{Code: rpcErr.Code, Message: rpcErr.Message, Data: rpcErr.Data}
+	}
+	return &testserver.RPCError{Code: code, Message: err.Error()}
+}
+
+// matchTemplate matches uri against an RFC 6570 template's literal text
+// and its {name} (no "/") and {+name} (anything) expressions, and returns
+// the values by name.
+func matchTemplate(tmpl, uri string) (map[string]string, bool) {
+	vars := map[string]string{}
+	for tmpl != "" {
+		open := strings.IndexByte(tmpl, '{')
+		if open < 0 {
+			return vars, tmpl == uri
+		}
+		lit := tmpl[:open]
+		if !strings.HasPrefix(uri, lit) {
+			return nil, false
+		}
+		uri = uri[len(lit):]
+		end := strings.IndexByte(tmpl[open:], '}')
+		if end < 0 {
+			return nil, false
+		}
+		expr := tmpl[open+1 : open+end]
+		tmpl = tmpl[open+end+1:]
+		reserved := strings.HasPrefix(expr, "+")
+		name := strings.TrimPrefix(expr, "+")
+		if name == "" || strings.ContainsAny(name[:1], "#./;?&=,!@|") {
+			return nil, false // an operator this matcher does not know
+		}
+		// The value runs to the next literal text (or the end).
+		next := tmpl
+		if i := strings.IndexByte(next, '{'); i >= 0 {
+			next = next[:i]
+		}
+		n := len(uri)
+		if next != "" {
+			if n = strings.Index(uri, next); n < 0 {
+				return nil, false
+			}
+		}
+		val := uri[:n]
+		if val == "" || (!reserved && strings.Contains(val, "/")) {
+			return nil, false
+		}
+		vars[name] = val
+		uri = uri[n:]
+	}
+	return vars, uri == ""
 }
 
 // schemaJSON encodes a schema given as a value; def when v is nil.

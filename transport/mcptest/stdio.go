@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -39,7 +41,12 @@ func RunIfChild(servers map[string]*Server) {
 	}
 	spec := s.spec()
 	spec.Exit = os.Exit // a crash is the process's exit, stderr first
-	err := testserver.ServeSpec(context.Background(), os.Stdin, os.Stdout, os.Stderr, s.options(), spec)
+	opts := s.options()
+	if s.Faults.IgnoreSIGTERM {
+		signal.Ignore(syscall.SIGTERM)
+		opts.IgnoreSIGTERM = true // and outlive stdin
+	}
+	err := testserver.ServeSpec(context.Background(), os.Stdin, os.Stdout, os.Stderr, opts, spec)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
