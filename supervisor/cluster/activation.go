@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,24 +18,45 @@ import (
 )
 
 // activation is this member's session for one identity it owns: the
-// ownership key it took in etcd, then the server's client.
+// ownership key it took in etcd, then the server, run by the member's
+// manager (owned.go) under a name of its own.
 //
 // Order is the guarantee: the key is taken (a transaction that creates it
 // only if it does not exist, bound to the member's lease) before the
-// server process starts or the HTTP session opens, and every call checks
-// that the lease is still safe (leaseKeeper.valid) before it reaches the
-// server. Generation is the key's create revision, the fencing token:
-// each new activation of an identity, wherever it runs, has a larger one.
+// server is added to the manager, hence before its process starts or its
+// HTTP session opens, and every call checks that the lease is still safe
+// (leaseKeeper.valid) before it reaches the server. Generation is the
+// key's create revision, the fencing token: each new activation of an
+// identity, wherever it runs, has a larger one. A restart of the server
+// by the manager, while the member holds the key, is the same activation
+// and the same generation: the ownership did not change, only the
+// connection (SessionInfo.Connection counts those).
 type activation struct {
 	id         Identity
 	lease      clientv3.LeaseID
 	generation int64
 	ready      chan struct{} // closed when client or err is set
-	client     *mcpactor.Client
-	err        error
+	// name is the server's name in the member's manager: unique per
+	// identity and generation (clientName).
+	name string
+	// client is the manager's client of the server: the same handle
+	// across the manager's restarts, each a new connection on it.
+	client *mcpactor.Client
+	err    error
 	// listings counts the tools/list_changed notifications not yet
 	// followed by a listing (refreshOnChange).
 	listings atomic.Int32
+	// exposed maps the server's tool names to the names the manager
+	// offers them under (owned.go); nil until read, and again whenever
+	// the manager's tools of the server change.
+	exposed atomic.Pointer[map[string]string]
+
+	// The manager's state of the server while it starts (awaitReady),
+	// from its events or, should one be late, its Status.
+	mu       sync.Mutex
+	state    mcpactor.ServerState
+	stateErr error
+	changed  chan struct{} // closed and replaced when state moves
 }
 
 // activate returns this member's activation of id, taking ownership and
@@ -103,9 +125,12 @@ func (m *Member) start(act *activation) {
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
+		// The manager's client ends only when the server is removed
+		// (deactivate) or the manager stops: a server that exits is
+		// restarted on the same client.
 		select {
 		case <-act.client.Done():
-			m.deactivate(act, "server ended", true)
+			m.deactivate(act, "server closed", true)
 		case <-m.ctx.Done():
 		}
 	}()
@@ -160,39 +185,67 @@ func (m *Member) claimAndConnect(act *activation) error {
 		m.release(act)
 		return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "activate", Reason: "its lease could not be renewed in time"}
 	}
-	c, err := m.connect(ctx, act, cfg)
-	if err != nil {
+	if err := m.connect(ctx, act, cfg); err != nil {
 		m.release(act)
 		return err
 	}
-	act.client = c
 	return nil
 }
 
-// connect starts act's server. The protocol era its server spoke at its
-// last activation, on any member, is shared in etcd: a configuration that
-// pins no version is pinned to it, so that a new activation (a failover
-// included) skips the server/discover probe, which a session-era server
-// that never answers it makes wait out ProbeTimeout. A memo the server
-// contradicts (it was replaced) is dropped, and the server probed.
-func (m *Member) connect(ctx context.Context, act *activation, cfg mcpactor.ServerConfig) (*mcpactor.Client, error) {
+// connect adds act's server to the member's manager and waits until it
+// is ready. The protocol era its server spoke at its last activation, on
+// any member, is shared in etcd: a configuration that pins no version is
+// pinned to it, so that a new activation (a failover included) skips the
+// server/discover probe, which a session-era server that never answers
+// it makes wait out ProbeTimeout. A memo the server contradicts (it was
+// replaced) is dropped, and the server added again, probed.
+func (m *Member) connect(ctx context.Context, act *activation, cfg mcpactor.ServerConfig) error {
 	name, memo := clientName(act.id, act.generation), ""
 	if cfg.ProtocolVersion == "" {
 		memo = m.view.era(act.id)
 		cfg.ProtocolVersion = memo
 	}
-	c, err := m.rt.Connect(ctx, name, cfg)
+	c, err := m.addServer(ctx, act, name, cfg)
 	if err != nil && memo != "" && ctx.Err() == nil {
 		m.log("cluster era memo contradicted", "identity", act.id.String(), "era", memo, "err", err)
 		m.putEra(act, "")
 		cfg.ProtocolVersion, memo = "", ""
-		c, err = m.rt.Connect(ctx, name+".probed", cfg)
+		name += ".probed"
+		c, err = m.addServer(ctx, act, name, cfg)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
+	act.name, act.client = name, c
 	if era := eraOf(c.ProtocolVersion()); memo == "" && cfg.ProtocolVersion == "" && era != m.view.era(act.id) {
 		m.putEra(act, era)
+	}
+	return nil
+}
+
+// addServer adds act's server to the manager as name and waits for its
+// first connection. A first connection that fails fails the activation
+// (its key is released, the next call tries again): the manager's
+// restart policy is for a server that has been up, not for one that
+// cannot start.
+func (m *Member) addServer(ctx context.Context, act *activation, name string, cfg mcpactor.ServerConfig) (*mcpactor.Client, error) {
+	act.setState("", nil)
+	m.mu.Lock()
+	m.names[name] = act
+	m.mu.Unlock()
+	err := m.mgr.Add(ctx, name, cfg)
+	var c *mcpactor.Client
+	if err == nil {
+		c, err = m.awaitReady(ctx, act, name)
+	}
+	if err != nil {
+		m.dropServer(name, c)
+		m.mu.Lock()
+		if m.names[name] == act {
+			delete(m.names, name)
+		}
+		m.mu.Unlock()
+		return nil, err
 	}
 	return c, nil
 }
@@ -223,7 +276,7 @@ func (m *Member) putEra(act *activation, era string) {
 	_, _ = m.etcd.Put(ctx, key, era)
 }
 
-// forget removes act from the table if it is still there.
+// forget removes act from the tables if it is still there.
 func (m *Member) forget(act *activation) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -231,21 +284,38 @@ func (m *Member) forget(act *activation) bool {
 		return false
 	}
 	delete(m.acts, act.id)
+	if m.names[act.name] == act {
+		delete(m.names, act.name)
+	}
 	return true
 }
 
-// deactivate stops act's server (killing it once closeWithin has passed)
-// and, if release, gives its ownership key up.
+// deactivate removes act's server from the manager (killing it once
+// closeWithin has passed) and, if release, gives its ownership key up.
 func (m *Member) deactivate(act *activation, reason string, release bool) {
 	if !m.forget(act) {
 		return
 	}
 	m.log("cluster activation stopped", "identity", act.id.String(), "generation", act.generation, "reason", reason)
-	ctx, cancel := context.WithTimeout(context.Background(), m.closeWithin())
-	_ = act.client.Close(ctx)
-	cancel()
+	m.dropServer(act.name, act.client)
 	if release {
 		m.release(act)
+	}
+}
+
+// dropServer removes the server named name from the manager, so that it
+// is never restarted, and closes its client c (looked up when nil) within
+// closeWithin: the manager's own close of a removed server is graceful
+// and may take longer than ownership allows.
+func (m *Member) dropServer(name string, c *mcpactor.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), m.closeWithin())
+	defer cancel()
+	if c == nil {
+		c, _ = m.mgr.Client(name)
+	}
+	_ = m.mgr.Remove(ctx, name)
+	if c != nil {
+		_ = c.Close(ctx)
 	}
 }
 
@@ -311,9 +381,10 @@ func (m *Member) refreshTools(act *activation) {
 	_, _ = m.etcd.Put(ctx, m.view.toolsPrefix()+act.id.key(), string(b))
 }
 
-// clientName names an activation's client in the runtime, whose names are
-// letters, digits, '-', '_' and '.': the server, a digest of the tenant
-// (which may be an e-mail address), and the generation.
+// clientName names an activation's server in the member's manager, whose
+// names are letters, digits, '-', '_' and '.': the server, a digest of the
+// tenant (which may be an e-mail address), and the generation. A restart
+// keeps the name; a new activation (a new generation) has a new one.
 func clientName(id Identity, generation int64) string {
 	name := id.Server
 	if id.Tenant != "" {
@@ -341,20 +412,15 @@ func (m *Member) runtimeOptions() mcpactor.Options {
 	return opts
 }
 
-// refreshOnChange lists the tools of the activation whose runtime client
-// is named client again, for the shared cache. A storm of notifications
-// costs one listing in progress and one after it, not one each.
+// refreshOnChange lists the tools of the activation whose server the
+// manager names client again, for the shared cache. A storm of
+// notifications costs one listing in progress and one after it, not one
+// each.
 func (m *Member) refreshOnChange(client string) {
 	m.mu.Lock()
-	var act *activation
-	for _, a := range m.acts {
-		select {
-		case <-a.ready:
-			if a.err == nil && a.client != nil && a.client.Name() == client {
-				act = a
-			}
-		default:
-		}
+	act := m.names[client]
+	if act != nil && !act.started() {
+		act = nil
 	}
 	if act == nil || m.stopping || act.listings.Add(1) > 1 {
 		m.mu.Unlock()
@@ -372,4 +438,14 @@ func (m *Member) refreshOnChange(client string) {
 			}
 		}
 	}()
+}
+
+// started reports whether act's server is up and act serves calls.
+func (act *activation) started() bool {
+	select {
+	case <-act.ready:
+		return act.err == nil && act.client != nil
+	default:
+		return false
+	}
 }

@@ -10,9 +10,13 @@ import (
 
 // SessionInfo describes an identity's current session.
 type SessionInfo struct {
-	Identity        Identity                `json:"identity"`
-	Member          string                  `json:"member"`
-	Generation      int64                   `json:"generation"`
+	Identity   Identity `json:"identity"`
+	Member     string   `json:"member"`
+	Generation int64    `json:"generation"`
+	// Connection is the number of the owner's connection to the server
+	// within this generation: 1, and one more for each restart by the
+	// owner's manager (the ownership, hence Generation, is unchanged).
+	Connection      uint64                  `json:"connection,omitempty"`
 	Server          messages.Implementation `json:"server"`
 	ProtocolVersion string                  `json:"protocolVersion"`
 }

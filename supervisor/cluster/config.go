@@ -77,11 +77,32 @@ type Config struct {
 	CallOnly bool
 	// Runtime configures this member's mcpactor runtime.
 	Runtime mcpactor.Options
+	// Supervision tunes the manager (mcpactor.Manager) that runs the
+	// servers this member owns. Each server's restart policy and
+	// keepalive are its ServerConfig's Restart and Keepalive.
+	Supervision Supervision
 	// CallTimeout bounds calls whose context has no deadline (default
 	// DefaultCallTimeout).
 	CallTimeout time.Duration
 	// Logger receives membership and ownership events. nil discards them.
 	Logger *slog.Logger
+}
+
+// Supervision tunes the member's manager of the servers it owns
+// (docs/cluster.md, "Supervision of owned servers"). The zero value
+// selects the manager's defaults.
+type Supervision struct {
+	// FailFast makes calls to an owned server that is restarting fail at
+	// once with *mcpactor.ServerUnavailableError; by default they wait
+	// for the restart (bounded by their context and the connect timeout).
+	FailFast bool
+	// BreakerRetry is how long an owned server whose restarts failed too
+	// often rests before it is tried again (default 5 minutes); its calls
+	// meanwhile fail at once with *mcpactor.ServerUnavailableError.
+	BreakerRetry time.Duration
+	// MaxConnecting bounds the handshakes in flight on this member
+	// (default 8): a bring-up of many identities queues the rest.
+	MaxConnecting int
 }
 
 // EtcdConfig says where etcd is and how to talk to it.

@@ -15,15 +15,35 @@
 //     and every ownership key it takes are bound to it.
 //   - An activation first creates the identity's ownership key in a
 //     transaction that succeeds only if the key does not exist; only then
-//     does it start the server process or open the HTTP session. The
-//     key's create revision is the activation's fencing token
-//     (Placement.Generation): each new activation has a larger one.
+//     does it add the server to the member's manager, which starts the
+//     server process or opens the HTTP session. The key's create revision
+//     is the activation's fencing token (Placement.Generation): each new
+//     activation has a larger one. A restart by the manager while the
+//     member holds the key is the same ownership, hence the same
+//     generation (SessionInfo.Connection counts the connections).
 //   - A member that cannot renew its lease (paused, partitioned from
 //     etcd) stops its activations TTL/3 before the lease can expire, so
 //     that their servers are gone before anyone else may take over; every
 //     call checks the lease is still safe first, and refuses with
 //     *NotOwnerError otherwise. A fenced member joins again with a new
 //     lease (it neither lingers half-removed nor stops for good).
+//
+// # Supervision of owned servers
+//
+// Each member runs one mcpactor.Manager for the identities it owns,
+// started empty: an activation takes the key, then Manager.Add's the
+// server under a name unique to the identity and generation and waits
+// until it is ready (a first connection that fails fails the activation
+// and releases the key); deactivation is Manager.Remove, the server
+// killed within TTL/6, then the key released. Calls, after the lease
+// check, go through the manager (tools/call by the name it offers the
+// tool under), so that a server that exits or whose calls keep failing in
+// the transport is restarted on the same member with the restart policy
+// of its ServerConfig (backoff, then the circuit breaker), keepalive
+// pings apply, and a call to a server whose breaker is open fails at once
+// with *mcpactor.ServerUnavailableError, carried across the hop.
+// Member.Status lists the owned identities with the manager's status.
+// Config.Supervision tunes the manager.
 //
 // # Routing: protoactor remote to the owner etcd names, not cluster grains
 //

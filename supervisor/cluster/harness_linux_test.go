@@ -44,14 +44,14 @@ func newClusterOn(t testing.TB, e *etcdProc, n int, ttl time.Duration) *testClus
 	return newClusterWith(t, e, n, memberSpec{TTL: ttl})
 }
 
-// newClusterWith is newClusterOn with the members' spec: its TTL and
-// Servers (the rest is the cluster's own).
+// newClusterWith is newClusterOn with the members' spec: its TTL, Servers
+// and Restart (the rest is the cluster's own).
 func newClusterWith(t testing.TB, e *etcdProc, n int, spec memberSpec) *testCluster {
 	t.Helper()
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	c := &testCluster{t: t, run: run, base: memberSpec{
 		Endpoint: e.endpoint(), Prefix: "/test/" + t.Name() + "/" + run + "/", TTL: spec.TTL,
-		Secret: "test-secret-" + run, Run: run, Servers: spec.Servers,
+		Secret: "test-secret-" + run, Run: run, Servers: spec.Servers, Restart: spec.Restart,
 	}}
 	c.members = make([]*memberProc, n)
 	var wg sync.WaitGroup

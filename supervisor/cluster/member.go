@@ -23,6 +23,7 @@ import (
 type Member struct {
 	cfg    Config
 	rt     *mcpactor.Runtime
+	mgr    *mcpactor.Manager // runs the servers this member owns (owned.go); nil if call-only
 	etcd   *clientv3.Client
 	lease  *leaseKeeper
 	view   *view
@@ -43,6 +44,7 @@ type Member struct {
 	mu       sync.Mutex
 	stopping bool
 	acts     map[Identity]*activation
+	names    map[string]*activation // by the manager's name of the server
 
 	calls pendingCalls
 	stop  sync.Once
@@ -57,7 +59,7 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	if err != nil {
 		return nil, err
 	}
-	m = &Member{cfg: cfg, acts: map[Identity]*activation{}}
+	m = &Member{cfg: cfg, acts: map[Identity]*activation{}, names: map[string]*activation{}}
 	m.calls.init()
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.starting, m.cancelStarting = context.WithCancel(m.ctx)
@@ -70,6 +72,9 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	}()
 	if m.rt, err = mcpactor.Start(m.runtimeOptions()); err != nil {
 		return m, err
+	}
+	if err = m.startManager(ctx); err != nil {
+		return m, fmt.Errorf("cluster: member %s: manager: %w", cfg.Name, err)
 	}
 	// The remote layer first: its start rewrites gRPC's global logger,
 	// which is best done before the etcd client's gRPC is busy.
@@ -216,6 +221,11 @@ func (m *Member) shutdown(ctx context.Context) error {
 		}
 		m.shutdownRemote(ctx)
 		m.sys.Shutdown()
+	}
+	if m.mgr != nil {
+		if err := m.mgr.Close(ctx); err != nil && !errors.Is(err, mcpactor.ErrManagerClosed) {
+			errs = append(errs, err)
+		}
 	}
 	if m.rt != nil {
 		errs = append(errs, m.rt.Stop(ctx))

@@ -64,6 +64,9 @@ type memberSpec struct {
 	// Servers, when set, configures that many servers (serverNames)
 	// instead of testServers.
 	Servers int `json:"servers,omitempty"`
+	// Restart is every server's restart policy (the manager's defaults
+	// when zero).
+	Restart mcpactor.RestartPolicy `json:"restart,omitzero"`
 }
 
 // serverNames are the servers of a member spec.
@@ -106,7 +109,7 @@ func (s memberSpec) config() Config {
 				}
 			}
 			m[envIdentity] = s.Run + "|" + s.Name + "|" + id.String()
-			return mcpactor.ServerConfig{Command: path, Args: args, Env: m, Identity: id.Tenant, ProbeTimeout: silentProbe}, nil
+			return mcpactor.ServerConfig{Command: path, Args: args, Env: m, Identity: id.Tenant, ProbeTimeout: silentProbe, Restart: s.Restart}, nil
 		},
 	}
 }
@@ -114,7 +117,7 @@ func (s memberSpec) config() Config {
 // control is one line to a member child, and its answer.
 type control struct {
 	Seq    int             `json:"seq"`
-	Op     string          `json:"op"` // "call", "info"
+	Op     string          `json:"op"` // "call", "info", "status"
 	Server string          `json:"server"`
 	Tenant string          `json:"tenant,omitempty"`
 	Tool   string          `json:"tool,omitempty"`
@@ -204,11 +207,49 @@ func runControl(m *Member, c control) controlReply {
 		var info SessionInfo
 		info, err = m.As(c.Tenant).Info(ctx, c.Server)
 		r.Member, r.Text = info.Member, info.ProtocolVersion
+	case "status":
+		var b []byte
+		b, err = json.Marshal(ownedStatuses(m.Status()))
+		r.Member, r.Text = m.Name(), string(b)
 	}
 	if err != nil {
 		r.Err, r.Lost = err.Error(), errors.Is(err, ErrMemberLost)
 	}
 	return r
+}
+
+// ownedStatus is an OwnedServer as a member child reports it.
+type ownedStatus struct {
+	Identity   string `json:"identity"`
+	Generation int64  `json:"generation"`
+	State      string `json:"state"`
+	Restarts   int    `json:"restarts"`
+	Connection uint64 `json:"connection"`
+	LastError  string `json:"lastError,omitempty"`
+}
+
+func ownedStatuses(in []OwnedServer) []ownedStatus {
+	out := make([]ownedStatus, len(in))
+	for i, o := range in {
+		out[i] = ownedStatus{Identity: o.Identity.String(), Generation: o.Generation, State: string(o.Server.State),
+			Restarts: o.Server.Restarts, Connection: o.Server.Generation, LastError: errText(o.Server.LastError)}
+	}
+	return out
+}
+
+// status asks the member child for its owned servers, by identity.
+func (p *memberProc) status() map[string]ownedStatus {
+	p.t.Helper()
+	r := p.do(control{Op: "status"})
+	var list []ownedStatus
+	if r.Err != "" || json.Unmarshal([]byte(r.Text), &list) != nil {
+		p.t.Fatalf("member %s status: %+v", p.name, r)
+	}
+	out := map[string]ownedStatus{}
+	for _, s := range list {
+		out[s.Identity] = s
+	}
+	return out
 }
 
 type textResult string

@@ -88,8 +88,8 @@ func (m *Member) serve(ctx context.Context, req *request) *response {
 	return resp
 }
 
-// invoke runs one method on the server's client and returns its result as
-// JSON.
+// invoke runs one method on the server through the member's manager
+// (owned.go) and returns its result as JSON.
 func (m *Member) invoke(ctx context.Context, act *activation, req *request) (json.RawMessage, error) {
 	c := act.client
 	var v any
@@ -100,27 +100,27 @@ func (m *Member) invoke(ctx context.Context, act *activation, req *request) (jso
 		if len(req.Args) > 0 {
 			args = req.Args
 		}
-		v, err = c.CallTool(ctx, req.Name, args)
+		v, err = m.callTool(ctx, act, req.Name, args)
 	case methodListTools:
 		v, err = c.ListTools(ctx)
 	case methodListResources:
 		v, err = c.ListResources(ctx)
 	case methodReadResource:
-		v, err = c.ReadResource(ctx, req.URI)
+		v, err = m.mgr.ReadResource(ctx, act.name, req.URI)
 	case methodListPrompts:
 		v, err = c.ListPrompts(ctx)
 	case methodGetPrompt:
 		v, err = c.GetPrompt(ctx, req.Name, req.PromptArgs)
 	case methodInfo:
 		v = SessionInfo{
-			Identity: act.id, Member: m.cfg.Name, Generation: act.generation,
+			Identity: act.id, Member: m.cfg.Name, Generation: act.generation, Connection: c.Generation().Number,
 			Server: c.ServerInfo(), ProtocolVersion: c.ProtocolVersion(),
 		}
 	default:
 		return nil, &messages.RPCError{Server: act.id.String(), Method: req.Method, Code: -32601, Message: "method not found"}
 	}
 	if err != nil {
-		return nil, err
+		return nil, m.ownedError(act, err)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

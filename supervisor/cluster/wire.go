@@ -75,6 +75,7 @@ type wireError struct {
 	Code    int64           `json:"code,omitempty"`
 	Data    json.RawMessage `json:"data,omitempty"`
 	Method  string          `json:"method,omitempty"`
+	State   string          `json:"state,omitempty"` // kindUnavailable: the server's state
 }
 
 const (
@@ -84,6 +85,7 @@ const (
 	kindStopped       = "stopped"
 	kindFenced        = "fenced"
 	kindDeadline      = "deadline"
+	kindUnavailable   = "unavailable"
 	kindOther         = "other"
 )
 
@@ -122,11 +124,18 @@ func encodeError(err error) *wireError {
 	var rpc *messages.RPCError
 	var notOwner *NotOwnerError
 	var unknown *UnknownServerError
+	var unavailable *messages.ServerUnavailableError
 	switch {
 	case errors.As(err, &notOwner):
 		return &wireError{Kind: kindNotOwner, Message: notOwner.Reason, Owner: notOwner.Owner}
 	case errors.As(err, &unknown):
 		return &wireError{Kind: kindUnknownServer, Message: err.Error()}
+	case errors.As(err, &unavailable): // before rpc: it wraps its last error
+		w := &wireError{Kind: kindUnavailable, State: unavailable.State}
+		if unavailable.Err != nil {
+			w.Message = unavailable.Err.Error()
+		}
+		return w
 	case errors.As(err, &rpc):
 		return &wireError{Kind: kindRPC, Message: rpc.Message, Code: rpc.Code, Data: rpc.Data, Method: rpc.Method}
 	case errors.Is(err, ErrStopped):
@@ -146,6 +155,14 @@ func (w *wireError) decode(id Identity, member, method string) error {
 		return &UnknownServerError{Server: id.Server, Member: member, Method: method}
 	case kindRPC:
 		return &messages.RPCError{Server: id.String(), Method: w.Method, Code: w.Code, Message: w.Message, Data: w.Data}
+	case kindUnavailable:
+		// The owner's manager cannot run the server now (its breaker is
+		// open, say): named by the identity, its last error as text.
+		e := &messages.ServerUnavailableError{Server: id.String(), State: w.State}
+		if w.Message != "" {
+			e.Err = errors.New(w.Message)
+		}
+		return e
 	case kindStopped:
 		return &MemberLostError{Identity: id, Member: member, Method: method, Reason: "member stopping"}
 	case kindFenced:

@@ -2,8 +2,11 @@ package cluster
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -44,6 +47,13 @@ func TestWireErrors(t *testing.T) {
 	got := encodeError(&messages.RPCError{Code: -32602, Message: "bad"}).decode(id, "m1", methodCallTool)
 	if !errors.As(got, &rpc) || rpc.Code != -32602 || rpc.Message != "bad" {
 		t.Errorf("RPC error came back as %#v", got)
+	}
+	var unavailable *mcpactor.ServerUnavailableError
+	last := &messages.RPCError{Code: -32000, Message: "handshake refused"}
+	got = encodeError(fmt.Errorf("call: %w", &mcpactor.ServerUnavailableError{Server: "files.12", State: "breaker open", Err: last})).decode(id, "m1", methodCallTool)
+	if !errors.As(got, &unavailable) || !errors.Is(got, mcpactor.ErrServerUnavailable) || unavailable.State != "breaker open" ||
+		unavailable.Server != id.String() || unavailable.Err == nil || !strings.Contains(unavailable.Err.Error(), "handshake refused") {
+		t.Errorf("unavailable came back as %#v", got)
 	}
 	var remote *RemoteError
 	if got := encodeError(errors.New("boom")).decode(id, "m1", methodCallTool); !errors.As(got, &remote) || remote.Member != "m1" {
