@@ -26,6 +26,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -63,6 +65,7 @@ func Start(opts Options) (*Runtime, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	system := actorsys.New()
+	shrinkRegistry(system)
 	rt := &Runtime{
 		system: system,
 		env: actors.Env{
@@ -194,6 +197,52 @@ func (rt *Runtime) stop(ctx context.Context) error {
 		rt.tel.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// registryBuckets is how many concurrent maps hold the actor system's
+// processes once shrinkRegistry has run. protoactor makes 1024, each of
+// 32 shards with a lock and a map of its own: 2.8 MB of heap, the largest
+// part of an idle runtime's, sized for a cluster node's millions of
+// actors. A runtime has a handful of actors per server, and the registry
+// is read only when an actor is spawned or stopped and at a PID's first
+// use (a PID caches its process), so 4 maps, 128 shards, keep contention
+// negligible at 1/256 of the memory. protoactor has allocated its 1024
+// by then (nothing lets us size them), so the pages stay with the
+// process until the heap reuses them; what shrinks is the live heap: the
+// collector's work and the floor a runtime returns to.
+const registryBuckets = 4
+
+// shrinkRegistry replaces the new system's process registry with one of
+// registryBuckets maps (the first of protoactor's, emptied), carrying
+// over what protoactor registered while making the system: its
+// dead-letter and event-stream processes. It must run before anything
+// else uses the system; nothing else can reach the registry yet, so the
+// swap needs no lock. protoactor picks a bucket as a hash modulo the
+// number of buckets, so any number works; the other maps are garbage once
+// replaced.
+func shrinkRegistry(system *actor.ActorSystem) {
+	old := system.ProcessRegistry.LocalPIDs.LocalPIDs
+	if len(old) <= registryBuckets {
+		return
+	}
+	registered := map[string]any{}
+	for _, bucket := range old {
+		if bucket.Count() > 0 {
+			maps.Copy(registered, bucket.Items())
+		}
+	}
+	// A copy, not a reslice: the old backing array would keep every map
+	// alive.
+	small := &actor.SliceMap{LocalPIDs: slices.Clone(old[:registryBuckets])}
+	for _, bucket := range small.LocalPIDs {
+		for id := range registered {
+			bucket.Remove(id)
+		}
+	}
+	for id, p := range registered {
+		small.GetBucket(id).Set(id, p)
+	}
+	system.ProcessRegistry.LocalPIDs = small
 }
 
 // observeMailboxes reports, for the mailbox-depth gauge, how many frames

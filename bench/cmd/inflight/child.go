@@ -18,7 +18,8 @@ import (
 )
 
 // envChild, when set ("client n ms server"), makes this program one
-// measurement's process.
+// measurement's process: n calls in flight, or the idle measurement when
+// n is 0.
 const envChild = "MCPACTOR_INFLIGHT_CHILD"
 
 // sample is what one measurement's process reports.
@@ -47,22 +48,32 @@ func (s sample) String() string {
 
 // measureInChild runs one measurement in a process of its own.
 func measureInChild(cfg *config, client string, n int) sample {
+	var s sample
+	if err := runChild(cfg, client, n, &s); err != nil {
+		return sample{Errors: 1, FirstErr: err.Error()}
+	}
+	return s
+}
+
+// runChild runs this program as one measurement's process and decodes
+// what it prints into out: n calls in flight, or the idle measurement
+// when n is 0.
+func runChild(cfg *config, client string, n int, out any) error {
 	exe, err := os.Executable()
 	if err != nil {
-		return sample{Errors: 1, FirstErr: err.Error()}
+		return err
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d %s", envChild, client, n, cfg.ms, cfg.server))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return sample{Errors: 1, FirstErr: fmt.Sprintf("measurement process: %v: %s", err, measure.OneLine(stderr.String()))}
+		return fmt.Errorf("measurement process: %v: %s", err, measure.OneLine(stderr.String()))
 	}
-	var s sample
-	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
-		return sample{Errors: 1, FirstErr: fmt.Sprintf("measurement process's output: %v: %q", err, stdout.String())}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		return fmt.Errorf("measurement process's output: %v: %q", err, stdout.String())
 	}
-	return s
+	return nil
 }
 
 // runIfChild makes one measurement and exits, when this program was
@@ -81,8 +92,12 @@ func runIfChild() {
 	if err1 != nil || err2 != nil {
 		fatalf("bad %s=%q", envChild, v)
 	}
-	s := measureHere(f[0], n, ms, measure.StdioServerOf(f[3], ""))
-	out, _ := json.Marshal(s)
+	var out []byte
+	if n == 0 {
+		out, _ = json.Marshal(idleHere(f[0], ms, measure.StdioServerOf(f[3], "")))
+	} else {
+		out, _ = json.Marshal(measureHere(f[0], n, ms, measure.StdioServerOf(f[3], "")))
+	}
 	os.Stdout.Write(append(out, '\n'))
 	os.Exit(0)
 }
@@ -112,6 +127,7 @@ func measureHere(client string, n, ms int, srv measure.StdioServer) sample {
 		_, s.HWM = measure.ProcStatus()
 		return s
 	}
+	prof := startProfile(client, n)
 	c, err := measure.DialStdio(ctx, client, srv)
 	if err != nil {
 		return sample{Errors: 1, FirstErr: "connect: " + err.Error()}
@@ -124,6 +140,7 @@ func measureHere(client string, n, ms int, srv measure.StdioServer) sample {
 	s := sample{Protocol: c.Protocol()}
 	s.Base, _ = measure.ProcStatus()
 	mid := readHalfway(&s, ms)
+	prof.calls(ms)
 	var calls, errs atomic.Uint64
 	var firstErr sync.Once
 	var wg sync.WaitGroup
@@ -141,6 +158,7 @@ func measureHere(client string, n, ms int, srv measure.StdioServer) sample {
 	}
 	wg.Wait()
 	s.Elapsed = time.Since(start)
+	prof.end()
 	mid()
 	s.Calls, s.Errors = calls.Load(), errs.Load()
 	_, s.HWM = measure.ProcStatus()

@@ -10,12 +10,19 @@
 //	go -C bench run ./cmd/inflight [-rounds 3] [-levels 1000,10000] [-ms 1000]
 //	    [-server fast] [-clients mcpactor,gosdk,mcpgo,blocking,eventloop]
 //	    [-out file.md] [-json file.json]
+//	go -C bench run ./cmd/inflight -idle [-rounds 3] [-ms 0] [-clients ...]
 //
 // Each measurement runs in a process of its own (this program
 // re-executed), so that one client's peak RSS is not another's: it
 // starts its server, connects, makes one call to warm up, starts the
 // calls (one goroutine each; the event-loop reference sends them all from
 // its own loop), waits for every answer, and prints what it measured.
+//
+// With -idle it measures instead what each client holds at rest: the
+// resident memory of a process connected to one stdio server, after one
+// call, next to a process that connects nothing (every client is linked
+// into this binary, so every process pays for the package initialisation
+// of all of them).
 package main
 
 import (
@@ -36,6 +43,7 @@ type config struct {
 	clients []string
 	out     string
 	json    string
+	idle    bool
 }
 
 func main() {
@@ -51,6 +59,7 @@ func main() {
 	flag.StringVar(&clients, "clients", strings.Join(measure.StdioClients, ","), "comma-separated clients")
 	flag.StringVar(&cfg.out, "out", "", "also write the markdown report to this file")
 	flag.StringVar(&cfg.json, "json", "", "also write the results to this file as JSON (for cmd/benchrun)")
+	flag.BoolVar(&cfg.idle, "idle", false, "measure instead the resident memory of each client connected to one server, after one call of the tool (-levels is not used)")
 	flag.Parse()
 
 	var err error
@@ -70,6 +79,12 @@ func main() {
 		fatalf("-rounds must be positive and -ms not negative")
 	}
 
+	if cfg.idle {
+		if err := measure.WriteReport(runIdle(&cfg), cfg.out); err != nil {
+			fatalf("writing %s: %v", cfg.out, err)
+		}
+		return
+	}
 	results := run(&cfg)
 	if err := measure.WriteReport(render(&cfg, results), cfg.out); err != nil {
 		fatalf("writing %s: %v", cfg.out, err)

@@ -32,3 +32,22 @@ func TestClientsInFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestClientsIdle is the idle measurement's smoke test: every client (and
+// the process that connects nothing), in a process of its own, connects,
+// answers one call and reports its memory. It asserts nothing about
+// memory but that it was read.
+func TestClientsIdle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	cfg := &config{ms: 0, server: measure.ServerFast}
+	for _, name := range append([]string{noClient}, measure.StdioClients...) {
+		t.Run(name, func(t *testing.T) {
+			var s idleSample
+			if err := runChild(cfg, name, 0, &s); err != nil || s.Errors > 0 || s.RSS == 0 || s.Floor == 0 {
+				t.Fatalf("%+v, %v", s, err)
+			}
+		})
+	}
+}
