@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
@@ -109,24 +110,29 @@ func describe(r *telemetry.Request, params any, recordArgs bool) {
 // without reflection (same bytes; messages.AppendCallToolParams).
 func encodeParams(params any) (json.RawMessage, error) {
 	if p, ok := callToolParams(params); ok {
-		// One allocation for the usual small call instead of a series of
-		// doublings from empty; arguments the caller encoded say their
-		// size. Without _meta and the like, the size is exact unless the
-		// name needs escaping: {"name":"…","arguments":…} is 24 bytes
-		// besides the name and the arguments, and the buffer is garbage
-		// once the actor has framed the request.
-		size := 24 + len(p.Name)
-		if raw, ok := p.Arguments.(json.RawMessage); ok {
-			size += len(raw)
-		} else {
-			size += 40
-		}
-		if len(p.Meta) > 0 || len(p.InputResponses) > 0 || p.RequestState != "" {
-			size += 64
-		}
-		return messages.AppendCallToolParams(make([]byte, 0, size), p)
+		return messages.AppendCallToolParams(make([]byte, 0, callToolSize(p)), p)
 	}
 	return json.Marshal(params)
+}
+
+// callToolSize is the size to allocate for the encoding of p: one
+// allocation for the usual small call instead of a series of doublings
+// from empty; arguments the caller encoded say their size. Without _meta
+// and the like, the size is exact unless the name needs escaping:
+// {"name":"…","arguments":…} is 24 bytes besides the name and the
+// arguments, and the buffer is garbage once the actor has framed the
+// request.
+func callToolSize(p *messages.CallToolParams) int {
+	size := 24 + len(p.Name)
+	if raw, ok := p.Arguments.(json.RawMessage); ok {
+		size += len(raw)
+	} else {
+		size += 40
+	}
+	if len(p.Meta) > 0 || len(p.InputResponses) > 0 || p.RequestState != "" {
+		size += 64
+	}
+	return size
 }
 
 // decodeResult is json.Unmarshal, except for a tools/call result
@@ -138,8 +144,23 @@ func decodeResult(res json.RawMessage, out any) error {
 	if tc, ok := out.(*toolCall); ok {
 		// res is the transport's copy of the answer, ours alone: the
 		// result's text may share it.
-		tc.res = new(messages.CallToolResult)
-		return tc.res.UnmarshalOwned(res)
+		r := new(toolResult)
+		r.res.Content = r.first[:0]
+		err := r.res.UnmarshalOwned(res)
+		if len(r.res.Content) == 0 && unsafe.SliceData(r.res.Content) == &r.first[0] {
+			r.res.Content = nil // no content member: as decoded into a new result
+		}
+		tc.res = &r.res
+		return err
 	}
 	return json.Unmarshal(res, out)
+}
+
+// toolResult is a tools/call result with room for one content block, in
+// one allocation: a result usually has one block, whose slice would be an
+// allocation of its own. The decoder fills the slice there is room for
+// (as encoding/json fills a slice) and makes a new one for more blocks.
+type toolResult struct {
+	res   messages.CallToolResult
+	first [1]messages.Content
 }

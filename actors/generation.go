@@ -35,6 +35,8 @@ type generation struct {
 	// headers maps each tool to its x-mcp-header arguments, once the tool
 	// list has been read on this connection (stateless era over HTTP).
 	headers atomic.Pointer[map[string][]headerParam]
+	// routes holds the read-only header maps of sharedHeaders.
+	routes atomic.Pointer[map[headerRoute]map[string]string]
 }
 
 func newGeneration(n uint64) *generation {

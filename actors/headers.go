@@ -26,11 +26,61 @@ func modernHeaders(conn *transport.Conn, version, method, name string) map[strin
 	if !conn.HTTP() {
 		return nil
 	}
-	h := map[string]string{"Mcp-Method": method, "Mcp-Protocol-Version": version}
+	h := routeHeaders(method, name)
+	h["Mcp-Protocol-Version"] = version
+	return h
+}
+
+// routeHeaders returns a new map of the Mcp-Method and, for a name, the
+// Mcp-Name header.
+func routeHeaders(method, name string) map[string]string {
+	h := make(map[string]string, 4)
+	h["Mcp-Method"] = method
 	if name != "" {
 		h["Mcp-Name"] = headerValue(name)
 	}
 	return h
+}
+
+// maxSharedHeaders bounds a connection's sharedHeaders: a client that
+// reads many resources by URI gets new maps past it, not a cache that
+// grows without end.
+const maxSharedHeaders = 64
+
+// headerRoute is what sharedHeaders keys a request's headers by.
+type headerRoute struct{ method, name string }
+
+// sharedHeaders returns routeHeaders(method, name), the same map for every
+// request of this connection that has no headers of its own besides: the
+// transport only reads it, and a map made per request was two of the
+// allocations the stateless era added to each call over HTTP. The cache is
+// copied on write, so that the hot path reads it without a lock.
+func (g *generation) sharedHeaders(method, name string) map[string]string {
+	k := headerRoute{method, name}
+	old := g.routes.Load()
+	if old != nil {
+		if h, ok := (*old)[k]; ok {
+			return h
+		}
+	}
+	h := routeHeaders(method, name)
+	if old == nil || len(*old) < maxSharedHeaders {
+		next := make(map[headerRoute]map[string]string, 1+len(mapOrNil(old)))
+		for rk, rv := range mapOrNil(old) {
+			next[rk] = rv
+		}
+		next[k] = h
+		// Losing a race only means a map made again later.
+		g.routes.CompareAndSwap(old, &next)
+	}
+	return h
+}
+
+func mapOrNil(m *map[headerRoute]map[string]string) map[headerRoute]map[string]string {
+	if m == nil {
+		return nil
+	}
+	return *m
 }
 
 // targetName is what Mcp-Name carries for a request's params: the tool or

@@ -67,8 +67,18 @@ func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *genera
 	}
 }
 
-// modernBody is a request's params with the stateless era's _meta.
+// modernBody is a request's params with the stateless era's _meta. A
+// tools/call's is encoded with it in one buffer, the hot path's one
+// allocation as in the session era; other params are merged with it.
 func (c *Client) modernBody(g *generation, method string, params any) ([]byte, error) {
+	if p, ok := callToolParams(params); ok {
+		members := c.metaMembers(g.sess)
+		b, err := messages.AppendCallToolParamsMeta(make([]byte, 0, callToolSize(p)+len(members)+12), p, members)
+		if err != nil {
+			return nil, encodeError(c.name, method, err)
+		}
+		return b, nil
+	}
 	raw, err := encodeParams(params)
 	if err != nil {
 		return nil, encodeError(c.name, method, err)
@@ -145,17 +155,27 @@ func (c *Client) modernRound(ctx context.Context, op *telemetry.Op, g *generatio
 // requestHeaders builds a stateless-era request's HTTP headers (nil on
 // stdio). For tools/call they include the tool's x-mcp-header arguments,
 // whose annotations come from the tool list (read once per connection, and
-// again when fresh is set).
+// again when fresh is set). MCP-Protocol-Version is left to the transport,
+// which sends the version the handshake established on every request.
+// Without Mcp-Param headers, the map is the connection's for this method
+// and name (sharedHeaders), not a new one per request.
 func (c *Client) requestHeaders(ctx context.Context, g *generation, method string, params any, fresh bool) (map[string]string, error) {
-	h := modernHeaders(g.conn, g.sess.version, method, targetName(params))
+	if !g.conn.HTTP() {
+		return nil, nil
+	}
+	name := targetName(params)
 	p, ok := callToolParams(params)
-	if h == nil || !ok {
-		return h, nil
+	if !ok {
+		return g.sharedHeaders(method, name), nil
 	}
 	annotated, err := c.toolHeaderParams(ctx, g, p.Name, fresh)
 	if err != nil {
 		return nil, err
 	}
+	if len(annotated) == 0 {
+		return g.sharedHeaders(method, name), nil
+	}
+	h := routeHeaders(method, name)
 	return h, paramHeaders(h, annotated, p.Arguments)
 }
 

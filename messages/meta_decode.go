@@ -1,7 +1,10 @@
 package messages
 
 import (
+	"hash/maphash"
+	"maps"
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -18,6 +21,16 @@ import (
 // object, nesting deeper than maxMetaDepth (the decoder recurses), and a
 // number float64 cannot hold (encoding/json's error is the one to give).
 func decodeMeta(raw []byte, owned bool) (Meta, bool) {
+	if len(raw) <= maxTemplateMeta {
+		if m, ok := metaFromTemplate(raw); ok {
+			return m, true
+		}
+	}
+	return decodeMetaFresh(raw, owned)
+}
+
+// decodeMetaFresh is decodeMeta without the templates.
+func decodeMetaFresh(raw []byte, owned bool) (Meta, bool) {
 	d := jsonReader{data: raw, owned: owned}
 	if d.peek() != '{' {
 		return nil, false
@@ -28,6 +41,89 @@ func decodeMeta(raw []byte, owned bool) (Meta, bool) {
 		return nil, false
 	}
 	return m, true
+}
+
+// A server of the 2026-07-28 era puts the same _meta in every result (the
+// go-sdk's server its serverInfo: two maps and two strings), and each
+// result must have maps of its own, since a caller may change its Meta.
+// What need not be made again are the values inside the maps: a string or
+// a number in an interface cannot be changed, so each one boxed costs an
+// allocation once, not per result. metaTemplates remembers the decoded
+// form of a _meta seen twice in a row in its slot (one seen once is only
+// noted, by its hash, so that _meta that differs on every result costs
+// nothing more than the hash), and a result whose _meta has exactly those
+// bytes gets a copy of its maps, made without decoding. The templates are
+// never handed out; they are shared by every connection of the process,
+// and bounded: metaTemplateSlots of at most maxTemplateMeta bytes each.
+const (
+	metaTemplateSlots = 64
+	maxTemplateMeta   = 1024
+)
+
+// metaTemplate is a decoded _meta and its bytes, which its strings share.
+type metaTemplate struct {
+	raw  string
+	meta Meta
+}
+
+var (
+	metaSeed      = maphash.MakeSeed()
+	metaTemplates [metaTemplateSlots]struct {
+		seen atomic.Uint64 // the hash of the last _meta that missed here
+		t    atomic.Pointer[metaTemplate]
+	}
+)
+
+// metaFromTemplate returns a copy of raw's template, making the template
+// when raw missed its slot twice in a row; false when there is none.
+func metaFromTemplate(raw []byte) (Meta, bool) {
+	h := maphash.Bytes(metaSeed, raw)
+	slot := &metaTemplates[h%metaTemplateSlots]
+	if t := slot.t.Load(); t != nil && t.raw == string(raw) {
+		return copyMetaMap(t.meta), true
+	}
+	if slot.seen.Load() != h {
+		slot.seen.Store(h)
+		return nil, false
+	}
+	t := &metaTemplate{raw: string(raw)}
+	m, ok := decodeMetaFresh(unsafe.Slice(unsafe.StringData(t.raw), len(t.raw)), true)
+	if !ok {
+		return nil, false
+	}
+	t.meta = m
+	slot.t.Store(t)
+	return copyMetaMap(m), true
+}
+
+// copyMetaMap copies a decoded object, its objects and arrays with it;
+// the other values, which nothing can change, are shared.
+func copyMetaMap(m map[string]any) map[string]any {
+	c := maps.Clone(m)
+	for k, v := range m {
+		switch v := v.(type) {
+		case map[string]any:
+			c[k] = copyMetaMap(v)
+		case []any:
+			c[k] = copyMetaArray(v)
+		}
+	}
+	return c
+}
+
+func copyMetaArray(a []any) []any {
+	c := make([]any, len(a))
+	for i, v := range a {
+		switch v := v.(type) {
+		case map[string]any:
+			c[i] = copyMetaMap(v)
+		case []any:
+			c[i] = copyMetaArray(v)
+		default:
+			c[i] = v
+		}
+	}
+	return c
 }
 
 // maxMetaDepth bounds decodeMeta's recursion; deeper _meta (which no

@@ -54,16 +54,61 @@ func FuzzDecodeMeta(f *testing.F) {
 
 // The go-sdk server's _meta, on every 2026-07-28 result: a handful of
 // allocations (two maps and the two boxed strings) with owned data, not
-// encoding/json's fifteen.
+// encoding/json's fifteen; and once it has come twice, a copy of its
+// template: the two maps alone (two allocations each).
 func TestDecodeMetaAllocations(t *testing.T) {
 	raw := []byte(`{"io.modelcontextprotocol/serverInfo":{"name":"mcp-conformance-test-server","version":"1.0.0"}}`)
 	n := testing.AllocsPerRun(100, func() {
-		if _, ok := decodeMeta(raw, true); !ok {
+		if _, ok := decodeMetaFresh(raw, true); !ok {
 			t.Fatal("declined")
 		}
 	})
 	if n > 6 {
-		t.Errorf("decodeMeta allocates %.0f times", n)
+		t.Errorf("decoding the _meta allocates %.0f times", n)
 	}
-	t.Logf("%.0f allocations", n)
+	t.Logf("%.0f allocations decoding", n)
+	n = testing.AllocsPerRun(100, func() {
+		if _, ok := decodeMeta(raw, true); !ok {
+			t.Fatal("declined")
+		}
+	})
+	if n > 4 {
+		t.Errorf("a _meta that comes on every result allocates %.0f times", n)
+	}
+	t.Logf("%.0f allocations with its template", n)
+}
+
+// A _meta that comes again and again is decoded once into a template, of
+// which every result gets a copy: equal to what encoding/json gives, with
+// maps and arrays of its own, so that changing one result's Meta changes
+// no other.
+func TestDecodeMetaTemplateCopies(t *testing.T) {
+	raw := `{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"1.0.0"},"list":[1,{"k":"v"}],"x":2.5}`
+	var want Meta
+	if err := json.Unmarshal([]byte(raw), &want); err != nil {
+		t.Fatal(err)
+	}
+	var got []Meta
+	for range 4 {
+		m, ok := decodeMeta([]byte(raw), true)
+		if !ok {
+			t.Fatal("declined")
+		}
+		if !reflect.DeepEqual(m, want) {
+			t.Fatalf("decodeMeta = %#v, want %#v", m, want)
+		}
+		got = append(got, m)
+	}
+	got[0]["x"] = "changed"
+	got[0]["io.modelcontextprotocol/serverInfo"].(map[string]any)["name"] = "changed"
+	got[0]["list"].([]any)[1].(map[string]any)["k"] = "changed"
+	got[0]["list"].([]any)[0] = "changed"
+	for i, m := range got[1:] {
+		if !reflect.DeepEqual(m, want) {
+			t.Errorf("result %d changed with result 0: %#v", i+1, m)
+		}
+	}
+	if m, _ := decodeMeta([]byte(raw), false); !reflect.DeepEqual(m, want) {
+		t.Errorf("a copy made after result 0 changed: %#v", m)
+	}
 }

@@ -58,12 +58,35 @@ func KindOf(v []byte) string {
 // appendValue, which leaves only shapes other than the generic JSON ones to
 // encoding/json.
 func AppendCallToolParams(b []byte, p *CallToolParams) ([]byte, error) {
+	return AppendCallToolParamsMeta(b, p, nil)
+}
+
+// AppendCallToolParamsMeta is AppendCallToolParams with members, the
+// inside of a JSON object, added to the end of p's _meta: the bytes
+// WithMeta would make of AppendCallToolParams's, in one pass and one
+// buffer. The 2026-07-28 era sends the same members on every request
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/index),
+// so this is its tools/call hot path.
+func AppendCallToolParamsMeta(b []byte, p *CallToolParams, members []byte) ([]byte, error) {
 	b = append(b, '{')
-	if len(p.Meta) > 0 {
+	if len(p.Meta) > 0 || len(members) > 0 {
 		b = append(b, `"_meta":`...)
-		var err error
-		if b, err = appendObject(b, p.Meta); err != nil {
-			return nil, err
+		if len(p.Meta) > 0 {
+			var err error
+			if b, err = appendObject(b, p.Meta); err != nil {
+				return nil, err
+			}
+			if len(members) > 0 {
+				// Ours after the caller's: the last of repeated keys
+				// is the one decoders keep, as in WithMeta.
+				b[len(b)-1] = ','
+				b = append(b, members...)
+				b = append(b, '}')
+			}
+		} else {
+			b = append(b, '{')
+			b = append(b, members...)
+			b = append(b, '}')
 		}
 		b = append(b, ',')
 	}

@@ -40,6 +40,19 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
+		// With the stateless era's members: the bytes WithMeta makes.
+		members := []byte(`"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"ours"`)
+		wantMeta, err := WithMeta(want, members)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotMeta, err := AppendCallToolParamsMeta(nil, &p, members)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(gotMeta) != string(wantMeta) {
+			t.Errorf("with _meta members:\ngot  %s\nwant %s", gotMeta, wantMeta)
+		}
 	}
 	// Arguments that encode, but not as an object, are refused: the
 	// protocol has them be one.

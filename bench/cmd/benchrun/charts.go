@@ -56,6 +56,14 @@ func drawCharts(all suite) []chart {
 		cs = append(cs, chart{"cpu-per-call.svg", "stdio echo: client CPU per call (µs; fast server, echo-fixed)",
 			barChart("stdio echo: client CPU per call", "µs per call", levelNames(levels), ss)})
 	}
+	if ss := pick("stdio-servers", measure.ServerFastStateless, "echo-fixed", levels, rate); len(ss) > 0 {
+		cs = append(cs, chart{"throughput-stdio-2026.svg", "stdio echo in the 2026-07-28 revision: calls/s against calls in flight (the fast server offering it, echo-fixed)",
+			lineChart("stdio echo, 2026-07-28: calls/s against calls in flight", "calls in flight", "calls/s", levels, ss)})
+	}
+	if ss := pick("stdio-servers", measure.ServerFastStateless, "echo-fixed", levels, func(r measure.Result) float64 { return r.Allocs }); len(ss) > 0 {
+		cs = append(cs, chart{"allocs-stdio-2026.svg", "stdio echo in the 2026-07-28 revision: allocations per call (the fast server offering it, echo-fixed)",
+			barChart("stdio echo, 2026-07-28: allocations per call", "allocations per call", levelNames(levels), ss)})
+	}
 	if ss := pick("inflight", "fast", "sleep-1000ms", []int{10000}, func(r measure.Result) float64 { return r.Extra["bytesPerInFlightCall"] / 1e3 }); len(ss) > 0 {
 		cs = append(cs, chart{"memory-inflight.svg", "memory per in-flight call (KB; 1,000 to 10,000 calls of a 1 s tool in flight)",
 			barChart("memory per in-flight call", "KB per call", []string{"1,000 → 10,000 in flight"}, ss)})
@@ -64,6 +72,10 @@ func drawCharts(all suite) []chart {
 	if ss := pick("http", "testserver", "echo-unique", levels, rate); len(ss) > 0 {
 		cs = append(cs, chart{"throughput-http.svg", "Streamable HTTP echo: calls/s against calls in flight (mcpactor's test server)",
 			lineChart("Streamable HTTP echo: calls/s against calls in flight", "calls in flight", "calls/s", levels, ss)})
+	}
+	if ss := pick("http", "gosdk-stateless", "echo-unique", levels, rate); len(ss) > 0 {
+		cs = append(cs, chart{"throughput-http-2026.svg", "Streamable HTTP echo in the 2026-07-28 revision: calls/s against calls in flight (the go-sdk server, Stateless: true)",
+			lineChart("Streamable HTTP echo, 2026-07-28: calls/s against calls in flight", "calls in flight", "calls/s", levels, ss)})
 	}
 	return cs
 }

@@ -28,9 +28,13 @@ var steps = []step{
 		smoke: append([]string{"-servers", "fast", "-loads", "big-65536", "-inflight", "2"}, smokeCalls...),
 	},
 	{
+		// The other servers, and the 2026-07-28 revision beside the
+		// session era's stdio-echo: the fast server offering it
+		// (fast-2026), with which every client speaks it, the
+		// references included.
 		name: "stdio-servers", program: "stdiobench",
-		full:  []string{"-servers", "testserver,gosdk", "-loads", "echo-fixed", "-inflight", "1,16,256", "-rounds", "5", "-duration", "2s"},
-		smoke: append([]string{"-servers", "testserver,gosdk", "-loads", "echo-fixed", "-inflight", "4"}, smokeCalls...),
+		full:  []string{"-servers", "testserver,gosdk,fast-2026", "-loads", "echo-fixed", "-inflight", "1,16,256", "-rounds", "5", "-duration", "2s"},
+		smoke: append([]string{"-servers", "testserver,gosdk,fast-2026", "-loads", "echo-fixed", "-inflight", "4"}, smokeCalls...),
 	},
 	{
 		name: "hotpath", program: "hotpath",
@@ -49,7 +53,7 @@ var steps = []step{
 	},
 	{
 		name: "http", program: "httpbench",
-		full:  []string{"-rounds", "5", "-duration", "2s", "-inflight", "1,16,256", "-stateless-inflight", "16"},
+		full:  []string{"-rounds", "5", "-duration", "2s", "-inflight", "1,16,256", "-stateless-inflight", "1,16,256"},
 		smoke: append([]string{"-inflight", "4", "-stateless-inflight", "4", "-retries", "0"}, smokeCalls...),
 	},
 	{

@@ -109,6 +109,18 @@ func targets() []target {
 				limit: 600, atMost: true, format: byteCount},
 		)
 	}
+	// The 2026-07-28 revision must cost what the session era costs
+	// (issue 22): the same budget on the fast server offering it.
+	for _, n := range []int{1, 16, 256} {
+		ts = append(ts,
+			target{what: fmt.Sprintf("stdio 2026-07-28 echo-fixed at %d in flight: allocations per call (default telemetry)", n),
+				value: field("stdio-servers", measure.ServerFastStateless, "echo-fixed", ours, n, func(r measure.Result) float64 { return r.Allocs }),
+				limit: 8, atMost: true, format: count},
+			target{what: fmt.Sprintf("stdio 2026-07-28 echo-fixed at %d in flight: bytes allocated per call (default telemetry)", n),
+				value: field("stdio-servers", measure.ServerFastStateless, "echo-fixed", ours, n, func(r measure.Result) float64 { return r.Bytes }),
+				limit: 600, atMost: true, format: byteCount},
+		)
+	}
 	ts = append(ts,
 		target{what: "10,000 calls of a 1 s tool in flight: completion time vs the blocking-API limit",
 			value: fieldRatio("inflight", "fast", "sleep-1000ms", ours, blocking, 10000, func(r measure.Result) float64 { return r.P50 }),

@@ -4,11 +4,13 @@
 // references (package refclient: the blocking-API limit and the
 // event-loop limit), in the same run, against the same servers: a fast
 // server that writes each answer on its own (package fastserver),
-// mcpactor's test server, which batches its answers, and the go-sdk's
-// own stdio server, whose server/discover offers the 2026-07-28 revision.
+// mcpactor's test server, which batches its answers, the go-sdk's own
+// stdio server, whose server/discover offers the 2026-07-28 revision, and
+// the fast server offering that revision too (fast-2026), with which every
+// client speaks it, the references included.
 //
 //	go -C bench run ./cmd/stdiobench [-duration 3s] [-rounds 5] [-inflight 1,16,256]
-//	    [-servers fast,testserver,gosdk] [-clients mcpactor,gosdk,mcpgo,blocking,eventloop]
+//	    [-servers fast,testserver,gosdk,fast-2026] [-clients mcpactor,gosdk,mcpgo,blocking,eventloop]
 //	    [-loads echo-unique,echo-fixed,big-65536] [-out file.md] [-json file.json]
 //	    [-cpuprofile file]
 //

@@ -25,6 +25,15 @@
 // result with isError. Ids are echoed verbatim, numbers or strings. It
 // exits 0 when stdin closes, without waiting for sleeps still running.
 //
+// ServeStateless is Serve for a server that speaks the 2026-07-28
+// revision as well (https://modelcontextprotocol.io/specification/2026-07-28/server/discover):
+// server/discover lists 2026-07-28 and the session-era versions, and
+// echo's results carry resultType "complete" and the server's identity
+// in their _meta, as the go-sdk's server sends them (a server
+// SHOULD put io.modelcontextprotocol/serverInfo on every result). A
+// request's own _meta is not read: the server keeps no state, and the
+// answers are the same whichever era the client speaks.
+//
 // It does nothing else: no resources, prompts, logging, sampling or
 // cancellation, no check that initialize came first, and no validation of
 // a request beyond the fields it reads.
@@ -46,6 +55,13 @@ import (
 // to w with a write of its own.
 func Serve(r io.Reader, w io.Writer) error { return newServer(w).serve(r) }
 
+// ServeStateless is Serve offering 2026-07-28 too (see the package doc).
+func ServeStateless(r io.Reader, w io.Writer) error {
+	s := newServer(w)
+	s.stateless = true
+	return s.serve(r)
+}
+
 // maxLine bounds a request line; a longer one is answered with a parse
 // error and skipped.
 const maxLine = 32 << 20
@@ -57,8 +73,9 @@ const maxBig = 256 << 20
 const maxSleepMs = 365 * 24 * 3600e3
 
 type server struct {
-	mu  sync.Mutex // one answer per write, whichever goroutine writes it
-	out io.Writer
+	mu        sync.Mutex // one answer per write, whichever goroutine writes it
+	out       io.Writer
+	stateless bool // server/discover offers 2026-07-28; results carry _meta
 
 	// Owned by the reading goroutine.
 	buf     []byte // the answer being built
@@ -156,6 +173,12 @@ func (s *server) handle(line []byte) {
 		s.answer(id, toolsListBody)
 	case "tools/call":
 		s.call(id, params)
+	case "server/discover":
+		if s.stateless {
+			s.answer(id, discoverBody)
+			return
+		}
+		s.answer(id, methodNotFoundBody)
 	default:
 		s.answer(id, methodNotFoundBody)
 	}
@@ -171,6 +194,14 @@ var (
 		`{"name":"sleep","description":"Answers after that many milliseconds.","inputSchema":{"type":"object","properties":{"ms":{"type":"number","minimum":0}},"required":["ms"]}}` +
 		`]}}` + "\n")
 )
+
+// The stateless server's identity, in the _meta of every result, and its
+// server/discover answer.
+const resultMeta = `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fastserver","version":"0"}},`
+
+var discoverBody = []byte(`,"result":{` + resultMeta + `"resultType":"complete",` +
+	`"supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],` +
+	`"capabilities":{"tools":{}}}}` + "\n")
 
 func errorBody(code int, msg string) []byte {
 	return []byte(`,"error":{"code":` + strconv.Itoa(code) + `,"message":` + strconv.Quote(msg) + `}}` + "\n")
@@ -235,7 +266,11 @@ func (s *server) call(id, params []byte) {
 		// The message's JSON string as it came is the text's.
 		b := append(s.buf[:0], `{"jsonrpc":"2.0","id":`...)
 		b = append(b, id...)
-		b = append(b, `,"result":{"content":[{"type":"text","text":`...)
+		b = append(b, `,"result":{`...)
+		if s.stateless {
+			b = append(b, resultMeta+`"resultType":"complete",`...)
+		}
+		b = append(b, `"content":[{"type":"text","text":`...)
 		b = append(b, msg...)
 		b = append(b, "}]}}\n"...)
 		s.buf = b

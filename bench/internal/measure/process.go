@@ -19,6 +19,10 @@ type StdioServer struct {
 	// (they set it on top of the parent's environment, which Env already
 	// holds, so the server sees the same variables).
 	EnvMap map[string]string
+	// Stateless says the server offers the 2026-07-28 revision, which
+	// the references then speak (refclient.Options.Stateless); the
+	// libraries find it with server/discover themselves.
+	Stateless bool
 }
 
 // NewStdioServer describes the server path started with args in env.

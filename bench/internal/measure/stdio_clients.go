@@ -43,7 +43,7 @@ func DialStdio(ctx context.Context, name string, s StdioServer) (Client, error) 
 	case BlockingName:
 		cmd := s.Command()
 		cmd.Stderr = io.Discard
-		return refclient.StartBlocking(ctx, cmd)
+		return refclient.StartBlockingWith(ctx, cmd, refclient.Options{Stateless: s.Stateless})
 	}
 	panic("measure: no blocking client " + name)
 }
@@ -52,7 +52,7 @@ func DialStdio(ctx context.Context, name string, s StdioServer) (Client, error) 
 func StartEventLoop(ctx context.Context, s StdioServer) (*refclient.EventLoop, error) {
 	cmd := s.Command()
 	cmd.Stderr = io.Discard
-	return refclient.StartEventLoop(ctx, cmd)
+	return refclient.StartEventLoopWith(ctx, cmd, refclient.Options{Stateless: s.Stateless})
 }
 
 // RefLoad is l in the event-loop reference's terms.

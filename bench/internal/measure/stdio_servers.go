@@ -30,10 +30,16 @@ const (
 	// probes speaks that revision: no initialize, and every request
 	// carries the version in its _meta.
 	ServerGoSDK = "gosdk"
+	// ServerFastStateless is the fast server offering the 2026-07-28
+	// revision too (fastserver.ServeStateless): every client, the
+	// references included (refclient.Options.Stateless), speaks that
+	// revision with it, so that its cost is measured against the session
+	// era's on the same server.
+	ServerFastStateless = "fast-2026"
 )
 
 // StdioServers are the stdio servers, in the order of the reports.
-var StdioServers = []string{ServerFast, ServerTestserver, ServerGoSDK}
+var StdioServers = []string{ServerFast, ServerTestserver, ServerGoSDK, ServerFastStateless}
 
 // envServer, when set, makes the benchmark's program the go-sdk stdio
 // server or the fast server.
@@ -51,8 +57,12 @@ func RunStdioServerIfChild() {
 		// measurement's session: no error then is worth a status.
 		_ = GoSDKEchoServer("bench-gosdk").Run(context.Background(), &gosdk.StdioTransport{})
 		os.Exit(0)
-	case ServerFast:
-		if err := fastserver.Serve(os.Stdin, os.Stdout); err != nil {
+	case ServerFast, ServerFastStateless:
+		serve := fastserver.Serve
+		if os.Getenv(envServer) == ServerFastStateless {
+			serve = fastserver.ServeStateless
+		}
+		if err := serve(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "fastserver:", err)
 			os.Exit(1)
 		}
@@ -64,7 +74,7 @@ func RunStdioServerIfChild() {
 // path, when set, is the test server's binary.
 func StdioServerOf(kind, path string) StdioServer {
 	switch kind {
-	case ServerGoSDK, ServerFast:
+	case ServerGoSDK, ServerFast, ServerFastStateless:
 		exe, err := os.Executable()
 		if err != nil {
 			exe = os.Args[0]
@@ -75,7 +85,9 @@ func StdioServerOf(kind, path string) StdioServer {
 				env = append(env, kv)
 			}
 		}
-		return NewStdioServer(exe, nil, append(env, envServer+"="+kind))
+		s := NewStdioServer(exe, nil, append(env, envServer+"="+kind))
+		s.Stateless = kind == ServerFastStateless
+		return s
 	default:
 		opts := testserver.Options{}
 		if path != "" {
@@ -92,6 +104,8 @@ func StdioServerDesc(kind, path, program string) string {
 	switch kind {
 	case ServerFast:
 		return "the fast server (bench/internal/fastserver): a lean stdio server that writes each answer with a write of its own, as most servers do. One process per client (" + self + ")"
+	case ServerFastStateless:
+		return "the fast server offering 2026-07-28 (`fastserver.ServeStateless`): `server/discover` lists it, and every echo result carries `resultType` and the server's `io.modelcontextprotocol/serverInfo` in its `_meta`, as the go-sdk's server sends them; every client speaks 2026-07-28 with it, the references included. One process per client (" + self + ")"
 	case ServerGoSDK:
 		return "the go-sdk v1.8.0's server over stdio (`mcp.NewServer` + `mcp.StdioTransport`) with the tools echo, big and sleep; it answers `server/discover` with 2026-07-28 among its versions. One process per client (" + self + ")"
 	}

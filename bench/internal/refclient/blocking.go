@@ -67,7 +67,12 @@ var slots = sync.Pool{New: func() any {
 // the client's pipes; its Stderr is left as given, nil meaning the null
 // device) and does the MCP handshake, bounded by ctx.
 func StartBlocking(ctx context.Context, cmd *exec.Cmd) (*Blocking, error) {
-	p, err := startProc(ctx, cmd)
+	return StartBlockingWith(ctx, cmd, Options{})
+}
+
+// StartBlockingWith is StartBlocking as opts say.
+func StartBlockingWith(ctx context.Context, cmd *exec.Cmd, opts Options) (*Blocking, error) {
+	p, err := startProc(ctx, cmd, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +86,8 @@ func StartBlocking(ctx context.Context, cmd *exec.Cmd) (*Blocking, error) {
 	return b, nil
 }
 
-// Protocol is the protocolVersion the server answered to initialize.
+// Protocol is the protocolVersion the server answered to initialize, or
+// StatelessVersion.
 func (b *Blocking) Protocol() string { return b.p.protocol }
 
 // Call makes a tools/call of tool with args (a JSON object, spliced into
@@ -118,7 +124,7 @@ func (b *Blocking) Call(ctx context.Context, tool string, args json.RawMessage) 
 	if err := b.w.queue(func(buf []byte) []byte {
 		buf = append(buf, `{"jsonrpc":"2.0","id":`...)
 		buf = strconv.AppendUint(buf, id, 10)
-		buf = append(buf, `,"method":"tools/call","params":{"name":`...)
+		buf = append(buf, b.p.opts.paramsHead()...)
 		buf = appendString(buf, tool)
 		buf = append(buf, `,"arguments":`...)
 		buf = append(buf, args...)

@@ -9,7 +9,9 @@
 // goroutine unless it asks to see the server's log), speak newline-delimited
 // JSON-RPC 2.0 on its stdin and stdout, do the session handshake (initialize
 // with protocolVersion 2025-11-25, then notifications/initialized) before
-// any of their goroutines runs, and on Close close stdin, wait for the
+// any of their goroutines runs (with Options.Stateless, the 2026-07-28
+// revision instead: server/discover, and the version, capabilities and
+// client identity in every request's _meta), and on Close close stdin, wait for the
 // process (killing it when the ctx given to Close ends first) and leave no
 // goroutine behind.
 //
@@ -38,8 +40,8 @@
 // session alive (no ping, no reconnection, no restart of a dead server: a
 // dead server fails every pending and later call), cancel calls on the
 // server (no notifications/cancelled on timeout: the answer is just
-// dropped), list or cache tools, speak any transport but stdio or any
-// protocol era but the session one, trace, log, or limit how many calls
+// dropped), list or cache tools, speak any transport but stdio or
+// anything of the 2026-07-28 revision beyond its per-request _meta, trace, log, or limit how many calls
 // are in flight.
 //
 // # EventLoop: the limit of any client on a server

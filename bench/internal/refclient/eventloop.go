@@ -67,7 +67,12 @@ type Result struct {
 // the client's pipes; its Stderr is left as given, nil meaning the null
 // device) and does the MCP handshake, bounded by ctx.
 func StartEventLoop(ctx context.Context, cmd *exec.Cmd) (*EventLoop, error) {
-	p, err := startProc(ctx, cmd)
+	return StartEventLoopWith(ctx, cmd, Options{})
+}
+
+// StartEventLoopWith is StartEventLoop as opts say.
+func StartEventLoopWith(ctx context.Context, cmd *exec.Cmd, opts Options) (*EventLoop, error) {
+	p, err := startProc(ctx, cmd, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +81,7 @@ func StartEventLoop(ctx context.Context, cmd *exec.Cmd) (*EventLoop, error) {
 		t0:       time.Now(),
 		readDone: make(chan struct{}),
 		wdead:    make(chan struct{}),
-		nextBase: 1, // 0 was initialize
+		nextBase: 1, // 0 was initialize or server/discover
 	}
 	e.w = newWriter(p.stdin, func(err error) {
 		e.wdeadErr = err
@@ -86,7 +91,8 @@ func StartEventLoop(ctx context.Context, cmd *exec.Cmd) (*EventLoop, error) {
 	return e, nil
 }
 
-// Protocol is the protocolVersion the server answered to initialize.
+// Protocol is the protocolVersion the server answered to initialize, or
+// StatelessVersion.
 func (e *EventLoop) Protocol() string { return e.p.protocol }
 
 func (e *EventLoop) now() int64 { return int64(time.Since(e.t0)) }
@@ -158,7 +164,7 @@ func (e *EventLoop) run(ctx context.Context, load Load, lanes int, reissue bool,
 		stop:   !reissue,
 		done:   make(chan struct{}),
 	}
-	r.mid = append(r.mid, `,"method":"tools/call","params":{"name":`...)
+	r.mid = append(r.mid, e.p.opts.paramsHead()...)
 	r.mid = appendString(r.mid, load.Tool)
 	r.mid = append(r.mid, `,"arguments":`...)
 	defer func() { e.nextBase = max(e.nextBase, r.maxID+1) }()

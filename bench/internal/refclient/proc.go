@@ -26,6 +26,36 @@ const initializeLine = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{
 
 const initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"
 
+// StatelessVersion is the version the clients speak with Options.Stateless.
+const StatelessVersion = "2026-07-28"
+
+// statelessMeta is the _meta member of every request with
+// Options.Stateless: the version, the (empty) capabilities and the
+// client's identity, which the 2026-07-28 revision has every request
+// carry (https://modelcontextprotocol.io/specification/2026-07-28/basic/index).
+const statelessMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + StatelessVersion +
+	`","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"ref","version":"0"}}`
+
+const discoverLine = `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{` + statelessMeta + `}}` + "\n"
+
+// Options are how a client starts.
+type Options struct {
+	// Stateless speaks the 2026-07-28 revision instead of the session
+	// era: server/discover, whose answer must list 2026-07-28, instead of
+	// the initialize handshake, and statelessMeta in every request's
+	// params.
+	Stateless bool
+}
+
+// paramsHead is the start of a tools/call's params, up to the name's
+// value.
+func (o Options) paramsHead() string {
+	if o.Stateless {
+		return `,"method":"tools/call","params":{` + statelessMeta + `,"name":`
+	}
+	return `,"method":"tools/call","params":{"name":`
+}
+
 // ErrClosed is returned by calls made after Close.
 var ErrClosed = errors.New("refclient: closed")
 
@@ -209,13 +239,14 @@ type proc struct {
 	stdout   io.ReadCloser
 	lr       *lineReader
 	protocol string
+	opts     Options
 }
 
 // startProc starts cmd and does the MCP handshake on its pipes, before any
 // goroutine of the client runs: initialize, its answer (the
 // protocolVersion kept), notifications/initialized. ctx bounds it: when it
 // ends first, the process is killed, which ends the blocked read or write.
-func startProc(ctx context.Context, cmd *exec.Cmd) (*proc, error) {
+func startProc(ctx context.Context, cmd *exec.Cmd, opts Options) (*proc, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -228,7 +259,7 @@ func startProc(ctx context.Context, cmd *exec.Cmd) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &proc{cmd: cmd, stdin: stdin, stdout: stdout, lr: newLineReader(stdout)}
+	p := &proc{cmd: cmd, stdin: stdin, stdout: stdout, lr: newLineReader(stdout), opts: opts}
 	stopKill := context.AfterFunc(ctx, func() { cmd.Process.Kill() })
 	err = p.handshake()
 	if !stopKill() {
@@ -244,15 +275,19 @@ func startProc(ctx context.Context, cmd *exec.Cmd) (*proc, error) {
 }
 
 func (p *proc) handshake() error {
-	if _, err := io.WriteString(p.stdin, initializeLine); err != nil {
-		return fmt.Errorf("refclient: initialize: %w", err)
+	first, what := initializeLine, "initialize"
+	if p.opts.Stateless {
+		first, what = discoverLine, "server/discover"
+	}
+	if _, err := io.WriteString(p.stdin, first); err != nil {
+		return fmt.Errorf("refclient: %s: %w", what, err)
 	}
 	var a answer
 	for {
 		line := p.lr.next()
 		if line == nil {
 			if err := p.lr.fill(); err != nil {
-				return fmt.Errorf("refclient: initialize: reading the answer: %w", err)
+				return fmt.Errorf("refclient: %s: reading the answer: %w", what, err)
 			}
 			continue
 		}
@@ -262,7 +297,7 @@ func (p *proc) handshake() error {
 		if a.method {
 			if a.id != nil {
 				if _, err := p.stdin.Write(appendMethodNotFound(nil, a.id)); err != nil {
-					return fmt.Errorf("refclient: initialize: %w", err)
+					return fmt.Errorf("refclient: %s: %w", what, err)
 				}
 			}
 			continue
@@ -272,7 +307,16 @@ func (p *proc) handshake() error {
 		}
 		if a.rpcErr {
 			msg, _ := jsonscan.Unescape(a.message)
-			return fmt.Errorf("refclient: initialize: %w", &RPCError{Code: a.code, Message: msg})
+			return fmt.Errorf("refclient: %s: %w", what, &RPCError{Code: a.code, Message: msg})
+		}
+		if p.opts.Stateless {
+			// The answer's supportedVersions must list the version;
+			// nothing else in it is read.
+			if !bytes.Contains(line, []byte(`"`+StatelessVersion+`"`)) {
+				return fmt.Errorf("refclient: server/discover: the server does not offer %s", StatelessVersion)
+			}
+			p.protocol = StatelessVersion
+			return nil
 		}
 		if a.proto == nil {
 			return errors.New("refclient: initialize: the answer has no protocolVersion")
