@@ -148,7 +148,14 @@ func (t Tenant) run(ctx context.Context, req *request, out any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(resp.Result, out); err != nil {
+	if r, ok := out.(*messages.CallToolResult); ok {
+		// The result's bytes are the response's alone: the result may
+		// share them, and its decoder needs no scan of them first.
+		err = r.UnmarshalOwned(resp.Result)
+	} else {
+		err = json.Unmarshal(resp.Result, out)
+	}
+	if err != nil {
 		return fmt.Errorf("cluster: %s %s from member %s: decode result: %w", req.identity(), req.Method, resp.Member, err)
 	}
 	return nil

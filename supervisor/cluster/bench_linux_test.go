@@ -4,11 +4,14 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"net"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -16,9 +19,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -34,7 +39,16 @@ import (
 //     same call to a server the member child owns; grpc, a hand-written
 //     gRPC unary round trip of the same payload to the member child (the
 //     floor of any hop). The hop costs cluster - local; the goal is at
-//     most 1.3 times grpc.
+//     most 1.3 times grpc. A fourth way, protoactor, is a bare request
+//     and response of the same payload over protoactor's remote between
+//     the same processes (a future, an echo actor): the floor our
+//     cluster path sits on, since it rides that remote unpatched. Each
+//     way reports the CPU time and heap allocations per call of the test
+//     process and (but local) of the member child, so that a change is
+//     judged by what it costs, not by a noisy machine's latency; with
+//     MCPACTOR_CLUSTER_BENCH_CHILD_CPUPROFILE=<prefix> the member child
+//     writes a CPU profile of each way to <prefix>.<way> (go test's
+//     -cpuprofile has the test process's).
 //   - BenchmarkFailover: 1,000 calls in flight to a member killed with
 //     SIGKILL; how soon they all end, how many end other than with a
 //     result or a typed error (lost), and how soon the server answers
@@ -68,7 +82,7 @@ func BenchmarkHop(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		measureCalls(b, func(ctx context.Context) error {
+		measureCalls(b, nil, func(ctx context.Context) error {
 			_, err := c.CallTool(ctx, "echo", map[string]any{"message": "hello"})
 			return err
 		})
@@ -79,8 +93,19 @@ func BenchmarkHop(b *testing.B) {
 		if _, err := c.driver.CallTool(ctx, "alpha", "echo", map[string]any{"message": "warm"}); err != nil {
 			b.Fatal(err)
 		}
-		measureCalls(b, func(ctx context.Context) error {
+		measureCalls(b, c.child, func(ctx context.Context) error {
 			_, err := c.driver.CallTool(ctx, "alpha", "echo", map[string]any{"message": "hello"})
+			return err
+		})
+	})
+	b.Run("protoactor", func(b *testing.B) {
+		owner, ok := c.driver.view.member(c.child.name)
+		if !ok {
+			b.Fatalf("the driver does not see %s", c.child.name)
+		}
+		echo := actor.NewPID(owner.Address, benchEchoActor)
+		measureCalls(b, c.child, func(ctx context.Context) error {
+			_, err := c.driver.sys.Root.RequestFuture(echo, wrapperspb.Bytes([]byte(benchArgs)), waitLimit).Result()
 			return err
 		})
 	})
@@ -91,7 +116,7 @@ func BenchmarkHop(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer conn.Close()
-		measureCalls(b, func(ctx context.Context) error {
+		measureCalls(b, c.child, func(ctx context.Context) error {
 			out := new([]byte)
 			in := []byte(benchArgs)
 			return conn.Invoke(ctx, "/bench.Echo/Echo", &in, out)
@@ -100,12 +125,25 @@ func BenchmarkHop(b *testing.B) {
 }
 
 // measureCalls runs call from benchCallers goroutines and reports calls/s
-// and the latency's p50 and p99 beside ns/op.
-func measureCalls(b *testing.B, call func(context.Context) error) {
+// and the latency's p50 and p99 beside ns/op, and the CPU time and heap
+// allocations per call of this process and of child (if not nil).
+func measureCalls(b *testing.B, child *memberProc, call func(context.Context) error) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	var all []time.Duration
 	b.SetParallelism(max(1, benchCallers/runtime.GOMAXPROCS(0)))
+	profile := os.Getenv(envChildProfile)
+	if child != nil && profile != "" {
+		way := b.Name()[strings.LastIndex(b.Name(), "/")+1:]
+		way, _, _ = strings.Cut(way, "-") // the -GOMAXPROCS suffix
+		child.control(control{Op: "cpuprofile", Tool: profile + "." + way})
+		defer child.control(control{Op: "cpuprofile"})
+	}
+	var childBefore processUsage
+	if child != nil {
+		childBefore = child.usage()
+	}
+	selfBefore := selfUsage()
 	b.ResetTimer()
 	start := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
@@ -126,6 +164,15 @@ func measureCalls(b *testing.B, call func(context.Context) error) {
 	b.StopTimer()
 	if len(all) == 0 {
 		return
+	}
+	n := float64(len(all))
+	self := selfUsage().minus(selfBefore)
+	b.ReportMetric(float64(self.CPU.Microseconds())/n, "cpu-µs/call")
+	b.ReportMetric(float64(self.Mallocs)/n, "allocs/call")
+	if child != nil {
+		c := child.usage().minus(childBefore)
+		b.ReportMetric(float64(c.CPU.Microseconds())/n, "child-cpu-µs/call")
+		b.ReportMetric(float64(c.Mallocs)/n, "child-allocs/call")
 	}
 	slices.Sort(all)
 	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "calls/s")
@@ -267,6 +314,7 @@ func envMap(env []string) map[string]string {
 // benchCluster is one member child (owning everything) and the driver.
 type benchCluster struct {
 	driver    *Member
+	child     *memberProc
 	benchGRPC string
 }
 
@@ -291,7 +339,7 @@ func newBenchCluster(b *testing.B) *benchCluster {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = d.Stop(context.Background()) })
-	return &benchCluster{driver: d, benchGRPC: p.ready.Text}
+	return &benchCluster{driver: d, child: p, benchGRPC: p.ready.Text}
 }
 
 // serveBenchGRPC serves /bench.Echo/Echo (the request bytes back) on a
@@ -330,3 +378,100 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 }
 
 func (rawCodec) Name() string { return "raw" }
+
+// benchEchoActor is the member child's echo actor of BenchmarkHop's
+// protoactor way: it answers each BytesValue with itself.
+const benchEchoActor = "bench-echo"
+
+func serveBenchEcho(m *Member) error {
+	_, err := m.sys.Root.SpawnNamed(actor.PropsFromFunc(func(c actor.Context) {
+		if msg, ok := c.Message().(*wrapperspb.BytesValue); ok {
+			c.Respond(msg)
+		}
+	}), benchEchoActor)
+	return err
+}
+
+// envChildProfile names the file prefix of the member child's CPU
+// profiles (measureCalls).
+const envChildProfile = "MCPACTOR_CLUSTER_BENCH_CHILD_CPUPROFILE"
+
+// processUsage is a process's CPU time (user and system) and heap
+// allocations so far.
+type processUsage struct {
+	CPU     time.Duration `json:"cpu"`
+	Mallocs uint64        `json:"mallocs"`
+}
+
+func selfUsage() processUsage {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return processUsage{CPU: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), Mallocs: ms.Mallocs}
+}
+
+func (u processUsage) minus(v processUsage) processUsage {
+	return processUsage{CPU: u.CPU - v.CPU, Mallocs: u.Mallocs - v.Mallocs}
+}
+
+// usage asks the member child for its processUsage.
+func (p *memberProc) usage() processUsage {
+	p.t.Helper()
+	r := p.control(control{Op: "usage"})
+	var u processUsage
+	if err := json.Unmarshal([]byte(r.Text), &u); err != nil {
+		p.t.Fatalf("member %s usage %q: %v", p.name, r.Text, err)
+	}
+	return u
+}
+
+// control runs a control line that must succeed.
+func (p *memberProc) control(c control) controlReply {
+	p.t.Helper()
+	r := p.do(c)
+	if r.Err != "" {
+		p.t.Fatalf("member %s %s: %s", p.name, c.Op, r.Err)
+	}
+	return r
+}
+
+// benchProfile is the member child's CPU profile in progress.
+var benchProfile struct {
+	mu   sync.Mutex
+	file *os.File
+}
+
+// benchControl answers the member child's measuring control lines:
+// "usage", and "cpuprofile" (Tool names the file to write; "" stops).
+func benchControl(c control) (string, error) {
+	switch c.Op {
+	case "usage":
+		b, err := json.Marshal(selfUsage())
+		return string(b), err
+	case "cpuprofile":
+		benchProfile.mu.Lock()
+		defer benchProfile.mu.Unlock()
+		if f := benchProfile.file; f != nil {
+			pprof.StopCPUProfile()
+			benchProfile.file = nil
+			if err := f.Close(); err != nil {
+				return "", err
+			}
+		}
+		if c.Tool == "" {
+			return "", nil
+		}
+		f, err := os.Create(c.Tool)
+		if err != nil {
+			return "", err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return "", err
+		}
+		benchProfile.file = f
+		return "", nil
+	}
+	return "", fmt.Errorf("unknown control %q", c.Op)
+}

@@ -83,7 +83,11 @@
 // cap, gRPC's process-wide logger is restored after protoactor silences
 // it, and retries back off for real.
 //
-// Members exchange JSON in google.protobuf.BytesValue messages, and carry
-// the caller's trace context, so that the owner's spans join the caller's
-// trace.
+// Members exchange google.protobuf.BytesValue messages holding their
+// fields in protobuf's wire format, written by hand around the MCP
+// payloads (JSON, carried as bytes: never encoded twice), and carry the
+// caller's trace context, so that the owner's spans join the caller's
+// trace. A member receives them in an inbox on the remote layer's reader
+// goroutine (no actor mailbox) and serves requests on workers kept
+// between requests (inbox.go).
 package cluster

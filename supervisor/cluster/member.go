@@ -46,8 +46,10 @@ type Member struct {
 	acts     map[Identity]*activation
 	names    map[string]*activation // by the manager's name of the server
 
-	calls pendingCalls
-	stop  sync.Once
+	calls   pendingCalls
+	workers *workers // serve other members' requests
+	pids    pidCache // other members' inboxes
+	stop    sync.Once
 }
 
 // Start joins the cluster: it starts the member's runtime and remote
@@ -63,6 +65,7 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	m.calls.init()
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.starting, m.cancelStarting = context.WithCancel(m.ctx)
+	m.workers = newWorkers(m.ctx, &m.wg)
 	defer func() {
 		if err != nil {
 			sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -80,10 +83,6 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	// which is best done before the etcd client's gRPC is busy.
 	if m.sys, m.remote, m.addr, err = startRemote(cfg); err != nil {
 		return m, err
-	}
-	m.self, err = m.sys.Root.SpawnNamed(actor.PropsFromFunc(m.receive), actorName)
-	if err != nil {
-		return m, fmt.Errorf("cluster: member %s: spawn %s: %w", cfg.Name, actorName, err)
 	}
 	m.sub = m.sys.EventStream.Subscribe(func(evt any) {
 		if e, ok := evt.(*remote.EndpointTerminatedEvent); ok {
@@ -111,6 +110,13 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	m.lease.log = m.log
 	m.lease.onJoin = m.register
 	m.lease.onFence = m.fenceLease
+	// The inbox before the member key exists (the lease's onJoin writes
+	// it), and after everything a request touches.
+	self, ok := m.sys.ProcessRegistry.Add(inbox{m}, actorName)
+	if !ok {
+		return m, fmt.Errorf("cluster: member %s: the actor system has a process named %s already", cfg.Name, actorName)
+	}
+	m.self = self
 	m.wg.Add(2)
 	go func() {
 		defer m.wg.Done()
@@ -218,6 +224,9 @@ func (m *Member) shutdown(ctx context.Context) error {
 	if m.sys != nil {
 		if m.sub != nil {
 			m.sys.EventStream.Unsubscribe(m.sub)
+		}
+		if m.self != nil {
+			m.sys.ProcessRegistry.Remove(m.self)
 		}
 		m.shutdownRemote(ctx)
 		m.sys.Shutdown()

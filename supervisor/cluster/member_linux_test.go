@@ -167,6 +167,10 @@ func runMemberChild() {
 			fmt.Fprintln(os.Stderr, "bench gRPC:", err)
 			os.Exit(1)
 		}
+		if err := serveBenchEcho(m); err != nil {
+			fmt.Fprintln(os.Stderr, "bench echo actor:", err)
+			os.Exit(1)
+		}
 	}
 	reply(ready)
 	var wg sync.WaitGroup
@@ -211,6 +215,8 @@ func runControl(m *Member, c control) controlReply {
 		var b []byte
 		b, err = json.Marshal(ownedStatuses(m.Status()))
 		r.Member, r.Text = m.Name(), string(b)
+	case "usage", "cpuprofile":
+		r.Text, err = benchControl(c)
 	}
 	if err != nil {
 		r.Err, r.Lost = err.Error(), errors.Is(err, ErrMemberLost)

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/asynkron/protoactor-go/actor"
 )
 
 // maxRequestBytes refuses requests larger than the runtime's frame cap
@@ -107,14 +105,11 @@ func (m *Member) send(ctx context.Context, member, addr string, req *request) (*
 	if dl, ok := ctx.Deadline(); ok {
 		r.Timeout = time.Until(dl)
 	}
-	msg, err := encode(tagRequest, &r)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: %s %s to member %s: encode: %w", id, req.Method, member, err)
-	}
+	msg := encodeRequest(&r)
 	if n := len(msg.GetValue()); n > maxRequestBytes {
 		return nil, fmt.Errorf("cluster: %s %s to member %s: request of %d bytes is above the %d-byte cap", id, req.Method, member, n, maxRequestBytes)
 	}
-	m.sys.Root.Send(actor.NewPID(addr, actorName), msg)
+	m.sys.Root.Send(m.pids.get(addr, actorName), msg)
 	select {
 	case o := <-call.done:
 		return o.resp, o.err

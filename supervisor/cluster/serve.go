@@ -5,16 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// receive is the member's actor: requests from other members, each served
-// on a goroutine of its own (a call may take minutes; the actor must not
-// wait), and responses to this member's requests.
-func (m *Member) receive(c actor.Context) {
-	tag, req, resp, err := decode(c.Message())
+// receive takes a message from the member's inbox, on the remote
+// layer's reader goroutine: a request from another member is served by a
+// worker (a call may take minutes; the reader must not wait), a response
+// to this member's request is handed to its caller.
+func (m *Member) receive(msg any) {
+	tag, req, resp, err := decode(msg)
 	if err != nil {
 		m.log("cluster message dropped", "error", err)
 		return
@@ -29,12 +28,12 @@ func (m *Member) receive(c actor.Context) {
 		}
 		m.wg.Add(1)
 		m.mu.Unlock()
-		go func() {
+		m.workers.run(func() {
 			defer m.wg.Done()
 			ctx, cancel := context.WithTimeout(m.ctx, req.Timeout)
 			defer cancel()
 			m.reply(req, m.serve(ctx, req))
-		}()
+		})
 	case tagResponse:
 		m.calls.deliver(resp)
 	}
@@ -42,11 +41,7 @@ func (m *Member) receive(c actor.Context) {
 
 func (m *Member) reply(req *request, resp *response) {
 	resp.ID = req.ID
-	msg, err := encode(tagResponse, resp)
-	if err != nil {
-		msg, _ = encode(tagResponse, &response{ID: req.ID, Member: m.cfg.Name, Err: encodeError(err)})
-	}
-	m.sys.Root.Send(actor.NewPID(req.ReplyAddr, req.ReplyID), msg)
+	m.sys.Root.Send(m.pids.get(req.ReplyAddr, req.ReplyID), encodeResponse(resp))
 }
 
 // serve runs req on this member's activation of its identity, activating
@@ -122,7 +117,13 @@ func (m *Member) invoke(ctx context.Context, act *activation, req *request) (jso
 	if err != nil {
 		return nil, m.ownedError(act, err)
 	}
-	b, err := json.Marshal(v)
+	var b []byte
+	if r, ok := v.(*messages.CallToolResult); ok && r != nil {
+		// Its own encoder: json.Marshal would scan its output again.
+		b, err = r.MarshalJSON()
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %s %s on member %s: encode result: %w", act.id, req.Method, m.cfg.Name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // traceContext carries the caller's span to the owner in the request
@@ -13,6 +14,9 @@ import (
 var traceContext = propagation.TraceContext{}
 
 func injectTrace(ctx context.Context) map[string]string {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return nil // TraceContext injects nothing then: skip the map
+	}
 	carrier := propagation.MapCarrier{}
 	traceContext.Inject(ctx, carrier)
 	if len(carrier) == 0 {

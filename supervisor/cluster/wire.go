@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcpactor/mcpactor/messages"
@@ -13,12 +14,16 @@ import (
 
 // The messages between members. protoactor's remote carries protobuf
 // messages only, looked up by name in the global registry; rather than
-// generating protobuf code for a handful of shapes, each message is a
-// google.protobuf.BytesValue holding a tag byte and JSON. The MCP payloads
-// are JSON already, so nothing is converted twice.
+// generating protobuf code for two shapes, each message is a
+// google.protobuf.BytesValue holding a tag byte and the message's fields
+// in protobuf's wire format, written and read by hand (protowire): no
+// reflection, and the MCP payloads (arguments, results), which are JSON
+// already, are carried as bytes, never converted. The tags are not the
+// 'q' and 'r' of the JSON messages of earlier versions, so that a member
+// of such a version drops these (and logs it) rather than misreads them.
 const (
-	tagRequest  = 'q'
-	tagResponse = 'r'
+	tagRequest  = 'Q'
+	tagResponse = 'R'
 )
 
 // Methods a request may name: the MCP method it runs on the owner
@@ -34,48 +39,49 @@ const (
 	methodInfo          = "cluster/info"
 )
 
-// request asks the owner of an identity to run one method.
+// request asks the owner of an identity to run one method. The numbers
+// are the fields' numbers on the wire.
 type request struct {
-	ID        uint64 `json:"id"`
-	ReplyAddr string `json:"replyAddr"` // the caller's reply actor
-	ReplyID   string `json:"replyId"`
-	From      string `json:"from"` // the caller's member name
-	Server    string `json:"server"`
-	Tenant    string `json:"tenant,omitempty"`
-	Method    string `json:"method"`
+	ID        uint64 // 1
+	ReplyAddr string // 2: the caller's inbox
+	ReplyID   string // 3
+	From      string // 4: the caller's member name
+	Server    string // 5
+	Tenant    string // 6
+	Method    string // 7
 	// Timeout is what is left of the caller's deadline: a duration, not a
 	// time, so that members' clocks need not agree.
-	Timeout    time.Duration     `json:"timeout"`
-	Name       string            `json:"name,omitempty"` // tool or prompt
-	Args       json.RawMessage   `json:"args,omitempty"`
-	URI        string            `json:"uri,omitempty"`
-	PromptArgs map[string]string `json:"promptArgs,omitempty"`
+	Timeout    time.Duration     // 8
+	Name       string            // 9: tool or prompt
+	Args       json.RawMessage   // 10
+	URI        string            // 11
+	PromptArgs map[string]string // 12: entries of key 1, value 2
 	// Trace carries the caller's trace context (W3C traceparent and
 	// tracestate) so that the owner's spans join the caller's trace.
-	Trace map[string]string `json:"trace,omitempty"`
+	Trace map[string]string // 13: entries of key 1, value 2
 }
 
 func (r *request) identity() Identity { return Identity{Server: r.Server, Tenant: r.Tenant} }
 
 // response answers one request.
 type response struct {
-	ID         uint64          `json:"id"`
-	Member     string          `json:"member"`               // who answered
-	Generation int64           `json:"generation,omitempty"` // the owner's fencing revision
-	Result     json.RawMessage `json:"result,omitempty"`
-	Err        *wireError      `json:"err,omitempty"`
+	ID         uint64          // 1
+	Member     string          // 2: who answered
+	Generation int64           // 3: the owner's fencing revision
+	Result     json.RawMessage // 4
+	Err        *wireError      // 5
 }
 
 // wireError is an error crossing the hop. Kinds with a type of their own
 // are rebuilt as that type (decodeError); the rest become *RemoteError.
 type wireError struct {
-	Kind    string          `json:"kind"`
-	Message string          `json:"message"`
-	Owner   string          `json:"owner,omitempty"`
-	Code    int64           `json:"code,omitempty"`
-	Data    json.RawMessage `json:"data,omitempty"`
-	Method  string          `json:"method,omitempty"`
-	State   string          `json:"state,omitempty"` // kindUnavailable: the server's state
+	Kind    string          // 1
+	Message string          // 2
+	Owner   string          // 3
+	Code    int64           // 4
+	Data    json.RawMessage // 5
+	Method  string          // 6
+	State   string          // 7: kindUnavailable, the server's state
 }
 
 const (
@@ -89,17 +95,109 @@ const (
 	kindOther         = "other"
 )
 
-func encode(tag byte, v any) (*wrapperspb.BytesValue, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(b)+1)
-	out = append(out, tag)
-	return wrapperspb.Bytes(append(out, b...)), nil
+// encodeRequest is r's message.
+func encodeRequest(r *request) *wrapperspb.BytesValue {
+	n := 64 + len(r.ReplyAddr) + len(r.ReplyID) + len(r.From) + len(r.Server) + len(r.Tenant) +
+		len(r.Method) + len(r.Name) + len(r.Args) + len(r.URI) + mapSize(r.PromptArgs) + mapSize(r.Trace)
+	b := make([]byte, 1, n)
+	b[0] = tagRequest
+	b = appendVarint(b, 1, r.ID)
+	b = appendString(b, 2, r.ReplyAddr)
+	b = appendString(b, 3, r.ReplyID)
+	b = appendString(b, 4, r.From)
+	b = appendString(b, 5, r.Server)
+	b = appendString(b, 6, r.Tenant)
+	b = appendString(b, 7, r.Method)
+	b = appendVarint(b, 8, protowire.EncodeZigZag(int64(r.Timeout)))
+	b = appendString(b, 9, r.Name)
+	b = appendBytes(b, 10, r.Args)
+	b = appendString(b, 11, r.URI)
+	b = appendMap(b, 12, r.PromptArgs)
+	b = appendMap(b, 13, r.Trace)
+	return wrapperspb.Bytes(b)
 }
 
-// decode reads a message; tag is 0 for one that is not ours.
+// encodeResponse is r's message.
+func encodeResponse(r *response) *wrapperspb.BytesValue {
+	b := make([]byte, 1, 32+len(r.Member)+len(r.Result)+r.Err.size())
+	b[0] = tagResponse
+	b = appendVarint(b, 1, r.ID)
+	b = appendString(b, 2, r.Member)
+	b = appendVarint(b, 3, protowire.EncodeZigZag(r.Generation))
+	b = appendBytes(b, 4, r.Result)
+	if e := r.Err; e != nil {
+		var eb []byte
+		eb = appendString(eb, 1, e.Kind)
+		eb = appendString(eb, 2, e.Message)
+		eb = appendString(eb, 3, e.Owner)
+		eb = appendVarint(eb, 4, protowire.EncodeZigZag(e.Code))
+		eb = appendBytes(eb, 5, e.Data)
+		eb = appendString(eb, 6, e.Method)
+		eb = appendString(eb, 7, e.State)
+		b = protowire.AppendTag(b, 5, protowire.BytesType)
+		b = protowire.AppendBytes(b, eb)
+	}
+	return wrapperspb.Bytes(b)
+}
+
+func (e *wireError) size() int {
+	if e == nil {
+		return 0
+	}
+	return 32 + len(e.Kind) + len(e.Message) + len(e.Owner) + len(e.Data) + len(e.Method) + len(e.State)
+}
+
+func mapSize(m map[string]string) int {
+	n := 0
+	for k, v := range m {
+		n += 8 + len(k) + len(v)
+	}
+	return n
+}
+
+// The fields' writers leave out zero values, as protobuf does.
+
+func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+func appendString(b []byte, num protowire.Number, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+func appendBytes(b []byte, num protowire.Number, v []byte) []byte {
+	if len(v) == 0 {
+		return b
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
+}
+
+// appendMap writes m as repeated entries of key (1) and value (2), the
+// encoding of a protobuf map.
+func appendMap(b []byte, num protowire.Number, m map[string]string) []byte {
+	for k, v := range m {
+		b = protowire.AppendTag(b, num, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(protowire.SizeTag(1)+protowire.SizeBytes(len(k))+protowire.SizeTag(2)+protowire.SizeBytes(len(v))))
+		b = protowire.AppendTag(b, 1, protowire.BytesType)
+		b = protowire.AppendString(b, k)
+		b = protowire.AppendTag(b, 2, protowire.BytesType)
+		b = protowire.AppendString(b, v)
+	}
+	return b
+}
+
+// decode reads a message; tag is 0 for one that is not ours. The bytes
+// fields (Args, Result, Data) share msg's memory, which nothing else
+// holds: protobuf's decoding copied it out of gRPC's buffers.
 func decode(msg any) (tag byte, req *request, resp *response, err error) {
 	bv, ok := msg.(*wrapperspb.BytesValue)
 	if !ok || len(bv.GetValue()) == 0 {
@@ -109,14 +207,157 @@ func decode(msg any) (tag byte, req *request, resp *response, err error) {
 	switch b[0] {
 	case tagRequest:
 		req = new(request)
-		err = json.Unmarshal(b[1:], req)
+		err = req.unmarshal(b[1:])
 	case tagResponse:
 		resp = new(response)
-		err = json.Unmarshal(b[1:], resp)
+		err = resp.unmarshal(b[1:])
 	default:
 		return 0, nil, nil, fmt.Errorf("unknown message tag %q", b[0])
 	}
 	return b[0], req, resp, err
+}
+
+func (r *request) unmarshal(b []byte) error {
+	return readFields(b, func(num protowire.Number, v uint64, field []byte) error {
+		switch num {
+		case 1:
+			r.ID = v
+		case 2:
+			r.ReplyAddr = string(field)
+		case 3:
+			r.ReplyID = string(field)
+		case 4:
+			r.From = string(field)
+		case 5:
+			r.Server = string(field)
+		case 6:
+			r.Tenant = string(field)
+		case 7:
+			r.Method = methodName(field)
+		case 8:
+			r.Timeout = time.Duration(protowire.DecodeZigZag(v))
+		case 9:
+			r.Name = string(field)
+		case 10:
+			r.Args = field
+		case 11:
+			r.URI = string(field)
+		case 12:
+			return readEntry(&r.PromptArgs, field)
+		case 13:
+			return readEntry(&r.Trace, field)
+		}
+		return nil
+	})
+}
+
+func (r *response) unmarshal(b []byte) error {
+	return readFields(b, func(num protowire.Number, v uint64, field []byte) error {
+		switch num {
+		case 1:
+			r.ID = v
+		case 2:
+			r.Member = string(field)
+		case 3:
+			r.Generation = protowire.DecodeZigZag(v)
+		case 4:
+			r.Result = field
+		case 5:
+			r.Err = new(wireError)
+			return r.Err.unmarshal(field)
+		}
+		return nil
+	})
+}
+
+func (e *wireError) unmarshal(b []byte) error {
+	return readFields(b, func(num protowire.Number, v uint64, field []byte) error {
+		switch num {
+		case 1:
+			e.Kind = string(field)
+		case 2:
+			e.Message = string(field)
+		case 3:
+			e.Owner = string(field)
+		case 4:
+			e.Code = protowire.DecodeZigZag(v)
+		case 5:
+			e.Data = field
+		case 6:
+			e.Method = string(field)
+		case 7:
+			e.State = string(field)
+		}
+		return nil
+	})
+}
+
+// readEntry adds the map entry (key 1, value 2) in b to *m.
+func readEntry(m *map[string]string, b []byte) error {
+	var k, v string
+	err := readFields(b, func(num protowire.Number, _ uint64, field []byte) error {
+		switch num {
+		case 1:
+			k = string(field)
+		case 2:
+			v = string(field)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	(*m)[k] = v
+	return nil
+}
+
+// readFields calls field for each field of the message b: v is a varint
+// field's value, field a bytes field's contents. Fields of other types
+// are skipped, so that a later version may add some.
+func readFields(b []byte, field func(num protowire.Number, v uint64, field []byte) error) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		var v uint64
+		var bytes []byte
+		switch typ {
+		case protowire.VarintType:
+			v, n = protowire.ConsumeVarint(b)
+		case protowire.BytesType:
+			bytes, n = protowire.ConsumeBytes(b)
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+			if n >= 0 {
+				b = b[n:]
+				continue
+			}
+		}
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		if err := field(num, v, bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// methodName is the method named by b, without allocating for the
+// methods this package sends.
+func methodName(b []byte) string {
+	for _, m := range [...]string{methodCallTool, methodListTools, methodListResources, methodReadResource, methodListPrompts, methodGetPrompt, methodInfo} {
+		if string(b) == m {
+			return m
+		}
+	}
+	return string(b)
 }
 
 // encodeError turns an owner-side error into its wire form.

@@ -3,25 +3,48 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
 func TestWireRoundTrip(t *testing.T) {
-	req := &request{ID: 7, Server: "files", Tenant: "alice@example.com", Method: methodCallTool, Name: "read", Args: []byte(`{"path":"a"}`)}
-	msg, err := encode(tagRequest, req)
-	if err != nil {
-		t.Fatal(err)
+	req := &request{
+		ID: 7, ReplyAddr: "127.0.0.1:4000", ReplyID: actorName, From: "m1", Server: "files", Tenant: "alice@example.com",
+		Method: methodCallTool, Timeout: -3 * time.Second, Name: "read", Args: []byte(`{"path":"a"}`), URI: "file:///a",
+		PromptArgs: map[string]string{"a": "1", "": "empty key"}, Trace: map[string]string{"traceparent": "00-ab-cd-01"},
 	}
-	tag, got, _, err := decode(msg)
-	if err != nil || tag != tagRequest || got.ID != 7 || got.identity() != req.identity() || string(got.Args) != `{"path":"a"}` {
-		t.Fatalf("decode = %c %+v %v", tag, got, err)
+	tag, got, _, err := decode(encodeRequest(req))
+	if err != nil || tag != tagRequest || !reflect.DeepEqual(got, req) {
+		t.Fatalf("decode = %c %+v %v, want %+v", tag, got, err, req)
+	}
+	resp := &response{ID: 1 << 40, Member: "m2", Generation: 1234, Result: []byte(`{"content":[]}`),
+		Err: &wireError{Kind: kindRPC, Message: "bad", Owner: "m3", Code: -32602, Data: []byte(`{"x":1}`), Method: "tools/call", State: "ready"}}
+	tag, _, gotResp, err := decode(encodeResponse(resp))
+	if err != nil || tag != tagResponse || !reflect.DeepEqual(gotResp, resp) {
+		t.Fatalf("decode = %c %+v %v, want %+v", tag, gotResp, err, resp)
+	}
+	if tag, _, gotResp, err = decode(encodeResponse(&response{})); err != nil || tag != tagResponse || !reflect.DeepEqual(gotResp, &response{}) {
+		t.Errorf("empty response = %c %+v %v", tag, gotResp, err)
 	}
 	if tag, _, _, err := decode("not ours"); tag != 0 || err != nil {
 		t.Errorf("decode(foreign) = %c, %v", tag, err)
+	}
+	// A truncated message is an error, never a panic or a partial request
+	// served.
+	b := encodeRequest(req).GetValue()
+	for n := 2; n < len(b); n += 7 {
+		if _, _, _, err := decode(wrapperspb.Bytes(b[:n])); err == nil {
+			if _, got, _, _ := decode(wrapperspb.Bytes(b[:n])); reflect.DeepEqual(got, req) {
+				t.Errorf("decode of %d of %d bytes gave the whole request", n, len(b))
+			}
+		}
 	}
 }
 
