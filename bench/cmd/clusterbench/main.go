@@ -153,6 +153,16 @@ func merge(a, b map[string]metrics) map[string]metrics {
 	return a
 }
 
+// cell is the median of a benchmark's metric in format, or "–" when it
+// was not measured.
+func cell(all map[string]metrics, bench, unit, format string) string {
+	v, ok := med(all, bench, unit)
+	if !ok {
+		return "–"
+	}
+	return fmt.Sprintf(format, v)
+}
+
 // med is the median of a benchmark's metric, and whether it was measured.
 func med(all map[string]metrics, bench, unit string) (float64, bool) {
 	v := all[bench][unit]
@@ -168,6 +178,7 @@ var hopWays = []struct{ name, what string }{
 	{"local", "mcpactor on one machine: a server this process owns"},
 	{"cluster", "mcpactor's cluster: the same server owned by the other member"},
 	{"grpc", "hand-written gRPC unary round trip to the other member (the floor of a hop)"},
+	{"protoactor", "protoactor's remote alone: a request and its response between the same processes, to an echo actor (the floor the cluster's path sits on)"},
 }
 
 // results are the hop's cells, for cmd/benchrun.
@@ -193,7 +204,7 @@ func render(cfg *config, all map[string]metrics) (string, bool) {
 	fmt.Fprintf(&b, "### The cluster: one hop, a member killed, bring-up across members: medians over %d rounds\n\n", cfg.rounds)
 	measure.WriteRunInfo(&b, "clusterbench")
 	b.WriteString("\n**A tools/call echo at 64 callers** (BenchmarkHop: the test process and one member child, on loopback, embedded etcd):\n\n")
-	b.WriteString("| client | calls/s | p50 | p99 |\n|---|---:|---:|---:|\n")
+	b.WriteString("| client | calls/s | p50 | p99 | CPU/call: caller | CPU/call: member | allocs/call: caller | allocs/call: member |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	p50 := map[string]float64{}
 	for _, w := range hopWays {
 		bench := "BenchmarkHop/" + w.name
@@ -203,8 +214,11 @@ func render(cfg *config, all map[string]metrics) (string, bool) {
 		}
 		p50[w.name], _ = med(all, bench, "p50-µs")
 		p99, _ := med(all, bench, "p99-µs")
-		fmt.Fprintf(&b, "| %s: %s | %.0f | %s | %s |\n", w.name, w.what, rate, us(p50[w.name]), us(p99))
+		fmt.Fprintf(&b, "| %s: %s | %.0f | %s | %s | %s | %s | %s | %s |\n", w.name, w.what, rate, us(p50[w.name]), us(p99),
+			cell(all, bench, "cpu-µs/call", "%.1fµs"), cell(all, bench, "child-cpu-µs/call", "%.1fµs"),
+			cell(all, bench, "allocs/call", "%.1f"), cell(all, bench, "child-allocs/call", "%.1f"))
 	}
+	b.WriteString("\nCPU and allocations per call: this process's (the caller's) and the member child's, from /proc and runtime.MemStats over the measurement; – where the call does not reach the member child.\n")
 	if p50["grpc"] > 0 {
 		hop := p50["cluster"] - p50["local"]
 		r := hop / p50["grpc"]
