@@ -31,7 +31,8 @@ func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, metho
 		return err
 	}
 	// What follows the answer is out of line: this frame is on the stack
-	// of every call in flight.
+	// of every request in flight through it (a plain tools/call is not:
+	// Client.CallTool).
 	return decodeInto(conn.Server(), method, res, out, op)
 }
 

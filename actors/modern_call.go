@@ -27,9 +27,9 @@ func (c *Client) exchangeOn(ctx context.Context, op *telemetry.Op, g *generation
 
 // exchangeModern is exchangeOn in the 2026-07-28 era. It is a function of
 // its own so that its frame is not on the caller's stack in the session
-// era, and what it does besides the waiting (the body, the rounds' spans,
-// the input a server asks for) is out of line: every call in flight holds
-// a goroutine whose stack is sized by the deepest path it took.
+// era. A plain tools/call does not come here: it sends its first round
+// and waits for it on a shallow stack (Client.callTool), and comes to
+// modernRetries and modernRounds only when that round was not the end.
 func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts *transport.RequestOptions) error {
 	base, err := c.modernBody(g, method, params)
 	if err != nil {
@@ -38,22 +38,27 @@ func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *genera
 	// What this era changes in the options (NoCancel, the headers) is
 	// this exchange's own: a request sent again starts from the caller's.
 	own := *opts
-	opts = &own
+	modernOptions(g, &own)
+	res, err := c.modernRound(ctx, op, g, method, params, base, &own)
+	return c.modernRounds(ctx, op, g, method, params, out, &own, base, res, err)
+}
+
+// modernOptions are what this era changes in a request's options.
+func modernOptions(g *generation, opts *transport.RequestOptions) {
 	if g.conn.HTTP() {
 		// Closing a request's stream is its cancellation in this era;
 		// there is no notifications/cancelled over HTTP.
 		opts.NoCancel = true
 	}
-	body := base
+}
+
+// modernRounds goes on from the end of a request's first round (res, or
+// err): while the server answers input_required, the input it asks for
+// is gathered and the request sent again with it, each round under a span
+// of its own; the complete result is decoded into out.
+func (c *Client) modernRounds(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts *transport.RequestOptions, base []byte, res json.RawMessage, err error) error {
+	rctx := ctx // the context of the round that answered
 	for round := 1; ; round++ {
-		rctx, rop := ctx, op
-		if round > 1 {
-			rctx, rop = c.roundSpan(ctx, g, method, params)
-		}
-		res, err := c.modernRound(rctx, rop, g, method, params, body, opts)
-		if round > 1 {
-			rop.End(err, false)
-		}
 		if err != nil {
 			return err
 		}
@@ -61,9 +66,14 @@ func (c *Client) exchangeModern(ctx context.Context, op *telemetry.Op, g *genera
 		if rt == messages.ResultTypeComplete {
 			return decodeInto(g.conn.Server(), method, res, out, op)
 		}
+		var body []byte
 		if body, err = c.nextRound(rctx, method, rt, base, res, round); err != nil {
 			return err
 		}
+		var rop *telemetry.Op
+		rctx, rop = c.roundSpan(ctx, g, method, params)
+		res, err = c.modernRound(rctx, rop, g, method, params, body, opts)
+		rop.End(err, false)
 	}
 }
 
@@ -123,20 +133,20 @@ func (c *Client) nextRound(ctx context.Context, method, rt string, base []byte, 
 // once more after re-listing the tools if the server says the headers do
 // not match the body (a tool's schema may have changed).
 func (c *Client) modernRound(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, body []byte, opts *transport.RequestOptions) (json.RawMessage, error) {
+	r, err := c.modernRequest(ctx, op, g, method, params, body, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	res, err := g.conn.Call(ctx, method, r.body, r.opts)
+	return c.modernRetries(ctx, op, g, method, params, body, opts, res, err)
+}
+
+// modernRetries goes on from the end of a round's first request (res, or
+// err): issued again with a new id if its stream broke, and with fresh
+// headers if the server found they did not match the body.
+func (c *Client) modernRetries(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, body []byte, opts *transport.RequestOptions, res json.RawMessage, err error) (json.RawMessage, error) {
 	reissued, relisted := false, false
 	for {
-		h, err := c.requestHeaders(ctx, g, method, params, relisted)
-		if err != nil {
-			return nil, err
-		}
-		opts.Header = h
-		o := *opts
-		b := body
-		if op != nil {
-			b = op.InjectParams(b)
-			o.Observer = op
-		}
-		res, err := g.conn.Call(ctx, method, b, o)
 		switch {
 		case err == nil:
 			return res, nil
@@ -149,7 +159,34 @@ func (c *Client) modernRound(ctx context.Context, op *telemetry.Op, g *generatio
 		default:
 			return nil, err
 		}
+		r, rerr := c.modernRequest(ctx, op, g, method, params, body, opts, relisted)
+		if rerr != nil {
+			return nil, rerr
+		}
+		res, err = g.conn.Call(ctx, method, r.body, r.opts)
 	}
+}
+
+// roundRequest is one request of a round, ready for the transport.
+type roundRequest struct {
+	body json.RawMessage
+	opts transport.RequestOptions
+}
+
+// modernRequest makes a round's request: its headers (fresh: the tools
+// listed again first), and the trace context in its body.
+func (c *Client) modernRequest(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, body []byte, opts *transport.RequestOptions, fresh bool) (roundRequest, error) {
+	h, err := c.requestHeaders(ctx, g, method, params, fresh)
+	if err != nil {
+		return roundRequest{}, err
+	}
+	opts.Header = h
+	r := roundRequest{body: body, opts: *opts}
+	if op != nil {
+		r.body = op.InjectParams(body)
+		r.opts.Observer = op
+	}
+	return r, nil
 }
 
 // requestHeaders builds a stateless-era request's HTTP headers (nil on

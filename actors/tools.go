@@ -2,10 +2,13 @@ package actors
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"iter"
 	"reflect"
 
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
@@ -115,36 +118,298 @@ type Call struct {
 // CallTool calls the tool name with args (anything that encodes as a JSON
 // object, or nil) using the server's defaults. A tool that fails reports it
 // in the result (IsError), not as an error: errors are for protocol and
-// transport failures (server/tools, "Error Handling").
+// transport failures
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling).
+//
+// A call in flight keeps its goroutine, and the goroutine keeps a stack
+// sized by the deepest it has been: it starts with 2 KiB (or with the
+// average depth of the goroutines the last GC saw, plus about 1 KiB of
+// guard, rounded up to a power of two) and doubles the stack when a frame
+// does not fit; the GC halves it again only while less than a quarter of
+// it is in use, the runtime's 800 bytes of guard counted, which no waiting
+// call is. So the work of a plain call is done by functions called one
+// after the other from this small frame, never one inside another:
+// startTool builds, encodes, traces and sends the request and returns;
+// waitTool waits for the answer in a select of its own and then finishes
+// the call. The wait is about 1 KB deep, a caller's own few hundred bytes
+// included, which keeps new goroutines starting with 2 KiB. The work
+// before it (the span's start, the encoding of the arguments) still goes
+// deeper than that stack holds under a caller's frames, so most waiting
+// calls keep 4 KiB (hotpath_invariants_test.go,
+// TestCallToolWaitFitsInFourKiB); flattening it is what 2 KiB needs. The
+// root package's CallTool, a mere call of this one, is inlined into its
+// caller and adds no frame. Calls that are not plain (progress, a timer
+// of their own) are made whole by startTool, on a deeper stack.
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages.CallToolResult, error) {
-	return c.CallToolWith(ctx, name, args, Call{})
+	var w toolWait
+	if c.startTool(ctx, name, args, nil, &w) {
+		c.waitTool(ctx, &w, nil)
+	}
+	return w.result()
 }
 
 // CallToolWith is CallTool made as call says.
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, call Call) (*messages.CallToolResult, error) {
+	var w toolWait
+	if c.startTool(ctx, name, args, &call, &w) {
+		c.waitTool(ctx, &w, &call)
+	}
+	return w.result()
+}
+
+// toolWait is what a tools/call keeps across its wait, on its caller's
+// stack: where the result goes and, once startTool has sent the request,
+// what endTool needs to finish it.
+type toolWait struct {
+	tc   *toolCall
+	ctx  context.Context   // the call's, with its span
+	op   *telemetry.Op     // nil unless someone listens
+	g    *generation       // the generation the request went out on
+	p    transport.Pending // the request, until endTool
+	err  error             // the call's error, once it has ended
+	flow bool              // counted in telemetry's in-flight gauge
+}
+
+// result is the call's end.
+func (w *toolWait) result() (*messages.CallToolResult, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	return w.tc.res, nil
+}
+
+// waitTool waits for the answer of a tools/call startTool has sent, and
+// finishes the call. Its frame and the runtime's select are all the stack
+// a waiting call adds to CallTool's.
+func (c *Client) waitTool(ctx context.Context, w *toolWait, call *Call) {
+	var out transport.Outcome
+	woke := transport.Answered
+	select {
+	case out = <-w.p.Reply():
+	case <-ctx.Done():
+		woke = transport.ContextDone
+	case <-w.g.conn.Done():
+		woke = transport.TransportEnded
+	}
+	c.endTool(w, call, &out, woke)
+}
+
+// startTool does what a tools/call does before it waits: it builds the
+// params, starts the span, waits for the handshake if need be, and sends
+// the request's first round (sendFirst). It reports whether the caller is
+// to wait for it (waitTool); when not, the call has ended (an error before
+// the wait, or a call that is not plain, made here whole) and w holds its
+// end.
+func (c *Client) startTool(ctx context.Context, name string, args any, call *Call, w *toolWait) bool {
 	// What the call keeps while it waits is small: its params, which
 	// travel by pointer (no copy boxed into an interface), and where the
 	// result goes. The result is made when the answer has arrived
 	// (decodeResult): with thousands of calls in flight, a result made
 	// before would be memory held by every waiting call.
 	tc := &toolCall{}
-	tc.params = messages.CallToolParams{Meta: call.Meta, Name: name, Arguments: noNil(args)}
-	params := &tc.params
+	tc.params = messages.CallToolParams{Name: name, Arguments: noNil(args)}
+	w.tc, w.ctx = tc, ctx
+	if call != nil {
+		tc.params.Meta = call.Meta
+		if call.OnProgress != nil || call.Request.ResetTimeoutOnProgress || call.Request.OnProgress != nil {
+			w.err = c.callToolProgress(ctx, tc, call)
+			return false
+		}
+	}
+	var g *generation
+	var err error
+	if c.tel == nil {
+		g, err = c.current(ctx)
+	} else {
+		// As callProgress does.
+		w.ctx, w.op = c.startToolSpan(ctx, &tc.params)
+		c.tel.InFlight(c.name, 1)
+		w.flow = true
+		g, err = c.currentObserved(w.ctx, w.op)
+	}
+	if err != nil {
+		c.endSpan(w, err)
+		return false
+	}
+	w.g = g
+	if g.sess == nil || !g.sess.modern {
+		return c.sendSession(w, call)
+	}
+	return c.sendModern(w, call)
+}
+
+// startToolSpan is startCall for a tools/call: the same span, its request
+// described without describe's type switch (whose copies of other
+// methods' params would deepen the frame under every call).
+func (c *Client) startToolSpan(ctx context.Context, p *messages.CallToolParams) (context.Context, *telemetry.Op) {
+	req := telemetry.Request{Method: messages.MethodToolsCall, Target: p.Name}
+	if s := c.gen.Load().established(); s != nil {
+		req.Peer = s.peer
+	} else {
+		req.Peer = telemetry.StdioPeer(c.name)
+	}
+	if p.Arguments != nil && c.tel.RecordsToolArguments() {
+		// Opt-in and sensitive (docs/telemetry.md): encoded only then.
+		req.Arguments, _ = json.Marshal(p.Arguments)
+	}
+	return c.tel.Start(ctx, &req)
+}
+
+// callToolProgress is a tools/call whose progress someone takes, or
+// whose timer restarts with it: the whole call, the wait included, made
+// the way every other request is (callProgress).
+func (c *Client) callToolProgress(ctx context.Context, tc *toolCall, call *Call) error {
 	topts := call.Request
 	// A progress token is sent when the caller wants progress or wants it
 	// to extend the timeout (basic/utilities/progress).
 	if call.OnProgress != nil || topts.ResetTimeoutOnProgress {
-		c.askProgress(params, &topts)
+		c.askProgress(&tc.params, &topts)
 	}
-	err := c.callProgress(ctx, messages.MethodToolsCall, params, tc, &topts, call.OnProgress)
-	if err != nil {
-		return nil, err
-	}
-	return tc.res, nil
+	return c.callProgress(ctx, messages.MethodToolsCall, &tc.params, tc, &topts, call.OnProgress)
 }
 
-// askProgress gives a tools/call a progress token of its own. Out of
-// line: CallToolWith's frame is on the stack of every call in flight.
+// sendSession sends a plain tools/call in the session era, as exchange
+// does (the same bytes and options), and reports whether it is in flight;
+// when not, the call has ended.
+func (c *Client) sendSession(w *toolWait, call *Call) bool {
+	p := &w.tc.params
+	// encodeParams, without its type switch's copy of the params.
+	body, err := messages.AppendCallToolParams(make([]byte, 0, callToolSize(p)), p)
+	if err != nil {
+		c.endSpan(w, encodeError(w.g.conn.Server(), messages.MethodToolsCall, err))
+		return false
+	}
+	if call == nil && w.op == nil {
+		// The defaults, read only: no copy of them on this frame.
+		w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, &defaultOptions)
+	} else {
+		err = c.sendSessionWith(w, call, body)
+	}
+	if err != nil {
+		c.afterFirst(w, call, nil, err)
+		return false
+	}
+	return true
+}
+
+// defaultOptions are a request's options when nobody set any; Conn.Start
+// only reads them.
+var defaultOptions transport.RequestOptions
+
+// sendSessionWith is the end of sendSession for a call with options of
+// its own or a span: their copy is made on this frame.
+func (c *Client) sendSessionWith(w *toolWait, call *Call, body []byte) error {
+	topts := options(call)
+	if w.op != nil {
+		body = w.op.InjectParams(body)
+		topts.Observer = w.op
+	}
+	var err error
+	w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, &topts)
+	return err
+}
+
+// sendModern sends the first round of a plain tools/call in the
+// 2026-07-28 era, as exchangeModern does (the same bytes, headers and
+// options), and reports whether it is in flight; when not, the call has
+// ended.
+func (c *Client) sendModern(w *toolWait, call *Call) bool {
+	params := &w.tc.params
+	body, err := c.modernBody(w.g, messages.MethodToolsCall, params)
+	if err != nil {
+		c.endSpan(w, err)
+		return false
+	}
+	topts := options(call)
+	modernOptions(w.g, &topts)
+	r, err := c.modernRequest(w.ctx, w.op, w.g, messages.MethodToolsCall, params, body, &topts, false)
+	if err != nil {
+		c.endSpan(w, err)
+		return false
+	}
+	if w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, r.body, &r.opts); err != nil {
+		// As the round's first answer: what modernRetries makes of it.
+		c.afterFirst(w, call, nil, err)
+		return false
+	}
+	return true
+}
+
+// endTool ends a plain tools/call once its wait has: the transport turns
+// what woke it into the first round's answer, and afterFirst does the rest.
+func (c *Client) endTool(w *toolWait, call *Call, out *transport.Outcome, woke transport.Wake) {
+	res, err := w.g.conn.Finish(w.ctx, w.p, out, woke)
+	w.p = transport.Pending{}
+	c.afterFirst(w, call, res, err)
+}
+
+// afterFirst finishes a plain tools/call from its first round's answer
+// (res, or err): the result decoded; and, rarely, what the call would
+// have done next had it taken the deep path: a session-era request sent
+// again on a new session (replay); a 2026-07-28 request issued again or
+// with fresh headers (modernRetries), or answered over more rounds
+// (modernRounds).
+func (c *Client) afterFirst(w *toolWait, call *Call, res json.RawMessage, err error) {
+	g, method := w.g, messages.MethodToolsCall
+	switch {
+	case g.sess == nil || !g.sess.modern:
+		if err == nil {
+			err = decodeInto(g.conn.Server(), method, res, w.tc, w.op)
+		} else if errors.Is(err, messages.ErrSessionExpired) {
+			topts := options(call)
+			err = c.replay(w.ctx, w.op, g, method, &w.tc.params, w.tc, &topts, err)
+		}
+	case err == nil && messages.ResultTypeOf(res) == messages.ResultTypeComplete:
+		err = decodeInto(g.conn.Server(), method, res, w.tc, w.op)
+	default:
+		err = c.moreRounds(w, call, res, err)
+	}
+	c.endSpan(w, err)
+}
+
+// moreRounds is the rest of a 2026-07-28 tools/call whose first answer
+// was not its result: the retries of the first round, then the rounds
+// that follow it. Its body and options are made again, as sendModern made
+// them: they are not kept across the wait.
+func (c *Client) moreRounds(w *toolWait, call *Call, res json.RawMessage, err error) error {
+	g, params, method := w.g, &w.tc.params, messages.MethodToolsCall
+	base, berr := c.modernBody(g, method, params)
+	if berr != nil {
+		return berr
+	}
+	topts := options(call)
+	modernOptions(g, &topts)
+	res, err = c.modernRetries(w.ctx, w.op, g, method, params, base, &topts, res, err)
+	return c.modernRounds(w.ctx, w.op, g, method, params, w.tc, &topts, base, res, err)
+}
+
+// options are the transport's options a call is made with (call nil:
+// the defaults). The Call is passed down rather than kept in toolWait,
+// whose contents escape analysis cannot tell from the heap's: kept there,
+// CallToolWith's Call would be moved to the heap.
+func options(call *Call) transport.RequestOptions {
+	if call == nil {
+		return transport.RequestOptions{}
+	}
+	return call.Request
+}
+
+// endSpan records the call's end: on w, and on its span (as callProgress
+// does).
+func (c *Client) endSpan(w *toolWait, err error) {
+	w.err = err
+	if !w.flow {
+		return
+	}
+	toolError := false
+	if err == nil {
+		toolError = w.tc.isError()
+	}
+	w.op.End(err, toolError)
+	c.tel.InFlight(c.name, -1)
+}
+
+// askProgress gives a tools/call a progress token of its own.
 func (c *Client) askProgress(params *messages.CallToolParams, topts *transport.RequestOptions) {
 	tok := c.progressSeq.Add(1)
 	params.Meta = c.withProgressToken(params.Meta, tok)

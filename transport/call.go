@@ -27,7 +27,7 @@ type call struct {
 	// never, or the caller keeps its own timer). Written by the caller
 	// before the call is sent.
 	deadline time.Time
-	reply    chan outcome
+	reply    chan Outcome
 	progress chan json.RawMessage // nil when the caller wants no progress
 	// progressBytes is the size of what waits in progress: the actor adds,
 	// the caller subtracts as it takes.
@@ -57,13 +57,18 @@ type call struct {
 	heapIndex int32 // -1 when not there
 	where     uint8
 	noCancel  bool // initialize: never send notifications/cancelled
+	// Caller-only: the request took no in-flight slot (Unslotted), so
+	// Conn.Finish gives none back.
+	unslotted bool
 	// Caller-only: the outcome has been read from reply.
 	settled bool
 }
 
-// outcome is the single end of a call: a result, a JSON-RPC error, the
+// Outcome is the single end of a call: a result, a JSON-RPC error, the
 // transport's closing error, or errRetired when a cancellation won the race.
-type outcome struct {
+// A caller that waits by itself (Conn.Start) receives it from
+// Pending.Reply and hands it to Conn.Finish, which alone reads it.
+type Outcome struct {
 	id     int64
 	result json.RawMessage
 	err    error

@@ -223,8 +223,9 @@ func (c *Conn) Stats() Stats { return c.stats.Snapshot() }
 // error (*messages.RPCError), a timeout (*messages.TimeoutError), the
 // context's end (*messages.CanceledError) or the transport's end
 // (*messages.TransportClosedError). On timeout or cancellation the server is
-// sent notifications/cancelled (basic/utilities/cancellation) unless
-// opts.NoCancel, and a late answer is ignored.
+// sent notifications/cancelled
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation)
+// unless opts.NoCancel, and a late answer is ignored.
 func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, opts RequestOptions) (json.RawMessage, error) {
 	start := time.Now()
 	cl, err := c.send(ctx, method, params, &opts, start)
@@ -232,6 +233,8 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 		return nil, err
 	}
 	if !opts.Unslotted {
+		// Deferred: an OnProgress callback that panics must not keep the
+		// slot.
 		defer func() { <-c.slots }()
 	}
 	ownTimer := opts.ResetTimeoutOnProgress
@@ -240,6 +243,80 @@ func (c *Conn) Call(ctx context.Context, method string, params json.RawMessage, 
 		// The actor has delivered the outcome and forgotten the call:
 		// the record can serve another one.
 		c.release(cl)
+	}
+	return res, err
+}
+
+// Pending is a request that Start has handed to the transport actor. Its
+// caller waits, in a frame of its own, for the first of Reply, its
+// context's end and the transport's Done, and hands what ended the wait to
+// Finish, exactly once.
+type Pending struct{ cl *call }
+
+// Reply delivers the request's outcome, once; receive it into an Outcome
+// for Finish.
+func (p Pending) Reply() <-chan Outcome { return p.cl.reply }
+
+// Wake says what ended the wait of a Pending request.
+type Wake uint8
+
+const (
+	Answered       Wake = iota // Reply delivered the outcome
+	ContextDone                // the request's context ended
+	TransportEnded             // Conn.Done was closed
+)
+
+// Start is Call cut in two around its wait: it sends the request (waiting,
+// if need be, for an in-flight slot and room in the write queue, as Call
+// does) and returns at once; the caller selects on p.Reply(), ctx.Done()
+// and c.Done() and passes what it got to Finish.
+//
+// Why: a goroutine waiting for its answer keeps its stack, and the stack
+// it keeps is sized by how deep the goroutine is while it waits (and has
+// been before). With Call the wait sits under every layer that made the
+// request; with Start the caller's own frame can wait, just above the
+// runtime's select, and every frame that did the sending has returned. A
+// wait that shallow fits the goroutine's first 2 KiB stack
+// (docs/architecture.md, "One CallTool, end to end").
+//
+// Only for plain requests: opts must ask for no progress (OnProgress) and
+// keep no timer of its own (ResetTimeoutOnProgress), which need a wait
+// that takes progress; those go through Call. The deadline is the
+// actor's, as with Call.
+func (c *Conn) Start(ctx context.Context, method string, params json.RawMessage, opts *RequestOptions) (Pending, error) {
+	if opts.OnProgress != nil || opts.ResetTimeoutOnProgress {
+		panic("transport: Start takes no progress; use Call")
+	}
+	cl, err := c.send(ctx, method, params, opts, time.Now())
+	if err != nil {
+		return Pending{}, err
+	}
+	return Pending{cl: cl}, nil
+}
+
+// Finish ends a request sent by Start, as Call would have once its wait
+// ended as woke says (out holds what Reply delivered when woke is
+// Answered): a cancellation retires the call and tells the server, an
+// outcome becomes the result or error Call would return. It gives back
+// the request's in-flight slot and record; p is spent.
+func (c *Conn) Finish(ctx context.Context, p Pending, out *Outcome, woke Wake) (json.RawMessage, error) {
+	cl := p.cl
+	var res json.RawMessage
+	var err error
+	switch woke {
+	case Answered:
+		res, err = c.finish(cl, out, nil)
+	case ContextDone:
+		res, err = c.canceled(ctx, cl)
+	default:
+		res, err = c.ended(cl)
+	}
+	unslotted := cl.unslotted
+	if cl.settled {
+		c.release(cl)
+	}
+	if !unslotted {
+		<-c.slots
 	}
 	return res, err
 }
@@ -274,6 +351,7 @@ func (c *Conn) send(ctx context.Context, method string, params json.RawMessage, 
 	}
 	cl := c.take()
 	cl.method, cl.params, cl.token, cl.noCancel, cl.obs, cl.header, cl.values = method, params, opts.ProgressToken, opts.NoCancel, opts.Observer, opts.Header, ctx
+	cl.unslotted = opts.Unslotted
 	cl.weight = weight
 	if opts.OnProgress != nil && opts.ProgressToken != "" {
 		cl.progress = make(chan json.RawMessage, progressBuffer)
@@ -314,7 +392,7 @@ func (c *Conn) take() *call {
 			return cl
 		}
 	}
-	return &call{reply: make(chan outcome, 1)}
+	return &call{reply: make(chan Outcome, 1)}
 }
 
 // release clears a finished record and puts it back in the pool.
@@ -433,9 +511,10 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts *Reque
 	// The deadline is the actor's: when it passes, the actor retires the
 	// call and its verdict arrives on cl.reply like any other outcome.
 	// Everything but the wait is done by functions of their own: this
-	// frame is on the stack of every call in flight, and a few hundred
-	// bytes more move some of them to a stack of twice the size (see
-	// docs/benchmarks.md, memory per in-flight call).
+	// frame is on the stack of every request in flight through Call, and
+	// a few hundred bytes more move some of them to a stack of twice the
+	// size (see docs/benchmarks.md, memory per in-flight call). A plain
+	// tools/call waits in its caller's frame instead (Start, Finish).
 	select {
 	case out := <-cl.reply:
 		return c.finish(cl, &out, nil)
@@ -597,7 +676,7 @@ func (c *Conn) retire(cl *call, reason string, why error) (json.RawMessage, erro
 }
 
 // finish turns the outcome read from cl.reply into the call's result.
-func (c *Conn) finish(cl *call, out *outcome, why error) (json.RawMessage, error) {
+func (c *Conn) finish(cl *call, out *Outcome, why error) (json.RawMessage, error) {
 	cl.settled = true
 	id := messages.Int64ID(out.id)
 	if cl.obs != nil && out.id != 0 {

@@ -255,7 +255,7 @@ func (a *httpActor) postFailed(m postFailed) {
 		a.cfg.Logger.Warn("mcp: HTTP message not delivered", "server", a.cfg.Server, "err", m.err)
 		return
 	}
-	a.core.resolve(m.id, outcome{err: m.err})
+	a.core.resolve(m.id, Outcome{err: m.err})
 }
 
 // sessionLost handles a 404 (or another refusal of the session,
@@ -266,7 +266,7 @@ func (a *httpActor) postFailed(m postFailed) {
 // once more on the next connection; the owner hears of it once, and starts
 // that connection.
 func (a *httpActor) sessionLost(ctx actor.Context, m sessionLost) {
-	a.core.resolve(m.id, outcome{err: &messages.SessionExpiredError{Server: a.cfg.Server, Method: m.method, SessionID: m.session, Status: m.status}})
+	a.core.resolve(m.id, Outcome{err: &messages.SessionExpiredError{Server: a.cfg.Server, Method: m.method, SessionID: m.session, Status: m.status}})
 	if a.expired || m.session != a.session {
 		return
 	}

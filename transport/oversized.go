@@ -49,7 +49,7 @@ func (r *rpcCore) failOversized(m oversizedResponse) {
 	if !ok {
 		return
 	}
-	r.resolve(m.id, outcome{err: &messages.FrameTooLargeError{
+	r.resolve(m.id, Outcome{err: &messages.FrameTooLargeError{
 		Server: r.server, Method: c.method, ID: messages.Int64ID(m.id), Size: m.size, Limit: m.limit}})
 }
 
@@ -60,7 +60,7 @@ func (r *rpcCore) failBadResponse(m badResponse) {
 		return
 	}
 	r.log.Warn("mcp: unusable answer failed its request", "server", r.server, "id", m.id, "method", c.method, "problem", m.problem)
-	r.resolve(m.id, outcome{err: &messages.BadResponseError{
+	r.resolve(m.id, Outcome{err: &messages.BadResponseError{
 		Server: r.server, Method: c.method, ID: messages.Int64ID(m.id), Problem: m.problem}})
 }
 

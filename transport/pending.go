@@ -116,7 +116,7 @@ func (r *rpcCore) send(ctx actor.Context, c *call) {
 	c.heapIndex = -1
 	if r.failed != nil {
 		r.budget.release(c.weight)
-		c.reply <- outcome{err: r.failed}
+		c.reply <- Outcome{err: r.failed}
 		return
 	}
 	r.nextID++
@@ -134,7 +134,7 @@ func (r *rpcCore) send(ctx actor.Context, c *call) {
 }
 
 // resolve ends the pending call id with out, if it is still pending.
-func (r *rpcCore) resolve(id int64, out outcome) bool {
+func (r *rpcCore) resolve(id int64, out Outcome) bool {
 	c, ok := r.pending[id]
 	if !ok {
 		return false
@@ -194,7 +194,7 @@ func (r *rpcCore) retire(c *call, reason string, why error) {
 	if c.obs != nil {
 		r.retired.add(c.id, c.obs)
 	}
-	r.resolve(c.id, outcome{err: why})
+	r.resolve(c.id, Outcome{err: why})
 }
 
 // failAll ends every pending call with err and refuses new ones.
@@ -204,7 +204,7 @@ func (r *rpcCore) failAll(err error) {
 	}
 	r.times.stop()
 	for id := range r.pending {
-		r.resolve(id, outcome{err: err})
+		r.resolve(id, Outcome{err: err})
 	}
 }
 
@@ -240,7 +240,7 @@ func (r *rpcCore) response(m messages.Message) {
 		r.log.Warn("mcp: response with an id we never issued", "server", r.server, "id", m.ID.String())
 		return
 	}
-	out := outcome{result: m.Result}
+	out := Outcome{result: m.Result}
 	if m.Error != nil {
 		out.err = m.Error
 	}
