@@ -1,6 +1,14 @@
 package supervisor
 
-import "github.com/mcpactor/mcpactor/supervisor/toolcache"
+import (
+	"time"
+
+	"github.com/mcpactor/mcpactor/supervisor/toolcache"
+)
+
+// The tests check that every change to a member reaches the snapshot
+// (publish).
+func init() { verifyViews = true }
 
 // WithCacheStore returns opts with the manager's cache writes going to
 // store instead of Cache.Store: a test's disk that is slow or fails.
@@ -23,3 +31,10 @@ func TransportFailure(err error) bool { return transportFailure(err) }
 // EventsDone is closed when the goroutine delivering OnEvent's events
 // has ended.
 func EventsDone(m *Manager) <-chan struct{} { return m.events.done }
+
+// WithCatalogStall returns opts with the catalogs held during a bring-up
+// released after d without progress instead of defaultCatalogStall.
+func WithCatalogStall(opts ManagerOptions, d time.Duration) ManagerOptions {
+	opts.catalogStall = d
+	return opts
+}

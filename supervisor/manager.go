@@ -81,6 +81,9 @@ type ManagerOptions struct {
 	// fetched, before the actor hears of it: a test holds a list in
 	// flight there (export_test.go).
 	listedHook func(server, kind string)
+	// catalogStall replaces defaultCatalogStall (manager_catalog.go), for the
+	// tests of the catalogs held during a bring-up (export_test.go).
+	catalogStall time.Duration
 }
 
 // StartupPolicy is how long Manage waits for its servers
@@ -123,6 +126,9 @@ func (o *ManagerOptions) setDefaults() {
 	}
 	if o.BreakerRetry <= 0 {
 		o.BreakerRetry = defaultBreakerRetry
+	}
+	if o.catalogStall <= 0 {
+		o.catalogStall = defaultCatalogStall
 	}
 	o.Env = o.Env.Shared()
 	if o.Logger == nil {
@@ -238,10 +244,11 @@ func (m *Manager) observe(server string, h *callHealth, err error) {
 // approved; with FailFast, one restarting or unhealthy too (otherwise
 // such a call waits for the restart, bounded by its context).
 func (m *Manager) unavailable(s *snapshot, server string) error {
-	st, ok := s.status[server]
-	if !ok {
+	v := s.server(server)
+	if v == nil {
 		return nil
 	}
+	st := &v.status
 	switch st.State {
 	case StateFailed, StateBreakerOpen, StateDisabled, StateRefused:
 	case StateRestarting, StateUnhealthy:
@@ -275,12 +282,13 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 		if err := m.unavailable(s, ref.server); err != nil {
 			return ref, err
 		}
-		switch {
+		switch v := s.server(ref.server); {
 		case ref.client != nil:
 			return ref, nil
-		case s.status[ref.server].State != StateConnecting:
-			st := s.status[ref.server]
-			return ref, &messages.ServerUnavailableError{Server: ref.server, State: string(st.State), Err: st.LastError}
+		case v == nil:
+			return ref, &messages.ServerUnavailableError{Server: ref.server}
+		case v.status.State != StateConnecting:
+			return ref, &messages.ServerUnavailableError{Server: ref.server, State: string(v.status.State), Err: v.status.LastError}
 		}
 		if expired == nil {
 			wait = ref.connectTimeout
@@ -305,22 +313,25 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 
 // Client returns the client of a server, for its other methods.
 func (m *Manager) Client(server string) (*actors.Client, bool) {
-	c, ok := m.snap.Load().clients[server]
-	return c, ok
+	v := m.snap.Load().server(server)
+	if v == nil || v.client == nil {
+		return nil, false
+	}
+	return v.client, true
 }
 
 // Status returns the state of every server, by name.
 func (m *Manager) Status() []Status {
 	s := m.snap.Load()
-	out := make([]Status, 0, len(s.status))
-	for _, st := range s.status {
-		st := st
-		if c := s.clients[st.Name]; c != nil {
+	out := make([]Status, 0, len(s.views))
+	for _, v := range s.views {
+		st := v.status
+		if c := v.client; c != nil {
 			st.InFlight = c.InFlight()
 			st.ProtocolVersion = c.ProtocolVersion()
 			st.Generation = c.Generation().Number
 		}
-		if l := s.latency[st.Name]; l != nil {
+		if l := v.latency; l != nil {
 			st.P50, st.P99 = l.percentiles()
 		}
 		out = append(out, st)

@@ -63,9 +63,17 @@ type member struct {
 	// catalogDue: the server became ready and its prompts and resources
 	// are to be listed once its tools have been (toolsListed).
 	catalogDue bool
-	listed     bool // the live tools have been listed (or listing failed) once
-	removing   bool
-	seq        uint64 // bumped at each start, so that news of an old client is ignored
+	// catalogHeld: its prompts and resources wait in catalogsHeld for
+	// the handshakes around it (manager_catalog.go).
+	catalogHeld bool
+	listed      bool // the live tools have been listed (or listing failed) once
+	removing    bool
+	seq         uint64 // bumped at each start, so that news of an old client is ignored
+	// view is the member as the last snapshot published shows it;
+	// dirty says it may be out of date, and the member is in
+	// managerActor.dirty (publish).
+	view  *serverView
+	dirty bool
 }
 
 // managerActor owns the members. Only its Receive touches them.
@@ -80,7 +88,11 @@ type managerActor struct {
 	closing bool
 	self    *actor.PID
 	root    *actor.RootContext
-	log     *slog.Logger
+	// ctx is the actor's context, the parent of the clients it spawns;
+	// used only in Receive, as it is the same one each message comes
+	// with.
+	ctx actor.Context
+	log *slog.Logger
 	// approvals calls Approve, and cacheReads reads the tool-list
 	// cache, off the actor (manager_worker.go).
 	approvals, cacheReads *worker
@@ -88,13 +100,19 @@ type managerActor struct {
 	// trace is Manage's trace (only that: no deadline, no values), which
 	// the first connections of its servers join.
 	trace context.Context
-	// toolsStale says the exposed tools must be rebuilt at the next
-	// publish: a member came or went, or its tools or client changed.
-	// Most events change a state only, and rebuilding every tool name of
-	// every server on each of them made bringing up N servers cost N².
-	toolsStale bool
-	// catalogStale is toolsStale for the prompts and resources.
-	catalogStale bool
+	// dirty are the members changed since the last publish (changed).
+	dirty []*member
+	// toolListings counts the tools/list requests in flight.
+	toolListings int
+	// catalogsHeld are ready servers whose prompts and resources wait
+	// until no handshake and no tools/list is in flight or queued, or
+	// until those stall (manager_catalog.go): startProgress is when one
+	// last ended, and catalogTimer looks for a stall (catalogHoldSeq
+	// tells the current timer from an older one).
+	catalogsHeld   []*member
+	startProgress  time.Time
+	catalogTimer   *time.Timer
+	catalogHoldSeq uint64
 }
 
 // Messages of the manager actor.
@@ -171,7 +189,7 @@ func (a *managerActor) Receive(ctx actor.Context) {
 	defer a.recoverPanic()
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
-		a.self, a.root = ctx.Self(), ctx.ActorSystem().Root
+		a.self, a.root, a.ctx = ctx.Self(), ctx.ActorSystem().Root, ctx
 		root, self := a.root, a.self
 		send := func(msg any) { root.Send(self, msg) }
 		a.approvals, a.cacheReads = &worker{send: send}, &worker{send: send}
@@ -194,7 +212,7 @@ func (a *managerActor) Receive(ctx actor.Context) {
 	case cacheLoaded:
 		a.cacheLoaded(m)
 	case resolved:
-		a.resolved(ctx, m)
+		a.resolved(m)
 	case actors.ServerReady:
 		a.ready(m)
 	case actors.ServerDown:
@@ -211,6 +229,8 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		}
 	case catalogListed:
 		a.catalogListed(m)
+	case catalogHoldCheck:
+		a.catalogHoldCheck(m)
 	case restartNow:
 		if mb := a.members[m.name]; mb != nil && mb.seq == m.seq && !mb.removing {
 			a.setState(mb, StateConnecting, nil)
@@ -237,7 +257,6 @@ func (a *managerActor) Receive(ctx actor.Context) {
 	case removed:
 		if mb := a.members[m.name]; mb != nil && mb.removing {
 			delete(a.members, m.name)
-			a.toolsStale = true
 			a.publish()
 			a.finishClose(ctx)
 		}
@@ -249,6 +268,10 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		for _, mb := range a.members {
 			mb.stopTimers()
 		}
+		if a.catalogTimer != nil {
+			a.catalogTimer.Stop()
+		}
+		a.catalogsHeld = nil
 		a.approvals.stop()
 		a.cacheReads.stop()
 		close(a.h.done)
@@ -257,6 +280,11 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		// Close whose ctx ended first, or an actor stopped by a panic,
 		// would leave it waiting forever.
 		a.h.events.close()
+	}
+	// After every message, whatever it changed: the catalogs held for
+	// the servers starting go once none is (manager_catalog.go).
+	if len(a.catalogsHeld) > 0 && !a.closing {
+		a.releaseCatalogs(false)
 	}
 }
 
@@ -289,7 +317,7 @@ func (a *managerActor) add(ctx actor.Context, trace context.Context, s *config.S
 	defer a.offerPrevious(s.Name, previous)
 	mb := &member{srv: s, latency: &latencyRing{}, health: &callHealth{}, trace: trace, catalogListing: map[string]bool{}, catalogRelist: map[string]bool{}}
 	a.members[s.Name] = mb
-	a.toolsStale = true
+	a.changed(mb)
 	switch {
 	case !s.Enabled:
 		a.setState(mb, StateDisabled, nil)
@@ -358,6 +386,13 @@ func (a *managerActor) pump() {
 		mb.connecting = true
 		mb.seq++
 		srv, root, self := mb.srv, a.root, a.self
+		if srv.ResolvesAtOnce() {
+			// Nothing to run or read: no goroutine, and no message, for
+			// the copy Resolve makes.
+			cfg, err := srv.Resolve(context.Background())
+			a.spawn(mb, cfg, err)
+			continue
+		}
 		// !command values run at connect time, off the actor; each is
 		// bounded by its own timeout, and all of them by the member's
 		// life: Remove, Close and a reload that drops the server cancel
@@ -372,7 +407,7 @@ func (a *managerActor) pump() {
 	}
 }
 
-func (a *managerActor) resolved(ctx actor.Context, m resolved) {
+func (a *managerActor) resolved(m resolved) {
 	mb := a.members[m.name]
 	if mb != m.member || mb.removing {
 		// Removed meanwhile (and perhaps replaced): remove freed its
@@ -381,21 +416,28 @@ func (a *managerActor) resolved(ctx actor.Context, m resolved) {
 		return
 	}
 	mb.resolving = nil
-	if m.err != nil {
-		a.log.Warn("mcp: server not started", "server", m.name, "err", oneLine(m.err.Error()))
+	a.spawn(mb, m.cfg, m.err)
+}
+
+// spawn starts the client of a member holding a handshake slot, with the
+// configuration Resolve made of it, or fails the member with Resolve's
+// error.
+func (a *managerActor) spawn(mb *member, cfg actors.Spec, err error) {
+	name := mb.srv.Name
+	if err != nil {
+		a.log.Warn("mcp: server not started", "server", name, "err", oneLine(err.Error()))
 		a.slotFreed(mb)
-		a.setState(mb, StateFailed, m.err)
+		a.setState(mb, StateFailed, err)
 		a.checkGate()
 		return
 	}
 	if mb.era != "" {
 		// The era last spoken skips the probe (docs/configuration.md,
 		// "Tool names and the tool-list cache").
-		a.opts.Env.RememberEra(m.cfg, mb.era == toolcache.EraStateless)
+		a.opts.Env.RememberEra(cfg, mb.era == toolcache.EraStateless)
 	}
-	name := m.name
-	a.toolsStale = true
-	mb.client = actors.SpawnSupervised(mb.trace, ctx, name, m.cfg, a.opts.Env, nil)
+	mb.client = actors.SpawnSupervised(mb.trace, a.ctx, name, cfg, a.opts.Env, nil)
+	a.changed(mb)
 	a.publish()
 }
 
@@ -408,6 +450,7 @@ func (a *managerActor) slotFreed(mb *member) {
 	}
 	mb.connecting = false
 	a.active--
+	a.progressed()
 	a.pump()
 }
 
@@ -422,8 +465,9 @@ func (a *managerActor) ready(m actors.ServerReady) {
 	a.setState(mb, StateReady, nil)
 	// The tools first: they are what a caller waits for (the startup
 	// gate, a call to a server still starting). Prompts and resources
-	// follow once the tools are in, so that a bring-up of many servers
-	// does not spend its CPU on three lists per server at once.
+	// follow once the tools are in, and once the other servers' starts
+	// are over (catalogsDue), so that a bring-up of many servers spends
+	// its CPU on what it waits for.
 	mb.catalogDue = true
 	a.list(mb)
 	a.startKeepalive(mb)
@@ -483,6 +527,7 @@ func (a *managerActor) list(mb *member) {
 		return
 	}
 	mb.listing = true
+	a.toolListings++
 	c, name, root, self, hook := mb.client, mb.srv.Name, a.root, a.self, a.opts.listedHook
 	timeout := mb.requestTimeout()
 	go func() {
@@ -497,6 +542,10 @@ func (a *managerActor) list(mb *member) {
 }
 
 func (a *managerActor) toolsListed(m toolsListed) {
+	// Every list started is counted out here, that of a member gone
+	// meanwhile too.
+	a.toolListings--
+	a.progressed()
 	mb := a.members[m.name]
 	if mb != m.member || mb.removing {
 		// The list of a member removed meanwhile: applied to a new member
@@ -514,11 +563,13 @@ func (a *managerActor) toolsListed(m toolsListed) {
 	}
 	if mb.catalogDue && mb.client != nil && mb.state == StateReady {
 		mb.catalogDue = false
-		a.listCatalogs(mb)
+		a.catalogsDue(mb)
 	}
+	a.changed(mb) // listed, and the tools unless the list failed
 	if m.err != nil && len(m.tools) == 0 {
 		mb.listed = true
 		a.log.Warn("mcp: could not list tools", "server", m.name, "err", m.err)
+		a.publish() // no longer pending
 		return
 	}
 	mb.listed = true
@@ -527,7 +578,6 @@ func (a *managerActor) toolsListed(m toolsListed) {
 		a.log.Warn("mcp: "+w, "server", m.name)
 	}
 	mb.tools, mb.cached = filterTools(tools, mb.srv), false
-	a.toolsStale = true
 	a.storeListed(mb, m.hints)
 	a.publish()
 	a.h.events.push(Event{Kind: EventToolsChanged, Server: m.name, State: mb.state})
@@ -578,6 +628,9 @@ func (a *managerActor) setState(mb *member, st State, err error) {
 	mb.state = st
 	if err != nil {
 		mb.lastErr = err
+	}
+	if changed || err != nil {
+		a.changed(mb)
 	}
 	if changed {
 		a.publish()

@@ -56,7 +56,7 @@ func (a *managerActor) cacheLoaded(m cacheLoaded) {
 	mb.loading = false
 	if e := m.entry; e != nil {
 		mb.tools, mb.cached, mb.era = e.Tools, true, e.Era
-		a.toolsStale = true
+		a.changed(mb)
 	}
 	a.enqueue(mb)
 	a.publish()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
@@ -11,8 +12,9 @@ import (
 )
 
 // Prompts and resources across servers, beside the tools: each server's
-// lists are fetched when it is ready (if it declares the capability) and
-// again on notifications/prompts/list_changed and
+// lists are fetched when it is ready (if it declares the capability),
+// after its tools and after the starts of the servers around it
+// (catalogsDue), and again on notifications/prompts/list_changed and
 // notifications/resources/list_changed
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts,
 // https://modelcontextprotocol.io/specification/2025-11-25/server/resources).
@@ -57,6 +59,100 @@ type (
 		err       error
 	}
 )
+
+// defaultCatalogStall is how long the starts of other servers may go
+// without progress (a handshake or a tools/list that ends) before the
+// held catalogs go anyway (catalogsDue): a handshake may hang up to its
+// connect timeout, and must not hold every catalog that long.
+const defaultCatalogStall = 500 * time.Millisecond
+
+// catalogHoldCheck: ManagerOptions.catalogStall has passed since the
+// hold's timer was set (catalogHoldSeq tells the current timer from an
+// older one).
+type catalogHoldCheck struct{ seq uint64 }
+
+// catalogsDue holds the prompts and resources of a ready server whose
+// tools are in until no handshake and no tools/list is in flight or
+// queued (releaseCatalogs, at once when nothing else is starting), or
+// until those starts stall (defaultCatalogStall). Callers wait for tools
+// (the startup gate, a call to a server still starting), not for catalogs:
+// two more lists per server, during a bring-up of many servers, would be
+// CPU taken from the handshakes and tool lists of the others
+// (docs/benchmarks.md, "8. Bring-up of 100 stdio servers").
+func (a *managerActor) catalogsDue(mb *member) {
+	if !mb.catalogHeld {
+		mb.catalogHeld = true
+		a.catalogsHeld = append(a.catalogsHeld, mb)
+	}
+	// Receive releases the held catalogs once the message at hand is
+	// handled, if nothing is starting then; the timer watches for a
+	// stall otherwise.
+	if a.starting() && a.catalogTimer == nil {
+		a.startProgress = time.Now()
+		a.armCatalogTimer(a.opts.catalogStall)
+	}
+}
+
+func (a *managerActor) armCatalogTimer(d time.Duration) {
+	a.catalogHoldSeq++
+	a.catalogTimer = a.after(d, catalogHoldCheck{seq: a.catalogHoldSeq})
+}
+
+// catalogHoldCheck releases the held catalogs if the starts have made no
+// progress for ManagerOptions.catalogStall, and looks again later
+// otherwise: one timer per stall period, not one per start.
+func (a *managerActor) catalogHoldCheck(m catalogHoldCheck) {
+	if m.seq != a.catalogHoldSeq {
+		return // a timer stopped too late
+	}
+	a.catalogTimer = nil
+	if len(a.catalogsHeld) == 0 {
+		return
+	}
+	if idle := time.Since(a.startProgress); idle < a.opts.catalogStall && a.starting() {
+		a.armCatalogTimer(a.opts.catalogStall - idle)
+		return
+	}
+	a.releaseCatalogs(true)
+}
+
+// progressed notes that a start made progress (a handshake or a
+// tools/list ended), while catalogs are held for the starts.
+func (a *managerActor) progressed() {
+	if len(a.catalogsHeld) > 0 {
+		a.startProgress = time.Now()
+	}
+}
+
+// starting reports handshakes or tool lists in flight or queued.
+func (a *managerActor) starting() bool {
+	return a.active > 0 || len(a.queue) > 0 || a.toolListings > 0
+}
+
+// releaseCatalogs lists the held catalogs once nothing is starting, or
+// at once when the starts stalled (force). Receive calls it after each
+// message: a handler that frees a handshake slot and starts a tools/list
+// (ready) is then seen whole, and no catalog goes out before that list.
+func (a *managerActor) releaseCatalogs(force bool) {
+	if len(a.catalogsHeld) == 0 || (!force && a.starting()) {
+		return
+	}
+	held := a.catalogsHeld
+	a.catalogsHeld = nil
+	if a.catalogTimer != nil {
+		a.catalogTimer.Stop()
+		a.catalogTimer = nil
+		a.catalogHoldSeq++
+	}
+	for _, mb := range held {
+		mb.catalogHeld = false
+		// A server that went down meanwhile lists its catalogs when it is
+		// ready again (catalogDue).
+		if a.members[mb.srv.Name] == mb && !mb.removing && mb.state == StateReady && mb.client != nil {
+			a.listCatalogs(mb)
+		}
+	}
+}
 
 // listCatalogs fetches the prompts and resources a ready server declares.
 func (a *managerActor) listCatalogs(mb *member) {
@@ -118,25 +214,19 @@ func (a *managerActor) catalogListed(m catalogListed) {
 	} else {
 		mb.resources = m.resources
 	}
-	a.catalogStale = true
+	a.changed(mb)
 	a.publish()
 	a.h.events.push(Event{Kind: EventCatalogChanged, Server: m.name, State: mb.state})
 }
 
 // exposedCatalog names the prompts and lists the resources of a
-// snapshot's members once, when first read.
+// snapshot's servers once, when first read.
 type exposedCatalog struct {
-	members   []memberCatalog
+	views     []*serverView
 	once      sync.Once
 	prompts   []Prompt
 	byName    map[string]promptRef
 	resources []Resource
-}
-
-type memberCatalog struct {
-	server    string
-	prompts   []messages.Prompt
-	resources []messages.Resource
 }
 
 // promptRef is where an exposed prompt name leads.
@@ -149,24 +239,25 @@ func (e *exposedCatalog) get() *exposedCatalog {
 
 func (e *exposedCatalog) build() {
 	var pairs []naming.ToolPair
-	for _, m := range e.members {
-		for _, p := range m.prompts {
-			pairs = append(pairs, naming.ToolPair{Server: m.server, Tool: p.Name})
+	for _, v := range e.views {
+		for _, p := range v.prompts {
+			pairs = append(pairs, naming.ToolPair{Server: v.srv.Name, Tool: p.Name})
 		}
 	}
 	index := naming.NewToolIndex(pairs)
 	e.byName = make(map[string]promptRef, len(pairs))
-	for _, m := range e.members {
-		for _, p := range m.prompts {
-			exposed, ok := index.Exposed(m.server, p.Name)
+	for _, v := range e.views {
+		name := v.srv.Name
+		for _, p := range v.prompts {
+			exposed, ok := index.Exposed(name, p.Name)
 			if !ok {
 				continue
 			}
-			e.prompts = append(e.prompts, Prompt{Name: exposed, Server: m.server, Prompt: p})
-			e.byName[exposed] = promptRef{server: m.server, prompt: p.Name}
+			e.prompts = append(e.prompts, Prompt{Name: exposed, Server: name, Prompt: p})
+			e.byName[exposed] = promptRef{server: name, prompt: p.Name}
 		}
-		for _, r := range m.resources {
-			e.resources = append(e.resources, Resource{Server: m.server, Resource: r})
+		for _, r := range v.resources {
+			e.resources = append(e.resources, Resource{Server: name, Resource: r})
 		}
 	}
 	slices.SortFunc(e.prompts, func(x, y Prompt) int { return compare(x.Name, y.Name) })
@@ -206,7 +297,7 @@ func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string
 		return nil, err
 	}
 	res, err := c.GetPrompt(ctx, ref.prompt, args)
-	m.observe(ref.server, s.health[ref.server], err)
+	m.observe(ref.server, s.server(ref.server).healthOf(), err)
 	return res, err
 }
 
@@ -222,22 +313,21 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messag
 		return nil, err
 	}
 	res, err := c.ReadResource(ctx, uri)
-	m.observe(server, s.health[server], err)
+	m.observe(server, s.server(server).healthOf(), err)
 	return res, err
 }
 
 // serverClient is the client of a server that can take a request now.
 func (m *Manager) serverClient(s *snapshot, server string) (*actors.Client, error) {
-	st, known := s.status[server]
-	if !known {
+	v := s.server(server)
+	if v == nil {
 		return nil, &messages.UnknownServerError{Name: server}
 	}
 	if err := m.unavailable(s, server); err != nil {
 		return nil, err
 	}
-	c := s.clients[server]
-	if c == nil {
-		return nil, &messages.ServerUnavailableError{Server: server, State: string(st.State), Err: st.LastError}
+	if v.client == nil {
+		return nil, &messages.ServerUnavailableError{Server: server, State: string(v.status.State), Err: v.status.LastError}
 	}
-	return c, nil
+	return v.client, nil
 }

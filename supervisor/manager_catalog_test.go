@@ -2,7 +2,10 @@ package supervisor_test
 
 import (
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -103,5 +106,55 @@ func TestManagerRefreshesCatalogsOnListChanged(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatalf("no EventCatalogChanged after %s", method)
 		}
+	}
+}
+
+// During a bring-up, the prompts and resources of the servers that are
+// up wait until every server's tools are in: the tools are what callers
+// wait for, and the catalogs' lists would take CPU from the others'
+// handshakes. They are listed all the same, once the starts are over.
+func TestManagerListsCatalogsAfterTheBringUp(t *testing.T) {
+	var mu sync.Mutex
+	var kinds []string
+	var servers []*config.Server
+	for i := range 6 {
+		servers = append(servers, testServer(t, fmt.Sprintf("s%d", i), testserver.Options{}, t.Name()))
+	}
+	opts := supervisor.ManagerOptions{Servers: servers, MaxConnecting: 2, Startup: supervisor.StartupImmediate}
+	// No stall releases the catalogs early, however slow the machine.
+	opts = supervisor.WithCatalogStall(opts, harness.Bound)
+	opts = supervisor.WithListedHook(opts, func(_, kind string) {
+		mu.Lock()
+		kinds = append(kinds, kind)
+		mu.Unlock()
+	})
+	m := manage(t, opts)
+	harness.WaitFor(t, "every catalog", func() bool { return len(m.Prompts()) == 2*len(servers) && len(m.Resources()) > 0 })
+	mu.Lock()
+	defer mu.Unlock()
+	tools := 0
+	for i, k := range kinds {
+		if k == "tools" {
+			tools++
+			continue
+		}
+		if tools < len(servers) {
+			t.Fatalf("a list of %s came (%d) before every server's tools (%d of %d): %v", k, i, tools, len(servers), kinds)
+		}
+	}
+}
+
+// A start that makes no progress (a handshake that hangs) does not hold
+// the catalogs of the servers that are up for longer than the stall
+// allowance.
+func TestManagerCatalogsNotHeldByAHungStart(t *testing.T) {
+	opts := supervisor.ManagerOptions{Servers: []*config.Server{
+		testServer(t, "up", testserver.Options{}, t.Name()),
+		testServer(t, "hang", testserver.Options{SlowInitialize: time.Minute}, t.Name()+"-hang"),
+	}, Startup: supervisor.StartupImmediate}
+	m := manage(t, supervisor.WithCatalogStall(opts, 100*time.Millisecond))
+	harness.WaitFor(t, "the catalogs of the server that is up", func() bool { return len(m.Prompts()) == 2 && len(m.Resources()) > 0 })
+	if st := status(m, "hang"); st.State != supervisor.StateConnecting {
+		t.Errorf("the hung server is %s; want it still connecting", st.State)
 	}
 }

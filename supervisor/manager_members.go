@@ -24,6 +24,7 @@ func (a *managerActor) remove(name string) error {
 		return nil
 	}
 	mb.removing = true
+	a.changed(mb) // removing, and its lists below
 	mb.seq++
 	// Its handshake slot, if it holds one, is free now: the outcome of
 	// that handshake (ready, down, resolved) is ignored for a removed
@@ -40,7 +41,6 @@ func (a *managerActor) remove(name string) error {
 		mb.approval = nil
 	}
 	mb.tools, mb.prompts, mb.resources = nil, nil, nil
-	a.toolsStale, a.catalogStale = true, true
 	c, root, self := mb.client, a.root, a.self
 	a.publish()
 	a.h.events.push(Event{Kind: EventToolsChanged, Server: name, State: mb.state})
@@ -90,7 +90,6 @@ func (a *managerActor) reload(ctx actor.Context, trace context.Context, servers 
 			// finishes on its own (its removed message finds the new
 			// member not removing and is ignored).
 			delete(a.members, s.Name)
-			a.toolsStale = true
 		}
 		if err := a.add(ctx, trace, s); err != nil {
 			errs = append(errs, err)
@@ -113,7 +112,7 @@ func (a *managerActor) offerPrevious(name string, tools []messages.Tool) {
 		return
 	}
 	mb.tools, mb.cached = filterTools(tools, mb.srv), true
-	a.toolsStale = true
+	a.changed(mb)
 	a.publish()
 }
 

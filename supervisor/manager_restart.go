@@ -18,6 +18,7 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 	a.slotFreed(mb)
 	mb.stopKeepalive()
 	mb.lastErr = err
+	a.changed(mb) // its error, and its restarts below
 	name := mb.srv.Name
 	now := time.Now()
 	p := effectiveRestart(mb.srv.Restart)

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,45 +19,137 @@ import (
 // published, replaced whole at each change, so callers read it without
 // locks and the actor is never on a call's path.
 type snapshot struct {
-	// exposed is the tools under their exposed names, built from members
-	// the first time a caller asks: a bring-up publishes a snapshot per
-	// server listed, and naming every tool of every server for each would
+	// views is every member as callers see it, and index says where
+	// each server's view is (server). A view is made anew only for a
+	// member that changed, and the others' are shared with the previous
+	// snapshot, as is the index while no member comes or goes: a bring-up
+	// of N servers publishes a few snapshots per server, and making every
+	// member's status, client and tools (or a map of them) again for each
 	// cost N² (docs/benchmarks.md, "8. Bring-up of 100 stdio servers").
+	views []*serverView
+	index map[string]int
+	// exposed is the tools under their exposed names, built from views
+	// the first time a caller asks, and shared with the next snapshot
+	// while no server's tools changed: naming every tool of every server
+	// for each snapshot would cost N² too.
 	exposed *exposedTools
 	// catalog is the prompts and resources, built as exposed is.
 	catalog *exposedCatalog
-	clients map[string]*actors.Client
-	health  map[string]*callHealth
-	status  map[string]Status
-	latency map[string]*latencyRing
 	// replaced is closed when a newer snapshot is published, for calls
 	// waiting for a server's client to exist.
 	replaced chan struct{}
 }
 
 func newSnapshot() *snapshot {
-	return &snapshot{exposed: &exposedTools{}, catalog: &exposedCatalog{}, clients: map[string]*actors.Client{}, health: map[string]*callHealth{},
-		status: map[string]Status{}, latency: map[string]*latencyRing{}, replaced: make(chan struct{})}
+	return &snapshot{index: map[string]int{}, exposed: &exposedTools{}, catalog: &exposedCatalog{},
+		replaced: make(chan struct{})}
 }
 
-// exposedTools names the tools of a snapshot's members once, when first
+// server is the view of a server; nil for a name the manager does not
+// have.
+func (s *snapshot) server(name string) *serverView {
+	if i, ok := s.index[name]; ok {
+		return s.views[i]
+	}
+	return nil
+}
+
+// serverView is one member as the snapshots show it, made by the actor
+// from the member (viewOf) and read-only once published.
+type serverView struct {
+	// status lacks what is read live, at Status: InFlight,
+	// ProtocolVersion, Generation, P50 and P99.
+	status Status
+	// client is nil before the member has one, and once it is being
+	// removed.
+	client    *actors.Client
+	latency   *latencyRing
+	health    *callHealth
+	srv       *config.Server
+	tools     []messages.Tool
+	prompts   []messages.Prompt
+	resources []messages.Resource
+}
+
+// healthOf is the server's count of failed calls; nil for a server that
+// is not there (observe then counts nothing).
+func (v *serverView) healthOf() *callHealth {
+	if v == nil {
+		return nil
+	}
+	return v.health
+}
+
+// viewOf is mb as callers are to see it.
+func viewOf(mb *member) *serverView {
+	v := &serverView{client: mb.liveClient(), latency: mb.latency, health: mb.health, srv: mb.srv,
+		tools: mb.tools, prompts: mb.prompts, resources: mb.resources}
+	v.status = Status{Name: mb.srv.Name, State: mb.state, Source: mb.srv.Source, LastError: mb.lastErr,
+		Restarts: mb.restarts, Tools: len(mb.tools), Cached: mb.cached, ToolsPending: mb.toolsPending()}
+	return v
+}
+
+// liveClient is the client calls may go to: none once the member is
+// being removed.
+func (mb *member) liveClient() *actors.Client {
+	if mb.removing {
+		return nil
+	}
+	return mb.client
+}
+
+// toolsPending: the member is starting, or up, and has no tools yet to
+// offer, live or cached.
+func (mb *member) toolsPending() bool {
+	return !mb.listed && !mb.cached && (mb.state == StateConnecting || mb.state == StateReady)
+}
+
+// current reports whether v, the member's last published view, still
+// shows it: publish skips a member marked changed that is as it was, and
+// the tests' check (checkViews) finds a change that was not marked.
+// (latency and health are the member's for its life.)
+func (v *serverView) current(mb *member) bool {
+	st := &v.status
+	return st.State == mb.state && st.Restarts == mb.restarts && st.Cached == mb.cached &&
+		st.ToolsPending == mb.toolsPending() && v.srv == mb.srv &&
+		v.client == mb.liveClient() &&
+		sameSlice(v.tools, mb.tools) && sameSlice(v.prompts, mb.prompts) && sameSlice(v.resources, mb.resources) &&
+		sameErr(st.LastError, mb.lastErr)
+}
+
+// sameTools reports whether v and w offer the same tools the same way.
+func (v *serverView) sameTools(w *serverView) bool {
+	return sameSlice(v.tools, w.tools) && v.status.Cached == w.status.Cached && v.client == w.client && v.srv == w.srv
+}
+
+func (v *serverView) sameCatalog(w *serverView) bool {
+	return sameSlice(v.prompts, w.prompts) && sameSlice(v.resources, w.resources)
+}
+
+// sameSlice reports whether a and b are the same slice (not equal
+// contents): a member's lists are replaced, never changed in place.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// sameErr reports whether a and b are the same error value. Errors of a
+// type that cannot be compared count as different (a new view, which is
+// merely a little more work).
+func sameErr(a, b error) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	t := reflect.TypeOf(a)
+	return t == reflect.TypeOf(b) && t.Comparable() && a == b
+}
+
+// exposedTools names the tools of a snapshot's servers once, when first
 // read; what it is built from never changes after publishing.
 type exposedTools struct {
-	members []memberTools
-	once    sync.Once
-	tools   []Tool
-	byName  map[string]toolRef
-}
-
-// memberTools is what naming needs of one member.
-type memberTools struct {
-	server         string
-	tools          []messages.Tool
-	cached         bool
-	client         *actors.Client
-	latency        *latencyRing
-	health         *callHealth
-	connectTimeout time.Duration
+	views  []*serverView
+	once   sync.Once
+	tools  []Tool
+	byName map[string]toolRef
 }
 
 // get returns the tools, sorted by exposed name, and the index by name.
@@ -67,22 +160,23 @@ func (e *exposedTools) get() ([]Tool, map[string]toolRef) {
 
 func (e *exposedTools) build() {
 	var pairs []naming.ToolPair
-	for _, m := range e.members {
-		for _, t := range m.tools {
-			pairs = append(pairs, naming.ToolPair{Server: m.server, Tool: t.Name})
+	for _, v := range e.views {
+		for _, t := range v.tools {
+			pairs = append(pairs, naming.ToolPair{Server: v.srv.Name, Tool: t.Name})
 		}
 	}
 	index := naming.NewToolIndex(pairs)
 	e.tools, e.byName = make([]Tool, 0, len(pairs)), make(map[string]toolRef, len(pairs))
-	for _, m := range e.members {
-		for _, t := range m.tools {
-			exposed, ok := index.Exposed(m.server, t.Name)
+	for _, v := range e.views {
+		name := v.srv.Name
+		for _, t := range v.tools {
+			exposed, ok := index.Exposed(name, t.Name)
 			if !ok {
 				continue
 			}
-			e.tools = append(e.tools, Tool{Name: exposed, Server: m.server, Tool: t, Cached: m.cached})
-			e.byName[exposed] = toolRef{server: m.server, tool: t.Name, client: m.client, latency: m.latency,
-				health: m.health, connectTimeout: m.connectTimeout}
+			e.tools = append(e.tools, Tool{Name: exposed, Server: name, Tool: t, Cached: v.status.Cached})
+			e.byName[exposed] = toolRef{server: name, tool: t.Name, client: v.client, latency: v.latency,
+				health: v.health, connectTimeout: v.srv.Spec.ConnectTimeout}
 		}
 	}
 	slices.SortFunc(e.tools, func(x, y Tool) int { return compare(x.Name, y.Name) })
@@ -132,43 +226,107 @@ type Status struct {
 	P50, P99     time.Duration // of calls through the manager
 }
 
-// publish replaces the snapshot with one made from the members. The
-// exposed tools are made anew only when they may have changed
-// (toolsStale); otherwise the previous snapshot's, read-only, are shared.
+// changed marks a member whose view may have changed, for the next
+// publish. Every change to what viewOf reads of a member marks it:
+// publish looks at the marked members only, since looking at every member
+// at each publish made a bring-up of N servers cost N² (and the tests
+// check that no change goes unmarked: verifyViews).
+func (a *managerActor) changed(mb *member) {
+	if !mb.dirty {
+		mb.dirty = true
+		a.dirty = append(a.dirty, mb)
+	}
+}
+
+// publish replaces the snapshot with one that shows the members as they
+// are. Only the members marked changed get a new view; the exposed tools
+// and the catalog are made anew (on their first read) only when a
+// server's tools, or its prompts or resources, changed; otherwise the
+// previous snapshot's, read-only, are shared.
 func (a *managerActor) publish() {
-	s := newSnapshot()
+	if verifyViews {
+		a.checkViews()
+	}
+	prev := a.h.snap.Load()
+	var views []*serverView // prev.views with the changed members' views, once copied
+	// Members that came or went: every view is placed anew, by a new
+	// index.
+	reindex := len(prev.index) != len(a.members)
+	toolsStale, catalogStale := false, false
+	for _, mb := range a.dirty {
+		mb.dirty = false
+		old := mb.view
+		name := mb.srv.Name
+		if a.members[name] != mb || (old != nil && old.current(mb)) {
+			continue // gone (reindexed below), or as it was
+		}
+		v := viewOf(mb)
+		mb.view = v
+		if old == nil {
+			toolsStale = toolsStale || len(v.tools) > 0
+			catalogStale = catalogStale || len(v.prompts) > 0 || len(v.resources) > 0
+		} else {
+			toolsStale = toolsStale || !old.sameTools(v)
+			catalogStale = catalogStale || !old.sameCatalog(v)
+		}
+		i, ok := prev.index[name]
+		if !ok {
+			reindex = true // a new name
+			continue
+		}
+		if prior := prev.views[i]; prior != old {
+			// Another member of the same name (removed, then added
+			// again) had the place.
+			toolsStale = toolsStale || len(prior.tools) > 0
+			catalogStale = catalogStale || len(prior.prompts) > 0 || len(prior.resources) > 0
+		}
+		if views == nil {
+			views = slices.Clone(prev.views)
+		}
+		views[i] = v
+	}
+	clear(a.dirty) // no removed member kept alive by the array
+	a.dirty = a.dirty[:0]
+	index := prev.index
+	if reindex {
+		for name, i := range prev.index {
+			if v := prev.views[i]; a.members[name] == nil {
+				toolsStale = toolsStale || len(v.tools) > 0
+				catalogStale = catalogStale || len(v.prompts) > 0 || len(v.resources) > 0
+			}
+		}
+		index, views = make(map[string]int, len(a.members)), make([]*serverView, 0, len(a.members))
+		for name, mb := range a.members {
+			index[name] = len(views)
+			views = append(views, mb.view) // made when it was added (changed)
+		}
+	}
+	if views == nil {
+		return // nothing callers see has changed
+	}
+	s := &snapshot{views: views, index: index, exposed: prev.exposed, catalog: prev.catalog, replaced: make(chan struct{})}
+	if toolsStale {
+		s.exposed = &exposedTools{views: views}
+	}
+	if catalogStale {
+		s.catalog = &exposedCatalog{views: views}
+	}
+	a.h.snap.Store(s)
+	close(prev.replaced)
+}
+
+// verifyViews is set by the tests (export_test.go): publish then checks
+// that every member not marked changed is shown as it is.
+var verifyViews bool
+
+// checkViews panics if a member changed without being marked (changed):
+// the snapshots would go on showing it as it was.
+func (a *managerActor) checkViews() {
 	for name, mb := range a.members {
-		s.status[name] = Status{Name: name, State: mb.state, Source: mb.srv.Source, LastError: mb.lastErr,
-			Restarts: mb.restarts, Tools: len(mb.tools), Cached: mb.cached,
-			ToolsPending: !mb.listed && !mb.cached && (mb.state == StateConnecting || mb.state == StateReady)}
-		s.latency[name] = mb.latency
-		s.health[name] = mb.health
-		if mb.client != nil && !mb.removing {
-			s.clients[name] = mb.client
+		if !mb.dirty && (mb.view == nil || !mb.view.current(mb)) {
+			panic(fmt.Sprintf("supervisor: member %q changed without changed(): the snapshot would not show it", name))
 		}
 	}
-	if prev := a.h.snap.Load(); prev != nil && !a.toolsStale {
-		s.exposed = prev.exposed
-	} else {
-		for name, mb := range a.members {
-			if len(mb.tools) > 0 {
-				s.exposed.members = append(s.exposed.members, memberTools{server: name, tools: mb.tools, cached: mb.cached,
-					client: s.clients[name], latency: mb.latency, health: mb.health, connectTimeout: mb.srv.Spec.ConnectTimeout})
-			}
-		}
-		a.toolsStale = false
-	}
-	if prev := a.h.snap.Load(); prev != nil && !a.catalogStale {
-		s.catalog = prev.catalog
-	} else {
-		for name, mb := range a.members {
-			if len(mb.prompts) > 0 || len(mb.resources) > 0 {
-				s.catalog.members = append(s.catalog.members, memberCatalog{server: name, prompts: mb.prompts, resources: mb.resources})
-			}
-		}
-		a.catalogStale = false
-	}
-	close(a.h.snap.Swap(s).replaced)
 }
 
 // EventKind says what an Event reports.

@@ -64,6 +64,15 @@ func (e *commandError) Is(target error) bool { return target == ErrCommand }
 // than commandTimeout.
 var errCommandTimeout = errors.New("timed out")
 
+// ResolvesAtOnce reports whether Resolve runs nothing and reads nothing:
+// no value comes from a command, and there is no OAuth client to make
+// (which may read a key file). Resolve then only copies the
+// configuration, and the manager calls it on its actor rather than on a
+// goroutine of its own.
+func (s *Server) ResolvesAtOnce() bool {
+	return len(s.Commands) == 0 && (s.Auth == nil || s.Auth.Type != "oauth")
+}
+
 // Resolve returns the configuration to connect with: Config with every
 // value of Commands replaced by its command's trimmed standard output. The
 // commands run one after the other through the shell (sh -c on Unix, cmd

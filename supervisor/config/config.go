@@ -441,7 +441,7 @@ func NewServer(s Server) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Hash, err = canonicalHash(raw); err != nil {
+	if s.Hash, err = marshaledHash(raw); err != nil {
 		return nil, err
 	}
 	if lim.QueueTimeout == 0 {

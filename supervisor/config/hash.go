@@ -33,3 +33,21 @@ func canonicalHash(raw []byte) (string, error) {
 	sum := sha256.Sum256(canonical)
 	return hex.EncodeToString(sum[:]), nil
 }
+
+// marshaledHash is canonicalHash of a document json.Marshal wrote from
+// maps, slices, strings and integers (NewServer's): such a document is
+// canonical already (object keys sorted, no space, integers as written,
+// strings escaped as Marshal escapes them), so its hash is that of its
+// bytes, without decoding it and encoding it again. NewServer runs for
+// every server given in code, and with a whole environment in Env those
+// two passes were most of its time. Only a string that is not valid UTF-8
+// comes out otherwise: Marshal writes its bad bytes as \ufffd escapes, and
+// the U+FFFD that decoding makes of them as the character itself; a
+// document with such an escape is hashed the long way.
+func marshaledHash(raw []byte) (string, error) {
+	if bytes.Contains(raw, []byte(`\ufffd`)) {
+		return canonicalHash(raw)
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:]), nil
+}

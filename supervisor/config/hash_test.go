@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,37 @@ func TestCanonicalHash(t *testing.T) {
 	for _, bad := range []string{``, `{`, `{} {}`, `{"a":1} x`} {
 		if _, err := canonicalHash([]byte(bad)); err == nil {
 			t.Errorf("%q hashed", bad)
+		}
+	}
+}
+
+// marshaledHash, NewServer's short cut, hashes what json.Marshal wrote
+// from maps, slices, strings and integers as canonicalHash does, escapes
+// and bad UTF-8 included: a server's Hash keys its cached tool list and
+// its approval, and must not change with the way it is computed.
+func TestMarshaledHashIsCanonical(t *testing.T) {
+	for _, v := range []map[string]any{
+		{},
+		{"command": "npx", "args": []string{"-y", "srv"}, "env": map[string]string{"B": "2", "A": "1", "a": "", "Z": "<&>"}},
+		{"url": "http://x/?a=1&b=<2>", "headers": map[string]string{"X-\u00e9": "\"q\"\t\n\r\b\f\x00\x1f\x7f", "é": "\u2028\u2029 \ufffd"}},
+		{"env": map[string]string{"BAD": "a\xffb", "\xfe": "k"}, "requestTimeout": int64(-1), "maxInFlight": 3},
+		{"restart": map[string]any{"maxRestarts": 5, "window": int64(60000), "backoffMin": int64(0)}, "enabledTools": []string{"b", "a"}},
+		{"args": []string{`\ufffd`, `\\ufffd`, "\\"}},
+	} {
+		raw, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := marshaledHash(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := canonicalHash(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: marshaledHash %s, canonicalHash %s", raw, got, want)
 		}
 	}
 }
