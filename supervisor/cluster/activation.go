@@ -43,6 +43,10 @@ type activation struct {
 	// across the manager's restarts, each a new connection on it.
 	client *mcpactor.Client
 	err    error
+	// enabled and disabled are the configuration's EnabledTools and
+	// DisabledTools: a tool they leave out is refused (owned.go,
+	// callTool), as a manager refuses one it does not offer.
+	enabled, disabled []string
 	// listings counts the tools/list_changed notifications not yet
 	// followed by a listing (refreshOnChange).
 	listings atomic.Int32
@@ -217,6 +221,7 @@ func (m *Member) connect(ctx context.Context, act *activation, cfg mcpactor.Serv
 		return err
 	}
 	act.name, act.client = name, c
+	act.enabled, act.disabled = cfg.EnabledTools, cfg.DisabledTools
 	if era := eraOf(c.ProtocolVersion()); memo == "" && cfg.ProtocolVersion == "" && era != m.view.era(act.id) {
 		m.putEra(act, era)
 	}
@@ -367,7 +372,7 @@ func (m *Member) fenceLease(id clientv3.LeaseID, reason string) {
 func (m *Member) refreshTools(act *activation) {
 	ctx, cancel := context.WithTimeout(m.ctx, m.cfg.CallTimeout)
 	defer cancel()
-	tools, err := act.client.ListTools(ctx)
+	tools, err := m.listTools(ctx, act)
 	if err != nil {
 		return
 	}

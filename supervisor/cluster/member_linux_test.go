@@ -67,6 +67,8 @@ type memberSpec struct {
 	// Restart is every server's restart policy (the manager's defaults
 	// when zero).
 	Restart mcpactor.RestartPolicy `json:"restart,omitzero"`
+	// DisabledTools are every server's DisabledTools.
+	DisabledTools []string `json:"disabledTools,omitempty"`
 }
 
 // serverNames are the servers of a member spec.
@@ -109,7 +111,7 @@ func (s memberSpec) config() Config {
 				}
 			}
 			m[envIdentity] = s.Run + "|" + s.Name + "|" + id.String()
-			return mcpactor.ServerConfig{Command: path, Args: args, Env: m, Identity: id.Tenant, ProbeTimeout: silentProbe, Restart: s.Restart}, nil
+			return mcpactor.ServerConfig{Command: path, Args: args, Env: m, Identity: id.Tenant, ProbeTimeout: silentProbe, Restart: s.Restart, DisabledTools: s.DisabledTools}, nil
 		},
 	}
 }

@@ -210,11 +210,17 @@ func (m *Member) Status() []OwnedServer {
 
 // callTool calls tool on act's server through the manager, by the name
 // it offers the tool under, so that the manager's breaker, its count of
-// transport failures and its wait for a restart apply. A tool the manager
-// does not offer (its listing is not in yet, or the configuration's
-// EnabledTools and DisabledTools leave it out) is called on the server's
-// client directly, as a runtime's client would: the server answers.
+// transport failures and its wait for a restart apply. A tool the
+// configuration's EnabledTools and DisabledTools leave out is refused
+// with *mcpactor.UnknownToolError, as the manager refuses a tool it does
+// not offer: those lists are the operator's policy, which a call from
+// another member must not get round. Any other tool the manager does not
+// offer (its listing is not in yet) is called on the server's client
+// directly, as a runtime's client would: the server answers.
 func (m *Member) callTool(ctx context.Context, act *activation, tool string, args any) (*messages.CallToolResult, error) {
+	if !act.offers(tool) {
+		return nil, &mcpactor.UnknownToolError{Name: tool}
+	}
 	for _, fresh := range []bool{false, true} {
 		exposed, ok := m.exposedName(act, tool, fresh)
 		if !ok {
@@ -229,6 +235,27 @@ func (m *Member) callTool(ctx context.Context, act *activation, tool string, arg
 		// name) or gone: read the names again.
 	}
 	return act.client.CallTool(ctx, tool, args)
+}
+
+// offers reports whether act's configuration lets tool be called (the
+// manager's rule: in EnabledTools when that is set, never in
+// DisabledTools).
+func (act *activation) offers(tool string) bool {
+	if len(act.enabled) > 0 && !slices.Contains(act.enabled, tool) {
+		return false
+	}
+	return !slices.Contains(act.disabled, tool)
+}
+
+// listTools lists act's tools as its configuration offers them: the
+// server's list less what EnabledTools and DisabledTools leave out, for
+// callers and for the shared cache alike.
+func (m *Member) listTools(ctx context.Context, act *activation) ([]messages.Tool, error) {
+	tools, err := act.client.ListTools(ctx)
+	if err != nil || (len(act.enabled) == 0 && len(act.disabled) == 0) {
+		return tools, err
+	}
+	return slices.DeleteFunc(tools, func(t messages.Tool) bool { return !act.offers(t.Name) }), nil
 }
 
 // exposedName is the name the manager offers act's tool under. The

@@ -97,7 +97,7 @@ func (m *Member) invoke(ctx context.Context, act *activation, req *request) (jso
 		}
 		v, err = m.callTool(ctx, act, req.Name, args)
 	case methodListTools:
-		v, err = c.ListTools(ctx)
+		v, err = m.listTools(ctx, act)
 	case methodListResources:
 		v, err = c.ListResources(ctx)
 	case methodReadResource:

@@ -151,3 +151,36 @@ func TestOwnedServerBreaker(t *testing.T) {
 		t.Errorf("alpha beside the open breaker = %q, %v", got, err)
 	}
 }
+
+// TestDisabledToolRefused: a tool the configuration's DisabledTools leave
+// out is refused to a caller on another member with the manager's
+// *mcpactor.UnknownToolError, never called on the server, and is not in
+// the server's listing; the other tools answer.
+func TestDisabledToolRefused(t *testing.T) {
+	c := newClusterWith(t, etcdFor(t), 1, memberSpec{TTL: 2 * time.Second, DisabledTools: []string{"crash"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
+	defer cancel()
+	if got, err := callText(ctx, c.driver.As(""), "alpha", "echo", map[string]any{"message": "allowed"}); err != nil || got != "allowed" {
+		t.Fatalf("echo = %q, %v", got, err)
+	}
+	_, err := c.driver.CallTool(ctx, "alpha", "crash", map[string]any{"code": 3})
+	var unknown *mcpactor.UnknownToolError
+	if !errors.As(err, &unknown) || unknown.Name != "crash" {
+		t.Fatalf("disabled crash: %v, want *mcpactor.UnknownToolError", err)
+	}
+	if procs := running(c.servers())["alpha"]; len(procs) != 1 {
+		t.Errorf("alpha runs as %d processes after the refused call, want 1 (the tool ran)", len(procs))
+	}
+	tools, err := c.driver.ListTools(ctx, "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools {
+		if tool.Name == "crash" {
+			t.Errorf("the disabled tool is listed: %v", tool)
+		}
+	}
+	if len(tools) == 0 {
+		t.Error("no tools listed")
+	}
+}

@@ -92,6 +92,7 @@ const (
 	kindFenced        = "fenced"
 	kindDeadline      = "deadline"
 	kindUnavailable   = "unavailable"
+	kindUnknownTool   = "unknown-tool"
 	kindOther         = "other"
 )
 
@@ -366,7 +367,10 @@ func encodeError(err error) *wireError {
 	var notOwner *NotOwnerError
 	var unknown *UnknownServerError
 	var unavailable *messages.ServerUnavailableError
+	var unknownTool *messages.UnknownToolError
 	switch {
+	case errors.As(err, &unknownTool):
+		return &wireError{Kind: kindUnknownTool, Message: unknownTool.Name}
 	case errors.As(err, &notOwner):
 		return &wireError{Kind: kindNotOwner, Message: notOwner.Reason, Owner: notOwner.Owner}
 	case errors.As(err, &unknown):
@@ -404,6 +408,10 @@ func (w *wireError) decode(id Identity, member, method string) error {
 			e.Err = errors.New(w.Message)
 		}
 		return e
+	case kindUnknownTool:
+		// The configuration's EnabledTools or DisabledTools leave the
+		// tool out: refused as a manager refuses a tool it does not offer.
+		return &messages.UnknownToolError{Name: w.Message}
 	case kindStopped:
 		return &MemberLostError{Identity: id, Member: member, Method: method, Reason: "member stopping"}
 	case kindFenced:

@@ -78,6 +78,11 @@ func TestWireErrors(t *testing.T) {
 		unavailable.Server != id.String() || unavailable.Err == nil || !strings.Contains(unavailable.Err.Error(), "handshake refused") {
 		t.Errorf("unavailable came back as %#v", got)
 	}
+	var unknownTool *mcpactor.UnknownToolError
+	got = encodeError(fmt.Errorf("call: %w", &mcpactor.UnknownToolError{Name: "rm_rf"})).decode(id, "m1", methodCallTool)
+	if !errors.As(got, &unknownTool) || unknownTool.Name != "rm_rf" {
+		t.Errorf("unknown tool came back as %#v", got)
+	}
 	var remote *RemoteError
 	if got := encodeError(errors.New("boom")).decode(id, "m1", methodCallTool); !errors.As(got, &remote) || remote.Member != "m1" {
 		t.Errorf("other error came back as %#v", got)
