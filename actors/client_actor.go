@@ -197,8 +197,8 @@ func (a *clientActor) start(ctx actor.Context) {
 // that way at once.
 func (a *clientActor) connect(ctx actor.Context, g *generation) {
 	kind := a.h.cfg.TransportType()
-	if kind == TypeHTTP && a.env.memo.isLegacy(a.h.cfg.HTTP.URL) {
-		kind = TypeSSE
+	if kind == typeHTTP && a.env.memo.isLegacy(a.h.cfg.HTTP.URL) {
+		kind = typeSSE
 	}
 	a.gen, a.state, a.failed, a.fellBack = g, stateHandshaking, nil, nil
 	a.started, a.sess, a.sessionEnded = time.Now(), nil, false
@@ -242,7 +242,7 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 // (it predates the stateless era's probe).
 func (a *clientActor) eraFor(kind string) era {
 	cfg := &a.h.cfg
-	return &negotiator{legacy: a.legacy, modern: a.modern, pinned: cfg.ProtocolVersion, probe: kind != TypeSSE,
+	return &negotiator{legacy: a.legacy, modern: a.modern, pinned: cfg.ProtocolVersion, probe: kind != typeSSE,
 		probeTimeout: cfg.probeTimeout(), memo: a.env.memo, key: serverKey(cfg)}
 }
 
@@ -261,7 +261,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 		return // a generation already replaced or closed, which published its end
 	}
 	conn := a.conns[m.gen]
-	if m.err != nil && m.kind == TypeHTTP && legacyHint(m.err) && a.state == stateHandshaking && conn != nil {
+	if m.err != nil && m.kind == typeHTTP && legacyHint(m.err) && a.state == stateHandshaking && conn != nil {
 		// The server answered the initialize POST as a server of the
 		// legacy HTTP+SSE transport does: try that once, on the same
 		// generation and within the same connect timeout
@@ -276,7 +276,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 		hsCtx, cancel := context.WithTimeoutCause(context.Background(), time.Until(a.started.Add(a.h.cfg.connectTimeout())), errConnectDeadline)
 		a.stopHS()
 		a.stopHS = cancel
-		a.shake(ctx, a.gen, TypeSSE, hsCtx)
+		a.shake(ctx, a.gen, typeSSE, hsCtx)
 		return
 	}
 	a.stopHS()

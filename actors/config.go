@@ -13,9 +13,9 @@ import (
 
 // Transport types of a server configuration.
 const (
-	TypeStdio = "stdio"
-	TypeHTTP  = "http"
-	TypeSSE   = "sse"
+	typeStdio = "stdio"
+	typeHTTP  = "http"
+	typeSSE   = "sse"
 )
 
 // DefaultConnectTimeout bounds spawning a server and its handshake
@@ -28,7 +28,7 @@ const DefaultConnectTimeout = 30 * time.Second
 // mcpactor.ServerConfig, which the root package turns into a Spec;
 // supervisor/config builds one from a configuration file's entry.
 type Spec struct {
-	// Type is TypeStdio, TypeHTTP, TypeSSE or TypeStream; empty chooses
+	// Type is typeStdio, typeHTTP, typeSSE or typeStream; empty chooses
 	// by what is set (TransportType).
 	Type string
 
@@ -52,21 +52,21 @@ type Spec struct {
 	Identity string
 }
 
-// TypeStream is the transport type of a Spec with Dial: stdio's framing
+// typeStream is the transport type of a Spec with Dial: stdio's framing
 // over a stream the program provides.
-const TypeStream = "stream"
+const typeStream = "stream"
 
 // TransportType returns the effective transport type.
 func (c *Spec) TransportType() string {
 	switch {
 	case c.Stdio.Dial != nil && c.Type == "":
-		return TypeStream
+		return typeStream
 	case c.Type != "":
 		return c.Type
 	case c.Stdio.Command == "" && c.HTTP.URL != "":
-		return TypeHTTP
+		return typeHTTP
 	default:
-		return TypeStdio
+		return typeStdio
 	}
 }
 
@@ -94,15 +94,15 @@ func (c *Spec) Validate(name string) error {
 		problems = append(problems, fmt.Sprintf(`Server %q: both "command" and "url" are set - server should be either stdio (command) OR http/sse (url), not both`, name))
 	}
 	switch t := c.TransportType(); t {
-	case TypeStream:
+	case typeStream:
 		if c.Stdio.Command != "" || c.HTTP.URL != "" {
 			problems = append(problems, fmt.Sprintf(`Server %q: "dial" is set together with "command" or "url" - choose one way to reach the server`, name))
 		}
-	case TypeStdio:
+	case typeStdio:
 		if c.Stdio.Command == "" {
 			problems = append(problems, fmt.Sprintf(`Server %q: stdio server requires "command" field`, name))
 		}
-	case TypeHTTP, TypeSSE:
+	case typeHTTP, typeSSE:
 		if c.HTTP.URL == "" {
 			problems = append(problems, fmt.Sprintf(`Server %q: %s server requires "url" field`, name, t))
 		} else if p := urlProblem(c.HTTP.URL); p != "" {

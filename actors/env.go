@@ -52,7 +52,7 @@ func (e Env) Shared() Env { return e.withDefaults() }
 
 func (e Env) withDefaults() Env {
 	if e.ClientInfo.Name == "" {
-		e.ClientInfo = messages.Implementation{Name: "mcpactor", Version: Version}
+		e.ClientInfo = messages.Implementation{Name: "mcpactor", Version: clientVersion}
 	}
 	if e.Logger == nil {
 		e.Logger = slog.New(slog.DiscardHandler)
@@ -75,5 +75,5 @@ func (e Env) withDefaults() Env {
 	return e
 }
 
-// Version is this runtime's version, sent as clientInfo.version.
-const Version = "0.1.0"
+// clientVersion is this runtime's version, sent as clientInfo.version.
+const clientVersion = "0.1.0"

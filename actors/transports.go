@@ -20,11 +20,11 @@ func (a *clientActor) spawnTransport(ctx actor.Context, gen uint64, kind string)
 	cfg := &a.h.cfg
 	root, self := ctx.ActorSystem().Root, ctx.Self()
 	switch kind {
-	case TypeHTTP, TypeSSE:
+	case typeHTTP, typeSSE:
 		hc := cfg.HTTP
 		hc.Server, hc.Generation, hc.Counters, hc.Limits = a.h.name, gen, a.h.stats, cfg.Limits
 		hc.Client, hc.Logger = a.env.HTTPClient, a.env.Logger
-		if kind == TypeSSE {
+		if kind == typeSSE {
 			return transport.SpawnLegacySSE(ctx, root, self, hc)
 		}
 		return transport.SpawnHTTP(ctx, root, self, hc)
@@ -39,7 +39,7 @@ func (a *clientActor) spawnTransport(ctx actor.Context, gen uint64, kind string)
 // basePeer describes the server for telemetry before any handshake.
 func basePeer(name string, cfg *Spec) telemetry.Peer {
 	switch cfg.TransportType() {
-	case TypeHTTP, TypeSSE:
+	case typeHTTP, typeSSE:
 		return telemetry.HTTPPeer(name, cfg.HTTP.URL)
 	}
 	return telemetry.StdioPeer(name)
@@ -117,9 +117,9 @@ func (e Env) RememberEra(cfg Spec, stateless bool) {
 // serverKey names a server for the memo: how it is reached.
 func serverKey(cfg *Spec) string {
 	switch cfg.TransportType() {
-	case TypeHTTP, TypeSSE:
+	case typeHTTP, typeSSE:
 		return "url\x00" + cfg.HTTP.URL
-	case TypeStream:
+	case typeStream:
 		return "" // a program's own stream: nothing to remember it by
 	}
 	return "cmd\x00" + cfg.Stdio.Command + "\x00" + strings.Join(cfg.Stdio.Args, "\x00")

@@ -16,18 +16,18 @@ import (
 
 // Default byte budgets; StdioConfig can change each of them.
 const (
-	// DefaultMaxWriteBytes bounds the bytes of frames waiting to be
+	// defaultMaxWriteBytes bounds the bytes of frames waiting to be
 	// written or being written. Callers beyond it wait (bounded by their
 	// context), so a server that stops reading its input costs at most
 	// this much, not every frame ever sent to it.
-	DefaultMaxWriteBytes = 8 << 20
-	// DefaultMaxProgressBytes bounds the progress notifications waiting for
+	defaultMaxWriteBytes = 8 << 20
+	// defaultMaxProgressBytes bounds the progress notifications waiting for
 	// their callers, over all of one connection's calls.
-	DefaultMaxProgressBytes = 16 << 20
-	// DefaultMaxCallProgressBytes bounds one call's waiting progress
+	defaultMaxProgressBytes = 16 << 20
+	// defaultMaxCallProgressBytes bounds one call's waiting progress
 	// notifications; beyond it the oldest are dropped. A single
 	// notification larger than this is still delivered when it is alone.
-	DefaultMaxCallProgressBytes = 1 << 20
+	defaultMaxCallProgressBytes = 1 << 20
 	// defaultInboundBytes bounds the decoded frames a reader has handed to
 	// the actor and the actor has not yet dispatched. It must hold at least
 	// one frame of the largest size accepted.

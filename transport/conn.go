@@ -19,9 +19,9 @@ import (
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#timeouts).
 const DefaultRequestTimeout = 30 * time.Second
 
-// DefaultMaxInFlight bounds the requests a connection has queued or awaiting
+// defaultMaxInFlight bounds the requests a connection has queued or awaiting
 // an answer. Callers beyond it wait (backpressure) instead of growing queues.
-const DefaultMaxInFlight = 1 << 14
+const defaultMaxInFlight = 1 << 14
 
 // Conn is the caller's handle on a transport actor. Its methods are safe for
 // concurrent use; the state they act on belongs to the actor, which they

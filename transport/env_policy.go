@@ -24,22 +24,22 @@ const (
 	EnvInheritNone EnvInheritance = "none"
 )
 
-// ErrUnknownEnvInheritance matches every *EnvInheritanceError.
-var ErrUnknownEnvInheritance = errors.New("unknown environment inheritance policy")
+// errUnknownEnvInheritance matches every *envInheritanceError.
+var errUnknownEnvInheritance = errors.New("unknown environment inheritance policy")
 
-// EnvInheritanceError refuses to start a stdio server whose
+// envInheritanceError refuses to start a stdio server whose
 // StdioConfig.InheritEnv is none of the policies above: a misspelt "safe"
 // must not quietly pass the whole environment. The server's StartError
 // carries it.
-type EnvInheritanceError struct{ Policy EnvInheritance }
+type envInheritanceError struct{ Policy EnvInheritance }
 
-func (e *EnvInheritanceError) Error() string {
+func (e *envInheritanceError) Error() string {
 	return fmt.Sprintf("unknown environment inheritance %q (want %q, %q or %q)", string(e.Policy),
 		string(EnvInheritAll), string(EnvInheritSafe), string(EnvInheritNone))
 }
 
-// Is makes errors.Is(err, ErrUnknownEnvInheritance) true.
-func (e *EnvInheritanceError) Is(target error) bool { return target == ErrUnknownEnvInheritance }
+// Is makes errors.Is(err, errUnknownEnvInheritance) true.
+func (e *envInheritanceError) Is(target error) bool { return target == errUnknownEnvInheritance }
 
 // The variables EnvInheritSafe passes: the official TypeScript SDK's
 // default list (DEFAULT_INHERITED_ENV_VARS in its stdio client), so that a
@@ -78,7 +78,7 @@ func serverEnv(policy EnvInheritance, environ []string, env map[string]string, w
 		}
 	case EnvInheritNone:
 	default:
-		return nil, &EnvInheritanceError{Policy: policy}
+		return nil, &envInheritanceError{Policy: policy}
 	}
 	for k, v := range env {
 		out = append(out, k+"="+v)

@@ -36,7 +36,7 @@ func TestServerEnvPolicies(t *testing.T) {
 			t.Errorf("%q (windows %v):\n got %q\nwant %q", tc.policy, tc.windows, got, tc.want)
 		}
 	}
-	if _, err := serverEnv("Safe", parent, env, false); !errors.Is(err, ErrUnknownEnvInheritance) {
+	if _, err := serverEnv("Safe", parent, env, false); !errors.Is(err, errUnknownEnvInheritance) {
 		t.Errorf("unknown policy: %v", err)
 	}
 }
@@ -68,7 +68,7 @@ func TestStdioEnvInheritance(t *testing.T) {
 	<-conn.Done()
 	err := conn.Err()
 	var se *messages.StartError
-	if !errors.As(err, &se) || !errors.Is(err, ErrUnknownEnvInheritance) || !strings.Contains(err.Error(), `"files"`) || !strings.Contains(err.Error(), `"everything"`) {
+	if !errors.As(err, &se) || !errors.Is(err, errUnknownEnvInheritance) || !strings.Contains(err.Error(), `"files"`) || !strings.Contains(err.Error(), `"everything"`) {
 		t.Errorf("unknown policy: %v", err)
 	}
 }

@@ -158,7 +158,7 @@ func (s *postSink) readListener(ctx context.Context, body io.Reader) (lastID str
 		if sr.RetrySet {
 			retry = sr.Retry
 		}
-		var tooLarge *SSEEventTooLargeError
+		var tooLarge *sseEventTooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
 			a.conn.stats.drop(Oversized)

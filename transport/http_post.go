@@ -471,7 +471,7 @@ func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (don
 		if sr.RetrySet {
 			retry = sr.Retry
 		}
-		var tooLarge *SSEEventTooLargeError
+		var tooLarge *sseEventTooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
 			a.conn.stats.drop(Oversized)

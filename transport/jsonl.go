@@ -10,9 +10,9 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// DefaultMaxFrameSize is the longest stdout line (one JSON-RPC message) a
+// defaultMaxFrameSize is the longest stdout line (one JSON-RPC message) a
 // stdio transport accepts (docs/architecture.md, "Bounded everything").
-const DefaultMaxFrameSize = 16 << 20
+const defaultMaxFrameSize = 16 << 20
 
 // A connection's bufio buffer starts at initialReadBuffer and grows to
 // readBufferSize the first time a line does not fit it: most servers'
@@ -23,18 +23,18 @@ const (
 	readBufferSize    = 64 << 10
 )
 
-// OversizedError reports a line longer than the frame cap. The line was
+// oversizedError reports a line longer than the frame cap. The line was
 // discarded without being buffered whole and the reader resynced at the next
 // newline. Its top level was followed on the way, in constant memory, so
 // that an answer to one of our requests can fail that request at once,
 // even when its id comes after the payload.
-type OversizedError struct {
+type oversizedError struct {
 	Limit   int
 	Dropped int64              // bytes discarded, line ending ("\n" or "\r\n") excluded
 	Head    messages.FrameHead // what the line's top level showed: id, method, result, error
 }
 
-func (e *OversizedError) Error() string {
+func (e *oversizedError) Error() string {
 	return fmt.Sprintf("frame of %d bytes exceeds the %d-byte limit; discarded", e.Dropped, e.Limit)
 }
 
@@ -51,13 +51,13 @@ type lineReader struct {
 
 func newLineReader(r io.Reader, max int) *lineReader {
 	if max <= 0 {
-		max = DefaultMaxFrameSize
+		max = defaultMaxFrameSize
 	}
 	return &lineReader{r: bufio.NewReaderSize(r, initialReadBuffer), src: r, max: max}
 }
 
 // next returns the next non-blank line without its line ending. The slice is
-// valid only until the following call. An *OversizedError is not fatal: call
+// valid only until the following call. An *oversizedError is not fatal: call
 // next again. A final line without a newline is returned before io.EOF.
 func (lr *lineReader) next() ([]byte, error) {
 	for {
@@ -110,7 +110,7 @@ func (lr *lineReader) readLine() ([]byte, error) {
 				lr.scan.Write(lr.buf)
 				lr.scan.Write(frag[:len(frag)-lineEnding(lr.buf, frag)])
 				lr.drop()
-				return nil, &OversizedError{Limit: lr.max, Dropped: int64(n), Head: lr.scan.Head()}
+				return nil, &oversizedError{Limit: lr.max, Dropped: int64(n), Head: lr.scan.Head()}
 			}
 			if len(lr.buf) == 0 {
 				return frag, nil
@@ -192,12 +192,12 @@ func (lr *lineReader) discard(seen int64, last byte) error {
 		}
 		switch {
 		case err == nil:
-			return &OversizedError{Limit: lr.max, Dropped: seen - 1, Head: lr.scan.Head()}
+			return &oversizedError{Limit: lr.max, Dropped: seen - 1, Head: lr.scan.Head()}
 		case errors.Is(err, bufio.ErrBufferFull):
 		case errors.Is(err, io.EOF):
 			// The stream ended inside the line: report the line now; the
 			// next call finds the end of the stream.
-			return &OversizedError{Limit: lr.max, Dropped: seen, Head: lr.scan.Head()}
+			return &oversizedError{Limit: lr.max, Dropped: seen, Head: lr.scan.Head()}
 		default:
 			return err
 		}

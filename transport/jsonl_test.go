@@ -12,11 +12,11 @@ import (
 
 // readAll returns every line and every error a lineReader yields until a
 // non-oversized error (normally io.EOF).
-func readAll(t *testing.T, lr *lineReader) (lines []string, oversized []*OversizedError, final error) {
+func readAll(t *testing.T, lr *lineReader) (lines []string, oversized []*oversizedError, final error) {
 	t.Helper()
 	for {
 		line, err := lr.next()
-		var over *OversizedError
+		var over *oversizedError
 		switch {
 		case errors.As(err, &over):
 			oversized = append(oversized, over)
@@ -151,9 +151,9 @@ func TestLineReaderHugeLineNotBufferedWhole(t *testing.T) {
 	lr := newLineReader(src, limit)
 	src.lr = lr
 	line, err := lr.next()
-	var over *OversizedError
+	var over *oversizedError
 	if !errors.As(err, &over) || over.Dropped != huge || over.Limit != limit {
-		t.Fatalf("first frame: %q, %v; want an OversizedError of %d bytes", line, err, huge)
+		t.Fatalf("first frame: %q, %v; want an oversizedError of %d bytes", line, err, huge)
 	}
 	if src.read != huge {
 		t.Errorf("read %d bytes of the huge line, want all %d (discarded, not left behind)", src.read, huge)
@@ -260,7 +260,7 @@ func FuzzLineReader(f *testing.F) {
 		lr := newLineReader(iotest.HalfReader(bytes.NewReader(data)), max)
 		for range len(data) + 2 {
 			line, err := lr.next()
-			var over *OversizedError
+			var over *oversizedError
 			switch {
 			case errors.As(err, &over):
 				if over.Dropped <= int64(max) {
@@ -292,7 +292,7 @@ func FuzzLineReader(f *testing.F) {
 func TestReadBufferGrowsOnce(t *testing.T) {
 	long := strings.Repeat("y", initialReadBuffer+100)
 	in := "a\nb\n" + long + "\nc\nd\n" + long + "\ne\n"
-	lr := newLineReader(iotest.HalfReader(strings.NewReader(in)), DefaultMaxFrameSize)
+	lr := newLineReader(iotest.HalfReader(strings.NewReader(in)), defaultMaxFrameSize)
 	var got []string
 	for {
 		line, err := lr.next()

@@ -8,20 +8,20 @@ import "time"
 // everything"). The zero value of each field selects its default.
 type Limits struct {
 	RequestTimeout time.Duration // each request; default DefaultRequestTimeout
-	MaxInFlight    int           // requests queued or awaiting an answer; default DefaultMaxInFlight
+	MaxInFlight    int           // requests queued or awaiting an answer; default defaultMaxInFlight
 	// QueueTimeout bounds the wait for an in-flight slot when MaxInFlight
 	// requests are out; default DefaultQueueTimeout, negative: only the
 	// request's timeout bounds it.
 	QueueTimeout time.Duration
 	// MaxFrameSize is the longest frame accepted: a stdio line, a JSON
-	// body or an SSE event; default DefaultMaxFrameSize (16 MiB).
+	// body or an SSE event; default defaultMaxFrameSize (16 MiB).
 	MaxFrameSize int
 	// MaxWriteBytes bounds the frames (request bodies over HTTP) waiting
-	// to be written; callers beyond it wait. Default DefaultMaxWriteBytes.
+	// to be written; callers beyond it wait. Default defaultMaxWriteBytes.
 	MaxWriteBytes int
 	// MaxProgressBytes bounds the progress waiting for all callers of the
 	// connection, MaxCallProgressBytes for one caller. Defaults
-	// DefaultMaxProgressBytes and DefaultMaxCallProgressBytes.
+	// defaultMaxProgressBytes and defaultMaxCallProgressBytes.
 	MaxProgressBytes     int
 	MaxCallProgressBytes int
 }
@@ -31,19 +31,19 @@ func (l *Limits) setDefaults() {
 		l.RequestTimeout = DefaultRequestTimeout
 	}
 	if l.MaxInFlight <= 0 {
-		l.MaxInFlight = DefaultMaxInFlight
+		l.MaxInFlight = defaultMaxInFlight
 	}
 	if l.MaxFrameSize <= 0 {
-		l.MaxFrameSize = DefaultMaxFrameSize
+		l.MaxFrameSize = defaultMaxFrameSize
 	}
 	if l.MaxWriteBytes <= 0 {
-		l.MaxWriteBytes = DefaultMaxWriteBytes
+		l.MaxWriteBytes = defaultMaxWriteBytes
 	}
 	if l.MaxProgressBytes <= 0 {
-		l.MaxProgressBytes = DefaultMaxProgressBytes
+		l.MaxProgressBytes = defaultMaxProgressBytes
 	}
 	if l.MaxCallProgressBytes <= 0 {
-		l.MaxCallProgressBytes = DefaultMaxCallProgressBytes
+		l.MaxCallProgressBytes = defaultMaxCallProgressBytes
 	}
 }
 

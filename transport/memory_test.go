@@ -59,9 +59,9 @@ func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 	wg.Wait()
 	unexpected.Range(func(k, _ any) bool { t.Errorf("a call ended with %v", k); return true })
 	grown := liveHeap() - base
-	t.Logf("live heap grew by %.1f MiB with the server not reading (budget %d MiB)", float64(grown)/mib, DefaultMaxWriteBytes/mib)
-	if limit := int64(3 * DefaultMaxWriteBytes); grown > limit {
-		t.Errorf("the connection keeps %.1f MiB; its write budget is %d MiB", float64(grown)/mib, DefaultMaxWriteBytes/mib)
+	t.Logf("live heap grew by %.1f MiB with the server not reading (budget %d MiB)", float64(grown)/mib, defaultMaxWriteBytes/mib)
+	if limit := int64(3 * defaultMaxWriteBytes); grown > limit {
+		t.Errorf("the connection keeps %.1f MiB; its write budget is %d MiB", float64(grown)/mib, defaultMaxWriteBytes/mib)
 	}
 	if st := s.conn.Stats(); st[DroppedWrites] == 0 {
 		t.Errorf("no unwritten frame was dropped: %+v", st)

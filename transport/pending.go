@@ -282,7 +282,7 @@ func (r *rpcCore) notification(ctx actor.Context, m messages.Message) {
 }
 
 // pushProgress queues p for its call. A call keeps at most progressBuffer
-// notifications and DefaultMaxCallProgressBytes (configurable) of them; the
+// notifications and defaultMaxCallProgressBytes (configurable) of them; the
 // oldest go first, since the newest progress says the most. All calls of a
 // connection together keep at most the connection's progress budget; a
 // notification that does not fit in it is dropped. Only the actor sends on

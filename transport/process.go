@@ -269,13 +269,13 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 	}
 }
 
-// oversized returns err as an *OversizedError, or nil. (A variable of the
+// oversized returns err as an *oversizedError, or nil. (A variable of the
 // read loop given to errors.As would move to the heap on every line.)
-func oversized(err error) *OversizedError {
+func oversized(err error) *oversizedError {
 	if err == nil {
 		return nil
 	}
-	var over *OversizedError
+	var over *oversizedError
 	if errors.As(err, &over) {
 		return over
 	}

@@ -103,7 +103,7 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 	sr := newSSEReader(resp.Body, a.cfg.MaxFrameSize)
 	for {
 		ev, err := sr.Next()
-		var tooLarge *SSEEventTooLargeError
+		var tooLarge *sseEventTooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
 			a.conn.stats.drop(Oversized)

@@ -64,12 +64,12 @@ type sseEvent struct {
 	HasID bool
 }
 
-// SSEEventTooLargeError reports an event larger than the reader's limit.
+// sseEventTooLargeError reports an event larger than the reader's limit.
 // The event was skipped as it arrived, never held whole, and the reader
 // went on with the next event: Next may be called again. Its data was
 // followed on the way, in constant memory, so that a response it carried
 // can fail its request at once (messages.FrameHeadScanner).
-type SSEEventTooLargeError struct {
+type sseEventTooLargeError struct {
 	Limit int   // the reader's limit in bytes
 	Size  int64 // bytes of the event's data (as it would have been dispatched) and of all its event and id values
 	// ID is the stream's last event id after the event: the event's own
@@ -79,7 +79,7 @@ type SSEEventTooLargeError struct {
 	Head messages.FrameHead // what the top level of the event's data showed
 }
 
-func (e *SSEEventTooLargeError) Error() string {
+func (e *sseEventTooLargeError) Error() string {
 	msg := "SSE event of " + strconv.FormatInt(e.Size, 10) + " bytes exceeds the " +
 		strconv.Itoa(e.Limit) + "-byte limit; skipped"
 	if e.ID != "" {
@@ -134,7 +134,7 @@ func (c *sseCounter) Read(p []byte) (int, error) {
 //     becoming U+FFFD. Data is JSON, which encoding/json validates and
 //     whose strings it repairs the same way; an id is echoed byte for byte
 //     in Last-Event-ID, which is what a server can match.
-//   - An event is skipped, with an *SSEEventTooLargeError, when its data
+//   - An event is skipped, with an *sseEventTooLargeError, when its data
 //     and its event and id values come to more than the limit. Comments,
 //     unknown fields and retry are never held, so they have no limit. An
 //     id value longer than the limit on its own is ignored, as one holding
@@ -195,7 +195,7 @@ type sseReader struct {
 
 // newSSEReader reads events from r, skipping any whose data (with its event
 // and id values) is longer than maxEvent bytes; maxEvent <= 0 means
-// DefaultMaxFrameSize. The buffers of the event being read hold at most
+// defaultMaxFrameSize. The buffers of the event being read hold at most
 // maxEvent+1 bytes in all; beside them are the read buffer and the last id
 // and event type, kept as strings.
 func newSSEReader(r io.Reader, maxEvent int) *sseReader {
@@ -206,7 +206,7 @@ func newSSEReader(r io.Reader, maxEvent int) *sseReader {
 // at least): tests use a tiny one, so that lines outgrow it.
 func newSSEReaderSize(r io.Reader, maxEvent, bufSize int) *sseReader {
 	if maxEvent <= 0 {
-		maxEvent = DefaultMaxFrameSize
+		maxEvent = defaultMaxFrameSize
 	}
 	s := &sseReader{max: maxEvent}
 	s.body.r = r
@@ -220,7 +220,7 @@ func newSSEReaderSize(r io.Reader, maxEvent, bufSize int) *sseReader {
 // sending keep-alive comments) from a dead one.
 func (s *sseReader) Received() int64 { return s.body.n.Load() }
 
-// Next returns the next event. An *SSEEventTooLargeError is not fatal: call
+// Next returns the next event. An *sseEventTooLargeError is not fatal: call
 // Next again. The stream ends with io.EOF after a complete event (or none),
 // with io.ErrUnexpectedEOF inside one, or with the body's read error; the
 // same error is returned from then on. Event.Data is valid until the next
@@ -542,7 +542,7 @@ func (s *sseReader) blankLine() (ev sseEvent, ok bool, err error) {
 	s.LastEventID = s.idBuffer
 	switch {
 	case s.over:
-		err = &SSEEventTooLargeError{Limit: s.max, Size: s.size(0),
+		err = &sseEventTooLargeError{Limit: s.max, Size: s.size(0),
 			ID: s.LastEventID, Head: s.overScan.Head()}
 		ok = true
 	case len(s.data) > 0:

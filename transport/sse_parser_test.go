@@ -42,7 +42,7 @@ func sseReadAllSize(r io.Reader, limit, bufSize int) sseRun {
 	var run sseRun
 	for {
 		ev, err := sr.Next()
-		var tl *SSEEventTooLargeError
+		var tl *sseEventTooLargeError
 		switch {
 		case errors.As(err, &tl):
 			run.Items = append(run.Items, sseItem{ID: tl.ID, TooLarge: tl.Size})
@@ -233,8 +233,8 @@ func TestSSEReaderRules(t *testing.T) {
 }
 
 func TestSSEReaderDefaultLimit(t *testing.T) {
-	if sr := newSSEReader(strings.NewReader(""), 0); sr.max != DefaultMaxFrameSize {
-		t.Fatalf("limit %d, want DefaultMaxFrameSize", sr.max)
+	if sr := newSSEReader(strings.NewReader(""), 0); sr.max != defaultMaxFrameSize {
+		t.Fatalf("limit %d, want defaultMaxFrameSize", sr.max)
 	}
 }
 
@@ -405,7 +405,7 @@ func TestSSEReaderHugeEventNotBufferedWhole(t *testing.T) {
 				peakCap = max(peakCap, cap(sr.data), cap(sr.typ), cap(sr.idv))
 			}
 			_, err := sr.Next()
-			var tl *SSEEventTooLargeError
+			var tl *sseEventTooLargeError
 			if !errors.As(err, &tl) || tl.Limit != limit || tl.Size <= limit {
 				t.Fatalf("got %v", err)
 			}

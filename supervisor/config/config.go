@@ -231,29 +231,29 @@ func (s *Server) authorizer(cfg *actors.Spec, header *Command, out string) (tran
 
 // Source kinds, in discovery order, then the two that are not discovered.
 const (
-	SourceNative   = "native"
-	SourceClaude   = "claude"
-	SourceCodex    = "codex"
-	SourceGemini   = "gemini"
-	SourceCursor   = "cursor"
-	SourceWindsurf = "windsurf"
-	SourceVSCode   = "vscode"
-	SourcePlain    = "plain"
-	SourceFile     = "file" // a file given explicitly (LoadFile)
-	SourceAPI      = "api"  // a server given in code (NewServer)
+	sourceNative     = "native"
+	sourceClaude     = "claude"
+	sourceCodex      = "codex"
+	sourceGemini     = "gemini"
+	sourceCursor     = "cursor"
+	sourceWindsurf   = "windsurf"
+	sourceVSCode     = "vscode"
+	sourcePlain      = "plain"
+	sourceConfigFile = "file" // a file given explicitly (LoadFile)
+	sourceAPI        = "api"  // a server given in code (NewServer)
 )
 
 // Source levels.
 const (
-	LevelUser     = "user"     // a file under the home directory
+	levelUser     = "user"     // a file under the home directory
 	LevelProject  = "project"  // a file under the project directory
-	LevelExplicit = "explicit" // a file or a server given explicitly
+	levelExplicit = "explicit" // a file or a server given explicitly
 )
 
 // Source says where a server's entry came from.
 type Source struct {
 	Kind  string // one of the Source* constants
-	File  string // the file it was read from; "" for SourceAPI and a parsed document
+	File  string // the file it was read from; "" for sourceAPI and a parsed document
 	Level string // one of the Level* constants
 	// Project is the project directory for project-level servers and for
 	// Claude Code's per-project entries of ~/.claude.json; "" otherwise.
@@ -337,7 +337,7 @@ func LoadFile(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := parseFile(data, os.LookupEnv, Source{Kind: SourceFile, File: path, Level: LevelExplicit})
+	f, err := parseFile(data, os.LookupEnv, Source{Kind: sourceConfigFile, File: path, Level: levelExplicit})
 	if err != nil {
 		return f, fmt.Errorf("%s: %w", path, err)
 	}
@@ -348,7 +348,7 @@ func LoadFile(path string) (*File, error) {
 // ${VAR} references. Validation problems of all servers are reported
 // together, joined with "; "; the File then holds the valid servers.
 func parse(data []byte, lookup func(string) (string, bool)) (*File, error) {
-	return parseFile(data, lookup, Source{Kind: SourceFile, Level: LevelExplicit})
+	return parseFile(data, lookup, Source{Kind: sourceConfigFile, Level: levelExplicit})
 }
 
 func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*File, error) {
@@ -393,7 +393,7 @@ func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*Fi
 	return f, nil
 }
 
-// NewServer makes a Server of a configuration given in code (SourceAPI):
+// NewServer makes a Server of a configuration given in code (sourceAPI):
 // s's Name, Spec, Keepalive, Restart and tool filters, the rest filled in.
 // Its values are taken literally: no ${VAR} expansion, no !commands.
 // Keepalive, Restart (zero fields take the defaults), the tool filters and
@@ -448,7 +448,7 @@ func NewServer(s Server) (*Server, error) {
 		lim.QueueTimeout = defaultQueueTimeout
 	}
 	s.Enabled, s.QueueTimeout = true, lim.QueueTimeout
-	s.Source = Source{Kind: SourceAPI, Level: LevelExplicit}
+	s.Source = Source{Kind: sourceAPI, Level: levelExplicit}
 	return &s, nil
 }
 

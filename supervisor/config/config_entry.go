@@ -205,7 +205,7 @@ func (d *entryDecoder) count(key string, into *int) bool {
 // character like any other (a password may begin with it), and running it
 // through the shell would run whatever that tool's file holds.
 func runsCommands(src Source) bool {
-	return src.Kind == SourceNative || src.Kind == SourceFile
+	return src.Kind == sourceNative || src.Kind == sourceConfigFile
 }
 
 // values expands a map of env or header values, except, where bang is

@@ -64,7 +64,7 @@ func TestParse(t *testing.T) {
 	if string(f.Servers["files"].Extra["extra"]) != "1" {
 		t.Errorf("unknown field not kept: %q", f.Servers["files"].Extra)
 	}
-	if s := f.Servers["files"].Source; s != (Source{Kind: SourceFile, Level: LevelExplicit}) {
+	if s := f.Servers["files"].Source; s != (Source{Kind: sourceConfigFile, Level: levelExplicit}) {
 		t.Errorf("source = %+v", s)
 	}
 }
@@ -270,7 +270,7 @@ func TestNewServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Source != (Source{Kind: SourceAPI, Level: LevelExplicit}) || !s.Enabled || s.Restart != (RestartPolicy{}) || len(s.Commands) != 0 {
+	if s.Source != (Source{Kind: sourceAPI, Level: levelExplicit}) || !s.Enabled || s.Restart != (RestartPolicy{}) || len(s.Commands) != 0 {
 		t.Errorf("server = %+v", s)
 	}
 	if s.Spec.Stdio.Env["K"] != "!literal ${X}" {

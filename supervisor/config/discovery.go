@@ -23,7 +23,7 @@ type DiscoverOptions struct {
 	Home string
 	// ProjectDir is the project directory; default os.Getwd.
 	ProjectDir string
-	// Disable lists source kinds not to read (SourceNative, SourceClaude,
+	// Disable lists source kinds not to read (sourceNative, sourceClaude,
 	// ...). An unknown kind is an error.
 	Disable []string
 	// NoProject skips every file under the project directory: only the
@@ -120,48 +120,48 @@ type discoverySource struct {
 
 // discoverySources in priority order.
 var discoverySources = []discoverySource{
-	{SourceNative, func(h, p string) []sourceFile {
+	{sourceNative, func(h, p string) []sourceFile {
 		return []sourceFile{
 			{LevelProject, filepath.Join(p, ".mcpactor", "mcp.json"), readServers("mcpServers", jsonDialect{}, false)},
-			{LevelUser, filepath.Join(h, ".config", "mcpactor", "mcp.json"), readServers("mcpServers", jsonDialect{}, false)},
+			{levelUser, filepath.Join(h, ".config", "mcpactor", "mcp.json"), readServers("mcpServers", jsonDialect{}, false)},
 		}
 	}},
-	{SourceClaude, func(h, p string) []sourceFile {
+	{sourceClaude, func(h, p string) []sourceFile {
 		return []sourceFile{
 			{LevelProject, filepath.Join(p, ".mcp.json"), readServers("mcpServers", jsonDialect{}, false)},
-			{LevelUser, filepath.Join(h, ".claude.json"), readClaudeState},
-			{LevelUser, filepath.Join(h, ".claude", "mcp.json"), readServers("mcpServers", jsonDialect{}, false)},
+			{levelUser, filepath.Join(h, ".claude.json"), readClaudeState},
+			{levelUser, filepath.Join(h, ".claude", "mcp.json"), readServers("mcpServers", jsonDialect{}, false)},
 		}
 	}},
-	{SourceCodex, func(h, p string) []sourceFile {
+	{sourceCodex, func(h, p string) []sourceFile {
 		return []sourceFile{
 			{LevelProject, filepath.Join(p, ".codex", "config.toml"), readCodex},
-			{LevelUser, filepath.Join(h, ".codex", "config.toml"), readCodex},
+			{levelUser, filepath.Join(h, ".codex", "config.toml"), readCodex},
 		}
 	}},
-	{SourceGemini, func(h, p string) []sourceFile {
+	{sourceGemini, func(h, p string) []sourceFile {
 		return []sourceFile{
 			{LevelProject, filepath.Join(p, ".gemini", "settings.json"), readServers("mcpServers", geminiDialect{}, true)},
-			{LevelUser, filepath.Join(h, ".gemini", "settings.json"), readServers("mcpServers", geminiDialect{}, true)},
+			{levelUser, filepath.Join(h, ".gemini", "settings.json"), readServers("mcpServers", geminiDialect{}, true)},
 		}
 	}},
-	{SourceCursor, func(h, p string) []sourceFile {
+	{sourceCursor, func(h, p string) []sourceFile {
 		return []sourceFile{
 			{LevelProject, filepath.Join(p, ".cursor", "mcp.json"), readServers("mcpServers", jsonDialect{}, false)},
-			{LevelUser, filepath.Join(h, ".cursor", "mcp.json"), readServers("mcpServers", jsonDialect{}, false)},
+			{levelUser, filepath.Join(h, ".cursor", "mcp.json"), readServers("mcpServers", jsonDialect{}, false)},
 		}
 	}},
-	{SourceWindsurf, func(h, p string) []sourceFile {
+	{sourceWindsurf, func(h, p string) []sourceFile {
 		return []sourceFile{
-			{LevelUser, filepath.Join(h, ".codeium", "windsurf", "mcp_config.json"), readServers("mcpServers", windsurfDialect{}, false)},
+			{levelUser, filepath.Join(h, ".codeium", "windsurf", "mcp_config.json"), readServers("mcpServers", windsurfDialect{}, false)},
 		}
 	}},
-	{SourceVSCode, func(h, p string) []sourceFile {
+	{sourceVSCode, func(h, p string) []sourceFile {
 		return []sourceFile{
 			{LevelProject, filepath.Join(p, ".vscode", "mcp.json"), readServers("servers", jsonDialect{}, true)},
 		}
 	}},
-	{SourcePlain, func(h, p string) []sourceFile {
+	{sourcePlain, func(h, p string) []sourceFile {
 		return []sourceFile{
 			{LevelProject, filepath.Join(p, "mcp.json"), readServers("mcpServers", jsonDialect{}, false)},
 		}
@@ -287,7 +287,7 @@ func (d *Discovery) merge(entries []found, winners map[string]Source) {
 
 func sameAsUserFile(path string, files []sourceFile) bool {
 	for _, f := range files {
-		if f.level == LevelUser && f.path == path {
+		if f.level == levelUser && f.path == path {
 			return true
 		}
 	}

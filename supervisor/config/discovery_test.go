@@ -392,11 +392,11 @@ func TestDiscoverBrokenFiles(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"docs", "gemini-http", "cursor-both"} {
-		if s := d.server(name); s != nil && s.Source.Kind != SourceCursor {
+		if s := d.server(name); s != nil && s.Source.Kind != sourceCursor {
 			t.Errorf("%s loaded from a broken file", name)
 		}
 	}
-	if s := d.server("cursor-both"); s == nil || s.Source.Level != LevelUser {
+	if s := d.server("cursor-both"); s == nil || s.Source.Level != levelUser {
 		t.Errorf("cursor-both should fall back to the user file: %+v", s)
 	}
 }
@@ -405,24 +405,24 @@ func TestDiscoverBrokenFiles(t *testing.T) {
 // project file at once.
 func TestDiscoverSwitches(t *testing.T) {
 	home, project := fixture(t)
-	d := discover(t, DiscoverOptions{Home: home, ProjectDir: project, Disable: []string{SourceNative, SourceCodex, SourceWindsurf}})
+	d := discover(t, DiscoverOptions{Home: home, ProjectDir: project, Disable: []string{sourceNative, sourceCodex, sourceWindsurf}})
 	for _, s := range d.Servers {
-		if k := s.Source.Kind; k == SourceNative || k == SourceCodex || k == SourceWindsurf {
+		if k := s.Source.Kind; k == sourceNative || k == sourceCodex || k == sourceWindsurf {
 			t.Errorf("%s read from disabled source %s", s.Name, k)
 		}
 	}
-	if s := d.server("shared"); s == nil || s.Source.Kind != SourceClaude {
+	if s := d.server("shared"); s == nil || s.Source.Kind != sourceClaude {
 		t.Errorf("shared should now be Claude Code's: %+v", s)
 	}
 	for _, sh := range d.Shadowed {
-		if sh.Hidden.Kind == SourceNative || sh.Hidden.Kind == SourceCodex {
+		if sh.Hidden.Kind == sourceNative || sh.Hidden.Kind == sourceCodex {
 			t.Errorf("a disabled source was read: %v", sh)
 		}
 	}
 
 	d = discover(t, DiscoverOptions{Home: home, ProjectDir: project, NoProject: true})
 	for _, s := range d.Servers {
-		if s.Source.Level != LevelUser || s.NeedsApproval {
+		if s.Source.Level != levelUser || s.NeedsApproval {
 			t.Errorf("%s: %v with NoProject", s.Name, s.Source)
 		}
 	}
@@ -431,7 +431,7 @@ func TestDiscoverSwitches(t *testing.T) {
 			t.Errorf("%s read with NoProject", f)
 		}
 	}
-	if s := d.server("shared"); s == nil || s.Source.Level != LevelUser || s.Spec.Stdio.Command != "native-user-shared" {
+	if s := d.server("shared"); s == nil || s.Source.Level != levelUser || s.Spec.Stdio.Command != "native-user-shared" {
 		t.Errorf("shared = %+v", s)
 	}
 	if d.server("claude-local") == nil {
@@ -456,7 +456,7 @@ func TestDiscoverProjectIsHome(t *testing.T) {
 		}
 		seen[f] = true
 	}
-	if s := d.server("gemini-http"); s == nil || s.Source.Level != LevelUser || s.NeedsApproval {
+	if s := d.server("gemini-http"); s == nil || s.Source.Level != levelUser || s.NeedsApproval {
 		t.Errorf("gemini-http = %+v", s)
 	}
 }
