@@ -64,7 +64,7 @@ func TestDeadlineHeap(t *testing.T) {
 // nullSink accepts every frame and sends nothing anywhere.
 type nullSink struct{ buf []byte }
 
-func (s *nullSink) frameBuffer() []byte                   { return s.buf[:0] }
+func (s *nullSink) frameBuffer(int) []byte                { return s.buf[:0] }
 func (s *nullSink) commitFrame([]byte, *call, int64) bool { return true }
 func (s *nullSink) dropUnsent(*call) bool                 { return false }
 func (s *nullSink) retire(*call)                          {}

@@ -126,10 +126,27 @@ type httpActor struct {
 	endErr     error        // why the connection failed, if it did
 	stateless  bool         // the 2026-07-28 era: no resumption
 	legacy     *legacyState // set for the legacy HTTP+SSE transport
+	// headers are the configured headers (cfg.Headers) in the form every
+	// request carries them, made once: read-only, their values shared by
+	// every request.
+	headers http.Header
+}
+
+// headerOf is m as an http.Header, its keys canonical: the form a request
+// carries, made once for a connection rather than once per request.
+func headerOf(m map[string]string) http.Header {
+	if len(m) == 0 {
+		return nil
+	}
+	h := make(http.Header, len(m))
+	for k, v := range m {
+		h.Set(k, v)
+	}
+	return h
 }
 
 func newHTTPActor(cfg HTTPConfig, conn *Conn, owner *actor.PID) *httpActor {
-	a := &httpActor{cfg: cfg, conn: conn, secrets: redact.Values(cfg.Headers)}
+	a := &httpActor{cfg: cfg, conn: conn, secrets: redact.Values(cfg.Headers), headers: headerOf(cfg.Headers)}
 	a.sink = &postSink{a: a, aborts: make(map[int64]context.CancelFunc)}
 	a.sink.notes, a.sink.endNotes = context.WithCancel(conn.end.life)
 	a.core = newRPCCore(cfg.Server, owner, cfg.Generation, a.sink, cfg.Logger, conn.stats, conn.budget, conn.limits)

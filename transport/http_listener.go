@@ -63,7 +63,7 @@ func (a *httpActor) startListener(m listen) {
 	}
 	ctx, cancel := context.WithCancel(a.conn.end.life)
 	a.listen = &listener{cancel: cancel, answered: m.answered}
-	p := &post{method: "GET listener", url: a.cfg.URL, session: a.session, version: a.version, headers: a.cfg.Headers}
+	p := &post{method: "GET listener", url: a.cfg.URL, session: a.session, version: a.version, headers: a.headers}
 	a.work.Add(1)
 	go func() {
 		defer a.work.Done()
@@ -178,7 +178,7 @@ func (s *postSink) readListener(ctx context.Context, body io.Reader) (lastID str
 // within CloseTimeout; a 405 (the server does not let clients end
 // sessions) is as good as a 2xx, and a failure is only logged.
 func (a *httpActor) deleteSession() {
-	p := &post{method: "DELETE", url: a.cfg.URL, session: a.session, version: a.version, headers: a.cfg.Headers}
+	p := &post{method: "DELETE", url: a.cfg.URL, session: a.session, version: a.version, headers: a.headers}
 	a.work.Add(1)
 	go func() {
 		defer a.work.Done()

@@ -49,8 +49,8 @@ type postSink struct {
 }
 
 // frameBuffer lends no shared buffer: each frame becomes a request body
-// that lives as long as its POST.
-func (s *postSink) frameBuffer() []byte { return nil }
+// that lives as long as its POST, made at the size it will have.
+func (s *postSink) frameBuffer(size int) []byte { return make([]byte, 0, size) }
 
 func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 	a := s.a
@@ -64,7 +64,7 @@ func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 		url:       a.cfg.URL,
 		session:   a.session,
 		version:   a.version,
-		headers:   a.cfg.Headers,
+		headers:   a.headers,
 		stateless: a.stateless,
 	}
 	if c != nil {
@@ -211,7 +211,7 @@ type post struct {
 	url       string
 	session   string
 	version   string
-	headers   map[string]string // the server's configured headers
+	headers   http.Header       // the server's configured headers (httpActor.headers), read-only
 	extra     map[string]string // the request's own (2026-07-28's Mcp-Method and the like)
 	legacy    bool              // HTTP+SSE: the answer comes on the stream, not here
 	stateless bool              // 2026-07-28: a broken stream is not resumed
@@ -235,8 +235,8 @@ func (s *postSink) request(ctx context.Context, method, url string, body []byte,
 	// never changes a request's header values): Header.Set would grow the
 	// map from empty and allocate each value, on every request.
 	h := make(http.Header, len(p.headers)+len(p.extra)+4)
-	for k, v := range p.headers {
-		h.Set(k, v)
+	for k, vs := range p.headers {
+		h[k] = vs // shared: a RoundTripper must not modify the request (net/http)
 	}
 	for k, v := range p.extra {
 		h.Set(k, v)

@@ -37,8 +37,11 @@ type rpcCore struct {
 // each message to the buffer the sink lends it, so a stdio transport encodes
 // straight into its next write and allocates nothing per frame.
 type frameSink interface {
-	// frameBuffer returns the slice to append the next frame to.
-	frameBuffer() []byte
+	// frameBuffer returns the slice to append the next frame to; size is
+	// about how long the frame will be (0: not known), for a sink that
+	// makes a buffer per frame, so that the frame is not grown by
+	// doubling while it is encoded.
+	frameBuffer(size int) []byte
 	// commitFrame queues the frame just appended; c is the request it
 	// carries, nil for notifications and responses, and weight the write
 	// budget it holds, which the sink gives back once the frame is written
@@ -83,13 +86,13 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 			r.budget.release(m.weight)
 			return true
 		}
-		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), m.method, m.params), nil, m.weight)
+		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(frameSize(m.method, m.params)), m.method, m.params), nil, m.weight)
 	case respond:
 		if r.failed != nil {
 			r.budget.release(m.weight)
 			return true
 		}
-		r.sink.commitFrame(encodeResponse(r.sink.frameBuffer(), m), nil, m.weight)
+		r.sink.commitFrame(encodeResponse(r.sink.frameBuffer(frameSize("", m.result)), m), nil, m.weight)
 	case inbound:
 		for _, msg := range m.msgs {
 			r.dispatch(ctx, msg)
@@ -128,7 +131,7 @@ func (r *rpcCore) send(ctx actor.Context, c *call) {
 	if c.token != "" && c.progress != nil {
 		r.tokens[c.token] = c
 	}
-	frame := messages.AppendRequest(r.sink.frameBuffer(), c.id, c.method, c.params)
+	frame := messages.AppendRequest(r.sink.frameBuffer(frameSize(c.method, c.params)), c.id, c.method, c.params)
 	c.params = nil // the frame holds the bytes now; let them go
 	r.sink.commitFrame(frame, c, c.weight)
 }
@@ -189,7 +192,7 @@ func (r *rpcCore) retire(c *call, reason string, why error) {
 		if c.obs != nil {
 			params = c.obs.Cancelling(reason, params)
 		}
-		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(), messages.NotificationCancelled, params), nil, 0)
+		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(frameSize(messages.NotificationCancelled, params)), messages.NotificationCancelled, params), nil, 0)
 	}
 	if c.obs != nil {
 		r.retired.add(c.id, c.obs)
@@ -337,7 +340,15 @@ func progressKey(params json.RawMessage) (string, bool) {
 }
 
 func (r *rpcCore) replyError(id messages.ID, code int64, text string) {
-	r.sink.commitFrame(messages.AppendError(r.sink.frameBuffer(), id, &messages.Error{Code: code, Message: text}), nil, 0)
+	r.sink.commitFrame(messages.AppendError(r.sink.frameBuffer(frameSize("", nil)+len(text)), id, &messages.Error{Code: code, Message: text}), nil, 0)
+}
+
+// frameSize is about how long the frame of a message with method and
+// params (or result) is: those, and the envelope around them
+// ({"jsonrpc":"2.0","id":...,"method":...,"params":...} and a newline),
+// with room for an id of any size and for escapes in the method.
+func frameSize(method string, params json.RawMessage) int {
+	return len(method) + len(params) + 72
 }
 
 func encodeResponse(b []byte, m respond) []byte {

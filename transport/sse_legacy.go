@@ -61,7 +61,7 @@ var errStreamEnded = errors.New("the server's event stream ended")
 func (a *httpActor) openStream() {
 	ctx, cancel := context.WithCancel(a.conn.end.life)
 	a.legacy.cancel = cancel
-	p := &post{method: "GET stream", url: a.cfg.URL, headers: a.cfg.Headers}
+	p := &post{method: "GET stream", url: a.cfg.URL, headers: a.headers}
 	a.work.Add(1)
 	go func() {
 		defer a.work.Done()

@@ -163,9 +163,9 @@ func writeChunked(f io.Writer, p []byte, progress *atomic.Int64) error {
 	return err
 }
 
-func (w *batchWriter) frameBuffer() []byte { return w.cur.buf }
+func (w *batchWriter) frameBuffer(int) []byte { return w.cur.buf }
 
-// commitFrame queues the frame just appended to frameBuffer(). weight is
+// commitFrame queues the frame just appended to frameBuffer's slice. weight is
 // the budget it holds (0 for the actor's own frames). It reports false when
 // the frame was dropped instead: the writer is dead, or the actor's own
 // frames have piled up behind a stuck write.
