@@ -9,9 +9,24 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/transport"
 )
+
+// The root declares its constants with their values, for go doc; the
+// engine uses its own.
+func TestConstantsMatchTheEngine(t *testing.T) {
+	if MaxPages != actors.MaxPages {
+		t.Errorf("MaxPages is %d, %d in the engine", MaxPages, actors.MaxPages)
+	}
+	if DefaultCloseTimeout != actors.DefaultCloseTimeout {
+		t.Errorf("DefaultCloseTimeout is %v, %v in the engine", DefaultCloseTimeout, actors.DefaultCloseTimeout)
+	}
+	if CallFailureThreshold != supervisor.CallFailureThreshold {
+		t.Errorf("CallFailureThreshold is %d, %d in the engine", CallFailureThreshold, supervisor.CallFailureThreshold)
+	}
+}
 
 // The root declares the manager's enumerations with their values, for
 // go doc; the engine has its own. A value that drifts would turn one into

@@ -2,8 +2,8 @@ package mcpactor
 
 import (
 	"errors"
+	"time"
 
-	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -180,8 +180,8 @@ type (
 )
 
 // MaxPages bounds the pages one listing follows.
-const MaxPages = actors.MaxPages
+const MaxPages = 1000
 
 // DefaultCloseTimeout bounds Client.Close and Runtime.Stop when their
 // context has no deadline.
-const DefaultCloseTimeout = actors.DefaultCloseTimeout
+const DefaultCloseTimeout = 10 * time.Second

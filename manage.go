@@ -189,7 +189,7 @@ type (
 // fail in the transport (unreachable, session expired, no response, HTTP
 // 5xx) before the server is marked unhealthy and restarted; a success
 // resets the count.
-const CallFailureThreshold = supervisor.CallFailureThreshold
+const CallFailureThreshold = 3
 
 // Manage starts a manager of servers: the servers of a configuration file,
 // discovered, or given in code. They connect concurrently; Manage returns
