@@ -159,7 +159,7 @@ func TestCallToolWaitFitsInFourKiB(t *testing.T) {
 	}, func() bool { return c.InFlight() >= n && parkedIn("actors.(*Client).waitTool(") >= n })
 	t.Logf("stack per goroutine: %d bytes waiting for a CallTool, %d parked in a receive", waiting, idle)
 	if waiting > limit+slack {
-		t.Errorf("a CallTool waiting for its answer holds %d bytes of stack, more than %d: a frame on its way (actors.Client.CallTool, startTool and what they call, waitTool) has grown; see actors.Client.CallTool", waiting, limit)
+		t.Errorf("a CallTool waiting for its answer holds %d bytes of stack, more than %d: a frame on its way (actors.Client.CallTool, startTool, sendTool and what they call, waitTool) has grown; see actors.Client.CallTool", waiting, limit)
 	}
 }
 

@@ -129,20 +129,26 @@ type Call struct {
 // it is in use, the runtime's 800 bytes of guard counted, which no waiting
 // call is. So the work of a plain call is done by functions called one
 // after the other from this small frame, never one inside another:
-// startTool builds, encodes, traces and sends the request and returns;
-// waitTool waits for the answer in a select of its own and then finishes
-// the call. The wait is about 1 KB deep, a caller's own few hundred bytes
-// included, which keeps new goroutines starting with 2 KiB. The work
-// before it (the span's start, the encoding of the arguments) still goes
-// deeper than that stack holds under a caller's frames, so most waiting
-// calls keep 4 KiB (hotpath_invariants_test.go,
-// TestCallToolWaitFitsInFourKiB); flattening it is what 2 KiB needs. The
-// root package's CallTool, a mere call of this one, is inlined into its
-// caller and adds no frame. Calls that are not plain (progress, a timer
-// of their own) are made whole by startTool, on a deeper stack.
+// startTool builds the params, starts the span (none, and no span frames,
+// when nobody listens: telemetry.Idle) and waits for the handshake;
+// sendTool encodes and sends the request; waitTool waits for the answer
+// in a select of its own and then finishes the call. The wait is about
+// 1 KB deep, a caller's own few hundred bytes included, which keeps new
+// goroutines starting with 2 KiB. The encoding of the usual arguments
+// goes about 800 (json.RawMessage) to 1,000 (a small map) bytes under a
+// caller's frames, this one's included (messages.AppendCallToolParams).
+// The send itself, the transport's post to its actor's mailbox and the
+// runtime's channel send that wakes it, goes about 900 bytes under a
+// caller's frames, deeper than a 2 KiB stack holds under them, so most
+// waiting calls keep 4 KiB (hotpath_invariants_test.go,
+// TestCallToolWaitFitsInFourKiB); a shallower transport send is what
+// 2 KiB needs. The root package's CallTool, a mere call of this one, is
+// inlined into its caller and adds no frame. Calls that are not plain
+// (progress, a timer of their own) are made whole by startTool, on a
+// deeper stack.
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages.CallToolResult, error) {
 	var w toolWait
-	if c.startTool(ctx, name, args, nil, &w) {
+	if c.startTool(ctx, name, args, nil, &w) && c.sendTool(&w, nil) {
 		c.waitTool(ctx, &w, nil)
 	}
 	return w.result()
@@ -151,7 +157,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages
 // CallToolWith is CallTool made as call says.
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, call Call) (*messages.CallToolResult, error) {
 	var w toolWait
-	if c.startTool(ctx, name, args, &call, &w) {
+	if c.startTool(ctx, name, args, &call, &w) && c.sendTool(&w, &call) {
 		c.waitTool(ctx, &w, &call)
 	}
 	return w.result()
@@ -194,12 +200,12 @@ func (c *Client) waitTool(ctx context.Context, w *toolWait, call *Call) {
 	c.endTool(w, call, &out, woke)
 }
 
-// startTool does what a tools/call does before it waits: it builds the
-// params, starts the span, waits for the handshake if need be, and sends
-// the request's first round (sendFirst). It reports whether the caller is
-// to wait for it (waitTool); when not, the call has ended (an error before
-// the wait, or a call that is not plain, made here whole) and w holds its
-// end.
+// startTool does what a tools/call does before it sends: it builds the
+// params, starts the span (unless nobody listens) and waits for the
+// handshake if need be. It reports whether the caller is to send the
+// request's first round (sendTool) and wait for it (waitTool); when not,
+// the call has ended (an error before the wait, or a call that is not
+// plain, made here whole) and w holds its end.
 func (c *Client) startTool(ctx context.Context, name string, args any, call *Call, w *toolWait) bool {
 	// What the call keeps while it waits is small: its params, which
 	// travel by pointer (no copy boxed into an interface), and where the
@@ -218,7 +224,10 @@ func (c *Client) startTool(ctx context.Context, name string, args any, call *Cal
 	}
 	var g *generation
 	var err error
-	if c.tel == nil {
+	if c.tel.Idle(ctx) {
+		// Nobody listens (the default: otel's own no-op providers), so
+		// there is no span to start, and startToolSpan's frames, a
+		// telemetry.Request and Start's own, are not put on the stack.
 		g, err = c.current(ctx)
 	} else {
 		// As callProgress does.
@@ -232,7 +241,17 @@ func (c *Client) startTool(ctx context.Context, name string, args any, call *Cal
 		return false
 	}
 	w.g = g
-	if g.sess == nil || !g.sess.modern {
+	return true
+}
+
+// sendTool sends the first round of a plain tools/call startTool has
+// begun, in the generation's era, and reports whether it is in flight;
+// when not, the call has ended. It is called by CallTool itself, after
+// startTool has returned, so that the encoding of the arguments, the
+// deepest work before the wait, runs on a stack no deeper than CallTool's
+// and startTool's frame is not under it.
+func (c *Client) sendTool(w *toolWait, call *Call) bool {
+	if g := w.g; g.sess == nil || !g.sess.modern {
 		return c.sendSession(w, call)
 	}
 	return c.sendModern(w, call)

@@ -183,8 +183,13 @@ func (r *jsonReader) value() []byte {
 // line nested ten thousand deep costs 10 KB of heap, not a deep goroutine
 // stack.
 func (r *jsonReader) skipValue() {
-	var buf [64]byte
-	open := buf[:0] // '{' or '[' for each container entered here, innermost last
+	// The containers entered here, innermost last, are kept as bits
+	// (set: an object) of a word, spilling to deep past 64 of them: a
+	// byte each in an array of its own would make this frame, under
+	// every rawAsIs of a tools/call's arguments, twice the size.
+	var kinds uint64
+	var deep *[]bool
+	n := 0 // containers open here
 	for {
 		if r.off >= len(r.data) {
 			r.fail()
@@ -194,12 +199,14 @@ func (r *jsonReader) skipValue() {
 		case '{':
 			if r.beginObject() {
 				r.skipKey()
-				open = append(open, '{')
+				kinds, deep = entered(kinds, deep, n, true)
+				n++
 				continue
 			}
 		case '[':
 			if r.beginArray() {
-				open = append(open, '[')
+				kinds, deep = entered(kinds, deep, n, false)
+				n++
 				continue
 			}
 		case '"':
@@ -215,11 +222,12 @@ func (r *jsonReader) skipValue() {
 		}
 		// A value has ended; it may end the containers around it too.
 		for {
-			if r.invalid || len(open) == 0 {
+			if r.invalid || n == 0 {
 				return
 			}
+			object := n > 64 && (*deep)[n-65] || n <= 64 && kinds&(1<<(n-1)) != 0
 			var more bool
-			if open[len(open)-1] == '{' {
+			if object {
 				if more = r.nextMember(); more {
 					r.skipKey()
 				}
@@ -229,9 +237,26 @@ func (r *jsonReader) skipValue() {
 			if more {
 				break
 			}
-			open = open[:len(open)-1]
+			n--
 		}
 	}
+}
+
+// entered records, for skipValue, that the container opened after the n
+// already open is an object or an array.
+func entered(kinds uint64, deep *[]bool, n int, object bool) (uint64, *[]bool) {
+	if n < 64 {
+		kinds &^= 1 << n
+		if object {
+			kinds |= 1 << n
+		}
+		return kinds, deep
+	}
+	if deep == nil {
+		deep = new([]bool)
+	}
+	*deep = append((*deep)[:n-64], object)
+	return kinds, deep
 }
 
 func (r *jsonReader) literal(lit string) {

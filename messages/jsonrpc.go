@@ -195,11 +195,21 @@ func appendString(b []byte, s string) []byte {
 		// Anything encoding/json would escape (including its HTML-safe
 		// '<', '>', '&') takes the slow path, so the output is the same.
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
-			enc, _ := json.Marshal(s)
-			return append(b, enc...)
+			return appendStringSlow(b, s)
 		}
 	}
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// appendStringSlow is appendString's encoding/json path, a frame of its
+// own: inlined, its call's temporaries would make every appendString's
+// frame, on the way of every tools/call's name and arguments, three times
+// as large.
+//
+//go:noinline
+func appendStringSlow(b []byte, s string) []byte {
+	enc, _ := json.Marshal(s)
+	return append(b, enc...)
 }

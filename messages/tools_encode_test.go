@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -28,6 +29,12 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 		{Name: "raw-u2028", Arguments: json.RawMessage("{\"a\":\"x\u2028y\u2019\"}")},
 		{Name: "raw-escaped-backslash", Arguments: json.RawMessage(`{"a":"c:\\ d\\"}`)},
 		{Name: "mrtr", InputResponses: map[string]json.RawMessage{"a": json.RawMessage(`{"x":1}`)}, RequestState: "opaque\n"},
+		// appendFlatObject's bounds: four plain members, then five.
+		{Name: "flat4", Arguments: map[string]any{"d": nil, "c": int64(-2), "b": true, "a": 1}},
+		{Name: "flat5", Arguments: map[string]any{"e": "x", "d": nil, "c": int64(-2), "b": false, "a": 0.5}},
+		{Name: "flat-nested", Arguments: map[string]any{"a": "x", "b": map[string]any{"c": 1}}},
+		// skipValue's containers past the 64 it keeps in a word.
+		{Name: "raw-deep", Arguments: json.RawMessage(`{"a":` + strings.Repeat(`[{"b":`, 40) + `1` + strings.Repeat(`}]`, 40) + `,"z":[]}`)},
 	} {
 		want, err := json.Marshal(p)
 		if err != nil {
@@ -64,7 +71,9 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 		}
 	}
 	for _, bad := range []any{func() {}, map[string]any{"nan": math.NaN()}, []any{math.Inf(1)},
-		json.RawMessage(`{"a":`), json.RawMessage(`{"a":1}{}`), json.RawMessage(`{"a":"\q"}`)} {
+		json.RawMessage(`{"a":`), json.RawMessage(`{"a":1}{}`), json.RawMessage(`{"a":"\q"}`),
+		// Closed by the wrong kind past the 64 containers skipValue keeps in a word.
+		json.RawMessage(`{"a":` + strings.Repeat(`[{"b":`, 40) + `1` + strings.Repeat(`]}`, 40) + `}`)} {
 		if _, err := AppendCallToolParams(nil, &CallToolParams{Name: "bad", Arguments: bad}); err == nil {
 			t.Errorf("unencodable arguments %T: want an error", bad)
 		}

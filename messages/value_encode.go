@@ -137,3 +137,89 @@ func rawAsIs(raw json.RawMessage) bool {
 	r.end()
 	return !r.invalid
 }
+
+// flatObjectKeys bounds the maps appendFlatObject encodes: their
+// members are gathered on its frame, so the bound is that frame's size.
+const flatObjectKeys = 4
+
+// flatMember is a member of a map appendFlatObject encodes.
+type flatMember struct {
+	k string
+	v any
+}
+
+// appendFlatObject encodes m as appendObject does when m is small (at
+// most flatObjectKeys members) and flat (strings, booleans, numbers and
+// nulls), and reports whether it did; otherwise it leaves b as it was.
+// It is appendObject without the recursion, and without appendValue's
+// large frame under each member: the common tools/call arguments, like
+// {"message": "..."}, are encoded a few hundred bytes of stack shallower.
+// The map is read by flatMembers, a frame beside the encoding's rather
+// than above it: the map iterator is most of its size.
+func appendFlatObject(b []byte, m map[string]any) ([]byte, bool) {
+	var kv [flatObjectKeys]flatMember
+	n, ok := flatMembers(m, &kv)
+	if !ok {
+		return b, false
+	}
+	start := len(b)
+	b = append(b, '{')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, kv[i].k)
+		b = append(b, ':')
+		switch v := kv[i].v.(type) {
+		case nil:
+			b = append(b, "null"...)
+		case string:
+			b = appendString(b, v)
+		case bool:
+			b = strconv.AppendBool(b, v)
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case int64:
+			b = strconv.AppendInt(b, v, 10)
+		case float64:
+			f, err := appendFloat(b, v)
+			if err != nil {
+				// NaN or an infinity: appendValue reports it.
+				return b[:start], false
+			}
+			b = f
+		}
+	}
+	return append(b, '}'), true
+}
+
+// flatMembers puts m's members in kv, sorted by key as encoding/json
+// writes them, and returns how many there are; it reports false when m is
+// nil, larger than kv, or has a value that is not a string, boolean,
+// number (int, int64, float64) or nil.
+//
+//go:noinline
+func flatMembers(m map[string]any, kv *[flatObjectKeys]flatMember) (int, bool) {
+	if m == nil || len(m) > len(kv) {
+		return 0, false
+	}
+	n := 0
+	for k, v := range m {
+		switch v.(type) {
+		case nil, string, bool, int, int64, float64:
+		default:
+			return 0, false
+		}
+		if n == len(kv) {
+			return 0, false // m grew while read
+		}
+		// Insertion sort: few members.
+		i := n
+		for ; i > 0 && kv[i-1].k > k; i-- {
+			kv[i] = kv[i-1]
+		}
+		kv[i] = flatMember{k, v}
+		n++
+	}
+	return n, true
+}

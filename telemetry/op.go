@@ -224,10 +224,34 @@ func (t *Telemetry) newOp(r *Request, kind trace.SpanKind, metering bool) *Op {
 // passThrough reports whether ctx holds a trace context or baggage that a
 // configured propagator would forward even though nothing is recorded.
 func (t *Telemetry) passThrough(ctx context.Context) bool {
-	if !t.propagating() {
-		return false
-	}
+	return t.propagating() && carriesTrace(ctx)
+}
+
+// carriesTrace reports whether ctx holds a valid span context or baggage.
+// It is a frame of its own, never inlined: the span context and the
+// baggage it reads weigh about 300 bytes of frame, which passThrough (and
+// Idle, under a caller's every tools/call) would otherwise hold even when
+// nothing propagates and they are not read.
+//
+//go:noinline
+func carriesTrace(ctx context.Context) bool {
 	return trace.SpanContextFromContext(ctx).IsValid() || baggage.FromContext(ctx).Len() > 0
+}
+
+// Idle reports whether Start(ctx, r) would return ctx and no Op, whatever r
+// is: telemetry disabled, or nothing recorded and nothing in ctx to
+// propagate. A caller that has yet to build its Request can skip it then.
+// It is cheap and shallow (a few small frames, the otel getters
+// included): the providers' verdicts are read from memory (globalVerdict),
+// and ctx is looked into only when a propagator could forward what it
+// holds. A request sent on a goroutine that then waits checks it first, so
+// that its stack stays small in the default configuration (see
+// actors.Client.CallTool).
+func (t *Telemetry) Idle(ctx context.Context) bool {
+	if t == nil || t.disabled {
+		return true
+	}
+	return !t.tracing() && !t.metering() && !t.passThrough(ctx)
 }
 
 // target returns the tool or prompt name r is about, if any.

@@ -116,6 +116,9 @@ func TestGlobalLateInstall(t *testing.T) {
 	if _, op := tel.Start(context.Background(), &Request{Method: messages.MethodPing}); op != nil {
 		t.Fatal("an Op before any provider is installed")
 	}
+	if !tel.Idle(context.Background()) || !tel.Idle(remoteCtx) {
+		t.Error("not Idle before any provider is installed")
+	}
 
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
@@ -126,6 +129,9 @@ func TestGlobalLateInstall(t *testing.T) {
 	otel.SetTracerProvider(tp)
 	otel.SetMeterProvider(mp)
 	otel.SetTextMapPropagator(propagation.TraceContext{})
+	if tel.Idle(context.Background()) {
+		t.Error("Idle once providers are installed")
+	}
 
 	_, op := tel.Start(context.Background(), &Request{Peer: stdioPeer, Method: messages.MethodToolsCall, Target: "late"})
 	meta := op.Inject(nil)
@@ -154,6 +160,9 @@ func TestGlobalLateInstall(t *testing.T) {
 	if n := allocs(tel, context.Background(), nil); n != 0 {
 		t.Errorf("global no-op providers: %v allocations per call", n)
 	}
+	if !tel.Idle(context.Background()) {
+		t.Error("not Idle with no-op providers installed")
+	}
 }
 
 // TestPropagationOnly: with a propagator but no tracer (say, trace context
@@ -163,6 +172,12 @@ func TestPropagationOnly(t *testing.T) {
 	_, op := tel.Start(remoteCtx, &Request{Method: messages.MethodPing})
 	if op == nil {
 		t.Fatal("no Op to propagate the caller's context")
+	}
+	if tel.Idle(remoteCtx) || !tel.Idle(context.Background()) {
+		t.Error("Idle: want false with a caller's trace context to propagate, true without")
+	}
+	if !(*Telemetry)(nil).Idle(remoteCtx) || !New(Options{Disabled: true}).Idle(remoteCtx) {
+		t.Error("a nil or disabled Telemetry is not Idle")
 	}
 	meta := op.Inject(nil)
 	op.End(nil, false)
