@@ -53,13 +53,18 @@ func (s *server) listen(ctx context.Context, req *request) (json.RawMessage, *rp
 	if isNull(p.Notifications) {
 		p.Notifications = json.RawMessage(`{}`)
 	}
-	s.sendNotification(req.out, "notifications/subscriptions/acknowledged",
-		append(append([]byte(`{"notifications":`), p.Notifications...), '}'))
+	// The listener is entered as the acknowledgement is queued, under
+	// the lock broadcast takes: a client that has read it may make a
+	// notification be sent at once (Hub.Notify), which must reach this
+	// stream, and after the acknowledgement. (An outlet queues; it does
+	// not wait for the client.)
 	s.mu.Lock()
 	if s.listeners == nil {
 		s.listeners = make(map[*request]outlet)
 	}
 	s.listeners[req] = req.out
+	s.sendNotification(req.out, "notifications/subscriptions/acknowledged",
+		append(append([]byte(`{"notifications":`), p.Notifications...), '}'))
 	s.mu.Unlock()
 	<-ctx.Done() // the client closed the stream, cancelled it, or the server stopped
 	s.mu.Lock()
