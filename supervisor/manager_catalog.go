@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
 
 // Prompts and resources across servers, beside the tools: each server's
@@ -238,14 +237,8 @@ func (e *exposedCatalog) get() *exposedCatalog {
 }
 
 func (e *exposedCatalog) build() {
-	var pairs []naming.ToolPair
-	for _, v := range e.views {
-		for _, p := range v.prompts {
-			pairs = append(pairs, naming.ToolPair{Server: v.srv.Name, Tool: p.Name})
-		}
-	}
-	index := naming.NewToolIndex(pairs)
-	e.byName = make(map[string]promptRef, len(pairs))
+	index, n := exposedNames(e.views, func(v *serverView) []messages.Prompt { return v.prompts }, func(p messages.Prompt) string { return p.Name })
+	e.byName = make(map[string]promptRef, n)
 	for _, v := range e.views {
 		name := v.srv.Name
 		for _, p := range v.prompts {

@@ -159,14 +159,8 @@ func (e *exposedTools) get() ([]Tool, map[string]toolRef) {
 }
 
 func (e *exposedTools) build() {
-	var pairs []naming.ToolPair
-	for _, v := range e.views {
-		for _, t := range v.tools {
-			pairs = append(pairs, naming.ToolPair{Server: v.srv.Name, Tool: t.Name})
-		}
-	}
-	index := naming.NewToolIndex(pairs)
-	e.tools, e.byName = make([]Tool, 0, len(pairs)), make(map[string]toolRef, len(pairs))
+	index, n := exposedNames(e.views, func(v *serverView) []messages.Tool { return v.tools }, func(t messages.Tool) string { return t.Name })
+	e.tools, e.byName = make([]Tool, 0, n), make(map[string]toolRef, n)
 	for _, v := range e.views {
 		name := v.srv.Name
 		for _, t := range v.tools {
@@ -180,6 +174,19 @@ func (e *exposedTools) build() {
 		}
 	}
 	slices.SortFunc(e.tools, func(x, y Tool) int { return compare(x.Name, y.Name) })
+}
+
+// exposedNames works out the exposed names (mcp__<server>__<name>) of
+// what views offer, items(v) being a view's tools or its prompts, and
+// returns them with how many there are.
+func exposedNames[T any](views []*serverView, items func(*serverView) []T, name func(T) string) (*naming.ToolIndex, int) {
+	var pairs []naming.ToolPair
+	for _, v := range views {
+		for _, it := range items(v) {
+			pairs = append(pairs, naming.ToolPair{Server: v.srv.Name, Tool: name(it)})
+		}
+	}
+	return naming.NewToolIndex(pairs), len(pairs)
 }
 
 // toolRef is where an exposed tool name leads.

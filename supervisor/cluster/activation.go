@@ -80,11 +80,9 @@ func (m *Member) activate(ctx context.Context, id Identity, method string) (*act
 	if !ok {
 		act = &activation{id: id, ready: make(chan struct{})}
 		m.acts[id] = act
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
+		m.wg.Go(func() {
 			m.start(act)
-		}()
+		})
 	}
 	m.mu.Unlock()
 	select {
@@ -121,14 +119,10 @@ func (m *Member) start(act *activation) {
 		return
 	}
 	m.log("cluster activation started", "identity", act.id.String(), "generation", act.generation)
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
+	m.wg.Go(func() {
 		m.refreshTools(act)
-	}()
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
+	})
+	m.wg.Go(func() {
 		// The manager's client ends only when the server is removed
 		// (deactivate) or the manager stops: a server that exits is
 		// restarted on the same client.
@@ -137,7 +131,7 @@ func (m *Member) start(act *activation) {
 			m.deactivate(act, "server closed", true)
 		case <-m.ctx.Done():
 		}
-	}()
+	})
 }
 
 func (m *Member) claimAndConnect(act *activation) error {
@@ -431,10 +425,7 @@ func (m *Member) refreshOnChange(client string) {
 		m.mu.Unlock()
 		return
 	}
-	m.wg.Add(1)
-	m.mu.Unlock()
-	go func() {
-		defer m.wg.Done()
+	m.wg.Go(func() {
 		for {
 			n := act.listings.Load()
 			m.refreshTools(act)
@@ -442,7 +433,8 @@ func (m *Member) refreshOnChange(client string) {
 				return
 			}
 		}
-	}()
+	})
+	m.mu.Unlock()
 }
 
 // started reports whether act's server is up and act serves calls.

@@ -78,12 +78,10 @@ func (m *Member) onManagerEvent(e mcpactor.ManagerEvent) {
 				m.mu.Unlock()
 				return
 			}
-			m.wg.Add(1)
-			m.mu.Unlock()
-			go func() {
-				defer m.wg.Done()
+			m.wg.Go(func() {
 				m.deactivate(act, "server failed", true)
-			}()
+			})
+			m.mu.Unlock()
 		}
 	}
 }
