@@ -2,6 +2,7 @@ package messages
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +58,44 @@ func BenchmarkCallToolResultUnmarshalJSON(b *testing.B) {
 	for b.Loop() {
 		var r CallToolResult
 		if err := r.UnmarshalJSON(benchToolResult); err != nil || len(r.Content) != 1 {
+			b.Fatal(r, err)
+		}
+	}
+}
+
+// benchBigResult is a 64 KiB text result (the stdio benchmark's
+// big-65536 load): its cost is the string scans, not the structure.
+var benchBigResult = []byte(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 64<<10) + `"}]}`)
+
+// BenchmarkDecodeBigResult is the reader's and the caller's cost for a
+// 64 KiB result: the envelope skips the result, the caller decodes it.
+func BenchmarkDecodeBigResult(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":7,"result":` + string(benchBigResult) + `}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		m, err := DecodeMessage(line)
+		if err != nil || m.Result == nil {
+			b.Fatal(m, err)
+		}
+		var r CallToolResult
+		if err := r.UnmarshalJSON(m.Result); err != nil || len(r.Content) != 1 {
+			b.Fatal(r, err)
+		}
+	}
+}
+
+// BenchmarkDecodeEscapedText is a 64 KiB text with an escape every 40
+// bytes: each escape ends a plain run, and the next run must not search
+// for the closing quote again (which was quadratic).
+func BenchmarkDecodeEscapedText(b *testing.B) {
+	text := strings.Repeat(strings.Repeat("y", 38)+`\n`, 64<<10/40)
+	result := []byte(`{"content":[{"type":"text","text":"` + text + `"}]}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(result)))
+	for b.Loop() {
+		var r CallToolResult
+		if err := r.UnmarshalJSON(result); err != nil || len(r.Content) != 1 {
 			b.Fatal(r, err)
 		}
 	}

@@ -20,6 +20,9 @@ var jsonReaderSeeds = []string{
 	`tru`, `truex`, `nul`, `nulll`, `False`,
 	`{"a"}`, `{"a":}`, `{"a":1,}`, `{,}`, `{"a":1 "b":2}`, `{1:2}`, `[1,]`, `[,1]`, `[1 2]`,
 	`{"a":1}}`, `[[]`, `[]]`, `{]`, `[}`, `{} {}`, `1 2`, ``, ` `, "\ufeff{}",
+	// Past plainRun's short run: the vectorised path.
+	`"` + strings.Repeat("a", 40) + `\u00e9` + strings.Repeat("b", 40) + `"`,
+	`["` + strings.Repeat("a", 40) + "\xc3\xa9" + strings.Repeat("b", 40) + `","` + strings.Repeat("c", 40) + `"]`,
 }
 
 // FuzzJSONReader holds jsonReader to encoding/json: it must accept exactly
@@ -53,6 +56,52 @@ func FuzzJSONReader(f *testing.F) {
 			t.Fatalf("%q: str = %q, json.Unmarshal = %q", data, got, want)
 		}
 	})
+}
+
+// TestJSONReaderLongStrings holds the long-string path of plainRun to
+// encoding/json: every kind of byte that ends a plain run, at every offset
+// of strings longer than the short run, alone, repeated, and in two
+// strings of one document, so that a quote remembered from one search is
+// never used where it does not hold.
+func TestJSONReaderLongStrings(t *testing.T) {
+	specials := []string{`\"`, `\\`, `\n`, `\u00e9`, `\uD83D\uDE00`, "\x01", "\x1f", "é", "\xff", "\xe2\x82", `"`}
+	var docs []string
+	for _, sp := range specials {
+		for off := 0; off <= 72; off++ {
+			plain := strings.Repeat("a", off)
+			tail := strings.Repeat("b", 80-off%9)
+			docs = append(docs,
+				`"`+plain+sp+tail+`"`,
+				`"`+strings.Repeat(plain+sp, 5)+`"`,
+				`["`+plain+sp+tail+`","`+tail+sp+plain+`"]`,
+				`{"`+tail+`":"`+plain+sp+`","k":"`+tail+`"}`,
+			)
+		}
+	}
+	for _, doc := range docs {
+		data := []byte(doc)
+		r := jsonReader{data: data}
+		r.skipSpace()
+		r.skipValue()
+		r.end()
+		if valid := json.Valid(data); r.invalid == valid {
+			t.Fatalf("%q: reader valid=%v, json.Valid=%v", data, !r.invalid, valid)
+		}
+		if data[0] != '"' {
+			continue
+		}
+		var want string
+		wantErr := json.Unmarshal(data, &want)
+		r = jsonReader{data: data}
+		got := r.str()
+		r.end()
+		if r.invalid != (wantErr != nil) {
+			t.Fatalf("%q: str invalid=%v, json.Unmarshal: %v", data, r.invalid, wantErr)
+		}
+		if wantErr == nil && string(got) != want {
+			t.Fatalf("%q: str = %q, json.Unmarshal = %q", data, got, want)
+		}
+	}
 }
 
 func TestJSONReaderNestingLimit(t *testing.T) {
