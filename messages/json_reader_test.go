@@ -32,30 +32,34 @@ func FuzzJSONReader(f *testing.F) {
 	for _, s := range jsonReaderSeeds {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r := jsonReader{data: data}
-		r.skipSpace()
-		r.skipValue()
-		r.end()
-		if valid := json.Valid(data); r.invalid == valid {
-			t.Fatalf("%q: reader valid=%v, json.Valid=%v", data, !r.invalid, valid)
-		}
+	f.Fuzz(matchesEncodingJSON)
+}
 
-		var want string
-		wantErr := json.Unmarshal(data, &want)
-		r = jsonReader{data: data}
-		if r.peek() != '"' {
-			return
-		}
-		got := r.str()
-		r.end()
-		if r.invalid != (wantErr != nil) {
-			t.Fatalf("%q: str invalid=%v, json.Unmarshal: %v", data, r.invalid, wantErr)
-		}
-		if wantErr == nil && string(got) != want {
-			t.Fatalf("%q: str = %q, json.Unmarshal = %q", data, got, want)
-		}
-	})
+// matchesEncodingJSON fails t unless the reader accepts data exactly when
+// json.Valid does and, for a string, decodes it as json.Unmarshal does.
+func matchesEncodingJSON(t *testing.T, data []byte) {
+	r := jsonReader{data: data}
+	r.skipSpace()
+	r.skipValue()
+	r.end()
+	if valid := json.Valid(data); r.invalid == valid {
+		t.Fatalf("%q: reader valid=%v, json.Valid=%v", data, !r.invalid, valid)
+	}
+
+	var want string
+	wantErr := json.Unmarshal(data, &want)
+	r = jsonReader{data: data}
+	if r.peek() != '"' {
+		return
+	}
+	got := r.str()
+	r.end()
+	if r.invalid != (wantErr != nil) {
+		t.Fatalf("%q: str invalid=%v, json.Unmarshal: %v", data, r.invalid, wantErr)
+	}
+	if wantErr == nil && string(got) != want {
+		t.Fatalf("%q: str = %q, json.Unmarshal = %q", data, got, want)
+	}
 }
 
 // TestJSONReaderLongStrings holds the long-string path of plainRun to
@@ -79,28 +83,7 @@ func TestJSONReaderLongStrings(t *testing.T) {
 		}
 	}
 	for _, doc := range docs {
-		data := []byte(doc)
-		r := jsonReader{data: data}
-		r.skipSpace()
-		r.skipValue()
-		r.end()
-		if valid := json.Valid(data); r.invalid == valid {
-			t.Fatalf("%q: reader valid=%v, json.Valid=%v", data, !r.invalid, valid)
-		}
-		if data[0] != '"' {
-			continue
-		}
-		var want string
-		wantErr := json.Unmarshal(data, &want)
-		r = jsonReader{data: data}
-		got := r.str()
-		r.end()
-		if r.invalid != (wantErr != nil) {
-			t.Fatalf("%q: str invalid=%v, json.Unmarshal: %v", data, r.invalid, wantErr)
-		}
-		if wantErr == nil && string(got) != want {
-			t.Fatalf("%q: str = %q, json.Unmarshal = %q", data, got, want)
-		}
+		matchesEncodingJSON(t, []byte(doc))
 	}
 }
 
