@@ -7,9 +7,13 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -59,7 +63,7 @@ func TestEnumerationsMatchTheEngine(t *testing.T) {
 		StateRefused: supervisor.StateRefused, StateFailed: supervisor.StateFailed,
 	}
 	for root, engine := range states {
-		if string(root) != string(engine) {
+		if string(root) != engine.String() {
 			t.Errorf("ServerState %q is %q in the engine", root, engine)
 		}
 	}
@@ -103,33 +107,125 @@ func TestServerConfigRoundTrip(t *testing.T) {
 	}
 }
 
-// ServerStatus is declared in the root; statusOf copies the engine's
-// status into it field by field. Both must hold the same fields, and
-// statusOf must copy each.
-func TestServerStatusCopiesEveryField(t *testing.T) {
-	var in supervisor.Status
-	fillFields(t, reflect.ValueOf(&in).Elem())
-	out := statusOf(in)
-	rt, et := reflect.TypeOf(out), reflect.TypeOf(in)
-	if rt.NumField() != et.NumField() {
-		t.Fatalf("ServerStatus has %d fields, the engine's status %d", rt.NumField(), et.NumField())
+// ServerStatus is declared in the root, and statusOf fills it from the
+// engine's view of a server, a method per field: every field has its
+// method, and every method of the view its field, so that neither side
+// can grow alone.
+func TestServerStatusHasEveryViewMethod(t *testing.T) {
+	methodOf := func(field string) string {
+		switch field {
+		case "Tools":
+			return "ToolCount"
+		case "P50", "P99":
+			return "Latency"
+		}
+		return field
 	}
-	for i := range et.NumField() {
-		name := et.Field(i).Name
-		r := reflect.ValueOf(out).FieldByName(name)
-		if !r.IsValid() {
-			t.Errorf("ServerStatus has no field %s", name)
-			continue
+	vt := reflect.TypeFor[*supervisor.ServerView]()
+	used := map[string]bool{"String": true}
+	st := reflect.TypeFor[ServerStatus]()
+	for i := range st.NumField() {
+		m := methodOf(st.Field(i).Name)
+		if _, ok := vt.MethodByName(m); !ok {
+			t.Errorf("ServerStatus.%s: the engine's view has no method %s", st.Field(i).Name, m)
 		}
-		e := reflect.ValueOf(in).Field(i)
-		if r.Kind() == reflect.Struct || r.Kind() == reflect.String {
-			if fmt.Sprint(r.Interface()) != fmt.Sprint(e.Interface()) {
-				t.Errorf("%s: %v, want %v", name, r.Interface(), e.Interface())
+		used[m] = true
+	}
+	for i := range vt.NumMethod() {
+		if m := vt.Method(i).Name; !used[m] {
+			t.Errorf("ServerView.%s: no field of ServerStatus reports it", m)
+		}
+	}
+}
+
+// Manager.Status copies every field of the views: servers in every state
+// a field reports (restarted with an error, a call in flight, latencies,
+// tools kept across a restart, tools pending) make each field non-zero
+// somewhere, and each status equals its view.
+func TestServerStatusCopiesEveryField(t *testing.T) {
+	rt, err := Start(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	defer rt.Stop(ctx)
+	server := func(o testserver.Options) ServerConfig {
+		path, args, env := testserver.Command(o)
+		c := ServerConfig{Command: path, Args: args, Env: map[string]string{}}
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			c.Env[k] = v
+		}
+		return c
+	}
+	slow := testserver.Options{SlowInitialize: time.Minute}
+	m, err := rt.Manage(ctx, ManageOptions{NoCache: true, Startup: StartupGate, Servers: map[string]ServerConfig{
+		"restarted": server(testserver.Options{ExitAfterRequests: 1}),
+		"busy":      server(testserver.Options{}),
+		"cached":    server(testserver.Options{}),
+		"pending":   server(slow),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+	until := func(what string, cond func(v *supervisor.ServerView) bool, names ...string) {
+		t.Helper()
+		for {
+			n := 0
+			views := m.m.Servers()
+			for _, v := range views {
+				if slices.Contains(names, v.Name()) && cond(v) {
+					n++
+				}
 			}
-			continue
+			if n == len(names) {
+				return
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("%s: %v", what, views)
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		if !reflect.DeepEqual(r.Interface(), e.Interface()) {
-			t.Errorf("%s: %v, want %v", name, r.Interface(), e.Interface())
+	}
+	until("not ready", func(v *supervisor.ServerView) bool { return v.State() == supervisor.StateReady && v.ToolCount() > 0 }, "busy", "restarted", "cached")
+	// A new configuration restarts "cached"; its tools stay offered,
+	// marked cached, until the new server is up.
+	if err := m.Add(ctx, "cached", server(slow)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.CallTool(ctx, "mcp__restarted__echo", map[string]any{"message": "x"}); err == nil {
+		t.Fatal("the call that ends the server succeeded")
+	}
+	if _, err := m.CallTool(ctx, "mcp__busy__echo", map[string]any{"message": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	go m.CallTool(ctx, "mcp__busy__sleep", map[string]any{"ms": 60_000})
+	until("not restarted", func(v *supervisor.ServerView) bool { return v.Generation() == 2 && v.State() == supervisor.StateReady }, "restarted")
+	until("no call in flight", func(v *supervisor.ServerView) bool { return v.InFlight() == 1 }, "busy")
+	views := m.m.Servers()
+	nonZero := map[string]bool{}
+	for _, v := range views {
+		got := statusOf(v)
+		want := ServerStatus{Name: v.Name(), State: ServerState(v.State().String()), Source: Source(v.Source()),
+			ProtocolVersion: v.ProtocolVersion(), Generation: v.Generation(), LastError: v.LastError(),
+			Restarts: v.Restarts(), InFlight: v.InFlight(), Tools: v.ToolCount(), ToolsPending: v.ToolsPending(),
+			Cached: v.Cached()}
+		want.P50, want.P99 = v.Latency()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: status %+v, view %+v", v.Name(), got, want)
+		}
+		rv := reflect.ValueOf(got)
+		for i := range rv.NumField() {
+			if !rv.Field(i).IsZero() {
+				nonZero[rv.Type().Field(i).Name] = true
+			}
+		}
+	}
+	for i := range reflect.TypeFor[ServerStatus]().NumField() {
+		if f := reflect.TypeFor[ServerStatus]().Field(i).Name; !nonZero[f] {
+			t.Errorf("no server's %s is set: the test does not show it copied (%v)", f, views)
 		}
 	}
 }

@@ -295,7 +295,7 @@ func onEvent(f func(ManagerEvent)) func(supervisor.Event) {
 		return nil
 	}
 	return func(e supervisor.Event) {
-		f(ManagerEvent{Kind: EventKind(e.Kind), Server: e.Server, State: ServerState(e.State), Err: e.Err})
+		f(ManagerEvent{Kind: EventKind(e.Kind), Server: e.Server, State: ServerState(e.State.String()), Err: e.Err})
 	}
 }
 
@@ -362,7 +362,7 @@ func (m *Manager) Client(server string) (*Client, bool) {
 }
 
 // Status returns every managed server's state, sorted by name.
-func (m *Manager) Status() []ServerStatus { return convertAll(m.m.Status(), statusOf) }
+func (m *Manager) Status() []ServerStatus { return convertAll(m.m.Servers(), statusOf) }
 
 // Add starts a server given in code (replacing one of the same name whose
 // configuration differs).

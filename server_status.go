@@ -40,10 +40,13 @@ const (
 	StateFailed      ServerState = "failed"       // could not be configured (a !command failed)
 )
 
-// statusOf is the engine's status of a server as the root reports it.
-func statusOf(s supervisor.Status) ServerStatus {
-	return ServerStatus{Name: s.Name, State: ServerState(s.State), Source: Source(s.Source),
-		ProtocolVersion: s.ProtocolVersion, Generation: s.Generation, LastError: s.LastError,
-		Restarts: s.Restarts, InFlight: s.InFlight, Tools: s.Tools, ToolsPending: s.ToolsPending,
-		Cached: s.Cached, P50: s.P50, P99: s.P99}
+// statusOf is a server's status as the root reports it, read from the
+// engine's view of it.
+func statusOf(v *supervisor.ServerView) ServerStatus {
+	st := ServerStatus{Name: v.Name(), State: ServerState(v.State().String()), Source: Source(v.Source()),
+		ProtocolVersion: v.ProtocolVersion(), Generation: v.Generation(), LastError: v.LastError(),
+		Restarts: v.Restarts(), InFlight: v.InFlight(), Tools: v.ToolCount(), ToolsPending: v.ToolsPending(),
+		Cached: v.Cached()}
+	st.P50, st.P99 = v.Latency()
+	return st
 }

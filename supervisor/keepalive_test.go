@@ -34,7 +34,7 @@ func TestKeepaliveRestartsAStuckServer(t *testing.T) {
 
 	harness.WaitFor(t, "the stuck server restarted", func() bool {
 		st := status(m, "stuck")
-		return st.Restarts >= 1 && st.State == supervisor.StateReady && st.Generation >= 2
+		return st.Restarts() >= 1 && st.State() == supervisor.StateReady && st.Generation() >= 2
 	})
 	mu.Lock()
 	sawUnhealthy := false
@@ -45,18 +45,18 @@ func TestKeepaliveRestartsAStuckServer(t *testing.T) {
 	if !sawUnhealthy {
 		t.Errorf("states %v: never unhealthy", states)
 	}
-	if err := status(m, "stuck").LastError; err == nil || !strings.Contains(err.Error(), "ping") {
+	if err := status(m, "stuck").LastError(); err == nil || !strings.Contains(err.Error(), "ping") {
 		t.Errorf("last error %v: want the ping that failed", err)
 	}
-	if st := status(m, "healthy"); st.Restarts != 0 || st.State != supervisor.StateReady {
+	if st := status(m, "healthy"); st.Restarts() != 0 || st.State() != supervisor.StateReady {
 		t.Errorf("the healthy server was disturbed: %+v", st)
 	}
 	echo(t, m, "mcp__stuck__echo", "served between restarts")
 
 	// It stays stuck: the restart policy's window fills and the breaker
 	// opens, as for a server that keeps crashing.
-	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "stuck").State == supervisor.StateBreakerOpen })
-	if st := status(m, "stuck"); st.Restarts != stuck.Restart.MaxRestarts {
-		t.Errorf("%d restarts before the breaker opened, want %d", st.Restarts, stuck.Restart.MaxRestarts)
+	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "stuck").State() == supervisor.StateBreakerOpen })
+	if st := status(m, "stuck"); st.Restarts() != stuck.Restart.MaxRestarts {
+		t.Errorf("%d restarts before the breaker opened, want %d", st.Restarts(), stuck.Restart.MaxRestarts)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -151,20 +152,32 @@ type Manager struct {
 	failFast    bool
 }
 
-// State is where a managed server is in its life.
-type State string
+// State is where a managed server is in its life. The root package's
+// ServerState documents each; its values are the names String gives.
+type State uint8
 
-// The states of a managed server.
+// The states of a managed server. The zero State is none: the view of a
+// server the manager does not have.
 const (
-	StateConnecting  State = "connecting"   // starting, or its handshake is running
-	StateReady       State = "ready"        // connected; its tools are live
-	StateRestarting  State = "restarting"   // its connection ended; a restart is under way
-	StateBreakerOpen State = "breaker open" // too many failed restarts; resting until BreakerRetry
-	StateUnhealthy   State = "unhealthy"    // keepalive pings fail; being restarted
-	StateDisabled    State = "disabled"     // "enabled": false
-	StateRefused     State = "not approved" // needs approval that was not given
-	StateFailed      State = "failed"       // could not be configured (a !command failed)
+	StateConnecting State = iota + 1
+	StateReady
+	StateRestarting
+	StateBreakerOpen
+	StateUnhealthy
+	StateDisabled
+	StateRefused
+	StateFailed
 )
+
+var stateNames = [...]string{"", "connecting", "ready", "restarting", "breaker open", "unhealthy", "disabled", "not approved", "failed"}
+
+// String is the state's name, as the root package's ServerState holds it.
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "state " + strconv.Itoa(int(s))
+}
 
 // Manage starts a manager for opts.Servers under parent (the runtime's
 // root context) and waits as opts.Startup says: by default it returns
@@ -248,8 +261,7 @@ func (m *Manager) unavailable(s *snapshot, server string) error {
 	if v == nil {
 		return nil
 	}
-	st := &v.status
-	switch st.State {
+	switch v.state {
 	case StateFailed, StateBreakerOpen, StateDisabled, StateRefused:
 	case StateRestarting, StateUnhealthy:
 		if !m.failFast {
@@ -258,7 +270,7 @@ func (m *Manager) unavailable(s *snapshot, server string) error {
 	default:
 		return nil
 	}
-	return &messages.ServerUnavailableError{Server: server, State: string(st.State), Err: st.LastError}
+	return &messages.ServerUnavailableError{Server: server, State: v.state.String(), Err: v.lastErr}
 }
 
 // route finds the client that serves an exposed tool name. A tool offered
@@ -287,8 +299,8 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 			return ref, nil
 		case v == nil:
 			return ref, &messages.ServerUnavailableError{Server: ref.server}
-		case v.status.State != StateConnecting:
-			return ref, &messages.ServerUnavailableError{Server: ref.server, State: string(v.status.State), Err: v.status.LastError}
+		case v.state != StateConnecting:
+			return ref, &messages.ServerUnavailableError{Server: ref.server, State: v.state.String(), Err: v.lastErr}
 		}
 		if expired == nil {
 			wait = ref.connectTimeout
@@ -320,24 +332,12 @@ func (m *Manager) Client(server string) (*actors.Client, bool) {
 	return v.client, true
 }
 
-// Status returns the state of every server, by name.
-func (m *Manager) Status() []Status {
-	s := m.snap.Load()
-	out := make([]Status, 0, len(s.views))
-	for _, v := range s.views {
-		st := v.status
-		if c := v.client; c != nil {
-			st.InFlight = c.InFlight()
-			st.ProtocolVersion = c.ProtocolVersion()
-			st.Generation = c.Generation().Number
-		}
-		if l := v.latency; l != nil {
-			st.P50, st.P99 = l.percentiles()
-		}
-		out = append(out, st)
-	}
-	slices.SortFunc(out, func(a, b Status) int { return compare(a.Name, b.Name) })
-	return out
+// Servers returns every server as the manager last published it, by
+// name.
+func (m *Manager) Servers() []*ServerView {
+	views := slices.Clone(m.snap.Load().views)
+	slices.SortFunc(views, func(a, b *ServerView) int { return compare(a.srv.Name, b.srv.Name) })
+	return views
 }
 
 // Add starts a server (replacing a server of the same name whose

@@ -72,7 +72,7 @@ type member struct {
 	// view is the member as the last snapshot published shows it;
 	// dirty says it may be out of date, and the member is in
 	// managerActor.dirty (publish).
-	view  *serverView
+	view  *ServerView
 	dirty bool
 }
 

@@ -221,7 +221,7 @@ func (a *managerActor) catalogListed(m catalogListed) {
 // exposedCatalog names the prompts and lists the resources of a
 // snapshot's servers once, when first read.
 type exposedCatalog struct {
-	views     []*serverView
+	views     []*ServerView
 	once      sync.Once
 	prompts   []Prompt
 	byName    map[string]promptRef
@@ -237,7 +237,7 @@ func (e *exposedCatalog) get() *exposedCatalog {
 }
 
 func (e *exposedCatalog) build() {
-	index, n := exposedNames(e.views, func(v *serverView) []messages.Prompt { return v.prompts }, func(p messages.Prompt) string { return p.Name })
+	index, n := exposedNames(e.views, func(v *ServerView) []messages.Prompt { return v.prompts }, func(p messages.Prompt) string { return p.Name })
 	e.byName = make(map[string]promptRef, n)
 	for _, v := range e.views {
 		name := v.srv.Name
@@ -320,7 +320,7 @@ func (m *Manager) serverClient(s *snapshot, server string) (*actors.Client, erro
 		return nil, err
 	}
 	if v.client == nil {
-		return nil, &messages.ServerUnavailableError{Server: server, State: string(v.status.State), Err: v.status.LastError}
+		return nil, &messages.ServerUnavailableError{Server: server, State: v.state.String(), Err: v.lastErr}
 	}
 	return v.client, nil
 }

@@ -26,7 +26,7 @@ type snapshot struct {
 	// of N servers publishes a few snapshots per server, and making every
 	// member's status, client and tools (or a map of them) again for each
 	// cost N² (docs/benchmarks.md, "8. Bring-up of 100 stdio servers").
-	views []*serverView
+	views []*ServerView
 	index map[string]int
 	// exposed is the tools under their exposed names, built from views
 	// the first time a caller asks, and shared with the next snapshot
@@ -47,19 +47,25 @@ func newSnapshot() *snapshot {
 
 // server is the view of a server; nil for a name the manager does not
 // have.
-func (s *snapshot) server(name string) *serverView {
+func (s *snapshot) server(name string) *ServerView {
 	if i, ok := s.index[name]; ok {
 		return s.views[i]
 	}
 	return nil
 }
 
-// serverView is one member as the snapshots show it, made by the actor
-// from the member (viewOf) and read-only once published.
-type serverView struct {
-	// status lacks what is read live, at Status: InFlight,
-	// ProtocolVersion, Generation, P50 and P99.
-	status Status
+// ServerView is one managed server as the manager last published it
+// (Manager.Servers): made by the actor from its member (viewOf), and
+// read-only once published, so that reading it takes no lock and never
+// waits for the actor. What changes with every call (calls in flight, the
+// connection's version and number, latencies) is read live from the
+// server's client and latency ring, at the call of the method.
+type ServerView struct {
+	state        State
+	lastErr      error
+	restarts     int
+	cached       bool // the tools are the cache's
+	toolsPending bool
 	// client is nil before the member has one, and once it is being
 	// removed.
 	client    *actors.Client
@@ -71,9 +77,96 @@ type serverView struct {
 	resources []messages.Resource
 }
 
+// Name is the server's name; "" in the zero view.
+func (v *ServerView) Name() string {
+	if v.srv == nil {
+		return ""
+	}
+	return v.srv.Name
+}
+
+// State is where the server is in its life.
+func (v *ServerView) State() State { return v.state }
+
+// Source is where its configuration came from.
+func (v *ServerView) Source() config.Source {
+	if v.srv == nil {
+		return config.Source{}
+	}
+	return v.srv.Source
+}
+
+// LastError is its last failure (a process's exit status and stderr, a
+// failed tools/list), nil before any.
+func (v *ServerView) LastError() error { return v.lastErr }
+
+// Restarts counts the restarts of its connection.
+func (v *ServerView) Restarts() int { return v.restarts }
+
+// ToolCount is how many tools it offers. A server still starting
+// without a cached list offers none yet (ToolsPending): its tools arrive
+// with an EventToolsChanged.
+func (v *ServerView) ToolCount() int { return len(v.tools) }
+
+// ToolsPending reports that it is starting, or up, and has no tools to
+// offer yet, live or cached.
+func (v *ServerView) ToolsPending() bool { return v.toolsPending }
+
+// Cached reports that the tools it offers are the tool-list cache's.
+func (v *ServerView) Cached() bool { return v.cached }
+
+// String is the view in one line, for logs and test failures.
+func (v *ServerView) String() string {
+	s := fmt.Sprintf("%s: %s, %d tools", v.Name(), v.state, len(v.tools))
+	if v.toolsPending {
+		s += " (pending)"
+	} else if v.cached {
+		s += " (cached)"
+	}
+	s += fmt.Sprintf(", %d restarts", v.restarts)
+	if v.lastErr != nil {
+		s += ", last error: " + v.lastErr.Error()
+	}
+	return s
+}
+
+// InFlight is the number of its calls in flight now.
+func (v *ServerView) InFlight() int {
+	if v.client == nil {
+		return 0
+	}
+	return v.client.InFlight()
+}
+
+// ProtocolVersion is the current connection's, "" before one.
+func (v *ServerView) ProtocolVersion() string {
+	if v.client == nil {
+		return ""
+	}
+	return v.client.ProtocolVersion()
+}
+
+// Generation is the current connection's number: 1, and one more per
+// restart; 0 before a connection.
+func (v *ServerView) Generation() uint64 {
+	if v.client == nil {
+		return 0
+	}
+	return v.client.Generation().Number
+}
+
+// Latency is the median and the 99th percentile of its recent calls
+// through the manager; zero before any.
+func (v *ServerView) Latency() (p50, p99 time.Duration) {
+	if v.latency == nil {
+		return 0, 0
+	}
+	return v.latency.percentiles()
+}
+
 // healthOf is the server's count of failed calls; nil for a server that
 // is not there (observe then counts nothing).
-func (v *serverView) healthOf() *callHealth {
+func (v *ServerView) healthOf() *callHealth {
 	if v == nil {
 		return nil
 	}
@@ -81,12 +174,10 @@ func (v *serverView) healthOf() *callHealth {
 }
 
 // viewOf is mb as callers are to see it.
-func viewOf(mb *member) *serverView {
-	v := &serverView{client: mb.liveClient(), latency: mb.latency, health: mb.health, srv: mb.srv,
-		tools: mb.tools, prompts: mb.prompts, resources: mb.resources}
-	v.status = Status{Name: mb.srv.Name, State: mb.state, Source: mb.srv.Source, LastError: mb.lastErr,
-		Restarts: mb.restarts, Tools: len(mb.tools), Cached: mb.cached, ToolsPending: mb.toolsPending()}
-	return v
+func viewOf(mb *member) *ServerView {
+	return &ServerView{state: mb.state, lastErr: mb.lastErr, restarts: mb.restarts, cached: mb.cached,
+		toolsPending: mb.toolsPending(), client: mb.liveClient(), latency: mb.latency, health: mb.health,
+		srv: mb.srv, tools: mb.tools, prompts: mb.prompts, resources: mb.resources}
 }
 
 // liveClient is the client calls may go to: none once the member is
@@ -108,21 +199,20 @@ func (mb *member) toolsPending() bool {
 // shows it: publish skips a member marked changed that is as it was, and
 // the tests' check (checkViews) finds a change that was not marked.
 // (latency and health are the member's for its life.)
-func (v *serverView) current(mb *member) bool {
-	st := &v.status
-	return st.State == mb.state && st.Restarts == mb.restarts && st.Cached == mb.cached &&
-		st.ToolsPending == mb.toolsPending() && v.srv == mb.srv &&
+func (v *ServerView) current(mb *member) bool {
+	return v.state == mb.state && v.restarts == mb.restarts && v.cached == mb.cached &&
+		v.toolsPending == mb.toolsPending() && v.srv == mb.srv &&
 		v.client == mb.liveClient() &&
 		sameSlice(v.tools, mb.tools) && sameSlice(v.prompts, mb.prompts) && sameSlice(v.resources, mb.resources) &&
-		sameErr(st.LastError, mb.lastErr)
+		sameErr(v.lastErr, mb.lastErr)
 }
 
 // sameTools reports whether v and w offer the same tools the same way.
-func (v *serverView) sameTools(w *serverView) bool {
-	return sameSlice(v.tools, w.tools) && v.status.Cached == w.status.Cached && v.client == w.client && v.srv == w.srv
+func (v *ServerView) sameTools(w *ServerView) bool {
+	return sameSlice(v.tools, w.tools) && v.cached == w.cached && v.client == w.client && v.srv == w.srv
 }
 
-func (v *serverView) sameCatalog(w *serverView) bool {
+func (v *ServerView) sameCatalog(w *ServerView) bool {
 	return sameSlice(v.prompts, w.prompts) && sameSlice(v.resources, w.resources)
 }
 
@@ -146,7 +236,7 @@ func sameErr(a, b error) bool {
 // exposedTools names the tools of a snapshot's servers once, when first
 // read; what it is built from never changes after publishing.
 type exposedTools struct {
-	views  []*serverView
+	views  []*ServerView
 	once   sync.Once
 	tools  []Tool
 	byName map[string]toolRef
@@ -159,7 +249,7 @@ func (e *exposedTools) get() ([]Tool, map[string]toolRef) {
 }
 
 func (e *exposedTools) build() {
-	index, n := exposedNames(e.views, func(v *serverView) []messages.Tool { return v.tools }, func(t messages.Tool) string { return t.Name })
+	index, n := exposedNames(e.views, func(v *ServerView) []messages.Tool { return v.tools }, func(t messages.Tool) string { return t.Name })
 	e.tools, e.byName = make([]Tool, 0, n), make(map[string]toolRef, n)
 	for _, v := range e.views {
 		name := v.srv.Name
@@ -168,7 +258,7 @@ func (e *exposedTools) build() {
 			if !ok {
 				continue
 			}
-			e.tools = append(e.tools, Tool{Name: exposed, Server: name, Tool: t, Cached: v.status.Cached})
+			e.tools = append(e.tools, Tool{Name: exposed, Server: name, Tool: t, Cached: v.cached})
 			e.byName[exposed] = toolRef{server: name, tool: t.Name, client: v.client, latency: v.latency,
 				health: v.health, connectTimeout: v.srv.Spec.ConnectTimeout}
 		}
@@ -179,7 +269,7 @@ func (e *exposedTools) build() {
 // exposedNames works out the exposed names (mcp__<server>__<name>) of
 // what views offer, items(v) being a view's tools or its prompts, and
 // returns them with how many there are.
-func exposedNames[T any](views []*serverView, items func(*serverView) []T, name func(T) string) (*naming.ToolIndex, int) {
+func exposedNames[T any](views []*ServerView, items func(*ServerView) []T, name func(T) string) (*naming.ToolIndex, int) {
 	var pairs []naming.ToolPair
 	for _, v := range views {
 		for _, it := range items(v) {
@@ -214,25 +304,6 @@ type Tool struct {
 	Cached bool
 }
 
-// Status is the state of one managed server.
-type Status struct {
-	Name            string
-	State           State
-	Source          config.Source
-	ProtocolVersion string // of the current connection, "" before one
-	Generation      uint64 // the current connection's number
-	LastError       error  // the last failure (its exit status and stderr, for a process)
-	Restarts        int
-	InFlight        int
-	// Tools is how many tools the server offers. A server still
-	// starting without a cached list offers none yet (ToolsPending): its
-	// tools arrive with an EventToolsChanged.
-	Tools        int
-	ToolsPending bool
-	Cached       bool          // the tools are the cache's
-	P50, P99     time.Duration // of calls through the manager
-}
-
 // changed marks a member whose view may have changed, for the next
 // publish. Every change to what viewOf reads of a member marks it:
 // publish looks at the marked members only, since looking at every member
@@ -255,7 +326,7 @@ func (a *managerActor) publish() {
 		a.checkViews()
 	}
 	prev := a.h.snap.Load()
-	var views []*serverView // prev.views with the changed members' views, once copied
+	var views []*ServerView // prev.views with the changed members' views, once copied
 	// Members that came or went: every view is placed anew, by a new
 	// index.
 	reindex := len(prev.index) != len(a.members)
@@ -302,7 +373,7 @@ func (a *managerActor) publish() {
 				catalogStale = catalogStale || len(v.prompts) > 0 || len(v.resources) > 0
 			}
 		}
-		index, views = make(map[string]int, len(a.members)), make([]*serverView, 0, len(a.members))
+		index, views = make(map[string]int, len(a.members)), make([]*ServerView, 0, len(a.members))
 		for name, mb := range a.members {
 			index[name] = len(views)
 			views = append(views, mb.view) // made when it was added (changed)

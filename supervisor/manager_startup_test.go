@@ -35,7 +35,7 @@ func TestManageStartupPolicies(t *testing.T) {
 				t.Errorf("Manage returned after %v", d)
 			}
 			st := status(m, "slow")
-			if st.State != supervisor.StateConnecting || st.Tools != 0 || !st.ToolsPending || len(m.Tools()) != 0 {
+			if st.State() != supervisor.StateConnecting || st.ToolCount() != 0 || !st.ToolsPending() || len(m.Tools()) != 0 {
 				t.Errorf("at return: %+v, tools %v", st, m.Tools())
 			}
 			select {
@@ -43,7 +43,7 @@ func TestManageStartupPolicies(t *testing.T) {
 			case <-time.After(harness.Bound):
 				t.Fatal("no EventToolsChanged")
 			}
-			if st := status(m, "slow"); st.State != supervisor.StateReady || st.Tools == 0 || st.ToolsPending {
+			if st := status(m, "slow"); st.State() != supervisor.StateReady || st.ToolCount() == 0 || st.ToolsPending() {
 				t.Errorf("after the event: %+v", st)
 			}
 		})
@@ -53,7 +53,7 @@ func TestManageStartupPolicies(t *testing.T) {
 		delay := filepath.Join(t.TempDir(), "delay")
 		os.WriteFile(delay, []byte("1"), 0o600)
 		m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{slowStart(t, delay)}})
-		if st := status(m, "slow"); st.State != supervisor.StateReady || st.Tools == 0 || st.ToolsPending {
+		if st := status(m, "slow"); st.State() != supervisor.StateReady || st.ToolCount() == 0 || st.ToolsPending() {
 			t.Errorf("the default returned before the uncached server: %+v", st)
 		}
 	})
@@ -62,8 +62,8 @@ func TestManageStartupPolicies(t *testing.T) {
 // A manager may start with no server and grow with Add.
 func TestManageEmptyThenAdd(t *testing.T) {
 	m := manage(t, supervisor.ManagerOptions{})
-	if len(m.Status()) != 0 || len(m.Tools()) != 0 {
-		t.Fatalf("empty manager: %v %v", m.Status(), m.Tools())
+	if len(m.Servers()) != 0 || len(m.Tools()) != 0 {
+		t.Fatalf("empty manager: %v %v", m.Servers(), m.Tools())
 	}
 	if err := m.Add(harness.Context(t), testServer(t, "late", testserver.Options{}, "late")); err != nil {
 		t.Fatal(err)

@@ -154,23 +154,18 @@ func (s *postSink) readListener(ctx context.Context, body io.Reader) (lastID str
 	sr := newSSEReader(body, a.cfg.MaxFrameSize)
 	for ctx.Err() == nil {
 		ev, err := sr.Next()
-		lastID = sr.LastEventID
-		if sr.RetrySet {
-			retry = sr.Retry
-		}
-		var tooLarge *sseEventTooLargeError
-		switch {
-		case errors.As(err, &tooLarge):
+		if errors.As(err, new(*sseEventTooLargeError)) {
 			a.conn.stats.drop(Oversized)
 			continue
-		case err != nil:
-			return lastID, retry
-		case ev.Type != "message" || len(ev.Data) == 0:
-			continue
 		}
-		s.deliver(ctx, &post{}, ev.Data)
+		if err != nil {
+			break
+		}
+		if ev.Type == "message" && len(ev.Data) > 0 {
+			s.deliver(ctx, &post{}, ev.Data)
+		}
 	}
-	return lastID, retry
+	return sr.resumeFrom()
 }
 
 // deleteSession ends the session on Close

@@ -467,20 +467,18 @@ func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (don
 	sr := newSSEReader(body, a.cfg.MaxFrameSize)
 	for {
 		ev, err := sr.Next()
-		lastID = sr.LastEventID
-		if sr.RetrySet {
-			retry = sr.Retry
-		}
 		var tooLarge *sseEventTooLargeError
 		switch {
 		case errors.As(err, &tooLarge):
 			a.conn.stats.drop(Oversized)
 			if id, ok := responseID(tooLarge.Head); ok && id == p.id {
 				s.send(ctx, oversizedResponse{id: id, size: tooLarge.Size, limit: tooLarge.Limit}, 0)
+				lastID, retry = sr.resumeFrom()
 				return true, lastID, retry
 			}
 			continue
 		case err != nil:
+			lastID, retry = sr.resumeFrom()
 			return false, lastID, retry
 		case ev.Type != "message" || len(ev.Data) == 0:
 			// A priming event (an id and no data), or an event type MCP
@@ -488,6 +486,7 @@ func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (don
 			continue
 		}
 		if s.deliver(ctx, p, ev.Data) {
+			lastID, retry = sr.resumeFrom()
 			return true, lastID, retry
 		}
 	}

@@ -220,6 +220,15 @@ func newSSEReaderSize(r io.Reader, maxEvent, bufSize int) *sseReader {
 // sending keep-alive comments) from a dead one.
 func (s *sseReader) Received() int64 { return s.body.n.Load() }
 
+// resumeFrom is where a reconnection picks the stream up: its last event
+// id, and the retry the server set (0 if none).
+func (s *sseReader) resumeFrom() (lastID string, retry time.Duration) {
+	if s.RetrySet {
+		retry = s.Retry
+	}
+	return s.LastEventID, retry
+}
+
 // Next returns the next event. An *sseEventTooLargeError is not fatal: call
 // Next again. The stream ends with io.EOF after a complete event (or none),
 // with io.ErrUnexpectedEOF inside one, or with the body's read error; the

@@ -16,22 +16,15 @@ import (
 // The first source that names a server wins; a later one of the same name
 // is shadowed, and reported, never merged.
 
-// DiscoverOptions configure Discover. The zero value reads every source of
-// the current user and working directory.
+// DiscoverOptions configure Discover; the zero value reads every source
+// of the current user and working directory. The fields are documented
+// once, on the root package's DiscoverOptions, which converts to this
+// type: the compiler keeps the two the same.
 type DiscoverOptions struct {
-	// Home is the home directory; default os.UserHomeDir.
-	Home string
-	// ProjectDir is the project directory; default os.Getwd.
-	ProjectDir string
-	// Disable lists source kinds not to read (sourceNative, sourceClaude,
-	// ...). An unknown kind is an error.
-	Disable []string
-	// NoProject skips every file under the project directory: only the
-	// user's own files are read.
-	NoProject bool
-	// Lookup resolves ${VAR} references and Codex's environment
-	// variables; default os.LookupEnv.
-	Lookup func(string) (string, bool)
+	Home, ProjectDir string
+	Disable          []string // source kinds (sourceNative, ...) not to read
+	NoProject        bool
+	Lookup           func(string) (string, bool)
 }
 
 // Discovery is what Discover found.
