@@ -51,6 +51,10 @@ type member struct {
 	// the gate waits for it.
 	loading bool
 	listing bool // a tools/list is in flight
+	// listFailures counts the tools/lists in a row that failed on this
+	// connection, and listTimer is the retry of the last (retryList).
+	listFailures int
+	listTimer    *time.Timer
 	// relist: the tools changed while a tools/list was in flight, whose
 	// answer may predate the change: list again when it is in.
 	relist bool
@@ -157,7 +161,15 @@ type (
 		err    error
 	}
 	toolsChanged struct{ name string }
-	restartNow   struct {
+	// listRetry lists a member's tools again after a failed list
+	// (retryList); seq and member tell it from a retry of an older
+	// connection or of a member since replaced.
+	listRetry struct {
+		name   string
+		member *member
+		seq    uint64
+	}
+	restartNow struct {
 		name string
 		seq  uint64
 	}
@@ -221,6 +233,10 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		a.toolsListed(m)
 	case toolsChanged:
 		if mb := a.members[m.name]; mb != nil && mb.state == StateReady {
+			a.list(mb)
+		}
+	case listRetry:
+		if mb := a.members[m.name]; mb == m.member && mb.seq == m.seq && !mb.removing && mb.state == StateReady {
 			a.list(mb)
 		}
 	case catalogChanged:
@@ -460,7 +476,7 @@ func (a *managerActor) ready(m actors.ServerReady) {
 		return // news of a client that was replaced (or is going)
 	}
 	a.slotFreed(mb)
-	mb.backoff, mb.misses = 0, 0
+	mb.backoff, mb.misses, mb.listFailures = 0, 0, 0
 	mb.health.failures.Store(0)
 	a.setState(mb, StateReady, nil)
 	// The tools first: they are what a caller waits for (the startup
@@ -555,7 +571,8 @@ func (a *managerActor) toolsListed(m toolsListed) {
 	}
 	mb.listing = false
 	defer a.checkGate()
-	if mb.relist && mb.state == StateReady {
+	again := mb.relist && mb.state == StateReady
+	if again {
 		// A change came while this list was on its way: this answer
 		// may predate it. Applied meanwhile, it is replaced soon.
 		mb.relist = false
@@ -566,13 +583,19 @@ func (a *managerActor) toolsListed(m toolsListed) {
 		a.catalogsDue(mb)
 	}
 	a.changed(mb) // listed, and the tools unless the list failed
+	mb.listed = true
 	if m.err != nil && len(m.tools) == 0 {
-		mb.listed = true
-		a.log.Warn("mcp: could not list tools", "server", m.name, "err", m.err)
-		a.publish() // no longer pending
+		// No longer pending: the gate does not wait for a list that
+		// failed, and the server offers what it offered before (nothing,
+		// on a first list) until the retry succeeds.
+		mb.lastErr = fmt.Errorf("tools/list: %w", m.err)
+		if !again {
+			a.retryList(mb)
+		}
+		a.publish()
 		return
 	}
-	mb.listed = true
+	mb.listFailures = 0
 	tools, warnings := naming.NormalizeTools(m.tools)
 	for _, w := range warnings {
 		a.log.Warn("mcp: "+w, "server", m.name)
@@ -581,6 +604,36 @@ func (a *managerActor) toolsListed(m toolsListed) {
 	a.storeListed(mb, m.hints)
 	a.publish()
 	a.h.events.push(Event{Kind: EventToolsChanged, Server: m.name, State: mb.state})
+}
+
+// Retries of a failed tools/list: from listRetryMin, doubled per failure
+// in a row, up to listRetryMax.
+const (
+	listRetryMin = 500 * time.Millisecond
+	listRetryMax = 30 * time.Second
+)
+
+// retryList lists a ready server's tools again, after a backoff, when its
+// list failed. Until a list succeeds the server offers no tools and every
+// call to one of them fails as unknown, so one failed list (a server
+// still warming up, a stream that broke) must not leave it so for the
+// life of the connection. A new connection lists afresh (ready), and a
+// restart or a removal makes the pending retry stale (listRetry).
+func (a *managerActor) retryList(mb *member) {
+	if mb.state != StateReady || mb.client == nil || a.closing {
+		return
+	}
+	delay := listRetryMin
+	for i := 0; i < mb.listFailures && delay < listRetryMax; i++ {
+		delay *= 2
+	}
+	delay = min(delay, listRetryMax)
+	mb.listFailures++
+	a.log.Warn("mcp: could not list tools; retrying", "server", mb.srv.Name, "in", delay, "failures", mb.listFailures, "err", oneLine(errText(mb.lastErr)))
+	if mb.listTimer != nil {
+		mb.listTimer.Stop()
+	}
+	mb.listTimer = a.after(delay, listRetry{name: mb.srv.Name, member: mb, seq: mb.seq})
 }
 
 // filterTools applies a server's enabled/disabled tool lists.
@@ -679,6 +732,9 @@ func (a *managerActor) after(d time.Duration, msg any) *time.Timer {
 func (mb *member) stopTimers() {
 	if mb.timer != nil {
 		mb.timer.Stop()
+	}
+	if mb.listTimer != nil {
+		mb.listTimer.Stop()
 	}
 	mb.stopKeepalive()
 }

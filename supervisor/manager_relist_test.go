@@ -1,6 +1,7 @@
 package supervisor_test
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -55,4 +56,31 @@ func TestManagerListsAgainAfterAChangeDuringAListing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A tools/list that fails (a server still warming up) is tried again with
+// a backoff on the same connection: the server does not stay up with no
+// tools until a restart, and its status names the failure meanwhile.
+func TestManagerRetriesAFailedToolList(t *testing.T) {
+	m := manage(t, supervisor.ManagerOptions{})
+	ctx := harness.Context(t)
+	if err := m.Add(ctx, testServer(t, "s", testserver.Options{FailToolsList: 2}, t.Name())); err != nil {
+		t.Fatal(err)
+	}
+	// Two retries: 0.5 s, then 1 s.
+	deadline := time.Now().Add(harness.Bound + 2*time.Second)
+	for status(m, "s").ToolCount() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no tools after two failed lists: %+v", status(m, "s"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	st := status(m, "s")
+	if st.State() != supervisor.StateReady || st.Restarts() != 0 || st.ToolsPending() {
+		t.Errorf("listed again by a restart, or still pending: %+v", st)
+	}
+	if st.LastError() == nil || !strings.Contains(st.LastError().Error(), "tools/list") {
+		t.Errorf("LastError = %v, want the failed tools/list", st.LastError())
+	}
+	echo(t, m, "mcp__s__echo", "after the retry")
 }

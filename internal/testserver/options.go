@@ -54,6 +54,10 @@ type Options struct {
 	// until notifications/initialized has arrived, as servers built on
 	// the Python SDK do.
 	RequireInitialized bool
+	// FailToolsList answers the first N tools/list requests with an
+	// internal error (-32603), as a server still warming up may: a
+	// client that lists once offers no tools for the connection's life.
+	FailToolsList int
 
 	// Banner is written to stdout (with a trailing newline added if it has
 	// none) before anything else, as servers that print a greeting do.

@@ -75,6 +75,7 @@ type server struct {
 
 	nextServerID atomic.Int64
 	toolCalls    atomic.Int64 // tools/call requests received
+	toolLists    atomic.Int64 // tools/list requests received (FailToolsList)
 
 	stopReading atomic.Bool // set by stop-reading: the read loop stops
 	initialized atomic.Bool // notifications/initialized has arrived

@@ -116,6 +116,9 @@ func schema(properties string, required ...string) json.RawMessage {
 }
 
 func (s *server) toolsList(_ context.Context, req *request) (json.RawMessage, *rpcError) {
+	if n := s.toolLists.Add(1); n <= int64(s.opts.FailToolsList) {
+		return nil, newError(codeInternalError, "tools/list %d of the %d made to fail (-fail-tools-list)", n, s.opts.FailToolsList)
+	}
 	page, next, err := paginate(s, req.params, s.catalog().Tools)
 	if err != nil {
 		return nil, err

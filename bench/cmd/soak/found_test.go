@@ -134,3 +134,38 @@ func TestSoakFound_KeepaliveRestartsABusyServer(t *testing.T) {
 		t.Errorf("the busy server was restarted: %+v", st)
 	}
 }
+
+// TestSoakFound_FailedToolListNeverRetried: a server whose tools/list
+// failed at bring-up was ready but offered no tools for the life of its
+// connection, every call to one of them failing as unknown (the soak saw
+// it on everything-sse-1: 482 calls of a one-minute run, none near a
+// fault). Manage had returned (the failed list no longer pending), and
+// nothing listed again until a restart or a list_changed.
+func TestSoakFound_FailedToolListNeverRetried(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rt, err := mcpactor.Start(mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Stop(ctx)
+	path, args, _ := testserver.Command(testserver.Options{FailToolsList: 1})
+	cfg := mcpactor.ServerConfig{Command: path, Args: args, Env: map[string]string{testserver.EnvChild: "1"}}
+	m, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"a": cfg}, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The retry comes after half a second; 10 s is generous.
+	var last error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if _, last = m.CallTool(ctx, "mcp__a__echo", map[string]any{"message": "x"}); last == nil {
+			break
+		}
+	}
+	if last != nil {
+		t.Fatalf("the server's tools never came after a failed tools/list: %v (status %+v)", last, m.Status())
+	}
+	if st := m.Status(); len(st) != 1 || st[0].Restarts != 0 {
+		t.Errorf("listed again by a restart: %+v", st)
+	}
+}

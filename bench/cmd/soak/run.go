@@ -178,7 +178,7 @@ func run(cfg *config) (*report, error) {
 
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSpanProcessor(r.spans))
 	r.tracer = tp.Tracer(soakScope)
-	r.rt, err = mcpactor.Start(mcpactor.Options{Handlers: r.handlers(), Telemetry: telemetry.Options{TracerProvider: tp}})
+	r.rt, err = mcpactor.Start(mcpactor.Options{Handlers: r.handlers(), Logger: newWarningLog(r), Telemetry: telemetry.Options{TracerProvider: tp}})
 	if err != nil {
 		return nil, err
 	}
@@ -331,11 +331,13 @@ func (r *runner) startFleet() error {
 		return fmt.Errorf("starting the manager: %w", err)
 	}
 	r.m = m
+	// Ready, and with its tools listed: every kind offers tools, and a
+	// caller picks them by the names listed below.
 	for {
 		var notReady []string
 		for _, st := range m.Status() {
-			if st.State != mcpactor.StateReady {
-				notReady = append(notReady, fmt.Sprintf("%s (%s: %v)", st.Name, st.State, st.LastError))
+			if st.State != mcpactor.StateReady || st.ToolsPending || st.Tools == 0 {
+				notReady = append(notReady, fmt.Sprintf("%s (%s, %d tools: %v)", st.Name, st.State, st.Tools, st.LastError))
 			}
 		}
 		if len(notReady) == 0 {
