@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -148,14 +147,12 @@ func (s *postSink) listen(ctx context.Context, p *post) {
 
 // readListener reads the GET stream until it ends, feeding every message
 // to the actor (a response on it belongs to a resumed request stream and is
-// matched by id like any other).
+// matched by id like any other, an oversized one too).
 func (s *postSink) readListener(ctx context.Context, body io.Reader) (lastID string, retry time.Duration) {
-	a := s.a
-	sr := newSSEReader(body, a.cfg.MaxFrameSize)
+	sr := newSSEReader(body, s.a.cfg.MaxFrameSize)
 	for ctx.Err() == nil {
 		ev, err := sr.Next()
-		if errors.As(err, new(*sseEventTooLargeError)) {
-			a.conn.stats.drop(Oversized)
+		if _, tooLarge := s.oversizedEvent(ctx, err); tooLarge {
 			continue
 		}
 		if err != nil {

@@ -467,16 +467,14 @@ func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (don
 	sr := newSSEReader(body, a.cfg.MaxFrameSize)
 	for {
 		ev, err := sr.Next()
-		var tooLarge *sseEventTooLargeError
-		switch {
-		case errors.As(err, &tooLarge):
-			a.conn.stats.drop(Oversized)
-			if id, ok := responseID(tooLarge.Head); ok && id == p.id {
-				s.send(ctx, oversizedResponse{id: id, size: tooLarge.Size, limit: tooLarge.Limit}, 0)
+		if id, tooLarge := s.oversizedEvent(ctx, err); tooLarge {
+			if id == p.id {
 				lastID, retry = sr.resumeFrom()
 				return true, lastID, retry
 			}
 			continue
+		}
+		switch {
 		case err != nil:
 			lastID, retry = sr.resumeFrom()
 			return false, lastID, retry
@@ -490,6 +488,25 @@ func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (don
 			return true, lastID, retry
 		}
 	}
+}
+
+// oversizedEvent handles err if it is an event over the frame cap, which
+// Next skips: the event is counted as dropped and, if it was the answer to
+// one of our requests, that caller fails at once rather than at its
+// timeout. It returns the id of that request (0 for an event that was no
+// answer).
+func (s *postSink) oversizedEvent(ctx context.Context, err error) (id int64, tooLarge bool) {
+	var e *sseEventTooLargeError
+	if !errors.As(err, &e) {
+		return 0, false
+	}
+	s.a.conn.stats.drop(Oversized)
+	id, ok := responseID(e.Head)
+	if !ok {
+		return 0, true
+	}
+	s.send(ctx, oversizedResponse{id: id, size: e.Size, limit: e.Limit}, 0)
+	return id, true
 }
 
 // resume asks for the rest of a broken stream.

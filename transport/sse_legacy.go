@@ -103,15 +103,10 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 	sr := newSSEReader(resp.Body, a.cfg.MaxFrameSize)
 	for {
 		ev, err := sr.Next()
-		var tooLarge *sseEventTooLargeError
-		switch {
-		case errors.As(err, &tooLarge):
-			a.conn.stats.drop(Oversized)
-			if id, ok := responseID(tooLarge.Head); ok {
-				s.send(ctx, oversizedResponse{id: id, size: tooLarge.Size, limit: tooLarge.Limit}, 0)
-			}
+		if _, tooLarge := s.oversizedEvent(ctx, err); tooLarge {
 			continue
-		case err != nil:
+		}
+		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return errStreamEnded
 			}
