@@ -21,15 +21,8 @@ import (
 // after a crash waits for it (ManageOptions.FailFast unset). The caller
 // took the name from ListTools and the server is still configured.
 func TestSoakFound_ReloadDropsTools(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rt, err := mcpactor.Start(mcpactor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Stop(ctx)
-	path, args, _ := testserver.Command(testserver.Options{SlowInitialize: 300 * time.Millisecond})
-	cfg := mcpactor.ServerConfig{Command: path, Args: args, Env: map[string]string{testserver.EnvChild: "1"}}
+	ctx, rt := foundRuntime(t)
+	cfg := testServer(testserver.Options{SlowInitialize: 300 * time.Millisecond})
 	m, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"a": cfg}, NoCache: true})
 	if err != nil {
 		t.Fatal(err)
@@ -75,13 +68,7 @@ func TestSoakFound_StreamBrokenUnmatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer px.close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rt, err := mcpactor.Start(mcpactor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Stop(ctx)
+	ctx, rt := foundRuntime(t)
 	c, err := rt.Connect(ctx, "g", mcpactor.ServerConfig{URL: px.url("/mcp")})
 	if err != nil {
 		t.Fatal(err)
@@ -103,16 +90,9 @@ func TestSoakFound_StreamBrokenUnmatched(t *testing.T) {
 // timeout without being sent, and three such misses restarted the server,
 // failing the slow calls (the soak saw it on an untouched fast server).
 func TestSoakFound_KeepaliveRestartsABusyServer(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rt, err := mcpactor.Start(mcpactor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Stop(ctx)
-	path, args, _ := testserver.Command(testserver.Options{})
-	cfg := mcpactor.ServerConfig{Command: path, Args: args, Env: map[string]string{testserver.EnvChild: "1"},
-		MaxInFlight: 2, QueueTimeout: 100 * time.Millisecond, Keepalive: 200 * time.Millisecond}
+	ctx, rt := foundRuntime(t)
+	cfg := testServer(testserver.Options{})
+	cfg.MaxInFlight, cfg.QueueTimeout, cfg.Keepalive = 2, 100*time.Millisecond, 200*time.Millisecond
 	m, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"busy": cfg}, NoCache: true})
 	if err != nil {
 		t.Fatal(err)
@@ -142,15 +122,8 @@ func TestSoakFound_KeepaliveRestartsABusyServer(t *testing.T) {
 // fault). Manage had returned (the failed list no longer pending), and
 // nothing listed again until a restart or a list_changed.
 func TestSoakFound_FailedToolListNeverRetried(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rt, err := mcpactor.Start(mcpactor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Stop(ctx)
-	path, args, _ := testserver.Command(testserver.Options{FailToolsList: 1})
-	cfg := mcpactor.ServerConfig{Command: path, Args: args, Env: map[string]string{testserver.EnvChild: "1"}}
+	ctx, rt := foundRuntime(t)
+	cfg := testServer(testserver.Options{FailToolsList: 1})
 	m, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: map[string]mcpactor.ServerConfig{"a": cfg}, NoCache: true})
 	if err != nil {
 		t.Fatal(err)
@@ -168,4 +141,25 @@ func TestSoakFound_FailedToolListNeverRetried(t *testing.T) {
 	if st := m.Status(); len(st) != 1 || st[0].Restarts != 0 {
 		t.Errorf("listed again by a restart: %+v", st)
 	}
+}
+
+// foundRuntime starts a runtime, stopped when the test ends, and the
+// context that bounds the test.
+func foundRuntime(t *testing.T) (context.Context, *mcpactor.Runtime) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	rt, err := mcpactor.Start(mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop(ctx) })
+	return ctx, rt
+}
+
+// testServer is mcpactor's test server with o, as a server's
+// configuration (this binary, re-executed).
+func testServer(o testserver.Options) mcpactor.ServerConfig {
+	path, args, _ := testserver.Command(o)
+	return mcpactor.ServerConfig{Command: path, Args: args, Env: map[string]string{testserver.EnvChild: "1"}}
 }
