@@ -493,8 +493,8 @@ func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (don
 // oversizedEvent handles err if it is an event over the frame cap, which
 // Next skips: the event is counted as dropped and, if it was the answer to
 // one of our requests, that caller fails at once rather than at its
-// timeout. It returns the id of that request (0 for an event that was no
-// answer).
+// timeout. It returns the id of that request, or 0 for an event that was
+// no answer (our ids start at 1).
 func (s *postSink) oversizedEvent(ctx context.Context, err error) (id int64, tooLarge bool) {
 	var e *sseEventTooLargeError
 	if !errors.As(err, &e) {
