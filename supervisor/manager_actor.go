@@ -623,11 +623,7 @@ func (a *managerActor) retryList(mb *member) {
 	if mb.state != StateReady || mb.client == nil || a.closing {
 		return
 	}
-	delay := listRetryMin
-	for i := 0; i < mb.listFailures && delay < listRetryMax; i++ {
-		delay *= 2
-	}
-	delay = min(delay, listRetryMax)
+	delay := doubled(listRetryMin, listRetryMax, mb.listFailures)
 	mb.listFailures++
 	a.log.Warn("mcp: could not list tools; retrying", "server", mb.srv.Name, "in", delay, "failures", mb.listFailures, "err", oneLine(errText(mb.lastErr)))
 	if mb.listTimer != nil {

@@ -64,12 +64,17 @@ func restartReason(m actors.ServerDown) string {
 // ready connection, capped at its maximum, with full jitter on the upper
 // half so that servers that failed together do not come back together.
 func backoffFor(p config.RestartPolicy, n int) time.Duration {
-	d := p.BackoffMin
-	for i := 0; i < n && d < p.BackoffMax; i++ {
+	d := doubled(p.BackoffMin, p.BackoffMax, n)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// doubled is base doubled n times, capped at ceiling.
+func doubled(base, ceiling time.Duration, n int) time.Duration {
+	d := base
+	for i := 0; i < n && d < ceiling; i++ {
 		d *= 2
 	}
-	d = min(d, p.BackoffMax)
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return min(d, ceiling)
 }
 
 // effectiveRestart is p with its zero fields set to the defaults, and a
