@@ -83,11 +83,7 @@ func (c *Client) modernRounds(ctx context.Context, op *telemetry.Op, g *generati
 func (c *Client) modernBody(g *generation, method string, params any) ([]byte, error) {
 	if p, ok := callToolParams(params); ok {
 		members := c.metaMembers(g.sess)
-		b, err := messages.AppendCallToolParamsMeta(make([]byte, 0, callToolSize(p)+len(members)+12), p, members)
-		if err != nil {
-			return nil, encodeError(c.name, method, err)
-		}
-		return b, nil
+		return c.appendModernTool(make([]byte, 0, modernToolSize(p, members)), p, members)
 	}
 	raw, err := encodeParams(params)
 	if err != nil {
@@ -98,6 +94,22 @@ func (c *Client) modernBody(g *generation, method string, params any) ([]byte, e
 		return nil, fmt.Errorf("mcp: %s params: %w", method, err)
 	}
 	return base, nil
+}
+
+// modernToolSize is room enough, mostly, for a 2026-07-28 tools/call's
+// params with the era's _meta members.
+func modernToolSize(p *messages.CallToolParams, members []byte) int {
+	return callToolSize(p) + len(members) + 12
+}
+
+// appendModernTool appends a 2026-07-28 tools/call's params, with the
+// era's _meta members (metaMembers), to b.
+func (c *Client) appendModernTool(b []byte, p *messages.CallToolParams, members []byte) ([]byte, error) {
+	b, err := messages.AppendCallToolParamsMeta(b, p, members)
+	if err != nil {
+		return nil, encodeError(c.name, messages.MethodToolsCall, err)
+	}
+	return b, nil
 }
 
 // roundSpan starts the span of a round after the first: each round is a

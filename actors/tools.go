@@ -293,16 +293,21 @@ func (c *Client) callToolProgress(ctx context.Context, tc *toolCall, call *Call)
 func (c *Client) sendSession(w *toolWait, call *Call) bool {
 	p := &w.tc.params
 	// encodeParams, without its type switch's copy of the params.
-	body, err := messages.AppendCallToolParams(make([]byte, 0, callToolSize(p)), p)
+	buf := messages.ParamsBuffer(callToolSize(p))
+	body, err := messages.AppendCallToolParams(buf, p)
 	if err != nil {
 		c.endSpan(w, encodeError(w.g.conn.Server(), messages.MethodToolsCall, err))
 		return false
 	}
 	if call == nil && w.op == nil {
 		// The defaults, read only: no copy of them on this frame.
-		w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, &defaultOptions)
+		opts := &defaultOptions
+		if messages.Pooled(body, buf) {
+			opts = &recycledOptions
+		}
+		w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, opts)
 	} else {
-		err = c.sendSessionWith(w, call, body)
+		err = c.sendSessionWith(w, call, body, buf)
 	}
 	if err != nil {
 		c.afterFirst(w, call, nil, err)
@@ -311,18 +316,24 @@ func (c *Client) sendSession(w *toolWait, call *Call) bool {
 	return true
 }
 
-// defaultOptions are a request's options when nobody set any; Conn.Start
-// only reads them.
-var defaultOptions transport.RequestOptions
+// defaultOptions are a request's options when nobody set any, and
+// recycledOptions the same for params in a pooled buffer (see
+// messages.ParamsBuffer); Conn.Start only reads them.
+var (
+	defaultOptions  transport.RequestOptions
+	recycledOptions = transport.RequestOptions{RecycleParams: true}
+)
 
 // sendSessionWith is the end of sendSession for a call with options of
-// its own or a span: their copy is made on this frame.
-func (c *Client) sendSessionWith(w *toolWait, call *Call, body []byte) error {
+// its own or a span: their copy is made on this frame. buf is the buffer
+// body was encoded into.
+func (c *Client) sendSessionWith(w *toolWait, call *Call, body, buf []byte) error {
 	topts := options(call)
 	if w.op != nil {
 		body = w.op.InjectParams(body)
 		topts.Observer = w.op
 	}
+	topts.RecycleParams = messages.Pooled(body, buf)
 	var err error
 	w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, &topts)
 	return err
@@ -334,7 +345,9 @@ func (c *Client) sendSessionWith(w *toolWait, call *Call, body []byte) error {
 // ended.
 func (c *Client) sendModern(w *toolWait, call *Call) bool {
 	params := &w.tc.params
-	body, err := c.modernBody(w.g, messages.MethodToolsCall, params)
+	members := c.metaMembers(w.g.sess)
+	buf := messages.ParamsBuffer(modernToolSize(params, members))
+	body, err := c.appendModernTool(buf, params, members)
 	if err != nil {
 		c.endSpan(w, err)
 		return false
@@ -346,6 +359,9 @@ func (c *Client) sendModern(w *toolWait, call *Call) bool {
 		c.endSpan(w, err)
 		return false
 	}
+	// Later rounds, if any, encode their params again (moreRounds): this
+	// buffer is read by nobody once the frame holds it.
+	r.opts.RecycleParams = messages.Pooled(r.body, buf)
 	if w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, r.body, &r.opts); err != nil {
 		// As the round's first answer: what modernRetries makes of it.
 		c.afterFirst(w, call, nil, err)

@@ -57,6 +57,7 @@ type call struct {
 	heapIndex int32 // -1 when not there
 	where     uint8
 	noCancel  bool // initialize: never send notifications/cancelled
+	recycle   bool // params go back to messages' pool once in the frame (RequestOptions.RecycleParams)
 	// Caller-only: the request took no in-flight slot (Unslotted), so
 	// Conn.Finish gives none back.
 	unslotted bool

@@ -170,6 +170,10 @@ type RequestOptions struct {
 	// one, and a ping that waited for a slot would call a busy server
 	// stuck (basic/utilities/ping).
 	Unslotted bool
+	// RecycleParams: params are in a buffer of messages.ParamsBuffer's
+	// (messages.Pooled holds), which the caller will not read again; the
+	// actor recycles it once it has copied params into the frame.
+	RecycleParams bool
 }
 
 // CallObserver follows one request through the transport: *telemetry.Op
@@ -351,7 +355,7 @@ func (c *Conn) send(ctx context.Context, method string, params json.RawMessage, 
 	}
 	cl := c.take()
 	cl.method, cl.params, cl.token, cl.noCancel, cl.obs, cl.header, cl.values = method, params, opts.ProgressToken, opts.NoCancel, opts.Observer, opts.Header, ctx
-	cl.unslotted = opts.Unslotted
+	cl.unslotted, cl.recycle = opts.Unslotted, opts.RecycleParams
 	cl.weight = weight
 	if opts.OnProgress != nil && opts.ProgressToken != "" {
 		cl.progress = make(chan json.RawMessage, progressBuffer)
@@ -402,7 +406,7 @@ func (c *Conn) release(cl *call) {
 	}
 	cl.life.Add(1)
 	cl.method, cl.params, cl.token, cl.noCancel, cl.obs, cl.header, cl.values = "", nil, "", false, nil, nil, nil
-	cl.weight, cl.deadline, cl.settled = 0, time.Time{}, false
+	cl.weight, cl.deadline, cl.settled, cl.recycle = 0, time.Time{}, false, false
 	c.pool.Put(cl)
 }
 

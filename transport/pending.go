@@ -132,6 +132,9 @@ func (r *rpcCore) send(ctx actor.Context, c *call) {
 		r.tokens[c.token] = c
 	}
 	frame := messages.AppendRequest(r.sink.frameBuffer(frameSize(c.method, c.params)), c.id, c.method, c.params)
+	if c.recycle {
+		messages.RecycleParams(c.params)
+	}
 	c.params = nil // the frame holds the bytes now; let them go
 	r.sink.commitFrame(frame, c, c.weight)
 }

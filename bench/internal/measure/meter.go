@@ -13,20 +13,23 @@ type Meter struct {
 	mem         runtime.MemStats
 }
 
-// StartMeter starts a Meter.
+// StartMeter starts a Meter. The heap is read last here and first in
+// Stop, so that the meter's own allocations are not the client's: reading
+// the children's CPU walks /proc, some 850 allocations each time, which
+// read as 0.1 allocations per call at 1 in flight on every client.
 func StartMeter() *Meter {
 	m := new(Meter)
-	runtime.ReadMemStats(&m.mem)
 	m.cpu, m.server = ProcessCPU(), ChildrenCPU()
+	runtime.ReadMemStats(&m.mem)
 	return m
 }
 
 // Stop sets s's per-call costs over s.Calls calls from what was used since
 // StartMeter.
 func (m *Meter) Stop(s *Sample) {
-	cpu, server := ProcessCPU()-m.cpu, ChildrenCPU()-m.server
 	var mem runtime.MemStats
 	runtime.ReadMemStats(&mem)
+	cpu, server := ProcessCPU()-m.cpu, ChildrenCPU()-m.server
 	if s.Calls == 0 {
 		return
 	}
