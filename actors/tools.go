@@ -6,6 +6,7 @@ import (
 	"errors"
 	"iter"
 	"reflect"
+	"sync"
 
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
@@ -174,14 +175,25 @@ type toolWait struct {
 	p    transport.Pending // the request, until endTool
 	err  error             // the call's error, once it has ended
 	flow bool              // counted in telemetry's in-flight gauge
+	// plain: the call took the plain path (no progress), on which tc is
+	// read and written by this goroutine alone, so result recycles it.
+	plain bool
 }
 
-// result is the call's end.
+// result is the call's end. A plain call's toolCall goes back to
+// toolCalls: the result the caller gets is an allocation of its own
+// (decodeResult), and no other goroutine ever had tc.
 func (w *toolWait) result() (*messages.CallToolResult, error) {
-	if w.err != nil {
-		return nil, w.err
+	tc, err := w.tc, w.err
+	res := tc.res
+	if w.plain {
+		*tc = toolCall{}
+		toolCalls.Put(tc)
 	}
-	return w.tc.res, nil
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // waitTool waits for the answer of a tools/call startTool has sent, and
@@ -212,16 +224,18 @@ func (c *Client) startTool(ctx context.Context, name string, args any, call *Cal
 	// result goes. The result is made when the answer has arrived
 	// (decodeResult): with thousands of calls in flight, a result made
 	// before would be memory held by every waiting call.
-	tc := &toolCall{}
+	if call != nil && (call.OnProgress != nil || call.Request.ResetTimeoutOnProgress || call.Request.OnProgress != nil) {
+		tc := &toolCall{params: messages.CallToolParams{Name: name, Arguments: noNil(args), Meta: call.Meta}}
+		w.tc, w.ctx = tc, ctx
+		w.err = c.callToolProgress(ctx, tc, call)
+		return false
+	}
+	tc := toolCalls.Get().(*toolCall)
 	tc.params = messages.CallToolParams{Name: name, Arguments: noNil(args)}
-	w.tc, w.ctx = tc, ctx
 	if call != nil {
 		tc.params.Meta = call.Meta
-		if call.OnProgress != nil || call.Request.ResetTimeoutOnProgress || call.Request.OnProgress != nil {
-			w.err = c.callToolProgress(ctx, tc, call)
-			return false
-		}
 	}
+	w.tc, w.ctx, w.plain = tc, ctx, true
 	var g *generation
 	var err error
 	if c.tel.Idle(ctx) {
@@ -451,12 +465,15 @@ func (c *Client) askProgress(params *messages.CallToolParams, topts *transport.R
 	topts.ProgressToken, _ = messages.ProgressTokenKey(tok)
 }
 
-// toolCall is what a CallTool allocates before it sends: its params, and
-// where decodeResult puts the result.
+// toolCall is what a CallTool needs before it sends: its params, and
+// where decodeResult puts the result. Plain calls take theirs from
+// toolCalls and give it back when they end (toolWait.result).
 type toolCall struct {
 	params messages.CallToolParams
 	res    *messages.CallToolResult
 }
+
+var toolCalls = sync.Pool{New: func() any { return new(toolCall) }}
 
 // isError reports whether the tool reported an error in its result.
 func (tc *toolCall) isError() bool { return tc.res != nil && tc.res.IsError }

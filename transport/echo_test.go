@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -15,12 +16,22 @@ import (
 // (inline, at home, a goroutine of its own) is taken many times.
 func TestConcurrentEchoes(t *testing.T) {
 	s := startServer(t, testserver.Options{}, nil, nil, nil)
+	echoesFromCallers(t, 64, 40, "", s.echo)
+	if st := s.conn.Stats(); st != (Stats{}) {
+		t.Errorf("stats %+v, want nothing dropped", st)
+	}
+}
+
+// echoesFromCallers runs callers goroutines at once, each making each
+// calls of echo one after another, and fails the test for any call that
+// does not get its own message back.
+func echoesFromCallers(t *testing.T, callers, each int, prefix string, echo func(context.Context, string) (string, error)) {
+	t.Helper()
 	ctx := harness.Context(t)
-	const callers, each = 64, 40
 	_, errs := concurrently(t, callers, func(i int) (string, error) {
 		for j := range each {
-			want := fmt.Sprintf("caller %d call %d", i, j)
-			got, err := s.echo(ctx, want)
+			want := fmt.Sprintf("%scaller %d call %d", prefix, i, j)
+			got, err := echo(ctx, want)
 			if err != nil {
 				return "", err
 			}
@@ -34,8 +45,5 @@ func TestConcurrentEchoes(t *testing.T) {
 		if err != nil {
 			t.Errorf("caller %d: %v", i, err)
 		}
-	}
-	if st := s.conn.Stats(); st != (Stats{}) {
-		t.Errorf("stats %+v, want nothing dropped", st)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -49,26 +48,9 @@ func TestRecycledParamsReachTheWire(t *testing.T) {
 		conn *Conn
 	}{{"stdio", stdio.conn}, {"http", web.conn}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := harness.Context(t)
-			const callers, each = 32, 20
-			_, errs := concurrently(t, callers, func(i int) (string, error) {
-				for j := range each {
-					want := fmt.Sprintf("%s caller %d call %d", tc.name, i, j)
-					got, err := recycledEcho(ctx, tc.conn, want)
-					if err != nil {
-						return "", err
-					}
-					if got != want {
-						return "", fmt.Errorf("echo %q answered %q", want, got)
-					}
-				}
-				return "", nil
+			echoesFromCallers(t, 32, 20, tc.name+" ", func(ctx context.Context, msg string) (string, error) {
+				return recycledEcho(ctx, tc.conn, msg)
 			})
-			for i, err := range errs {
-				if err != nil {
-					t.Errorf("caller %d: %v", i, err)
-				}
-			}
 		})
 	}
 }
