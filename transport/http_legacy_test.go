@@ -46,7 +46,20 @@ func TestLegacySSE(t *testing.T) {
 		t.Fatalf("streams %+v", streams)
 	}
 	session := streams[0].SessionID
-	posts := p.exchanges(func(e testserver.HTTPExchange) bool { return e.Path == testserver.MessagesPath })
+	// A POST's exchange is noted as ended when the server's handler
+	// returns, which may be after the server has used what it carried:
+	// the answer to roots/list reaches ask-client, whose call can end
+	// before its POST's 202 is recorded.
+	isPost := func(e testserver.HTTPExchange) bool { return e.Path == testserver.MessagesPath }
+	harness.WaitFor(t, "every POST to end", func() bool {
+		for _, e := range p.exchanges(isPost) {
+			if e.End.IsZero() {
+				return false
+			}
+		}
+		return true
+	})
+	posts := p.exchanges(isPost)
 	if len(posts) < 33 {
 		t.Errorf("%d POSTs", len(posts))
 	}
