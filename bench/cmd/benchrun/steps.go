@@ -47,6 +47,13 @@ var steps = []step{
 		smoke: []string{"-rounds", "1", "-levels", "20,50", "-ms", "20"},
 	},
 	{
+		// What a runtime with one server holds at rest, beside the peers
+		// (issue 22's resident memory).
+		name: "idle", program: "inflight",
+		full:  []string{"-idle", "-rounds", "3"},
+		smoke: []string{"-idle", "-rounds", "1", "-ms", "20"},
+	},
+	{
 		name: "telemetry", program: "telemetrycost",
 		full:  []string{"-rounds", "5", "-duration", "2s", "-inflight", "16,256"},
 		smoke: append([]string{"-inflight", "4"}, smokeCalls...),

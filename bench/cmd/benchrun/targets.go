@@ -129,6 +129,29 @@ func targets() []target {
 			value: field("inflight", "fast", "sleep-1000ms", ours, 10000, func(r measure.Result) float64 { return r.Extra["bytesPerInFlightCall"] }),
 			limit: 6000, atMost: true, format: byteCount},
 	)
+	ts = append(ts, target{what: "resident memory with one stdio server connected, at rest (VmRSS over the process alone): vs the leaner peer's",
+		value: func(all suite) (float64, bool) {
+			rss := func(r measure.Result) float64 { return r.Extra["rssOverNone"] }
+			a, ok := all.find("idle", "fast", "idle", ours, 1)
+			if !ok {
+				return 0, false
+			}
+			lean := 0.0
+			for peer := range measure.Peers {
+				p, ok := all.find("idle", "fast", "idle", peer, 1)
+				if !ok {
+					return 0, false
+				}
+				if lean == 0 || rss(p) < lean {
+					lean = rss(p)
+				}
+			}
+			if lean <= 0 {
+				return 0, false
+			}
+			return rss(a) / lean, true
+		},
+		limit: 1, atMost: true, format: ratio})
 	for _, sv := range [][2]string{{"testserver", "mcpactor's test server"}, {"gosdk", "the go-sdk server"}} {
 		server, desc := sv[0], sv[1]
 		ts = append(ts, target{what: fmt.Sprintf("Streamable HTTP echo-unique at 16 in flight (%s): calls/s vs the hand-written net/http client", desc),

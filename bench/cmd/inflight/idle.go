@@ -20,6 +20,9 @@ import (
 // of the same run includes.
 const noClient = "none"
 
+// idleLoad is the load name of the idle measurement's results.
+const idleLoad = "idle"
+
 // idleSample is what an idle measurement's process reports: its memory
 // once connected to one stdio server and one warm-up call answered.
 type idleSample struct {
@@ -90,8 +93,9 @@ func idleHere(client string, ms int, srv measure.StdioServer) idleSample {
 }
 
 // runIdle measures every client (and the process alone) rounds times,
-// each in a process of its own, and renders the medians.
-func runIdle(cfg *config) string {
+// each in a process of its own, and renders the medians, with the results
+// cmd/benchrun reads (each client's memory over the process alone).
+func runIdle(cfg *config) (string, []measure.Result) {
 	names := append([]string{noClient}, cfg.clients...)
 	got := make(map[string][]idleSample)
 	for round := range cfg.rounds {
@@ -125,13 +129,22 @@ func runIdle(cfg *config) string {
 	}
 	base := median(got[noClient], func(s idleSample) int64 { return s.RSS })
 	baseFloor := median(got[noClient], func(s idleSample) int64 { return s.Floor })
+	var results []measure.Result
 	for _, name := range names {
 		ss := got[name]
 		rss := median(ss, func(s idleSample) int64 { return s.RSS })
 		floor := median(ss, func(s idleSample) int64 { return s.Floor })
 		status := "ok"
+		var errs uint64
+		for _, s := range ss {
+			errs += s.Errors
+		}
 		if i := slices.IndexFunc(ss, func(s idleSample) bool { return s.Errors > 0 }); i >= 0 {
 			status = "**FLAGGED**: " + measure.OneLine(ss[i].FirstErr)
+		}
+		if name != noClient {
+			results = append(results, measure.Result{Bench: "inflight", Server: cfg.server, Load: idleLoad, Client: name, InFlight: 1, Errors: errs,
+				Extra: map[string]float64{"rss": rss, "rssOverNone": rss - base, "floor": floor, "floorOverNone": floor - baseFloor}})
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s |\n", name,
 			measure.Bytes(rss), measure.Bytes(rss-base), measure.Bytes(floor), measure.Bytes(floor-baseFloor),
@@ -141,5 +154,5 @@ func runIdle(cfg *config) string {
 			median(ss, func(s idleSample) int64 { return int64(s.Goroutines) }), status)
 	}
 	b.WriteString("\n")
-	return b.String()
+	return b.String(), results
 }

@@ -80,8 +80,12 @@ func main() {
 	}
 
 	if cfg.idle {
-		if err := measure.WriteReport(runIdle(&cfg), cfg.out); err != nil {
+		report, results := runIdle(&cfg)
+		if err := measure.WriteReport(report, cfg.out); err != nil {
 			fatalf("writing %s: %v", cfg.out, err)
+		}
+		if err := measure.WriteResults(cfg.json, results); err != nil {
+			fatalf("writing %s: %v", cfg.json, err)
 		}
 		return
 	}
