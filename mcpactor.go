@@ -209,7 +209,11 @@ func (rt *Runtime) stop(ctx context.Context) error {
 // negligible at 1/256 of the memory. protoactor has allocated its 1024
 // by then (nothing lets us size them), so the pages stay with the
 // process until the heap reuses them; what shrinks is the live heap: the
-// collector's work and the floor a runtime returns to.
+// collector's work and the floor a runtime returns to. In a program whose
+// heap sits at Go's 4 MB minimum goal, a smaller live heap also means
+// more frequent collections: the 1024 maps had been ballast that spaced
+// them out (docs/benchmarks.md, the 64 KiB row). Above that floor, where
+// a backend's heap is, they are only work.
 const registryBuckets = 4
 
 // shrinkRegistry replaces the new system's process registry with one of
