@@ -207,8 +207,9 @@ func runStep(bin, dir, name string, args []string, log *os.File) (output, error)
 		if r.Errors > 0 {
 			return output{}, fmt.Errorf("%s against %s (%s, %d in flight): %d errors; see its report in %s", r.Client, r.Server, r.Load, r.InFlight, r.Errors, md)
 		}
-		// A memory measurement at rest has neither a rate nor a latency.
-		if r.Rate == 0 && r.P50 == 0 && r.Extra["rss"] == 0 {
+		// A measurement of memory alone (at rest) has neither a rate nor
+		// a latency, only its named numbers.
+		if r.Rate == 0 && r.P50 == 0 && len(r.Extra) == 0 {
 			return output{}, fmt.Errorf("%s against %s (%s, %d in flight): nothing measured", r.Client, r.Server, r.Load, r.InFlight)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"time"
 
 	"github.com/mcpactor/mcpactor/bench/internal/measure"
@@ -137,10 +136,10 @@ func runIdle(cfg *config) (string, []measure.Result) {
 		status := "ok"
 		var errs uint64
 		for _, s := range ss {
+			if s.Errors > 0 && errs == 0 {
+				status = "**FLAGGED**: " + measure.OneLine(s.FirstErr)
+			}
 			errs += s.Errors
-		}
-		if i := slices.IndexFunc(ss, func(s idleSample) bool { return s.Errors > 0 }); i >= 0 {
-			status = "**FLAGGED**: " + measure.OneLine(ss[i].FirstErr)
 		}
 		if name != noClient {
 			results = append(results, measure.Result{Bench: "inflight", Server: cfg.server, Load: idleLoad, Client: name, InFlight: 1, Errors: errs,
