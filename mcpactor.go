@@ -1,25 +1,3 @@
-// Package mcpactor is an MCP (Model Context Protocol) client runtime built
-// on actors, for programs that talk to many MCP servers at once with
-// thousands of requests in flight.
-//
-// A program starts one Runtime, connects servers and calls their tools:
-//
-//	rt, err := mcpactor.Start(mcpactor.Options{})
-//	...
-//	defer rt.Stop(ctx)
-//	c, err := rt.Connect(ctx, "files", mcpactor.ServerConfig{Command: "my-server"})
-//	...
-//	res, err := c.CallTool(ctx, "read", map[string]any{"path": "README.md"})
-//
-// Each server is a client actor running the protocol handshake
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle)
-// over a transport actor that owns the server's process and the table of
-// pending requests; the Client handle talks to them by messages, never
-// through shared state. Every request ends exactly once (result, error,
-// timeout or cancellation), bad input is counted and skipped, every queue is
-// bounded in count and in bytes, and Close and Stop are bounded by their
-// context. The MCP payload types (Tool, CallToolResult, ...) live in package
-// messages. docs/architecture.md in the repository has the design.
 package mcpactor
 
 import (
