@@ -76,6 +76,10 @@ type Config struct {
 	// client belongs to: it is preferred among those a server lists, and
 	// the pre-registered client is refused with any other
 	// (https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#authorization-server-binding).
+	// Unset, a client with a ClientSecret or a PrivateKey is bound to
+	// the first authorization server it is used with, pinned in the
+	// Store (issuer_binding.go). GrantJWTBearer and GrantCrossApp need
+	// it: their assertions go to this authorization server alone.
 	Issuer string
 	// ClientMetadataURL is the HTTPS URL of this client's metadata
 	// document, used as its client_id with servers that take one
@@ -198,6 +202,9 @@ type shared struct {
 	dpopParsed sync.Map // Token.DPoPKey -> *dpopKey
 	nonces     sync.Map // origin -> the server's latest DPoP nonce
 	assertions sync.Map // identity -> heldAssertion
+
+	pinMu sync.Mutex
+	pin   string // the issuer the pre-registered client is pinned to (issuer_binding.go)
 }
 
 // New returns a Client.

@@ -80,7 +80,11 @@ func (c *Client) discover(ctx context.Context, hc *http.Client, server string, c
 	if len(prm.AuthorizationServers) == 0 {
 		return nil, &DiscoveryError{What: "authorization server in the protected resource metadata", Tried: []string{prmURL}}
 	}
-	issuer := c.chooseServer(prm.AuthorizationServers)
+	bound, err := c.loadBinding(ctx)
+	if err != nil {
+		return nil, err
+	}
+	issuer := chooseServer(prm.AuthorizationServers, bound)
 	if err := checkURL("authorization server", issuer); err != nil {
 		return nil, err
 	}
@@ -95,11 +99,12 @@ func (c *Client) discover(ctx context.Context, hc *http.Client, server string, c
 }
 
 // chooseServer picks among the authorization servers a resource lists,
-// which RFC 9728 section 7.6 leaves to the client: the configured issuer
-// when it is listed, else the first.
-func (c *Client) chooseServer(servers []string) string {
+// which RFC 9728 section 7.6 leaves to the client: the issuer the client
+// is bound to (Config.Issuer, or the pin of its pre-registered
+// credentials) when it is listed, else the first.
+func chooseServer(servers []string, bound string) string {
 	for _, s := range servers {
-		if c.cfg.Issuer != "" && s == c.cfg.Issuer {
+		if bound != "" && s == bound {
 			return s
 		}
 	}

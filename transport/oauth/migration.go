@@ -14,8 +14,11 @@ import (
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration#authorization-server-binding):
 // nothing of the old one is presented to the new one. Discovery runs
 // again on such a 401 (Client.discovery); the client then registers with
-// the new server (or uses its pre-registered or metadata-document
-// identity there, as for any server) and authorizes anew.
+// the new server (or uses its metadata-document identity there, as for
+// any server) and authorizes anew. A pre-registered client is never
+// carried over: its credentials are bound to the old issuer
+// (issuer_binding.go), and the request fails with an
+// *IssuerMismatchError naming both until the user sets Config.Issuer.
 
 // migrated forgets what belonged to the old authorization server of st:
 // the tokens this process holds for the resource (every identity's, in

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -20,13 +21,19 @@ import (
 // server takes one, else a dynamic registration (RFC 7591), kept per
 // issuer so that a new authorization server means a new registration.
 func (c *Client) clientFor(ctx context.Context, st *serverState, d *discovery) (*ClientInfo, error) {
+	if c.cfg.ClientID != "" {
+		// Bound to another authorization server: an error to surface, not
+		// a reason to register elsewhere behind the user's back, nor to
+		// present the credentials there (issuer_binding.go).
+		if err := c.bindIssuer(ctx, d.issuer); err != nil {
+			return nil, err
+		}
+	}
 	if ci := c.knownClient(d); ci != nil {
 		return ci, nil
 	}
 	if c.cfg.ClientID != "" {
-		// Bound to another authorization server: an error to surface, not
-		// a reason to register elsewhere behind the user's back.
-		return nil, fmt.Errorf("oauth: the client %q is registered with %s, and the server now names %s", c.cfg.ClientID, c.cfg.Issuer, d.issuer)
+		return nil, &IssuerMismatchError{Where: "pre-registered client " + strconv.Quote(c.cfg.ClientID), Want: c.boundIssuer(), Got: d.issuer}
 	}
 	if d.meta.RegistrationEndpoint == "" {
 		return nil, ErrNoClient
@@ -67,7 +74,9 @@ func (c *Client) clientFor(ctx context.Context, st *serverState, d *discovery) (
 func (c *Client) knownClient(d *discovery) *ClientInfo {
 	switch {
 	case c.cfg.ClientID != "":
-		if c.cfg.Issuer != "" && c.cfg.Issuer != d.issuer {
+		// bindIssuer (clientFor) made the binding; a request that finds
+		// none here, or another, waits for it.
+		if b := c.boundIssuer(); b != d.issuer && (b != "" || c.hasCredentials()) {
 			return nil
 		}
 		return &ClientInfo{ClientID: c.cfg.ClientID, ClientSecret: c.cfg.ClientSecret, AuthMethod: c.preRegisteredAuth(d.meta)}
