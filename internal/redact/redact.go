@@ -40,24 +40,31 @@ func SecretName(name string) bool {
 
 // URL returns raw with its credentials masked: the password of a
 // user:password@ authority (and the user, which is often a token itself),
-// and the values of query parameters whose names mark them as secret
-// (SecretName). Everything else (scheme, host, path, other parameters) is
-// kept, since it is what the user needs to recognise the server. A string
-// that does not parse as a URL is returned with any userinfo-looking part
-// masked, never as it was.
+// the values of query parameters whose names mark them as secret
+// (SecretName), the path segments that look like keys (LooksLikeKey), and
+// any part a ${VAR} reference supplied (Expanded). Everything else
+// (scheme, host, the rest of the path, other parameters) is kept, since it
+// is what the user needs to recognise the server. A string that does not
+// parse as a URL is shown as its scheme and host at most (unparsable),
+// never as it was.
 func URL(raw string) string {
 	if raw == "" {
 		return raw
 	}
 	u, err := url.Parse(raw)
-	if err != nil {
-		return maskAuthority(raw)
+	if err != nil || u.User == nil && (cutUserinfo(u.RawQuery) || cutUserinfo(u.EscapedFragment())) {
+		return unparsable(raw)
 	}
 	if u.User != nil {
 		u.User = url.User(Mask)
 	}
 	if u.RawQuery != "" {
 		u.RawQuery = query(u.RawQuery)
+	}
+	if p, ok := maskPath(u.EscapedPath()); ok {
+		if dec, err := url.PathUnescape(p); err == nil {
+			u.Path, u.RawPath = dec, p
+		}
 	}
 	// A fragment can carry parameters too (an implicit-flow redirect's
 	// "#access_token=..."): the same rule applies to its key=value pairs.
@@ -69,7 +76,21 @@ func URL(raw string) string {
 	// url.URL.String escapes the mask's characters in neither place, but
 	// a user "REDACTED" reads better without the '@' being mistaken for
 	// part of the host: keep it as String writes it.
-	return u.String() + frag
+	out := u.String() + frag
+	for _, v := range expandedIn(out) {
+		out = strings.ReplaceAll(out, v, Mask)
+	}
+	return out
+}
+
+// cutUserinfo reports whether a URL's query or fragment is what a
+// password holding '?' or '#' leaves behind when it parses: the
+// "u:12#34@host" of a password "12#34" parses as the host u, the port 12
+// and the fragment "34@host". An '@' before any '=' is taken for that, and
+// the URL is shown as one that does not parse.
+func cutUserinfo(part string) bool {
+	at := strings.IndexByte(part, '@')
+	return at >= 0 && !strings.Contains(part[:at], "=")
 }
 
 // query masks the secret parameters of a raw query, keeping the order and
@@ -90,23 +111,6 @@ func query(raw string) string {
 		}
 	}
 	return strings.Join(parts, "&")
-}
-
-// maskAuthority masks what lies between "://" and the first '@' of a
-// string that is not a parsable URL.
-func maskAuthority(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return s
-	}
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
-		return scheme + "://" + Mask + rest[at:]
-	}
-	return s
 }
 
 // Header returns the value of the header name as it may be shown: masked

@@ -16,7 +16,7 @@ func TestURL(t *testing.T) {
 		{"https://" + planted + "@example.com/mcp", "https://REDACTED@example.com/mcp"},
 		{"https://example.com/mcp?token=" + planted, "https://example.com/mcp?token=REDACTED"},
 		{"https://example.com/mcp?apiKey=" + planted + "&x", "https://example.com/mcp?apiKey=REDACTED&x"},
-		{"ht tp://u:" + planted + "@host/x", "ht tp://REDACTED@host/x"},
+		{"ht tp://u:" + planted + "@host/x", "REDACTED"},
 	} {
 		if got := URL(tc.in); got != tc.want {
 			t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
