@@ -20,6 +20,7 @@ import (
 // its own making, real subprocesses and one in-process HTTP server, run
 // through Runtime.Manage.
 func runEmbedded(ctx context.Context, o options, logger *slog.Logger, r *report) error {
+	r.intro()
 	cancels := make(chan string, 16) // "cancelled <id> <reason>" lines from the servers' stderr
 	var logs atomic.Int64
 	hs, err := startHTTPServer()
@@ -251,7 +252,7 @@ func serverRequest(ctx context.Context, m *mcpactor.Manager, t target, r *report
 }
 
 func timeoutWithCancel(ctx context.Context, m *mcpactor.Manager, t target, cancels <-chan string, r *report) {
-	ctx, end := r.step(ctx, "timeout", "a call that times out is cancelled on the wire")
+	ctx, end := r.step(ctx, "timeout", "a call that times out is cancelled on the wire (intended: 300 ms allowed for a 10 s sleep)")
 	defer end()
 	start := time.Now()
 	_, err := m.CallToolWith(ctx, t.tools["sleep"], map[string]any{"ms": 10000}, mcpactor.CallOptions{Timeout: 300 * time.Millisecond})
@@ -314,7 +315,7 @@ func overHTTP(ctx context.Context, m *mcpactor.Manager, url string, r *report) {
 }
 
 func crash(ctx context.Context, rt *mcpactor.Runtime, r *report) {
-	ctx, end := r.step(ctx, "crash", "a server crash with requests in flight is reported")
+	ctx, end := r.step(ctx, "crash", "a server crash with requests in flight is reported (intended: the server exits on purpose)")
 	defer end()
 	const name = "crashy"
 	r.setState(name, "connecting", "")

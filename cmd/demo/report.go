@@ -58,6 +58,18 @@ func (r *report) heading(format string, args ...any) {
 	fmt.Fprintf(r.w, "\n== "+format+"\n", args...)
 }
 
+// intro says in plain words what the demo is about to do, before its
+// first step: a newcomer should not read the intended failures as bugs.
+func (r *report) intro() {
+	fmt.Fprint(r.w, `
+mcpactor demo: this program starts MCP servers of its own (subprocesses
+over stdio, and one over HTTP in this process), connects to them
+through one mcpactor runtime, and exercises them step by step. Two steps
+fail on purpose (a call that times out, a server that crashes) and say so;
+the demo exits non-zero only if something that should work did not.
+`)
+}
+
 func (r *report) line(format string, args ...any) {
 	fmt.Fprintf(r.w, "   "+format+"\n", args...)
 }
