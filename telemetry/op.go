@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -43,6 +44,13 @@ type Peer struct {
 	// an HTTP server; empty and 0 for stdio.
 	ServerAddress string
 	ServerPort    int
+	// Mask masks the server's configured credentials (its env and header
+	// values, its URL's secrets) in what a span records of text that may
+	// carry them: the status description (an error's text, a JSON-RPC
+	// error's message), progress messages, event reasons, the resource
+	// URI, and the tool arguments and result when they are recorded. nil
+	// masks the credentials of URLs only.
+	Mask *redact.Masker
 }
 
 // Request describes one outgoing request or notification (Start), one
@@ -282,7 +290,7 @@ func (t *Telemetry) clientAttrs(r *Request) []attribute.KeyValue {
 	kv := make([]attribute.KeyValue, 0, 16)
 	kv = appendOpAttrs(kv, r)
 	if r.ResourceURI != "" {
-		kv = append(kv, KeyMCPResourceURI.String(r.ResourceURI))
+		kv = append(kv, KeyMCPResourceURI.String(r.Mask.Text(r.ResourceURI)))
 	}
 	if r.SessionID != "" && SessionEra(r.ProtocolVersion) {
 		kv = append(kv, KeyMCPSessionID.String(r.SessionID))
@@ -292,7 +300,7 @@ func (t *Telemetry) clientAttrs(r *Request) []attribute.KeyValue {
 	}
 	kv = appendPeerMetricAttrs(kv, &r.Peer, true)
 	if t.recordArgs && r.Method == messages.MethodToolsCall && len(r.Arguments) > 0 {
-		if v := jsonValue(r.Arguments); v.Type() != attribute.EMPTY {
+		if v := jsonValue(r.Arguments, r.Mask); v.Type() != attribute.EMPTY {
 			kv = append(kv, attribute.KeyValue{Key: KeyGenAIToolCallArguments, Value: v})
 		}
 	}
@@ -486,7 +494,7 @@ func (o *Op) Progress(progress float64, total *float64, message string) {
 		kv = append(kv, KeyProgressTotal.Float64(*total))
 	}
 	if message != "" {
-		kv = append(kv, KeyProgressMessage.String(message))
+		kv = append(kv, KeyProgressMessage.String(o.req.Mask.Text(message)))
 	}
 	o.span.AddEvent(EventProgress, trace.WithAttributes(kv...))
 }
@@ -510,7 +518,7 @@ func (o *Op) Cancelling(reason string, params json.RawMessage) json.RawMessage {
 		return params
 	}
 	if o.live() {
-		o.span.AddEvent(EventCancelSent, trace.WithAttributes(KeyCancelReason.String(reason)))
+		o.span.AddEvent(EventCancelSent, trace.WithAttributes(KeyCancelReason.String(o.req.Mask.Text(reason))))
 	}
 	o.mu.Lock()
 	peer := o.req.Peer
@@ -551,7 +559,7 @@ func (o *Op) Retry(attempt int, reason string) {
 		return
 	}
 	o.span.AddEvent(EventRetry, trace.WithAttributes(
-		KeyRetryAttempt.Int(attempt), KeyRetryReason.String(reason)))
+		KeyRetryAttempt.Int(attempt), KeyRetryReason.String(o.req.Mask.Text(reason))))
 }
 
 // Resume records that the response stream of the request is resumed (for
@@ -560,7 +568,7 @@ func (o *Op) Resume(reason string) {
 	if !o.live() {
 		return
 	}
-	o.span.AddEvent(EventResume, trace.WithAttributes(KeyRetryReason.String(reason)))
+	o.span.AddEvent(EventResume, trace.WithAttributes(KeyRetryReason.String(o.req.Mask.Text(reason))))
 }
 
 // Reinitialize records that the session had to be initialized again before
@@ -570,7 +578,7 @@ func (o *Op) Reinitialize(reason string) {
 	if !o.live() {
 		return
 	}
-	o.span.AddEvent(EventReinitialize, trace.WithAttributes(KeyRetryReason.String(reason)))
+	o.span.AddEvent(EventReinitialize, trace.WithAttributes(KeyRetryReason.String(o.req.Mask.Text(reason))))
 }
 
 // Event adds any other event to the span. The variadic attributes cost an
@@ -580,7 +588,19 @@ func (o *Op) Event(name string, attrs ...attribute.KeyValue) {
 	if !o.live() {
 		return
 	}
-	o.span.AddEvent(name, trace.WithAttributes(attrs...))
+	masked := attrs
+	for i, a := range attrs {
+		if a.Value.Type() != attribute.STRING {
+			continue
+		}
+		if v := o.req.Mask.Text(a.Value.AsString()); v != a.Value.AsString() {
+			if &masked[0] == &attrs[0] {
+				masked = slices.Clone(attrs) // never the caller's
+			}
+			masked[i].Value = attribute.StringValue(v)
+		}
+	}
+	o.span.AddEvent(name, trace.WithAttributes(masked...))
 }
 
 // LateResponse records that a response for this request arrived after the
@@ -641,7 +661,7 @@ func (o *Op) End(err error, toolError bool) {
 	o.t.open.Add(-1)
 	now := time.Now()
 	o.dequeue(false)
-	out := classify(err, toolError)
+	out := classify(err, toolError, o.req.Mask)
 	if o.kind == trace.SpanKindServer && out.hasCode && CallerFault(out.num) {
 		out.errType, out.desc = "", ""
 	}
@@ -673,7 +693,7 @@ func (o *Op) EndExpected(err error, verdict string) {
 	o.t.open.Add(-1)
 	now := time.Now()
 	o.dequeue(false)
-	out := classify(err, false)
+	out := classify(err, false, nil)
 	out.errType, out.desc = "", ""
 	if o.span != nil {
 		if o.recording {
@@ -706,7 +726,7 @@ func (o *Op) endSpan(out outcome, now time.Time) {
 			o.result = nil
 			o.mu.Unlock()
 			if len(result) > 0 {
-				if v := jsonValue(result); v.Type() != attribute.EMPTY {
+				if v := jsonValue(result, o.req.Mask); v.Type() != attribute.EMPTY {
 					o.span.SetAttributes(attribute.KeyValue{Key: KeyGenAIToolCallResult, Value: v})
 				}
 			}
@@ -767,7 +787,7 @@ func CallerFault(code int64) bool {
 // ErrorType returns the error.type End would record for err and toolError
 // on a CLIENT span ("" for success).
 func ErrorType(err error, toolError bool) string {
-	return classify(err, toolError).errType
+	return classify(err, toolError, nil).errType
 }
 
 // outcome is how an operation ended, as the conventions describe it.
@@ -780,8 +800,11 @@ type outcome struct {
 }
 
 // classify maps an outcome to error.type, the JSON-RPC code (if any) and
-// the status description.
-func classify(err error, toolError bool) outcome {
+// the status description. The description is shown wherever spans are:
+// m masks the server's credentials in it, whether the runtime or the
+// server (a JSON-RPC error's message) wrote them, and the credentials of
+// any URL it quotes.
+func classify(err error, toolError bool, m *redact.Masker) outcome {
 	if err == nil {
 		if toolError {
 			return outcome{errType: ErrorTypeToolError, desc: "tool result has isError"}
@@ -791,16 +814,14 @@ func classify(err error, toolError bool) outcome {
 	var rpcErr *messages.RPCError
 	if errors.As(err, &rpcErr) {
 		c := strconv.FormatInt(rpcErr.Code, 10)
-		return outcome{errType: c, code: c, num: rpcErr.Code, hasCode: true, desc: rpcErr.Message}
+		return outcome{errType: c, code: c, num: rpcErr.Code, hasCode: true, desc: m.Text(rpcErr.Message)}
 	}
 	var wireErr *messages.Error
 	if errors.As(err, &wireErr) {
 		c := strconv.FormatInt(wireErr.Code, 10)
-		return outcome{errType: c, code: c, num: wireErr.Code, hasCode: true, desc: wireErr.Message}
+		return outcome{errType: c, code: c, num: wireErr.Code, hasCode: true, desc: m.Text(wireErr.Message)}
 	}
-	// The status description is shown wherever spans are: no credential
-	// a URL in the error carries goes with it.
-	desc := redact.Text(err.Error())
+	desc := m.Text(err.Error())
 	var canceled *messages.CanceledError
 	switch {
 	case toolError:

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -232,24 +233,28 @@ func isExecuteToolSpan(ctx context.Context, s trace.Span) bool {
 // jsonValue converts a JSON document to a structured attribute value: maps
 // become MAP values (keys sorted), arrays SLICE values. Invalid JSON is kept
 // as a string. null gives the EMPTY value.
-func jsonValue(raw json.RawMessage) attribute.Value {
+//
+// The arguments and result of a tool call are the caller's data, returned
+// to it unchanged; a span is not the caller's, so m masks the server's
+// credentials in every string (and key) recorded of them.
+func jsonValue(raw json.RawMessage, m *redact.Masker) attribute.Value {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return attribute.StringValue(string(raw))
+		return attribute.StringValue(m.Text(string(raw)))
 	}
-	return anyValue(v)
+	return anyValue(v, m)
 }
 
-func anyValue(v any) attribute.Value {
+func anyValue(v any, m *redact.Masker) attribute.Value {
 	switch x := v.(type) {
 	case nil:
 		return attribute.Value{}
 	case bool:
 		return attribute.BoolValue(x)
 	case string:
-		return attribute.StringValue(x)
+		return attribute.StringValue(m.Text(x))
 	case json.Number:
 		if n, err := x.Int64(); err == nil {
 			return attribute.Int64Value(n)
@@ -261,14 +266,14 @@ func anyValue(v any) attribute.Value {
 	case []any:
 		vals := make([]attribute.Value, len(x))
 		for i, e := range x {
-			vals[i] = anyValue(e)
+			vals[i] = anyValue(e, m)
 		}
 		return attribute.SliceValue(vals...)
 	case map[string]any:
 		keys := slices.Sorted(maps.Keys(x))
 		kvs := make([]attribute.KeyValue, len(keys))
 		for i, k := range keys {
-			kvs[i] = attribute.KeyValue{Key: attribute.Key(k), Value: anyValue(x[k])}
+			kvs[i] = attribute.KeyValue{Key: attribute.Key(m.Text(k)), Value: anyValue(x[k], m)}
 		}
 		return attribute.MapValue(kvs...)
 	}

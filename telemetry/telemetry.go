@@ -404,7 +404,7 @@ func (t *Telemetry) SessionEnded(p *Peer, start time.Time, err error) {
 	if t == nil || p == nil || !SessionEra(p.ProtocolVersion) || !t.metering() {
 		return
 	}
-	errType := classify(err, false).errType
+	errType := classify(err, false, nil).errType
 	var buf [12]attribute.KeyValue
 	kv := buf[:0]
 	kv = appendPeerMetricAttrs(kv, p, true)
