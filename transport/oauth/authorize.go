@@ -24,6 +24,11 @@ func (c *Client) authorize(ctx context.Context, st *serverState, identity string
 	if err != nil {
 		return err
 	}
+	// Before a registration, for a grant whose assertion may go to one
+	// authorization server alone (assertion_binding.go).
+	if err := c.assertionIssuer(d); err != nil {
+		return err
+	}
 	ci, err := c.clientFor(ctx, st, d)
 	if err != nil {
 		return err
@@ -66,6 +71,9 @@ func (c *Client) authorize(ctx context.Context, st *serverState, identity string
 }
 
 func (c *Client) grant(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, key Key, scopes []string, flight string) (*Token, error) {
+	if err := c.assertionIssuer(d); err != nil {
+		return nil, err
+	}
 	switch c.cfg.Grant {
 	case GrantClientCredentials:
 		return c.clientCredentials(ctx, st, d, ci, key, scopes)

@@ -55,6 +55,9 @@ func (c *Client) crossApp(ctx context.Context, st *serverState, d *discovery, ci
 	if it, _ := jag.Extra("issued_token_type").(string); it != "" && it != tokenTypeIDJAG {
 		return nil, errors.New("oauth: the identity provider issued " + it + ", not an ID-JAG")
 	}
+	if err := checkAudience("the identity provider's ID-JAG", jag.AccessToken, d); err != nil {
+		return nil, err
+	}
 	grant := url.Values{
 		"grant_type": {grantJWTBearer},
 		"assertion":  {jag.AccessToken},

@@ -54,6 +54,9 @@ func (c *Client) jwtBearer(ctx context.Context, st *serverState, d *discovery, c
 	if err != nil {
 		return nil, err
 	}
+	if err := checkAudience("the assertion from "+c.cfg.Assertion.name(), a, d); err != nil {
+		return nil, err
+	}
 	return c.grantWithoutUser(ctx, st, d, ci, key, scopes, url.Values{"grant_type": {grantJWTBearer}, "assertion": {a}})
 }
 

@@ -68,7 +68,7 @@ func TestJWTBearer(t *testing.T) {
 			case "func":
 				src.Func = func(context.Context, string) (string, error) { return a, nil }
 			}
-			c := New(Config{ClientID: "wl", Grant: GrantJWTBearer, Assertion: &src})
+			c := New(Config{ClientID: "wl", Grant: GrantJWTBearer, Assertion: &src, Issuer: as.srv.URL})
 			hc := httpClient(c, rs)
 			for i := range 2 {
 				status, body, err := post(t, hc, rs.url(), context.Background())
@@ -100,7 +100,7 @@ func TestJWTBearerRenewal(t *testing.T) {
 	life := atomic.Int64{}
 	life.Store(int64(time.Hour))
 	reads := atomic.Int64{}
-	c := New(Config{ClientID: "wl", Grant: GrantJWTBearer, Assertion: &AssertionSource{Func: func(context.Context, string) (string, error) {
+	c := New(Config{ClientID: "wl", Grant: GrantJWTBearer, Issuer: as.srv.URL, Assertion: &AssertionSource{Func: func(context.Context, string) (string, error) {
 		reads.Add(1)
 		return wl.jwt(t, as.srv.URL, time.Duration(life.Load())), nil
 	}}})
@@ -132,30 +132,37 @@ func TestJWTBearerRenewal(t *testing.T) {
 	}
 }
 
-// TestJWTBearerRefused: an expired assertion is not sent; an assertion
-// the server refuses fails the request with its error, once, and nothing
-// secret is in the error.
+// TestJWTBearerRefused: an expired assertion is not sent, nor one whose
+// aud names another server; an assertion the server refuses fails the
+// request with its error, once, and nothing secret is in the error.
 func TestJWTBearerRefused(t *testing.T) {
 	as := newFakeAS(t)
 	rs := newFakeRS(t, as)
 	wl := newWorkload(t, as)
 	expired := wl.jwt(t, as.srv.URL, -time.Minute)
-	c := New(Config{ClientID: "wl", Grant: GrantJWTBearer, Assertion: &AssertionSource{Func: func(context.Context, string) (string, error) { return expired, nil }}})
+	c := New(Config{ClientID: "wl", Grant: GrantJWTBearer, Issuer: as.srv.URL, Assertion: &AssertionSource{Func: func(context.Context, string) (string, error) { return expired, nil }}})
 	_, _, err := post(t, httpClient(c, rs), rs.url(), context.Background())
 	if err == nil || !strings.Contains(err.Error(), "expired") || strings.Contains(err.Error(), expired) {
 		t.Errorf("expired assertion: %v", err)
 	}
 	wrong := wl.jwt(t, "https://elsewhere.example", time.Hour)
-	c = New(Config{ClientID: "wl", Grant: GrantJWTBearer, Assertion: &AssertionSource{Func: func(context.Context, string) (string, error) { return wrong, nil }}})
+	c = New(Config{ClientID: "wl", Grant: GrantJWTBearer, Issuer: as.srv.URL, Assertion: &AssertionSource{Func: func(context.Context, string) (string, error) { return wrong, nil }}})
+	_, _, err = post(t, httpClient(c, rs), rs.url(), context.Background())
+	var ae *AudienceError
+	if !errors.Is(err, ErrAssertionAudience) || !errors.As(err, &ae) || !slices.Equal(ae.Audience, []string{"https://elsewhere.example"}) || strings.Contains(err.Error(), wrong) {
+		t.Errorf("assertion for another audience: %v", err)
+	}
+	forged := newWorkload(t, newFakeAS(t)).jwt(t, as.srv.URL, time.Hour) // signed by a key the server does not know
+	c = New(Config{ClientID: "wl", Grant: GrantJWTBearer, Issuer: as.srv.URL, Assertion: &AssertionSource{Func: func(context.Context, string) (string, error) { return forged, nil }}})
 	_, _, err = post(t, httpClient(c, rs), rs.url(), context.Background())
 	var te *TokenError
-	if !errors.As(err, &te) || te.Code != "invalid_grant" || strings.Contains(err.Error(), wrong) {
+	if !errors.As(err, &te) || te.Code != "invalid_grant" || strings.Contains(err.Error(), forged) {
 		t.Errorf("refused assertion: %v", err)
 	}
 	as.mu.Lock()
 	defer as.mu.Unlock()
 	if len(as.assertions) != 1 {
-		t.Errorf("%d assertions sent, want 1 (the expired one never, the refused one once)", len(as.assertions))
+		t.Errorf("%d assertions sent, want 1 (the expired one and the one for elsewhere never, the refused one once)", len(as.assertions))
 	}
 	c = New(Config{Grant: GrantJWTBearer, Assertion: &AssertionSource{Command: []string{"false"}}})
 	if _, err := c.assertion(context.Background(), ""); err == nil {

@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/mcpactor/mcpactor/internal/redirect"
 	"github.com/mcpactor/mcpactor/transport/oauth"
@@ -40,7 +44,7 @@ type scenarioContext struct {
 
 // authFor returns the Authorizer of an auth/* scenario, nil for the
 // others.
-func authFor(scenario string) (*oauth.Client, error) {
+func authFor(scenario, serverURL string) (*oauth.Client, error) {
 	if !strings.HasPrefix(scenario, "auth/") {
 		return nil, nil
 	}
@@ -70,13 +74,27 @@ func authFor(scenario string) (*oauth.Client, error) {
 		cfg.Grant = oauth.GrantClientCredentials
 	case sc.ValidJWT != "":
 		// Workload identity federation: the platform's JWT is the
-		// assertion of a JWT bearer grant.
+		// assertion of a JWT bearer grant, for the authorization server
+		// its aud names (the one an operator configures as Issuer).
 		cfg.Grant = oauth.GrantJWTBearer
+		var claims jwt.RegisteredClaims
+		if _, _, err := jwt.NewParser().ParseUnverified(sc.ValidJWT, &claims); err != nil || len(claims.Audience) == 0 {
+			return nil, fmt.Errorf("valid_jwt: no audience (%v)", err)
+		}
+		cfg.Issuer = claims.Audience[0]
 		cfg.Assertion = &oauth.AssertionSource{Func: func(context.Context, string) (string, error) {
 			return sc.ValidJWT, nil
 		}}
 	case sc.IDPIDToken != "":
 		cfg.Grant = oauth.GrantCrossApp
+		// The grant goes to one configured authorization server; the
+		// scenario does not name it, so it is read where an operator
+		// would read it, in the server's resource metadata.
+		iss, err := issuerOf(serverURL)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Issuer = iss
 		cfg.CrossApp = &oauth.CrossApp{
 			IDPTokenEndpoint: sc.IDPTokenEndpoint,
 			IDPClientID:      sc.IDPClientID,
@@ -101,4 +119,42 @@ func followRedirect(ctx context.Context, r *oauth.AuthorizationRequest) (url.Val
 		return nil, errors.New("authorization endpoint redirected elsewhere than the redirect URL")
 	}
 	return loc.Query(), nil
+}
+
+// issuerOf is the first authorization server the protected resource
+// metadata of the MCP server at serverURL lists, found from its 401
+// challenge.
+func issuerOf(serverURL string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	body := strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"ping"}`)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, body)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	resp.Body.Close()
+	ch, ok := oauth.ParseChallenge(resp.Header)
+	if !ok || ch.ResourceMetadata == "" {
+		return "", fmt.Errorf("%s: no resource_metadata in its %d answer", serverURL, resp.StatusCode)
+	}
+	req, err = http.NewRequestWithContext(ctx, http.MethodGet, ch.ResourceMetadata, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var prm oauth.ResourceMetadata
+	if err := json.NewDecoder(resp.Body).Decode(&prm); err != nil || len(prm.AuthorizationServers) == 0 {
+		return "", fmt.Errorf("%s: no authorization server (%v)", ch.ResourceMetadata, err)
+	}
+	return prm.AuthorizationServers[0], nil
 }

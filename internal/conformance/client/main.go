@@ -81,7 +81,7 @@ func run(ctx context.Context, scenario, url string, log *slog.Logger) error {
 		rt.Stop(stop)
 	}()
 	cfg := mcpactor.ServerConfig{URL: url, ConnectTimeout: 15 * time.Second}
-	auth, err := authFor(scenario)
+	auth, err := authFor(scenario, url)
 	if err != nil {
 		return err
 	}
