@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 	"slices"
@@ -184,7 +185,7 @@ func (a *Auth) newClient(identity string) (*oauth.Client, error) {
 		cfg.RedirectURL = fmt.Sprintf("http://127.0.0.1:%d/callback", a.RedirectPort)
 	}
 	if a.PrivateKeyFile != "" {
-		pem, err := os.ReadFile(a.PrivateKeyFile)
+		pem, err := readFile(a.PrivateKeyFile, "")
 		if err != nil {
 			return nil, fmt.Errorf("auth.privateKeyFile: %w", err)
 		}
@@ -331,10 +332,16 @@ func (f *File) list() []*Server {
 //
 // A file some of whose entries are invalid is a partial result: the File
 // holds the valid servers and the invalid ones (File.Invalid), and the
-// error lists the problems. A file with neither key is an error.
+// error lists the problems. A file with neither key is an error, and so
+// is one that is not a regular file (a symbolic link to one is followed)
+// or is larger than MaxFileSize.
 func LoadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path, "")
 	if err != nil {
+		var pe *fs.PathError
+		if !errors.As(err, &pe) {
+			err = &fs.PathError{Op: "read", Path: path, Err: err}
+		}
 		return nil, err
 	}
 	f, err := parseFile(data, os.LookupEnv, Source{Kind: sourceConfigFile, File: path, Level: levelExplicit})

@@ -224,7 +224,11 @@ func Discover(opts DiscoverOptions) (*Discovery, error) {
 				// user's.
 				continue
 			}
-			data, err := os.ReadFile(f.path)
+			within := ""
+			if f.level == LevelProject {
+				within = project
+			}
+			data, err := readFile(f.path, within)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
