@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os/exec"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -98,7 +99,9 @@ func transportFailure(err error) bool {
 }
 
 // cannotHeal reports a start error that no restart will mend: the command
-// does not exist or may not be run, the configuration or the URL is
+// does not exist, may not be run, or is not a program this machine can
+// run (ENOEXEC, "exec format error": a binary of another architecture,
+// a script without its #! line), the configuration or the URL is
 // invalid. Such a server goes straight to StateFailed.
 func cannotHeal(err error) bool {
 	var ce *messages.ConfigError
@@ -113,5 +116,6 @@ func cannotHeal(err error) bool {
 	if !errors.As(err, &se) {
 		return false
 	}
-	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, syscall.ENOEXEC)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -162,8 +163,14 @@ func TestManagerDoesNotRestartWhatCannotStart(t *testing.T) {
 	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// An executable that is neither a binary of this machine nor a
+	// script with a #! line: exec fails with ENOEXEC, exec format error.
+	badFormat := filepath.Join(t.TempDir(), "bad-format")
+	if err := os.WriteFile(badFormat, []byte("\x00\x01 not a program\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	var servers []*config.Server
-	for name, cmd := range map[string]string{"missing": "mcpactor-no-such-command-17", "absent": "/nonexistent/mcp-server", "denied": notExec} {
+	for name, cmd := range map[string]string{"missing": "mcpactor-no-such-command-17", "absent": "/nonexistent/mcp-server", "denied": notExec, "badformat": badFormat} {
 		s, err := config.NewServer(config.Server{Name: name, Spec: actors.Spec{Stdio: transport.StdioConfig{Command: cmd}}})
 		if err != nil {
 			t.Fatal(err)
@@ -183,6 +190,9 @@ func TestManagerDoesNotRestartWhatCannotStart(t *testing.T) {
 		st := status(m, s.Name)
 		if st.State() != supervisor.StateFailed || st.Restarts() != 0 || !errors.Is(st.LastError(), messages.ErrStart) {
 			t.Errorf("%s: %+v, want failed with its start error and no restart", s.Name, st)
+		}
+		if s.Name == "badformat" && !errors.Is(st.LastError(), syscall.ENOEXEC) {
+			t.Errorf("%s: last error %v, want its cause, exec format error", s.Name, st.LastError())
 		}
 	}
 }
