@@ -78,7 +78,9 @@
 //
 // protoactor's remote is used unpatched and hardened from outside (see
 // remote.go): only its message stream is served (the other methods panic
-// the pinned version), a shared secret and TLS or mutual TLS are
+// the pinned version), every message is checked before protoactor reads
+// it and the stream runs under a recover (inbound.go: no input on the
+// wire can panic a member), a shared secret and TLS or mutual TLS are
 // configurable, gRPC's message limits are above the runtime's 16 MiB frame
 // cap, gRPC's process-wide logger is restored after protoactor silences
 // it, and retries back off for real.

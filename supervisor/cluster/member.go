@@ -47,6 +47,7 @@ type Member struct {
 	names    map[string]*activation // by the manager's name of the server
 
 	calls   pendingCalls
+	counts  counters
 	workers *workers // serve other members' requests
 	pids    pidCache // other members' inboxes
 	stop    sync.Once
@@ -81,7 +82,7 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	}
 	// The remote layer first: its start rewrites gRPC's global logger,
 	// which is best done before the etcd client's gRPC is busy.
-	if m.sys, m.remote, m.addr, err = startRemote(cfg); err != nil {
+	if m.sys, m.remote, m.addr, err = startRemote(cfg, &m.counts); err != nil {
 		return m, err
 	}
 	m.sub = m.sys.EventStream.Subscribe(func(evt any) {

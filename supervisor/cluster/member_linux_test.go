@@ -217,6 +217,10 @@ func runControl(m *Member, c control) controlReply {
 		var b []byte
 		b, err = json.Marshal(ownedStatuses(m.Status()))
 		r.Member, r.Text = m.Name(), string(b)
+	case "counters":
+		var b []byte
+		b, err = json.Marshal(m.Counters())
+		r.Member, r.Text = m.Name(), string(b)
 	case "usage", "cpuprofile":
 		r.Text, err = benchControl(c)
 	}

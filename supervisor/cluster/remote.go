@@ -34,8 +34,10 @@ import (
 //     stream, before protoactor's code runs.
 //   - With Config.Secret, every stream must carry it in its metadata; the
 //     same interceptor refuses those that do not, so that no unknown peer
-//     can make the member deserialize (an unknown type name panics there)
-//     or deliver anything.
+//     can make the member deserialize or deliver anything.
+//   - Every message a stream delivers is checked before protoactor's
+//     reader sees it, and the stream's handler runs under a recover
+//     (inbound.go): no input can panic the member.
 //   - gRPC's receive and send limits are raised from 4 MiB to
 //     MaxMessageBytes on both sides, and the writer's batch is bounded
 //     (remoteBatch) so that a batch of full-size results still fits.
@@ -60,7 +62,7 @@ var grpcLoggerMu sync.Mutex
 
 // startRemote starts an actor system and its remote layer listening on
 // cfg.BindAddress, and returns them with the address other members dial.
-func startRemote(cfg Config) (sys *actor.ActorSystem, r *remote.Remote, addr string, err error) {
+func startRemote(cfg Config, counts *counters) (sys *actor.ActorSystem, r *remote.Remote, addr string, err error) {
 	host, portText, err := net.SplitHostPort(cfg.BindAddress)
 	if err != nil {
 		return nil, nil, "", &ConfigError{Field: "BindAddress", Reason: err.Error()}
@@ -75,7 +77,7 @@ func startRemote(cfg Config) (sys *actor.ActorSystem, r *remote.Remote, addr str
 	logger := slog.New(hook)
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }))
 	opts := []remote.ConfigOption{
-		remote.WithServerOptions(serverOptions(cfg)...),
+		remote.WithServerOptions(serverOptions(cfg, sys, counts)...),
 		remote.WithDialOptions(dialOptions(cfg)...),
 		remote.WithEndpointWriterBatchSize(remoteBatch),
 	}
@@ -171,8 +173,11 @@ func defaultGRPCLogger() grpclog.LoggerV2 {
 }
 
 // serverOptions are the remote server's gRPC options.
-func serverOptions(cfg Config) []grpc.ServerOption {
-	g := guard{secret: secretDigest(cfg.Secret), member: cfg.Name}
+func serverOptions(cfg Config, sys *actor.ActorSystem, counts *counters) []grpc.ServerOption {
+	if counts == nil {
+		counts = new(counters)
+	}
+	g := &guard{secret: secretDigest(cfg.Secret), member: cfg.Name, sys: sys, counts: counts, log: cfg.Logger}
 	opts := []grpc.ServerOption{
 		grpc.MaxRecvMsgSize(MaxMessageBytes),
 		grpc.MaxSendMsgSize(MaxMessageBytes),
@@ -217,24 +222,27 @@ func secretDigest(secret string) []byte {
 type guard struct {
 	secret []byte
 	member string
+	sys    *actor.ActorSystem // whose address a batch may target
+	counts *counters
+	log    *slog.Logger
 }
 
-func (g guard) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+func (g *guard) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	return nil, status.Errorf(codes.Unimplemented, "cluster: member %s refuses %s", g.member, info.FullMethod)
 }
 
-func (g guard) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+func (g *guard) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	if info.FullMethod != receiveMethod {
 		return status.Errorf(codes.Unimplemented, "cluster: member %s refuses %s", g.member, info.FullMethod)
 	}
 	if err := g.check(ss.Context()); err != nil {
 		return err
 	}
-	return handler(srv, ss)
+	return g.serveContained(srv, ss, handler)
 }
 
 // check verifies the stream's secret, if one is required.
-func (g guard) check(ctx context.Context) error {
+func (g *guard) check(ctx context.Context) error {
 	if g.secret == nil {
 		return nil
 	}

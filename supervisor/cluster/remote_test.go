@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ type fakeStream struct {
 func (f fakeStream) Context() context.Context { return f.ctx }
 
 func TestGuard(t *testing.T) {
-	g := guard{secret: secretDigest("s3cret"), member: "m1"}
+	g := &guard{secret: secretDigest("s3cret"), member: "m1", counts: new(counters), log: slog.New(slog.DiscardHandler)}
 	served := 0
 	handler := func(any, grpc.ServerStream) error { served++; return nil }
 	withSecret := func(s string) context.Context {
@@ -52,7 +53,7 @@ func TestGuard(t *testing.T) {
 	if _, err := g.unary(context.Background(), nil, &grpc.UnaryServerInfo{FullMethod: "/remote.Remoting/ListProcesses"}, nil); status.Code(err) != codes.Unimplemented {
 		t.Errorf("unary: %v", err)
 	}
-	open := guard{member: "m1"}
+	open := &guard{member: "m1", counts: new(counters), log: slog.New(slog.DiscardHandler)}
 	if err := open.stream(nil, fakeStream{ctx: context.Background()}, &grpc.StreamServerInfo{FullMethod: receiveMethod}, handler); err != nil {
 		t.Errorf("no secret configured: %v", err)
 	}
@@ -79,7 +80,7 @@ func TestGRPCLoggerRestored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, r, addr, err := startRemote(cfg)
+	sys, r, addr, err := startRemote(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,33 @@
+package cluster
+
+import "sync/atomic"
+
+// Counters are what a member refused or contained since it started: each
+// is an input from outside (another process on the network, a peer, a
+// user callback) that the member survived without acting on it. A
+// non-zero count is worth an alert; the member's Logger has the details.
+type Counters struct {
+	// MalformedMessages counts remote messages refused before protoactor
+	// saw them (a MessageBatch whose indices, type ids, serializer ids or
+	// type names do not hold, or a target on another address); each
+	// closed its stream.
+	MalformedMessages uint64
+	// StreamPanics counts panics recovered at a remote stream's boundary;
+	// each closed its stream.
+	StreamPanics uint64
+}
+
+// counters are a member's Counters as they are kept.
+type counters struct {
+	malformed, streamPanics atomic.Uint64
+}
+
+func (c *counters) snapshot() Counters {
+	return Counters{
+		MalformedMessages: c.malformed.Load(),
+		StreamPanics:      c.streamPanics.Load(),
+	}
+}
+
+// Counters returns what the member refused or contained so far.
+func (m *Member) Counters() Counters { return m.counts.snapshot() }
