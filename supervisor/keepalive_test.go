@@ -1,8 +1,13 @@
 package supervisor_test
 
 import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,4 +64,35 @@ func TestKeepaliveRestartsAStuckServer(t *testing.T) {
 	if st := status(m, "stuck"); st.Restarts() != stuck.Restart.MaxRestarts {
 		t.Errorf("%d restarts before the breaker opened, want %d", st.Restarts(), stuck.Restart.MaxRestarts)
 	}
+}
+
+// A live server that answers ping with an error (-32601: it does not
+// implement ping) has answered: it is alive, and keepalive never
+// restarts it. Only a ping left unanswered is a miss.
+func TestKeepaliveCountsAnErrorAnswerAsAlive(t *testing.T) {
+	var pings atomic.Int64
+	spec := testserver.DefaultSpec(testserver.Options{})
+	methods := map[string]testserver.Method{}
+	maps.Copy(methods, spec.Methods)
+	methods["ping"] = func(context.Context, json.RawMessage) (json.RawMessage, error) {
+		pings.Add(1)
+		return nil, &testserver.RPCError{Code: -32601, Message: "Method not found"}
+	}
+	spec.Methods = methods
+	h := testserver.NewSpecHandler(testserver.Options{}, spec, nil)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		h.Close()
+	})
+	s := httpServer(t, "noping", srv.URL, config.RestartPolicy{BackoffMin: 20 * time.Millisecond, BackoffMax: 50 * time.Millisecond})
+	s.Keepalive = 50 * time.Millisecond
+	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{s}})
+
+	// Ten pings answered with an error: before, the third restarted it.
+	harness.WaitFor(t, "ten pings", func() bool { return pings.Load() >= 10 })
+	if st := status(m, "noping"); st.Restarts() != 0 || st.State() != supervisor.StateReady || st.Generation() != 1 {
+		t.Errorf("after %d pings answered -32601: %v, generation %d; want ready, never restarted", pings.Load(), st, st.Generation())
+	}
+	echo(t, m, "mcp__noping__echo", "still served")
 }

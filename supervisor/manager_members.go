@@ -175,8 +175,13 @@ func (a *managerActor) ping(name string) {
 	}()
 }
 
-// pinged counts keepalive failures; keepaliveFailures in a row mark a
-// live-looking server stuck, and it is restarted.
+// pinged counts keepalive misses; keepaliveFailures in a row mark a
+// live-looking server stuck, and it is restarted. A miss is a ping left
+// without an answer (or one the connection could not carry): any answer,
+// an error included, says the server is alive. A server need not
+// implement ping beyond answering it, and one that answers -32601 (method
+// not found) is as alive as one that answers {}
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping).
 func (a *managerActor) pinged(m pingDone) {
 	mb := a.members[m.name]
 	if mb == nil {
@@ -187,7 +192,7 @@ func (a *managerActor) pinged(m pingDone) {
 		return
 	}
 	mb.keepalive = nil
-	if m.err == nil {
+	if m.err == nil || answered(m.err) {
 		mb.misses = 0
 		a.startKeepalive(mb)
 		return
