@@ -6,9 +6,11 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -198,6 +200,11 @@ type shared struct {
 	pending sync.Map // state -> *pending
 	log     *slog.Logger
 
+	// lookup and dial replace, in tests, the resolver and the dial of
+	// the guarded fetches (fetch_guard.go); nil: the system's.
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	dial   dialFunc
+
 	dpopKeys   sync.Map // issuer, client, identity -> *dpopKey
 	dpopParsed sync.Map // Token.DPoPKey -> *dpopKey
 	nonces     sync.Map // origin -> the server's latest DPoP nonce
@@ -278,6 +285,10 @@ type serverState struct {
 	su    *url.URL
 	hc    *http.Client
 
+	// peer is the address the latest connection to the server reached
+	// (fetch_guard.go).
+	peer atomic.Pointer[netip.AddrPort]
+
 	mu   sync.Mutex
 	disc *discovery // nil until a 401 made discovery run
 }
@@ -291,32 +302,33 @@ func (c *Client) server(serverURL string, base http.RoundTripper) (*serverState,
 	if v, ok := c.sh.servers.Load(key); ok {
 		return v.(*serverState), nil
 	}
-	hc := &http.Client{Transport: base, Timeout: 30 * time.Second, CheckRedirect: metadataRedirects}
+	st := &serverState{url: serverURL, shown: redact.URL(serverURL), su: su}
+	// What the server steers goes through the guards of fetch_guard.go:
+	// its redirects are checked as its URLs are, and its connections
+	// may not reach an internal address unless the server is on one.
+	policy := redirectPolicy(isLoopback(su.Hostname()))
+	st.hc = &http.Client{Transport: newFetchTransport(st, c.sh, base, false), Timeout: 30 * time.Second, CheckRedirect: policy}
 	if c.cfg.HTTPClient != nil {
 		// The caller's client keeps its own transport, timeout and
-		// policy, behind the guard: a token request is never redirected.
+		// policy, behind the guards: a token request is never
+		// redirected.
 		own := *c.cfg.HTTPClient
-		hc = &own
-		hc.CheckRedirect = guardRedirects(own.CheckRedirect)
+		t := own.Transport
+		if t == nil {
+			t = http.DefaultTransport
+		}
+		own.Transport = newFetchTransport(st, c.sh, t, true)
+		own.CheckRedirect = guardRedirects(policy, c.cfg.HTTPClient.CheckRedirect)
+		st.hc = &own
 	}
-	v, _ := c.sh.servers.LoadOrStore(key, &serverState{url: serverURL, shown: redact.URL(serverURL), su: su, hc: hc})
+	v, _ := c.sh.servers.LoadOrStore(key, st)
 	return v.(*serverState), nil
 }
 
-// metadataRedirects lets a metadata GET follow redirects, and nothing
-// else: a token or registration request redirected would carry a code, a
-// secret or a refresh token to wherever the redirect points.
-func metadataRedirects(req *http.Request, via []*http.Request) error {
-	if req.Method != http.MethodGet || len(via) >= 5 {
-		return http.ErrUseLastResponse
-	}
-	return nil
-}
-
-// guardRedirects is metadataRedirects in front of a client's own policy.
-func guardRedirects(own func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+// guardRedirects is policy in front of a client's own.
+func guardRedirects(policy, own func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
-		if err := metadataRedirects(req, via); err != nil || own == nil {
+		if err := policy(req, via); err != nil || own == nil {
 			return err
 		}
 		return own(req, via)

@@ -41,10 +41,11 @@ func (c *Client) discover(ctx context.Context, hc *http.Client, server string, c
 	if err != nil || su.Scheme == "" || su.Host == "" {
 		return nil, fmt.Errorf("oauth: bad server URL %q", server)
 	}
+	loopback := isLoopback(su.Hostname())
 	var candidates []string
 	if ch.ResourceMetadata != "" {
 		// The server names where to look: checked before it is fetched.
-		if err := checkURL("protected resource metadata", ch.ResourceMetadata); err != nil {
+		if err := checkURL("protected resource metadata", ch.ResourceMetadata, loopback); err != nil {
 			return nil, err
 		}
 		candidates = []string{ch.ResourceMetadata}
@@ -85,14 +86,14 @@ func (c *Client) discover(ctx context.Context, hc *http.Client, server string, c
 		return nil, err
 	}
 	issuer := chooseServer(prm.AuthorizationServers, bound)
-	if err := checkURL("authorization server", issuer); err != nil {
+	if err := checkURL("authorization server", issuer, loopback); err != nil {
 		return nil, err
 	}
 	meta, err := serverMetadata(ctx, hc, issuer)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkEndpoints(meta); err != nil {
+	if err := checkEndpoints(meta, loopback); err != nil {
 		return nil, err
 	}
 	return &discovery{resource: prm.Resource, prmURL: prmURL, prm: prm, meta: meta, issuer: issuer}, nil
@@ -117,11 +118,12 @@ func chooseServer(servers []string, bound string) string {
 // with none has the default endpoints /authorize, /token and /register.
 func (c *Client) legacyDiscovery(ctx context.Context, hc *http.Client, su *url.URL) (*discovery, error) {
 	base := (&url.URL{Scheme: su.Scheme, Host: su.Host}).String()
+	loopback := isLoopback(su.Hostname())
 	meta, err := serverMetadata(ctx, hc, base)
 	resource := canonicalResource(su)
 	switch {
 	case err == nil:
-		if err := checkEndpoints(meta); err != nil {
+		if err := checkEndpoints(meta, loopback); err != nil {
 			return nil, err
 		}
 		return &discovery{resource: resource, meta: meta, issuer: base}, nil
@@ -136,7 +138,7 @@ func (c *Client) legacyDiscovery(ctx context.Context, hc *http.Client, su *url.U
 		TokenEndpoint:         base + "/token",
 		RegistrationEndpoint:  base + "/register",
 	}
-	if err := checkEndpoints(meta); err != nil {
+	if err := checkEndpoints(meta, loopback); err != nil {
 		return nil, err
 	}
 	return &discovery{resource: resource, issuer: base, noMetadata: true, meta: meta}, nil
@@ -147,7 +149,7 @@ func (c *Client) legacyDiscovery(ctx context.Context, hc *http.Client, su *url.U
 // userinfo or a fragment (checkURL): codes, secrets and tokens travel to
 // them
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization#communication-security).
-func checkEndpoints(m *ServerMetadata) error {
+func checkEndpoints(m *ServerMetadata, serverLoopback bool) error {
 	for _, e := range []struct{ what, url string }{
 		{"issuer", m.Issuer},
 		{"authorization endpoint", m.AuthorizationEndpoint},
@@ -157,7 +159,7 @@ func checkEndpoints(m *ServerMetadata) error {
 		if e.url == "" {
 			continue
 		}
-		if err := checkURL(e.what, e.url); err != nil {
+		if err := checkURL(e.what, e.url, serverLoopback); err != nil {
 			return err
 		}
 	}

@@ -67,6 +67,9 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	c, ctx := t.c, req.Context()
 	identity := c.identityOf(ctx)
+	// Where the server is decides where it may steer this client
+	// (fetch_guard.go).
+	ctx = t.st.notePeer(ctx)
 	replayable := req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
 	authorizations, refreshed, nonced := 0, false, false
 	for attempt := 0; ; attempt++ {

@@ -124,7 +124,7 @@ func TestSecretsRedacted(t *testing.T) {
 	}
 	as := newFakeAS(t)
 	c := New(Config{})
-	st, _ := c.server("http://example.com/mcp", http.DefaultTransport)
+	st, _ := c.server("http://127.0.0.1/mcp", http.DefaultTransport)
 	_, err := c.tokenRequest(context.Background(), st, as.srv.URL+"/token", as.srv.URL, &ClientInfo{ClientID: "x", AuthMethod: AuthNone},
 		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"secret-rt"}, "resource": {"r"}}, nil)
 	var te *TokenError
@@ -506,7 +506,7 @@ func TestCheckEndpoints(t *testing.T) {
 		"http://as.example/token":  false,
 		"ftp://as.example/token":   false,
 	} {
-		err := checkEndpoints(&ServerMetadata{Issuer: "https://as.example", TokenEndpoint: e})
+		err := checkEndpoints(&ServerMetadata{Issuer: "https://as.example", TokenEndpoint: e}, true)
 		if (err == nil) != ok || err != nil && !errors.Is(err, ErrInsecureEndpoint) {
 			t.Errorf("%s: %v", e, err)
 		}
@@ -525,7 +525,7 @@ func TestSuppliedClientRedirects(t *testing.T) {
 	}))
 	defer token.Close()
 	c := New(Config{HTTPClient: &http.Client{}})
-	st, err := c.server("http://example.com/mcp", http.DefaultTransport)
+	st, err := c.server("http://127.0.0.1/mcp", http.DefaultTransport)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,11 +30,14 @@ func (e *URLRefusedError) Is(target error) bool { return target == ErrInsecureEn
 
 // checkURL accepts a URL a server supplied only if it is absolute HTTPS,
 // or HTTP to a loopback host (127.0.0.0/8, ::1, localhost: a server on the
-// developer's own machine, as in the conformance suite), with no userinfo
-// (credentials in a URL leak into logs and Referer headers, and a server
-// has no business supplying them) and no fragment (RFC 8414 and RFC 9728
-// forbid one in issuers and endpoints).
-func checkURL(what, raw string) error {
+// developer's own machine, as in the conformance suite) when the MCP
+// server is on a loopback host too (serverLoopback: a server elsewhere
+// has no business sending this client to its own machine), with no
+// userinfo (credentials in a URL leak into logs and Referer headers, and
+// a server has no business supplying them) and no fragment (RFC 8414 and
+// RFC 9728 forbid one in issuers and endpoints). Where the connection
+// may then go is fetch_guard.go's.
+func checkURL(what, raw string, serverLoopback bool) error {
 	refuse := func(problem string) error {
 		return &URLRefusedError{What: what, URL: redact.URL(raw), Problem: problem}
 	}
@@ -50,8 +53,10 @@ func checkURL(what, raw string) error {
 		return refuse("it carries a fragment")
 	case u.Scheme == "https":
 		return nil
-	case u.Scheme == "http" && isLoopback(u.Hostname()):
+	case u.Scheme == "http" && isLoopback(u.Hostname()) && serverLoopback:
 		return nil
+	case u.Scheme == "http" && isLoopback(u.Hostname()):
+		return refuse("plain HTTP to a loopback host, named by a server that is not on one")
 	case u.Scheme == "http":
 		return refuse("not HTTPS (plain HTTP is allowed only to a loopback host)")
 	}

@@ -29,7 +29,7 @@ func TestCheckURL(t *testing.T) {
 		"https:///nohost":                                         false,
 		"http://localhost.evil.example/prm":                       false,
 	} {
-		err := checkURL("token endpoint", raw)
+		err := checkURL("token endpoint", raw, true)
 		var re *URLRefusedError
 		if (err == nil) != ok || err != nil && (!errors.Is(err, ErrInsecureEndpoint) || !errors.As(err, &re)) {
 			t.Errorf("%s: %v", raw, err)
