@@ -12,6 +12,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -38,6 +39,7 @@ type Client struct {
 	panicked     atomic.Int64 // callbacks that panicked (recovered)
 	progressSeq  atomic.Int64
 	tel          *telemetry.Telemetry // nil when telemetry is off
+	mask         *redact.Masker       // the server's credentials, masked in all the client produces (masking.go)
 	droppedNotes atomic.Int64         // written by the notification queue
 	closeOnce    sync.Once
 	onClosed     func(*Client)
@@ -78,7 +80,12 @@ func StopOnPanic() actor.SupervisorStrategy { return stopOnPanic }
 func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootContext, supervisor *actor.PID,
 	name string, cfg Spec, env Env, onClosed func(*Client)) *Client {
 	env = env.withDefaults()
-	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger}
+	mask := maskerOf(name, &cfg)
+	// Every record of this client and of its transports goes through the
+	// masking handler: what a server echoed of its configuration, or a
+	// URL with its key in the path, is masked whoever logs it.
+	env.Logger = mask.Logger(env.Logger)
+	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger, mask: mask}
 	h.spawnCtx = telemetry.Detach(ctx)
 	h.handlers = env.Handlers
 	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, name))
@@ -204,7 +211,7 @@ func (c *Client) Err() error {
 	case g.err != nil:
 		return g.err
 	case g.conn != nil:
-		return g.conn.Err()
+		return c.masked(g.conn.Err())
 	}
 	return nil
 }
@@ -359,6 +366,7 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 	if tc, ok := out.(*toolCall); ok && err == nil {
 		toolError = tc.isError()
 	}
+	err = c.masked(err)
 	op.End(err, toolError)
 	return err
 }
@@ -383,7 +391,7 @@ func (c *Client) callUntraced(ctx context.Context, method string, params any, ou
 	if errors.Is(err, messages.ErrSessionExpired) {
 		err = c.replay(ctx, nil, g, method, params, out, opts, err)
 	}
-	return err
+	return c.masked(err)
 }
 
 // progressHook turns a request's raw progress notifications into
@@ -453,7 +461,7 @@ func (c *Client) peer() telemetry.Peer {
 	if s := c.gen.Load().established(); s != nil {
 		return s.peer
 	}
-	return telemetry.StdioPeer(c.name)
+	return c.withMask(telemetry.StdioPeer(c.name))
 }
 
 // logger is where the client's events go.

@@ -223,7 +223,7 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 	a.env.Logger.Debug("mcp: connecting", "server", a.h.name, "generation", g.n, "transport", kind)
 	root, self, e, name, cfg := ctx.ActorSystem().Root, ctx.Self(), a.eraFor(kind), a.h.name, &a.h.cfg
 	restore := a.wanted.snapshot()
-	peer := basePeer(name, cfg)
+	peer := basePeer(name, cfg, a.h.mask)
 	go func() {
 		sess, err := e.handshake(hsCtx, conn, peer)
 		if err == nil && !sess.modern {
@@ -253,7 +253,7 @@ func (a *clientActor) stderrLine() func(string) {
 		return nil
 	}
 	name, f, h := a.h.name, a.env.StderrLine, a.h
-	return func(line string) { h.callback("StderrLine", func() { f(name, line) }) }
+	return func(line string) { h.callback("StderrLine", func() { f(name, h.mask.Text(line)) }) }
 }
 
 func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
@@ -306,6 +306,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	// A failed connect, or a server that died during it, is torn down
 	// completely before it is reported, so a late success cannot leak a
 	// process; transportClosed publishes the error.
+	m.err = a.h.masked(m.err)
 	a.env.Logger.Warn("mcp: handshake failed", "server", a.h.name, "generation", m.gen, "err", m.err)
 	a.state, a.failed = stateBroken, m.err
 	if conn == nil {
@@ -340,6 +341,7 @@ func (a *clientActor) transportClosed(ctx actor.Context, m transport.TransportCl
 	a.stopListen()
 	switch a.state {
 	case stateReady:
+		m.Err = a.h.masked(m.Err)
 		a.state = stateBroken
 		a.endSession(m.Err)
 		a.env.Logger.Warn("mcp: server connection ended", "server", a.h.name, "generation", m.Generation, "err", m.Err)
@@ -370,7 +372,7 @@ func (a *clientActor) failedConnectError(conn *transport.Conn) error {
 	if err == nil || errors.Is(err, messages.ErrTransportClosed) {
 		if conn != nil {
 			if final := conn.Err(); final != nil {
-				return final
+				return a.h.masked(final)
 			}
 		}
 	}
@@ -519,7 +521,7 @@ func (a *clientActor) stopping() {
 	}
 	cause := error(&messages.TransportClosedError{Server: a.h.name, Cause: errClientStopped})
 	if a.panicked != nil {
-		cause = &messages.TransportClosedError{Server: a.h.name, Cause: &transport.PanicError{Value: a.panicked}}
+		cause = a.h.masked(&messages.TransportClosedError{Server: a.h.name, Cause: &transport.PanicError{Value: a.panicked}})
 	}
 	if last := a.h.gen.Load(); !last.final {
 		final := newGeneration(last.n + 1)

@@ -279,7 +279,7 @@ func (c *Client) startToolSpan(ctx context.Context, p *messages.CallToolParams) 
 	if s := c.gen.Load().established(); s != nil {
 		req.Peer = s.peer
 	} else {
-		req.Peer = telemetry.StdioPeer(c.name)
+		req.Peer = c.withMask(telemetry.StdioPeer(c.name))
 	}
 	if p.Arguments != nil && c.tel.RecordsToolArguments() {
 		// Opt-in and sensitive (docs/telemetry.md): encoded only then.
@@ -446,6 +446,9 @@ func options(call *Call) transport.RequestOptions {
 // endSpan records the call's end: on w, and on its span (as callProgress
 // does).
 func (c *Client) endSpan(w *toolWait, err error) {
+	if err != nil {
+		err = c.masked(err)
+	}
 	w.err = err
 	if !w.flow {
 		return

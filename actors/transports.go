@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -36,13 +37,17 @@ func (a *clientActor) spawnTransport(ctx actor.Context, gen uint64, kind string)
 	}
 }
 
-// basePeer describes the server for telemetry before any handshake.
-func basePeer(name string, cfg *Spec) telemetry.Peer {
+// basePeer describes the server for telemetry before any handshake, with
+// its Masker (a host a ${VAR} supplied is masked too).
+func basePeer(name string, cfg *Spec, mask *redact.Masker) telemetry.Peer {
+	p := telemetry.StdioPeer(name)
 	switch cfg.TransportType() {
 	case typeHTTP, typeSSE:
-		return telemetry.HTTPPeer(name, cfg.HTTP.URL)
+		p = telemetry.HTTPPeer(name, cfg.HTTP.URL)
+		p.ServerAddress = mask.Text(p.ServerAddress)
 	}
-	return telemetry.StdioPeer(name)
+	p.Mask = mask
+	return p
 }
 
 // legacyHint reports whether an http server's answer to initialize says it

@@ -70,5 +70,5 @@ func (c *Client) NotifyRootsChanged(ctx context.Context) error {
 	if g.sess.modern {
 		return &messages.UnsupportedError{Server: c.name, Method: messages.NotificationRootsListChanged, Version: g.sess.version}
 	}
-	return notifyTraced(ctx, c.tel, c.peer(), g.conn, messages.NotificationRootsListChanged, nil)
+	return c.masked(notifyTraced(ctx, c.tel, c.peer(), g.conn, messages.NotificationRootsListChanged, nil))
 }

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -108,4 +110,26 @@ func (s *server) toolSendRaw(_ context.Context, c *Call) (json.RawMessage, *rpcE
 	}
 	c.out.send(false, msgs...)
 	return textResult("ok", false), nil
+}
+
+// toolEchoEnv is a careless server: it prints the values of the
+// environment variables named on stderr, and answers with a JSON-RPC
+// error whose message and data quote them, as a server that reports its
+// configuration when it refuses does. The client must mask them
+// wherever it shows what the server said.
+func (s *server) toolEchoEnv(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
+	var a struct {
+		Names []string `json:"names"`
+	}
+	if err := decodeArgs(c.args, &a); err != nil {
+		return nil, err
+	}
+	var said strings.Builder
+	values := make(map[string]string, len(a.Names))
+	for _, n := range a.Names {
+		values[n] = os.Getenv(n)
+		fmt.Fprintf(&said, " %s=%s", n, values[n])
+	}
+	s.errOut.writeString("echo-env:" + said.String() + "\n")
+	return nil, &rpcError{Code: codeServerError, Message: "refused with" + said.String(), Data: mustJSON(map[string]any{"env": values})}
 }

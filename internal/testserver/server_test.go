@@ -105,7 +105,7 @@ func TestToolsList(t *testing.T) {
 	}
 	want := []string{"echo", "sleep", "progress", "fail", "rpc-error", "big", "structured",
 		"content-kinds", "trace-meta", "ask-client", "notify", "crash",
-		"notify-flood", "stderr-flood", "stop-reading", "close-stdout", "reply-raw", "send-raw"}
+		"notify-flood", "stderr-flood", "stop-reading", "close-stdout", "reply-raw", "send-raw", "echo-env"}
 
 	all, pages := names(startPipe(t, Options{}).client)
 	if !slices.Equal(all, want) || pages != 1 {

@@ -90,6 +90,7 @@ var allTools = []*Tool{
 	{Name: "close-stdout", Description: "Closes stdout, unanswered, and keeps running.", InputSchema: schema(""), run: (*server).toolCloseStdout},
 	{Name: "reply-raw", Description: "Answers with line verbatim, {{id}} replaced by the request's id.", InputSchema: schema(`"line":{"type":"string"}`, "line"), run: (*server).toolReplyRaw},
 	{Name: "send-raw", Description: "Writes each of lines to stdout verbatim, then returns ok.", InputSchema: schema(`"lines":{"type":"array","items":{"type":"string"}}`, "lines"), run: (*server).toolSendRaw},
+	{Name: "echo-env", Description: "Writes the named environment variables' values to stderr and answers a JSON-RPC error quoting them.", InputSchema: schema(`"names":{"type":"array","items":{"type":"string"}}`, "names"), run: (*server).toolEchoEnv},
 }
 
 // noSchemaTool is added by Options.ToolWithoutSchema.
