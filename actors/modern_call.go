@@ -292,11 +292,22 @@ func (c *Client) fulfil(ctx context.Context, res json.RawMessage) ([]byte, error
 			iop.End(errClientStopped, false)
 			return nil, &messages.TransportClosedError{Server: c.name, Closed: true}
 		}
-		result, rpcErr = runHandler(ictx, run, transport.InboundRequest{Method: req.Method, Params: req.Params}, c.logger(), c.name, &c.panicked)
+		var failure error
+		result, rpcErr, failure = runHandler(ictx, run, transport.InboundRequest{Method: req.Method, Params: req.Params}, c.logger(), c.name, &c.panicked)
 		c.callbacks.exit()
-		iop.End(errOrNil(rpcErr), false)
+		if failure != nil {
+			iop.End(failure, false)
+		} else {
+			iop.End(errOrNil(rpcErr), false)
+		}
 		if rpcErr != nil {
-			return nil, &messages.RPCError{Server: c.name, Method: req.Method, Code: rpcErr.Code, Message: rpcErr.Message, Data: rpcErr.Data}
+			// The input is not sent: the call ends here, and its caller
+			// is the program whose handler failed, which reads why.
+			msg := rpcErr.Message
+			if failure != nil {
+				msg = failure.Error()
+			}
+			return nil, &messages.RPCError{Server: c.name, Method: req.Method, Code: rpcErr.Code, Message: msg, Data: rpcErr.Data}
 		}
 		responses[key] = result
 	}

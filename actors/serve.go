@@ -70,8 +70,14 @@ func (a *clientActor) serve(ctx actor.Context, req transport.InboundRequest) {
 			op.End(errClientStopped, false)
 			return // closed before the handler could start
 		}
-		result, rpcErr := runHandler(hctx, run, req, log, server, panicked)
+		result, rpcErr, failure := runHandler(hctx, run, req, log, server, panicked)
 		gate.exit()
+		if failure != nil {
+			// The server hears that the handler failed (rpcErr); the
+			// why stays here, in the log and on the span.
+			log.Warn("mcp: handler failed", "server", server, "method", req.Method, "err", failure)
+			op.Event(telemetry.EventException, telemetry.KeyExceptionMessage.String(failure.Error()))
+		}
 		// A request the server cancelled gets no answer
 		// (basic/utilities/cancellation: the receiver SHOULD NOT
 		// respond), and neither does one whose client has closed.
@@ -87,21 +93,37 @@ func (a *clientActor) serve(ctx actor.Context, req transport.InboundRequest) {
 	})
 }
 
-type handlerFunc func(ctx context.Context, params json.RawMessage) (json.RawMessage, *messages.Error)
+// handlerFunc answers a server request: the result, or the error to
+// answer with and, when the handler failed rather than chose that answer,
+// what went wrong (failure), which is not the server's to read.
+type handlerFunc func(ctx context.Context, params json.RawMessage) (result json.RawMessage, rpcErr *messages.Error, failure error)
 
 // runHandler runs a user's handler. A panic is the handler's bug, not the
 // runtime's: it becomes a -32603 answer, so the server is not left waiting
 // for one, and it does not reach the WaitGroup, which would re-panic it in
 // Close and take the program down.
-func runHandler(ctx context.Context, run handlerFunc, req transport.InboundRequest, log *slog.Logger, server string, panicked *atomic.Int64) (result json.RawMessage, rpcErr *messages.Error) {
+//
+// What the server is told of a failure is generic (handlerFailed): the
+// text of a handler's error or panic is the program's own, and may hold
+// what the server must not see (a path, a query, a credential). It is
+// returned as failure, for the log, the span and a local caller.
+func runHandler(ctx context.Context, run handlerFunc, req transport.InboundRequest, log *slog.Logger, server string, panicked *atomic.Int64) (result json.RawMessage, rpcErr *messages.Error, failure error) {
 	defer func() {
 		if p := recover(); p != nil {
 			panicked.Add(1)
 			log.Error("mcp: handler panicked", "server", server, "method", req.Method, "panic", p, "stack", string(debug.Stack()))
-			result, rpcErr = nil, &messages.Error{Code: messages.CodeInternalError, Message: fmt.Sprintf("handler for %s panicked: %v", req.Method, p)}
+			result, rpcErr = nil, handlerFailed(req.Method)
+			failure = fmt.Errorf("handler for %s panicked: %v", req.Method, p)
 		}
 	}()
 	return run(ctx, req.Params)
+}
+
+// handlerFailed is the answer to a server request whose handler failed
+// (an error that is not a *messages.Error, a panic): -32603, naming the
+// method and nothing of the failure.
+func handlerFailed(method string) *messages.Error {
+	return &messages.Error{Code: messages.CodeInternalError, Message: "Internal error: the client's handler for " + method + " failed"}
 }
 
 // handlerFor returns the user's handler of a server request (roots,
@@ -112,19 +134,19 @@ func handlerFor(h *Handlers, server, method string) handlerFunc {
 	if !h.answers(method) {
 		return nil
 	}
-	return func(ctx context.Context, params json.RawMessage) (json.RawMessage, *messages.Error) {
+	return func(ctx context.Context, params json.RawMessage) (json.RawMessage, *messages.Error, error) {
 		res, err := h.Answer(ctx, server, method, params)
 		if err != nil {
 			var rpcErr *messages.Error
 			if errors.As(err, &rpcErr) {
-				return nil, rpcErr
+				return nil, rpcErr, nil // the handler's chosen answer, sent as it is
 			}
-			return nil, &messages.Error{Code: messages.CodeInternalError, Message: err.Error()}
+			return nil, handlerFailed(method), err
 		}
 		if res == nil {
-			return nil, &messages.Error{Code: messages.CodeInternalError, Message: "handler returned no result"}
+			return nil, &messages.Error{Code: messages.CodeInternalError, Message: "handler returned no result"}, nil
 		}
-		return res, nil
+		return res, nil, nil
 	}
 }
 

@@ -1,10 +1,13 @@
 package actors_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,10 +117,15 @@ func TestServerRequestsWithoutHandlers(t *testing.T) {
 	}
 }
 
+// A handler's failure is answered -32603 naming the method, and nothing
+// of what went wrong (its error's or panic's text may hold a path, a query
+// or a credential the server must not read): that stays in the log. An
+// error the handler chose (*messages.Error) is sent as it is.
 func TestHandlerErrors(t *testing.T) {
-	env := actors.Env{Handlers: answering(map[string]answerFunc{
+	var logs syncBuffer
+	env := actors.Env{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Handlers: answering(map[string]answerFunc{
 		messages.MethodRootsList: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
-			return nil, errors.New("roots unavailable")
+			return nil, errors.New("roots unavailable: /home/alice/secret-project")
 		},
 		messages.MethodElicitationCreate: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 			return nil, &messages.Error{Code: messages.CodeURLElicitationRequired, Message: "open this URL", Data: json.RawMessage(`{"url":"https://x"}`)}
@@ -135,20 +143,49 @@ func TestHandlerErrors(t *testing.T) {
 		params any
 		code   int64
 		text   string
+		hidden string // what the server must not read
 	}{
-		{messages.MethodRootsList, nil, messages.CodeInternalError, "roots unavailable"},
-		{messages.MethodElicitationCreate, map[string]any{"message": "m"}, messages.CodeURLElicitationRequired, "open this URL"},
-		{messages.MethodSamplingCreateMessage, map[string]any{"messages": []any{}, "maxTokens": 1}, messages.CodeInternalError, "the sampling handler blew up"},
-		{messages.MethodSamplingCreateMessage, map[string]any{"maxTokens": 2}, messages.CodeInternalError, "handler returned no result"},
+		{messages.MethodRootsList, nil, messages.CodeInternalError, "handler for roots/list failed", "roots unavailable"},
+		{messages.MethodElicitationCreate, map[string]any{"message": "m"}, messages.CodeURLElicitationRequired, "open this URL", ""},
+		{messages.MethodSamplingCreateMessage, map[string]any{"messages": []any{}, "maxTokens": 1}, messages.CodeInternalError, "handler for sampling/createMessage failed", "blew up"},
+		{messages.MethodSamplingCreateMessage, map[string]any{"maxTokens": 2}, messages.CodeInternalError, "handler returned no result", ""},
 	} {
 		answer, isError := s.mustAsk(tc.method, tc.params)
 		var e messages.Error
 		if !isError || json.Unmarshal([]byte(answer), &e) != nil || e.Code != tc.code || !strings.Contains(e.Message, tc.text) {
 			t.Errorf("%s answered %s (error %v), want code %d with %q", tc.method, answer, isError, tc.code, tc.text)
 		}
+		if tc.hidden != "" && strings.Contains(answer, tc.hidden) {
+			t.Errorf("%s answered %s: the handler's failure reached the server", tc.method, answer)
+		}
 	}
 	// The client survives a panicking handler.
 	s.mustEcho("still here")
+	// The why is kept locally.
+	for _, want := range []string{"roots unavailable: /home/alice/secret-project", "the sampling handler blew up"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, logs.String())
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the concurrent writes of a
+// logger's handler and the test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 func TestHandlerContextEndsOnClose(t *testing.T) {

@@ -84,6 +84,10 @@ const (
 	// found: ProbeSessionEra, on the probe's span (a probe the server
 	// answers needs no verdict: its span is an ordinary success).
 	KeyProbeVerdict = attribute.Key("mcpactor.probe.verdict")
+	// KeyExceptionMessage is the text of a failure recorded as an
+	// EventException: a handler's error or panic, which the server that
+	// asked is not told.
+	KeyExceptionMessage = attribute.Key("exception.message")
 )
 
 // ProbeSessionEra is the value of KeyProbeVerdict: the server speaks the
@@ -117,6 +121,10 @@ const (
 	EventResume       = "mcpactor.resume"
 	EventReinitialize = "mcpactor.reinitialize"
 	EventLateResponse = "mcpactor.late_response"
+	// EventException is OpenTelemetry's event of a failure
+	// (https://opentelemetry.io/docs/specs/semconv/exceptions/exceptions-spans/),
+	// on the SERVER span of a request whose handler failed.
+	EventException = "exception"
 )
 
 // SpanLateResponse is the name of the INTERNAL span recorded for a response
