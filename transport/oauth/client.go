@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -192,7 +193,8 @@ func (c Config) LogValue() slog.Value { return slog.GroupValue(slog.String("clie
 
 // shared is what every copy of a Client shares.
 type shared struct {
-	store   Store
+	store   containedStore // Config.Store, each call contained (callback.go)
+	panics  atomic.Int64   // callbacks that panicked
 	flight  singleflight.Group
 	servers sync.Map // canonical server URL -> *serverState
 	clients sync.Map // issuer+profile -> *ClientInfo
@@ -237,13 +239,15 @@ func New(cfg Config) *Client {
 	if cfg.FlowTimeout <= 0 {
 		cfg.FlowTimeout = DefaultFlowTimeout
 	}
-	sh := &shared{store: cfg.Store, log: cfg.Logger}
-	if sh.store == nil {
-		sh.store = new(MemoryStore)
-	}
+	sh := &shared{log: cfg.Logger}
 	if sh.log == nil {
 		sh.log = slog.New(slog.DiscardHandler)
 	}
+	store := cfg.Store
+	if store == nil {
+		store = new(MemoryStore)
+	}
+	sh.store = containedStore{s: store, sh: sh}
 	return &Client{cfg: cfg, identity: cfg.Identity, sh: sh}
 }
 
@@ -385,7 +389,16 @@ func (c *Client) discovery(ctx context.Context, st *serverState, ch Challenge, a
 // wait for it), bounded by FlowTimeout; each caller stops waiting when its
 // own context ends.
 func (c *Client) do(ctx context.Context, key string, fn func(context.Context) (any, error)) (any, error) {
-	ch := c.sh.flight.DoChan(key, func() (any, error) {
+	ch := c.sh.flight.DoChan(key, func() (v any, err error) {
+		// singleflight re-raises a panic on a goroutine of its own,
+		// where nothing can recover it: whatever callback.go's
+		// containment of each callback did not catch ends here.
+		defer func() {
+			if r := recover(); r != nil {
+				kind, _, _ := strings.Cut(key, "\x00")
+				v, err = nil, recovered(c.sh, "a callback during "+kind, r)
+			}
+		}()
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.cfg.FlowTimeout)
 		defer cancel()
 		return fn(fctx)

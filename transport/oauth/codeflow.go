@@ -59,8 +59,10 @@ func (c *Client) codeFlow(ctx context.Context, st *serverState, d *discovery, ci
 		c.sh.pending.Store(p.state, p)
 		return nil, p.required()
 	}
-	q, err := c.cfg.UserStep.Authorize(ctx, &AuthorizationRequest{URL: p.url, RedirectURL: p.redirect, State: p.state,
-		Identity: key.Identity, Server: st.url, Issuer: d.issuer})
+	q, err := contain(c.sh, "UserStep", func() (url.Values, error) {
+		return c.cfg.UserStep.Authorize(ctx, &AuthorizationRequest{URL: p.url, RedirectURL: p.redirect, State: p.state,
+			Identity: key.Identity, Server: st.url, Issuer: d.issuer})
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +165,8 @@ func (c *Client) Complete(ctx context.Context, identity string, query url.Values
 	return c.save(ctx, p.key, t)
 }
 
+var errNotLoggedIn = errors.New("not logged in")
+
 // CallbackHandler serves the redirect URL of a program without a
 // UserStep: it completes the authorization (Complete) and answers 200, or
 // 400 with the reason. Mount it at the redirect URL's path. identity
@@ -174,7 +178,19 @@ func (c *Client) CallbackHandler(identity func(*http.Request) (string, bool)) ht
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, ok := c.identity, true
 		if identity != nil {
-			id, ok = identity(r)
+			var err error
+			id, err = contain(c.sh, "CallbackHandler's identity func", func() (string, error) {
+				id, ok := identity(r)
+				if !ok {
+					return "", errNotLoggedIn
+				}
+				return id, nil
+			})
+			if err != nil && err != errNotLoggedIn {
+				http.Error(w, "the identity of this request could not be told", http.StatusInternalServerError)
+				return
+			}
+			ok = err == nil
 		}
 		if !ok {
 			http.Error(w, "not logged in", http.StatusUnauthorized)

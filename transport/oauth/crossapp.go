@@ -27,7 +27,7 @@ func (c *Client) crossApp(ctx context.Context, st *serverState, d *discovery, ci
 	if x == nil || x.IDToken == nil || x.IDPTokenEndpoint == "" {
 		return nil, errors.New("oauth: cross-app access needs CrossApp.IDPTokenEndpoint and CrossApp.IDToken")
 	}
-	idToken, err := x.IDToken(ctx, identity)
+	idToken, err := contain(c.sh, "CrossApp.IDToken", func() (string, error) { return x.IDToken(ctx, identity) })
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,9 @@ func (h *RefreshHeader) refetch(ctx context.Context, sent string) bool {
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), headerFetchLimit)
 		defer cancel()
-		v, err := h.Fetch(fctx)
+		// Contained: a panic here would be re-raised by singleflight
+		// where no caller can recover it (callback.go).
+		v, err := contain(nil, "RefreshHeader.Fetch", func() (string, error) { return h.Fetch(fctx) })
 		if err != nil {
 			return nil, err
 		}

@@ -75,7 +75,7 @@ func (c *Client) assertion(ctx context.Context, identity string) (string, error)
 		}
 	}
 	v, err := c.do(ctx, "assertion\x00"+identity, func(ctx context.Context) (any, error) {
-		a, err := src.read(ctx, identity)
+		a, err := contain(c.sh, "Config.Assertion."+src.kind(), func() (string, error) { return src.read(ctx, identity) })
 		if err != nil {
 			return nil, err
 		}
@@ -126,6 +126,17 @@ func (s *AssertionSource) read(ctx context.Context, identity string) (string, er
 		return "", fmt.Errorf("oauth: the assertion from %s is empty", s.name())
 	}
 	return a, nil
+}
+
+// kind names the field of the source in use.
+func (s *AssertionSource) kind() string {
+	switch {
+	case s.File != "":
+		return "File"
+	case len(s.Command) > 0:
+		return "Command"
+	}
+	return "Func"
 }
 
 // name says where assertions come from, for errors.

@@ -105,7 +105,7 @@ func (c *Client) refresh(ctx context.Context, st *serverState, d *discovery, ci 
 		return v.(*Token), nil // refreshed while this request was out
 	}
 	v, err := c.do(ctx, "refresh\x00"+flightKey(key), func(ctx context.Context) (any, error) {
-		if l, ok := c.sh.store.(Locker); ok {
+		if l, ok := c.sh.store.locker(); ok {
 			unlock, err := l.Lock(ctx, key)
 			if err != nil {
 				return nil, err

@@ -40,7 +40,7 @@ func (c *Client) clientFor(ctx context.Context, st *serverState, d *discovery) (
 	}
 	profile := c.profile()
 	v, err := c.do(ctx, "register\x00"+d.issuer+"\x00"+profile, func(ctx context.Context) (any, error) {
-		if cs, ok := c.sh.store.(ClientStore); ok {
+		if cs, ok := c.sh.store.clients(); ok {
 			ci, err := cs.LoadClient(ctx, d.issuer, profile)
 			if err != nil {
 				return nil, err
@@ -53,7 +53,7 @@ func (c *Client) clientFor(ctx context.Context, st *serverState, d *discovery) (
 		if err != nil {
 			return nil, err
 		}
-		if cs, ok := c.sh.store.(ClientStore); ok {
+		if cs, ok := c.sh.store.clients(); ok {
 			if err := cs.StoreClient(ctx, d.issuer, profile, ci); err != nil {
 				c.sh.log.Warn("oauth: registration not stored", "issuer", d.issuer, "err", err)
 			}
