@@ -108,6 +108,16 @@ type ServerConfig struct {
 	Keepalive                   time.Duration
 	Restart                     RestartPolicy
 	EnabledTools, DisabledTools []string
+
+	// Fence, when set, is called immediately before each write of frames to
+	// the server (a stdio write, an HTTP request sent); a non-nil error
+	// means none of those frames is written: their calls end with that
+	// error (matched by errors.Is/As as returned). For supervisors that
+	// fence ownership, such as supervisor/cluster. It runs on the
+	// transport's writer (stdio) or on net/http's goroutines (http, sse),
+	// so it must be safe for concurrent use and return quickly; a panic in
+	// it refuses the write. No configuration file can set it.
+	Fence func() error `json:"-"`
 }
 
 // RestartPolicy is ServerConfig.Restart: how a manager restarts a server
@@ -151,8 +161,8 @@ func (c *ServerConfig) spec() actors.Spec {
 		Type: c.Type,
 		Stdio: transport.StdioConfig{Command: c.Command, Args: c.Args, Env: c.Env, Dir: c.Cwd,
 			InheritEnv: transport.EnvInheritance(c.InheritEnv), Dial: c.Dial,
-			CloseGrace: c.CloseGrace, TermGrace: c.TermGrace, WriteStallTimeout: c.WriteStallTimeout},
-		HTTP: transport.HTTPConfig{URL: c.URL, Headers: c.Headers},
+			CloseGrace: c.CloseGrace, TermGrace: c.TermGrace, WriteStallTimeout: c.WriteStallTimeout, Fence: c.Fence},
+		HTTP: transport.HTTPConfig{URL: c.URL, Headers: c.Headers, Fence: c.Fence},
 		Limits: transport.Limits{RequestTimeout: c.RequestTimeout, MaxInFlight: c.MaxInFlight, QueueTimeout: c.QueueTimeout,
 			MaxFrameSize: c.MaxFrameSize, MaxWriteBytes: c.MaxWriteBytes,
 			MaxProgressBytes: c.MaxProgressBytes, MaxCallProgressBytes: c.MaxCallProgressBytes},
@@ -186,6 +196,7 @@ func configOf(s *config.Server) ServerConfig {
 		MaxWriteBytes: lim.MaxWriteBytes, MaxProgressBytes: lim.MaxProgressBytes, MaxCallProgressBytes: lim.MaxCallProgressBytes,
 		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity,
 		Keepalive: s.Keepalive, Restart: RestartPolicy(s.Restart), EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools,
+		Fence: std.Fence,
 	}
 	if web.Auth != nil {
 		c.Auth = web.Auth

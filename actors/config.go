@@ -1,12 +1,12 @@
 package actors
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -33,13 +33,15 @@ type Spec struct {
 	Type string
 
 	// Stdio reaches a stdio server (Command, Args, Env, InheritEnv, Dir)
-	// or a stream (Dial), with its shutdown waits (CloseGrace, TermGrace)
-	// and WriteStallTimeout. The client sets the rest: the server's name,
+	// or a stream (Dial), with its shutdown waits (CloseGrace, TermGrace),
+	// WriteStallTimeout and the write Fence (mcpactor.ServerConfig.Fence,
+	// set in both Stdio and HTTP, whichever transport the connection
+	// takes). The client sets the rest: the server's name,
 	// the generation, the counters, the stderr sink, the logger and the
 	// limits.
 	Stdio transport.StdioConfig
-	// HTTP reaches an http or sse server: URL, Headers, Auth. The client
-	// sets the rest, as for Stdio.
+	// HTTP reaches an http or sse server: URL, Headers, Auth, Fence. The
+	// client sets the rest, as for Stdio.
 	HTTP transport.HTTPConfig
 	// Limits bound each connection, whatever its transport.
 	Limits transport.Limits
@@ -127,11 +129,7 @@ func (c *Spec) Validate(name string) error {
 func urlProblem(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return "is not a valid URL: " + err.Error()
+		return "is not a valid URL: " + redact.ParseProblem(raw) // net/url's text quotes a piece of it
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":

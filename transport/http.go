@@ -50,6 +50,15 @@ type HTTPConfig struct {
 	// Default 2 s.
 	CloseTimeout time.Duration
 
+	// Fence, if set, is asked immediately before each message is sent:
+	// as net/http starts writing a POST's body, on a connection it
+	// holds (each attempt of it, if an Authorizer sends it again). A
+	// non-nil error means the message is not sent: a request ends with
+	// that error, as it was returned. Requests that carry no message
+	// (the GET listener and its resumptions, the DELETE that ends the
+	// session) are not asked. Otherwise as StdioConfig.Fence.
+	Fence func() error
+
 	OnDrop func(reason string) // see StdioConfig
 	Logger *slog.Logger        // nil discards
 }

@@ -273,7 +273,15 @@ func (s *postSink) run(ctx context.Context, p *post) {
 		s.fail(ctx, p, &messages.TransportClosedError{Server: a.cfg.Server, Cause: err})
 		return
 	}
-	if p.call != nil && p.call.obs != nil {
+	if fence := a.cfg.Fence; fence != nil {
+		// The fence is asked, and the observer told, as the body is
+		// about to be written (fencedBody).
+		var written func()
+		if p.call != nil && p.call.obs != nil {
+			written = p.call.obs.Written
+		}
+		fenceBody(req, p.body, fence, written)
+	} else if p.call != nil && p.call.obs != nil {
 		p.call.obs.Written()
 	}
 	// The body's bytes stop counting against the write budget once they
@@ -291,6 +299,10 @@ func (s *postSink) run(ctx context.Context, p *post) {
 	resp, err := a.cfg.Client.Do(req)
 	release() // written or never will be
 	p.body = nil
+	if refused, ok := fenceRefusal(err); ok {
+		s.fail(ctx, p, refused)
+		return
+	}
 	if err != nil {
 		s.fail(ctx, p, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets))
 		return

@@ -58,6 +58,17 @@ type StdioConfig struct {
 	// server busy with one long call may not read meanwhile.
 	WriteStallTimeout time.Duration
 
+	// Fence, if set, is asked immediately before each write of frames
+	// to the server: before each write system call on its stdin that
+	// starts a frame, on the transport's writer goroutine. A non-nil
+	// error means none of those frames is written (nor any queued
+	// behind them in the same write): the requests among them end with
+	// that error, as it was returned, and the notifications and
+	// responses are dropped. It must be safe for concurrent use and
+	// quick; a panic in it refuses the write with a *FencePanicError.
+	// For supervisors that fence ownership (supervisor/cluster).
+	Fence func() error
+
 	// StderrLine, if set, receives each line the server writes to stderr,
 	// in order, on a goroutine of its own. A callback slower than the
 	// server's output loses lines (Stats.DroppedStderrLines) rather than
@@ -163,6 +174,7 @@ func newStdioActor(cfg StdioConfig, conn *Conn, owner *actor.PID, mailbox **ownM
 	a := &stdioActor{cfg: cfg, conn: conn, mailbox: mailbox}
 	a.out = newBatchWriter(conn.budget, conn.stats, cfg.WriteStallTimeout)
 	a.out.inFlight = conn.InFlight
+	a.out.fence = cfg.Fence
 	a.core = newRPCCore(cfg.Server, owner, cfg.Generation, a.out, cfg.Logger, conn.stats, conn.budget, conn.limits)
 	return a
 }
@@ -412,6 +424,10 @@ func unwrapStart(err error) error {
 }
 
 func (a *stdioActor) writeDone(ctx actor.Context, m writeDone) {
+	if m.refused != nil {
+		// Before done: it gives the batch's frames back for reuse.
+		a.core.refuse(m.frames[m.sent:], m.refused)
+	}
 	a.out.done(m)
 	if m.err != nil && !a.state.closing {
 		// stdin is broken: nothing written from now on can reach the

@@ -30,6 +30,9 @@ type batchWriter struct {
 	// inFlight reports the connection's calls in flight (Conn.InFlight),
 	// for the goroutine; nil: never yield before a write.
 	inFlight func() int
+	// fence, if set, is asked by the goroutine before each write that
+	// starts a frame (writeFenced); nil: every frame is written.
+	fence func() error
 
 	// unbudgeted is the bytes of frames in cur that hold no budget (the
 	// actor's own notifications and error replies).
@@ -59,6 +62,7 @@ type queuedFrame struct {
 	// soon as its call has ended, while its frame is still being written.
 	// The goroutine reads obs, copied when the frame was queued.
 	c      *call
+	id     int64 // c's id when queued: a refused frame ends that call, if still pending
 	obs    CallObserver
 	weight int64
 	dead   bool
@@ -71,10 +75,14 @@ const (
 	frameSent                // handed to the goroutine: on its way or written
 )
 
-// writeDone returns a batch from the goroutine with the write's outcome.
+// writeDone returns a batch from the goroutine with the write's outcome:
+// with a fence, the frames from sent on were not written because it
+// refused (refused).
 type writeDone struct {
 	writeBatch
-	err error
+	err     error
+	sent    int
+	refused error
 }
 
 // writeStallCheck asks the actor to look at the writer's progress.
@@ -109,7 +117,7 @@ func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PI
 	// field to nil from the actor while the goroutine may be ranging.
 	jobs := make(chan writeBatch, 1)
 	w.jobs = jobs
-	progress, inFlight := &w.progress, w.inFlight
+	progress, inFlight, fence := &w.progress, w.inFlight, w.fence
 	// One writeDone serves every batch: the actor copies it out before
 	// it hands over the next batch, and a batch is handed over only
 	// after the previous one came back, so the two never overlap.
@@ -136,13 +144,21 @@ func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PI
 				// in flight it only adds latency, so it is not done.
 				runtime.Gosched()
 			}
+			if fence != nil {
+				// The check is here, after the yield, as close to the
+				// write system call as this goroutine can make it.
+				sent, refused, err := writeFenced(f, &b, progress, fence)
+				*done = writeDone{writeBatch: b, err: err, sent: sent, refused: refused}
+				root.Send(self, done)
+				continue
+			}
 			for _, fr := range b.frames {
 				if fr.obs != nil {
 					fr.obs.Written()
 				}
 			}
 			err := writeChunked(f, b.buf, progress)
-			*done = writeDone{writeBatch: b, err: err}
+			*done = writeDone{writeBatch: b, err: err, sent: len(b.frames)}
 			root.Send(self, done)
 		}
 	}()
@@ -184,10 +200,11 @@ func (w *batchWriter) commitFrame(frame []byte, c *call, weight int64) bool {
 		w.unbudgeted += len(w.cur.buf) - start
 	}
 	var obs CallObserver
+	var id int64
 	if c != nil {
-		c.where, c.frame, obs = frameQueued, int32(len(w.cur.frames)), c.obs
+		c.where, c.frame, obs, id = frameQueued, int32(len(w.cur.frames)), c.obs, c.id
 	}
-	w.cur.frames = append(w.cur.frames, queuedFrame{end: len(w.cur.buf), c: c, obs: obs, weight: weight})
+	w.cur.frames = append(w.cur.frames, queuedFrame{end: len(w.cur.buf), c: c, id: id, obs: obs, weight: weight})
 	w.cur.weight += weight
 	w.flush()
 	return true
