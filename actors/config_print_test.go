@@ -31,3 +31,31 @@ func TestServerConfigPrintsNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// A URL that does not parse (a password holding '/', '#' or '?', a bad
+// port, a bad escape) is neither printed nor described by validation with
+// any piece of its password: net/url's own text quotes the "port" a '/'
+// in a password makes of its first half.
+func TestUnparsableURLPrintsNoPassword(t *testing.T) {
+	const first, rest = "Up3-PLANTED", "-unparsable-77"
+	for _, raw := range []string{
+		"https://svc:" + first + "/" + rest + "@example.com/mcp",
+		"https://svc:" + first + "?" + rest + "@example.com/mcp",
+		"https://svc:" + first + "%zz" + rest + "@example.com/mcp",
+		"https://example.com:" + first + rest + "/mcp",
+		"https://svc:1234#" + first + rest + "@example.com/mcp",
+	} {
+		cfg := Spec{HTTP: transport.HTTPConfig{URL: raw}}
+		var logged bytes.Buffer
+		slog.New(slog.NewTextHandler(&logged, nil)).Info("cfg", "cfg", cfg)
+		outs := []string{fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), logged.String()}
+		if err := cfg.Validate("s"); err != nil {
+			outs = append(outs, err.Error())
+		}
+		for _, out := range outs {
+			if strings.Contains(out, first) || strings.Contains(out, rest) {
+				t.Errorf("%q shown with a piece of its password: %s", raw, out)
+			}
+		}
+	}
+}
