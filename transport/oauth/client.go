@@ -196,10 +196,10 @@ type shared struct {
 	store   containedStore // Config.Store, each call contained (callback.go)
 	panics  atomic.Int64   // callbacks that panicked
 	flight  singleflight.Group
-	servers sync.Map // canonical server URL -> *serverState
-	clients sync.Map // issuer+profile -> *ClientInfo
-	tokens  sync.Map // Key -> *Token: the current token, as last seen
-	pending sync.Map // state -> *pending
+	servers sync.Map   // canonical server URL -> *serverState
+	clients sync.Map   // issuer+profile -> *ClientInfo
+	tokens  sync.Map   // Key -> *Token: the current token, as last seen
+	pending pendingSet // authorization requests waiting for Complete (pending.go)
 	log     *slog.Logger
 
 	// lookup and dial replace, in tests, the resolver and the dial of

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"net/http"
@@ -17,10 +18,6 @@ import (
 // resource (RFC 8707); the answer's state and iss (RFC 9207) are checked
 // before its code goes to the token endpoint, with the verifier and the
 // same resource.
-
-// pendingTTL is how long an authorization request waits for its answer
-// (Complete) when there is no UserStep.
-const pendingTTL = 10 * time.Minute
 
 // pending is an authorization request on its way: what its answer is
 // checked against and exchanged with.
@@ -39,6 +36,8 @@ type pending struct {
 	// while it waits for Complete, the same authorization returns the
 	// same URL rather than starting another.
 	flight string
+	elem   *list.Element // in pendingSet.order
+	timer  *time.Timer   // forgets it when its time is up
 }
 
 func (c *Client) codeFlow(ctx context.Context, st *serverState, d *discovery, ci *ClientInfo, key Key, scopes []string, flight string) (*Token, error) {
@@ -48,7 +47,7 @@ func (c *Client) codeFlow(ctx context.Context, st *serverState, d *discovery, ci
 	if d.meta.AuthorizationEndpoint == "" {
 		return nil, errors.New("oauth: the authorization server has no authorization endpoint")
 	}
-	if p := c.waiting(flight); p != nil && c.cfg.UserStep == nil {
+	if p := c.sh.pending.waiting(flight); p != nil && c.cfg.UserStep == nil {
 		return nil, p.required()
 	}
 	p := &pending{st: st, d: d, ci: ci, key: key, scopes: scopes, state: newState(), verifier: newVerifier(),
@@ -56,7 +55,7 @@ func (c *Client) codeFlow(ctx context.Context, st *serverState, d *discovery, ci
 	conf := oauth2.Config{ClientID: ci.ClientID, Endpoint: oauth2.Endpoint{AuthURL: d.meta.AuthorizationEndpoint}, RedirectURL: p.redirect, Scopes: scopes}
 	p.url = conf.AuthCodeURL(p.state, oauth2.S256ChallengeOption(p.verifier), oauth2.SetAuthURLParam("resource", d.resource))
 	if c.cfg.UserStep == nil {
-		c.sh.pending.Store(p.state, p)
+		c.sh.pending.add(p)
 		return nil, p.required()
 	}
 	q, err := contain(c.sh, "UserStep", func() (url.Values, error) {
@@ -71,23 +70,6 @@ func (c *Client) codeFlow(ctx context.Context, st *serverState, d *discovery, ci
 
 func (p *pending) required() *AuthorizationRequiredError {
 	return &AuthorizationRequiredError{Server: p.st.url, Identity: p.key.Identity, Issuer: p.d.issuer, URL: p.url, State: p.state}
-}
-
-// waiting returns the authorization request of flight still waiting for
-// its answer, if any.
-func (c *Client) waiting(flight string) *pending {
-	var found *pending
-	c.sh.pending.Range(func(k, v any) bool {
-		p := v.(*pending)
-		switch {
-		case time.Since(p.created) > pendingTTL:
-			c.sh.pending.Delete(k)
-		case p.flight == flight:
-			found = p
-		}
-		return true
-	})
-	return found
 }
 
 // exchange checks an authorization response and trades its code for a
@@ -143,20 +125,9 @@ func (c *Client) exchange(ctx context.Context, p *pending, q url.Values) (*Token
 // token (RFC 6749 section 10.12 binds the state to the user agent). The
 // token is stored for the identity; the request may be made again.
 func (c *Client) Complete(ctx context.Context, identity string, query url.Values) error {
-	state := query.Get("state")
-	v, ok := c.sh.pending.Load(state)
-	if !ok || state == "" {
-		return ErrStateMismatch
-	}
-	p := v.(*pending)
-	if p.key.Identity != identity {
-		return ErrWrongIdentity
-	}
-	if !c.sh.pending.CompareAndDelete(state, v) {
-		return ErrStateMismatch
-	}
-	if time.Since(p.created) > pendingTTL {
-		return errors.New("oauth: the authorization request has expired")
+	p, err := c.sh.pending.take(query.Get("state"), identity)
+	if err != nil {
+		return err
 	}
 	t, err := c.exchange(ctx, p, query)
 	if err != nil {
