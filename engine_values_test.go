@@ -210,6 +210,7 @@ func TestServerStatusCopiesEveryField(t *testing.T) {
 		got := statusOf(v)
 		want := ServerStatus{Name: v.Name(), State: ServerState(v.State().String()), Source: Source(v.Source()),
 			ProtocolVersion: v.ProtocolVersion(), Generation: v.Generation(), LastError: v.LastError(),
+			LastErrorAt: v.LastErrorAt(), LastErrorPast: v.LastErrorPast(),
 			Restarts: v.Restarts(), InFlight: v.InFlight(), Tools: v.ToolCount(), ToolsPending: v.ToolsPending(),
 			Cached: v.Cached()}
 		want.P50, want.P99 = v.Latency()

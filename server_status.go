@@ -13,9 +13,16 @@ type ServerStatus struct {
 	Source          Source // where its configuration came from
 	ProtocolVersion string // of the current connection, "" before one
 	Generation      uint64 // the current connection's number
-	LastError       error  // the last failure (its exit status and stderr, for a process)
-	Restarts        int
-	InFlight        int
+	// LastError is the last failure (its exit status and stderr, for a
+	// process), and LastErrorAt when it happened. It is kept after the
+	// server recovers, with LastErrorPast set: the server has been ready
+	// (its tools listed) since, so the error is history, not a current
+	// problem.
+	LastError     error
+	LastErrorAt   time.Time
+	LastErrorPast bool
+	Restarts      int
+	InFlight      int
 	// Tools is how many tools the server offers. A server still starting
 	// without a cached list offers none yet (ToolsPending): its tools
 	// arrive with a ManagerEvent of kind EventToolsChanged.
@@ -45,6 +52,7 @@ const (
 func statusOf(v *supervisor.ServerView) ServerStatus {
 	st := ServerStatus{Name: v.Name(), State: ServerState(v.State().String()), Source: Source(v.Source()),
 		ProtocolVersion: v.ProtocolVersion(), Generation: v.Generation(), LastError: v.LastError(),
+		LastErrorAt: v.LastErrorAt(), LastErrorPast: v.LastErrorPast(),
 		Restarts: v.Restarts(), InFlight: v.InFlight(), Tools: v.ToolCount(), ToolsPending: v.ToolsPending(),
 		Cached: v.Cached()}
 	st.P50, st.P99 = v.Latency()

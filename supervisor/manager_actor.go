@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
@@ -20,14 +21,19 @@ import (
 
 // member is one server as the manager actor tracks it.
 type member struct {
-	srv     *config.Server
-	client  *actors.Client
-	state   State
-	tools   []messages.Tool
-	cached  bool            // tools came from the cache, not from this run's server
-	era     string          // the era the cache entry recorded ("session", "stateless"), or ""
-	trace   context.Context // the trace its first connection joins
-	lastErr error
+	srv    *config.Server
+	client *actors.Client
+	state  State
+	tools  []messages.Tool
+	cached bool            // tools came from the cache, not from this run's server
+	era    string          // the era the cache entry recorded ("session", "stateless"), or ""
+	trace  context.Context // the trace its first connection joins
+	// lastErr is its last failure (setErr), lastErrAt when it came, and
+	// errPast says the server has recovered since: the error is kept for
+	// the record, not a current problem.
+	lastErr   error
+	lastErrAt time.Time
+	errPast   bool
 	// Restart accounting: failures in the policy's window open the breaker.
 	failures []time.Time
 	restarts int
@@ -64,6 +70,9 @@ type member struct {
 	resources      []messages.Resource
 	catalogListing map[string]bool
 	catalogRelist  map[string]bool // as relist, for prompts and resources
+	// catalogNews: its prompts or resources changed, and the event waits
+	// for the lists still in flight (catalogSettled).
+	catalogNews bool
 	// catalogDue: the server became ready and its prompts and resources
 	// are to be listed once its tools have been (toolsListed).
 	catalogDue bool
@@ -478,6 +487,8 @@ func (a *managerActor) ready(m actors.ServerReady) {
 	a.slotFreed(mb)
 	mb.backoff, mb.misses, mb.listFailures = 0, 0, 0
 	mb.health.failures.Store(0)
+	mb.recovered()
+	a.changed(mb)
 	a.setState(mb, StateReady, nil)
 	// The tools first: they are what a caller waits for (the startup
 	// gate, a call to a server still starting). Prompts and resources
@@ -583,12 +594,13 @@ func (a *managerActor) toolsListed(m toolsListed) {
 		a.catalogsDue(mb)
 	}
 	a.changed(mb) // listed, and the tools unless the list failed
+	first := !mb.listed
 	mb.listed = true
 	if m.err != nil && len(m.tools) == 0 {
 		// No longer pending: the gate does not wait for a list that
 		// failed, and the server offers what it offered before (nothing,
 		// on a first list) until the retry succeeds.
-		mb.lastErr = fmt.Errorf("tools/list: %w", m.err)
+		mb.setErr(fmt.Errorf("tools/list: %w", m.err))
 		if !again {
 			a.retryList(mb)
 		}
@@ -596,14 +608,24 @@ func (a *managerActor) toolsListed(m toolsListed) {
 		return
 	}
 	mb.listFailures = 0
+	mb.recovered() // a failed list before this one, say
 	tools, warnings := naming.NormalizeTools(m.tools)
 	for _, w := range warnings {
 		a.log.Warn("mcp: "+w, "server", m.name)
 	}
-	mb.tools, mb.cached = filterTools(tools, mb.srv), false
+	tools = filterTools(tools, mb.srv)
+	// One event per change: a list that finds what the server offered
+	// already (a server that says its tools changed as it starts, a
+	// restart's list) tells nobody anything. The first list is news even
+	// when empty (the tools are no longer pending), and so are live tools
+	// that replace the cache's.
+	news := first || mb.cached || !reflect.DeepEqual(tools, mb.tools)
+	mb.tools, mb.cached = tools, false
 	a.storeListed(mb, m.hints)
 	a.publish()
-	a.h.events.push(Event{Kind: EventToolsChanged, Server: m.name, State: mb.state})
+	if news {
+		a.h.events.push(Event{Kind: EventToolsChanged, Server: m.name, State: mb.state})
+	}
 }
 
 // Retries of a failed tools/list: from listRetryMin, doubled per failure
@@ -676,7 +698,7 @@ func (a *managerActor) setState(mb *member, st State, err error) {
 	changed := mb.state != st
 	mb.state = st
 	if err != nil {
-		mb.lastErr = err
+		mb.setErr(err)
 	}
 	if changed || err != nil {
 		a.changed(mb)
@@ -723,6 +745,24 @@ func (a *managerActor) checkGate() {
 func (a *managerActor) after(d time.Duration, msg any) *time.Timer {
 	root, self := a.root, a.self
 	return time.AfterFunc(d, func() { root.Send(self, msg) })
+}
+
+// setErr records a failure of the member, now; the caller marks it
+// changed.
+func (mb *member) setErr(err error) {
+	if sameErr(err, mb.lastErr) && !mb.errPast {
+		return // the same failure, told twice (failed, then setState)
+	}
+	mb.lastErr, mb.lastErrAt, mb.errPast = err, time.Now(), false
+}
+
+// recovered marks the last error past: the server is ready (or its tools
+// listed) since. The error is kept, with its time, for the record
+// (ServerView.LastErrorPast); the caller marks the member changed.
+func (mb *member) recovered() {
+	if mb.lastErr != nil {
+		mb.errPast = true
+	}
 }
 
 func (mb *member) stopTimers() {

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -202,20 +203,39 @@ func (a *managerActor) catalogListed(m catalogListed) {
 	mb.catalogListing[m.kind] = false
 	if mb.catalogRelist[m.kind] && mb.state == StateReady {
 		mb.catalogRelist[m.kind] = false
-		defer a.listCatalog(mb, m.kind)
+		a.listCatalog(mb, m.kind)
 	}
+	defer a.catalogSettled(mb)
 	if m.err != nil && len(m.prompts) == 0 && len(m.resources) == 0 {
 		a.log.Warn("mcp: could not list "+m.kind, "server", m.name, "err", oneLine(m.err.Error()))
 		return
 	}
 	if m.kind == catalogPrompts {
+		if reflect.DeepEqual(mb.prompts, m.prompts) {
+			return // the same list again: no change
+		}
 		mb.prompts = m.prompts
 	} else {
+		if reflect.DeepEqual(mb.resources, m.resources) {
+			return
+		}
 		mb.resources = m.resources
 	}
+	mb.catalogNews = true
 	a.changed(mb)
 	a.publish()
-	a.h.events.push(Event{Kind: EventCatalogChanged, Server: m.name, State: mb.state})
+}
+
+// catalogSettled tells of a server's catalog change once none of its
+// catalog lists is in flight: one EventCatalogChanged for its prompts and
+// its resources listed together (at start, after a restart), not one per
+// list.
+func (a *managerActor) catalogSettled(mb *member) {
+	if !mb.catalogNews || mb.catalogListing[catalogPrompts] || mb.catalogListing[catalogResources] {
+		return
+	}
+	mb.catalogNews = false
+	a.h.events.push(Event{Kind: EventCatalogChanged, Server: mb.srv.Name, State: mb.state})
 }
 
 // exposedCatalog names the prompts and lists the resources of a

@@ -3,6 +3,7 @@ package supervisor_test
 import (
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -71,18 +72,28 @@ func TestManagerPromptsAndResources(t *testing.T) {
 
 // A server's notifications/prompts/list_changed and
 // notifications/resources/list_changed make the manager list that catalog
-// again: each is followed by an EventCatalogChanged for the server.
+// again: a change is applied and followed by one EventCatalogChanged for
+// the server.
 func TestManagerRefreshesCatalogsOnListChanged(t *testing.T) {
+	hub := &testserver.Hub{}
+	spec := testserver.DefaultSpec(testserver.Options{})
+	spec.Hub = hub
+	h := testserver.NewSpecHandler(testserver.Options{}, spec, nil)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.Close()
+		h.Close()
+	})
 	events := make(chan supervisor.Event, 64)
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*config.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
+		Servers: []*config.Server{httpServer(t, "alpha", srv.URL, config.RestartPolicy{})},
 		OnEvent: func(e supervisor.Event) {
 			if e.Kind == supervisor.EventCatalogChanged {
 				events <- e
 			}
 		},
 	})
-	harness.WaitFor(t, "the catalogs", func() bool { return len(m.Prompts()) == 2 && len(m.Resources()) > 0 })
+	harness.WaitFor(t, "the catalogs", func() bool { return len(m.Prompts()) == len(spec.Prompts) && len(m.Resources()) == len(spec.Resources) })
 	drain := func() {
 		for {
 			select {
@@ -93,18 +104,31 @@ func TestManagerRefreshesCatalogsOnListChanged(t *testing.T) {
 		}
 	}
 	ctx := harness.Context(t)
-	for _, method := range []string{"notifications/prompts/list_changed", "notifications/resources/list_changed"} {
+	catalog := &testserver.Catalog{Tools: spec.Tools, Resources: spec.Resources, ResourceTemplates: spec.ResourceTemplates, Prompts: spec.Prompts}
+	for _, c := range []struct {
+		method string
+		change func()
+		done   func() bool
+	}{
+		{"notifications/prompts/list_changed", func() { catalog.Prompts = catalog.Prompts[:1] }, func() bool { return len(m.Prompts()) == 1 }},
+		{"notifications/resources/list_changed", func() { catalog.Resources = catalog.Resources[:1] }, func() bool { return len(m.Resources()) == 1 }},
+	} {
 		drain()
-		if _, err := m.CallTool(ctx, "mcp__alpha__notify", map[string]any{"method": method}); err != nil {
-			t.Fatalf("notify %s: %v", method, err)
+		c.change()
+		hub.SetCatalog(catalog)
+		if n := hub.Notify(c.method, nil); n != 1 {
+			t.Fatalf("%s went to %d clients", c.method, n)
 		}
 		select {
 		case e := <-events:
 			if e.Server != "alpha" {
-				t.Errorf("after %s: event %+v", method, e)
+				t.Errorf("after %s: event %+v", c.method, e)
 			}
 		case <-ctx.Done():
-			t.Fatalf("no EventCatalogChanged after %s", method)
+			t.Fatalf("no EventCatalogChanged after %s", c.method)
+		}
+		if !c.done() {
+			t.Errorf("after %s and its event: %d prompts, %d resources", c.method, len(m.Prompts()), len(m.Resources()))
 		}
 	}
 }

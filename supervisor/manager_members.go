@@ -40,10 +40,15 @@ func (a *managerActor) remove(name string) error {
 		mb.approval.withdrawn.Store(true)
 		mb.approval = nil
 	}
+	hadTools := len(mb.tools) > 0
 	mb.tools, mb.prompts, mb.resources = nil, nil, nil
 	c, root, self := mb.client, a.root, a.self
 	a.publish()
-	a.h.events.push(Event{Kind: EventToolsChanged, Server: name, State: mb.state})
+	if hadTools && !a.closing {
+		// Tools gone are news, but not at Close: the whole manager is
+		// going, and an event per server would only be noise.
+		a.h.events.push(Event{Kind: EventToolsChanged, Server: name, State: mb.state})
+	}
 	if c == nil {
 		delete(a.members, name)
 		a.publish()

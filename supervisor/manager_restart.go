@@ -17,7 +17,7 @@ import (
 func (a *managerActor) failed(mb *member, err error, reason string) {
 	a.slotFreed(mb)
 	mb.stopKeepalive()
-	mb.lastErr = err
+	mb.setErr(err)
 	a.changed(mb) // its error, and its restarts below
 	name := mb.srv.Name
 	now := time.Now()

@@ -63,6 +63,8 @@ func (s *snapshot) server(name string) *ServerView {
 type ServerView struct {
 	state        State
 	lastErr      error
+	lastErrAt    time.Time
+	errPast      bool
 	restarts     int
 	cached       bool // the tools are the cache's
 	toolsPending bool
@@ -97,8 +99,17 @@ func (v *ServerView) Source() config.Source {
 }
 
 // LastError is its last failure (a process's exit status and stderr, a
-// failed tools/list), nil before any.
+// failed tools/list), nil before any. It is kept after the server
+// recovers, marked past (LastErrorPast).
 func (v *ServerView) LastError() error { return v.lastErr }
+
+// LastErrorAt is when LastError happened; zero without one.
+func (v *ServerView) LastErrorAt() time.Time { return v.lastErrAt }
+
+// LastErrorPast reports that the server has recovered since LastError (a
+// connection ready since, its tools listed since): the error is history,
+// not a current problem.
+func (v *ServerView) LastErrorPast() bool { return v.errPast }
 
 // Restarts counts the restarts of its connection.
 func (v *ServerView) Restarts() int { return v.restarts }
@@ -125,6 +136,9 @@ func (v *ServerView) String() string {
 	}
 	s += fmt.Sprintf(", %d restarts", v.restarts)
 	if v.lastErr != nil {
+		if v.errPast {
+			s += ", recovered from"
+		}
 		s += ", last error: " + v.lastErr.Error()
 	}
 	return s
@@ -175,7 +189,7 @@ func (v *ServerView) healthOf() *callHealth {
 
 // viewOf is mb as callers are to see it.
 func viewOf(mb *member) *ServerView {
-	return &ServerView{state: mb.state, lastErr: mb.lastErr, restarts: mb.restarts, cached: mb.cached,
+	return &ServerView{state: mb.state, lastErr: mb.lastErr, lastErrAt: mb.lastErrAt, errPast: mb.errPast, restarts: mb.restarts, cached: mb.cached,
 		toolsPending: mb.toolsPending(), client: mb.liveClient(), latency: mb.latency, health: mb.health,
 		srv: mb.srv, tools: mb.tools, prompts: mb.prompts, resources: mb.resources}
 }
@@ -204,7 +218,7 @@ func (v *ServerView) current(mb *member) bool {
 		v.toolsPending == mb.toolsPending() && v.srv == mb.srv &&
 		v.client == mb.liveClient() &&
 		sameSlice(v.tools, mb.tools) && sameSlice(v.prompts, mb.prompts) && sameSlice(v.resources, mb.resources) &&
-		sameErr(v.lastErr, mb.lastErr)
+		sameErr(v.lastErr, mb.lastErr) && v.lastErrAt.Equal(mb.lastErrAt) && v.errPast == mb.errPast
 }
 
 // sameTools reports whether v and w offer the same tools the same way.

@@ -223,16 +223,30 @@ func TestManagerRestartsADeadServer(t *testing.T) {
 		return st.State() == supervisor.StateReady && st.Restarts() == 1 && st.Generation() == 2
 	})
 	echo(t, m, "mcp__phoenix__echo", "risen")
-	harness.WaitFor(t, "restarting, then the tools listed again", func() bool {
+	harness.WaitFor(t, "restarting, then ready again", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		var restarting, listedAgain bool
+		var restarting, readyAgain bool
 		for _, e := range events {
 			restarting = restarting || e.State == supervisor.StateRestarting
-			listedAgain = listedAgain || (restarting && e.Kind == supervisor.EventToolsChanged)
+			readyAgain = readyAgain || (restarting && e.Kind == supervisor.EventStateChanged && e.State == supervisor.StateReady)
 		}
-		return listedAgain
+		return readyAgain
 	})
+	// The new connection's tools are listed, and are the same: no change,
+	// so no EventToolsChanged (one event per change).
+	if n := len(m.Tools()); n == 0 {
+		t.Error("no tools after the restart")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	restarting := false
+	for _, e := range events {
+		restarting = restarting || e.State == supervisor.StateRestarting
+		if restarting && e.Kind == supervisor.EventToolsChanged {
+			t.Errorf("an EventToolsChanged after the restart, for the same tools: %+v", e)
+		}
+	}
 }
 
 // A server that always dies ends in the breaker state, after the policy's
