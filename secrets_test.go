@@ -90,6 +90,18 @@ func rpcEchoServer() *httptest.Server {
 	}))
 }
 
+// pathEchoingServer answers every request 404 with a body that quotes the
+// URL's path after pad bytes: with the right pad, the key in the path
+// straddles the cut of the body's excerpt (200 bytes), which the
+// transport, knowing only the headers' values, cannot mask before it
+// cuts.
+func pathEchoingServer(pad int) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, "%s no such path %s", strings.Repeat("x", pad), r.URL.Path)
+	}))
+}
+
 // pathKeyConfig reaches base with every HTTP secret planted, a key in its
 // path and a ${VAR}-supplied part in its query.
 func pathKeyConfig(base string) mcpactor.ServerConfig {
@@ -233,7 +245,9 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	// URL refused. The error keeps what it is for errors.As.
 	rpcEcho := rpcEchoServer()
 	defer rpcEcho.Close()
-	for name, base := range map[string]string{"rpc-echo": rpcEcho.URL, "path-refused": closedURL(t)} {
+	straddlingPath := pathEchoingServer(200 - len(" no such path /mcp/") - 12)
+	defer straddlingPath.Close()
+	for name, base := range map[string]string{"rpc-echo": rpcEcho.URL, "path-refused": closedURL(t), "path-straddling": straddlingPath.URL} {
 		cfg := pathKeyConfig(base)
 		out.add("config", fmt.Sprintf("%v", cfg))
 		logger.Info("config", "cfg", cfg)

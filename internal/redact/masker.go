@@ -161,10 +161,61 @@ func (m *Masker) Text(s string) string {
 			s = strings.ReplaceAll(s, v, Mask)
 		}
 	}
+	if strings.Contains(s, cutMark) {
+		s = m.cutEdges(s)
+	}
 	if !strings.Contains(s, "://") {
 		return s
 	}
 	return urls(s)
+}
+
+// cutMark is what an excerpt puts where it was cut (an HTTP body's past
+// 200 bytes, the middle of a long stderr).
+const cutMark = "..."
+
+// cutEdges masks what is left of a secret where an excerpt was cut: the
+// start of one just before a cutMark, the end of one just after it, six
+// characters or more. An excerpt masks the values it knows before it
+// cuts; this catches the ones only the Masker knows (a URL's key that a
+// server's error page quotes).
+func (m *Masker) cutEdges(s string) string {
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, cutMark)
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String()
+		}
+		before, after := rest[:i], rest[i+len(cutMark):]
+		if n := m.longestEdge(before, true); n > 0 {
+			before = before[:len(before)-n] + Mask
+		}
+		b.WriteString(before)
+		b.WriteString(cutMark)
+		if n := m.longestEdge(after, false); n > 0 {
+			b.WriteString(Mask)
+			after = after[n:]
+		}
+		rest = after
+	}
+}
+
+// longestEdge returns the length of the longest part of a secret (its
+// start when tail is set, its end otherwise) that s ends with (tail) or
+// starts with, or 0 when none of six characters or more does.
+func (m *Masker) longestEdge(s string, tail bool) int {
+	best := 0
+	for _, v := range m.secrets {
+		for n := min(len(v)-1, len(s)); n >= minSecret && n > best; n-- {
+			if tail && strings.HasSuffix(s, v[:n]) || !tail && strings.HasPrefix(s, v[len(v)-n:]) {
+				best = n
+				break
+			}
+		}
+	}
+	return best
 }
 
 // Empty reports whether m has no configured value to look for (URLs in

@@ -207,3 +207,25 @@ func TestLooksLikeKey(t *testing.T) {
 		}
 	}
 }
+
+// An excerpt cut in the middle of a secret it did not know (a URL's key
+// quoted by a server's error page) shows neither half.
+func TestMaskerCutEdges(t *testing.T) {
+	m := testMasker()
+	for _, in := range []string{
+		"404 no such key " + pathKey[:12] + "...",
+		"first lines..." + pathKey[9:] + " last lines",
+		"a ... b ... " + envSecret[:7] + "...",
+	} {
+		got := m.Text(in)
+		if strings.Contains(got, pathKey[:8]) || strings.Contains(got, pathKey[len(pathKey)-8:]) || strings.Contains(got, envSecret[:7]) {
+			t.Errorf("Text(%q) = %q", in, got)
+		}
+		if !strings.Contains(got, "...") {
+			t.Errorf("Text(%q) = %q lost the cut mark", in, got)
+		}
+	}
+	if got := m.Text("nothing cut... here"); got != "nothing cut... here" {
+		t.Errorf("Text changed an ordinary text: %q", got)
+	}
+}
