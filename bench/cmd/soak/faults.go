@@ -124,7 +124,7 @@ func (in *injector) run(ctx context.Context) {
 	in.rng.Shuffle(len(turn), func(i, j int) { turn[i], turn[j] = turn[j], turn[i] })
 	mean := time.Duration(float64(time.Minute) / in.r.cfg.faultsPerMin)
 	for {
-		wait := time.Duration(in.rng.ExpFloat64() * float64(mean))
+		wait := time.Duration(in.expFloat64() * float64(mean))
 		select {
 		case <-ctx.Done():
 			return
@@ -133,7 +133,7 @@ func (in *injector) run(ctx context.Context) {
 		var kind string
 		var target *server
 		for try := 0; try < 20 && kind == ""; try++ {
-			k := faultKinds[in.rng.IntN(len(faultKinds))]
+			k := faultKinds[in.intn(len(faultKinds))]
 			fromTurn := len(turn) > 0
 			if fromTurn {
 				k = turn[0]
@@ -217,10 +217,19 @@ func (in *injector) hold(lo, hi time.Duration) time.Duration {
 	return d
 }
 
+// intn and expFloat64 draw from the injector's source, which the faults
+// under way draw from too (hold): under in.mu, as every use of in.rng
+// once faults run.
 func (in *injector) intn(n int) int {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.rng.IntN(n)
+}
+
+func (in *injector) expFloat64() float64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.rng.ExpFloat64()
 }
 
 // apply injects one fault and returns when it stops acting.
