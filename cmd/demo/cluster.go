@@ -72,6 +72,10 @@ func runCluster(ctx context.Context, n int, out io.Writer) (err error) {
 		return err
 	}
 	fmt.Fprintf(out, "cluster: %d members joined in %v (lease TTL %v)\n", n, time.Since(t0).Round(time.Millisecond), clusterTTL)
+	// The secure setup first: members refuse peers without the
+	// cluster's secret (a member listening beyond loopback refuses to
+	// start with neither a secret nor mutual TLS).
+	fmt.Fprintf(out, "cluster: members listen on loopback and refuse peers without this run's secret; across machines add mutual TLS (docs/cluster.md)\n")
 
 	spec := base
 	spec.Name = "demo"

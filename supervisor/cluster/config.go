@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -62,10 +64,19 @@ type Config struct {
 	// crosses the network in clear text.
 	Secret string
 	// ServerTLS, when set, serves the remote layer over TLS (set ClientCAs
-	// and ClientAuth for mutual TLS); ClientTLS dials the other members
-	// with TLS. Both nil: plain TCP, for loopback and trusted networks.
+	// and ClientAuth tls.RequireAndVerifyClientCert for mutual TLS);
+	// ClientTLS dials the other members with TLS. Both nil: plain TCP,
+	// for loopback and trusted networks.
 	ServerTLS *tls.Config
 	ClientTLS *tls.Config
+	// InsecureAllowUnauthenticated lets a member listen on an address
+	// other than loopback with neither Secret nor mutual TLS. Anyone who
+	// can reach that address can then run any tool on any identity's
+	// session (every tenant's) and read the results, so Start refuses
+	// such a member unless this is set: only for a network where every
+	// process that can connect is trusted. Start logs a warning when it
+	// is used.
+	InsecureAllowUnauthenticated bool
 	// GRPCLogger is installed as gRPC's logger once the remote layer has
 	// started, because protoactor's remote replaces it with one that
 	// discards everything and gRPC offers no way to read the current one.
@@ -153,6 +164,9 @@ func (c Config) normalize() (Config, error) {
 	if c.BindAddress == "" {
 		c.BindAddress = "127.0.0.1:0"
 	}
+	if err := c.checkAuthenticated(); err != nil {
+		return c, err
+	}
 	if c.CallTimeout <= 0 {
 		c.CallTimeout = DefaultCallTimeout
 	}
@@ -166,6 +180,39 @@ func (c Config) normalize() (Config, error) {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	return c, nil
+}
+
+// checkAuthenticated refuses a remote layer that anyone on the network
+// could use: a listen address other than loopback needs Secret or mutual
+// TLS, unless InsecureAllowUnauthenticated says the network is trusted.
+func (c Config) checkAuthenticated() error {
+	if c.Secret != "" || c.mutualTLS() || c.InsecureAllowUnauthenticated {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(c.BindAddress)
+	if err != nil || isLoopback(host) {
+		return nil // a malformed address is startRemote's to report
+	}
+	return &ConfigError{Field: "BindAddress", Reason: fmt.Sprintf("%s is not a loopback address, and the member has neither Secret nor "+
+		"mutual TLS (ServerTLS with ClientAuth tls.RequireAndVerifyClientCert): anyone who can reach it could run tools on every session; "+
+		"set one (or InsecureAllowUnauthenticated, for a network where every process is trusted)", c.BindAddress)}
+}
+
+// mutualTLS reports whether the remote layer requires and verifies
+// client certificates.
+func (c Config) mutualTLS() bool {
+	return c.ServerTLS != nil && c.ServerTLS.ClientAuth == tls.RequireAndVerifyClientCert
+}
+
+// isLoopback reports whether host (of a listen address) is loopback
+// only: "localhost" or a loopback IP. An empty host, an unspecified one
+// (0.0.0.0, ::) and any other name listen beyond the machine.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // ConfigError reports a Config that cannot start a member.

@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"testing"
 	"time"
@@ -33,5 +35,52 @@ func TestConfigNormalize(t *testing.T) {
 		if _, err := c.normalize(); !errors.As(err, &ce) {
 			t.Errorf("%+v: %v, want *ConfigError", c, err)
 		}
+	}
+}
+
+// TestConfigRefusesAnUnauthenticatedNetworkMember: a member listening
+// beyond loopback must have a secret or mutual TLS, or say explicitly
+// that its network is trusted.
+func TestConfigRefusesAnUnauthenticatedNetworkMember(t *testing.T) {
+	base := Config{Etcd: EtcdConfig{Endpoints: []string{"http://127.0.0.1:2379"}}, Servers: testConfigServers()}
+	mtls := &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert}
+	cases := []struct {
+		name   string
+		edit   func(*Config)
+		refuse bool
+	}{
+		{"default loopback", func(*Config) {}, false},
+		{"localhost", func(c *Config) { c.BindAddress = "localhost:7000" }, false},
+		{"IPv6 loopback", func(c *Config) { c.BindAddress = "[::1]:7000" }, false},
+		{"all interfaces", func(c *Config) { c.BindAddress = "0.0.0.0:7000" }, true},
+		{"empty host", func(c *Config) { c.BindAddress = ":7000" }, true},
+		{"IPv6 any", func(c *Config) { c.BindAddress = "[::]:7000" }, true},
+		{"a LAN address", func(c *Config) { c.BindAddress = "10.1.2.3:7000" }, true},
+		{"a host name", func(c *Config) { c.BindAddress = "member-1.internal:7000" }, true},
+		{"TLS without client certificates", func(c *Config) {
+			c.BindAddress, c.ServerTLS = "0.0.0.0:7000", &tls.Config{ClientAuth: tls.VerifyClientCertIfGiven}
+		}, true},
+		{"secret", func(c *Config) { c.BindAddress, c.Secret = "0.0.0.0:7000", "s3cret" }, false},
+		{"mutual TLS", func(c *Config) { c.BindAddress, c.ServerTLS = "0.0.0.0:7000", mtls }, false},
+		{"trusted network", func(c *Config) { c.BindAddress, c.InsecureAllowUnauthenticated = "0.0.0.0:7000", true }, false},
+	}
+	for _, tc := range cases {
+		c := base
+		tc.edit(&c)
+		_, err := c.normalize()
+		var ce *ConfigError
+		switch {
+		case tc.refuse && (!errors.As(err, &ce) || ce.Field != "BindAddress"):
+			t.Errorf("%s: %v, want a *ConfigError for BindAddress", tc.name, err)
+		case !tc.refuse && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+	c := base
+	c.BindAddress = "0.0.0.0:0"
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if _, err := Start(ctx, c); !errors.As(err, new(*ConfigError)) {
+		t.Errorf("Start on 0.0.0.0 without authentication = %v, want *ConfigError", err)
 	}
 }

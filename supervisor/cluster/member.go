@@ -62,6 +62,10 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.InsecureAllowUnauthenticated && cfg.Secret == "" && !cfg.mutualTLS() {
+		cfg.Logger.Warn("cluster member accepts unauthenticated peers (InsecureAllowUnauthenticated): anyone who reaches "+
+			cfg.BindAddress+" can run tools on every session", "member", cfg.Name)
+	}
 	m = &Member{cfg: cfg, acts: map[Identity]*activation{}, names: map[string]*activation{}}
 	m.calls.init()
 	m.ctx, m.cancel = context.WithCancel(context.Background())
