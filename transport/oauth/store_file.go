@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -43,6 +44,27 @@ func DefaultDir() (string, error) {
 // lockPoll is how often a lock held by another process is tried again.
 const lockPoll = 20 * time.Millisecond
 
+// maxStoreFile bounds a file of the store read back.
+const maxStoreFile = 1 << 20
+
+// ErrStoreNotPrivate fails a FileStore operation on a file or directory
+// that is not the user's own and private: a symbolic link or a file of
+// another kind under one of the store's (predictable) names, a file or
+// directory of another user's, a directory others can write to.
+var ErrStoreNotPrivate = errors.New("oauth: token store: not the user's own private file")
+
+func notPrivate(p, problem string) error {
+	return fmt.Errorf("%w: %s: %s", ErrStoreNotPrivate, p, problem)
+}
+
+// storeErr prefixes err, unless it says already where it comes from.
+func storeErr(err error) error {
+	if errors.Is(err, ErrStoreNotPrivate) {
+		return err
+	}
+	return fmt.Errorf("oauth: token store: %w", err)
+}
+
 type tokenFile struct {
 	Key   Key   `json:"key"`
 	Token Token `json:"token"`
@@ -54,11 +76,20 @@ type clientFile struct {
 	Client  ClientInfo `json:"client"`
 }
 
+// dir returns the store's directory, checked private when it exists
+// (writeJSON and lockFile make it, 0700, when it does not).
 func (s *FileStore) dir() (string, error) {
-	if s.Dir != "" {
-		return s.Dir, nil
+	d := s.Dir
+	if d == "" {
+		var err error
+		if d, err = DefaultDir(); err != nil {
+			return "", err
+		}
 	}
-	return DefaultDir()
+	if err := checkPrivateDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	return d, nil
 }
 
 // path is the file of a key: a hash of it, so that issuers and identities
@@ -87,12 +118,12 @@ func (s *FileStore) Load(_ context.Context, key Key) (*Token, error) {
 }
 
 func readToken(p string, key Key) (*Token, error) {
-	b, err := os.ReadFile(p)
+	b, err := readPrivate(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("oauth: token store: %w", err)
+		return nil, storeErr(err)
 	}
 	var f tokenFile
 	if json.Unmarshal(b, &f) != nil || f.Key != key {
@@ -150,12 +181,12 @@ func (s *FileStore) LoadClient(_ context.Context, issuer, profile string) (*Clie
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(p)
+	b, err := readPrivate(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("oauth: token store: %w", err)
+		return nil, storeErr(err)
 	}
 	var f clientFile
 	if json.Unmarshal(b, &f) != nil || f.Issuer != issuer || f.Profile != profile {
@@ -181,8 +212,8 @@ func writeJSON(p string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("oauth: token store: %w", err)
+	if err := privateDir(filepath.Dir(p)); err != nil {
+		return err
 	}
 	if err := atomicfile.Write(p, b, atomicfile.Options{}); err != nil {
 		return fmt.Errorf("oauth: token store: %w", err)
@@ -190,15 +221,38 @@ func writeJSON(p string, v any) error {
 	return nil
 }
 
+// privateDir makes dir (0700) if need be, and checks it is private.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("oauth: token store: %w", err)
+	}
+	return checkPrivateDir(dir)
+}
+
+// readPrivate reads the store's file p (openPrivate), at most
+// maxStoreFile bytes of it.
+func readPrivate(p string) ([]byte, error) {
+	f, err := openPrivate(p, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxStoreFile+1))
+	if err == nil && len(b) > maxStoreFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes", p, maxStoreFile)
+	}
+	return b, err
+}
+
 // lockFile takes an exclusive lock on the file p (created if need be),
 // trying again every lockPoll until ctx ends.
 func lockFile(ctx context.Context, p string) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return nil, fmt.Errorf("oauth: token store: %w", err)
+	if err := privateDir(filepath.Dir(p)); err != nil {
+		return nil, err
 	}
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openPrivate(p, os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return nil, fmt.Errorf("oauth: token store: %w", err)
+		return nil, storeErr(err)
 	}
 	for {
 		ok, err := tryLock(f)
