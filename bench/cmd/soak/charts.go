@@ -46,18 +46,22 @@ func drawCharts(r *report) []chart {
 	}
 	p50 = line{name: "echo p50 (ms)", colour: "#1f77b4"}
 	p99 = line{name: "echo p99 (ms)", colour: "#d62728"}
+	probe := line{name: "probe p99 (ms)", colour: "#7f7f7f"}
 	for _, w := range r.windows {
 		x := (w.From + w.To).Seconds() / 2
 		if !math.IsNaN(w.EchoP50) {
 			p50.xs, p50.ys = append(p50.xs, x), append(p50.ys, w.EchoP50)
 			p99.xs, p99.ys = append(p99.xs, x), append(p99.ys, w.EchoP99)
 		}
+		if !math.IsNaN(w.ProbeP99) {
+			probe.xs, probe.ys = append(probe.xs, x), append(probe.ys, w.ProbeP99)
+		}
 	}
 	return []chart{
 		{"reliability-calls.svg", "calls/s over the run, faults marked", timeChart("calls/s (faults marked)", "calls/s", r, []line{calls})},
 		{"reliability-memory.svg", "RSS and live heap over the run, faults marked", timeChart("RSS and live heap (faults marked)", "MiB", r, []line{rss, heap})},
 		{"reliability-goroutines.svg", "goroutines over the run, faults marked", timeChart("goroutines (faults marked)", "goroutines", r, []line{gor})},
-		{"reliability-latency.svg", "echo latency p50 and p99 by window, faults marked", timeChart("echo latency by window (faults marked)", "ms", r, []line{p50, p99})},
+		{"reliability-latency.svg", "echo latency p50 and p99 and the control probe's p99 by window, faults marked", timeChart("echo and control probe latency by window (faults marked)", "ms", r, []line{p50, p99, probe})},
 	}
 }
 

@@ -14,17 +14,19 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
 // The diagnostics of a run (-diag, with -history): what the process and
-// the machine did second by second, and a control probe outside the
-// runtime, so that a slow window can be told apart: the runtime's queues,
-// or the machine's CPU (the fleet's processes and the soak's on two
-// cores). Written beside the history: diag.jsonl (a line a second),
-// probe.jsonl, faults.json, events.json; with -profiles, a CPU profile
-// of the soak process per isolation window.
+// the machine did second by second, with the control probe's latency
+// (probe.go) a second at a time and a second probe in a process of its
+// own, so that a slow window can be told apart: the runtime's queues, or
+// the machine's CPU (the fleet's processes and the soak's on two cores).
+// Written beside the history: diag.jsonl (a line a second),
+// probe-ext.jsonl and probe-ext-trips.txt (the external probe), run.json
+// (the fault log, the state events); with -profiles, a CPU profile of
+// the soak process per isolation window. The in-process probe's every
+// slot is in probe.bin, there in every run.
 
 // diagSample is one second of the process and the machine.
 type diagSample struct {
@@ -63,8 +65,7 @@ type diag struct {
 	r   *runner
 	dir string
 
-	probeMu  sync.Mutex
-	probeLat []float64 // ms, since the last sample
+	tap *probeTap // the control probe's latencies (probe.go)
 
 	childPrev map[int]uint64 // pid -> utime+stime ticks last seen
 	rqPrev    map[int]uint64 // pid -> run-queue wait (ns) last seen, self included
@@ -79,8 +80,8 @@ var diagMetrics = []string{
 }
 
 // runDiag samples every second until ctx ends.
-func (r *runner) runDiag(ctx context.Context, dir string) {
-	d := &diag{r: r, dir: dir, childPrev: map[int]uint64{}, rqPrev: map[int]uint64{}}
+func (r *runner) runDiag(ctx context.Context, dir string, tap *probeTap) {
+	d := &diag{r: r, dir: dir, tap: tap, childPrev: map[int]uint64{}, rqPrev: map[int]uint64{}}
 	f, err := os.Create(filepath.Join(dir, "diag.jsonl"))
 	if err != nil {
 		r.logf("diag: %v", err)
@@ -89,7 +90,6 @@ func (r *runner) runDiag(ctx context.Context, dir string) {
 	defer f.Close()
 	w := bufio.NewWriter(f)
 	defer w.Flush()
-	go d.probe(ctx)
 	r.startExternalProbe(ctx, dir)
 
 	ms := make([]metrics.Sample, len(diagMetrics))
@@ -143,10 +143,7 @@ func (r *runner) runDiag(ctx context.Context, dir string) {
 		s.InFlight = r.inflight.Load()
 		c := r.hist.count.Load()
 		s.Calls, prevCalls = c-prevCalls, c
-		d.probeMu.Lock()
-		lat := d.probeLat
-		d.probeLat = nil
-		d.probeMu.Unlock()
+		lat := d.tap.drain()
 		s.ProbeN = len(lat)
 		if len(lat) > 0 {
 			v := make([]float32, len(lat))
@@ -158,59 +155,6 @@ func (r *runner) runDiag(ctx context.Context, dir string) {
 		b, _ := json.Marshal(s)
 		w.Write(b)
 		w.WriteByte('\n')
-	}
-}
-
-// probe is the control outside the runtime: a line written to a cat
-// process and read back, every 20 ms, through os/exec pipes on the
-// soak's own goroutines: the machine's scheduling and this process's Go
-// scheduler, without the runtime's actors, transports or queues.
-func (d *diag) probe(ctx context.Context) {
-	cmd := exec.CommandContext(ctx, "cat")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return
-	}
-	if err := cmd.Start(); err != nil {
-		d.r.logf("diag probe: %v", err)
-		return
-	}
-	defer cmd.Wait()
-	rd := bufio.NewReader(out)
-	// Every round trip: its start (seconds since the run's start) and
-	// its duration (ms).
-	tf, err := os.Create(filepath.Join(d.dir, "probe-trips.txt"))
-	if err != nil {
-		return
-	}
-	defer tf.Close()
-	trips := bufio.NewWriter(tf)
-	defer trips.Flush()
-	t := time.NewTicker(20 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			in.Close()
-			return
-		case <-t.C:
-		}
-		t0 := time.Now()
-		if _, err := in.Write([]byte("probe\n")); err != nil {
-			return
-		}
-		if _, err := rd.ReadString('\n'); err != nil {
-			return
-		}
-		ms := float64(time.Since(t0)) / float64(time.Millisecond)
-		fmt.Fprintf(trips, "%.4f %.3f\n", t0.Sub(d.r.start).Seconds(), ms)
-		d.probeMu.Lock()
-		d.probeLat = append(d.probeLat, ms)
-		d.probeMu.Unlock()
 	}
 }
 

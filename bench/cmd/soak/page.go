@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -16,12 +17,31 @@ import (
 // The page's generated blocks are delimited by markers, as benchrun's
 // (docpage.Markers): <!-- soak:NAME --> ... <!-- /soak:NAME -->.
 
+// resultPassed is the run block's result of a passing run.
+const resultPassed = "every check passed"
+
+// errPageShowsPass: an inconclusive run does not replace a page that
+// shows a passing run.
+var errPageShowsPass = errors.New("the page shows a passing run, which an inconclusive one does not replace")
+
 // writePage writes the run's blocks into the page and its charts beside
-// it; the prose between the blocks stays as it is.
+// it; the prose between the blocks stays as it is. A passing run writes
+// them, and so does an inconclusive one (every check passed but
+// isolation, which could not be judged; its run block says so), unless
+// the page shows a passing run.
 func writePage(cfg *config, r *report) error {
 	page, err := os.ReadFile(cfg.docs)
 	if err != nil {
 		return err
+	}
+	switch r.verdict() {
+	case verdictPass:
+	case verdictInconclusive:
+		if showsPass(string(page)) {
+			return errPageShowsPass
+		}
+	default:
+		return fmt.Errorf("a run that failed (%s) writes no page", r.failures())
 	}
 	if err := os.MkdirAll(cfg.charts, 0o755); err != nil {
 		return err
@@ -54,6 +74,13 @@ func writePage(cfg *config, r *report) error {
 	return os.WriteFile(cfg.docs, []byte(text), 0o644)
 }
 
+// showsPass: the page's run block is a passing run's.
+func showsPass(page string) bool {
+	begin, end := docpage.Markers("soak", "run")
+	i, j := strings.Index(page, begin), strings.Index(page, end)
+	return i >= 0 && j > i && strings.Contains(page[i:j], "**"+resultPassed+"**")
+}
+
 // markdown is every block of the page, one after the other, with the
 // per-kind latency of every window: the report a -history directory keeps.
 func (r *report) markdown() string {
@@ -68,10 +95,6 @@ func (r *report) markdown() string {
 	for _, s := range r.samples {
 		fmt.Fprintf(&b, "| %s | %.0f | %d | %.1f | %.1f | %d | %d | %d |\n", clock(s.At.Seconds()), s.Rate, s.InFlight, float64(s.RSS)/(1<<20), float64(s.HeapLive)/(1<<20), s.Goroutines, s.FDs, s.Children)
 	}
-	b.WriteString("\n## untouched echo p99 by window and kind (ms, calls)\n\n")
-	for _, l := range r.isoDetail {
-		b.WriteString(l + "\n")
-	}
 	return b.String()
 }
 
@@ -82,7 +105,18 @@ func (r *report) runBlock() string {
 		(r.loadEnd - r.loadStart).Round(time.Second), r.cfg.quiet, len(r.fleet), r.cfg.callers, r.cfg.pace, r.cfg.slow, r.meanInFlight(), r.maxInFlight(), r.cfg.faultsPerMin, r.cfg.grace, r.cfg.seed)
 	fmt.Fprintf(&b, "- calls: %d (%.0f/s on average); %d server-to-client requests answered by handlers; %d notifications heard; %d runtime spans\n",
 		r.calls, float64(r.calls)/(r.loadEnd-r.loadStart).Seconds(), r.handlerCalls, r.notifications, r.spansEnded)
-	fmt.Fprintf(&b, "- result: **%s**\n", map[bool]string{true: "every check passed", false: "FAILED"}[r.passed()])
+	switch r.verdict() {
+	case verdictPass:
+		fmt.Fprintf(&b, "- result: **%s**\n", resultPassed)
+	case verdictInconclusive:
+		fmt.Fprintf(&b, "- result: **inconclusive**: every other check passed, but isolation could not be judged: %d of %d windows judged, at least half needed (the control probe says the machine was starved in the others; the table under \"Latency and isolation\" has every window's numbers). Not a pass.\n",
+			r.iso.Judged, len(r.windows))
+	default:
+		b.WriteString("- result: **FAILED**\n")
+	}
+	if d, long := r.loadEnd-r.loadStart, longConfig().duration; d < long {
+		fmt.Fprintf(&b, "- note: a run of %v, shorter than `make soak`'s %v\n", d.Round(time.Second), long)
+	}
 	return b.String()
 }
 
@@ -91,8 +125,11 @@ func (r *report) checksBlock() string {
 	b.WriteString("| check | result | measured |\n|---|---|---|\n")
 	for _, c := range r.checks {
 		v := map[bool]string{true: "pass", false: "**FAIL**"}[c.Pass]
-		if !c.Pass && c.Finding {
+		switch {
+		case !c.Pass && c.Finding:
 			v = "**finding** (reported, not failed)"
+		case c.Inconclusive:
+			v = "**inconclusive** (not judged: the machine was starved)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", c.Name, v, esc(c.Detail))
 	}
@@ -227,14 +264,41 @@ func (r *report) latencyBlock() string {
 		parts = append(parts, fmt.Sprintf("%s %.1f ms (%d calls)", k, r.baselineP99[k], r.baselineN[k]))
 	}
 	b.WriteString(strings.Join(parts, ", ") + ".\n\n")
-	b.WriteString("| window | echo calls | p50 (ms) | p99 (ms) | faults begun | servers touched | worst untouched p99 / baseline |\n|---|---:|---:|---:|---:|---:|---|\n")
+	fmt.Fprintf(&b, "Quiet baseline, control probe p99: %s ms (%d slots of %v). A window is judged when the probe's p99 in it is within %.1fx of that", num(r.iso.ProbeBaseP99), r.iso.ProbeBaseN, probeEvery, r.cfg.probeBound)
+	if r.cfg.probeFloor > 0 {
+		fmt.Fprintf(&b, " (p99s under %v counted as %v)", r.cfg.probeFloor, r.cfg.probeFloor)
+	}
+	fmt.Fprintf(&b, "; a judged window fails when an untouched kind's echo p99 is over %.1fx its baseline. Isolation: **%s**, %d of %d windows judged, %d failed.\n\n", r.cfg.isolationBound, r.iso.Verdict, r.iso.Judged, len(r.windows), r.iso.Failed)
+	b.WriteString("| window | echo calls | p50 (ms) | p99 (ms) | faults begun | servers touched | probe p99 / max (ms) | probe p99 / baseline | worst untouched p99 / baseline | verdict |\n|---|---:|---:|---:|---:|---:|---|---:|---|---|\n")
 	for _, w := range r.windows {
 		ratio := "-"
 		if w.Ratio > 0 {
 			ratio = fmt.Sprintf("%.2fx (%s)", w.Ratio, w.RatioKind)
 		}
-		fmt.Fprintf(&b, "| %s–%s | %d | %s | %s | %d | %d | %s |\n", clock(w.From.Seconds()), clock(w.To.Seconds()), w.Calls, num(w.EchoP50), num(w.EchoP99), w.FaultsSeen, w.Touched, ratio)
+		probeRatio := "-"
+		if w.ProbeRatio > 0 {
+			probeRatio = fmt.Sprintf("%.2fx", w.ProbeRatio)
+		}
+		v := "not judged"
+		switch {
+		case w.Failed:
+			v = "**FAIL**"
+		case w.Judged:
+			v = "pass"
+		}
+		fmt.Fprintf(&b, "| %s–%s | %d | %s | %s | %d | %d | %s / %s | %s | %s | %s |\n", clock(w.From.Seconds()), clock(w.To.Seconds()), w.Calls, num(w.EchoP50), num(w.EchoP99), w.FaultsSeen, w.Touched, num(w.ProbeP99), num(w.ProbeMax), probeRatio, ratio, v)
 	}
+	fmt.Fprintf(&b, "\n<details><summary>Untouched servers' echo p99 by window and kind (a kind counts in a window with at least %d calls)</summary>\n\n", r.cfg.isolationMin)
+	b.WriteString("| window | kind | calls | p99 (ms) | baseline p99 (ms) | baseline calls | p99 / baseline |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, row := range r.iso.Rows {
+		ratio := "(too few calls)"
+		if row.Counted {
+			ratio = fmt.Sprintf("%.2fx", row.Ratio)
+		}
+		w := r.windows[row.Window]
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %d | %s |\n", clock(w.From.Seconds()), row.Kind, row.N, num(row.P99), num(row.Base), row.BaseN, ratio)
+	}
+	b.WriteString("\n</details>\n")
 	return b.String()
 }
 

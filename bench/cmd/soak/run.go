@@ -206,17 +206,33 @@ func run(cfg *config) (*report, error) {
 	loadCtx, stopLoad := context.WithCancel(context.Background())
 	faultCtx, stopFaults := context.WithCancel(context.Background())
 	sampleCtx, stopSampler := context.WithCancel(context.Background())
+	var tap *probeTap
+	if cfg.diag && cfg.historyDir != "" {
+		tap = &probeTap{}
+	}
+	probePath := filepath.Join(dir, "probe.bin")
+	runProbe, err := r.startProbe(sampleCtx, probePath, tap)
+	if err != nil {
+		stopLoad()
+		stopFaults()
+		stopSampler()
+		return nil, err
+	}
 	var bg sync.WaitGroup
-	bg.Add(1)
+	bg.Add(2)
 	go func() {
 		defer bg.Done()
 		r.runSampler(sampleCtx)
 	}()
-	if cfg.diag && cfg.historyDir != "" {
+	go func() {
+		defer bg.Done()
+		runProbe()
+	}()
+	if tap != nil {
 		bg.Add(1)
 		go func() {
 			defer bg.Done()
-			r.runDiag(sampleCtx, cfg.historyDir)
+			r.runDiag(sampleCtx, cfg.historyDir, tap)
 		}()
 	}
 	if cfg.profiles != "" {
@@ -271,7 +287,7 @@ func run(cfg *config) (*report, error) {
 		spansStarted: r.spans.started.Load(), spansEnded: r.spans.ended.Load(), spansLate: r.spans.late.Load(),
 		notifications: r.notifications.Load(), handlerCalls: r.handlerCalls.Load(), calls: int64(r.ids.Load()),
 	}
-	if err := rep.analyze(histPath); err != nil {
+	if err := rep.analyze(histPath, probePath); err != nil {
 		return nil, err
 	}
 	if cfg.diag && cfg.historyDir != "" {

@@ -16,8 +16,12 @@ func TestMain(m *testing.M) {
 // TestSoakShort is the soak's short mode, in `make test`: about 60 s of
 // load on a dozen servers of every kind, every fault kind drawn in turn,
 // and every check of the long run; only the bounds on speed and slopes are
-// loose (shortConfig says why). A missing peer fails the test, as the
-// other peer tests do (internal/peers): run `make peers`.
+// loose (shortConfig says why). An inconclusive isolation (the control
+// probe says the machine was starved in most windows, as it is on a
+// loaded 2-core machine) is logged, not failed: it says nothing of the
+// runtime; a judged window over its bound fails, as does every other
+// check. A missing peer fails the test, as the other peer tests do
+// (internal/peers): run `make peers`.
 func TestSoakShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the soak's short mode takes about 90 s")
@@ -29,8 +33,11 @@ func TestSoakShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log("\n" + rep.summary())
-	if !rep.passed() {
+	switch rep.verdict() {
+	case verdictFail:
 		t.Fatal("failed checks: ", rep.failures())
+	case verdictInconclusive:
+		t.Log("inconclusive, not failed: ", rep.failures())
 	}
 }
 
