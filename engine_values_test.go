@@ -165,6 +165,8 @@ func TestServerStatusCopiesEveryField(t *testing.T) {
 		"busy":      server(testserver.Options{}),
 		"cached":    server(testserver.Options{}),
 		"pending":   server(slow),
+		// Exits at once, and rests an hour before its restart: NextTrial.
+		"resting": {Command: "false", Restart: RestartPolicy{BackoffMin: time.Hour, BackoffMax: time.Hour}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -204,13 +206,14 @@ func TestServerStatusCopiesEveryField(t *testing.T) {
 	go m.CallTool(ctx, "mcp__busy__sleep", map[string]any{"ms": 60_000})
 	until("not restarted", func(v *supervisor.ServerView) bool { return v.Generation() == 2 && v.State() == supervisor.StateReady }, "restarted")
 	until("no call in flight", func(v *supervisor.ServerView) bool { return v.InFlight() == 1 }, "busy")
+	until("not resting", func(v *supervisor.ServerView) bool { return v.State() == supervisor.StateRestarting }, "resting")
 	views := m.m.Servers()
 	nonZero := map[string]bool{}
 	for _, v := range views {
 		got := statusOf(v)
 		want := ServerStatus{Name: v.Name(), State: ServerState(v.State().String()), Source: Source(v.Source()),
 			ProtocolVersion: v.ProtocolVersion(), Generation: v.Generation(), LastError: v.LastError(),
-			LastErrorAt: v.LastErrorAt(), LastErrorPast: v.LastErrorPast(),
+			LastErrorAt: v.LastErrorAt(), LastErrorPast: v.LastErrorPast(), NextTrial: v.NextTrial(),
 			Restarts: v.Restarts(), InFlight: v.InFlight(), Tools: v.ToolCount(), ToolsPending: v.ToolsPending(),
 			Cached: v.Cached()}
 		want.P50, want.P99 = v.Latency()

@@ -56,9 +56,15 @@ type ManageOptions struct {
 	// default they wait for the restart (bounded by their context and the
 	// connect timeout).
 	FailFast bool
-	// BreakerRetry is how long a server whose restarts failed too often
-	// rests before it is tried again (default 5 minutes).
-	BreakerRetry time.Duration
+	// BreakerBackoff is how long a server whose restarts failed too
+	// often rests, its circuit breaker open, before the manager tries it
+	// again with one trial connection (default 5 s, jittered down to
+	// half). A trial that succeeds closes the breaker; one that fails
+	// opens it again for twice the rest, up to BreakerRetry (default 5
+	// minutes). ServerStatus.NextTrial says when the next trial is due;
+	// Manager.Restart tries at once (docs/configuration.md, "Recovery").
+	BreakerBackoff time.Duration
+	BreakerRetry   time.Duration
 	// OnEvent hears of tool-list and state changes, in order, on a
 	// goroutine of its own.
 	OnEvent func(ManagerEvent)
@@ -220,7 +226,7 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 	}
 	mo := supervisor.ManagerOptions{
 		Servers: servers, Env: rt.env, Gate: opts.Gate, MaxConnecting: opts.MaxConnecting,
-		Approve: approver(opts.Approve), FailFast: opts.FailFast, BreakerRetry: opts.BreakerRetry, OnEvent: onEvent(opts.OnEvent),
+		Approve: approver(opts.Approve), FailFast: opts.FailFast, BreakerRetry: opts.BreakerRetry, BreakerBackoff: opts.BreakerBackoff, OnEvent: onEvent(opts.OnEvent),
 		Startup: supervisor.StartupPolicy(opts.Startup),
 	}
 	if !opts.NoCache {
@@ -373,6 +379,15 @@ func (m *Manager) Add(ctx context.Context, name string, cfg ServerConfig) error 
 	}
 	return m.m.Add(ctx, s)
 }
+
+// Restart tries a server again now, with a new connection and its
+// restart budget renewed: a server behind its open breaker without
+// waiting for the next trial, one waiting out a restart's backoff, one
+// that failed to start (a command since installed), or a ready one. It
+// returns nil once the server is ready, a *ServerUnavailableError (its
+// state and last error) if the attempt failed, or ctx's error. A
+// disabled server, or one not approved, is not started.
+func (m *Manager) Restart(ctx context.Context, name string) error { return m.m.Restart(ctx, name) }
 
 // Remove stops a server and drops its tools, whatever it is doing
 // (connecting included); nothing of it is left running.

@@ -21,8 +21,12 @@ type ServerStatus struct {
 	LastError     error
 	LastErrorAt   time.Time
 	LastErrorPast bool
-	Restarts      int
-	InFlight      int
+	// NextTrial is when the manager next tries to connect the server on
+	// its own: the end of a restart's backoff (StateRestarting) or the
+	// breaker's next trial (StateBreakerOpen); zero when none is due.
+	NextTrial time.Time
+	Restarts  int
+	InFlight  int
 	// Tools is how many tools the server offers. A server still starting
 	// without a cached list offers none yet (ToolsPending): its tools
 	// arrive with a ManagerEvent of kind EventToolsChanged.
@@ -40,7 +44,7 @@ const (
 	StateConnecting  ServerState = "connecting"   // starting, or its handshake is running
 	StateReady       ServerState = "ready"        // connected; its tools are live
 	StateRestarting  ServerState = "restarting"   // its connection ended; a restart is under way
-	StateBreakerOpen ServerState = "breaker open" // too many failed restarts; resting until BreakerRetry
+	StateBreakerOpen ServerState = "breaker open" // too many failed restarts; resting until its next trial (NextTrial)
 	StateUnhealthy   ServerState = "unhealthy"    // its pings or calls fail; being restarted
 	StateDisabled    ServerState = "disabled"     // "enabled": false
 	StateRefused     ServerState = "not approved" // needs approval that was not given
@@ -52,7 +56,7 @@ const (
 func statusOf(v *supervisor.ServerView) ServerStatus {
 	st := ServerStatus{Name: v.Name(), State: ServerState(v.State().String()), Source: Source(v.Source()),
 		ProtocolVersion: v.ProtocolVersion(), Generation: v.Generation(), LastError: v.LastError(),
-		LastErrorAt: v.LastErrorAt(), LastErrorPast: v.LastErrorPast(),
+		LastErrorAt: v.LastErrorAt(), LastErrorPast: v.LastErrorPast(), NextTrial: v.NextTrial(),
 		Restarts: v.Restarts(), InFlight: v.InFlight(), Tools: v.ToolCount(), ToolsPending: v.ToolsPending(),
 		Cached: v.Cached()}
 	st.P50, st.P99 = v.Latency()

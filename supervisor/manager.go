@@ -62,9 +62,13 @@ type ManagerOptions struct {
 	// by default they wait for the restart (bounded by their context and
 	// the connect timeout).
 	FailFast bool
-	// BreakerRetry is how long a server whose restarts failed too often
-	// rests before it is tried again (default 5 minutes).
-	BreakerRetry time.Duration
+	// BreakerBackoff is how long a server whose restarts failed too often
+	// rests, its breaker open, before a first trial connection (default
+	// 5 s; jittered down to half); each trial that fails doubles it, up
+	// to BreakerRetry (default 5 minutes). A trial that succeeds closes
+	// the breaker (manager_restart.go).
+	BreakerBackoff time.Duration
+	BreakerRetry   time.Duration
 	// OnEvent hears of tool-list and state changes, in order, on a
 	// goroutine of its own; a slow one loses the oldest events (counted).
 	OnEvent func(Event)
@@ -113,6 +117,8 @@ const (
 	DefaultGate          = 250 * time.Millisecond
 	defaultMaxConnecting = 8
 	defaultBreakerRetry  = 5 * time.Minute
+	// DefaultBreakerBackoff is the rest before a breaker's first trial.
+	DefaultBreakerBackoff = 5 * time.Second
 	// keepaliveFailures is how many keepalive pings in a row may fail
 	// before a live-looking server is judged stuck and restarted.
 	keepaliveFailures = 3
@@ -127,6 +133,9 @@ func (o *ManagerOptions) setDefaults() {
 	}
 	if o.BreakerRetry <= 0 {
 		o.BreakerRetry = defaultBreakerRetry
+	}
+	if o.BreakerBackoff <= 0 {
+		o.BreakerBackoff = DefaultBreakerBackoff
 	}
 	if o.catalogStall <= 0 {
 		o.catalogStall = defaultCatalogStall
@@ -356,6 +365,41 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 		return messages.ErrManagerClosed
 	}
 	return m.ask(ctx, func(reply chan error) any { return removeServer{name: name, reply: reply} })
+}
+
+// Restart tries a server again now: a new connection, its restart
+// budget renewed, whatever it was doing (a breaker's rest, a restart's
+// backoff, a start that failed, a ready connection); from an open
+// breaker, the connection is its trial. It returns once the server is
+// ready, or with a *messages.ServerUnavailableError (its state and last
+// error) once the attempt failed, or when ctx ends. A disabled server,
+// or one not approved, is not started.
+func (m *Manager) Restart(ctx context.Context, name string) error {
+	if m.closed.Load() {
+		return messages.ErrManagerClosed
+	}
+	if err := m.ask(ctx, func(reply chan error) any { return restartServer{name: name, reply: reply} }); err != nil {
+		return err
+	}
+	for {
+		s := m.snap.Load()
+		v := s.server(name)
+		switch {
+		case v == nil:
+			return &messages.UnknownServerError{Name: name}
+		case v.state == StateReady:
+			return nil
+		case v.state != StateConnecting:
+			return &messages.ServerUnavailableError{Server: name, State: v.state.String(), Err: v.lastErr}
+		}
+		select {
+		case <-s.replaced:
+		case <-m.done:
+			return messages.ErrManagerClosed
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
 }
 
 // Reload makes the managed servers those of servers: new ones start,

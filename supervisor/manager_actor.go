@@ -39,6 +39,13 @@ type member struct {
 	restarts int
 	backoff  int // restarts since the last ready connection
 	timer    *time.Timer
+	// The breaker (manager_restart.go): trips counts its openings since
+	// the last ready connection, trial marks the connection under way as
+	// its trial, and nextTrial is when the next restart or trial is due
+	// (zero when none is scheduled).
+	trips     int
+	trial     bool
+	nextTrial time.Time
 	// Keepalive.
 	pinging   bool
 	misses    int
@@ -199,7 +206,11 @@ type (
 		seq  uint64
 		err  error
 	}
-	removed struct{ name string }
+	removed       struct{ name string }
+	restartServer struct {
+		name  string
+		reply chan error
+	}
 )
 
 func newManagerActor(h *Manager, opts ManagerOptions) *managerActor {
@@ -258,15 +269,18 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		a.catalogHoldCheck(m)
 	case restartNow:
 		if mb := a.members[m.name]; mb != nil && mb.seq == m.seq && !mb.removing {
+			mb.nextTrial = time.Time{}
+			a.changed(mb)
 			a.setState(mb, StateConnecting, nil)
 			a.root.Send(mb.client.PID(), actors.RestartServer{Now: true})
 		}
 	case breakerRetry:
-		if mb := a.members[m.name]; mb != nil && mb.seq == m.seq && mb.state == StateBreakerOpen {
-			mb.failures, mb.backoff = nil, 0
-			a.setState(mb, StateConnecting, nil)
-			a.root.Send(mb.client.PID(), actors.RestartServer{Now: true})
+		if mb := a.members[m.name]; mb != nil && mb.seq == m.seq && mb.state == StateBreakerOpen && !mb.removing {
+			a.log.Info("mcp: breaker half-open: trying the server once", "server", m.name, "trials_failed", mb.trips)
+			a.tryAgain(mb, true)
 		}
+	case restartServer:
+		m.reply <- a.restart(m.name)
 	case keepaliveTick:
 		a.ping(m.name)
 	case callsFailing:
@@ -486,6 +500,7 @@ func (a *managerActor) ready(m actors.ServerReady) {
 	}
 	a.slotFreed(mb)
 	mb.backoff, mb.misses, mb.listFailures = 0, 0, 0
+	mb.trips, mb.trial, mb.nextTrial = 0, false, time.Time{}
 	mb.health.failures.Store(0)
 	mb.recovered()
 	a.changed(mb)

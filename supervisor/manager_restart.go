@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
@@ -28,13 +29,8 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 		cut++
 	}
 	mb.failures = mb.failures[cut:]
-	if len(mb.failures) > p.MaxRestarts {
-		a.log.Warn("mcp: server keeps failing; breaker open", "server", name, "failures", len(mb.failures), "window", p.Window, "retry_in", a.opts.BreakerRetry, "err", oneLine(errText(err)))
-		a.setState(mb, StateBreakerOpen, err)
-		mb.seq++
-		seq := mb.seq
-		mb.timer = a.after(a.opts.BreakerRetry, breakerRetry{name: name, seq: seq})
-		a.checkGate()
+	if mb.trial || len(mb.failures) > p.MaxRestarts {
+		a.openBreaker(mb, err)
 		return
 	}
 	delay := backoffFor(p, mb.backoff)
@@ -44,6 +40,7 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 	if t := a.opts.Env.Telemetry; t != nil {
 		t.Restarted(name, reason)
 	}
+	mb.nextTrial = now.Add(delay)
 	a.setState(mb, StateRestarting, err)
 	if !a.opts.FailFast {
 		a.root.Send(mb.client.PID(), actors.RestartServer{Hold: true})
@@ -51,6 +48,62 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 	mb.seq++
 	mb.timer = a.after(delay, restartNow{name: name, seq: mb.seq})
 	a.checkGate()
+}
+
+// The circuit breaker. A server whose restarts failed more often than its
+// policy allows rests, open, and is then tried again on its own: one
+// trial connection (half-open; calls fail at once until it is in), which
+// closes the breaker when it is ready and opens it again when it fails.
+// The rests grow from BreakerBackoff, doubled per failed trial with the
+// jitter of the restarts, up to BreakerRetry: a remote server down for a
+// few seconds is back a few seconds after it is, while one down for good
+// is tried every BreakerRetry. Manager.Restart tries at once.
+
+// openBreaker opens a member's breaker after a failure, and schedules its
+// next trial.
+func (a *managerActor) openBreaker(mb *member, err error) {
+	delay := a.breakerRest(mb.trips)
+	mb.trips++
+	mb.trial = false
+	mb.nextTrial = time.Now().Add(delay)
+	a.log.Warn("mcp: server keeps failing; breaker open", "server", mb.srv.Name, "failures", len(mb.failures),
+		"trials_failed", mb.trips-1, "next_trial_in", delay, "err", oneLine(errText(err)))
+	a.setState(mb, StateBreakerOpen, err)
+	mb.seq++
+	mb.timer = a.after(delay, breakerRetry{name: mb.srv.Name, seq: mb.seq})
+	a.checkGate()
+}
+
+// breakerRest is the rest before the trial that follows trips failed
+// ones: BreakerBackoff doubled per failed trial, capped at BreakerRetry,
+// with full jitter on its upper half (backoffFor).
+func (a *managerActor) breakerRest(trips int) time.Duration {
+	first := min(a.opts.BreakerBackoff, a.opts.BreakerRetry)
+	d := doubled(first, a.opts.BreakerRetry, trips)
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+// tryAgain starts a member's connection again now, its restart budget
+// renewed: a breaker's trial (trial), or Manager.Restart.
+func (a *managerActor) tryAgain(mb *member, trial bool) {
+	if mb.timer != nil {
+		mb.timer.Stop()
+	}
+	mb.seq++ // the pending restart or trial, if any, is stale
+	mb.failures, mb.backoff = nil, 0
+	mb.trial = trial
+	mb.nextTrial = time.Time{}
+	a.changed(mb)
+	a.setState(mb, StateConnecting, nil)
+	if mb.client == nil {
+		// Never spawned: its start failed before a client existed (a
+		// !command value), or it still waits for a handshake slot.
+		if !mb.connecting && mb.resolving == nil && mb.approval == nil && !mb.loading {
+			a.enqueue(mb)
+		}
+		return
+	}
+	a.root.Send(mb.client.PID(), actors.RestartServer{Now: true})
 }
 
 func restartReason(m actors.ServerDown) string {
@@ -98,4 +151,26 @@ func effectiveRestart(p config.RestartPolicy) config.RestartPolicy {
 	}
 	p.BackoffMax = max(p.BackoffMax, p.BackoffMin)
 	return p
+}
+
+// restart is Manager.Restart on the actor: the server is connecting when
+// it answers, and the caller watches the snapshots for the outcome.
+func (a *managerActor) restart(name string) error {
+	mb := a.members[name]
+	if mb == nil || mb.removing || a.closing {
+		return &messages.UnknownServerError{Name: name}
+	}
+	switch mb.state {
+	case StateDisabled, StateRefused:
+		return &messages.ServerUnavailableError{Server: name, State: mb.state.String(), Err: mb.lastErr}
+	case StateConnecting:
+		if mb.client == nil {
+			return nil // starting already: waiting for approval, the cache or a slot
+		}
+	}
+	a.log.Info("mcp: restarting server now, as asked", "server", name, "state", mb.state.String())
+	a.slotFreed(mb) // a handshake under way is replaced
+	mb.stopKeepalive()
+	a.tryAgain(mb, mb.state == StateBreakerOpen)
+	return nil
 }

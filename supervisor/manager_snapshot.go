@@ -65,6 +65,7 @@ type ServerView struct {
 	lastErr      error
 	lastErrAt    time.Time
 	errPast      bool
+	nextTrial    time.Time
 	restarts     int
 	cached       bool // the tools are the cache's
 	toolsPending bool
@@ -110,6 +111,11 @@ func (v *ServerView) LastErrorAt() time.Time { return v.lastErrAt }
 // connection ready since, its tools listed since): the error is history,
 // not a current problem.
 func (v *ServerView) LastErrorPast() bool { return v.errPast }
+
+// NextTrial is when the manager next tries to connect the server on its
+// own: the end of a restart's backoff (restarting), or the breaker's
+// next trial (breaker open); zero when none is scheduled.
+func (v *ServerView) NextTrial() time.Time { return v.nextTrial }
 
 // Restarts counts the restarts of its connection.
 func (v *ServerView) Restarts() int { return v.restarts }
@@ -189,7 +195,7 @@ func (v *ServerView) healthOf() *callHealth {
 
 // viewOf is mb as callers are to see it.
 func viewOf(mb *member) *ServerView {
-	return &ServerView{state: mb.state, lastErr: mb.lastErr, lastErrAt: mb.lastErrAt, errPast: mb.errPast, restarts: mb.restarts, cached: mb.cached,
+	return &ServerView{state: mb.state, lastErr: mb.lastErr, lastErrAt: mb.lastErrAt, errPast: mb.errPast, nextTrial: mb.nextTrial, restarts: mb.restarts, cached: mb.cached,
 		toolsPending: mb.toolsPending(), client: mb.liveClient(), latency: mb.latency, health: mb.health,
 		srv: mb.srv, tools: mb.tools, prompts: mb.prompts, resources: mb.resources}
 }
@@ -218,7 +224,8 @@ func (v *ServerView) current(mb *member) bool {
 		v.toolsPending == mb.toolsPending() && v.srv == mb.srv &&
 		v.client == mb.liveClient() &&
 		sameSlice(v.tools, mb.tools) && sameSlice(v.prompts, mb.prompts) && sameSlice(v.resources, mb.resources) &&
-		sameErr(v.lastErr, mb.lastErr) && v.lastErrAt.Equal(mb.lastErrAt) && v.errPast == mb.errPast
+		sameErr(v.lastErr, mb.lastErr) && v.lastErrAt.Equal(mb.lastErrAt) && v.errPast == mb.errPast &&
+		v.nextTrial.Equal(mb.nextTrial)
 }
 
 // sameTools reports whether v and w offer the same tools the same way.

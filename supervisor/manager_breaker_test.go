@@ -1,0 +1,126 @@
+package supervisor_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+)
+
+// breakerPolicy opens the breaker at the second failure in a row, after
+// one short restart.
+var breakerPolicy = config.RestartPolicy{MaxRestarts: 1, Window: time.Minute, BackoffMin: 20 * time.Millisecond, BackoffMax: 50 * time.Millisecond}
+
+// tripBreaker takes the flaky server down and waits for its breaker to
+// open.
+func tripBreaker(t *testing.T, m *supervisor.Manager, f *flakyHTTP) {
+	t.Helper()
+	f.failing.Store(true)
+	ctx := harness.Context(t)
+	for range supervisor.CallFailureThreshold {
+		m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "down"})
+	}
+	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "remote").State() == supervisor.StateBreakerOpen })
+}
+
+// TestBreakerTriesAgainOnItsOwn: a remote server down for a while opens
+// its breaker; the breaker tries it again on its own (half-open: one trial
+// connection, open again when it fails), with rests growing from
+// BreakerBackoff, and once the server is back the next trial closes it:
+// the outage costs about one rest more than itself, not BreakerRetry (an
+// hour here). Status shows when the next trial is due.
+func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
+	f := newFlakyHTTP(t)
+	const rest = 200 * time.Millisecond
+	var mu sync.Mutex
+	var states []supervisor.State
+	m := manage(t, supervisor.ManagerOptions{
+		Servers:        []*config.Server{httpServer(t, "remote", f.URL, breakerPolicy)},
+		BreakerBackoff: rest, BreakerRetry: time.Hour,
+		OnEvent: func(e supervisor.Event) {
+			if e.Kind == supervisor.EventStateChanged {
+				mu.Lock()
+				states = append(states, e.State)
+				mu.Unlock()
+			}
+		}})
+	echo(t, m, "mcp__remote__echo", "before")
+	tripBreaker(t, m, f)
+	st := status(m, "remote")
+	if next := time.Until(st.NextTrial()); next <= -time.Second || next > rest {
+		t.Errorf("breaker open: next trial in %v, want within the first rest (%v)", next, rest)
+	}
+	_, err := m.CallTool(harness.Context(t), "mcp__remote__echo", map[string]any{"message": "x"})
+	if !errors.Is(err, messages.ErrServerUnavailable) {
+		t.Errorf("a call while the breaker is open: %v, want ErrServerUnavailable at once", err)
+	}
+
+	// Down for a while: trials fail, each opening the breaker again.
+	harness.WaitFor(t, "two failed trials", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		opened := 0
+		for _, s := range states {
+			if s == supervisor.StateBreakerOpen {
+				opened++
+			}
+		}
+		return opened >= 3
+	})
+	harness.WaitFor(t, "the breaker open again", func() bool { return status(m, "remote").State() == supervisor.StateBreakerOpen })
+	due := time.Until(status(m, "remote").NextTrial())
+
+	back := time.Now()
+	f.failing.Store(false)
+	harness.WaitFor(t, "the server ready again", func() bool { return status(m, "remote").State() == supervisor.StateReady })
+	took := time.Since(back)
+	// The trial due then comes within its rest (at most 4x the first,
+	// after two failed trials; 8x allows for a third that began before
+	// the server came back), far below BreakerRetry.
+	if took > due+8*rest+5*time.Second {
+		t.Errorf("ready %v after the server came back (the next trial was due in %v), want about one rest", took, due)
+	}
+	if st := status(m, "remote"); !st.NextTrial().IsZero() {
+		t.Errorf("ready, yet a trial is due at %v", st.NextTrial())
+	}
+	echo(t, m, "mcp__remote__echo", "after")
+}
+
+// TestRestartTriesNow: Manager.Restart tries a server behind its breaker
+// at once, without waiting for the breaker's rest: it reports the attempt
+// that fails (the server still down) and returns nil once one succeeds.
+func TestRestartTriesNow(t *testing.T) {
+	f := newFlakyHTTP(t)
+	m := manage(t, supervisor.ManagerOptions{
+		Servers:        []*config.Server{httpServer(t, "remote", f.URL, breakerPolicy)},
+		BreakerBackoff: time.Hour, BreakerRetry: time.Hour})
+	echo(t, m, "mcp__remote__echo", "before")
+	tripBreaker(t, m, f)
+	ctx := harness.Context(t)
+
+	err := m.Restart(ctx, "remote")
+	var ue *messages.ServerUnavailableError
+	if !errors.As(err, &ue) || ue.State != supervisor.StateBreakerOpen.String() || ue.Err == nil {
+		t.Errorf("Restart of a server still down: %v, want its breaker open again, with its last error", err)
+	}
+
+	f.failing.Store(false)
+	start := time.Now()
+	if err := m.Restart(ctx, "remote"); err != nil {
+		t.Fatalf("Restart of a server back up: %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Restart took %v", d)
+	}
+	echo(t, m, "mcp__remote__echo", "after")
+
+	var unknown *messages.UnknownServerError
+	if err := m.Restart(ctx, "nobody"); !errors.As(err, &unknown) {
+		t.Errorf("Restart of an unknown server: %v", err)
+	}
+}
