@@ -15,17 +15,23 @@ type Counters struct {
 	// StreamPanics counts panics recovered at a remote stream's boundary;
 	// each closed its stream.
 	StreamPanics uint64
+	// RefusedResponses counts responses to this member's requests that
+	// did not name the member the request was sent to or did not carry
+	// the request's token (forged, or misrouted); each was dropped and
+	// its call kept waiting for the real one.
+	RefusedResponses uint64
 }
 
 // counters are a member's Counters as they are kept.
 type counters struct {
-	malformed, streamPanics atomic.Uint64
+	malformed, streamPanics, refusedResponses atomic.Uint64
 }
 
 func (c *counters) snapshot() Counters {
 	return Counters{
 		MalformedMessages: c.malformed.Load(),
 		StreamPanics:      c.streamPanics.Load(),
+		RefusedResponses:  c.refusedResponses.Load(),
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 const testLocal = "127.0.0.1:4000"
@@ -84,3 +86,5 @@ func TestStreamPanicContained(t *testing.T) {
 		t.Errorf("StreamPanics = %d, want 1", n)
 	}
 }
+
+func encodeBytesValue(b []byte) ([]byte, error) { return proto.Marshal(wrapperspb.Bytes(b)) }

@@ -1,17 +1,31 @@
 package cluster
 
-import "sync"
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"sync"
+)
 
 // pendingCall is a request sent to another member, waiting for its
 // response. It ends exactly once: with the response, with an error when
 // its member is lost, or when its caller stops waiting.
+//
+// Request ids are sequential, hence guessable; token is not. It goes
+// only to member (over the connection to its address, under TLS when
+// configured), and a response completes the call only if it names that
+// member and carries the token back: another peer that can send this
+// member messages cannot answer in member's place.
 type pendingCall struct {
 	id      Identity
 	method  string
 	member  string
 	address string
+	token   [tokenSize]byte
 	done    chan outcome // buffered: the one outcome never blocks
 }
+
+// tokenSize is the size of a request's token: 128 random bits.
+const tokenSize = 16
 
 type outcome struct {
 	resp *response
@@ -30,6 +44,7 @@ func (p *pendingCalls) init() { p.calls = map[uint64]*pendingCall{} }
 
 func (p *pendingCalls) add(c *pendingCall) uint64 {
 	c.done = make(chan outcome, 1)
+	_, _ = rand.Read(c.token[:]) // never fails (crypto/rand)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.next++
@@ -48,7 +63,25 @@ func (p *pendingCalls) end(id uint64, o outcome) {
 	}
 }
 
-func (p *pendingCalls) deliver(r *response) { p.end(r.ID, outcome{resp: r}) }
+// deliver ends the call r answers, if r comes from the member the call
+// was sent to with its token. It reports false for a response that does
+// not (forged, or misrouted): the call keeps waiting for its own. A
+// response to a call that ended already (its caller gave up, its member
+// was lost) is dropped, and true.
+func (p *pendingCalls) deliver(r *response) bool {
+	p.mu.Lock()
+	c, ok := p.calls[r.ID]
+	if ok && (r.Member != c.member || subtle.ConstantTimeCompare(r.Token, c.token[:]) != 1) {
+		p.mu.Unlock()
+		return false
+	}
+	delete(p.calls, r.ID)
+	p.mu.Unlock()
+	if ok {
+		c.done <- outcome{resp: r}
+	}
+	return true
+}
 
 func (p *pendingCalls) remove(id uint64) {
 	p.mu.Lock()

@@ -102,6 +102,7 @@ func (m *Member) send(ctx context.Context, member, addr string, req *request) (*
 	r := *req
 	r.ID = reqID
 	r.ReplyAddr, r.ReplyID = m.self.Address, m.self.Id
+	r.Token = call.token[:]
 	if dl, ok := ctx.Deadline(); ok {
 		r.Timeout = time.Until(dl)
 	}

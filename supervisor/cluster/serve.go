@@ -35,12 +35,16 @@ func (m *Member) receive(msg any) {
 			m.reply(req, m.serve(ctx, req))
 		})
 	case tagResponse:
-		m.calls.deliver(resp)
+		if !m.calls.deliver(resp) {
+			m.counts.refusedResponses.Add(1)
+			m.cfg.Logger.Warn("cluster response refused: not from the member the request was sent to, or without its token",
+				"member", m.cfg.Name, "claimed", resp.Member, "request", resp.ID)
+		}
 	}
 }
 
 func (m *Member) reply(req *request, resp *response) {
-	resp.ID = req.ID
+	resp.ID, resp.Token = req.ID, req.Token
 	m.sys.Root.Send(m.pids.get(req.ReplyAddr, req.ReplyID), encodeResponse(resp))
 }
 

@@ -59,6 +59,10 @@ type request struct {
 	// Trace carries the caller's trace context (W3C traceparent and
 	// tracestate) so that the owner's spans join the caller's trace.
 	Trace map[string]string // 13: entries of key 1, value 2
+	// Token is the request's secret (tokenSize random bytes), sent only
+	// to the member the request is for: its response must carry it back,
+	// so that no other peer can answer in its place.
+	Token []byte // 14
 }
 
 func (r *request) identity() Identity { return Identity{Server: r.Server, Tenant: r.Tenant} }
@@ -70,6 +74,7 @@ type response struct {
 	Generation int64           // 3: the owner's fencing revision
 	Result     json.RawMessage // 4
 	Err        *wireError      // 5
+	Token      []byte          // 6: the request's Token
 }
 
 // wireError is an error crossing the hop. Kinds with a type of their own
@@ -99,7 +104,7 @@ const (
 // encodeRequest is r's message.
 func encodeRequest(r *request) *wrapperspb.BytesValue {
 	n := 64 + len(r.ReplyAddr) + len(r.ReplyID) + len(r.From) + len(r.Server) + len(r.Tenant) +
-		len(r.Method) + len(r.Name) + len(r.Args) + len(r.URI) + mapSize(r.PromptArgs) + mapSize(r.Trace)
+		len(r.Method) + len(r.Name) + len(r.Args) + len(r.URI) + mapSize(r.PromptArgs) + mapSize(r.Trace) + len(r.Token)
 	b := make([]byte, 1, n)
 	b[0] = tagRequest
 	b = appendVarint(b, 1, r.ID)
@@ -115,17 +120,19 @@ func encodeRequest(r *request) *wrapperspb.BytesValue {
 	b = appendString(b, 11, r.URI)
 	b = appendMap(b, 12, r.PromptArgs)
 	b = appendMap(b, 13, r.Trace)
+	b = appendBytes(b, 14, r.Token)
 	return wrapperspb.Bytes(b)
 }
 
 // encodeResponse is r's message.
 func encodeResponse(r *response) *wrapperspb.BytesValue {
-	b := make([]byte, 1, 32+len(r.Member)+len(r.Result)+r.Err.size())
+	b := make([]byte, 1, 32+len(r.Member)+len(r.Result)+r.Err.size()+len(r.Token))
 	b[0] = tagResponse
 	b = appendVarint(b, 1, r.ID)
 	b = appendString(b, 2, r.Member)
 	b = appendVarint(b, 3, protowire.EncodeZigZag(r.Generation))
 	b = appendBytes(b, 4, r.Result)
+	b = appendBytes(b, 6, r.Token)
 	if e := r.Err; e != nil {
 		var eb []byte
 		eb = appendString(eb, 1, e.Kind)
@@ -247,6 +254,8 @@ func (r *request) unmarshal(b []byte) error {
 			return readEntry(&r.PromptArgs, field)
 		case 13:
 			return readEntry(&r.Trace, field)
+		case 14:
+			r.Token = field
 		}
 		return nil
 	})
@@ -266,6 +275,8 @@ func (r *response) unmarshal(b []byte) error {
 		case 5:
 			r.Err = new(wireError)
 			return r.Err.unmarshal(field)
+		case 6:
+			r.Token = field
 		}
 		return nil
 	})

@@ -19,12 +19,13 @@ func TestWireRoundTrip(t *testing.T) {
 		ID: 7, ReplyAddr: "127.0.0.1:4000", ReplyID: actorName, From: "m1", Server: "files", Tenant: "alice@example.com",
 		Method: methodCallTool, Timeout: -3 * time.Second, Name: "read", Args: []byte(`{"path":"a"}`), URI: "file:///a",
 		PromptArgs: map[string]string{"a": "1", "": "empty key"}, Trace: map[string]string{"traceparent": "00-ab-cd-01"},
+		Token: []byte("0123456789abcdef"),
 	}
 	tag, got, _, err := decode(encodeRequest(req))
 	if err != nil || tag != tagRequest || !reflect.DeepEqual(got, req) {
 		t.Fatalf("decode = %c %+v %v, want %+v", tag, got, err, req)
 	}
-	resp := &response{ID: 1 << 40, Member: "m2", Generation: 1234, Result: []byte(`{"content":[]}`),
+	resp := &response{ID: 1 << 40, Member: "m2", Generation: 1234, Result: []byte(`{"content":[]}`), Token: []byte("fedcba9876543210"),
 		Err: &wireError{Kind: kindRPC, Message: "bad", Owner: "m3", Code: -32602, Data: []byte(`{"x":1}`), Method: "tools/call", State: "ready"}}
 	tag, _, gotResp, err := decode(encodeResponse(resp))
 	if err != nil || tag != tagResponse || !reflect.DeepEqual(gotResp, resp) {
