@@ -117,7 +117,8 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 		}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[3], files[5]
-	if err := cmd.Start(); err != nil {
+	run, err := launch(cmd)
+	if err != nil {
 		tree.release()
 		closeAll(files[:]...)
 		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
@@ -132,7 +133,7 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 
 	go p.read(cfg, root, self, quit)
 	go p.drainStderr(cfg, root, self)
-	go func() {
+	run(func() {
 		defer p.ended()
 		// Stopping the server ends its process group too, the
 		// leftovers of a server that already exited included
@@ -147,7 +148,7 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 			status = err.Error()
 		}
 		root.Send(self, procExited{status: status})
-	}()
+	})
 	return p, nil
 }
 

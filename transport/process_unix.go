@@ -17,9 +17,11 @@ type processTree struct {
 	proc *os.Process
 }
 
-// prepare makes cmd start in a new process group whose id is its pid.
+// prepare makes cmd start in a new process group whose id is its pid,
+// and (on Linux) die with this process (parentDeath).
 func (t *processTree) prepare(cmd *exec.Cmd) error {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	parentDeath(cmd.SysProcAttr)
 	return nil
 }
 
