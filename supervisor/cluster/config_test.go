@@ -1,9 +1,13 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +86,36 @@ func TestConfigRefusesAnUnauthenticatedNetworkMember(t *testing.T) {
 	defer cancel()
 	if _, err := Start(ctx, c); !errors.As(err, new(*ConfigError)) {
 		t.Errorf("Start on 0.0.0.0 without authentication = %v, want *ConfigError", err)
+	}
+}
+
+// TestConfigMasksCredentials: no way of printing a Config (or its
+// EtcdConfig) shows the cluster secret, the etcd password, or a password
+// in an etcd endpoint's URL.
+func TestConfigMasksCredentials(t *testing.T) {
+	const secret, password, urlPassword = "cluster-s3cret-value", "etcd-pa55word-value", "url-pa55word-value"
+	c := Config{
+		Name: "m1",
+		Etcd: EtcdConfig{Endpoints: []string{"https://root:" + urlPassword + "@etcd-1:2379"}, Username: "agents", Password: password},
+		Servers: map[string]mcpactor.ServerConfig{"files": {Command: "files-server", Env: map[string]string{"API_KEY": "server-key-value"}}},
+		Secret:  secret,
+	}
+	var logged bytes.Buffer
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("config", "cfg", c, "etcd", c.Etcd)
+	outputs := map[string]string{
+		"%v": fmt.Sprintf("%v", c), "%+v": fmt.Sprintf("%+v", c), "%#v": fmt.Sprintf("%#v", c), "%s": fmt.Sprintf("%s", c),
+		"etcd %+v": fmt.Sprintf("%+v", c.Etcd), "etcd %#v": fmt.Sprintf("%#v", c.Etcd),
+		"pointer %+v": fmt.Sprintf("%+v", &c), "in a struct": fmt.Sprintf("%+v", struct{ C Config }{c}),
+		"slog": logged.String(),
+	}
+	for how, out := range outputs {
+		for _, s := range []string{secret, password, urlPassword, "server-key-value"} {
+			if strings.Contains(out, s) {
+				t.Errorf("%s shows a credential: %s", how, out)
+			}
+		}
+	}
+	if out := outputs["%+v"]; !strings.Contains(out, "Secret: "+masked) || !strings.Contains(out, "Password: "+masked) || !strings.Contains(out, "etcd-1:2379") {
+		t.Errorf("%%+v does not say what is set: %s", out)
 	}
 }
