@@ -53,9 +53,16 @@ type ManageOptions struct {
 	// (the default), StartupGate or StartupImmediate.
 	Startup StartupPolicy
 	// FailFast makes calls to a restarting server fail at once; by
-	// default they wait for the restart (bounded by their context and the
-	// connect timeout).
+	// default they wait for the restart, bounded by their context and by
+	// RestartWait. A wait that runs out fails with a
+	// *ServerUnavailableError that names the server, says the call waited
+	// for a restart and carries the server's last error; it matches
+	// ErrServerUnavailable and the context's error
+	// (context.DeadlineExceeded) alike.
 	FailFast bool
+	// RestartWait bounds a call's wait for a server that is restarting
+	// or starting; 0 is the server's connect timeout (30 s unless set).
+	RestartWait time.Duration
 	// BreakerBackoff is how long a server whose restarts failed too
 	// often rests, its circuit breaker open, before the manager tries it
 	// again with one trial connection (default 5 s, jittered down to
@@ -185,9 +192,10 @@ type (
 	UnknownServerError = messages.UnknownServerError
 	// ServerUnavailableError reports a call to a server that cannot take
 	// it now (failed, breaker open, disabled, not approved; with FailFast,
-	// restarting or unhealthy), with its state (a ServerState's text) and
-	// last error. It matches ErrServerUnavailable and
-	// ErrServerNotConnected.
+	// restarting or unhealthy; a restart waited for too long), with its
+	// state (a ServerState's text) and last error. It matches
+	// ErrServerUnavailable and ErrServerNotConnected, and, after a wait
+	// that ran out, the context's error.
 	ServerUnavailableError = messages.ServerUnavailableError
 )
 
@@ -226,7 +234,7 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 	}
 	mo := supervisor.ManagerOptions{
 		Servers: servers, Env: rt.env, Gate: opts.Gate, MaxConnecting: opts.MaxConnecting,
-		Approve: approver(opts.Approve), FailFast: opts.FailFast, BreakerRetry: opts.BreakerRetry, BreakerBackoff: opts.BreakerBackoff, OnEvent: onEvent(opts.OnEvent),
+		Approve: approver(opts.Approve), FailFast: opts.FailFast, RestartWait: opts.RestartWait, BreakerRetry: opts.BreakerRetry, BreakerBackoff: opts.BreakerBackoff, OnEvent: onEvent(opts.OnEvent),
 		Startup: supervisor.StartupPolicy(opts.Startup),
 	}
 	if !opts.NoCache {

@@ -59,9 +59,12 @@ type ManagerOptions struct {
 	// StateConnecting. A panic in it is logged and refuses the server.
 	Approve func(*config.Server) bool
 	// FailFast makes calls to a server that is restarting fail at once;
-	// by default they wait for the restart (bounded by their context and
-	// the connect timeout).
+	// by default they wait for the restart, bounded by their context and
+	// by RestartWait (manager_wait.go).
 	FailFast bool
+	// RestartWait bounds a call's wait for a server that is restarting
+	// or starting; 0 is the server's connect timeout (30 s by default).
+	RestartWait time.Duration
 	// BreakerBackoff is how long a server whose restarts failed too often
 	// rests, its breaker open, before a first trial connection (default
 	// 5 s; jittered down to half); each trial that fails doubles it, up
@@ -159,6 +162,7 @@ type Manager struct {
 	done        chan struct{}
 	closed      atomic.Bool // Close was called: calls fail with messages.ErrManagerClosed
 	failFast    bool
+	waitBound   time.Duration // ManagerOptions.RestartWait
 }
 
 // State is where a managed server is in its life. The root package's
@@ -196,7 +200,7 @@ func (s State) String() string {
 // opts.Servers may be empty: servers can be added later (Add).
 func Manage(ctx context.Context, root *actor.RootContext, opts ManagerOptions) (*Manager, error) {
 	opts.setDefaults()
-	m := &Manager{root: root, done: make(chan struct{}), failFast: opts.FailFast}
+	m := &Manager{root: root, done: make(chan struct{}), failFast: opts.FailFast, waitBound: opts.RestartWait}
 	m.events = newEventQueue(opts.OnEvent, opts.Logger)
 	m.cacheWrites = newCacheWriter(opts.Cache, opts.storeCache, opts.Logger)
 	m.snap.Store(newSnapshot())
@@ -249,7 +253,7 @@ func (m *Manager) CallToolWith(ctx context.Context, exposed string, args any, ca
 	res, err := ref.client.CallToolWith(ctx, ref.tool, args, call)
 	ref.latency.record(time.Since(start))
 	m.observe(ref.server, ref.health, err)
-	return res, err
+	return res, m.waitedOut(ctx, err, ref.server, messages.MethodToolsCall, start)
 }
 
 // observe counts a call's transport failures; the one that reaches
@@ -304,6 +308,13 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 			return ref, err
 		}
 		switch v := s.server(ref.server); {
+		case ref.client != nil && v != nil && waiting(v.state):
+			// Restarting, or starting: wait for it to be ready, bounded
+			// (manager_wait.go).
+			if _, err := m.awaitReady(ctx, s, ref.server, method); err != nil {
+				return ref, err
+			}
+			return ref, nil
 		case ref.client != nil:
 			return ref, nil
 		case v == nil:

@@ -305,13 +305,14 @@ func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string
 	if !ok {
 		return nil, &messages.UnknownToolError{Name: exposed}
 	}
-	c, err := m.serverClient(s, ref.server)
+	start := time.Now()
+	c, err := m.serverClient(ctx, s, ref.server, messages.MethodPromptsGet)
 	if err != nil {
 		return nil, err
 	}
 	res, err := c.GetPrompt(ctx, ref.prompt, args)
 	m.observe(ref.server, s.server(ref.server).healthOf(), err)
-	return res, err
+	return res, m.waitedOut(ctx, err, ref.server, messages.MethodPromptsGet, start)
 }
 
 // ReadResource reads a resource by URI from the named server. The URI
@@ -321,23 +322,33 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messag
 		return nil, messages.ErrManagerClosed
 	}
 	s := m.snap.Load()
-	c, err := m.serverClient(s, server)
+	start := time.Now()
+	c, err := m.serverClient(ctx, s, server, messages.MethodResourcesRead)
 	if err != nil {
 		return nil, err
 	}
 	res, err := c.ReadResource(ctx, uri)
 	m.observe(server, s.server(server).healthOf(), err)
-	return res, err
+	return res, m.waitedOut(ctx, err, server, messages.MethodResourcesRead, start)
 }
 
-// serverClient is the client of a server that can take a request now.
-func (m *Manager) serverClient(s *snapshot, server string) (*actors.Client, error) {
+// serverClient is the client of a server that can take a request now,
+// or once it is ready, when it is restarting or starting
+// (manager_wait.go).
+func (m *Manager) serverClient(ctx context.Context, s *snapshot, server, method string) (*actors.Client, error) {
 	v := s.server(server)
 	if v == nil {
 		return nil, &messages.UnknownServerError{Name: server}
 	}
 	if err := m.unavailable(s, server); err != nil {
 		return nil, err
+	}
+	if v.client != nil && waiting(v.state) {
+		var err error
+		if s, err = m.awaitReady(ctx, s, server, method); err != nil {
+			return nil, err
+		}
+		v = s.server(server)
 	}
 	if v.client == nil {
 		return nil, &messages.ServerUnavailableError{Server: server, State: v.state.String(), Err: v.lastErr}

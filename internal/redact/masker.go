@@ -217,7 +217,3 @@ func (m *Masker) longestEdge(s string, tail bool) int {
 	}
 	return best
 }
-
-// Empty reports whether m has no configured value to look for (URLs in
-// text are masked all the same).
-func (m *Masker) Empty() bool { return m == nil || len(m.secrets) == 0 }

@@ -4,7 +4,10 @@
 // secret (a URL's query, a user:password@ host, an environment value), and
 // each of those ends up in a message sooner or later; every path that
 // prints one goes through here (docs/configuration.md, "What is kept out
-// of logs").
+// of logs"). URL, Header and Text mask what the text itself marks as
+// secret; a server's Masker (NewMasker) also masks the values of its own
+// configuration, wherever they show, in the runtime's words or in the
+// server's.
 package redact
 
 import (
