@@ -13,7 +13,10 @@ import (
 // context error; the manager's are in manage.go's list (ErrManagerClosed,
 // ErrServerUnavailable, ...). Texts are one line and name what the caller
 // knows (the server, its URL with credentials masked, the method); no
-// credential of a configuration appears in them.
+// credential of a configuration appears in them, nor in the fields of the
+// typed errors below, even where the server quoted one back (a JSON-RPC
+// error's message, an error page, stderr): it reads "REDACTED"
+// (docs/configuration.md, "What is kept out of logs").
 var (
 	// ErrTransportClosed: the connection ended (the server exited or
 	// crashed, Close was called, the connection was replaced), before or
@@ -114,7 +117,8 @@ type (
 	// the context's cause, so errors.Is(err, context.Canceled) holds.
 	CanceledError = messages.CanceledError
 	// RPCError is a JSON-RPC error answer: Code, Message, Data. Its text
-	// is "MCP error <code>: <message>".
+	// is "MCP error <code>: <message>". A configured credential of the
+	// server's that Message or Data quote is masked.
 	RPCError = messages.RPCError
 	// ConnectTimeoutError reports a connect slower than its timeout:
 	// "Connection to MCP server "<name>" timed out after <ms>ms".
