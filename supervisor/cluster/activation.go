@@ -148,7 +148,7 @@ func (m *Member) claimAndConnect(act *activation) error {
 	}
 	if m.cfg.ServerFor != nil {
 		var err error
-		if cfg, err = m.cfg.ServerFor(id, base); err != nil {
+		if cfg, err = m.serverFor(id, base); err != nil {
 			return fmt.Errorf("cluster: %s activate: member %s: ServerFor: %w", id, m.cfg.Name, err)
 		}
 	}

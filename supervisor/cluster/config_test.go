@@ -95,8 +95,8 @@ func TestConfigRefusesAnUnauthenticatedNetworkMember(t *testing.T) {
 func TestConfigMasksCredentials(t *testing.T) {
 	const secret, password, urlPassword = "cluster-s3cret-value", "etcd-pa55word-value", "url-pa55word-value"
 	c := Config{
-		Name: "m1",
-		Etcd: EtcdConfig{Endpoints: []string{"https://root:" + urlPassword + "@etcd-1:2379"}, Username: "agents", Password: password},
+		Name:    "m1",
+		Etcd:    EtcdConfig{Endpoints: []string{"https://root:" + urlPassword + "@etcd-1:2379"}, Username: "agents", Password: password},
 		Servers: map[string]mcpactor.ServerConfig{"files": {Command: "files-server", Env: map[string]string{"API_KEY": "server-key-value"}}},
 		Secret:  secret,
 	}

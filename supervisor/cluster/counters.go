@@ -20,11 +20,14 @@ type Counters struct {
 	// the request's token (forged, or misrouted); each was dropped and
 	// its call kept waiting for the real one.
 	RefusedResponses uint64
+	// CallbackPanics counts panics of user callbacks (Config.ServerFor)
+	// recovered; each failed its activation with a *CallbackPanicError.
+	CallbackPanics uint64
 }
 
 // counters are a member's Counters as they are kept.
 type counters struct {
-	malformed, streamPanics, refusedResponses atomic.Uint64
+	malformed, streamPanics, refusedResponses, callbackPanics atomic.Uint64
 }
 
 func (c *counters) snapshot() Counters {
@@ -32,6 +35,7 @@ func (c *counters) snapshot() Counters {
 		MalformedMessages: c.malformed.Load(),
 		StreamPanics:      c.streamPanics.Load(),
 		RefusedResponses:  c.refusedResponses.Load(),
+		CallbackPanics:    c.callbackPanics.Load(),
 	}
 }
 

@@ -69,6 +69,8 @@ type memberSpec struct {
 	Restart mcpactor.RestartPolicy `json:"restart,omitzero"`
 	// DisabledTools are every server's DisabledTools.
 	DisabledTools []string `json:"disabledTools,omitempty"`
+	// PanicTenant, when set, makes ServerFor panic for that tenant.
+	PanicTenant string `json:"panicTenant,omitempty"`
 }
 
 // serverNames are the servers of a member spec.
@@ -102,6 +104,9 @@ func (s memberSpec) config() Config {
 		// installs one.
 		Runtime: mcpactor.Options{Telemetry: telemetry.Options{Propagator: propagation.TraceContext{}}},
 		ServerFor: func(id Identity, _ mcpactor.ServerConfig) (mcpactor.ServerConfig, error) {
+			if s.PanicTenant != "" && id.Tenant == s.PanicTenant {
+				panic("ServerFor of tenant " + id.Tenant)
+			}
 			path, args, env := testserver.Command(testserver.Options{ProtocolVersion: tenantVersions[id.Tenant], SilentOnUnknown: id.Tenant == silentTenant})
 			m := map[string]string{}
 			for _, kv := range env {

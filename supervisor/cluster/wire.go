@@ -98,6 +98,7 @@ const (
 	kindDeadline      = "deadline"
 	kindUnavailable   = "unavailable"
 	kindUnknownTool   = "unknown-tool"
+	kindCallbackPanic = "callback-panic"
 	kindOther         = "other"
 )
 
@@ -379,7 +380,10 @@ func encodeError(err error) *wireError {
 	var unknown *UnknownServerError
 	var unavailable *messages.ServerUnavailableError
 	var unknownTool *messages.UnknownToolError
+	var panicked *CallbackPanicError
 	switch {
+	case errors.As(err, &panicked):
+		return &wireError{Kind: kindCallbackPanic, Method: panicked.Callback, Owner: panicked.Member, Message: panicked.Value}
 	case errors.As(err, &unknownTool):
 		return &wireError{Kind: kindUnknownTool, Message: unknownTool.Name}
 	case errors.As(err, &notOwner):
@@ -423,6 +427,8 @@ func (w *wireError) decode(id Identity, member, method string) error {
 		// The configuration's EnabledTools or DisabledTools leave the
 		// tool out: refused as a manager refuses a tool it does not offer.
 		return &messages.UnknownToolError{Name: w.Message}
+	case kindCallbackPanic:
+		return &CallbackPanicError{Callback: w.Method, Identity: id, Member: w.Owner, Value: w.Message}
 	case kindStopped:
 		return &MemberLostError{Identity: id, Member: member, Method: method, Reason: "member stopping"}
 	case kindFenced:
