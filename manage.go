@@ -392,7 +392,7 @@ func (m *Manager) Add(ctx context.Context, name string, cfg ServerConfig) error 
 // restart budget renewed: a server behind its open breaker without
 // waiting for the next trial, one waiting out a restart's backoff, one
 // that failed to start (a command since installed), or a ready one. It
-// returns nil once the server is ready, a *ServerUnavailableError (its
+// returns nil once the server is ready with its tools listed, a *ServerUnavailableError (its
 // state and last error) if the attempt failed, or ctx's error. A
 // disabled server, or one not approved, is not started.
 func (m *Manager) Restart(ctx context.Context, name string) error { return m.m.Restart(ctx, name) }

@@ -382,7 +382,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 // budget renewed, whatever it was doing (a breaker's rest, a restart's
 // backoff, a start that failed, a ready connection); from an open
 // breaker, the connection is its trial. It returns once the server is
-// ready, or with a *messages.ServerUnavailableError (its state and last
+// ready with its tools listed, or with a *messages.ServerUnavailableError (its state and last
 // error) once the attempt failed, or when ctx ends. A disabled server,
 // or one not approved, is not started.
 func (m *Manager) Restart(ctx context.Context, name string) error {
@@ -398,9 +398,9 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 		switch {
 		case v == nil:
 			return &messages.UnknownServerError{Name: name}
-		case v.state == StateReady:
+		case v.state == StateReady && !v.toolsPending:
 			return nil
-		case v.state != StateConnecting:
+		case v.state != StateConnecting && v.state != StateReady:
 			return &messages.ServerUnavailableError{Server: name, State: v.state.String(), Err: v.lastErr}
 		}
 		select {

@@ -2,11 +2,15 @@ package supervisor_test
 
 import (
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
@@ -123,4 +127,25 @@ func TestRestartTriesNow(t *testing.T) {
 	if err := m.Restart(ctx, "nobody"); !errors.As(err, &unknown) {
 		t.Errorf("Restart of an unknown server: %v", err)
 	}
+}
+
+// TestRestartAfterTheCommandIsInstalled: a server failed because its
+// command does not exist is started again by Restart once it does.
+func TestRestartAfterTheCommandIsInstalled(t *testing.T) {
+	s := testServer(t, "late", testserver.Options{}, "late")
+	real := s.Spec.Stdio.Command
+	s.Spec.Stdio.Command = filepath.Join(t.TempDir(), "late-server")
+	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{s}})
+	harness.WaitFor(t, "late failed", func() bool { return status(m, "late").State() == supervisor.StateFailed })
+	ctx := harness.Context(t)
+	if err := m.Restart(ctx, "late"); !errors.Is(err, messages.ErrServerUnavailable) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Restart with the command still missing: %v, want unavailable, with its start error", err)
+	}
+	if err := os.Symlink(real, s.Spec.Stdio.Command); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Restart(ctx, "late"); err != nil {
+		t.Fatalf("Restart once the command exists: %v", err)
+	}
+	echo(t, m, "mcp__late__echo", "installed")
 }
