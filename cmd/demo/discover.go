@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
@@ -133,7 +134,9 @@ func ask(r *report, con console, s *config.Server) bool {
 // describe is how the server is reached: its command line or its URL.
 func describe(s *config.Server) string {
 	if s.Spec.HTTP.URL != "" {
-		return s.Spec.HTTP.URL
+		// What the user approves is the host; a password or key in the
+		// URL is not theirs to read on a terminal someone may record.
+		return redact.URL(s.Spec.HTTP.URL)
 	}
 	line := s.Spec.Stdio.Command
 	for _, a := range s.Spec.Stdio.Args {
