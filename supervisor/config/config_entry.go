@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -94,7 +95,7 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 	}
 	d.get("cwd", &std.Dir, "a string")
 	if d.get("url", &web.URL, "a string") {
-		web.URL = x.expand(web.URL)
+		web.URL = x.expandSecret(web.URL)
 	}
 	if d.get("headers", &web.Headers, "an object of strings") {
 		s.Commands = append(s.Commands, d.values("headers", web.Headers, x, bang)...)
@@ -342,13 +343,24 @@ type expander struct {
 
 var reference = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
 
-func (x *expander) expand(s string) string {
+func (x *expander) expand(s string) string { return x.expandNoting(s, false) }
+
+// expandSecret expands s and notes each substituted value with
+// redact.Expanded, so that wherever the result is shown (a URL in an
+// error, a status, a span) what a variable held is masked: users keep in
+// variables what they do not want written down. See docs/configuration.md.
+func (x *expander) expandSecret(s string) string { return x.expandNoting(s, true) }
+
+func (x *expander) expandNoting(s string, secret bool) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
 	return reference.ReplaceAllStringFunc(s, func(ref string) string {
 		m := reference.FindStringSubmatch(ref)
 		if v, ok := x.lookup(m[1]); ok {
+			if secret {
+				return redact.Expanded(v)
+			}
 			return v
 		}
 		if m[2] != "" {

@@ -350,7 +350,7 @@ func TestDiscoverBrokenFiles(t *testing.T) {
 		filepath.Join(project, ".mcp.json") + `: Server "both-levels": stdio server requires "command" field (server skipped)`,
 		filepath.Join(home, ".codex/config.toml") + `: invalid TOML: line 4: expected value but found "..." instead (file skipped)`,
 		filepath.Join(home, ".gemini/settings.json") + `: invalid JSON: line 4: unexpected end of JSON input (file skipped)`,
-		filepath.Join(project, ".cursor/mcp.json") + `: cannot read: is a directory`,
+		filepath.Join(project, ".cursor/mcp.json") + `: cannot read: not a regular file (a directory)`,
 		filepath.Join(project, "mcp.json") + `: "mcpServers" must be an object (file skipped)`,
 	}
 	var rest []string
