@@ -95,6 +95,7 @@ func (a *managerActor) tryAgain(mb *member, trial bool) {
 	mb.nextTrial = time.Time{}
 	a.changed(mb)
 	a.setState(mb, StateConnecting, nil)
+	a.publish() // NextTrial, when the state was connecting already
 	if mb.client == nil {
 		// Never spawned: its start failed before a client existed (a
 		// !command value), or it still waits for a handshake slot.

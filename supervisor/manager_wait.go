@@ -126,7 +126,7 @@ func (m *Manager) gaveUp(server, method string, start time.Time, restart bool, c
 // server ready) into the error awaitReady gives, when the server is not
 // ready now; any other error is returned as it is.
 func (m *Manager) waitedOut(ctx context.Context, err error, server, method string, start time.Time) error {
-	if err == nil || ctx.Err() == nil || err != context.Cause(ctx) {
+	if err == nil || ctx.Err() == nil || !sameErr(err, context.Cause(ctx)) {
 		return err
 	}
 	v := m.snap.Load().server(server)
