@@ -74,17 +74,23 @@ func (e *UnknownServerError) Error() string {
 
 func (e *UnknownServerError) Is(target error) bool { return target == ErrUnknownServer }
 
-// RemoteError is an error the owner's runtime returned, carried back
-// across the cluster as text: its type did not survive the hop (a JSON-RPC
-// error does: it comes back as *messages.RPCError).
+// RemoteError is an error the owner returned whose type is not one of
+// the runtime's (those cross the hop as themselves: *mcpactor.TimeoutError,
+// *mcpactor.RPCError, ...), carried back as text. It still matches, with
+// errors.Is, every sentinel of the runtime (and context.Canceled,
+// context.DeadlineExceeded) the owner's error matched.
 type RemoteError struct {
 	Identity Identity
 	Member   string
 	Method   string
 	Kind     string // the owner-side error's Go type, for logs
 	Message  string
+	matches  []error
 }
 
 func (e *RemoteError) Error() string {
 	return fmt.Sprintf("cluster: %s %s on member %s: %s", e.Identity, e.Method, e.Member, e.Message)
 }
+
+// Unwrap returns the sentinels the owner's error matched.
+func (e *RemoteError) Unwrap() []error { return e.matches }

@@ -214,7 +214,9 @@ func (m *Member) Status() []OwnedServer {
 // not offer: those lists are the operator's policy, which a call from
 // another member must not get round. Any other tool the manager does not
 // offer (its listing is not in yet) is called on the server's client
-// directly, as a runtime's client would: the server answers.
+// directly, as a runtime's client would: the server answers. A tool
+// missing from a listing the manager has is refused with
+// *mcpactor.UnknownToolError, as the manager refuses it.
 func (m *Member) callTool(ctx context.Context, act *activation, tool string, args any) (*messages.CallToolResult, error) {
 	if !act.offers(tool) {
 		return nil, &mcpactor.UnknownToolError{Name: tool}
@@ -231,6 +233,13 @@ func (m *Member) callTool(ctx context.Context, act *activation, tool string, arg
 		}
 		// Renamed meanwhile (another server's tool came to share its
 		// name) or gone: read the names again.
+	}
+	if s, ok := m.ownedStatus(act.name); ok && s.State == mcpactor.StateReady && !s.ToolsPending && s.Tools > 0 {
+		// The manager has the server's listing, and the tool is not in
+		// it: refused as the manager refuses it, not sent for the
+		// server to answer with an error result. (A listing of no
+		// tools, or one not in yet, leaves it to the server.)
+		return nil, &mcpactor.UnknownToolError{Name: tool}
 	}
 	return act.client.CallTool(ctx, tool, args)
 }

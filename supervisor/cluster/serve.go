@@ -56,19 +56,19 @@ func (m *Member) serve(ctx context.Context, req *request) *response {
 	ctx = extractTrace(ctx, req.Trace)
 	act, err := m.activate(ctx, id, req.Method)
 	if err != nil {
-		resp.Err = encodeError(err)
+		resp.Err = encodeError(err, "", id)
 		return resp
 	}
 	resp.Generation = act.generation
 	// Checked again at the last moment: a member that resumes after a
 	// pause past its fencing time refuses before its watchdog has run.
 	if !m.lease.valid(act.lease) {
-		resp.Err = encodeError(&NotOwnerError{Identity: id, Member: m.cfg.Name, Method: req.Method, Reason: "its lease could not be renewed in time"})
+		resp.Err = encodeError(&NotOwnerError{Identity: id, Member: m.cfg.Name, Method: req.Method, Reason: "its lease could not be renewed in time"}, "", id)
 		return resp
 	}
 	result, err := m.invoke(ctx, act, req)
 	if err != nil {
-		resp.Err = encodeError(err)
+		resp.Err = encodeError(err, act.name, id)
 		m.mu.Lock()
 		stopping := m.stopping
 		m.mu.Unlock()

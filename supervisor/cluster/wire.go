@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 // The messages between members. protoactor's remote carries protobuf
@@ -87,19 +86,17 @@ type wireError struct {
 	Data    json.RawMessage // 5
 	Method  string          // 6
 	State   string          // 7: kindUnavailable, the server's state
+	Hop     json.RawMessage // 8: kindHop, the error as a hopError
 }
 
 const (
-	kindRPC           = "rpc"
 	kindNotOwner      = "not-owner"
 	kindUnknownServer = "unknown-server"
 	kindStopped       = "stopped"
 	kindFenced        = "fenced"
 	kindDeadline      = "deadline"
-	kindUnavailable   = "unavailable"
-	kindUnknownTool   = "unknown-tool"
 	kindCallbackPanic = "callback-panic"
-	kindOther         = "other"
+	kindHop           = "hop"
 )
 
 // encodeRequest is r's message.
@@ -143,6 +140,7 @@ func encodeResponse(r *response) *wrapperspb.BytesValue {
 		eb = appendBytes(eb, 5, e.Data)
 		eb = appendString(eb, 6, e.Method)
 		eb = appendString(eb, 7, e.State)
+		eb = appendBytes(eb, 8, e.Hop)
 		b = protowire.AppendTag(b, 5, protowire.BytesType)
 		b = protowire.AppendBytes(b, eb)
 	}
@@ -153,7 +151,7 @@ func (e *wireError) size() int {
 	if e == nil {
 		return 0
 	}
-	return 32 + len(e.Kind) + len(e.Message) + len(e.Owner) + len(e.Data) + len(e.Method) + len(e.State)
+	return 32 + len(e.Kind) + len(e.Message) + len(e.Owner) + len(e.Data) + len(e.Method) + len(e.State) + len(e.Hop)
 }
 
 func mapSize(m map[string]string) int {
@@ -300,6 +298,8 @@ func (e *wireError) unmarshal(b []byte) error {
 			e.Method = string(field)
 		case 7:
 			e.State = string(field)
+		case 8:
+			e.Hop = field
 		}
 		return nil
 	})
@@ -373,36 +373,27 @@ func methodName(b []byte) string {
 	return string(b)
 }
 
-// encodeError turns an owner-side error into its wire form.
-func encodeError(err error) *wireError {
-	var rpc *messages.RPCError
+// encodeError turns an owner-side error into its wire form. The
+// cluster's own errors have kinds of their own; every other crosses as a
+// hopError (hop_errors.go), naming the server by id rather than by
+// internal, the name the owner's manager runs it under ("" if none).
+func encodeError(err error, internal string, id Identity) *wireError {
 	var notOwner *NotOwnerError
 	var unknown *UnknownServerError
-	var unavailable *messages.ServerUnavailableError
-	var unknownTool *messages.UnknownToolError
 	var panicked *CallbackPanicError
 	switch {
 	case errors.As(err, &panicked):
 		return &wireError{Kind: kindCallbackPanic, Method: panicked.Callback, Owner: panicked.Member, Message: panicked.Value}
-	case errors.As(err, &unknownTool):
-		return &wireError{Kind: kindUnknownTool, Message: unknownTool.Name}
 	case errors.As(err, &notOwner):
 		return &wireError{Kind: kindNotOwner, Message: notOwner.Reason, Owner: notOwner.Owner}
 	case errors.As(err, &unknown):
 		return &wireError{Kind: kindUnknownServer, Message: err.Error()}
-	case errors.As(err, &unavailable): // before rpc: it wraps its last error
-		w := &wireError{Kind: kindUnavailable, State: unavailable.State}
-		if unavailable.Err != nil {
-			w.Message = unavailable.Err.Error()
-		}
-		return w
-	case errors.As(err, &rpc):
-		return &wireError{Kind: kindRPC, Message: rpc.Message, Code: rpc.Code, Data: rpc.Data, Method: rpc.Method}
 	case errors.Is(err, ErrStopped):
 		return &wireError{Kind: kindStopped, Message: err.Error()}
-	default:
-		return &wireError{Kind: kindOther, Message: err.Error(), Method: fmt.Sprintf("%T", err)}
 	}
+	w := &wireError{Kind: kindHop, Method: fmt.Sprintf("%T", err)}
+	w.Hop, _ = json.Marshal(encodeHopError(err, internal, id))
+	return w
 }
 
 // decodeError rebuilds the error a response carries, naming the member
@@ -413,27 +404,17 @@ func (w *wireError) decode(id Identity, member, method string) error {
 		return &NotOwnerError{Identity: id, Member: member, Method: method, Owner: w.Owner, Reason: w.Message}
 	case kindUnknownServer:
 		return &UnknownServerError{Server: id.Server, Member: member, Method: method}
-	case kindRPC:
-		return &messages.RPCError{Server: id.String(), Method: w.Method, Code: w.Code, Message: w.Message, Data: w.Data}
-	case kindUnavailable:
-		// The owner's manager cannot run the server now (its breaker is
-		// open, say): named by the identity, its last error as text.
-		e := &messages.ServerUnavailableError{Server: id.String(), State: w.State}
-		if w.Message != "" {
-			e.Err = errors.New(w.Message)
+	case kindHop:
+		var h hopError
+		if json.Unmarshal(w.Hop, &h) == nil {
+			return h.decode(id, member, method)
 		}
-		return e
-	case kindUnknownTool:
-		// The configuration's EnabledTools or DisabledTools leave the
-		// tool out: refused as a manager refuses a tool it does not offer.
-		return &messages.UnknownToolError{Name: w.Message}
 	case kindCallbackPanic:
 		return &CallbackPanicError{Callback: w.Method, Identity: id, Member: w.Owner, Value: w.Message}
 	case kindStopped:
 		return &MemberLostError{Identity: id, Member: member, Method: method, Reason: "member stopping"}
 	case kindFenced:
 		return &MemberLostError{Identity: id, Member: member, Method: method, Reason: "its lease could not be renewed in time"}
-	default:
-		return &RemoteError{Identity: id, Member: member, Method: method, Kind: w.Method, Message: w.Message}
 	}
+	return &RemoteError{Identity: id, Member: member, Method: method, Kind: w.Method, Message: w.Message}
 }

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -26,7 +27,7 @@ func TestWireRoundTrip(t *testing.T) {
 		t.Fatalf("decode = %c %+v %v, want %+v", tag, got, err, req)
 	}
 	resp := &response{ID: 1 << 40, Member: "m2", Generation: 1234, Result: []byte(`{"content":[]}`), Token: []byte("fedcba9876543210"),
-		Err: &wireError{Kind: kindRPC, Message: "bad", Owner: "m3", Code: -32602, Data: []byte(`{"x":1}`), Method: "tools/call", State: "ready"}}
+		Err: &wireError{Kind: kindHop, Hop: []byte(`{"t":"RPCError"}`), Message: "bad", Owner: "m3", Code: -32602, Data: []byte(`{"x":1}`), Method: "tools/call", State: "ready"}}
 	tag, _, gotResp, err := decode(encodeResponse(resp))
 	if err != nil || tag != tagResponse || !reflect.DeepEqual(gotResp, resp) {
 		t.Fatalf("decode = %c %+v %v, want %+v", tag, gotResp, err, resp)
@@ -63,29 +64,29 @@ func TestWireErrors(t *testing.T) {
 		t.Errorf("fenced came back as %v", got)
 	}
 	for _, c := range cases {
-		if got := encodeError(c.in).decode(id, "m1", methodCallTool); !errors.Is(got, c.want) {
+		if got := encodeError(c.in, "files.12", id).decode(id, "m1", methodCallTool); !errors.Is(got, c.want) {
 			t.Errorf("%v came back as %v, want %v", c.in, got, c.want)
 		}
 	}
 	var rpc *messages.RPCError
-	got := encodeError(&messages.RPCError{Code: -32602, Message: "bad"}).decode(id, "m1", methodCallTool)
+	got := encodeError(&messages.RPCError{Code: -32602, Message: "bad"}, "files.12", id).decode(id, "m1", methodCallTool)
 	if !errors.As(got, &rpc) || rpc.Code != -32602 || rpc.Message != "bad" {
 		t.Errorf("RPC error came back as %#v", got)
 	}
 	var unavailable *mcpactor.ServerUnavailableError
 	last := &messages.RPCError{Code: -32000, Message: "handshake refused"}
-	got = encodeError(fmt.Errorf("call: %w", &mcpactor.ServerUnavailableError{Server: "files.12", State: "breaker open", Err: last})).decode(id, "m1", methodCallTool)
+	got = encodeError(fmt.Errorf("call: %w", &mcpactor.ServerUnavailableError{Server: "files.12", State: "breaker open", Err: last}), "files.12", id).decode(id, "m1", methodCallTool)
 	if !errors.As(got, &unavailable) || !errors.Is(got, mcpactor.ErrServerUnavailable) || unavailable.State != "breaker open" ||
 		unavailable.Server != id.String() || unavailable.Err == nil || !strings.Contains(unavailable.Err.Error(), "handshake refused") {
 		t.Errorf("unavailable came back as %#v", got)
 	}
 	var unknownTool *mcpactor.UnknownToolError
-	got = encodeError(fmt.Errorf("call: %w", &mcpactor.UnknownToolError{Name: "rm_rf"})).decode(id, "m1", methodCallTool)
+	got = encodeError(fmt.Errorf("call: %w", &mcpactor.UnknownToolError{Name: "rm_rf"}), "files.12", id).decode(id, "m1", methodCallTool)
 	if !errors.As(got, &unknownTool) || unknownTool.Name != "rm_rf" {
 		t.Errorf("unknown tool came back as %#v", got)
 	}
 	var remote *RemoteError
-	if got := encodeError(errors.New("boom")).decode(id, "m1", methodCallTool); !errors.As(got, &remote) || remote.Member != "m1" {
+	if got := encodeError(errors.New("boom"), "files.12", id).decode(id, "m1", methodCallTool); !errors.As(got, &remote) || remote.Member != "m1" {
 		t.Errorf("other error came back as %#v", got)
 	}
 }
@@ -108,5 +109,70 @@ func TestClientName(t *testing.T) {
 	}
 	if got := clientName(Identity{Server: "files", Tenant: "alice@example.com"}, 3); len(got) != len("files.")+8+len(".3") {
 		t.Errorf("clientName with a tenant = %q", got)
+	}
+}
+
+// TestErrorsKeepTheirIdentity: every typed error of the runtime that can
+// happen on the owner comes back as the same type with the same fields,
+// matching the same sentinels, and naming the server by the identity,
+// never by the owner manager's name of it.
+func TestErrorsKeepTheirIdentity(t *testing.T) {
+	id := Identity{Server: "files", Tenant: "bob"}
+	const internal = "files.5f0c2a1b.12"
+	stall := &messages.WriteStallError{After: 3 * time.Second}
+	cases := []struct {
+		in       error
+		target   any // a pointer to the type errors.As must find
+		check    func(got any) bool
+		matching []error
+	}{
+		{&messages.TimeoutError{Server: internal, Method: "tools/call", ID: messages.Int64ID(7), After: 1500 * time.Millisecond}, new(*messages.TimeoutError),
+			func(got any) bool { e := got.(*messages.TimeoutError); return e.After == 1500*time.Millisecond && e.Method == "tools/call" && e.ID == messages.Int64ID(7) },
+			[]error{mcpactor.ErrTimeout}},
+		{&messages.ArgumentsError{Server: internal, Tool: "read", Got: "a JSON array"}, new(*messages.ArgumentsError),
+			func(got any) bool { e := got.(*messages.ArgumentsError); return e.Tool == "read" && e.Got == "a JSON array" },
+			[]error{mcpactor.ErrInvalidArguments}},
+		{fmt.Errorf("call: %w", &messages.CanceledError{Server: internal, Method: "tools/call", Err: context.DeadlineExceeded}), new(*messages.CanceledError),
+			func(got any) bool { return got.(*messages.CanceledError).Method == "tools/call" },
+			[]error{context.DeadlineExceeded}},
+		{&messages.TransportClosedError{Server: internal, ExitStatus: "exit status 3", Cause: stall}, new(*messages.TransportClosedError),
+			func(got any) bool { return got.(*messages.TransportClosedError).ExitStatus == "exit status 3" },
+			[]error{mcpactor.ErrTransportClosed, mcpactor.ErrWriteStalled}},
+		{&messages.ConnectTimeoutError{Server: internal, After: 2 * time.Second}, new(*messages.ConnectTimeoutError),
+			func(got any) bool { return got.(*messages.ConnectTimeoutError).After == 2*time.Second },
+			[]error{mcpactor.ErrConnectTimeout}},
+		{&messages.RPCError{Server: internal, Method: "tools/call", Code: -32602, Message: "unknown tool in " + internal, Data: []byte(`{"a":1}`)}, new(*messages.RPCError),
+			func(got any) bool { e := got.(*messages.RPCError); return e.Code == -32602 && string(e.Data) == `{"a":1}` },
+			[]error{mcpactor.ErrRPC}},
+		{fmt.Errorf("manager: %w", &messages.ServerUnavailableError{Server: internal, State: "breaker open", Err: stall}), new(*messages.ServerUnavailableError),
+			func(got any) bool { return got.(*messages.ServerUnavailableError).State == "breaker open" },
+			[]error{mcpactor.ErrServerUnavailable, mcpactor.ErrServerNotConnected, mcpactor.ErrWriteStalled}},
+		{&messages.UnknownToolError{Name: "rm_rf"}, new(*messages.UnknownToolError),
+			func(got any) bool { return got.(*messages.UnknownToolError).Name == "rm_rf" }, nil},
+		{fmt.Errorf("wrapped text: %w", mcpactor.ErrUnsupported), new(*RemoteError),
+			func(got any) bool { return strings.Contains(got.(*RemoteError).Message, "wrapped text") },
+			[]error{mcpactor.ErrUnsupported}},
+	}
+	for _, c := range cases {
+		got := encodeError(c.in, internal, id).decode(id, "m1", methodCallTool)
+		if !errors.As(got, c.target) {
+			t.Errorf("%v came back as %#v, not %T", c.in, got, c.target)
+			continue
+		}
+		typed := reflect.ValueOf(c.target).Elem().Interface()
+		if !c.check(typed) {
+			t.Errorf("%v came back with other fields: %#v", c.in, typed)
+		}
+		for _, s := range c.matching {
+			if !errors.Is(got, s) {
+				t.Errorf("%v came back as %v, which does not match %v", c.in, got, s)
+			}
+		}
+		if strings.Contains(got.Error(), internal) || strings.Contains(fmt.Sprintf("%+v", typed), internal) {
+			t.Errorf("%v came back naming the manager's name: %v / %+v", c.in, got, typed)
+		}
+		if f := reflect.ValueOf(typed).Elem().FieldByName("Server"); f.IsValid() && f.String() != id.String() {
+			t.Errorf("%v came back with Server %q, want %q", c.in, f.String(), id.String())
+		}
 	}
 }

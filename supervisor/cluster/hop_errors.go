@@ -1,0 +1,218 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// An error of the owner's runtime or manager keeps its identity across
+// the hop: the caller gets the same type (errors.As) with the same fields,
+// and every sentinel it matched on the owner (errors.Is), as a Manager on
+// one machine would return. The owner encodes it as a hopError: the
+// outermost error of a type in hopTypes, its plain fields as JSON and its
+// error fields as hopErrors of their own; the caller rebuilds each typed
+// error as a new value of that type. Errors of other types cross as text
+// with their sentinels. The server is named as the user named it (the
+// identity's server), never by the owner manager's internal name
+// (clientName: "alpha.1234"), in fields and text alike.
+type hopError struct {
+	Type      string               `json:"t,omitempty"` // a hopTypes key
+	Fields    json.RawMessage      `json:"f,omitempty"` // its plain fields
+	Causes    map[string]*hopError `json:"c,omitempty"` // its error fields, by field name
+	Text      string               `json:"x,omitempty"` // the error's text
+	Sentinels []string             `json:"s,omitempty"` // hopSentinels it matched
+}
+
+// hopSentinels are the sentinels a caller may match after the hop, by
+// their wire names.
+var hopSentinels = map[string]error{
+	"transport-closed": messages.ErrTransportClosed, "timeout": messages.ErrTimeout, "connect-timeout": messages.ErrConnectTimeout,
+	"start": messages.ErrStart, "unsupported-version": messages.ErrUnsupportedVersion, "frame-too-large": messages.ErrFrameTooLarge,
+	"bad-response": messages.ErrBadResponse, "write-stalled": messages.ErrWriteStalled, "server-not-connected": messages.ErrServerNotConnected,
+	"unsupported": messages.ErrUnsupported, "session-expired": messages.ErrSessionExpired, "http-status": messages.ErrHTTPStatus,
+	"unreachable": messages.ErrUnreachable, "broken-answer": messages.ErrBrokenAnswer, "stream-broken": messages.ErrStreamBroken,
+	"authorization": messages.ErrAuthorization, "no-response": messages.ErrNoResponse, "bad-body": messages.ErrBadBody,
+	"rpc": messages.ErrRPC, "invalid-arguments": messages.ErrInvalidArguments, "invalid-result": messages.ErrInvalidResult,
+	"pagination": messages.ErrPagination, "config": messages.ErrConfig, "replaced": messages.ErrReplaced,
+	"incomplete-close": messages.ErrIncompleteClose, "manager-closed": messages.ErrManagerClosed,
+	"server-unavailable": messages.ErrServerUnavailable, "runtime-stopped": mcpactor.ErrStopped,
+	"canceled": context.Canceled, "deadline-exceeded": context.DeadlineExceeded,
+}
+
+// hopTypes are the typed errors rebuilt after the hop, by name.
+var hopTypes = map[string]reflect.Type{}
+
+func init() {
+	for _, e := range []error{
+		&messages.TransportClosedError{}, &messages.TimeoutError{}, &messages.CanceledError{}, &messages.RPCError{},
+		&messages.ConnectTimeoutError{}, &messages.ServerNotConnectedError{}, &messages.UnsupportedVersionError{},
+		&messages.FrameTooLargeError{}, &messages.HTTPStatusError{}, &messages.SessionExpiredError{}, &messages.NoResponseError{},
+		&messages.BadBodyError{}, &messages.RequestError{}, &messages.StreamBrokenError{}, &messages.UnknownToolError{},
+		&messages.UnknownServerError{}, &messages.ServerUnavailableError{}, &messages.BadResponseError{}, &messages.StartError{},
+		&messages.ArgumentsError{}, &messages.WriteStallError{}, &messages.ConfigError{}, &messages.FallbackError{},
+		&messages.PaginationError{}, &messages.ReplacedError{}, &messages.IncompleteCloseError{}, &messages.InvalidResultError{},
+		&messages.UnsupportedError{},
+	} {
+		t := reflect.TypeOf(e)
+		hopTypes[t.Elem().Name()] = t
+	}
+}
+
+// maxHopDepth bounds the nesting of causes encoded.
+const maxHopDepth = 4
+
+var errorType = reflect.TypeFor[error]()
+
+// encodeHopError is err's hopError, with the manager's name of the
+// server (internal, "" when none) replaced by the identity's.
+func encodeHopError(err error, internal string, id Identity) *hopError {
+	names := strings.NewReplacer()
+	if internal != "" {
+		base := strings.TrimSuffix(internal, ".probed")
+		names = strings.NewReplacer(base+".probed", id.String(), base, id.String())
+	}
+	return encodeHop(err, names, 0)
+}
+
+func encodeHop(err error, names *strings.Replacer, depth int) *hopError {
+	h := &hopError{Text: names.Replace(err.Error())}
+	for name, s := range hopSentinels {
+		if errors.Is(err, s) {
+			h.Sentinels = append(h.Sentinels, name)
+		}
+	}
+	slices.Sort(h.Sentinels)
+	typed := firstTyped(err)
+	if typed == nil {
+		return h
+	}
+	v := reflect.ValueOf(typed).Elem()
+	h.Type = v.Type().Name()
+	fields := map[string]any{}
+	for i := range v.NumField() {
+		f, fv := v.Type().Field(i), v.Field(i)
+		switch {
+		case !f.IsExported():
+		case f.Type == errorType:
+			if cause, ok := fv.Interface().(error); ok && cause != nil && depth < maxHopDepth {
+				if h.Causes == nil {
+					h.Causes = map[string]*hopError{}
+				}
+				h.Causes[f.Name] = encodeHop(cause, names, depth+1)
+			}
+		case f.Type.Kind() == reflect.String:
+			fields[f.Name] = names.Replace(fv.String())
+		case f.Type.Kind() == reflect.Interface, f.Type.Kind() == reflect.Func, f.Type.Kind() == reflect.Chan:
+		default:
+			fields[f.Name] = fv.Interface()
+		}
+	}
+	if b, err := json.Marshal(fields); err == nil {
+		h.Fields = b
+	}
+	return h
+}
+
+// firstTyped is the outermost error in err's tree of a type in hopTypes.
+func firstTyped(err error) error {
+	for _, e := range errTree(err, 0) {
+		if t, ok := hopTypes[reflect.TypeOf(e).Elem().Name()]; ok && reflect.TypeOf(e) == t {
+			return e
+		}
+	}
+	return nil
+}
+
+// errTree lists err and what it wraps, depth first.
+func errTree(err error, depth int) []error {
+	if err == nil || depth > 16 {
+		return nil
+	}
+	out := []error{}
+	if reflect.TypeOf(err).Kind() == reflect.Pointer {
+		out = append(out, err)
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		out = append(out, errTree(u.Unwrap(), depth+1)...)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			out = append(out, errTree(e, depth+1)...)
+		}
+	}
+	return out
+}
+
+// decode rebuilds h's error on the caller: its typed error, and the
+// sentinels it matched that the typed error does not match by itself;
+// an error of no type of hopTypes is a *RemoteError matching them.
+// Server fields name the identity (its server, and its tenant if any).
+func (h *hopError) decode(id Identity, member, method string) error {
+	out := h.rebuild(id.String())
+	var missing []error
+	for _, name := range h.Sentinels {
+		if s, ok := hopSentinels[name]; ok && (out == nil || !errors.Is(out, s)) {
+			missing = append(missing, s)
+		}
+	}
+	switch {
+	case out == nil:
+		return &RemoteError{Identity: id, Member: member, Method: method, Message: h.Text, matches: missing}
+	case len(missing) == 0:
+		return out
+	default:
+		return &hopText{text: out.Error(), errs: append([]error{out}, missing...)}
+	}
+}
+
+// rebuild is h's typed error, or nil.
+func (h *hopError) rebuild(server string) error {
+	t, ok := hopTypes[h.Type]
+	if !ok {
+		return nil
+	}
+	v := reflect.New(t.Elem())
+	if len(h.Fields) > 0 {
+		_ = json.Unmarshal(h.Fields, v.Interface())
+	}
+	for name, c := range h.Causes {
+		if f := v.Elem().FieldByName(name); f.IsValid() && f.CanSet() && f.Type() == errorType && c != nil {
+			cause := c.rebuild(server)
+			if cause == nil {
+				cause = &hopText{text: c.Text, errs: sentinelsOf(c)}
+			}
+			f.Set(reflect.ValueOf(cause))
+		}
+	}
+	if f := v.Elem().FieldByName("Server"); f.IsValid() && f.CanSet() && f.Kind() == reflect.String && f.String() != "" {
+		f.SetString(server)
+	}
+	return v.Interface().(error)
+}
+
+func sentinelsOf(h *hopError) []error {
+	var out []error
+	for _, name := range h.Sentinels {
+		if s, ok := hopSentinels[name]; ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// hopText is an error that crossed the hop as text, with the errors it
+// matched on the owner.
+type hopText struct {
+	text string
+	errs []error
+}
+
+func (e *hopText) Error() string   { return e.text }
+func (e *hopText) Unwrap() []error { return e.errs }
