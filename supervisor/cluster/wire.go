@@ -8,7 +8,6 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/wrapperspb"
-
 )
 
 // The messages between members. protoactor's remote carries protobuf

@@ -127,10 +127,16 @@ func TestErrorsKeepTheirIdentity(t *testing.T) {
 		matching []error
 	}{
 		{&messages.TimeoutError{Server: internal, Method: "tools/call", ID: messages.Int64ID(7), After: 1500 * time.Millisecond}, new(*messages.TimeoutError),
-			func(got any) bool { e := got.(*messages.TimeoutError); return e.After == 1500*time.Millisecond && e.Method == "tools/call" && e.ID == messages.Int64ID(7) },
+			func(got any) bool {
+				e := got.(*messages.TimeoutError)
+				return e.After == 1500*time.Millisecond && e.Method == "tools/call" && e.ID == messages.Int64ID(7)
+			},
 			[]error{mcpactor.ErrTimeout}},
 		{&messages.ArgumentsError{Server: internal, Tool: "read", Got: "a JSON array"}, new(*messages.ArgumentsError),
-			func(got any) bool { e := got.(*messages.ArgumentsError); return e.Tool == "read" && e.Got == "a JSON array" },
+			func(got any) bool {
+				e := got.(*messages.ArgumentsError)
+				return e.Tool == "read" && e.Got == "a JSON array"
+			},
 			[]error{mcpactor.ErrInvalidArguments}},
 		{fmt.Errorf("call: %w", &messages.CanceledError{Server: internal, Method: "tools/call", Err: context.DeadlineExceeded}), new(*messages.CanceledError),
 			func(got any) bool { return got.(*messages.CanceledError).Method == "tools/call" },
@@ -142,7 +148,10 @@ func TestErrorsKeepTheirIdentity(t *testing.T) {
 			func(got any) bool { return got.(*messages.ConnectTimeoutError).After == 2*time.Second },
 			[]error{mcpactor.ErrConnectTimeout}},
 		{&messages.RPCError{Server: internal, Method: "tools/call", Code: -32602, Message: "unknown tool in " + internal, Data: []byte(`{"a":1}`)}, new(*messages.RPCError),
-			func(got any) bool { e := got.(*messages.RPCError); return e.Code == -32602 && string(e.Data) == `{"a":1}` },
+			func(got any) bool {
+				e := got.(*messages.RPCError)
+				return e.Code == -32602 && string(e.Data) == `{"a":1}`
+			},
 			[]error{mcpactor.ErrRPC}},
 		{fmt.Errorf("manager: %w", &messages.ServerUnavailableError{Server: internal, State: "breaker open", Err: stall}), new(*messages.ServerUnavailableError),
 			func(got any) bool { return got.(*messages.ServerUnavailableError).State == "breaker open" },
