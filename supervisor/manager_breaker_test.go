@@ -20,16 +20,28 @@ import (
 // one short restart.
 var breakerPolicy = config.RestartPolicy{MaxRestarts: 1, Window: time.Minute, BackoffMin: 20 * time.Millisecond, BackoffMax: 50 * time.Millisecond}
 
-// tripBreaker takes the flaky server down and waits for its breaker to
-// open.
-func tripBreaker(t *testing.T, m *supervisor.Manager, f *flakyHTTP) {
+// tripBreaker takes the flaky server down, waits for its breaker to
+// open, and returns the view that showed it open.
+func tripBreaker(t *testing.T, m *supervisor.Manager, f *flakyHTTP) *supervisor.ServerView {
 	t.Helper()
 	f.failing.Store(true)
 	ctx := harness.Context(t)
 	for range supervisor.CallFailureThreshold {
 		m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "down"})
 	}
-	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "remote").State() == supervisor.StateBreakerOpen })
+	return breakerOpen(t, m)
+}
+
+// breakerOpen waits for the breaker of remote to be open, and returns the
+// view that showed it so (a later one may show its trial).
+func breakerOpen(t *testing.T, m *supervisor.Manager) *supervisor.ServerView {
+	t.Helper()
+	var open *supervisor.ServerView
+	harness.WaitFor(t, "the breaker open", func() bool {
+		open = status(m, "remote")
+		return open.State() == supervisor.StateBreakerOpen
+	})
+	return open
 }
 
 // TestBreakerTriesAgainOnItsOwn: a remote server down for a while opens
@@ -54,10 +66,11 @@ func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
 			}
 		}})
 	echo(t, m, "mcp__remote__echo", "before")
-	tripBreaker(t, m, f)
-	st := status(m, "remote")
-	if next := time.Until(st.NextTrial()); next <= -time.Second || next > rest {
-		t.Errorf("breaker open: next trial in %v, want within the first rest (%v)", next, rest)
+	st := tripBreaker(t, m, f)
+	// The trial is due one rest (jittered down to half) after the failure
+	// that opened the breaker.
+	if gap := st.NextTrial().Sub(st.LastErrorAt()); gap < rest/2-10*time.Millisecond || gap > rest+time.Second {
+		t.Errorf("breaker open: next trial %v after the failure, want within the first rest (%v)", gap, rest)
 	}
 	_, err := m.CallTool(harness.Context(t), "mcp__remote__echo", map[string]any{"message": "x"})
 	if !errors.Is(err, messages.ErrServerUnavailable) {
@@ -76,8 +89,7 @@ func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
 		}
 		return opened >= 3
 	})
-	harness.WaitFor(t, "the breaker open again", func() bool { return status(m, "remote").State() == supervisor.StateBreakerOpen })
-	due := time.Until(status(m, "remote").NextTrial())
+	due := max(time.Until(breakerOpen(t, m).NextTrial()), 0)
 
 	back := time.Now()
 	f.failing.Store(false)
