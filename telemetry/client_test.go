@@ -187,12 +187,13 @@ func TestErrorType(t *testing.T) {
 		{"wrapped rpc error", fmt.Errorf("call: %w", rpcErr), false, "-32602", "-32602", "Invalid params: city"},
 		{"wire error", &messages.Error{Code: -32601, Message: "Method not found"}, false, "-32601", "-32601", "Method not found"},
 		{"tool error", nil, true, "tool_error", "", "tool result has isError"},
-		{"timeout", &messages.TimeoutError{Server: "s", Method: "tools/call", After: time.Second}, false, "timeout", "", "Request timeout after 1000ms"},
+		{"timeout", &messages.TimeoutError{Server: "s", Method: "tools/call", After: time.Second}, false, "timeout", "", `MCP server "s": tools/call: Request timeout after 1000ms`},
 		{"connect timeout", &messages.ConnectTimeoutError{Server: "s", After: time.Second}, false, "timeout", "", ""},
 		{"context canceled", context.Canceled, false, "cancelled", "", "context canceled"},
-		{"caller deadline", &messages.CanceledError{Err: context.DeadlineExceeded}, false, "cancelled", "", "context deadline exceeded"},
+		{"caller deadline", &messages.CanceledError{Err: context.DeadlineExceeded}, false, "timeout", "", "context deadline exceeded"},
+		{"context deadline", fmt.Errorf("wait: %w", context.DeadlineExceeded), false, "timeout", "", "wait: context deadline exceeded"},
 		{"canceled error with another cause", &messages.CanceledError{Err: errors.New("gone")}, false, "cancelled", "", "gone"},
-		{"transport closed", &messages.TransportClosedError{Server: "s", ExitStatus: "exit status 1"}, false, "transport_closed", "", "Transport closed: exit status 1"},
+		{"transport closed", &messages.TransportClosedError{Server: "s", ExitStatus: "exit status 1"}, false, "transport_closed", "", `MCP server "s": Transport closed: exit status 1`},
 		{"other", errors.New("boom"), false, "_OTHER", "", "boom"},
 	}
 	for _, tc := range tests {

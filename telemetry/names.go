@@ -9,6 +9,15 @@ const ScopeName = "github.com/mcpactor/mcpactor/telemetry"
 // ScopeVersion is the version reported with ScopeName.
 const ScopeVersion = "0.1.0"
 
+// SchemaURL is the schema URL of the tracer and meter: the version of the
+// OpenTelemetry semantic conventions whose general attributes (error.type,
+// network.*, server.*, rpc.response.status_code) the MCP conventions
+// reference (model/mcp/common.yaml of
+// https://github.com/open-telemetry/semantic-conventions-genai cites
+// v1.43.0). It is checked against go.opentelemetry.io/otel/semconv/v1.43.0
+// in a test, so this package need not import that large package.
+const SchemaURL = "https://opentelemetry.io/schemas/1.43.0"
+
 // Attribute keys of the OpenTelemetry semantic conventions for MCP
 // (https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/mcp.md,
 // status "development"). The names are exact; see docs/telemetry.md.

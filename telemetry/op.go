@@ -109,7 +109,13 @@ type Op struct {
 	req         Request // Arguments dropped
 	queuedAt    time.Time
 	queueReason string
+	waitedFor   time.Duration // the sum of the Op's queue waits so far
+	sentAt      time.Time     // the first Written; zero until then
 	result      json.RawMessage
+	// version is set when SetProtocolVersion was called after Start: for
+	// server/discover, whose mcp.protocol.version is recorded only then
+	// (see discoverVersion).
+	versionSet bool
 }
 
 // Start begins the CLIENT span of an outgoing request or notification and
@@ -128,6 +134,14 @@ func (t *Telemetry) Start(ctx context.Context, r *Request) (context.Context, *Op
 	tracing, metering := t.tracing(), t.metering()
 	if !tracing && !metering && !t.passThrough(ctx) {
 		return ctx, nil
+	}
+	if r.Method == messages.MethodServerDiscover && r.ProtocolVersion != "" {
+		// The probe offers a version; which one the connection then
+		// uses (that one, another, or the session era's) is known
+		// only after it, from SetProtocolVersion.
+		rr := *r
+		rr.ProtocolVersion = ""
+		r = &rr
 	}
 	o := t.newOp(r, trace.SpanKindClient, metering)
 	if tracing {
@@ -428,6 +442,9 @@ func (o *Op) Queued(reason string) {
 	o.mu.Lock()
 	prevAt, prevReason := o.queuedAt, o.queueReason
 	o.queuedAt, o.queueReason = now, reason
+	if !prevAt.IsZero() {
+		o.waitedFor += now.Sub(prevAt)
+	}
 	o.mu.Unlock()
 	if !prevAt.IsZero() {
 		o.waited(prevReason, now.Sub(prevAt), true)
@@ -452,9 +469,14 @@ func (o *Op) dequeue(event bool) {
 	o.mu.Lock()
 	at, reason := o.queuedAt, o.queueReason
 	o.queuedAt, o.queueReason = time.Time{}, ""
+	var d time.Duration
+	if !at.IsZero() {
+		d = time.Since(at)
+		o.waitedFor += d
+	}
 	o.mu.Unlock()
 	if !at.IsZero() {
-		o.waited(reason, time.Since(at), event)
+		o.waited(reason, d, event)
 	}
 }
 
@@ -470,14 +492,22 @@ func (o *Op) waited(reason string, d time.Duration, event bool) {
 }
 
 // Written records that the request (or notification) is on the wire:
-// event EventWritten. It ends a pending queue wait first.
+// event EventWritten. It ends a pending queue wait first. The first
+// Written is the request's send, from which
+// mcp.client.operation.duration is measured.
 func (o *Op) Written() {
 	if o == nil || o.ended.Load() {
 		return
 	}
 	o.dequeue(true)
+	now := time.Now()
+	o.mu.Lock()
+	if o.sentAt.IsZero() {
+		o.sentAt = now
+	}
+	o.mu.Unlock()
 	if o.live() {
-		o.span.AddEvent(EventWritten)
+		o.span.AddEvent(EventWritten, trace.WithTimestamp(now))
 	}
 }
 
@@ -540,6 +570,11 @@ func (o *Op) Cancelling(reason string, params json.RawMessage) json.RawMessage {
 // answer settles it, and on requests that were issued before the handshake
 // ended. It also goes on the Op's duration metric point. It does nothing on
 // a nil or ended Op, or for "".
+//
+// On server/discover, the probe of a connection whose era is not known,
+// the version offered is not recorded at Start: the connection may go on
+// with another version, or with the session era's initialize. Only a
+// version given here, the one the connection then uses, is recorded.
 func (o *Op) SetProtocolVersion(v string) {
 	if o == nil || v == "" || o.ended.Load() {
 		return
@@ -549,6 +584,23 @@ func (o *Op) SetProtocolVersion(v string) {
 	o.mu.Unlock()
 	if o.live() {
 		o.span.SetAttributes(KeyMCPProtocolVersion.String(v))
+	}
+}
+
+// SetNetworkProtocolVersion records network.protocol.version ("1.0",
+// "1.1", "2", "3"; see HTTPProtocolVersion) once the transport knows it:
+// an HTTP request learns it from its response, as HTTP/2 is negotiated per
+// connection (ALPN). It goes on the span and on the Op's duration metric
+// point. It does nothing on a nil or ended Op, or for "".
+func (o *Op) SetNetworkProtocolVersion(v string) {
+	if o == nil || v == "" || o.ended.Load() {
+		return
+	}
+	o.mu.Lock()
+	o.req.NetworkProtocolVersion = v
+	o.mu.Unlock()
+	if o.live() {
+		o.span.SetAttributes(KeyNetworkProtocolVersion.String(v))
 	}
 }
 
@@ -644,11 +696,15 @@ func (o *Op) LateResponse() {
 // mcp.client.operation.duration (CLIENT) or mcp.server.operation.duration
 // (SERVER).
 //
-// error.type is the JSON-RPC code as a string for a *messages.RPCError or
-// *messages.Error; "tool_error" for toolError; "timeout" when
-// errors.Is(err, messages.ErrTimeout); "cancelled" for context.Canceled,
-// context.DeadlineExceeded or a *messages.CanceledError; "transport_closed"
-// when errors.Is(err, messages.ErrTransportClosed); "_OTHER" otherwise.
+// error.type is the JSON-RPC code as a string for a *messages.RPCError, a
+// *messages.Error or a *messages.HTTPStatusError whose body held a
+// JSON-RPC error; the HTTP status as a string for another
+// *messages.HTTPStatusError or a *messages.SessionExpiredError;
+// "tool_error" for toolError; "timeout" when errors.Is(err,
+// messages.ErrTimeout) or errors.Is(err, context.DeadlineExceeded);
+// "cancelled" for context.Canceled or a *messages.CanceledError;
+// "transport_closed" when errors.Is(err, messages.ErrTransportClosed);
+// "_OTHER" otherwise.
 //
 // On a SERVER Op (a request the server made of us), the codes that say the
 // requester sent something we could not serve (-32700, -32600, -32601,
@@ -710,6 +766,15 @@ func (o *Op) EndExpected(err error, verdict string) {
 // ours.
 func (o *Op) endSpan(out outcome, now time.Time) {
 	if o.recording {
+		o.mu.Lock()
+		waited := o.waitedFor
+		o.mu.Unlock()
+		if waited > 0 {
+			// The waits are in the span (which starts when the caller
+			// issues the request) but not in the duration metric (which
+			// starts at the send): their sum, for a query.
+			o.span.SetAttributes(KeyQueueWait.Float64(waited.Seconds()))
+		}
 		switch {
 		case out.errType != "":
 			if out.hasCode {
@@ -752,6 +817,7 @@ func (o *Op) recordDuration(out outcome, now time.Time) {
 	// have changed it since Start.
 	o.mu.Lock()
 	req := o.req
+	from := o.sentFrom()
 	o.mu.Unlock()
 	var buf [14]attribute.KeyValue
 	kv := appendOpAttrs(buf[:0], &req)
@@ -762,7 +828,23 @@ func (o *Op) recordDuration(out outcome, now time.Time) {
 	if out.hasCode {
 		kv = append(kv, KeyRPCResponseStatusCode.String(out.code))
 	}
-	hist.Record(o.ctx, now.Sub(o.start).Seconds(), metric.WithAttributes(kv...))
+	hist.Record(o.ctx, max(now.Sub(from), 0).Seconds(), metric.WithAttributes(kv...))
+}
+
+// sentFrom is when the operation's duration starts, o.mu held. The
+// conventions measure mcp.client.operation.duration "from the time it was
+// sent" (model/mcp/metrics.yaml): the first Written. An Op that never
+// reported a write (a notification, a request that failed while queued)
+// is measured from Start without its queue waits. A SERVER Op starts at
+// receipt, which is Start.
+func (o *Op) sentFrom() time.Time {
+	if o.kind != trace.SpanKindClient {
+		return o.start
+	}
+	if !o.sentAt.IsZero() {
+		return o.sentAt
+	}
+	return o.start.Add(o.waitedFor)
 }
 
 // CallerFault reports whether a JSON-RPC error code we answer a server's
@@ -821,17 +903,48 @@ func classify(err error, toolError bool, m *redact.Masker) outcome {
 		c := strconv.FormatInt(wireErr.Code, 10)
 		return outcome{errType: c, code: c, num: wireErr.Code, hasCode: true, desc: m.Text(wireErr.Message)}
 	}
+	var status *messages.HTTPStatusError
+	if errors.As(err, &status) {
+		return httpOutcome(status.Status, status.RPC, err, m)
+	}
+	var expired *messages.SessionExpiredError
+	if errors.As(err, &expired) && expired.Status > 0 {
+		return httpOutcome(expired.Status, nil, err, m)
+	}
 	desc := m.Text(err.Error())
 	var canceled *messages.CanceledError
 	switch {
 	case toolError:
 		return outcome{errType: ErrorTypeToolError, desc: desc}
-	case errors.Is(err, messages.ErrTimeout):
+	case errors.Is(err, messages.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		// A caller's deadline is a timeout too, even when the runtime
+		// reports it as a cancellation (*messages.CanceledError
+		// unwraps to its context's cause).
 		return outcome{errType: ErrorTypeTimeout, desc: desc}
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), errors.As(err, &canceled):
+	case errors.Is(err, context.Canceled), errors.As(err, &canceled):
 		return outcome{errType: ErrorTypeCancelled, desc: desc}
 	case errors.Is(err, messages.ErrTransportClosed):
 		return outcome{errType: ErrorTypeTransportClosed, desc: desc}
 	}
 	return outcome{errType: ErrorTypeOther, desc: desc}
+}
+
+// httpOutcome is the outcome of an HTTP answer with an error status. A
+// JSON-RPC error in its body is recorded as any other JSON-RPC error (the
+// code is error.type and rpc.response.status_code, its message the
+// status description: model/mcp/common.yaml). Without one, error.type is
+// the HTTP status code as a string, as HTTP instrumentations record it
+// (error.type in
+// https://github.com/open-telemetry/semantic-conventions/blob/v1.43.0/docs/registry/attributes/error.md
+// and the HTTP spans' conventions), not "_OTHER".
+func httpOutcome(status int, rpc *messages.RPCErrorBody, err error, m *redact.Masker) outcome {
+	if rpc != nil {
+		c := strconv.FormatInt(rpc.Code, 10)
+		desc := rpc.Message
+		if desc == "" {
+			desc = err.Error()
+		}
+		return outcome{errType: c, code: c, num: rpc.Code, hasCode: true, desc: m.Text(desc)}
+	}
+	return outcome{errType: strconv.Itoa(status), desc: m.Text(err.Error())}
 }

@@ -14,8 +14,9 @@ func StdioPeer(server string) Peer {
 // HTTPPeer returns the Peer of a Streamable HTTP server at endpoint:
 // network.transport "tcp", network.protocol.name "http", server.address and
 // server.port from the URL (the scheme's default port when it has none).
-// Set NetworkProtocolVersion from the responses ("1.1", "2"), and
-// ProtocolVersion and SessionID once known. An endpoint that does not parse
+// Set NetworkProtocolVersion from the responses (HTTPProtocolVersion; an
+// Op learns it with Op.SetNetworkProtocolVersion), and ProtocolVersion and
+// SessionID once known. An endpoint that does not parse
 // gives a Peer without address.
 func HTTPPeer(server, endpoint string) Peer {
 	p := Peer{Server: server, NetworkTransport: TransportTCP, NetworkProtocolName: ProtocolHTTP}
@@ -35,4 +36,21 @@ func HTTPPeer(server, endpoint string) Peer {
 		}
 	}
 	return p
+}
+
+// HTTPProtocolVersion is network.protocol.version for an HTTP response of
+// version major.minor (http.Response.ProtoMajor, ProtoMinor): "1.0",
+// "1.1", and "2" or "3" (the conventions' examples write HTTP/2 as "2",
+// https://github.com/open-telemetry/semantic-conventions/blob/v1.43.0/docs/registry/attributes/network.md).
+// "" when major is 0 (not known).
+func HTTPProtocolVersion(major, minor int) string {
+	switch {
+	case major <= 0:
+		return ""
+	case major == 1:
+		return "1." + strconv.Itoa(minor)
+	case minor == 0:
+		return strconv.Itoa(major)
+	}
+	return strconv.Itoa(major) + "." + strconv.Itoa(minor)
 }

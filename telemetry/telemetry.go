@@ -113,7 +113,7 @@ func New(opts Options) *Telemetry {
 	if t.disabled {
 		return t
 	}
-	tracerOpts := []trace.TracerOption{trace.WithInstrumentationVersion(ScopeVersion)}
+	tracerOpts := []trace.TracerOption{trace.WithInstrumentationVersion(ScopeVersion), trace.WithSchemaURL(SchemaURL)}
 	if opts.TracerProvider == nil {
 		t.tracerGlobal = true
 		t.tracer = otel.Tracer(ScopeName, tracerOpts...)
@@ -129,7 +129,7 @@ func New(opts Options) *Telemetry {
 		t.meterOff = isNoopMeterProvider(mp)
 	}
 	if !t.meterOff {
-		t.makeInstruments(mp.Meter(ScopeName, metric.WithInstrumentationVersion(ScopeVersion)))
+		t.makeInstruments(mp.Meter(ScopeName, metric.WithInstrumentationVersion(ScopeVersion), metric.WithSchemaURL(SchemaURL)))
 	}
 	return t
 }
