@@ -362,21 +362,21 @@ func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*Fi
 	data = standardJSON(data)
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("invalid configuration: %s", jsonProblem(data, err))
+		return nil, documentError("invalid configuration: %s", jsonProblem(data, err))
 	}
 	if doc == nil {
-		return nil, errors.New(`invalid configuration: no "mcpServers" or "servers" object`)
+		return nil, documentError(`invalid configuration: no "mcpServers" or "servers" object`)
 	}
 	key := "mcpServers"
 	if _, ok := doc[key]; !ok {
 		key = "servers" // VS Code's
 	}
 	if _, ok := doc[key]; !ok {
-		return nil, errors.New(`invalid configuration: no "mcpServers" or "servers" object`)
+		return nil, documentError(`invalid configuration: no "mcpServers" or "servers" object`)
 	}
 	var servers map[string]json.RawMessage
 	if err := json.Unmarshal(doc[key], &servers); err != nil {
-		return nil, fmt.Errorf("invalid configuration: %q must be an object (it is %s)", key, messages.KindOf(doc[key]))
+		return nil, documentError("invalid configuration: %q must be an object (it is %s)", key, messages.KindOf(doc[key]))
 	}
 	f := &File{Servers: map[string]*Server{}}
 	var problems []string
@@ -395,9 +395,16 @@ func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*Fi
 	}
 	slices.Sort(f.Warnings)
 	if len(problems) > 0 {
-		return f, fmt.Errorf("%s", strings.Join(problems, "; "))
+		return f, &messages.ConfigError{Problems: problems}
 	}
 	return f, nil
+}
+
+// documentError is a problem with a configuration document as a whole. It
+// is a *messages.ConfigError, so that errors.Is(err, mcpactor.ErrConfig)
+// holds for every configuration a file could not give, whatever was wrong.
+func documentError(format string, args ...any) error {
+	return &messages.ConfigError{Problems: []string{fmt.Sprintf(format, args...)}}
 }
 
 // NewServer makes a Server of a configuration given in code (sourceAPI):

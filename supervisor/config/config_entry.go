@@ -71,7 +71,7 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 	s := &Server{Name: name, Enabled: true, Source: src, Hash: hash, QueueTimeout: defaultQueueTimeout}
 	for _, k := range sortedKeys(fields) {
 		if !slices.Contains(knownFields, k) {
-			warnings = append(warnings, fmt.Sprintf("Server %q: unknown field %q ignored", name, k))
+			warnings = append(warnings, unknownField(name, k, knownFields))
 			if s.Extra == nil {
 				s.Extra = map[string]json.RawMessage{}
 			}
@@ -138,6 +138,12 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 		}
 	}
 	if len(d.problems) > 0 {
+		// An invalid entry's warnings are not shown on their own; the
+		// unknown fields among them are often why it is invalid (a
+		// misspelled "command"), so they go with its problems.
+		for _, k := range sortedKeys(s.Extra) {
+			d.problems = append(d.problems, unknownField(name, k, knownFields))
+		}
 		return nil, d.problems
 	}
 	s.Warnings = append(warnings, x.warnings...)
@@ -237,7 +243,7 @@ func (d *entryDecoder) object(key string, known []string, warnings *[]string) *e
 	}
 	for _, k := range sortedKeys(fields) {
 		if !slices.Contains(known, k) {
-			*warnings = append(*warnings, fmt.Sprintf("Server %q: unknown field %q ignored", d.server, key+"."+k))
+			*warnings = append(*warnings, unknownField(d.server, key+"."+k, prefixed(key, known)))
 		}
 	}
 	return &entryDecoder{server: d.server, prefix: key + ".", fields: fields}

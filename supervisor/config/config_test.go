@@ -180,7 +180,7 @@ func TestParseAllFields(t *testing.T) {
 	if want := []Command{{Field: "headers", Key: "Authorization", Line: "pass show mcp"}}; !slices.Equal(s.Commands, want) {
 		t.Errorf("commands = %+v", s.Commands)
 	}
-	wantWarnings := `Server "full": unknown field "auth.scope" ignored` + "\n" + `Server "full": unknown field "restart.jitter" ignored`
+	wantWarnings := `Server "full": unknown field "auth.scope" ignored (did you mean "auth.scopes"?)` + "\n" + `Server "full": unknown field "restart.jitter" ignored`
 	if got := strings.Join(f.Warnings, "\n"); got != wantWarnings {
 		t.Errorf("warnings = %q", f.Warnings)
 	}
