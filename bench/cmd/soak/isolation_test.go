@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -251,5 +252,51 @@ func TestProbeSlotsCountAFreeze(t *testing.T) {
 	}
 	if want := start.Add(1040 * time.Millisecond); !next.Equal(want) {
 		t.Errorf("next slot at %v, want 1.04 s", next.Sub(start))
+	}
+}
+
+// The page: an inconclusive run writes its blocks, labelled so, and does
+// not replace a passing run's; a failed run writes nothing. On a copy of
+// docs/reliability.md, whose markers must be the tool's.
+func TestPageInconclusiveLabelledNeverOverAPass(t *testing.T) {
+	orig, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "reliability.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "reliability.md")
+	write := func(r *report) (string, error) {
+		t.Helper()
+		cfg := *r.cfg
+		cfg.docs, cfg.charts = page, filepath.Join(dir, "charts")
+		err := writePage(&cfg, r)
+		b, rerr := os.ReadFile(page)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		return string(b), err
+	}
+	if err := os.WriteFile(page, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A failed run: nothing written.
+	if got, err := write(synthRun(t, calm, runtimeStall, calm, calm)); err == nil || got != string(orig) {
+		t.Fatalf("a failed run wrote the page (err %v)", err)
+	}
+	// An inconclusive run over a page without a run: written, labelled.
+	got, err := write(synthRun(t, machineStall, machineStall, machineStall, calm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "- result: **inconclusive**") || showsPass(got) {
+		t.Fatalf("the inconclusive run's page does not say so:\n%s", got)
+	}
+	// A passing run replaces it; an inconclusive one then leaves it.
+	if got, err = write(synthRun(t, calm, calm, calm, calm)); err != nil || !showsPass(got) {
+		t.Fatalf("a passing run: %v; page shows a pass: %v", err, showsPass(got))
+	}
+	passed := got
+	if got, err := write(synthRun(t, calm, machineStall, machineStall, machineStall)); !errors.Is(err, errPageShowsPass) || got != passed {
+		t.Fatalf("an inconclusive run over a passing page: %v; page changed: %v", err, got != passed)
 	}
 }
