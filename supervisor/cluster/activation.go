@@ -88,7 +88,7 @@ func (m *Member) activate(ctx context.Context, id Identity, method string) (*act
 	select {
 	case <-act.ready:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, fmt.Errorf("cluster: %s %s: member %s: waiting for its activation: %w", id, method, m.cfg.Name, ctx.Err())
 	}
 	if act.err != nil {
 		return nil, act.err
@@ -160,13 +160,18 @@ func (m *Member) claimAndConnect(act *activation) error {
 	defer cancel()
 	rec, _ := json.Marshal(ownerRecord{Member: m.cfg.Name, Address: m.addr})
 	key := m.view.ownersPrefix() + id.key()
-	resp, err := m.etcd.Txn(ctx).
+	// The claim is worth nothing once the lease lapses: bounded by it,
+	// so that an unreachable etcd fails the activation then, not at the
+	// call's timeout.
+	tctx, tcancel := context.WithTimeout(ctx, m.lease.validFor())
+	defer tcancel()
+	resp, err := m.etcd.Txn(tctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
 		Then(clientv3.OpPut(key, string(rec), clientv3.WithLease(lease))).
 		Else(clientv3.OpGet(key)).
 		Commit()
 	if err != nil {
-		return fmt.Errorf("cluster: %s activate: member %s: etcd: %w", id, m.cfg.Name, err)
+		return &EtcdUnavailableError{Identity: id, Method: "activate", Member: m.cfg.Name, Reason: err.Error()}
 	}
 	if !resp.Succeeded {
 		owner := ""

@@ -20,7 +20,36 @@ var (
 	ErrUnknownServer = errors.New("cluster: unknown server")
 	// ErrNoMember: no live member could take the identity.
 	ErrNoMember = errors.New("cluster: no live member")
+	// ErrEtcdUnavailable: a member cannot reach etcd, so ownership
+	// cannot be checked or taken (see EtcdUnavailableError).
+	ErrEtcdUnavailable = errors.New("cluster: etcd unavailable")
 )
+
+// EtcdUnavailableError ends a call that cannot be served safely because
+// a member cannot reach etcd: the calling member (its view of owners and
+// members can no longer be trusted, and its lease has lapsed), or the
+// owner (its lease lapsed, so it stopped its servers and refuses calls
+// until it has a lease again). It matches ErrEtcdUnavailable. A call ends
+// with it as soon as the caller's own lease has lapsed, rather than at
+// its deadline; while only the owner is cut off, the caller keeps routing
+// (the identity moves once the owner's lease expires) and this is the
+// error it ends with if its deadline comes first.
+type EtcdUnavailableError struct {
+	Identity Identity
+	Method   string
+	Member   string // the member that cannot reach etcd
+	Reason   string // the last etcd error it saw
+}
+
+func (e *EtcdUnavailableError) Error() string {
+	s := fmt.Sprintf("cluster: %s %s: member %s cannot reach etcd, so ownership cannot be checked", e.Identity, e.Method, e.Member)
+	if e.Reason != "" {
+		s += " (" + e.Reason + ")"
+	}
+	return s
+}
+
+func (e *EtcdUnavailableError) Is(target error) bool { return target == ErrEtcdUnavailable }
 
 // MemberLostError ends a call whose owner left the cluster: membership
 // (etcd) dropped it, or the connection to it broke. It matches
@@ -52,7 +81,13 @@ type NotOwnerError struct {
 
 func (e *NotOwnerError) Error() string {
 	s := fmt.Sprintf("cluster: %s %s: member %s is not the owner", e.Identity, e.Method, e.Member)
-	if e.Owner != "" {
+	switch e.Owner {
+	case "":
+	case e.Member:
+		// etcd still names it: the key of an ownership it lost (under
+		// a lease it could not renew) has not expired yet.
+		s += " (etcd still names it, under a lease it lost)"
+	default:
 		s += " (" + e.Owner + " is)"
 	}
 	if e.Reason != "" {

@@ -41,6 +41,9 @@ type leaseKeeper struct {
 	fenceAt time.Duration    // since base
 	changed chan struct{}    // closed and replaced when id or fenceAt moves
 	joined  chan struct{}    // closed at the first join
+	// etcdErr is the error of the last grant or renewal, nil once one
+	// succeeds: with no valid lease, the member cannot reach etcd.
+	etcdErr error
 }
 
 func newLeaseKeeper(cli *clientv3.Client, ttl time.Duration) *leaseKeeper {
@@ -56,6 +59,35 @@ func (k *leaseKeeper) current() (clientv3.LeaseID, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.id, k.id != 0 && k.now() < k.fenceAt
+}
+
+// validFor is how much longer ownership under the current lease may be
+// exercised (0 when none).
+func (k *leaseKeeper) validFor() time.Duration {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.id == 0 {
+		return 0
+	}
+	return max(k.fenceAt-k.now(), 0)
+}
+
+// unreachable reports why the member cannot reach etcd, if it holds no
+// valid lease because its last grant or renewal failed.
+func (k *leaseKeeper) unreachable() (error, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.etcdErr == nil || (k.id != 0 && k.now() < k.fenceAt) {
+		return nil, false
+	}
+	return k.etcdErr, true
+}
+
+// noteEtcd records the outcome of a grant or renewal.
+func (k *leaseKeeper) noteEtcd(err error) {
+	k.mu.Lock()
+	k.etcdErr = err
+	k.mu.Unlock()
 }
 
 // valid reports whether ownership under lease id may still be exercised.
@@ -110,6 +142,7 @@ func (k *leaseKeeper) join(ctx context.Context) error {
 	gctx, cancel := context.WithTimeout(ctx, k.ttl)
 	defer cancel()
 	resp, err := k.cli.Grant(gctx, int64(k.ttl/time.Second))
+	k.noteEtcd(err)
 	if err != nil {
 		return err
 	}
@@ -132,6 +165,13 @@ func (k *leaseKeeper) renew(ctx context.Context, id clientv3.LeaseID) {
 	rctx, cancel := context.WithTimeout(ctx, k.margin())
 	defer cancel()
 	resp, err := k.cli.KeepAliveOnce(rctx, id)
+	switch {
+	case ctx.Err() != nil:
+	case errors.Is(err, rpctypes.ErrLeaseNotFound): // etcd answered
+		k.noteEtcd(nil)
+	default:
+		k.noteEtcd(err)
+	}
 	switch {
 	case err == nil && resp.TTL > 0:
 		k.mu.Lock()

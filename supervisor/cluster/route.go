@@ -58,8 +58,14 @@ func (m *Member) do(ctx context.Context, req *request) (*response, error) {
 			return resp, nil
 		case errors.Is(err, ErrMemberLost) && req.Method == methodCallTool:
 			return nil, err
-		case errors.Is(err, ErrNotOwner), errors.Is(err, ErrMemberLost), errors.Is(err, ErrNoMember):
+		case errors.Is(err, ErrNotOwner), errors.Is(err, ErrMemberLost), errors.Is(err, ErrNoMember), errors.Is(err, ErrEtcdUnavailable):
 			last = err
+			// This member cannot reach etcd: its view of owners and
+			// members is stale and nobody can take the identity over
+			// through it, so waiting out the deadline would not help.
+			if cause, down := m.lease.unreachable(); down {
+				return nil, &EtcdUnavailableError{Identity: id, Method: req.Method, Member: m.cfg.Name, Reason: cause.Error()}
+			}
 		default:
 			return resp, err
 		}

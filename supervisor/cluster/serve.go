@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mcpactor/mcpactor/messages"
@@ -56,6 +57,11 @@ func (m *Member) serve(ctx context.Context, req *request) *response {
 	ctx = extractTrace(ctx, req.Trace)
 	act, err := m.activate(ctx, id, req.Method)
 	if err != nil {
+		if cause, down := m.lease.unreachable(); down && errors.Is(err, ErrNotOwner) {
+			// Not the owner because it cannot reach etcd: say so, so
+			// that the caller does not read it as "another member is".
+			err = &EtcdUnavailableError{Identity: id, Method: req.Method, Member: m.cfg.Name, Reason: cause.Error()}
+		}
 		resp.Err = encodeError(err, "", id)
 		return resp
 	}

@@ -96,6 +96,7 @@ const (
 	kindDeadline      = "deadline"
 	kindCallbackPanic = "callback-panic"
 	kindHop           = "hop"
+	kindEtcd          = "etcd-unavailable"
 )
 
 // encodeRequest is r's message.
@@ -380,7 +381,10 @@ func encodeError(err error, internal string, id Identity) *wireError {
 	var notOwner *NotOwnerError
 	var unknown *UnknownServerError
 	var panicked *CallbackPanicError
+	var etcd *EtcdUnavailableError
 	switch {
+	case errors.As(err, &etcd):
+		return &wireError{Kind: kindEtcd, Owner: etcd.Member, Message: etcd.Reason}
 	case errors.As(err, &panicked):
 		return &wireError{Kind: kindCallbackPanic, Method: panicked.Callback, Owner: panicked.Member, Message: panicked.Value}
 	case errors.As(err, &notOwner):
@@ -408,6 +412,8 @@ func (w *wireError) decode(id Identity, member, method string) error {
 		if json.Unmarshal(w.Hop, &h) == nil {
 			return h.decode(id, member, method)
 		}
+	case kindEtcd:
+		return &EtcdUnavailableError{Identity: id, Method: method, Member: w.Owner, Reason: w.Message}
 	case kindCallbackPanic:
 		return &CallbackPanicError{Callback: w.Method, Identity: id, Member: w.Owner, Value: w.Message}
 	case kindStopped:
