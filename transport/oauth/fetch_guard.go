@@ -38,7 +38,8 @@ import (
 // reached (its peer address, noted on every request), else its host when
 // that is a literal address or localhost. Behind an HTTP proxy the peer
 // is the proxy, and the proxy resolves the names: only literal addresses
-// and localhost can be refused then.
+// and localhost can be refused then, and nothing when the proxy is on a
+// private network (the server counts as on it).
 
 // ErrPrivateAddress matches every *AddressRefusedError.
 var ErrPrivateAddress = errors.New("oauth: a server not on a private network steered a fetch to a loopback, private or link-local address")
