@@ -302,7 +302,7 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 		_, byName := s.exposed.get()
 		ref, ok := byName[exposed]
 		if !ok {
-			return ref, &messages.UnknownToolError{Name: exposed}
+			return ref, unknownName(s, exposed)
 		}
 		if err := m.unavailable(s, ref.server); err != nil {
 			return ref, err

@@ -303,7 +303,7 @@ func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string
 	s := m.snap.Load()
 	ref, ok := s.catalog.get().byName[exposed]
 	if !ok {
-		return nil, &messages.UnknownToolError{Name: exposed}
+		return nil, unknownName(s, exposed)
 	}
 	start := time.Now()
 	c, err := m.serverClient(ctx, s, ref.server, messages.MethodPromptsGet)

@@ -1,0 +1,48 @@
+package supervisor_test
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/supervisor"
+	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// A tool of a configured server that failed to start is that server's
+// unavailability, with its cause, not "no such tool" (issue 35, item 7);
+// a name no configured server could own is still unknown.
+func TestToolOfAFailedServerIsUnavailable(t *testing.T) {
+	s, err := config.NewServer(config.Server{Name: "missing-cmd",
+		Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "mcpactor-no-such-command-35"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{s}})
+	harness.WaitFor(t, "missing-cmd failed", func() bool { return status(m, "missing-cmd").State() == supervisor.StateFailed })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = m.CallTool(ctx, "mcp__missing-cmd__echo", map[string]any{})
+	var ue *messages.ServerUnavailableError
+	if !errors.As(err, &ue) || ue.Server != "missing-cmd" || ue.State != "failed" {
+		t.Fatalf("CallTool = %v, want *ServerUnavailableError for missing-cmd, failed", err)
+	}
+	if !errors.Is(err, exec.ErrNotFound) || !errors.Is(err, messages.ErrStart) {
+		t.Errorf("CallTool = %v, want the start error's cause kept", err)
+	}
+	if _, err := m.GetPrompt(ctx, "mcp__missing-cmd__greet", nil); !errors.As(err, &ue) {
+		t.Errorf("GetPrompt = %v, want *ServerUnavailableError", err)
+	}
+
+	var unknown *messages.UnknownToolError
+	if _, err := m.CallTool(ctx, "mcp__nobody__echo", nil); !errors.As(err, &unknown) {
+		t.Errorf("CallTool of no server's tool = %v, want *UnknownToolError", err)
+	}
+}
