@@ -20,11 +20,12 @@ import (
 var (
 	// ErrTransportClosed: the connection ended (the server exited or
 	// crashed, Close was called, the connection was replaced), before or
-	// while the request waited. Text: "Transport closed: <exit status>:
-	// <stderr excerpt>".
+	// while the request waited. Text: `MCP server "<name>": <method>:
+	// Transport closed: <exit status>; stderr: <excerpt>`.
 	ErrTransportClosed = messages.ErrTransportClosed
 	// ErrTimeout: no answer within the request timeout; the server was
-	// sent notifications/cancelled. Text: "Request timeout after <ms>ms".
+	// sent notifications/cancelled. Text: `MCP server "<name>": <method>
+	// (id <id>): Request timeout after <ms>ms`.
 	ErrTimeout = messages.ErrTimeout
 	// ErrConnectTimeout: starting the server and its handshake took longer
 	// than the connect timeout; everything was torn down.
@@ -117,7 +118,8 @@ type (
 	// the context's cause, so errors.Is(err, context.Canceled) holds.
 	CanceledError = messages.CanceledError
 	// RPCError is a JSON-RPC error answer: Code, Message, Data. Its text
-	// is "MCP error <code>: <message>". A configured credential of the
+	// is `MCP server "<name>": <method> (id <id>): MCP error <code>:
+	// <message>`. A configured credential of the
 	// server's that Message or Data quote is masked.
 	RPCError = messages.RPCError
 	// ConnectTimeoutError reports a connect slower than its timeout:

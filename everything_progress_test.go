@@ -101,8 +101,9 @@ func checkEverythingTimeout(t *testing.T, c *mcpactor.Client) {
 	if !errors.As(err, &te) {
 		t.Fatalf("err = %v (%T), want *messages.TimeoutError", err, err)
 	}
-	if !errors.Is(err, mcpactor.ErrTimeout) || err.Error() != "Request timeout after 300ms" {
-		t.Errorf("err = %q, want errors.Is ErrTimeout and \"Request timeout after 300ms\"", err)
+	want := `MCP server "` + everythingServer + `": tools/call (id ` + te.ID.String() + `): Request timeout after 300ms`
+	if !errors.Is(err, mcpactor.ErrTimeout) || err.Error() != want {
+		t.Errorf("err = %q, want errors.Is ErrTimeout and %q", err, want)
 	}
 	if te.Method != messages.MethodToolsCall || te.Server != everythingServer {
 		t.Errorf("TimeoutError = %+v", te)

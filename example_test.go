@@ -256,7 +256,7 @@ func Example_errorHandling() {
 		fmt.Println("code:", rpcErr.Code, "message:", rpcErr.Message)
 	}
 	// Output:
-	// Request timeout after 100ms
+	// MCP server "demo": tools/call (id 3): Request timeout after 100ms
 	// method: tools/call server: demo
 	// is ErrTimeout: true
 	// code: -32602 message: bad input

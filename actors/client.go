@@ -366,7 +366,9 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 	if tc, ok := out.(*toolCall); ok && err == nil {
 		toolError = tc.isError()
 	}
-	err = c.masked(err)
+	if err != nil {
+		err = c.masked(named(method, err))
+	}
 	op.End(err, toolError)
 	return err
 }
@@ -384,14 +386,16 @@ func (c *Client) callUntraced(ctx context.Context, method string, params any, ou
 		opts.OnProgress = progressHook(nil, onProgress)
 	}
 	g, err := c.current(ctx)
+	if err == nil {
+		err = c.exchangeOn(ctx, nil, g, method, params, out, opts)
+		if errors.Is(err, messages.ErrSessionExpired) {
+			err = c.replay(ctx, nil, g, method, params, out, opts, err)
+		}
+	}
 	if err != nil {
-		return err
+		err = c.masked(named(method, err))
 	}
-	err = c.exchangeOn(ctx, nil, g, method, params, out, opts)
-	if errors.Is(err, messages.ErrSessionExpired) {
-		err = c.replay(ctx, nil, g, method, params, out, opts, err)
-	}
-	return c.masked(err)
+	return err
 }
 
 // progressHook turns a request's raw progress notifications into

@@ -22,7 +22,7 @@ func TestTimeoutTellsTheServer(t *testing.T) {
 	start := time.Now()
 	_, err := s.c.CallToolWith(harness.Context(t), "echo", map[string]any{"message": "x"}, actors.Call{Request: transport.RequestOptions{Timeout: 200 * time.Millisecond}})
 	var te *messages.TimeoutError
-	if !errors.As(err, &te) || !errors.Is(err, messages.ErrTimeout) || err.Error() != "Request timeout after 200ms" ||
+	if !errors.As(err, &te) || !errors.Is(err, messages.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` ||
 		te.Server != "ts" || te.Method != messages.MethodToolsCall || !te.ID.IsValid() {
 		t.Fatalf("got %#v", err)
 	}
@@ -43,7 +43,7 @@ func TestServerRequestTimeoutDefault(t *testing.T) {
 	s := connect(t, testserver.Options{NeverAnswer: true}, actors.Env{}, func(c *actors.Spec) {
 		c.Limits.RequestTimeout = 150 * time.Millisecond
 	})
-	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); err == nil || err.Error() != "Request timeout after 150ms" {
+	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); err == nil || !strings.HasPrefix(err.Error(), `MCP server "ts": tools/call (id `) || !strings.HasSuffix(err.Error(), "): Request timeout after 150ms") {
 		t.Errorf("got %v", err)
 	}
 }
@@ -150,7 +150,7 @@ func TestResetTimeoutOnProgress(t *testing.T) {
 	_, err = s.c.CallToolWith(harness.Context(t), "progress", args, actors.Call{
 		Request: transport.RequestOptions{Timeout: 400 * time.Millisecond}, OnProgress: func(messages.ProgressParams) {},
 	})
-	if err == nil || err.Error() != "Request timeout after 400ms" {
+	if err == nil || !strings.HasPrefix(err.Error(), `MCP server "ts": tools/call (id `) || !strings.HasSuffix(err.Error(), "): Request timeout after 400ms") {
 		t.Fatalf("without reset: %v", err)
 	}
 }
@@ -164,7 +164,7 @@ func TestMaxTotalTimeoutCapsProgress(t *testing.T) {
 	})
 	took := time.Since(start)
 	var te *messages.TimeoutError
-	if !errors.As(err, &te) || err.Error() != "Request timeout after 700ms" {
+	if !errors.As(err, &te) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 700ms` {
 		t.Fatalf("got %v", err)
 	}
 	if took < 700*time.Millisecond || took > 10*time.Second {

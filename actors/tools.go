@@ -447,7 +447,7 @@ func options(call *Call) transport.RequestOptions {
 // does).
 func (c *Client) endSpan(w *toolWait, err error) {
 	if err != nil {
-		err = c.masked(err)
+		err = c.masked(named(messages.MethodToolsCall, err))
 	}
 	w.err = err
 	if !w.flow {

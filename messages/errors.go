@@ -3,8 +3,11 @@ package messages
 import (
 	"encoding/json"
 	"errors"
+	"io"
+	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -95,7 +98,10 @@ var (
 // stops, and is the reason the transport gives its owner. For stdio it holds
 // the exit status and the tail of the server's stderr.
 type TransportClosedError struct {
-	Server     string
+	Server string
+	// Method is the request the close ended ("" for the connection's own
+	// end, as Client.Err reports it).
+	Method     string
 	Cause      error  // what closed it; nil for an orderly Close
 	ExitStatus string // "exit status 1", "signal: killed"; empty when unknown
 	StderrTail string // the server's stderr: its first lines and its last, trimmed
@@ -108,16 +114,30 @@ type TransportClosedError struct {
 	Closed bool
 }
 
-// Error reads "Transport closed: <exit status>: <cause>: <stderr tail>;
-// stdout (not JSON-RPC): <stdout excerpt>", each part only when known.
+// Error reads `MCP server "<name>": <method>: Transport closed: <exit
+// status>: <cause>; stderr: <excerpt>; stdout (not JSON-RPC): <excerpt>`,
+// each part only when known. The stderr excerpt is labelled: what a
+// server printed there (a start-up banner, a warning) need not be why it
+// ended. A broken pipe the write met is left out of the text when the
+// exit status is known: the server's end says more than the pipe's (the
+// Cause still holds it).
 func (e *TransportClosedError) Error() string {
 	var b strings.Builder
+	writeRequestPrefix(&b, e.Server, e.Method, ID{})
 	b.WriteString("Transport closed")
-	for _, part := range []string{e.ExitStatus, errText(e.Cause), e.StderrTail} {
+	cause := e.Cause
+	if e.ExitStatus != "" && brokenPipe(cause) {
+		cause = nil
+	}
+	for _, part := range []string{e.ExitStatus, errText(cause)} {
 		if part != "" {
 			b.WriteString(": ")
 			b.WriteString(part)
 		}
+	}
+	if e.StderrTail != "" {
+		b.WriteString("; stderr: ")
+		b.WriteString(e.StderrTail)
 	}
 	if e.StdoutExcerpt != "" {
 		b.WriteString("; stdout (not JSON-RPC): ")
@@ -139,6 +159,33 @@ func errText(err error) string {
 	return err.Error()
 }
 
+// brokenPipe reports whether err is a write to a pipe (or stream) whose
+// reader had gone: the consequence of the server's end, not its cause.
+func brokenPipe(err error) bool {
+	return err != nil && (errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.ErrClosedPipe))
+}
+
+// writeRequestPrefix writes `MCP server "<name>": <method> (id <id>): `,
+// each part only when known, before the text of an error about a request:
+// a log line then says which server and which request, whoever reads it.
+func writeRequestPrefix(b *strings.Builder, server, method string, id ID) {
+	if server != "" {
+		b.WriteString("MCP server ")
+		b.WriteString(strconv.Quote(server))
+		b.WriteString(": ")
+	}
+	if method = shownMethod(method); method == "" {
+		return
+	}
+	b.WriteString(method)
+	if id.IsValid() {
+		b.WriteString(" (id ")
+		b.WriteString(id.String())
+		b.WriteString(")")
+	}
+	b.WriteString(": ")
+}
+
 // TimeoutError reports a request that got no answer in time. The server has
 // been sent notifications/cancelled for it (never for initialize).
 type TimeoutError struct {
@@ -149,13 +196,22 @@ type TimeoutError struct {
 	Notify bool // a notification, not a request (HTTP only)
 }
 
-// Error reads "Request timeout after <ms>ms" (or "Notify timeout ...").
+// Error reads `MCP server "<name>": <method> (id <id>): Request timeout
+// after <ms>ms` (or "Notify timeout ..."), each part only when known;
+// with neither server nor method, the reference text alone, which is
+// also the reason notifications/cancelled gives the server.
 func (e *TimeoutError) Error() string {
-	kind := "Request"
+	var b strings.Builder
+	writeRequestPrefix(&b, e.Server, e.Method, e.ID)
 	if e.Notify {
-		kind = "Notify"
+		b.WriteString("Notify")
+	} else {
+		b.WriteString("Request")
 	}
-	return kind + " timeout after " + strconv.FormatInt(e.After.Milliseconds(), 10) + "ms"
+	b.WriteString(" timeout after ")
+	b.WriteString(strconv.FormatInt(e.After.Milliseconds(), 10))
+	b.WriteString("ms")
+	return b.String()
 }
 
 // Is makes errors.Is(err, ErrTimeout) true.
@@ -215,9 +271,13 @@ type RPCError struct {
 	Data    json.RawMessage
 }
 
-// Error reads "MCP error <code>: <message>".
+// Error reads `MCP server "<name>": <method> (id <id>): MCP error <code>:
+// <message>`, each part of the prefix only when known.
 func (e *RPCError) Error() string {
-	return (&Error{Code: e.Code, Message: e.Message}).Error()
+	var b strings.Builder
+	writeRequestPrefix(&b, e.Server, e.Method, e.ID)
+	b.WriteString((&Error{Code: e.Code, Message: e.Message}).Error())
+	return b.String()
 }
 
 // Is makes errors.Is(err, ErrRPC) true.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -21,7 +23,7 @@ func TestRPCErrorNotPrefixedTwice(t *testing.T) {
 		{-32603, "MCP error -32602: inner", "MCP error -32603: MCP error -32602: inner"},
 		{-32000, "", "MCP error -32000: "},
 	} {
-		if got := (&RPCError{Server: "s", Method: "tools/call", Code: tc.code, Message: tc.msg}).Error(); got != tc.want {
+		if got := (&RPCError{Code: tc.code, Message: tc.msg}).Error(); got != tc.want {
 			t.Errorf("RPCError %d %q: %q, want %q", tc.code, tc.msg, got, tc.want)
 		}
 		if got := (&Error{Code: tc.code, Message: tc.msg}).Error(); got != tc.want {
@@ -49,11 +51,49 @@ func TestCanceledErrorText(t *testing.T) {
 	}
 }
 
+// The errors that end a request name, in their text, the server and the
+// request (method and id, when known); without them, the reference text
+// alone, which notifications/cancelled gives as its reason. A write that
+// met a broken pipe is left out when the exit status says more.
+func TestRequestErrorTextsNameServerAndMethod(t *testing.T) {
+	pipe := &os.PathError{Op: "write", Path: "|1", Err: syscall.EPIPE}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&TimeoutError{After: 200 * time.Millisecond}, "Request timeout after 200ms"},
+		{&TimeoutError{Server: "files", Method: "tools/call", ID: Int64ID(7), After: 200 * time.Millisecond},
+			`MCP server "files": tools/call (id 7): Request timeout after 200ms`},
+		{&TimeoutError{Server: "files", Method: "notifications/roots/list_changed", Notify: true, After: time.Second},
+			`MCP server "files": notifications/roots/list_changed: Notify timeout after 1000ms`},
+		{&RPCError{Server: "files", Method: "tools/call", ID: Int64ID(7), Code: -32602, Message: "Invalid params"},
+			`MCP server "files": tools/call (id 7): MCP error -32602: Invalid params`},
+		{&TransportClosedError{Server: "files", Method: "tools/call", ExitStatus: "signal: killed", Cause: pipe, StderrTail: "server ready on stdio"},
+			`MCP server "files": tools/call: Transport closed: signal: killed; stderr: server ready on stdio`},
+		{&TransportClosedError{Server: "files", Method: "tools/call", Cause: pipe},
+			`MCP server "files": tools/call: Transport closed: write |1: broken pipe`},
+		{&TransportClosedError{Server: "files", Cause: &WriteStallError{After: time.Second}, ExitStatus: "signal: killed"},
+			`MCP server "files": Transport closed: signal: killed: write stalled: the server read none of our input for 1000ms`},
+		{&FrameTooLargeError{Server: "files", Method: "tools/call", ID: Int64ID(2), Size: 20, Limit: 10},
+			`MCP server "files": tools/call (id 2): response of 20 bytes exceeds the 10-byte frame limit`},
+		{&NoResponseError{Server: "remote", Method: "tools/call", ID: 4, Reason: "no event ids"},
+			`MCP server "remote": tools/call: No response received for request ID 4 (no event ids)`},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+	tc := &TransportClosedError{Server: "files", ExitStatus: "signal: killed", Cause: pipe}
+	if !errors.Is(tc, syscall.EPIPE) {
+		t.Error("the broken pipe left the chain, not only the text")
+	}
+}
+
 // What a server printed on stdout shows in the errors that end a
 // connection and time out a connect.
 func TestStdoutInErrors(t *testing.T) {
 	tc := &TransportClosedError{Server: "s", ExitStatus: "exit status 1", StderrTail: "oops", StdoutExcerpt: "Error: no API key"}
-	if got, want := tc.Error(), "Transport closed: exit status 1: oops; stdout (not JSON-RPC): Error: no API key"; got != want {
+	if got, want := tc.Error(), `MCP server "s": Transport closed: exit status 1; stderr: oops; stdout (not JSON-RPC): Error: no API key`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	for _, tc := range []struct {

@@ -1,6 +1,9 @@
 package messages
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // FrameTooLargeError ends a request whose response was longer than the
 // transport's frame cap. The frame was discarded unread; the request failed
@@ -13,9 +16,15 @@ type FrameTooLargeError struct {
 	Limit  int   // the frame cap
 }
 
+// Error reads `MCP server "<name>": <method> (id <id>): response of <n>
+// bytes exceeds the <limit>-byte frame limit`, each part of the prefix
+// only when known.
 func (e *FrameTooLargeError) Error() string {
-	return "response of " + strconv.FormatInt(e.Size, 10) + " bytes exceeds the " +
-		strconv.Itoa(e.Limit) + "-byte frame limit"
+	var b strings.Builder
+	writeRequestPrefix(&b, e.Server, e.Method, e.ID)
+	b.WriteString("response of " + strconv.FormatInt(e.Size, 10) + " bytes exceeds the " +
+		strconv.Itoa(e.Limit) + "-byte frame limit")
+	return b.String()
 }
 
 // Is makes errors.Is(err, ErrFrameTooLarge) true.

@@ -125,16 +125,21 @@ func (e *SessionExpiredError) Is(target error) bool { return target == ErrSessio
 // no ids, or the resumption budget ran out.
 type NoResponseError struct {
 	Server string
+	Method string // the request's method, when known
 	ID     int64
 	Reason string // why it could not be resumed
 }
 
+// Error reads `MCP server "<name>": <method>: No response received for
+// request ID <id> (<reason>)`, each part only when known.
 func (e *NoResponseError) Error() string {
-	s := "No response received for request ID " + strconv.FormatInt(e.ID, 10)
+	var b strings.Builder
+	writeRequestPrefix(&b, e.Server, e.Method, ID{})
+	b.WriteString("No response received for request ID " + strconv.FormatInt(e.ID, 10))
 	if e.Reason != "" {
-		s += " (" + e.Reason + ")"
+		b.WriteString(" (" + e.Reason + ")")
 	}
-	return s
+	return b.String()
 }
 
 // Is makes errors.Is(err, ErrNoResponse) true.

@@ -141,7 +141,7 @@ func TestEndlessLine(t *testing.T) {
 	errs = append(errs, <-first)
 	for i, err := range errs {
 		var te *messages.TimeoutError
-		if !errors.As(err, &te) || !errors.Is(err, messages.ErrTimeout) || err.Error() != "Request timeout after 300ms" {
+		if !errors.As(err, &te) || !errors.Is(err, messages.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 300ms` {
 			t.Errorf("call %d: %v, want a 300 ms timeout", i, err)
 		}
 	}
@@ -279,7 +279,7 @@ func TestExitAfterRequests(t *testing.T) {
 		return "", err
 	})
 	for i, err := range errs {
-		if !errors.Is(err, messages.ErrTransportClosed) || err.Error() != "Transport closed: exit status 4: fatal: quota exceeded" {
+		if !errors.Is(err, messages.ErrTransportClosed) || err.Error() != `MCP server "ts": Transport closed: exit status 4; stderr: fatal: quota exceeded` {
 			t.Errorf("call %d: %v", i, err)
 		}
 	}
@@ -343,7 +343,7 @@ func TestNeverAnsweredCallTimesOutAndIsCancelled(t *testing.T) {
 	ctx := harness.Context(t)
 	_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), RequestOptions{Timeout: 200 * time.Millisecond})
 	var te *messages.TimeoutError
-	if !errors.As(err, &te) || err.Error() != "Request timeout after 200ms" || te.Method != "tools/call" || !te.ID.IsValid() {
+	if !errors.As(err, &te) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` || te.Method != "tools/call" || !te.ID.IsValid() {
 		t.Fatalf("got %#v", err)
 	}
 	// basic/utilities/cancellation: the server is told which request.
@@ -488,7 +488,7 @@ func TestOwnerIsToldWhyTheTransportClosed(t *testing.T) {
 	s := startServer(t, testserver.Options{}, owner, sys, nil)
 	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 2, "stderr": "bye"}), RequestOptions{})
 	closed := recv[TransportClosed](t, rec)
-	if closed.Err == nil || closed.Err.Error() != err.Error() || !strings.Contains(err.Error(), "exit status 2: bye") {
+	if closed.Err == nil || closed.Err.Error() != err.Error() || !strings.Contains(err.Error(), "exit status 2; stderr: bye") {
 		t.Errorf("owner told %v; call got %v", closed.Err, err)
 	}
 }

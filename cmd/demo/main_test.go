@@ -76,7 +76,7 @@ func TestDemoEmbedded(t *testing.T) {
 			"telemetry: traces: file "+trace+" (JSON lines)",
 			"tool-list cache in "+cache, "${MCPACTOR_DEMO_BIN}",
 			"all 4 servers up and listed", "calls: 300", "errors by kind: none", "progress 1/4 2/4 3/4 4/4",
-			"server saw: demo-1: cancelled", "Transport closed: exit status 3: fatal: out of cheese",
+			"server saw: demo-1: cancelled", "Transport closed: exit status 3; stderr: fatal: out of cheese",
 			"100 echo calls, 8 in flight", "protocol 2025-11-25 (session era)",
 		) {
 			if !strings.Contains(stdout, want) {
