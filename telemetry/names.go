@@ -93,6 +93,17 @@ const (
 	// found: ProbeSessionEra, on the probe's span (a probe the server
 	// answers needs no verdict: its span is an ordinary success).
 	KeyProbeVerdict = attribute.Key("mcpactor.probe.verdict")
+	// KeyClusterGeneration and KeyClusterTenant are Peer.Generation and
+	// Peer.Tenant: spans only.
+	KeyClusterGeneration = attribute.Key("mcpactor.cluster.generation")
+	KeyClusterTenant     = attribute.Key("mcpactor.cluster.tenant")
+	// KeyTaskReason says why a task (StartTask) runs, e.g. why a
+	// connection is made: first, restart, repair, session_expired.
+	KeyTaskReason = attribute.Key("mcpactor.task.reason")
+	// KeyClusterMember and KeyClusterOwner name the cluster members a hop
+	// goes from and to (StartHop, StartHopServer).
+	KeyClusterMember = attribute.Key("mcpactor.cluster.member")
+	KeyClusterOwner  = attribute.Key("mcpactor.cluster.owner")
 	// KeyExceptionMessage is the text of a failure recorded as an
 	// EventException: a handler's error or panic, which the server that
 	// asked is not told.
@@ -135,6 +146,23 @@ const (
 	// on the SERVER span of a request whose handler failed.
 	EventException = "exception"
 )
+
+// Names of the INTERNAL spans of StartTask: the work of one connection or
+// of one refresh, so that its requests share a trace.
+const (
+	// TaskConnect is a connection's bring-up: server/discover or
+	// initialize, notifications/initialized, the first lists.
+	TaskConnect = "mcpactor.connect"
+	// TaskRefresh is a manager's background refresh of a server's lists.
+	TaskRefresh = "mcpactor.refresh"
+	// TaskKeepalive is a manager's keepalive ping of a server.
+	TaskKeepalive = "mcpactor.keepalive"
+)
+
+// SpanClusterHop is the name of the CLIENT span (on the member that
+// forwards a call) and the SERVER span (on the member that owns the
+// server) of a call that crosses the cluster (StartHop, StartHopServer).
+const SpanClusterHop = "mcpactor.cluster.hop"
 
 // SpanLateResponse is the name of the INTERNAL span recorded for a response
 // that arrives after its request's span has ended (see Op.LateResponse).

@@ -44,6 +44,14 @@ type Peer struct {
 	// an HTTP server; empty and 0 for stdio.
 	ServerAddress string
 	ServerPort    int
+	// Generation and Tenant say, in cluster mode, which activation of the
+	// server the connection belongs to: mcpactor.cluster.generation (when
+	// > 0) and mcpactor.cluster.tenant (when set; pass a digest, not an
+	// address). They go on spans only, never on metric points, whose
+	// series would otherwise grow with every failover and tenant; Server
+	// stays the configured name.
+	Generation int64
+	Tenant     string
 	// Mask masks the server's configured credentials (its env and header
 	// values, its URL's secrets) in what a span records of text that may
 	// carry them: the status description (an error's text, a JSON-RPC
@@ -112,10 +120,6 @@ type Op struct {
 	waitedFor   time.Duration // the sum of the Op's queue waits so far
 	sentAt      time.Time     // the first Written; zero until then
 	result      json.RawMessage
-	// version is set when SetProtocolVersion was called after Start: for
-	// server/discover, whose mcp.protocol.version is recorded only then
-	// (see discoverVersion).
-	versionSet bool
 }
 
 // Start begins the CLIENT span of an outgoing request or notification and
@@ -301,8 +305,9 @@ func spanName(r *Request) string {
 // clientAttrs are the attributes of a CLIENT span (or of a reused
 // execute_tool span).
 func (t *Telemetry) clientAttrs(r *Request) []attribute.KeyValue {
-	kv := make([]attribute.KeyValue, 0, 16)
+	kv := make([]attribute.KeyValue, 0, 18)
 	kv = appendOpAttrs(kv, r)
+	kv = appendSpanOnlyAttrs(kv, &r.Peer)
 	if r.ResourceURI != "" {
 		kv = append(kv, KeyMCPResourceURI.String(r.Mask.Text(r.ResourceURI)))
 	}
@@ -323,8 +328,13 @@ func (t *Telemetry) clientAttrs(r *Request) []attribute.KeyValue {
 
 // serverAttrs are the attributes of a SERVER span.
 func (t *Telemetry) serverAttrs(r *Request) []attribute.KeyValue {
-	kv := make([]attribute.KeyValue, 0, 12)
+	kv := make([]attribute.KeyValue, 0, 14)
 	kv = appendOpAttrs(kv, r)
+	if r.ResourceURI != "" {
+		// notifications/resources/updated names its resource.
+		kv = append(kv, KeyMCPResourceURI.String(r.Mask.Text(r.ResourceURI)))
+	}
+	kv = appendSpanOnlyAttrs(kv, &r.Peer)
 	if r.SessionID != "" && SessionEra(r.ProtocolVersion) {
 		kv = append(kv, KeyMCPSessionID.String(r.SessionID))
 	}
@@ -343,6 +353,18 @@ func appendOpAttrs(kv []attribute.KeyValue, r *Request) []attribute.KeyValue {
 	}
 	if r.Method == messages.MethodToolsCall {
 		kv = append(kv, KeyGenAIOperationName.String(OperationExecuteTool))
+	}
+	return kv
+}
+
+// appendSpanOnlyAttrs appends the attributes of p that spans carry and
+// metric points never do: the cluster activation's generation and tenant.
+func appendSpanOnlyAttrs(kv []attribute.KeyValue, p *Peer) []attribute.KeyValue {
+	if p.Generation > 0 {
+		kv = append(kv, KeyClusterGeneration.Int64(p.Generation))
+	}
+	if p.Tenant != "" {
+		kv = append(kv, KeyClusterTenant.String(p.Tenant))
 	}
 	return kv
 }
@@ -584,6 +606,38 @@ func (o *Op) SetProtocolVersion(v string) {
 	o.mu.Unlock()
 	if o.live() {
 		o.span.SetAttributes(KeyMCPProtocolVersion.String(v))
+	}
+}
+
+// SetPeer replaces the Op's description of the server once the
+// connection is known: a request issued before its connection's handshake
+// ended was started with what was known then, and the connection's Peer
+// (its transport, address, port, session id, versions) is known after.
+// The span's connection attributes are overwritten and the duration metric
+// point takes the new ones. p.Mask nil keeps the Op's masker. On
+// server/discover the version is not taken (see SetProtocolVersion). It
+// does nothing on a nil or ended Op.
+func (o *Op) SetPeer(p Peer) {
+	if o == nil || o.ended.Load() {
+		return
+	}
+	o.mu.Lock()
+	if p.Mask == nil {
+		p.Mask = o.req.Mask
+	}
+	if o.req.Method == messages.MethodServerDiscover {
+		p.ProtocolVersion = o.req.ProtocolVersion
+	}
+	o.req.Peer = p
+	o.mu.Unlock()
+	if o.live() {
+		var buf [16]attribute.KeyValue
+		kv := appendSpanOnlyAttrs(buf[:0], &p)
+		if p.SessionID != "" && SessionEra(p.ProtocolVersion) && o.kind != trace.SpanKindInternal {
+			kv = append(kv, KeyMCPSessionID.String(p.SessionID))
+		}
+		kv = appendPeerMetricAttrs(kv, &p, o.kind == trace.SpanKindClient)
+		o.span.SetAttributes(kv...)
 	}
 }
 
