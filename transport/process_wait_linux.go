@@ -5,7 +5,6 @@ package transport
 import (
 	"errors"
 	"os/exec"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,8 +18,7 @@ import (
 // The order is what makes the signal safe: waitid with WNOWAIT sees the
 // exit without reaping, so the server is a zombie that still holds its pid,
 // and with it the process group's id, while the group is signalled. Only
-// then is it reaped. (After the reap, an empty group's id could be a new
-// process's.)
+// then is it reaped, and no group signal follows (processTree).
 func (t *processTree) wait(cmd *exec.Cmd) error {
 	pid := cmd.Process.Pid
 	var info unix.Siginfo
@@ -28,10 +26,9 @@ func (t *processTree) wait(cmd *exec.Cmd) error {
 		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
 		if !errors.Is(err, unix.EINTR) {
 			if err == nil {
-				syscall.Kill(-pid, syscall.SIGKILL)
+				t.killGroup(pid)
 			}
-			break
+			return t.reap(cmd, err == nil)
 		}
 	}
-	return cmd.Wait()
 }

@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix && !linux && !darwin && !dragonfly && !freebsd && !netbsd && !openbsd
 
 package transport
 
@@ -9,12 +9,16 @@ import (
 
 // wait waits for the server to exit and reaps it, then ends whatever it
 // left running in its process group: a helper holding none of our pipes
-// would otherwise outlive the transport. Without Linux's waitid(WNOWAIT)
-// the group is signalled just after the reap; its id stays taken while any
-// member lives, so the signal reaches only the server's leftovers (an
-// empty group's id would have to be handed to a new group in between).
+// would otherwise outlive the transport. Without a way to see the exit
+// before the reap (Linux's waitid(WNOWAIT), the BSDs' kqueue), the group
+// is signalled just after the reap, and only if it still has members:
+// while it has, its id cannot be given to another group. (An empty group's
+// id could be taken in the instant between the check and the signal.)
 func (t *processTree) wait(cmd *exec.Cmd) error {
-	err := cmd.Wait()
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	pid := cmd.Process.Pid
+	err := t.reap(cmd, false)
+	if t.kill(-pid, 0) == nil {
+		t.kill(-pid, syscall.SIGKILL)
+	}
 	return err
 }

@@ -286,9 +286,10 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 		// The server exited TermGrace ago, yet its pipes are still held:
 		// by a process it left behind (its group was killed as it exited,
 		// processTree.wait, so one that left the group, or one the
-		// platform could not reach). Kill the group once more, and stop
-		// waiting for the pipes. (Linux does not reuse a process group
-		// id while the group has members, so the signal cannot stray.)
+		// platform could not reach). Kill what can still be reached (the
+		// job on Windows; on Unix the server alone, now reaped: its group's
+		// id may name a stranger's group by now, processTree), and stop
+		// waiting for the pipes.
 		a.proc.signal(stageKill)
 		a.proc.closeOutputs()
 	case injectedPanic:
