@@ -43,7 +43,8 @@ type HTTPConfig struct {
 	ResumeAttempts int
 	// RetryDelay is the wait before resuming a stream or reconnecting the
 	// GET listener when the server gave no retry: field; it doubles (with
-	// jitter) up to MaxRetryDelay. Defaults 500 ms and 30 s.
+	// jitter) up to MaxRetryDelay, which caps a server's retry: too.
+	// Defaults 500 ms and 30 s.
 	RetryDelay    time.Duration
 	MaxRetryDelay time.Duration
 	// CloseTimeout bounds the DELETE that ends the session on Close.

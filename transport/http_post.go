@@ -557,9 +557,12 @@ func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadC
 
 // delay is the wait before a resumption: the server's retry: when it gave
 // one, else a backoff from RetryDelay, doubled per attempt, with jitter.
+// Either is capped by MaxRetryDelay: a retry: of days (any number of
+// milliseconds is valid SSE) would otherwise silence the GET listener, or
+// hold a request, for as long as the server chose.
 func (s *postSink) delay(retry time.Duration, attempt int) time.Duration {
 	if retry > 0 {
-		return retry
+		return min(retry, s.a.cfg.MaxRetryDelay)
 	}
 	return backoff(s.a.cfg.RetryDelay, s.a.cfg.MaxRetryDelay, attempt)
 }
