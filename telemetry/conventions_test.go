@@ -224,3 +224,31 @@ func TestDiscoverProtocolVersion(t *testing.T) {
 		}
 	})
 }
+
+// A request sent again with a new id (an HTTP session-expiry replay) keeps
+// both ids: the span's jsonrpc.request.id is the last one, and a
+// mcpactor.resent event holds the earlier one.
+func TestResentKeepsBothIDs(t *testing.T) {
+	r := newRig(t, Options{})
+	_, op := r.tel.Start(context.Background(), &Request{Peer: httpPeer, Method: messages.MethodToolsCall, Target: "forecast"})
+	op.SetRequestID(messages.Int64ID(3))
+	op.Written()
+	op.SetRequestID(messages.Int64ID(3)) // the same id again: nothing to keep
+	op.Reinitialize("HTTP session expired; the request is sent again on the new session")
+	op.SetRequestID(messages.Int64ID(7))
+	op.Written()
+	op.End(nil, false)
+	s := r.ended(t)
+	if id := attrs(s.Attributes())["jsonrpc.request.id"]; id != "7" {
+		t.Errorf("jsonrpc.request.id = %v, want 7", id)
+	}
+	var resent []map[string]any
+	for _, e := range s.Events() {
+		if e.Name == EventResent {
+			resent = append(resent, attrs(e.Attributes))
+		}
+	}
+	if len(resent) != 1 || resent[0]["jsonrpc.request.id"] != "3" {
+		t.Errorf("resent events = %v, want one with jsonrpc.request.id 3", resent)
+	}
+}

@@ -141,6 +141,9 @@ const (
 	EventResume       = "mcpactor.resume"
 	EventReinitialize = "mcpactor.reinitialize"
 	EventLateResponse = "mcpactor.late_response"
+	// EventResent is the request sent again with a new JSON-RPC id; its
+	// jsonrpc.request.id is the earlier id (Op.SetRequestID).
+	EventResent = "mcpactor.resent"
 	// EventException is OpenTelemetry's event of a failure
 	// (https://opentelemetry.io/docs/specs/semconv/exceptions/exceptions-spans/),
 	// on the SERVER span of a request whose handler failed.

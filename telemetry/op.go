@@ -427,15 +427,23 @@ func (o *Op) RecordsToolArguments() bool {
 }
 
 // SetRequestID records the JSON-RPC id once the transport has assigned it
-// (jsonrpc.request.id).
+// (jsonrpc.request.id). A request sent again under the same Op (an HTTP
+// session-expiry replay, a 2026-07-28 re-issue) gets a new id: the span's
+// jsonrpc.request.id becomes the new one, the one its answer carries, and
+// event EventResent keeps the earlier one (its jsonrpc.request.id), so
+// that both ids the server saw lead to the span.
 func (o *Op) SetRequestID(id messages.ID) {
 	if o == nil || !id.IsValid() || o.ended.Load() {
 		return
 	}
 	o.mu.Lock()
+	prev := o.req.ID
 	o.req.ID = id
 	o.mu.Unlock()
 	if o.live() {
+		if prev.IsValid() && prev != id {
+			o.span.AddEvent(EventResent, trace.WithAttributes(KeyJSONRPCRequestID.String(prev.String())))
+		}
 		o.span.SetAttributes(KeyJSONRPCRequestID.String(id.String()))
 	}
 }
