@@ -203,6 +203,7 @@ func (m *Member) claimAndConnect(act *activation) error {
 // it makes wait out ProbeTimeout. A memo the server contradicts (it was
 // replaced) is dropped, and the server added again, probed.
 func (m *Member) connect(ctx context.Context, act *activation, cfg mcpactor.ServerConfig) error {
+	cfg.Fence = m.fence(act, cfg.Fence)
 	name, memo := clientName(act.id, act.generation), ""
 	if cfg.ProtocolVersion == "" {
 		memo = m.view.era(act.id)
@@ -252,6 +253,32 @@ func (m *Member) addServer(ctx context.Context, act *activation, name string, cf
 		return nil, err
 	}
 	return c, nil
+}
+
+// fence is the ServerConfig.Fence of act's server: the transport calls
+// it right before each write to the server (a stdio write, an HTTP
+// request), and writes nothing when it fails. The lease check before a
+// call reaches the transport is not enough: a member paused after it
+// would, on resuming, write what it had queued to a server it no longer
+// owns, after the new owner's server started. Checked at the write, on
+// the boot clock, a lapsed lease stops every frame; the calls end with
+// *NotOwnerError on the owner, which the caller receives as
+// *MemberLostError (the owner's lease lapsed under the call). The residual
+// window is a pause between this check and the write system call
+// (docs/cluster.md, "Fencing at the write"). user is the configuration's
+// own Fence, checked after ours.
+func (m *Member) fence(act *activation, user func() error) func() error {
+	lease, id := act.lease, act.id
+	return func() error {
+		if !m.lease.valid(lease) {
+			return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "write",
+				Reason: "its lease lapsed before the write (nothing was sent)"}
+		}
+		if user != nil {
+			return user()
+		}
+		return nil
+	}
 }
 
 // eraOf is the version to pin for a server that negotiated version: the

@@ -25,7 +25,10 @@
 //     etcd) stops its activations TTL/3 before the lease can expire, so
 //     that their servers are gone before anyone else may take over; every
 //     call checks the lease is still safe first, and refuses with
-//     *NotOwnerError otherwise. A fenced member joins again with a new
+//     *NotOwnerError otherwise; and each write to an owned server checks
+//     it again (ServerConfig.Fence), on a clock that counts a stopped
+//     process and a suspended machine, so that nothing queued before a
+//     pause is written after the lease lapsed. A fenced member joins again with a new
 //     lease (it neither lingers half-removed nor stops for good).
 //
 // # Supervision of owned servers

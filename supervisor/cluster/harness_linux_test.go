@@ -52,7 +52,7 @@ func newClusterWith(t testing.TB, e *etcdProc, n int, spec memberSpec) *testClus
 	c := &testCluster{t: t, run: run, base: memberSpec{
 		Endpoint: e.endpoint(), Prefix: "/test/" + t.Name() + "/" + run + "/", TTL: spec.TTL,
 		Secret: "test-secret-" + run, Run: run, Servers: spec.Servers, Restart: spec.Restart,
-		DisabledTools: spec.DisabledTools, PanicTenant: spec.PanicTenant,
+		DisabledTools: spec.DisabledTools, PanicTenant: spec.PanicTenant, TeeDir: spec.TeeDir,
 	}}
 	c.members = make([]*memberProc, n)
 	var wg sync.WaitGroup

@@ -8,6 +8,8 @@ import (
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/mcpactor/mcpactor/internal/bootclock"
 )
 
 // leaseKeeper holds the member's etcd lease, to which its member key and
@@ -16,20 +18,25 @@ import (
 //
 // The lease expires on etcd's side no earlier than TTL after etcd received
 // the last renewal, hence no earlier than TTL after we sent it. The keeper
-// records, on this process's monotonic clock, when it sent each renewal
-// that succeeded; the member holds its ownerships until that time plus
+// records, on the boot clock (internal/bootclock: on Linux
+// CLOCK_BOOTTIME, which keeps counting while the process is stopped or
+// the machine suspended; Go's monotonic clock does not count a suspended
+// machine), when it sent each renewal that succeeded; the member holds its ownerships until that time plus
 // TTL minus a margin of TTL/3 (fenceAt). A watchdog fences at fenceAt if no
 // renewal has moved it: every activation of the lease is stopped (its
 // server killed within TTL/6) before the lease can expire and another
 // member can take the identity. A paused member cannot run its watchdog,
 // but its clock runs on: when it resumes past fenceAt, valid fails at once
-// and no call is served before the watchdog has stopped everything.
+// and no call is served before the watchdog has stopped everything; and
+// every write to an owned server checks valid at the write itself (the
+// server's ServerConfig.Fence, activation.go), so that nothing queued
+// before a pause is written after it.
 // After a fence the lease is dropped and the member joins again with a
 // new one.
 type leaseKeeper struct {
 	cli    *clientv3.Client
 	ttl    time.Duration
-	base   time.Time // the monotonic origin of fenceAt
+	base   time.Duration // the boot clock's reading at the start: fenceAt's origin
 	onJoin func(ctx context.Context, id clientv3.LeaseID) error
 	// onFence stops every activation bound to lease id. It must return
 	// within TTL/6.
@@ -47,11 +54,11 @@ type leaseKeeper struct {
 }
 
 func newLeaseKeeper(cli *clientv3.Client, ttl time.Duration) *leaseKeeper {
-	return &leaseKeeper{cli: cli, ttl: ttl, base: time.Now(), changed: make(chan struct{}), joined: make(chan struct{})}
+	return &leaseKeeper{cli: cli, ttl: ttl, base: bootclock.Now(), changed: make(chan struct{}), joined: make(chan struct{})}
 }
 
 func (k *leaseKeeper) margin() time.Duration { return k.ttl / 3 }
-func (k *leaseKeeper) now() time.Duration    { return time.Since(k.base) }
+func (k *leaseKeeper) now() time.Duration    { return bootclock.Now() - k.base }
 
 // current returns the lease held now and whether it is still safe to act
 // as its owner.

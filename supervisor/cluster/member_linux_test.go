@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -71,6 +72,11 @@ type memberSpec struct {
 	DisabledTools []string `json:"disabledTools,omitempty"`
 	// PanicTenant, when set, makes ServerFor panic for that tenant.
 	PanicTenant string `json:"panicTenant,omitempty"`
+	// TeeDir, when set, runs each server behind tee(1), which appends
+	// everything the member writes to the server to
+	// TeeDir/<member>.<identity>.log: the server's own log of what it
+	// was sent.
+	TeeDir string `json:"teeDir,omitempty"`
 }
 
 // serverNames are the servers of a member spec.
@@ -116,6 +122,10 @@ func (s memberSpec) config() Config {
 				}
 			}
 			m[envIdentity] = s.Run + "|" + s.Name + "|" + id.String()
+			if s.TeeDir != "" {
+				m["MCPACTOR_TEE_LOG"] = filepath.Join(s.TeeDir, s.Name+"."+id.String()+".log")
+				path, args = "/bin/sh", append([]string{"-c", `tee -a "$MCPACTOR_TEE_LOG" | exec "$@"`, "sh", path}, args...)
+			}
 			return mcpactor.ServerConfig{Command: path, Args: args, Env: m, Identity: id.Tenant, ProbeTimeout: silentProbe, Restart: s.Restart, DisabledTools: s.DisabledTools}, nil
 		},
 	}
