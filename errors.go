@@ -9,10 +9,10 @@ import (
 
 // Errors callers test with errors.Is. The typed errors below match them and
 // carry the details (server, method, request id) for errors.As. Every error
-// the runtime returns is one of them, wraps one, or is the caller's own
-// context error; the manager's are in manage.go's list (ErrManagerClosed,
-// ErrServerUnavailable, ...). Texts are one line and name what the caller
-// knows (the server, its URL with credentials masked, the method); no
+// the runtime returns matches one of them (errors.Is), or is the caller's
+// own context error; the Manager's (ErrManagerClosed, ErrServerUnavailable,
+// ...) stand beside the Manager. Texts are one line and name what the
+// caller knows (the server, its URL with credentials masked, the method); no
 // credential of a configuration appears in them, nor in the fields of the
 // typed errors below, even where the server quoted one back (a JSON-RPC
 // error's message, an error page, stderr): it reads "REDACTED"
@@ -81,8 +81,9 @@ var (
 	ErrBadBody = messages.ErrBadBody
 	// ErrRPC: the server answered with a JSON-RPC error (*RPCError).
 	ErrRPC = messages.ErrRPC
-	// ErrInvalidArguments: a tool call's arguments do not encode as a
-	// JSON object; the call was refused before anything was sent.
+	// ErrInvalidArguments: a request's arguments cannot be sent: they do
+	// not encode as JSON (a channel, a function), or a tool call's not as
+	// a JSON object; the call was refused before anything was sent.
 	ErrInvalidArguments = messages.ErrInvalidArguments
 	// ErrInvalidResult: a result that does not decode as the method's
 	// result type.
@@ -101,6 +102,12 @@ var (
 	ErrIncompleteClose = messages.ErrIncompleteClose
 	// ErrStopped is returned by Open and Connect after Stop.
 	ErrStopped = errors.New("mcpactor: runtime stopped")
+	// ErrUnknownTool: (manager) no managed server offers that tool or
+	// prompt name; it matches every *UnknownToolError.
+	ErrUnknownTool = messages.ErrUnknownTool
+	// ErrUnknownServer: (manager) no managed server has that name; it
+	// matches every *UnknownServerError.
+	ErrUnknownServer = messages.ErrUnknownServer
 )
 
 // The typed errors, for errors.As. Each carries the server's name, and the
@@ -139,8 +146,9 @@ type (
 	// WriteStallError is the cause of the TransportClosedError of a
 	// connection whose server stopped reading its input.
 	WriteStallError = messages.WriteStallError
-	// ArgumentsError refuses a tool call whose arguments are not a JSON
-	// object (Server, Tool, what they were), before anything is sent.
+	// ArgumentsError refuses a call whose arguments cannot be sent: not
+	// a JSON object (Server, Tool, what they were), or not JSON at all
+	// (Err says why), before anything is sent.
 	ArgumentsError = messages.ArgumentsError
 	// FallbackError reports an http server that neither Streamable HTTP
 	// nor the legacy HTTP+SSE transport tried after it could reach; it

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"unsafe"
 
 	"github.com/mcpactor/mcpactor/messages"
@@ -37,6 +36,8 @@ func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, metho
 }
 
 // encodeError reports params that could not be encoded; nothing was sent.
+// It is always an *messages.ArgumentsError, so that errors.Is(err,
+// ErrInvalidArguments) holds whatever part did not encode.
 func encodeError(server, method string, err error) error {
 	var ae *messages.ArgumentsError
 	if errors.As(err, &ae) {
@@ -44,7 +45,7 @@ func encodeError(server, method string, err error) error {
 		named.Server = server
 		return &named
 	}
-	return fmt.Errorf("MCP server %q: %s: cannot encode the params (nothing was sent): %w", server, method, err)
+	return &messages.ArgumentsError{Server: server, Method: method, Err: err}
 }
 
 // decodeInto decodes an answer into out (nothing when out is nil) and
@@ -69,8 +70,9 @@ func notifyTraced(ctx context.Context, tel *telemetry.Telemetry, peer telemetry.
 	if params != nil {
 		var err error
 		if raw, err = json.Marshal(params); err != nil {
+			err = &messages.ArgumentsError{Server: conn.Server(), Method: method, Err: err}
 			op.End(err, false)
-			return fmt.Errorf("mcp: encode %s params: %w", method, err)
+			return err
 		}
 	}
 	if op != nil {

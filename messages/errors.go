@@ -55,8 +55,10 @@ var (
 	ErrReplaced = errors.New("connection replaced")
 	// ErrUnsupported matches every *UnsupportedError.
 	ErrUnsupported = errors.New("not part of the protocol version in use")
-	// ErrInvalidArguments matches every *ArgumentsError.
-	ErrInvalidArguments = errors.New("tool arguments must be a JSON object")
+	// ErrInvalidArguments matches every *ArgumentsError: a request's
+	// arguments that cannot be sent (they do not encode as JSON, or a
+	// tool call's not as a JSON object).
+	ErrInvalidArguments = errors.New("invalid arguments")
 
 	// The HTTP transports (Streamable HTTP and legacy HTTP+SSE).
 
@@ -92,6 +94,12 @@ var (
 	ErrManagerClosed = errors.New("mcpactor: manager closed")
 	// ErrServerUnavailable matches every *ServerUnavailableError.
 	ErrServerUnavailable = errors.New("MCP server unavailable")
+	// ErrUnknownTool matches every *UnknownToolError: no managed server
+	// offers the exposed tool (or prompt) name.
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrUnknownServer matches every *UnknownServerError: the manager
+	// manages no server of that name.
+	ErrUnknownServer = errors.New("unknown MCP server")
 )
 
 // TransportClosedError ends every request still pending when a transport

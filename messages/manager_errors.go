@@ -16,10 +16,16 @@ func (e *UnknownToolError) Error() string {
 	return fmt.Sprintf("no managed server offers a tool named %q", e.Name)
 }
 
+// Is makes errors.Is(err, ErrUnknownTool) true.
+func (e *UnknownToolError) Is(target error) bool { return target == ErrUnknownTool }
+
 // UnknownServerError reports a server name the manager does not manage.
 type UnknownServerError struct{ Name string }
 
 func (e *UnknownServerError) Error() string { return "no managed server is named " + e.Name }
+
+// Is makes errors.Is(err, ErrUnknownServer) true.
+func (e *UnknownServerError) Is(target error) bool { return target == ErrUnknownServer }
 
 // ServerUnavailableError reports a call to a server that cannot take it
 // now: it failed, its breaker is open, it is disabled or not approved, or

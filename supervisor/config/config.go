@@ -332,7 +332,8 @@ func (f *File) list() []*Server {
 //
 // A file some of whose entries are invalid is a partial result: the File
 // holds the valid servers and the invalid ones (File.Invalid), and the
-// error lists the problems. A file with neither key is an error, and so
+// error lists the problems. A file with neither key, or with no server in
+// it, is an error (a *messages.ConfigError, as all of these), and so
 // is one that is not a regular file (a symbolic link to one is followed)
 // or is larger than MaxFileSize.
 func LoadFile(path string) (*File, error) {
@@ -345,6 +346,12 @@ func LoadFile(path string) (*File, error) {
 		return nil, err
 	}
 	f, err := parseFile(data, os.LookupEnv, Source{Kind: sourceConfigFile, File: path, Level: levelExplicit})
+	if err == nil && len(f.Servers) == 0 {
+		// A file given explicitly is there to configure servers: one that
+		// configures none cannot work, like every other file that gives
+		// no server.
+		err = documentError("no servers")
+	}
 	if err != nil {
 		return f, fmt.Errorf("%s: %w", path, err)
 	}

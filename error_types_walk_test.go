@@ -1,0 +1,259 @@
+package mcpactor_test
+
+import (
+	"context"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/transport"
+)
+
+// surfacingPackages are the packages whose errors the root package can
+// return: its own, the types it re-exports (messages), and what the
+// client (actors), its transports and the Manager (supervisor, its
+// configuration) make. supervisor/cluster and transport/oauth have
+// sentinels of their own, in their own packages.
+var surfacingPackages = []string{".", "messages", "transport", "actors", "supervisor", "supervisor/config"}
+
+// errorSample is how an error type of surfacingPackages reaches a caller
+// of the root package. sample is one made as its constructors make it,
+// checked to match a root sentinel; an unexported type (which this test
+// cannot make) or one that never reaches a caller by itself says instead
+// where it travels (never empty): in the error that carries it, which is
+// in this table too.
+type errorSample struct {
+	sample func() error
+	inside string
+}
+
+func pipeBroken() error { return &os.PathError{Op: "write", Path: "|1", Err: syscall.EPIPE} }
+
+var errorSamples = map[string]errorSample{
+	"messages.TransportClosedError": {sample: func() error {
+		return &messages.TransportClosedError{Server: "s", Method: "tools/call", Cause: pipeBroken(), ExitStatus: "signal: killed"}
+	}},
+	"messages.TimeoutError":  {sample: func() error { return &messages.TimeoutError{Server: "s", Method: "tools/call", After: time.Second} }},
+	"messages.CanceledError": {sample: func() error { return &messages.CanceledError{Server: "s", Method: "tools/call", Err: context.Canceled} }},
+	"messages.RPCError": {sample: func() error {
+		return &messages.RPCError{Server: "s", Method: "tools/call", Code: -32602, Message: "bad"}
+	}},
+	"messages.ConnectTimeoutError": {sample: func() error {
+		return &messages.ConnectTimeoutError{Server: "s", After: time.Second}
+	}},
+	"messages.ServerNotConnectedError": {sample: func() error { return &messages.ServerNotConnectedError{Server: "s"} }},
+	"messages.UnsupportedVersionError": {sample: func() error { return &messages.UnsupportedVersionError{Server: "s", Version: "1999-01-01"} }},
+	"messages.BadResponseError":        {sample: func() error { return &messages.BadResponseError{Server: "s", Method: "tools/call", Problem: "both"} }},
+	"messages.StartError":              {sample: func() error { return &messages.StartError{Server: "s", Command: "x", Err: fs.ErrNotExist} }},
+	"messages.FrameTooLargeError":      {sample: func() error { return &messages.FrameTooLargeError{Server: "s", Size: 2, Limit: 1} }},
+	"messages.WriteStallError":         {sample: func() error { return &messages.WriteStallError{After: time.Second} }},
+	"messages.ArgumentsError": {sample: func() error {
+		return &messages.ArgumentsError{Server: "s", Tool: "t", Err: errors.New("json: unsupported type: chan int")}
+	}},
+	"messages.ConfigError": {sample: func() error { return &messages.ConfigError{Server: "s", Problems: []string{"no command"}} }},
+	"messages.FallbackError": {sample: func() error {
+		return &messages.FallbackError{Server: "s", Streamable: &messages.HTTPStatusError{Server: "s", Status: 404},
+			Legacy: &messages.RequestError{Server: "s", Err: syscall.ECONNREFUSED}}
+	}},
+	"messages.PaginationError":      {sample: func() error { return &messages.PaginationError{Server: "s", Method: "tools/list", Reason: "repeated"} }},
+	"messages.ReplacedError":        {sample: func() error { return &messages.ReplacedError{Server: "s", Generation: 1, Next: 2} }},
+	"messages.IncompleteCloseError": {sample: func() error { return &messages.IncompleteCloseError{Server: "s", Err: context.DeadlineExceeded} }},
+	"messages.InvalidResultError": {sample: func() error {
+		return &messages.InvalidResultError{Server: "s", Method: "tools/list", Err: errors.New("not an object")}
+	}},
+	"messages.UnsupportedError":    {sample: func() error { return &messages.UnsupportedError{Server: "s", Method: "m", Version: "v"} }},
+	"messages.HTTPStatusError":     {sample: func() error { return &messages.HTTPStatusError{Server: "s", Status: 500} }},
+	"messages.SessionExpiredError": {sample: func() error { return &messages.SessionExpiredError{Server: "s", Status: 404} }},
+	"messages.NoResponseError":     {sample: func() error { return &messages.NoResponseError{Server: "s", ID: 1} }},
+	"messages.BadBodyError":        {sample: func() error { return &messages.BadBodyError{Server: "s", Status: 200, Problem: "HTML"} }},
+	"messages.RequestError": {sample: func() error {
+		return &messages.RequestError{Server: "s", Method: "tools/call", Err: syscall.ECONNREFUSED}
+	}},
+	"messages.StreamBrokenError":      {sample: func() error { return &messages.StreamBrokenError{Server: "s", ID: 1} }},
+	"messages.UnknownToolError":       {sample: func() error { return &messages.UnknownToolError{Name: "mcp__x__y"} }},
+	"messages.UnknownServerError":     {sample: func() error { return &messages.UnknownServerError{Name: "x"} }},
+	"messages.ServerUnavailableError": {sample: func() error { return &messages.ServerUnavailableError{Server: "s", State: "failed"} }},
+	"messages.Error": {inside: "the JSON-RPC error object on the wire: an answer carrying one reaches the caller as a *messages.RPCError; " +
+		"a handler that returns one has its code sent to the server"},
+	"transport.QueueTimeoutError": {sample: func() error {
+		return &transport.QueueTimeoutError{Server: "s", Method: "tools/call", After: time.Second, MaxInFlight: 1}
+	}},
+	"transport.PanicError": {inside: "the Cause of the *messages.TransportClosedError of a transport actor that panicked"},
+	"transport.FencePanicError": {inside: "the refusal of a ServerConfig.Fence that panicked: the caller's own callback, as " +
+		"the fence's own errors are the caller's"},
+	"transport.oversizedError":        {inside: "the reader's; an oversized answer ends its request with a *messages.FrameTooLargeError"},
+	"transport.sseEventTooLargeError": {inside: "an SSE stream over the cap: the Err of a *messages.RequestError (the answer broke off)"},
+	"transport.refusedBody":           {inside: "a fenced HTTP body's refusal, unwrapped to the fence's own error before it reaches a caller"},
+	"transport.quietURLError":         {inside: "the Err of a *messages.RequestError, a net/http error with the URL left out"},
+	"transport.envInheritanceError":   {inside: "the Err of a *messages.StartError: the environment could not be built"},
+	"transport.networkError":          {inside: "the Err of a *messages.RequestError (ErrUnreachable)"},
+	"transport.authFailure":           {inside: "the Err of a *messages.RequestError (ErrAuthorization), which it matches"},
+	"actors.versionRefused":           {inside: "a probe's refusal, turned into its *messages.UnsupportedVersionError before it leaves the client"},
+	"supervisor.restartWaitError":     {inside: "the Err of a *messages.ServerUnavailableError (a call that waited for a restart)"},
+	"config.commandError":             {inside: "a ServerStatus.LastError; it matches ErrValueCommand"},
+}
+
+// rootSentinels are the sentinels of the root package, and the context
+// errors a caller's own context ends a call with.
+func rootSentinels() map[string]error {
+	return map[string]error{
+		"ErrTransportClosed": mcpactor.ErrTransportClosed, "ErrTimeout": mcpactor.ErrTimeout,
+		"ErrConnectTimeout": mcpactor.ErrConnectTimeout, "ErrStart": mcpactor.ErrStart,
+		"ErrUnsupportedVersion": mcpactor.ErrUnsupportedVersion, "ErrFrameTooLarge": mcpactor.ErrFrameTooLarge,
+		"ErrBadResponse": mcpactor.ErrBadResponse, "ErrWriteStalled": mcpactor.ErrWriteStalled,
+		"ErrServerNotConnected": mcpactor.ErrServerNotConnected, "ErrUnsupported": mcpactor.ErrUnsupported,
+		"ErrSessionExpired": mcpactor.ErrSessionExpired, "ErrHTTPStatus": mcpactor.ErrHTTPStatus,
+		"ErrUnreachable": mcpactor.ErrUnreachable, "ErrBrokenAnswer": mcpactor.ErrBrokenAnswer,
+		"ErrStreamBroken": mcpactor.ErrStreamBroken, "ErrAuthorization": mcpactor.ErrAuthorization,
+		"ErrNoResponse": mcpactor.ErrNoResponse, "ErrBadBody": mcpactor.ErrBadBody, "ErrRPC": mcpactor.ErrRPC,
+		"ErrInvalidArguments": mcpactor.ErrInvalidArguments, "ErrInvalidResult": mcpactor.ErrInvalidResult,
+		"ErrPagination": mcpactor.ErrPagination, "ErrConfig": mcpactor.ErrConfig, "ErrReplaced": mcpactor.ErrReplaced,
+		"ErrIncompleteClose": mcpactor.ErrIncompleteClose, "ErrStopped": mcpactor.ErrStopped,
+		"ErrUnknownTool": mcpactor.ErrUnknownTool, "ErrUnknownServer": mcpactor.ErrUnknownServer,
+		"ErrManagerClosed": mcpactor.ErrManagerClosed, "ErrValueCommand": mcpactor.ErrValueCommand,
+		"ErrServerUnavailable": mcpactor.ErrServerUnavailable,
+		"context.Canceled":     context.Canceled, "context.DeadlineExceeded": context.DeadlineExceeded,
+	}
+}
+
+// TestEveryErrorTypeMatchesARootSentinel walks the source of the packages
+// whose errors the root package returns, finds every type with an Error
+// method, and checks that each is in errorSamples, and that each sample
+// matches a root sentinel with errors.Is: a caller can tell every error
+// the runtime returns by errors.Is, never by its text. A new error type
+// fails this test until it is placed here.
+func TestEveryErrorTypeMatchesARootSentinel(t *testing.T) {
+	t.Parallel()
+	found := errorTypesIn(t, surfacingPackages)
+	sentinels := rootSentinels()
+	for _, name := range exportedSentinelsOfRoot(t) {
+		if _, ok := sentinels[name]; !ok {
+			t.Errorf("root sentinel %s is not in rootSentinels: add it", name)
+		}
+	}
+	for _, name := range found {
+		s, ok := errorSamples[name]
+		switch {
+		case !ok:
+			t.Errorf("error type %s is not in errorSamples: say which root sentinel it matches, or what carries it", name)
+			continue
+		case s.sample == nil && s.inside == "":
+			t.Errorf("%s: neither a sample nor where it travels", name)
+			continue
+		case s.sample == nil:
+			continue
+		}
+		err := s.sample()
+		var matched []string
+		for sname, sentinel := range sentinels {
+			if errors.Is(err, sentinel) {
+				matched = append(matched, sname)
+			}
+		}
+		if len(matched) == 0 {
+			t.Errorf("%s (%q) matches no root sentinel", name, err)
+		}
+	}
+	for name := range errorSamples {
+		if !slices.Contains(found, name) {
+			t.Errorf("errorSamples lists %s, which the walk did not find: remove it", name)
+		}
+	}
+}
+
+// errorTypesIn returns "pkg.Type" for every type of dirs (relative to the
+// module's root, this package's directory) with an Error() string method,
+// test files left out.
+func errorTypesIn(t *testing.T, dirs []string) []string {
+	t.Helper()
+	var out []string
+	for _, dir := range dirs {
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
+			return !strings.HasSuffix(fi.Name(), "_test.go")
+		}, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pkg := range pkgs {
+			for _, f := range pkg.Files {
+				for _, d := range f.Decls {
+					fn, ok := d.(*ast.FuncDecl)
+					if !ok || fn.Recv == nil || fn.Name.Name != "Error" || fn.Type.Params.NumFields() != 0 ||
+						fn.Type.Results.NumFields() != 1 || !isIdent(fn.Type.Results.List[0].Type, "string") {
+						continue
+					}
+					name := pkg.Name + "." + receiverType(fn.Recv.List[0].Type)
+					if !slices.Contains(out, name) {
+						out = append(out, name)
+					}
+				}
+			}
+		}
+	}
+	if len(out) < 20 {
+		t.Fatalf("the walk found %d error types: %v", len(out), out)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func receiverType(e ast.Expr) string {
+	switch v := e.(type) {
+	case *ast.StarExpr:
+		return receiverType(v.X)
+	case *ast.IndexExpr:
+		return receiverType(v.X)
+	case *ast.Ident:
+		return v.Name
+	}
+	return reflect.TypeOf(e).String()
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
+}
+
+// exportedSentinelsOfRoot returns the exported Err... variables the root
+// package declares.
+func exportedSentinelsOfRoot(t *testing.T) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.VAR {
+					continue
+				}
+				for _, spec := range g.Specs {
+					for _, id := range spec.(*ast.ValueSpec).Names {
+						if strings.HasPrefix(id.Name, "Err") && id.IsExported() {
+							out = append(out, id.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
