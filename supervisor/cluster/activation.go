@@ -77,7 +77,15 @@ func (m *Member) activate(ctx context.Context, id Identity, method string) (*act
 		return nil, &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: method, Reason: "it is call-only"}
 	}
 	act, ok := m.acts[id]
+	if !ok && id.Tenant != "" && m.tenantActs >= m.cfg.MaxTenantActivations {
+		m.mu.Unlock()
+		return nil, fmt.Errorf("cluster: %s %s: member %s owns %d tenant sessions (MaxTenantActivations): %w",
+			id, method, m.cfg.Name, m.cfg.MaxTenantActivations, ErrTooManyActivations)
+	}
 	if !ok {
+		if id.Tenant != "" {
+			m.tenantActs++
+		}
 		act = &activation{id: id, ready: make(chan struct{})}
 		m.acts[id] = act
 		m.wg.Go(func() {
@@ -315,6 +323,9 @@ func (m *Member) forget(act *activation) bool {
 		return false
 	}
 	delete(m.acts, act.id)
+	if act.id.Tenant != "" {
+		m.tenantActs--
+	}
 	if m.names[act.name] == act {
 		delete(m.names, act.name)
 	}

@@ -27,6 +27,13 @@ const (
 	// DefaultCallTimeout bounds a cluster call whose context has no
 	// deadline: placement, the hop and the owner's own call.
 	DefaultCallTimeout = 60 * time.Second
+	// DefaultMaxServeTimeout caps how long a request from another member
+	// may run on this one: the caller's remaining deadline, which it
+	// sends, is capped to it.
+	DefaultMaxServeTimeout = 10 * time.Minute
+	// DefaultMaxTenantActivations bounds the tenants' sessions a member
+	// owns at once (each may be a server process).
+	DefaultMaxTenantActivations = 1000
 	// MaxMessageBytes is the gRPC receive and send limit of the remote
 	// layer: above the runtime's 16 MiB frame cap, so that one full-size
 	// result fits, times the writer's batch (remoteBatch) with room.
@@ -95,6 +102,18 @@ type Config struct {
 	// CallTimeout bounds calls whose context has no deadline (default
 	// DefaultCallTimeout).
 	CallTimeout time.Duration
+	// MaxServeTimeout caps the time a request from another member may
+	// run here (default DefaultMaxServeTimeout): the remaining deadline a
+	// peer sends is capped to it, so that no peer holds a worker and a
+	// server's call for longer.
+	MaxServeTimeout time.Duration
+	// MaxTenantActivations bounds the tenants' sessions (identities with
+	// a tenant) this member owns at once (default
+	// DefaultMaxTenantActivations): past it, a new tenant's activation is
+	// refused with ErrTooManyActivations, so that callers naming ever new
+	// tenants cannot start server processes without bound. The shared
+	// sessions (no tenant) are bounded by Servers.
+	MaxTenantActivations int
 	// Logger receives membership and ownership events. nil discards them.
 	Logger *slog.Logger
 }
@@ -169,6 +188,12 @@ func (c Config) normalize() (Config, error) {
 	}
 	if c.CallTimeout <= 0 {
 		c.CallTimeout = DefaultCallTimeout
+	}
+	if c.MaxServeTimeout <= 0 {
+		c.MaxServeTimeout = DefaultMaxServeTimeout
+	}
+	if c.MaxTenantActivations <= 0 {
+		c.MaxTenantActivations = DefaultMaxTenantActivations
 	}
 	if c.Name == "" {
 		c.Name = randomName()

@@ -20,6 +20,10 @@ type Counters struct {
 	// the request's token (forged, or misrouted); each was dropped and
 	// its call kept waiting for the real one.
 	RefusedResponses uint64
+	// RefusedRequests counts requests not served because their reply
+	// address is not the inbox of the member they name, as registered
+	// in etcd: no reply was sent.
+	RefusedRequests uint64
 	// CallbackPanics counts panics of user callbacks (Config.ServerFor)
 	// recovered; each failed its activation with a *CallbackPanicError.
 	CallbackPanics uint64
@@ -27,7 +31,7 @@ type Counters struct {
 
 // counters are a member's Counters as they are kept.
 type counters struct {
-	malformed, streamPanics, refusedResponses, callbackPanics atomic.Uint64
+	malformed, streamPanics, refusedResponses, refusedRequests, callbackPanics atomic.Uint64
 }
 
 func (c *counters) snapshot() Counters {
@@ -35,6 +39,7 @@ func (c *counters) snapshot() Counters {
 		MalformedMessages: c.malformed.Load(),
 		StreamPanics:      c.streamPanics.Load(),
 		RefusedResponses:  c.refusedResponses.Load(),
+		RefusedRequests:   c.refusedRequests.Load(),
 		CallbackPanics:    c.callbackPanics.Load(),
 	}
 }

@@ -23,6 +23,9 @@ var (
 	// ErrEtcdUnavailable: a member cannot reach etcd, so ownership
 	// cannot be checked or taken (see EtcdUnavailableError).
 	ErrEtcdUnavailable = errors.New("cluster: etcd unavailable")
+	// ErrTooManyActivations: the member picked to own a tenant's session
+	// owns Config.MaxTenantActivations of them already.
+	ErrTooManyActivations = errors.New("cluster: too many tenant sessions on the member")
 )
 
 // EtcdUnavailableError ends a call that cannot be served safely because

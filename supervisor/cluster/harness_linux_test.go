@@ -53,6 +53,7 @@ func newClusterWith(t testing.TB, e *etcdProc, n int, spec memberSpec) *testClus
 		Endpoint: e.endpoint(), Prefix: "/test/" + t.Name() + "/" + run + "/", TTL: spec.TTL,
 		Secret: "test-secret-" + run, Run: run, Servers: spec.Servers, Restart: spec.Restart,
 		DisabledTools: spec.DisabledTools, PanicTenant: spec.PanicTenant, TeeDir: spec.TeeDir,
+		MaxServeTimeout: spec.MaxServeTimeout, MaxTenantActivations: spec.MaxTenantActivations,
 	}}
 	c.members = make([]*memberProc, n)
 	var wg sync.WaitGroup

@@ -44,7 +44,9 @@ type Member struct {
 	mu       sync.Mutex
 	stopping bool
 	acts     map[Identity]*activation
-	names    map[string]*activation // by the manager's name of the server
+	// tenantActs counts the entries of acts with a tenant.
+	tenantActs int
+	names      map[string]*activation // by the manager's name of the server
 
 	calls   pendingCalls
 	counts  counters

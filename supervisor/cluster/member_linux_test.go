@@ -77,6 +77,9 @@ type memberSpec struct {
 	// TeeDir/<member>.<identity>.log: the server's own log of what it
 	// was sent.
 	TeeDir string `json:"teeDir,omitempty"`
+	// MaxServeTimeout and MaxTenantActivations are the Config's.
+	MaxServeTimeout      time.Duration `json:"maxServeTimeout,omitempty"`
+	MaxTenantActivations int           `json:"maxTenantActivations,omitempty"`
 }
 
 // serverNames are the servers of a member spec.
@@ -99,12 +102,13 @@ func (s memberSpec) config() Config {
 		servers[name] = mcpactor.ServerConfig{}
 	}
 	return Config{
-		Name:     s.Name,
-		Etcd:     EtcdConfig{Endpoints: []string{s.Endpoint}, Prefix: s.Prefix},
-		LeaseTTL: s.TTL,
-		Servers:  servers,
-		Secret:   s.Secret,
-		CallOnly: s.CallOnly,
+		Name:            s.Name,
+		Etcd:            EtcdConfig{Endpoints: []string{s.Endpoint}, Prefix: s.Prefix},
+		LeaseTTL:        s.TTL,
+		Servers:         servers,
+		Secret:          s.Secret,
+		CallOnly:        s.CallOnly,
+		MaxServeTimeout: s.MaxServeTimeout, MaxTenantActivations: s.MaxTenantActivations,
 		// W3C propagation into _meta, for TestTraceCrossesMembers: the
 		// global propagator propagates nothing until an application
 		// installs one.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -24,14 +25,22 @@ func (m *Member) receive(msg any) {
 		m.mu.Lock()
 		if m.stopping {
 			m.mu.Unlock()
-			m.reply(req, &response{ID: req.ID, Member: m.cfg.Name, Err: &wireError{Kind: kindStopped, Message: "member stopping"}})
+			if m.knownCaller(req) {
+				m.reply(req, &response{ID: req.ID, Member: m.cfg.Name, Err: &wireError{Kind: kindStopped, Message: "member stopping"}})
+			}
 			return
 		}
 		m.wg.Add(1)
 		m.mu.Unlock()
 		m.workers.run(func() {
 			defer m.wg.Done()
-			ctx, cancel := context.WithTimeout(m.ctx, req.Timeout)
+			if !m.awaitKnownCaller(req) {
+				m.counts.refusedRequests.Add(1)
+				m.cfg.Logger.Warn("cluster request refused: its reply address is not the inbox of the member it names in etcd",
+					"member", m.cfg.Name, "from", req.From, "replyAddr", req.ReplyAddr)
+				return
+			}
+			ctx, cancel := context.WithTimeout(m.ctx, min(req.Timeout, m.cfg.MaxServeTimeout))
 			defer cancel()
 			m.reply(req, m.serve(ctx, req))
 		})
@@ -43,6 +52,35 @@ func (m *Member) receive(msg any) {
 		}
 	}
 }
+
+// knownCaller reports whether req's reply goes to the inbox of the
+// member it names as its sender, at the address that member registered
+// in etcd. A reply goes nowhere else: a peer cannot make this member
+// send (and queue, for a peer that never reads) replies to an address of
+// its choosing.
+func (m *Member) knownCaller(req *request) bool {
+	if req.ReplyID != actorName {
+		return false
+	}
+	rec, ok := m.view.member(req.From)
+	return ok && rec.Address == req.ReplyAddr
+}
+
+// awaitKnownCaller is knownCaller, given a little time for a member that
+// has just joined to reach this member's view of etcd.
+func (m *Member) awaitKnownCaller(req *request) bool {
+	deadline := time.Now().Add(knownCallerWait)
+	for !m.knownCaller(req) {
+		if time.Now().After(deadline) || m.ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// knownCallerWait bounds awaitKnownCaller.
+const knownCallerWait = time.Second
 
 func (m *Member) reply(req *request, resp *response) {
 	resp.ID, resp.Token = req.ID, req.Token

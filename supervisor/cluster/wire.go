@@ -97,6 +97,7 @@ const (
 	kindCallbackPanic = "callback-panic"
 	kindHop           = "hop"
 	kindEtcd          = "etcd-unavailable"
+	kindLimit         = "too-many-activations"
 )
 
 // encodeRequest is r's message.
@@ -393,6 +394,8 @@ func encodeError(err error, internal string, id Identity) *wireError {
 		return &wireError{Kind: kindUnknownServer, Message: err.Error()}
 	case errors.Is(err, ErrStopped):
 		return &wireError{Kind: kindStopped, Message: err.Error()}
+	case errors.Is(err, ErrTooManyActivations):
+		return &wireError{Kind: kindLimit, Message: err.Error()}
 	}
 	w := &wireError{Kind: kindHop, Method: fmt.Sprintf("%T", err)}
 	w.Hop, _ = json.Marshal(encodeHopError(err, internal, id))
@@ -412,6 +415,8 @@ func (w *wireError) decode(id Identity, member, method string) error {
 		if json.Unmarshal(w.Hop, &h) == nil {
 			return h.decode(id, member, method)
 		}
+	case kindLimit:
+		return &RemoteError{Identity: id, Member: member, Method: method, Message: w.Message, matches: []error{ErrTooManyActivations}}
 	case kindEtcd:
 		return &EtcdUnavailableError{Identity: id, Method: method, Member: w.Owner, Reason: w.Message}
 	case kindCallbackPanic:
