@@ -308,6 +308,7 @@ func (s *postSink) run(ctx context.Context, p *post) {
 		return
 	}
 	defer resp.Body.Close()
+	observeProtocol(p.call, resp)
 	if p.method == messages.MethodInitialize {
 		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
 			s.send(ctx, sessionAssigned{id: id}, 0)
@@ -538,6 +539,7 @@ func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadC
 	if err != nil {
 		return nil, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets)
 	}
+	observeProtocol(p.call, resp)
 	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		defer resp.Body.Close()
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {
