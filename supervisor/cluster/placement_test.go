@@ -39,3 +39,34 @@ func TestPlaceStable(t *testing.T) {
 		t.Error("placed on no member")
 	}
 }
+
+// TestPlacementBalanced: identities spread evenly over members whose
+// names differ in one character, as the demo's do (with FNV-1a, five of
+// its six servers went to one member of three).
+func TestPlacementBalanced(t *testing.T) {
+	for _, members := range [][]string{{"member-1", "member-2", "member-3"}, {"m1", "m2", "m3", "m4"}} {
+		demo := map[string]int{}
+		for _, srv := range []string{"files", "search", "notes", "mail", "calendar", "weather"} {
+			demo[place(Identity{Server: srv}, members)]++
+		}
+		if len(members) == 3 {
+			for _, m := range members {
+				if demo[m] == 0 || demo[m] > 3 {
+					t.Errorf("the demo's six servers on %v: %v", members, demo)
+					break
+				}
+			}
+		}
+		const n = 3000
+		counts := map[string]int{}
+		for i := range n {
+			counts[place(Identity{Server: fmt.Sprintf("server-%d", i%40), Tenant: fmt.Sprintf("user%d@example.com", i/40)}, members)]++
+		}
+		for _, m := range members {
+			if want := n / len(members); counts[m] < want*85/100 || counts[m] > want*115/100 {
+				t.Errorf("%d identities on %v: %v, want about %d each", n, members, counts, want)
+				break
+			}
+		}
+	}
+}
