@@ -50,8 +50,9 @@ type Member struct {
 
 	calls   pendingCalls
 	counts  counters
-	workers *workers // serve other members' requests
-	pids    pidCache // other members' inboxes
+	lost    lostAddresses // members whose connection broke (route.go)
+	workers *workers      // serve other members' requests
+	pids    pidCache      // other members' inboxes
 	stop    sync.Once
 }
 
@@ -93,6 +94,7 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	}
 	m.sub = m.sys.EventStream.Subscribe(func(evt any) {
 		if e, ok := evt.(*remote.EndpointTerminatedEvent); ok {
+			m.lost.mark(e.Address, 2*m.cfg.LeaseTTL+time.Second)
 			m.calls.failAddress(e.Address, "connection lost")
 		}
 	})

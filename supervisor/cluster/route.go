@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -44,7 +45,7 @@ func (m *Member) do(ctx context.Context, req *request) (*response, error) {
 		var err error
 		switch {
 		case target == "":
-			err = fmt.Errorf("cluster: %s %s: member %s sees %w", id, req.Method, m.cfg.Name, ErrNoMember)
+			err = fmt.Errorf("cluster: %s %s: member %s sees %w to own it yet (its owner left or its connection broke)", id, req.Method, m.cfg.Name, ErrNoMember)
 		case target == m.cfg.Name:
 			resp = m.serve(ctx, req)
 		default:
@@ -76,9 +77,20 @@ func (m *Member) do(ctx context.Context, req *request) (*response, error) {
 }
 
 // route names the member to send id's requests to, and its address.
+// An owner whose connection broke is no route: its calls in flight ended
+// with *MemberLostError when the connection broke, and a call that
+// starts after that waits (routed again with backoff, bounded by its
+// deadline) for etcd to drop the member and a new owner to take the
+// identity, rather than be sent to it and lost in a second wave. The
+// mark lasts two lease TTLs and a second: by then a dead member is gone
+// from etcd (which expires a lease up to about a second after its TTL),
+// and a live one whose connection merely broke is tried again.
 func (m *Member) route(id Identity) (member, addr string) {
 	if rec, ok := m.view.owner(id); ok {
 		if mem, alive := m.view.member(rec.Member); alive {
+			if m.lost.is(mem.Address) {
+				return "", ""
+			}
 			return rec.Member, mem.Address
 		}
 		// The key goes with its member's lease; until then nobody else
@@ -90,7 +102,39 @@ func (m *Member) route(id Identity) (member, addr string) {
 		return "", ""
 	}
 	mem, _ := m.view.member(target)
+	if m.lost.is(mem.Address) {
+		return "", ""
+	}
 	return target, mem.Address
+}
+
+// lostAddresses are the addresses of members whose connection broke,
+// each until a time on the monotonic clock.
+type lostAddresses struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+func (l *lostAddresses) mark(addr string, d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.until == nil {
+		l.until = map[string]time.Time{}
+	}
+	now := time.Now()
+	for a, t := range l.until { // forget the expired: the map stays small
+		if now.After(t) {
+			delete(l.until, a)
+		}
+	}
+	l.until[addr] = now.Add(d)
+}
+
+func (l *lostAddresses) is(addr string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, ok := l.until[addr]
+	return ok && time.Now().Before(t)
 }
 
 // send sends req to the member at addr and waits for its response, for
