@@ -93,10 +93,13 @@ func (c *Client) Reconnect(ctx context.Context) error { return c.h.Reconnect(ctx
 // when ctx ends (DefaultCloseTimeout when it has no deadline), whichever is
 // first: then the remaining grace periods are skipped, the server is
 // killed, and Close returns within 100 ms, with an *IncompleteCloseError if
-// the teardown had not finished by then. No callback of this client
-// (Handlers, Options.StderrLine) starts after Close returns; those still
-// running are abandoned, counted in Stats.AbandonedCallbacks and logged,
-// and their answers are never sent.
+// the teardown had not finished by then. The stderr lines the server wrote
+// before it ended reach Options.StderrLine before Close returns; those a
+// Close that ran out of time gives up on are counted in
+// Stats.DroppedStderrLines. No callback of this client (Handlers,
+// Options.StderrLine) starts after Close returns; those still running are
+// abandoned, counted in Stats.AbandonedCallbacks and logged, and their
+// answers are never sent.
 func (c *Client) Close(ctx context.Context) error { return c.h.Close(ctx) }
 
 // Tools yields every tool the server offers, following tools/list pages

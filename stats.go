@@ -24,7 +24,8 @@ type Stats struct {
 	// error, nested too deeply...); their request failed at once.
 	BadResponses int64
 	// DroppedStderrLines counts stderr lines a slow Options.StderrLine
-	// callback could not take.
+	// callback could not take, and those still queued for it when a Close
+	// ran out of time.
 	DroppedStderrLines int64
 	// DroppedWrites counts requests whose call ended before they were
 	// written; nothing was sent for them.

@@ -42,6 +42,8 @@ type Client struct {
 	mask         *redact.Masker       // the server's credentials, masked in all the client produces (masking.go)
 	droppedNotes atomic.Int64         // written by the notification queue
 	closeOnce    sync.Once
+	giveUp       chan struct{} // closed by a forced Close: Done waits no longer for stderr lines
+	giveUpOnce   sync.Once
 	onClosed     func(*Client)
 	log          *slog.Logger
 	spawnCtx     context.Context // the trace the first handshake belongs to
@@ -85,7 +87,7 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	// masking handler: what a server echoed of its configuration, or a
 	// URL with its key in the path, is masked whoever logs it.
 	env.Logger = mask.Logger(env.Logger)
-	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger, mask: mask}
+	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), giveUp: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger, mask: mask}
 	h.spawnCtx = telemetry.Detach(ctx)
 	h.handlers = env.Handlers
 	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, name))
@@ -106,16 +108,49 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 // PID is the client actor's address, for the actor that supervises it.
 func (c *Client) PID() *actor.PID { return c.pid }
 
-// publishClosed closes Done, once.
+// publishClosed closes Done, once. The server's stderr lines read before
+// its transport ended may still wait for Env.StderrLine (the transport
+// hands them over on a goroutine of its own): Done, and so Close, waits
+// for them to be delivered before the callbacks are shut, unless a forced
+// Close gives up waiting; a line that comes too late for the callbacks is
+// counted in Stats.DroppedStderrLines (stderrLine). None vanishes.
 func (c *Client) publishClosed() {
 	c.closeOnce.Do(func() {
-		c.shutCallbacks()
-		if c.onClosed != nil {
-			c.onClosed(c)
+		idle := c.stats.StderrIdle()
+		select {
+		case <-idle:
+			c.release()
+		default:
+			go c.releaseAfterStderr(idle)
 		}
-		close(c.closed)
 	})
 }
+
+// releaseAfterStderr releases the client once its queued stderr lines have
+// been delivered, a forced Close has given up on them, or
+// DefaultCloseTimeout has passed (a callback stuck with nobody closing).
+func (c *Client) releaseAfterStderr(idle <-chan struct{}) {
+	t := time.NewTimer(DefaultCloseTimeout)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-c.giveUp:
+	case <-t.C:
+	}
+	c.release()
+}
+
+// release shuts the callbacks and closes Done.
+func (c *Client) release() {
+	c.shutCallbacks()
+	if c.onClosed != nil {
+		c.onClosed(c)
+	}
+	close(c.closed)
+}
+
+// stopWaiting tells releaseAfterStderr not to wait any longer.
+func (c *Client) stopWaiting() { c.giveUpOnce.Do(func() { close(c.giveUp) }) }
 
 // Name returns the server's configured name.
 func (c *Client) Name() string { return c.name }
@@ -284,6 +319,7 @@ func (c *Client) Close(ctx context.Context) error {
 		// server; that takes milliseconds, which Close still waits for,
 		// up to forceWait, so that a close held up only by a stuck
 		// callback still reports success.
+		c.stopWaiting()
 		c.root.Send(c.pid, forceClient{})
 		t := time.NewTimer(forceWait)
 		defer t.Stop()
@@ -298,11 +334,12 @@ func (c *Client) Close(ctx context.Context) error {
 }
 
 // callback runs user code f (what names it in the log) unless the client
-// has closed. A panic in it is the callback's bug, not the runtime's: it is
-// recovered, logged with its stack and counted (Stats.PanickedCallbacks),
-// and the goroutine that called goes on delivering.
-func (c *Client) callback(what string, f func()) {
-	c.callbacks.run(func() {
+// has closed, and reports whether it ran. A panic in it is the callback's
+// bug, not the runtime's: it is recovered, logged with its stack and
+// counted (Stats.PanickedCallbacks), and the goroutine that called goes on
+// delivering.
+func (c *Client) callback(what string, f func()) bool {
+	return c.callbacks.run(func() {
 		defer func() {
 			if p := recover(); p != nil {
 				c.panicked.Add(1)

@@ -247,13 +247,18 @@ func (a *clientActor) eraFor(kind string) era {
 }
 
 // stderrLine feeds the server's stderr to Env.StderrLine while the
-// client's callbacks are allowed to run.
+// client's callbacks are allowed to run; a line that comes after they
+// were shut (a forced Close) is counted in Stats.DroppedStderrLines.
 func (a *clientActor) stderrLine() func(string) {
 	if a.env.StderrLine == nil {
 		return nil
 	}
 	name, f, h := a.h.name, a.env.StderrLine, a.h
-	return func(line string) { h.callback("StderrLine", func() { f(name, h.mask.Text(line)) }) }
+	return func(line string) {
+		if !h.callback("StderrLine", func() { f(name, h.mask.Text(line)) }) {
+			h.stats.DropStderrLine()
+		}
+	}
 }
 
 func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {

@@ -54,11 +54,12 @@ func (g *callbackGate) isShut() bool {
 	return g.shut
 }
 
-// run calls f if the gate is open.
-func (g *callbackGate) run(f func()) {
+// run calls f if the gate is open, and reports whether it did.
+func (g *callbackGate) run(f func()) bool {
 	if !g.enter() {
-		return
+		return false
 	}
 	defer g.exit()
 	f()
+	return true
 }

@@ -13,6 +13,9 @@ type Counters struct {
 	// onDrop, if set, hears of every drop (telemetry's dropped-frames
 	// counter); it is fixed before the first transport starts.
 	onDrop func(reason string)
+
+	// stderr counts the stderr lines queued for the StderrLine callback.
+	stderr stderrBacklog
 }
 
 // NewCounters returns empty counters that report each drop to onDrop (which

@@ -1,6 +1,9 @@
 package transport
 
-import "bytes"
+import (
+	"bytes"
+	"sync"
+)
 
 // maxStderrLine caps one line handed to StderrLine; longer lines are cut.
 const maxStderrLine = 4 << 10
@@ -50,7 +53,10 @@ const stderrLineQueue = 1024
 // its own. The drain goroutine never waits for the callback: a slow one
 // loses lines (counted in Stats.DroppedStderrLines) instead of letting the
 // pipe fill and block the server ("a chatty server can
-// never block").
+// never block"). The lines it holds are counted in its Counters'
+// backlog until handed on, so that the client's Close can let them reach
+// the callback before it returns (Counters.StderrIdle): the transport
+// may have ended, its lines not yet all delivered.
 type lineQueue struct {
 	ch    chan string
 	stats *Counters
@@ -61,18 +67,74 @@ func newLineQueue(deliver func(string), stats *Counters) *lineQueue {
 	go func() {
 		for line := range q.ch {
 			deliver(line)
+			q.stats.stderr.done()
 		}
 	}()
 	return q
 }
 
 func (q *lineQueue) push(line string) {
+	q.stats.stderr.add()
 	select {
 	case q.ch <- line:
 	default:
+		q.stats.stderr.done()
 		q.stats.drop(DroppedStderrLines)
 	}
 }
 
 // close lets the callback goroutine finish the queued lines and end.
 func (q *lineQueue) close() { close(q.ch) }
+
+// stderrBacklog counts the stderr lines queued for the StderrLine callback
+// and not yet handed to it, over all the transports of one Counters (one
+// client).
+type stderrBacklog struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0; nil while n is 0
+}
+
+func (b *stderrBacklog) add() {
+	b.mu.Lock()
+	if b.n == 0 {
+		b.idle = make(chan struct{})
+	}
+	b.n++
+	b.mu.Unlock()
+}
+
+func (b *stderrBacklog) done() {
+	b.mu.Lock()
+	if b.n--; b.n == 0 {
+		close(b.idle)
+		b.idle = nil
+	}
+	b.mu.Unlock()
+}
+
+// closedChan is a channel closed from the start.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// StderrIdle returns a channel closed once no stderr line of these
+// counters' transports waits for the StderrLine callback: the lines
+// already read have all been handed to it (or dropped, and counted). A
+// transport reads all of its stderr before it ends, so once it has ended
+// this tells when its last line has been delivered.
+func (c *Counters) StderrIdle() <-chan struct{} {
+	c.stderr.mu.Lock()
+	defer c.stderr.mu.Unlock()
+	if c.stderr.n == 0 {
+		return closedChan
+	}
+	return c.stderr.idle
+}
+
+// DropStderrLine counts one stderr line its owner could not deliver (its
+// callbacks had been shut by a close): in Stats.DroppedStderrLines, as the
+// lines a full queue drops.
+func (c *Counters) DropStderrLine() { c.drop(DroppedStderrLines) }
