@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -12,7 +13,11 @@ import (
 // request, shows a one-line excerpt of the body, and the authorization
 // hints a server sent ("[WWW-Authenticate: ...; Mcp-Auth-Server: ...]") so
 // that the caller, or the OAuth layer, can act on them. The request was not
-// retried: a 5xx says nothing about whether the server acted on it.
+// retried: a 5xx says nothing about whether the server acted on it. The
+// one exception is a 429 or 503 with Retry-After, which says to come back
+// later: a request safe to send again is sent again after that delay
+// (RetryAfter, Retries and NotRetried tell what happened), as
+// docs/features.md, "Retry-After", describes.
 type HTTPStatusError struct {
 	Server string
 	Method string
@@ -28,6 +33,17 @@ type HTTPStatusError struct {
 	AuthServer      string // the Mcp-Auth-Server header, if any
 	// RPC is the JSON-RPC error the body held, if it held one.
 	RPC *RPCErrorBody
+	// RetryAfter is the delay the answer's Retry-After asked for (a 429
+	// or 503), 0 when it had none.
+	RetryAfter time.Duration
+	// Retries counts the times the request was sent again after such an
+	// answer before this one.
+	Retries int
+	// NotRetried says why the runtime did not wait RetryAfter and send
+	// the request again ("" when the answer had no Retry-After): the
+	// request was not safe to repeat, the delay would pass the call's
+	// deadline or the cap on waits, or the retries were spent.
+	NotRetried string
 }
 
 // RPCErrorBody is the JSON-RPC error object an HTTP error's body carried.
@@ -73,6 +89,15 @@ func (e *HTTPStatusError) Error() string {
 	}
 	if e.AuthServer != "" {
 		hints = append(hints, "Mcp-Auth-Server: "+e.AuthServer)
+	}
+	if e.RetryAfter > 0 || e.NotRetried != "" {
+		hints = append(hints, "Retry-After: "+e.RetryAfter.String())
+	}
+	if e.Retries > 0 {
+		hints = append(hints, "retried "+strconv.Itoa(e.Retries)+" times")
+	}
+	if e.NotRetried != "" {
+		hints = append(hints, "not retried: "+e.NotRetried)
 	}
 	if len(hints) > 0 {
 		b.WriteString(" [")

@@ -58,6 +58,7 @@ type call struct {
 	where     uint8
 	noCancel  bool // initialize: never send notifications/cancelled
 	recycle   bool // params go back to messages' pool once in the frame (RequestOptions.RecycleParams)
+	busyRetry bool // RequestOptions.BusyRetryUnsafe
 	// Caller-only: the request took no in-flight slot (Unslotted), so
 	// Conn.Finish gives none back.
 	unslotted bool

@@ -170,6 +170,12 @@ type RequestOptions struct {
 	// one, and a ping that waited for a slot would call a busy server
 	// stuck (basic/utilities/ping).
 	Unslotted bool
+	// BusyRetryUnsafe: over HTTP, this request may be sent again after a
+	// 429 or 503 with Retry-After although its method is not known to be
+	// safe to repeat (a tools/call, an extension's method): the caller
+	// knows that acting twice does no harm (HTTPConfig.BusyRetryUnsafe
+	// says it for every request of a server).
+	BusyRetryUnsafe bool
 	// RecycleParams: params are in a buffer of messages.ParamsBuffer's
 	// (messages.Pooled holds), which the caller will not read again; the
 	// actor recycles it once it has copied params into the frame.
@@ -355,7 +361,7 @@ func (c *Conn) send(ctx context.Context, method string, params json.RawMessage, 
 	}
 	cl := c.take()
 	cl.method, cl.params, cl.token, cl.noCancel, cl.obs, cl.header, cl.values = method, params, opts.ProgressToken, opts.NoCancel, opts.Observer, opts.Header, ctx
-	cl.unslotted, cl.recycle = opts.Unslotted, opts.RecycleParams
+	cl.unslotted, cl.recycle, cl.busyRetry = opts.Unslotted, opts.RecycleParams, opts.BusyRetryUnsafe
 	cl.weight = weight
 	if opts.OnProgress != nil && opts.ProgressToken != "" {
 		cl.progress = make(chan json.RawMessage, progressBuffer)
@@ -406,7 +412,7 @@ func (c *Conn) release(cl *call) {
 	}
 	cl.life.Add(1)
 	cl.method, cl.params, cl.token, cl.noCancel, cl.obs, cl.header, cl.values = "", nil, "", false, nil, nil, nil
-	cl.weight, cl.deadline, cl.settled, cl.recycle = 0, time.Time{}, false, false
+	cl.weight, cl.deadline, cl.settled, cl.recycle, cl.busyRetry = 0, time.Time{}, false, false, false
 	c.pool.Put(cl)
 }
 

@@ -47,6 +47,16 @@ type HTTPConfig struct {
 	// Defaults 500 ms and 30 s.
 	RetryDelay    time.Duration
 	MaxRetryDelay time.Duration
+	// BusyRetries bounds the times one request is sent again after a 429
+	// or 503 whose Retry-After asks to come back later
+	// (https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3): each after
+	// the delay asked, if the request is safe to repeat, the delay is at
+	// most MaxRetryDelay and it ends before the call's deadline. Default
+	// 3; negative: never.
+	BusyRetries int
+	// BusyRetryUnsafe lets every request of the server be sent again so,
+	// tools/call included, as RequestOptions.BusyRetryUnsafe does for one.
+	BusyRetryUnsafe bool
 	// CloseTimeout bounds the DELETE that ends the session on Close.
 	// Default 2 s.
 	CloseTimeout time.Duration
@@ -81,6 +91,9 @@ func (c *HTTPConfig) setDefaults() {
 	}
 	if c.MaxRetryDelay <= 0 {
 		c.MaxRetryDelay = 30 * time.Second
+	}
+	if c.BusyRetries == 0 {
+		c.BusyRetries = 3
 	}
 	if c.CloseTimeout <= 0 {
 		c.CloseTimeout = 2 * time.Second

@@ -264,14 +264,43 @@ var (
 	acceptStream    = []string{"text/event-stream"}
 )
 
-// run sends the POST and reads its answer.
+// run sends the POST and reads its answer; a request the server asks to
+// send again later (busyDelay) is, after the delay.
 func (s *postSink) run(ctx context.Context, p *post) {
+	for retries := 0; ; retries++ {
+		wait, again := s.attempt(ctx, p, retries)
+		if !again {
+			return
+		}
+		if !sleepCtx(ctx, wait) {
+			return // the call ended meanwhile: retired, or the transport closing
+		}
+		s.a.conn.stats.drop(BusyRetries)
+		if p.call != nil {
+			if r, ok := p.call.obs.(retryObserver); ok {
+				r.Retry(retries+1, "HTTP busy; Retry-After "+wait.String())
+			}
+		}
+	}
+}
+
+// retryObserver is the optional part of a CallObserver told that its
+// request is sent again (attempt counts from 1), and why.
+type retryObserver interface {
+	Retry(attempt int, reason string)
+}
+
+// attempt sends p's POST once and reads its answer. It returns true, with
+// the delay to wait first, when the request is to be sent again: the
+// server answered 429 or 503 with a Retry-After that busyDelay accepts.
+// retries counts the times p was sent again already.
+func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Duration, bool) {
 	a := s.a
 	req, err := s.request(ctx, http.MethodPost, p.url, p.body, p)
 	if err != nil {
 		a.conn.budget.release(p.weight)
 		s.fail(ctx, p, &messages.TransportClosedError{Server: a.cfg.Server, Cause: err})
-		return
+		return 0, false
 	}
 	if fence := a.cfg.Fence; fence != nil {
 		// The fence is asked, and the observer told, as the body is
@@ -290,7 +319,8 @@ func (s *postSink) run(ctx context.Context, p *post) {
 	// the answer: what it holds is little, and the trace would cost every
 	// request an allocation or three.
 	var once sync.Once
-	release := func() { once.Do(func() { a.conn.budget.release(p.weight) }) }
+	weight := p.weight // the callback may run after Do returns: it reads its own copy
+	release := func() { once.Do(func() { a.conn.budget.release(weight) }) }
 	if len(p.body) >= earlyReleaseBytes {
 		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 			WroteRequest: func(httptrace.WroteRequestInfo) { release() },
@@ -298,16 +328,19 @@ func (s *postSink) run(ctx context.Context, p *post) {
 	}
 	resp, err := a.cfg.Client.Do(req)
 	release() // written or never will be
-	p.body = nil
+	p.weight = 0 // released: a retry holds none
 	if refused, ok := fenceRefusal(err); ok {
 		s.fail(ctx, p, refused)
-		return
+		return 0, false
 	}
 	if err != nil {
 		s.fail(ctx, p, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets))
-		return
+		return 0, false
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
+		p.body = nil // not to be sent again: let it go while the answer streams
+	}
 	observeProtocol(p.call, resp)
 	if p.method == messages.MethodInitialize {
 		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
@@ -319,15 +352,18 @@ func (s *postSink) run(ctx context.Context, p *post) {
 		e := statusError(a.cfg.Server, p.method, p.url, resp, a.secrets)
 		if p.session != "" && sessionRefused(e) {
 			s.send(ctx, sessionLost{id: p.id, method: p.method, session: p.session, status: e.Status}, 0)
-			return
+			return 0, false
+		}
+		if wait, again := s.busyDelay(p, resp, e, retries, time.Now()); again {
+			return wait, true
 		}
 		s.fail(ctx, p, e)
-		return
+		return 0, false
 	case p.id == 0 || p.legacy:
 		// A notification or response, or any legacy POST: 202 (any
 		// 2xx) says it was taken; a body, if any, has nothing for us.
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return
+		return 0, false
 	}
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "application/json":
@@ -345,6 +381,7 @@ func (s *postSink) run(ctx context.Context, p *post) {
 		s.fail(ctx, p, &messages.BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
 			ContentType: resp.Header.Get("Content-Type"), Head: maskedExcerpt(head, more, a.secrets), Problem: problem})
 	}
+	return 0, false
 }
 
 // readJSON reads a JSON answer: one message (a batch under 2025-03-26).

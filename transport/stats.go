@@ -43,6 +43,9 @@ const (
 	DroppedStderrLines
 	DroppedWrites
 	WriteOverflow
+	// BusyRetries counts requests sent again after a 429 or 503 with
+	// Retry-After (HTTP; HTTPConfig.BusyRetries).
+	BusyRetries
 	NumCounts
 )
 
