@@ -190,7 +190,7 @@ func (r *report) analyze(histPath, probePath string) error {
 		if !spansAllowed(c.Class, n) {
 			r.spanBad++
 			r.spanExample(c)
-		} else if n > 0 && !slices.Contains(spanTypes[c.Class], spanTypeCodes[c.SpanType]) {
+		} else if n > 0 && !spanTypeAllowed(c.Class, c.SpanType) {
 			r.spanMismatch++
 			r.spanExample(c)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/messages"
@@ -202,17 +203,26 @@ func chain(err error) []error {
 // spanTypes are the error.type values a call's span may carry for each
 // class, after the OpenTelemetry MCP conventions the runtime follows
 // (docs/telemetry.md): "" is no error.type (success), "rpc" any JSON-RPC
-// code. A class with no entry in spansWanted's "0" allows no span.
+// code, "http" an HTTP status (the error.type of a call that failed with
+// an HTTP error status, or an expired session, checked before
+// transport_closed). A class with no entry in spansWanted's "0" allows
+// no span.
 var spanTypes = [nClasses][]string{
 	cResult:         {""},
 	cToolError:      {"tool_error"},
 	cTimeout:        {"timeout"},
 	cCancelled:      {"cancelled"},
-	cTransport:      {"transport_closed", "_OTHER"},
+	cTransport:      {"transport_closed", "_OTHER", "http"},
 	cQueueTimeout:   {"timeout"},
 	cRPCError:       {"rpc"},
 	cProtocol:       {"_OTHER"},
 	cConnectTimeout: {"_OTHER", "timeout"},
+}
+
+// spanTypeAllowed: a span of a call of class c may carry the error.type
+// numbered code (spanTypeCode).
+func spanTypeAllowed(c class, code uint8) bool {
+	return int(code) < len(spanTypeCodes) && slices.Contains(spanTypes[c], spanTypeCodes[code])
 }
 
 // spansAllowed says how many CLIENT spans a call of class c may have made:

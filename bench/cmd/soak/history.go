@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -31,8 +32,10 @@ type callRec struct {
 }
 
 // spanTypeCodes numbers error.type values; "rpc" stands for every
-// JSON-RPC code.
-var spanTypeCodes = []string{"", "tool_error", "timeout", "cancelled", "transport_closed", "_OTHER", "rpc", "?"}
+// JSON-RPC code, "http" for every HTTP status (an HTTP error answer
+// without a JSON-RPC error in its body, an expired session:
+// docs/telemetry.md, error.type).
+var spanTypeCodes = []string{"", "tool_error", "timeout", "cancelled", "transport_closed", "_OTHER", "rpc", "?", "http"}
 
 func spanTypeCode(s string) uint8 {
 	for i, t := range spanTypeCodes {
@@ -40,7 +43,12 @@ func spanTypeCode(s string) uint8 {
 			return uint8(i)
 		}
 	}
-	if len(s) > 0 && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) {
+	if n, err := strconv.Atoi(s); err == nil {
+		// An HTTP status is three digits, 100 to 599; JSON-RPC's codes
+		// are negative (its reserved ones, and the servers' in practice).
+		if len(s) == 3 && n >= 100 && n <= 599 {
+			return 8
+		}
 		return 6
 	}
 	return 7
