@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/mcpactor/mcpactor/supervisor/cluster"
 )
 
@@ -25,7 +27,12 @@ const clusterTTL = 2 * time.Second
 // with calls in flight, and shows that every call ended once (those on the
 // killed member with *cluster.MemberLostError) and that its servers answer
 // again elsewhere. docs/cluster.md has the design.
-func runCluster(ctx context.Context, n int, out io.Writer) (err error) {
+//
+// With --trace FILE, this process writes its spans to FILE and each
+// member to FILE.<member>: the first calls run under a span of the
+// demo's, and each call's trace crosses members (the caller's hop span,
+// the owner's serve span, the owner runtime's tools/call span).
+func runCluster(ctx context.Context, n int, traceFile string, out io.Writer) (err error) {
 	dir, err := os.MkdirTemp("", "mcpactor-demo-etcd-")
 	if err != nil {
 		return err
@@ -47,6 +54,12 @@ func runCluster(ctx context.Context, n int, out io.Writer) (err error) {
 	var secret [16]byte
 	_, _ = rand.Read(secret[:])
 	base := childSpec{Etcd: fmt.Sprintf("http://127.0.0.1:%d", cp), Prefix: "/mcpactor-demo/", TTL: clusterTTL, Secret: hex.EncodeToString(secret[:])}
+	memberTrace := func(name string) string {
+		if traceFile == "" {
+			return ""
+		}
+		return traceFile + "." + name
+	}
 	members := make([]*child, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -57,6 +70,7 @@ func runCluster(ctx context.Context, n int, out io.Writer) (err error) {
 			defer wg.Done()
 			spec := base
 			spec.Name = fmt.Sprintf("member-%d", i+1)
+			spec.TraceFile = memberTrace(spec.Name)
 			members[i], errs[i] = startChild("member", spec)
 		}()
 	}
@@ -91,10 +105,18 @@ func runCluster(ctx context.Context, n int, out io.Writer) (err error) {
 
 	// Every server once, from here: each activates on the member
 	// rendezvous hashing picks, which takes its ownership key in etcd.
+	// One span of the demo's holds them: a trace across members.
+	sctx, span := otel.Tracer(tracerName).Start(ctx, "demo cluster first calls")
 	for _, srv := range clusterServers {
-		if _, err := me.CallTool(ctx, srv, "echo", map[string]any{"message": "hello"}); err != nil {
+		if _, err := me.CallTool(sctx, srv, "echo", map[string]any{"message": "hello"}); err != nil {
+			span.End()
 			return err
 		}
+	}
+	span.End()
+	if traceFile != "" {
+		fmt.Fprintf(out, "cluster: the first calls are trace %s: its spans are in %s (the caller's hops) and %s (the owners')\n",
+			span.SpanContext().TraceID(), traceFile, memberTrace("member-N"))
 	}
 	placement := showPlacement(out, me, "where each server lives")
 	victimName := placement[clusterServers[0]].Member

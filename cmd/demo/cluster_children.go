@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor/cluster"
+	"github.com/mcpactor/mcpactor/telemetry/otelenv"
 )
 
 // The processes of --cluster are this binary started again: an embedded
@@ -43,6 +45,10 @@ type childSpec struct {
 	Dir        string        `json:"dir,omitempty"` // etcd: data dir
 	ClientPort int           `json:"clientPort,omitempty"`
 	PeerPort   int           `json:"peerPort,omitempty"`
+	// TraceFile, for a member, is where it writes its spans (--trace's
+	// file with the member's name appended); the OTEL_* variables it
+	// inherits select OTLP exporters too.
+	TraceFile string `json:"traceFile,omitempty"`
 }
 
 // clusterChild turns the process into a --cluster child when it was
@@ -123,8 +129,24 @@ func memberConfig(spec childSpec, callOnly bool) cluster.Config {
 	}
 }
 
-// serveMember runs a member until stdin ends.
-func serveMember(spec childSpec) error {
+// serveMember runs a member until stdin ends. Its spans (the owner's
+// side of each hop and its runtime's calls, in the callers' traces) go
+// where spec.TraceFile and the OTEL_* variables say.
+func serveMember(spec childSpec) (err error) {
+	providers, err := otelenv.Setup(context.Background(), otelenv.Options{
+		TraceFile: spec.TraceFile,
+		OnError: func(err error) {
+			fmt.Fprintf(os.Stderr, "demo member %s: telemetry export failed: %v\n", spec.Name, err)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		err = errors.Join(err, providers.Shutdown(ctx))
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	m, err := cluster.Start(ctx, memberConfig(spec, false))
 	cancel()

@@ -210,7 +210,7 @@ func run(args []string, con console) int {
 	r := newReport(stdout, otel.Tracer(tracerName))
 	switch {
 	case o.cluster > 0:
-		err = runCluster(ctx, o.cluster, stdout)
+		err = runCluster(ctx, o.cluster, o.trace, stdout)
 	case o.config != "":
 		err = runConfigured(ctx, o, logger, r)
 	case o.discover:

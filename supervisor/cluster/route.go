@@ -22,7 +22,7 @@ const maxRequestBytes = 16 << 20
 // fencing itself) is routed again after a backoff. A *MemberLostError
 // ends a tools/call at once: it may have run. Lists, reads and prompts
 // have no effect on the server and are routed again.
-func (m *Member) do(ctx context.Context, req *request) (*response, error) {
+func (m *Member) do(ctx context.Context, req *request) (resp *response, err error) {
 	id := req.identity()
 	if _, ok := m.cfg.Servers[id.Server]; !ok {
 		return nil, &UnknownServerError{Server: id.Server, Member: m.cfg.Name, Method: req.Method}
@@ -32,6 +32,8 @@ func (m *Member) do(ctx context.Context, req *request) (*response, error) {
 		ctx, cancel = context.WithTimeout(ctx, m.cfg.CallTimeout)
 		defer cancel()
 	}
+	ctx, span := m.startHop(ctx, id, req.Method)
+	defer func() { endSpan(span, err) }()
 	req.From = m.cfg.Name
 	req.Trace = injectTrace(ctx)
 	retry := newBackoff(20*time.Millisecond, 500*time.Millisecond)

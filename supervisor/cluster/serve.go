@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -42,7 +45,13 @@ func (m *Member) receive(msg any) {
 			}
 			ctx, cancel := context.WithTimeout(m.ctx, min(req.Timeout, m.cfg.MaxServeTimeout))
 			defer cancel()
-			m.reply(req, m.serve(ctx, req))
+			ctx, span := m.startServe(extractTrace(ctx, req.Trace), req)
+			resp := m.serve(ctx, req)
+			if resp.Err != nil {
+				span.SetStatus(codes.Error, resp.Err.Kind)
+			}
+			span.End()
+			m.reply(req, resp)
 		})
 	case tagResponse:
 		if !m.calls.deliver(resp) {
@@ -92,7 +101,9 @@ func (m *Member) reply(req *request, resp *response) {
 func (m *Member) serve(ctx context.Context, req *request) *response {
 	id := req.identity()
 	resp := &response{ID: req.ID, Member: m.cfg.Name}
-	ctx = extractTrace(ctx, req.Trace)
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = extractTrace(ctx, req.Trace)
+	}
 	act, err := m.activate(ctx, id, req.Method)
 	if err != nil {
 		if cause, down := m.lease.unreachable(); down && errors.Is(err, ErrNotOwner) {
