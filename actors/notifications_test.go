@@ -112,29 +112,41 @@ func TestSlowSubscriberNeverDelaysResponses(t *testing.T) {
 	}
 }
 
+// TestNotificationOverflowDropsTheOldest checks the queue's bound
+// exactly: with a subscriber stuck on one notification, NotificationQueue
+// more wait, the newest; every older one is dropped and counted. A
+// notification reaches the queue through the client actor while the
+// tools/call that made the server send it is answered straight to its
+// caller, so the test waits for all of them to have reached the queue
+// (the count of dropped ones tells) before letting the subscriber go:
+// opened earlier, it would take in those still on their way too.
 func TestNotificationOverflowDropsTheOldest(t *testing.T) {
+	const n, queue = 30, 4
 	box := &inbox{gate: make(chan struct{})}
-	s := connect(t, testserver.Options{}, actors.Env{NotificationQueue: 4, Handlers: actors.Handlers{Notification: box.deliver}}, nil)
-	const n = 30
+	s := connect(t, testserver.Options{}, actors.Env{NotificationQueue: queue, Handlers: actors.Handlers{Notification: box.deliver}}, nil)
 	for i := range n {
 		s.notify(i)
 	}
+	// One is with the subscriber, queue wait, the rest were dropped.
+	harness.WaitFor(t, "every notification queued or dropped", func() bool {
+		return s.c.Stats().DroppedNotifications == n-1-queue
+	})
 	close(box.gate)
 	harness.WaitFor(t, "every notification delivered or dropped", func() bool {
 		return int64(len(box.snapshot()))+s.c.Stats().DroppedNotifications == n
 	})
 	got := seqs(t, box.snapshot())
 	// The one the subscriber was stuck on, then the newest that fitted.
-	if len(got) > 4+2 || got[len(got)-1] != n-1 {
-		t.Fatalf("delivered %v", got)
+	if len(got) != 1+queue || got[len(got)-1] != n-1 {
+		t.Fatalf("delivered %v, want the stuck one and the %d newest", got, queue)
 	}
 	for i := 1; i < len(got); i++ {
-		if got[i] <= got[i-1] {
-			t.Fatalf("out of order: %v", got)
+		if got[i] <= got[i-1] || i > 1 && got[i] != got[i-1]+1 {
+			t.Fatalf("out of order or not the newest: %v", got)
 		}
 	}
-	if d := s.c.Stats().DroppedNotifications; d < n-6 {
-		t.Errorf("%d dropped", d)
+	if d := s.c.Stats().DroppedNotifications; d != n-1-queue {
+		t.Errorf("%d dropped, want %d", d, n-1-queue)
 	}
 	s.mustEcho("unharmed")
 }

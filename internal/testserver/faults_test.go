@@ -39,28 +39,33 @@ func TestStringIDs(t *testing.T) {
 }
 
 func TestOutOfOrder(t *testing.T) {
-	c := startPipe(t, Options{OutOfOrder: true})
+	// Held until the second is ready however slow the machine, the first
+	// answer then leaves after it. Instant tools are answered on the
+	// reading goroutine, so the answers reach the fault in the order the
+	// requests were read.
+	c := startPipe(t, Options{OutOfOrder: true, OutOfOrderHold: time.Hour})
 	c.initialize()
-	echo := func(id int) {
+	echo := func(c *pipeServer, id int) {
 		c.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
 			"params": map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"}}})
 	}
-	// The first answer is held back until the second is ready, then both
-	// leave reversed.
-	echo(1)
-	time.Sleep(5 * time.Millisecond) // let 1 be held first (it waits 20ms)
-	echo(2)
+	echo(c, 1)
+	echo(c, 2)
 	if a, b := c.recv(), c.recv(); string(a.ID) != "2" || string(b.ID) != "1" {
 		t.Errorf("order %s, %s; want 2, 1", a.ID, b.ID)
 	}
-	// A lone answer still comes, after the delay; non-tool answers are not held.
-	start := time.Now()
-	echo(3)
-	if m := c.recv(); string(m.ID) != "3" || time.Since(start) < reorderDelay/2 {
-		t.Errorf("lone answer %s after %v", m.ID, time.Since(start))
-	}
+	// Non-tool answers are not held.
 	if got := string(c.call("ping", nil)); got != "{}" {
 		t.Errorf("ping = %s", got)
+	}
+
+	// A lone answer still comes, after the hold.
+	lone := startPipe(t, Options{OutOfOrder: true})
+	lone.initialize()
+	start := time.Now()
+	echo(lone, 3)
+	if m := lone.recv(); string(m.ID) != "3" || time.Since(start) < reorderDelay/2 {
+		t.Errorf("lone answer %s after %v", m.ID, time.Since(start))
 	}
 }
 

@@ -53,6 +53,7 @@ func flagSet(o *Options, exitAtStart *int) *flag.FlagSet {
 	fs.BoolVar(&o.IgnoreSIGTERM, "ignore-sigterm", false, "ignore SIGTERM and stdin EOF: only SIGKILL ends the server")
 	fs.BoolVar(&o.NeverAnswer, "never-answer", false, "never answer tools/call")
 	fs.BoolVar(&o.OutOfOrder, "out-of-order", false, "send tools/call answers in reverse order, in batches")
+	fs.DurationVar(&o.OutOfOrderHold, "out-of-order-hold", 0, "how long -out-of-order holds a lone answer (default 20ms)")
 	fs.BoolVar(&o.StringIDs, "string-ids", false, "answer numeric request ids as strings")
 	fs.DurationVar(&o.SlowInitialize, "slow-initialize", 0, "delay the initialize answer")
 	fs.StringVar(&o.ProtocolVersion, "protocol-version", "", "answer initialize with this protocol version whatever was offered")
@@ -164,6 +165,9 @@ func (o Options) Args() []string {
 	boolean("ignore-sigterm", o.IgnoreSIGTERM)
 	boolean("never-answer", o.NeverAnswer)
 	boolean("out-of-order", o.OutOfOrder)
+	if o.OutOfOrderHold != 0 {
+		str("out-of-order-hold", o.OutOfOrderHold.String())
+	}
 	boolean("string-ids", o.StringIDs)
 	if o.SlowInitialize != 0 {
 		str("slow-initialize", o.SlowInitialize.String())

@@ -95,9 +95,14 @@ type Options struct {
 	// still answered and cancellations still reported.
 	NeverAnswer bool
 	// OutOfOrder holds tools/call responses back and releases them in
-	// reverse order, in batches: as soon as two are waiting, or 20ms after
-	// the first one when it stays alone.
+	// reverse order, in batches: as soon as two are waiting, or
+	// OutOfOrderHold (default 20ms) after the first one when it stays
+	// alone.
 	OutOfOrder bool
+	// OutOfOrderHold is how long OutOfOrder holds a lone response; a test
+	// that needs two answers reversed whatever the machine's load sets it
+	// longer than its own wait.
+	OutOfOrderHold time.Duration
 	// StringIDs answers numeric request ids as JSON strings (7 -> "7").
 	StringIDs bool
 	// SlowInitialize delays the initialize answer by this long.

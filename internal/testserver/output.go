@@ -10,7 +10,7 @@ import (
 )
 
 // reorderDelay is how long the OutOfOrder fault holds a lone tools/call
-// response before releasing it anyway.
+// response before releasing it anyway, unless Options.OutOfOrderHold says.
 const reorderDelay = 20 * time.Millisecond
 
 // noiseLines are what the NoiseEvery fault writes after a response: a line
@@ -222,9 +222,13 @@ func (e *errWriter) write(b []byte) {
 
 // reorderLoop implements OutOfOrder: tools/call responses arrive on
 // s.reorder and leave reversed, in batches, as soon as two are waiting or
-// when the lone one has waited reorderDelay.
+// when the lone one has waited reorderDelay (Options.OutOfOrderHold).
 func (s *server) reorderLoop() {
 	defer s.wg.Done()
+	hold := reorderDelay
+	if s.opts.OutOfOrderHold > 0 {
+		hold = s.opts.OutOfOrderHold
+	}
 	var (
 		pending [][]byte
 		timer   *time.Timer
@@ -251,7 +255,7 @@ func (s *server) reorderLoop() {
 			if len(pending) >= 2 {
 				release()
 			} else if timer == nil {
-				timer = time.NewTimer(reorderDelay)
+				timer = time.NewTimer(hold)
 				timerC = timer.C
 			}
 		case <-timerC:
