@@ -25,7 +25,9 @@
 #   make soak    the soak under chaos (bench/cmd/soak): 50 servers of every
 #                kind, 2,000 callers and random faults for $(SOAK_DURATION)
 #                (SOAK_DURATION=5m for less); a passing run writes
-#                docs/reliability.md. make test runs its short mode
+#                docs/reliability.md, and so does an inconclusive one
+#                (exit 3, labelled so, never over a pass). make test runs
+#                its short mode
 #   make demo    go run ./cmd/demo
 
 SHELL := /bin/bash
