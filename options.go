@@ -27,7 +27,9 @@ type Options struct {
 	// StderrLine, if set, receives each line a stdio server writes to
 	// stderr, in order, on a goroutine per server. A callback slower than
 	// the server loses lines (counted in Stats.DroppedStderrLines) rather
-	// than blocking it.
+	// than blocking it. The lines a server wrote before its connection
+	// ended reach it before Client.Close (or a failed Connect) returns;
+	// those a Close that ran out of time gave up on are counted there too.
 	StderrLine func(server, line string)
 	// NotificationQueue bounds each server's queue of notifications
 	// waiting for Handlers.Notification (default 1024), and
