@@ -103,7 +103,7 @@ func TestConfigMasksCredentials(t *testing.T) {
 	var logged bytes.Buffer
 	slog.New(slog.NewTextHandler(&logged, nil)).Info("config", "cfg", c, "etcd", c.Etcd)
 	outputs := map[string]string{
-		"%v": fmt.Sprintf("%v", c), "%+v": fmt.Sprintf("%+v", c), "%#v": fmt.Sprintf("%#v", c), "%s": fmt.Sprintf("%s", c),
+		"%v": fmt.Sprintf("%v", c), "%+v": fmt.Sprintf("%+v", c), "%#v": fmt.Sprintf("%#v", c), "String": c.String(),
 		"etcd %+v": fmt.Sprintf("%+v", c.Etcd), "etcd %#v": fmt.Sprintf("%#v", c.Etcd),
 		"pointer %+v": fmt.Sprintf("%+v", &c), "in a struct": fmt.Sprintf("%+v", struct{ C Config }{c}),
 		"slog": logged.String(),

@@ -52,17 +52,6 @@ func (p *pendingCalls) add(c *pendingCall) uint64 {
 	return p.next
 }
 
-// end removes call id and gives it its outcome, unless it ended already.
-func (p *pendingCalls) end(id uint64, o outcome) {
-	p.mu.Lock()
-	c, ok := p.calls[id]
-	delete(p.calls, id)
-	p.mu.Unlock()
-	if ok {
-		c.done <- o
-	}
-}
-
 // deliver ends the call r answers, if r comes from the member the call
 // was sent to with its token. It reports false for a response that does
 // not (forged, or misrouted): the call keeps waiting for its own. A
