@@ -488,21 +488,25 @@ func (c *Client) currentObserved(ctx context.Context, op *telemetry.Op) (*genera
 	defer op.Dequeued()
 	g, err := c.current(ctx)
 	if err == nil {
-		// The span started before the version was known.
+		// The span started before the connection was known: its
+		// version, session id and the HTTP protocol version come from
+		// the handshake, on the span and on the metric point alike.
 		if s := g.established(); s != nil {
-			op.SetProtocolVersion(s.version)
+			op.SetPeer(s.peer)
 		}
 	}
 	return g, err
 }
 
-// peer describes the server for telemetry: the negotiated version once the
-// handshake is done.
+// peer describes the server for telemetry: the session's Peer once the
+// handshake is done, else what the configuration says (the transport, and
+// an HTTP server's address and port), so that a request issued while the
+// connection comes up is not described as a stdio one.
 func (c *Client) peer() telemetry.Peer {
 	if s := c.gen.Load().established(); s != nil {
 		return s.peer
 	}
-	return c.withMask(telemetry.StdioPeer(c.name))
+	return basePeer(c.name, &c.cfg, c.mask)
 }
 
 // logger is where the client's events go.

@@ -2,7 +2,6 @@ package actors
 
 import (
 	"github.com/mcpactor/mcpactor/internal/redact"
-	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // Everything a client produces for someone other than its server (the
@@ -32,10 +31,4 @@ func (c *Client) masked(err error) error {
 		return nil
 	}
 	return c.mask.Error(err)
-}
-
-// withMask gives p the server's Masker, for the spans made with it.
-func (c *Client) withMask(p telemetry.Peer) telemetry.Peer {
-	p.Mask = c.mask
-	return p
 }

@@ -275,12 +275,7 @@ func (c *Client) sendTool(w *toolWait, call *Call) bool {
 // described without describe's type switch (whose copies of other
 // methods' params would deepen the frame under every call).
 func (c *Client) startToolSpan(ctx context.Context, p *messages.CallToolParams) (context.Context, *telemetry.Op) {
-	req := telemetry.Request{Method: messages.MethodToolsCall, Target: p.Name}
-	if s := c.gen.Load().established(); s != nil {
-		req.Peer = s.peer
-	} else {
-		req.Peer = c.withMask(telemetry.StdioPeer(c.name))
-	}
+	req := telemetry.Request{Peer: c.peer(), Method: messages.MethodToolsCall, Target: p.Name}
 	if p.Arguments != nil && c.tel.RecordsToolArguments() {
 		// Opt-in and sensitive (docs/telemetry.md): encoded only then.
 		req.Arguments, _ = json.Marshal(p.Arguments)
