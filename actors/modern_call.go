@@ -54,10 +54,17 @@ func modernOptions(g *generation, opts *transport.RequestOptions) {
 
 // modernRounds goes on from the end of a request's first round (res, or
 // err): while the server answers input_required, the input it asks for
-// is gathered and the request sent again with it, each round under a span
-// of its own; the complete result is decoded into out.
+// is gathered and the request sent again with it; the complete result is
+// decoded into out.
+//
+// The rounds are one logical call
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr):
+// op, the call's CLIENT span, covers them all and is its one duration
+// point. Each round after the first is event EventRetry on it, and its
+// new JSON-RPC id replaces the span's (the earlier ones stay in
+// EventResent events, so that every id the server saw leads to the span);
+// the local fulfilment of the input is an INTERNAL child span.
 func (c *Client) modernRounds(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts *transport.RequestOptions, base []byte, res json.RawMessage, err error) error {
-	rctx := ctx // the context of the round that answered
 	for round := 1; ; round++ {
 		if err != nil {
 			return err
@@ -67,15 +74,16 @@ func (c *Client) modernRounds(ctx context.Context, op *telemetry.Op, g *generati
 			return decodeInto(g.conn.Server(), method, res, out, op)
 		}
 		var body []byte
-		if body, err = c.nextRound(rctx, method, rt, base, res, round); err != nil {
+		if body, err = c.nextRound(ctx, g, method, rt, base, res, round); err != nil {
 			return err
 		}
-		var rop *telemetry.Op
-		rctx, rop = c.roundSpan(ctx, g, method, params)
-		res, err = c.modernRound(rctx, rop, g, method, params, body, opts)
-		rop.End(err, false)
+		op.Retry(round, roundReason)
+		res, err = c.modernRound(ctx, op, g, method, params, body, opts)
 	}
 }
+
+// roundReason is the reason of the EventRetry of a round after the first.
+const roundReason = "input_required: the request is sent again with the input the server asked for"
 
 // modernBody is a request's params with the stateless era's _meta. A
 // tools/call's is encoded with it in one buffer, the hot path's one
@@ -112,16 +120,10 @@ func (c *Client) appendModernTool(b []byte, p *messages.CallToolParams, members 
 	return b, nil
 }
 
-// roundSpan starts the span of a round after the first: each round is a
-// request of its own on the wire.
-func (c *Client) roundSpan(ctx context.Context, g *generation, method string, params any) (context.Context, *telemetry.Op) {
-	return c.tel.Start(ctx, &telemetry.Request{Peer: g.sess.peer, Method: method, Target: targetName(params)})
-}
-
 // nextRound answers a result of type rt that is not complete: for
 // input_required, the body of the next round (base with the input the
 // server asked for); otherwise an error.
-func (c *Client) nextRound(ctx context.Context, method, rt string, base []byte, res json.RawMessage, round int) ([]byte, error) {
+func (c *Client) nextRound(ctx context.Context, g *generation, method, rt string, base []byte, res json.RawMessage, round int) ([]byte, error) {
 	switch rt {
 	case messages.ResultTypeInputRequired:
 		if !inputRequests(method) {
@@ -130,7 +132,7 @@ func (c *Client) nextRound(ctx context.Context, method, rt string, base []byte, 
 		if round >= maxInputRounds {
 			return nil, &messages.InvalidResultError{Server: c.name, Method: method, Err: fmt.Errorf("still asking for input after %d rounds", round), Body: snippet(res)}
 		}
-		more, err := c.fulfil(ctx, res)
+		more, err := c.fulfil(ctx, g.sess.peer, res)
 		if err != nil {
 			return nil, err
 		}
@@ -267,11 +269,12 @@ func inputRequests(method string) bool {
 }
 
 // fulfil answers the input requests of an input_required result with the
-// same handlers that answer session-era server requests, and returns the
+// same handlers that answer session-era server requests, each under an
+// INTERNAL span describing the server as peer, and returns the
 // members the retry adds to the original params: inputResponses and, when
 // the server gave one, requestState, byte for byte as it came (never
 // invented when absent).
-func (c *Client) fulfil(ctx context.Context, res json.RawMessage) ([]byte, error) {
+func (c *Client) fulfil(ctx context.Context, peer telemetry.Peer, res json.RawMessage) ([]byte, error) {
 	var ir struct {
 		InputRequests map[string]messages.InputRequest `json:"inputRequests"`
 		RequestState  json.RawMessage                  `json:"requestState"`
@@ -285,7 +288,7 @@ func (c *Client) fulfil(ctx context.Context, res json.RawMessage) ([]byte, error
 		if run == nil {
 			return nil, &messages.InvalidResultError{Server: c.name, Method: req.Method, Err: errors.New("the server asked for input no handler answers"), Body: snippet(res)}
 		}
-		ictx, iop := c.tel.StartInternal(ctx, &telemetry.Request{Method: req.Method})
+		ictx, iop := c.tel.StartInternal(ctx, &telemetry.Request{Peer: peer, Method: req.Method})
 		var result json.RawMessage
 		var rpcErr *messages.Error
 		if !c.callbacks.enter() {

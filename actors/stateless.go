@@ -128,8 +128,12 @@ func (e *statelessEra) probeWith(ctx context.Context, conn *transport.Conn, peer
 		op.EndExpected(nil, telemetry.ProbeSessionEra)
 		return nil, verdictLegacy, "", nil
 	}
+	mutual := firstShared(modernVersions, res.SupportedVersions)
+	// The version the connection goes on with, and only that one: none
+	// when the session era's initialize follows.
+	op.SetProtocolVersion(mutual)
 	op.End(nil, false)
-	if mutual := firstShared(modernVersions, res.SupportedVersions); mutual != "" {
+	if mutual != "" {
 		return e.session(mutual, res, peer, conn), verdictModern, "", nil
 	}
 	if legacy := firstShared(messages.SessionEraVersions(), res.SupportedVersions); legacy != "" {
