@@ -43,7 +43,10 @@ var hopSentinels = map[string]error{
 	"pagination": messages.ErrPagination, "config": messages.ErrConfig, "replaced": messages.ErrReplaced,
 	"incomplete-close": messages.ErrIncompleteClose, "manager-closed": messages.ErrManagerClosed,
 	"server-unavailable": messages.ErrServerUnavailable, "runtime-stopped": mcpactor.ErrStopped,
-	"canceled": context.Canceled, "deadline-exceeded": context.DeadlineExceeded,
+	"unknown-tool": messages.ErrUnknownTool, "unknown-server": messages.ErrUnknownServer,
+	"not-json-rpc": messages.ErrNotJSONRPC, "invalid-request-id": messages.ErrInvalidRequestID,
+	"value-command": mcpactor.ErrValueCommand,
+	"canceled":      context.Canceled, "deadline-exceeded": context.DeadlineExceeded,
 }
 
 // hopTypes are the typed errors rebuilt after the hop, by name.
