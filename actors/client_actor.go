@@ -546,11 +546,24 @@ func (a *clientActor) stopping() {
 // Close: its actor system shut down under it.
 var errClientStopped = errors.New("client actor stopped")
 
-func (a *clientActor) deliver(server string, n Notification) {
-	if f := a.env.Handlers.Notification; f != nil {
-		a.h.callback("Handlers.Notification", func() { f(server, n) })
+func (a *clientActor) deliver(server string, n inboundNote) {
+	var err error
+	switch h := &a.env.Handlers; {
+	case h.NotificationContext != nil:
+		if !a.h.callback("Handlers.NotificationContext", func() { h.NotificationContext(n.ctx, server, n.n) }) {
+			err = errCallbacksShut
+		}
+	case h.Notification != nil:
+		if !a.h.callback("Handlers.Notification", func() { h.Notification(server, n.n) }) {
+			err = errCallbacksShut
+		}
 	}
+	n.op.End(err, false)
 }
+
+// errCallbacksShut ends the span of a notification that came too late for
+// the client's callbacks (a forced Close had shut them).
+var errCallbacksShut = errors.New("notification not delivered: the client's callbacks are shut")
 
 // endSession records mcp.client.session.duration once per generation, from
 // the start of its connection to its end (session era only; see

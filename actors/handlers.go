@@ -30,6 +30,18 @@ type Handlers struct {
 	// updated, log messages. Calls for one server are made in order, one at
 	// a time, from a bounded queue that never delays responses.
 	Notification func(server string, n Notification)
+	// NotificationContext, when set, is called instead of Notification,
+	// with a context that holds the SERVER span of the notification's
+	// receipt, itself a child of the trace context the server put in its
+	// params._meta (and that context's baggage): what the handler does
+	// then belongs to the server's trace. The span ends when the handler
+	// returns. The context is not cancelled.
+	NotificationContext func(ctx context.Context, server string, n Notification)
+}
+
+// notified reports whether h takes the server's notifications.
+func (h *Handlers) notified() bool {
+	return h.Notification != nil || h.NotificationContext != nil
 }
 
 // answers reports whether h declares the capability of a server request.

@@ -43,7 +43,7 @@ type reopenListen struct{ gen uint64 }
 
 // wantListen reports whether a stateless connection should listen.
 func (a *clientActor) wantListen() bool {
-	return a.env.Handlers.Notification != nil || len(a.wanted.subs) > 0
+	return a.env.Handlers.notified() || len(a.wanted.subs) > 0
 }
 
 // syncListen makes the listen stream match what is wanted on the current
@@ -85,7 +85,7 @@ func (a *clientActor) syncListen(ctx actor.Context) {
 // listenFilter is what the client wants to hear of.
 func (a *clientActor) listenFilter() messages.SubscriptionFilter {
 	f := messages.SubscriptionFilter{}
-	if a.env.Handlers.Notification != nil {
+	if a.env.Handlers.notified() {
 		f.ToolsListChanged, f.PromptsListChanged, f.ResourcesListChanged = true, true, true
 	}
 	f.ResourceSubscriptions = a.wanted.snapshot().subs

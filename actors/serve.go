@@ -159,13 +159,16 @@ func idKey(id messages.ID) string {
 
 // notification routes what the transport did not: cancellation of a request
 // we are serving stops its handler; everything else goes to the subscriber
-// queue.
+// queue. Each gets a SERVER span of its receipt (noteOp), ended once it is
+// handled.
 func (a *clientActor) notification(n transport.InboundNotification) {
+	ctx, op := a.noteOp(n)
 	if n.Method == messages.NotificationCancelled {
 		var p messages.CancelledParams
 		if json.Unmarshal(n.Params, &p) == nil {
 			if s, ok := a.serving[servingKey{gen: n.Generation, id: idKey(p.RequestID)}]; ok {
 				s.cancel()
+				op.End(nil, false)
 				return
 			}
 		}
@@ -174,12 +177,35 @@ func (a *clientActor) notification(n transport.InboundNotification) {
 		// The server's answer to our listen stream: for us, not the
 		// subscriber.
 		a.env.Logger.Debug("mcp: listen stream acknowledged", "server", a.h.name, "params", string(n.Params))
+		op.End(nil, false)
 		return
 	}
-	if a.closing || n.Generation != a.gen.n || a.env.Handlers.Notification == nil {
-		return
+	if a.closing || n.Generation != a.gen.n || !a.env.Handlers.notified() || !a.notes.push(inboundNote{n: n, ctx: ctx, op: op}) {
+		op.End(nil, false)
 	}
-	a.notes.push(n)
+}
+
+// noteOp starts the SERVER span of a notification from the server, as the
+// conventions record an incoming notification
+// (https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/mcp.md),
+// parented on the trace context in its params._meta, if any: the
+// returned context, which the subscriber's handler gets, continues the
+// server's trace. The params are decoded only when telemetry is on.
+func (a *clientActor) noteOp(n transport.InboundNotification) (context.Context, *telemetry.Op) {
+	ctx := context.Background()
+	if a.env.Telemetry == nil {
+		return ctx, nil
+	}
+	var p struct {
+		Meta messages.Meta `json:"_meta"`
+		URI  string        `json:"uri"`
+	}
+	_ = json.Unmarshal(n.Params, &p) // a malformed _meta only loses the parent
+	req := telemetry.Request{Peer: a.h.peer(), Method: n.Method, Notification: true}
+	if n.Method == messages.NotificationResourcesUpdated {
+		req.ResourceURI = p.URI
+	}
+	return a.env.Telemetry.StartServer(ctx, &req, p.Meta)
 }
 
 // cancelHandlers cancels the handlers serving requests of generation gen,

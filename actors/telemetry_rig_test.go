@@ -71,6 +71,13 @@ func (te *tracedEnv) one(t *testing.T, name string) sdktrace.ReadOnlySpan {
 // mcp.method.name is method.
 func (te *tracedEnv) points(t *testing.T, method string) []metricdata.HistogramDataPoint[float64] {
 	t.Helper()
+	return te.histogram(t, telemetry.MetricClientOperationDuration, method)
+}
+
+// histogram returns the data points of the duration histogram name whose
+// mcp.method.name is method.
+func (te *tracedEnv) histogram(t *testing.T, name, method string) []metricdata.HistogramDataPoint[float64] {
+	t.Helper()
 	var rm metricdata.ResourceMetrics
 	if err := te.metrics.Collect(context.Background(), &rm); err != nil {
 		t.Fatal(err)
@@ -78,7 +85,7 @@ func (te *tracedEnv) points(t *testing.T, method string) []metricdata.HistogramD
 	var out []metricdata.HistogramDataPoint[float64]
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
-			if m.Name != telemetry.MetricClientOperationDuration {
+			if m.Name != name {
 				continue
 			}
 			for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {

@@ -218,11 +218,13 @@ func (a *managerActor) pinged(m pingDone) {
 }
 
 // watchNotifications lets the manager hear of tools/list_changed, on top
-// of whatever the user's notification handler does with it.
+// of whatever the user's notification handler does with it (either form:
+// with the notification's context or without).
 func (a *managerActor) watchNotifications() {
-	user := a.opts.Env.Handlers.Notification
+	h := &a.opts.Env.Handlers
+	user, userCtx := h.Notification, h.NotificationContext
 	root, self := a.root, a.self
-	a.opts.Env.Handlers.Notification = func(server string, n actors.Notification) {
+	watch := func(server string, n actors.Notification) {
 		switch n.Method {
 		case messages.NotificationToolsListChanged:
 			root.Send(self, toolsChanged{name: server})
@@ -231,6 +233,16 @@ func (a *managerActor) watchNotifications() {
 		case messages.NotificationResourcesListChanged:
 			root.Send(self, catalogChanged{name: server, kind: catalogResources})
 		}
+	}
+	if userCtx != nil {
+		h.NotificationContext = func(ctx context.Context, server string, n actors.Notification) {
+			watch(server, n)
+			userCtx(ctx, server, n)
+		}
+		return
+	}
+	h.Notification = func(server string, n actors.Notification) {
+		watch(server, n)
 		if user != nil {
 			user(server, n)
 		}
