@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -179,25 +180,16 @@ func errorTypesIn(t *testing.T, dirs []string) []string {
 	t.Helper()
 	var out []string
 	for _, dir := range dirs {
-		fset := token.NewFileSet()
-		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
-			return !strings.HasSuffix(fi.Name(), "_test.go")
-		}, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, pkg := range pkgs {
-			for _, f := range pkg.Files {
-				for _, d := range f.Decls {
-					fn, ok := d.(*ast.FuncDecl)
-					if !ok || fn.Recv == nil || fn.Name.Name != "Error" || fn.Type.Params.NumFields() != 0 ||
-						fn.Type.Results.NumFields() != 1 || !isIdent(fn.Type.Results.List[0].Type, "string") {
-						continue
-					}
-					name := pkg.Name + "." + receiverType(fn.Recv.List[0].Type)
-					if !slices.Contains(out, name) {
-						out = append(out, name)
-					}
+		for _, f := range sourceFiles(t, dir) {
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Recv == nil || fn.Name.Name != "Error" || fn.Type.Params.NumFields() != 0 ||
+					fn.Type.Results.NumFields() != 1 || !isIdent(fn.Type.Results.List[0].Type, "string") {
+					continue
+				}
+				name := f.Name.Name + "." + receiverType(fn.Recv.List[0].Type)
+				if !slices.Contains(out, name) {
+					out = append(out, name)
 				}
 			}
 		}
@@ -230,30 +222,45 @@ func isIdent(e ast.Expr, name string) bool {
 // package declares.
 func exportedSentinelsOfRoot(t *testing.T) []string {
 	t.Helper()
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.VAR {
-					continue
-				}
-				for _, spec := range g.Specs {
-					for _, id := range spec.(*ast.ValueSpec).Names {
-						if strings.HasPrefix(id.Name, "Err") && id.IsExported() {
-							out = append(out, id.Name)
-						}
+	for _, f := range sourceFiles(t, ".") {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				for _, id := range spec.(*ast.ValueSpec).Names {
+					if strings.HasPrefix(id.Name, "Err") && id.IsExported() {
+						out = append(out, id.Name)
 					}
 				}
 			}
 		}
 	}
 	return out
+}
+
+// sourceFiles parses the Go files of dir, tests left out, whatever their
+// build constraints: an error type of any platform counts.
+func sourceFiles(t *testing.T, dir string) []*ast.File {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
 }
