@@ -302,9 +302,14 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 		_, byName := s.exposed.get()
 		ref, ok := byName[exposed]
 		if !ok {
-			return ref, unknownName(s, exposed)
-		}
-		if err := m.unavailable(s, ref.server); err != nil {
+			o := owner(s, exposed)
+			if !listing(o) {
+				return ref, unknownName(o, exposed)
+			}
+			// Its server is listing its tools for the first time:
+			// wait for the list, bounded as a handshake is (below).
+			ref = toolRef{server: o.srv.Name, connectTimeout: o.srv.Spec.ConnectTimeout}
+		} else if err := m.unavailable(s, ref.server); err != nil {
 			return ref, err
 		}
 		switch v := s.server(ref.server); {
@@ -319,7 +324,7 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 			return ref, nil
 		case v == nil:
 			return ref, &messages.ServerUnavailableError{Server: ref.server}
-		case v.state != StateConnecting:
+		case ok && v.state != StateConnecting:
 			return ref, &messages.ServerUnavailableError{Server: ref.server, State: v.state.String(), Err: v.lastErr}
 		}
 		if expired == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // Prompts and resources across servers, beside the tools: each server's
@@ -180,12 +181,14 @@ func (a *managerActor) listCatalog(mb *member, kind string) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
+		ctx, task := c.StartTask(ctx, telemetry.TaskRefresh, "")
 		m := catalogListed{name: name, member: mb, kind: kind}
 		if kind == catalogPrompts {
 			m.prompts, m.err = c.ListPrompts(ctx)
 		} else {
 			m.resources, m.err = c.ListResources(ctx)
 		}
+		task.End(m.err, false)
 		if hook != nil {
 			hook(name, kind)
 		}
@@ -303,7 +306,7 @@ func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string
 	s := m.snap.Load()
 	ref, ok := s.catalog.get().byName[exposed]
 	if !ok {
-		return nil, unknownName(s, exposed)
+		return nil, unknownName(owner(s, exposed), exposed)
 	}
 	start := time.Now()
 	c, err := m.serverClient(ctx, s, ref.server, messages.MethodPromptsGet)

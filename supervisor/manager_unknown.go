@@ -7,29 +7,41 @@ import (
 	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
 
-// unknownName is the error for an exposed name no server offers now. A
-// name of the form mcp__<server>__... whose server is configured, not
-// ready and has no tool list at all (it failed before its first listing
-// and nothing was cached) is that server's unavailability, with its state
-// and last error: "no such tool" would hide why the tool is missing. A
-// server whose list is known (live or cached) and lacks the tool, or no
-// server at all, makes the name unknown. Names
-// shortened with a hash (over 64 characters) still start with the
-// server's prefix, so they are found too.
-func unknownName(s *snapshot, exposed string) error {
-	var owner *ServerView
+// owner returns the configured server an exposed name no server offers
+// now most likely belongs to: a name of the form mcp__<server>__... whose
+// server has no tool list at all (it failed before its first listing, or
+// has not listed yet, and nothing was cached). A server whose list is
+// known (live or cached) and lacks the tool owns nothing: the name is
+// simply unknown. Names shortened with a hash (over 64 characters) still
+// start with the server's prefix, so they are found too.
+func owner(s *snapshot, exposed string) *ServerView {
+	var found *ServerView
 	longest := 0
 	for _, v := range s.views {
-		if v == nil || v.srv == nil || v.state == StateReady || len(v.tools) > 0 {
+		if v == nil || v.srv == nil || len(v.tools) > 0 || (v.state == StateReady && !v.toolsPending) {
 			continue
 		}
 		prefix := "mcp__" + naming.Sanitize(v.srv.Name) + "__"
 		if len(prefix) > longest && strings.HasPrefix(exposed, prefix) {
-			owner, longest = v, len(prefix)
+			found, longest = v, len(prefix)
 		}
 	}
-	if owner == nil {
+	return found
+}
+
+// unknownName is the error for an exposed name no server offers now: its
+// owner's unavailability, with the state and last error ("no such tool"
+// would hide why the tool is missing), or *UnknownToolError.
+func unknownName(v *ServerView, exposed string) error {
+	if v == nil {
 		return &messages.UnknownToolError{Name: exposed}
 	}
-	return &messages.ServerUnavailableError{Server: owner.srv.Name, State: owner.state.String(), Err: owner.lastErr}
+	return &messages.ServerUnavailableError{Server: v.srv.Name, State: v.state.String(), Err: v.lastErr}
+}
+
+// listing reports whether v is about to list its tools for the first
+// time: a call of one of them waits for that list, as a call of a cached
+// tool waits for its server's handshake.
+func listing(v *ServerView) bool {
+	return v != nil && (v.state == StateConnecting || v.toolsPending)
 }

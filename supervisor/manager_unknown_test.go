@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
@@ -44,5 +45,28 @@ func TestToolOfAFailedServerIsUnavailable(t *testing.T) {
 	var unknown *messages.UnknownToolError
 	if _, err := m.CallTool(ctx, "mcp__nobody__echo", nil); !errors.As(err, &unknown) {
 		t.Errorf("CallTool of no server's tool = %v, want *UnknownToolError", err)
+	}
+}
+
+// A call of a tool of a server that is listing its tools for the first
+// time waits for that list, as a call of a cached tool waits for its
+// server's handshake, instead of failing as unknown or unavailable.
+func TestToolOfAServerStillListingWaits(t *testing.T) {
+	m := manage(t, supervisor.ManagerOptions{})
+	s := testServer(t, "late", testserver.Options{SlowInitialize: 500 * time.Millisecond}, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- m.Add(ctx, s) }()
+	harness.WaitFor(t, "late known to the manager", func() bool { return status(m, "late").Name() == "late" })
+	if st := status(m, "late"); st.State() == supervisor.StateReady {
+		t.Fatalf("late is ready already (%+v): the test needs a call made while it starts", st)
+	}
+	res, err := m.CallTool(ctx, "mcp__late__echo", map[string]any{"message": "x"})
+	if err != nil || res.IsError {
+		t.Fatalf("a call made while the server listed its tools: %v %+v", err, res)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
