@@ -2,6 +2,7 @@ package mcpactor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -437,11 +438,20 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*config.Server, *co
 	case opts.ConfigFile != "":
 		f, err := config.LoadFile(opts.ConfigFile)
 		if f == nil {
+			if !errors.Is(err, ErrConfig) {
+				// The file could not be read (missing, not a regular
+				// file, too large): a configuration that cannot work,
+				// and still an *fs.PathError for errors.Is(fs.ErrNotExist).
+				err = fmt.Errorf("%w: %w", ErrConfig, err)
+			}
 			return nil, nil, err
 		}
 		if len(f.Servers) == 0 {
 			if err == nil {
 				err = fmt.Errorf("%s: no servers", opts.ConfigFile)
+			}
+			if !errors.Is(err, ErrConfig) {
+				err = fmt.Errorf("%w: %w", ErrConfig, err)
 			}
 			return nil, nil, fmt.Errorf("mcpactor: Manage: no valid server in the configuration file: %w", err)
 		}
@@ -459,7 +469,7 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*config.Server, *co
 			return nil, nil, err
 		}
 		if len(d.Servers) == 0 {
-			return nil, nil, fmt.Errorf("mcpactor: Manage: discovery found no valid server (%d files read)", len(d.Files))
+			return nil, nil, fmt.Errorf("mcpactor: Manage: %w: discovery found no valid server (%d files read)", ErrConfig, len(d.Files))
 		}
 		for _, e := range d.Invalid {
 			report.invalid = append(report.invalid, InvalidEntry(e))
