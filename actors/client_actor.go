@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
@@ -53,6 +54,11 @@ type clientActor struct {
 	// gave way to legacy HTTP+SSE, while that runs.
 	fellBack error
 	stopHS   context.CancelFunc // cancels the running handshake
+	// hsTrace is the trace the current generation's handshake belongs
+	// to, and why it connects (telemetry's mcpactor.task.reason): its
+	// connect task span is a child of hsTrace's span, if any.
+	hsTrace  context.Context
+	hsReason string
 	// failed holds why the current generation's handshake failed, while
 	// its transport is torn down; the generation is published with it
 	// once the transport is gone (a failed connect leaves nothing behind).
@@ -127,7 +133,7 @@ func (a *clientActor) Receive(ctx actor.Context) {
 	case transport.SessionExpired:
 		if m.Generation == a.gen.n && a.state == stateReady && !a.closing {
 			a.env.Logger.Info("mcp: session expired; starting a new one", "server", a.h.name, "generation", m.Generation)
-			a.reconnect(ctx)
+			a.reconnect(ctx, reasonSessionExpired)
 		}
 	case remember:
 		a.wanted.note(m)
@@ -139,7 +145,7 @@ func (a *clientActor) Receive(ctx actor.Context) {
 			a.syncListen(ctx)
 		}
 	case reconnectClient:
-		m.reply <- a.reconnect(ctx)
+		m.reply <- a.reconnect(ctx, reasonReconnect)
 	case closeClient:
 		a.close(ctx)
 	case forceClient:
@@ -189,13 +195,23 @@ func (a *clientActor) start(ctx actor.Context) {
 	a.conns = make(map[uint64]*transport.Conn)
 	a.abandoned = make(map[uint64]struct{})
 	a.notes = newNoteQueue(a.env.NotificationQueue, a.env.MaxNotificationBytes, a.h.name, a.deliver, &a.h.droppedNotes, a.env.Logger)
-	a.connect(ctx, a.h.gen.Load())
+	a.connect(ctx, a.h.gen.Load(), reasonFirst)
 }
+
+// Why a connection is made: the mcpactor.task.reason of its connect task
+// span.
+const (
+	reasonFirst          = "first"
+	reasonRestart        = "restart"
+	reasonReconnect      = "reconnect"
+	reasonSessionExpired = "session_expired"
+	reasonFallback       = "legacy_fallback"
+)
 
 // connect starts generation g: a new transport and the handshake over it.
 // An http server already found to speak only legacy HTTP+SSE is reached
 // that way at once.
-func (a *clientActor) connect(ctx actor.Context, g *generation) {
+func (a *clientActor) connect(ctx actor.Context, g *generation, reason string) {
 	kind := a.h.cfg.TransportType()
 	if kind == typeHTTP && a.env.memo.isLegacy(a.h.cfg.HTTP.URL) {
 		kind = typeSSE
@@ -207,6 +223,7 @@ func (a *clientActor) connect(ctx actor.Context, g *generation) {
 	if g.n == 1 {
 		parent = a.h.spawnCtx
 	}
+	a.hsTrace, a.hsReason = parent, reason
 	hsCtx, cancel := context.WithTimeoutCause(parent, cfg.connectTimeout(), errConnectDeadline)
 	a.stopHS = cancel
 	a.shake(ctx, g, kind, hsCtx)
@@ -224,15 +241,23 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 	root, self, e, name, cfg := ctx.ActorSystem().Root, ctx.Self(), a.eraFor(kind), a.h.name, &a.h.cfg
 	restore := a.wanted.snapshot()
 	peer := basePeer(name, cfg, a.h.mask)
+	tel, reason := a.env.Telemetry, a.hsReason
 	go func() {
-		sess, err := e.handshake(hsCtx, conn, peer)
+		// One connection is one trace: its handshake's requests (and what
+		// it asks again of a repaired connection) are children of its
+		// connect task span, not root traces of their own.
+		tctx, task := tel.StartTask(hsCtx, telemetry.TaskConnect, &peer, reason)
+		sess, err := e.handshake(tctx, conn, peer)
 		if err == nil && !sess.modern {
 			conn.Listen(hsCtx)
-			restore.apply(hsCtx, conn, sess, a.env, name)
+			restore.apply(tctx, conn, sess, a.env, name)
 		}
 		if err != nil {
 			err = connectError(hsCtx, conn, name, cfg, err)
+		} else {
+			task.SetPeer(sess.peer)
 		}
+		task.End(err, false)
 		root.Send(self, handshakeDone{gen: g.n, kind: kind, sess: sess, err: err})
 	}()
 }
@@ -278,9 +303,10 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 		delete(a.conns, m.gen)
 		a.abandoned[conn.ID()] = struct{}{}
 		conn.BeginClose(nil)
-		hsCtx, cancel := context.WithTimeoutCause(context.Background(), time.Until(a.started.Add(a.h.cfg.connectTimeout())), errConnectDeadline)
+		hsCtx, cancel := context.WithTimeoutCause(a.hsTrace, time.Until(a.started.Add(a.h.cfg.connectTimeout())), errConnectDeadline)
 		a.stopHS()
 		a.stopHS = cancel
+		a.hsReason = reasonFallback
 		a.shake(ctx, a.gen, typeSSE, hsCtx)
 		return
 	}
@@ -390,7 +416,7 @@ func (a *clientActor) failedConnectError(conn *transport.Conn) error {
 // reconnect starts the next generation: the current transport is closed
 // (its pending calls fail with a messages.ReplacedError) while a new one starts and
 // shakes hands. Callers that arrive meanwhile wait for the new generation.
-func (a *clientActor) reconnect(ctx actor.Context) *generation {
+func (a *clientActor) reconnect(ctx actor.Context, reason string) *generation {
 	if a.closing {
 		return nil
 	}
@@ -415,7 +441,7 @@ func (a *clientActor) reconnect(ctx actor.Context) *generation {
 		a.h.publish(next)
 	}
 	old.finish(a.conns[old.n], nil, why)
-	a.connect(ctx, next)
+	a.connect(ctx, next, reason)
 	return next
 }
 
@@ -430,7 +456,7 @@ func (a *clientActor) restart(ctx actor.Context, m RestartServer) {
 		a.h.publish(a.held)
 	}
 	if m.Now {
-		a.reconnect(ctx)
+		a.reconnect(ctx, reasonRestart)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/naming"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
+	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
@@ -575,7 +576,10 @@ func (a *managerActor) list(mb *member) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
+		// A trace of its own: the refresh span, the request its child.
+		ctx, task := c.StartTask(ctx, telemetry.TaskRefresh, "")
 		tools, hints, err := c.ListToolsWithHints(ctx)
+		task.End(err, false)
 		if hook != nil {
 			hook(name, "tools")
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor/config"
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // remove stops a server, whatever it is doing: its client is closed (the
@@ -175,7 +176,9 @@ func (a *managerActor) ping(name string) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
+		ctx, task := c.StartTask(ctx, telemetry.TaskKeepalive, "")
 		err := c.Ping(ctx)
+		task.End(err, false)
 		root.Send(self, pingDone{name: name, seq: seq, err: err})
 	}()
 }
