@@ -75,12 +75,17 @@ type CallOptions struct {
 	MaxTotalTimeout time.Duration
 	// Meta is sent as params._meta (progressToken is added when needed).
 	Meta messages.Meta
+	// BusyRetryUnsafe lets this call be sent again after a 429 or 503
+	// with Retry-After (http), as lists and reads are: for a tool the
+	// caller knows is safe to run twice (ServerConfig.BusyRetries).
+	BusyRetryUnsafe bool
 }
 
 // call is the engine's form of o.
 func (o CallOptions) call() actors.Call {
 	return actors.Call{
-		Request:    transport.RequestOptions{Timeout: o.Timeout, ResetTimeoutOnProgress: o.ResetTimeoutOnProgress, MaxTotalTimeout: o.MaxTotalTimeout},
+		Request: transport.RequestOptions{Timeout: o.Timeout, ResetTimeoutOnProgress: o.ResetTimeoutOnProgress,
+			MaxTotalTimeout: o.MaxTotalTimeout, BusyRetryUnsafe: o.BusyRetryUnsafe},
 		Meta:       o.Meta,
 		OnProgress: o.OnProgress,
 	}

@@ -84,6 +84,17 @@ type ServerConfig struct {
 	// least 30 s.
 	WriteStallTimeout time.Duration
 
+	// BusyRetries bounds how often one request is sent again after a 429
+	// or 503 answer with Retry-After (http): after that delay, never past
+	// the call's deadline or beyond 30 s; default 3, negative never.
+	// Only requests that are safe to repeat are (lists, reads, ping...);
+	// a tools/call only with BusyRetryUnsafe here or in CallOptions.
+	BusyRetries int
+	// BusyRetryUnsafe lets every request of this server, tools/call
+	// included, be sent again so: for servers whose tools are safe to run
+	// twice.
+	BusyRetryUnsafe bool
+
 	// InheritEnv chooses which of this process's environment variables a
 	// stdio server starts with, Env being set on top: EnvInheritAll (the
 	// zero value, what most MCP hosts do), EnvInheritSafe (a short list
@@ -162,7 +173,8 @@ func (c *ServerConfig) spec() actors.Spec {
 		Stdio: transport.StdioConfig{Command: c.Command, Args: c.Args, Env: c.Env, Dir: c.Cwd,
 			InheritEnv: transport.EnvInheritance(c.InheritEnv), Dial: c.Dial,
 			CloseGrace: c.CloseGrace, TermGrace: c.TermGrace, WriteStallTimeout: c.WriteStallTimeout, Fence: c.Fence},
-		HTTP: transport.HTTPConfig{URL: c.URL, Headers: c.Headers, Fence: c.Fence},
+		HTTP: transport.HTTPConfig{URL: c.URL, Headers: c.Headers, Fence: c.Fence,
+			BusyRetries: c.BusyRetries, BusyRetryUnsafe: c.BusyRetryUnsafe},
 		Limits: transport.Limits{RequestTimeout: c.RequestTimeout, MaxInFlight: c.MaxInFlight, QueueTimeout: c.QueueTimeout,
 			MaxFrameSize: c.MaxFrameSize, MaxWriteBytes: c.MaxWriteBytes,
 			MaxProgressBytes: c.MaxProgressBytes, MaxCallProgressBytes: c.MaxCallProgressBytes},
@@ -196,7 +208,7 @@ func configOf(s *config.Server) ServerConfig {
 		MaxWriteBytes: lim.MaxWriteBytes, MaxProgressBytes: lim.MaxProgressBytes, MaxCallProgressBytes: lim.MaxCallProgressBytes,
 		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity,
 		Keepalive: s.Keepalive, Restart: RestartPolicy(s.Restart), EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools,
-		Fence: std.Fence,
+		Fence: std.Fence, BusyRetries: web.BusyRetries, BusyRetryUnsafe: web.BusyRetryUnsafe,
 	}
 	if web.Auth != nil {
 		c.Auth = web.Auth

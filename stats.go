@@ -27,6 +27,9 @@ type Stats struct {
 	// callback could not take, and those still queued for it when a Close
 	// ran out of time.
 	DroppedStderrLines int64
+	// BusyRetries counts requests sent again after a 429 or 503 with
+	// Retry-After (ServerConfig.BusyRetries).
+	BusyRetries int64
 	// DroppedWrites counts requests whose call ended before they were
 	// written; nothing was sent for them.
 	DroppedWrites int64
@@ -61,6 +64,7 @@ func statsOf(s actors.Stats) Stats {
 		BadResponses:         t[transport.BadResponses],
 		DroppedStderrLines:   t[transport.DroppedStderrLines],
 		DroppedWrites:        t[transport.DroppedWrites],
+		BusyRetries:          t[transport.BusyRetries],
 		WriteOverflow:        t[transport.WriteOverflow],
 		DroppedNotifications: s.DroppedNotifications,
 		AbandonedCallbacks:   s.AbandonedCallbacks,
