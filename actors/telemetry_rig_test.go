@@ -102,7 +102,7 @@ func (te *tracedEnv) histogram(t *testing.T, name, method string) []metricdata.H
 func attr(kv []attribute.KeyValue, key attribute.Key) string {
 	for _, a := range kv {
 		if a.Key == key {
-			return a.Value.Emit()
+			return a.Value.String()
 		}
 	}
 	return ""

@@ -93,7 +93,7 @@ func TestManagerBackgroundWorkTraces(t *testing.T) {
 func attrOf(kv []attribute.KeyValue, key attribute.Key) string {
 	for _, a := range kv {
 		if a.Key == key {
-			return a.Value.Emit()
+			return a.Value.String()
 		}
 	}
 	return ""
