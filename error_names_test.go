@@ -42,7 +42,14 @@ func TestErrorTextsNameServerAndMethod(t *testing.T) {
 	if tc.Server != "files-A.1" || tc.Method != "tools/call" {
 		t.Errorf("Server, Method = %q, %q, want files-A.1, tools/call", tc.Server, tc.Method)
 	}
-	// The connection's own end, as Err reports it, is no request's.
+	// The connection's own end, as Err reports it, is no request's. The
+	// call's error can reach the caller before the client has recorded
+	// that end: wait for it.
+	select {
+	case <-c.Done():
+	case <-time.After(waitLimit):
+		t.Fatal("the client never ended after its server crashed")
+	}
 	if err := c.Err(); err == nil || !strings.HasPrefix(err.Error(), `MCP server "files-A.1": Transport closed: exit status 3; stderr: `) {
 		t.Errorf("Err() = %v, want the connection's end naming the server", err)
 	}

@@ -327,7 +327,7 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		}))
 	}
 	resp, err := a.cfg.Client.Do(req)
-	release() // written or never will be
+	release()    // written or never will be
 	p.weight = 0 // released: a retry holds none
 	if refused, ok := fenceRefusal(err); ok {
 		s.fail(ctx, p, refused)
