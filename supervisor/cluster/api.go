@@ -74,11 +74,15 @@ func (t Tenant) identity(server string) Identity { return Identity{Server: serve
 
 // CallTool calls tool on the tenant's session of server.
 func (t Tenant) CallTool(ctx context.Context, server, tool string, args any) (*messages.CallToolResult, error) {
-	req := &request{Server: server, Tenant: t.tenant, Method: methodCallTool, Name: tool}
+	return t.callTool(ctx, &request{Server: server, Tenant: t.tenant, Method: methodCallTool, Name: tool}, args)
+}
+
+// callTool sends req, a tools/call, with args.
+func (t Tenant) callTool(ctx context.Context, req *request, args any) (*messages.CallToolResult, error) {
 	if args != nil {
 		b, err := json.Marshal(args)
 		if err != nil {
-			return nil, fmt.Errorf("cluster: %s tools/call %s: member %s: encode arguments: %w", Identity{server, t.tenant}, tool, t.m.cfg.Name, err)
+			return nil, fmt.Errorf("cluster: %s tools/call %s: member %s: encode arguments: %w", req.identity(), req.Name, t.m.cfg.Name, err)
 		}
 		req.Args = b
 	}

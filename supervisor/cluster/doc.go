@@ -5,6 +5,14 @@
 // the root package does not. docs/cluster.md in the repository has the
 // design and the operations guide.
 //
+// Member.Exposed (and Tenant.Exposed) offer the calling convention of
+// mcpactor.Manager: ListTools, CallTool and CallToolWith by exposed name
+// (mcp__<server>__<tool>, named as the Manager names them) and Status
+// by server, with the Manager's types, so that code written against a
+// Manager switches to a cluster by changing its construction
+// (Example_managerAPI). CallOptions cross the hop but OnProgress, which
+// is refused with *ProgressNotCarriedError.
+//
 // # Identities and ownership
 //
 // A session is an Identity: a server name and, for per-user sessions (a

@@ -26,7 +26,28 @@ var (
 	// ErrTooManyActivations: the member picked to own a tenant's session
 	// owns Config.MaxTenantActivations of them already.
 	ErrTooManyActivations = errors.New("cluster: too many tenant sessions on the member")
+	// ErrProgressNotCarried: a call set CallOptions.OnProgress, which
+	// cannot cross to another member (see ProgressNotCarriedError).
+	ErrProgressNotCarried = errors.New("cluster: progress is not carried between members")
 )
+
+// ProgressNotCarriedError refuses a CallToolWith whose options set
+// OnProgress: progress notifications arrive at the owner, and the hop
+// carries one response per request, not a stream, so they cannot reach
+// the caller's callback. The call is refused before it is sent rather
+// than run with its progress silently dropped. ResetTimeoutOnProgress
+// needs no callback and is carried: the owner resets the timeout. It
+// matches ErrProgressNotCarried.
+type ProgressNotCarriedError struct {
+	Tool   string // the exposed name called
+	Member string // the calling member
+}
+
+func (e *ProgressNotCarriedError) Error() string {
+	return fmt.Sprintf("cluster: tools/call %s: member %s: CallOptions.OnProgress is set, but progress is not carried between members", e.Tool, e.Member)
+}
+
+func (e *ProgressNotCarriedError) Is(target error) bool { return target == ErrProgressNotCarried }
 
 // EtcdUnavailableError ends a call that cannot be served safely because
 // a member cannot reach etcd: the calling member (its view of owners and

@@ -236,6 +236,16 @@ func runControl(m *Member, c control) controlReply {
 		var b []byte
 		b, err = json.Marshal(ownedStatuses(m.Status()))
 		r.Member, r.Text = m.Name(), string(b)
+	case "exposed-status":
+		var b []byte
+		// Without LastError, an interface JSON cannot decode.
+		var list []mcpactor.ServerStatus
+		for _, st := range m.As(c.Tenant).Exposed().Status() {
+			st.LastError = nil
+			list = append(list, st)
+		}
+		b, err = json.Marshal(list)
+		r.Member, r.Text = m.Name(), string(b)
 	case "counters":
 		var b []byte
 		b, err = json.Marshal(m.Counters())

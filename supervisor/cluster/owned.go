@@ -217,7 +217,10 @@ func (m *Member) Status() []OwnedServer {
 // directly, as a runtime's client would: the server answers. A tool
 // missing from a listing the manager has is refused with
 // *mcpactor.UnknownToolError, as the manager refuses it.
-func (m *Member) callTool(ctx context.Context, act *activation, tool string, args any) (*messages.CallToolResult, error) {
+//
+// opts are the caller's call options (the request's), applied here on
+// the owner, where the server's request timeout runs.
+func (m *Member) callTool(ctx context.Context, act *activation, tool string, args any, opts mcpactor.CallOptions) (*messages.CallToolResult, error) {
 	if !act.offers(tool) {
 		return nil, &mcpactor.UnknownToolError{Name: tool}
 	}
@@ -226,7 +229,7 @@ func (m *Member) callTool(ctx context.Context, act *activation, tool string, arg
 		if !ok {
 			break
 		}
-		res, err := m.mgr.CallTool(ctx, exposed, args)
+		res, err := m.mgr.CallToolWith(ctx, exposed, args, opts)
 		var unknown *mcpactor.UnknownToolError
 		if !errors.As(err, &unknown) {
 			return res, err
@@ -241,7 +244,7 @@ func (m *Member) callTool(ctx context.Context, act *activation, tool string, arg
 		// tools, or one not in yet, leaves it to the server.)
 		return nil, &mcpactor.UnknownToolError{Name: tool}
 	}
-	return act.client.CallTool(ctx, tool, args)
+	return act.client.CallToolWith(ctx, tool, args, opts)
 }
 
 // offers reports whether act's configuration lets tool be called (the

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -154,7 +155,10 @@ func (m *Member) invoke(ctx context.Context, act *activation, req *request) (jso
 		if len(req.Args) > 0 {
 			args = req.Args
 		}
-		v, err = m.callTool(ctx, act, req.Name, args)
+		var opts mcpactor.CallOptions
+		if opts, err = req.callOptions(); err == nil {
+			v, err = m.callTool(ctx, act, req.Name, args, opts)
+		}
 	case methodListTools:
 		v, err = m.listTools(ctx, act)
 	case methodListResources:

@@ -197,6 +197,18 @@ func (v *view) cachedTools(id Identity) []byte {
 	return v.tools[id]
 }
 
+// noteTools records tools, a list id's owner just gave this member, in
+// the view's copy of the shared cache unless the cache has one: the
+// owner's own write of it reaches the view later (by the watch), and
+// replaces it then.
+func (v *view) noteTools(id Identity, tools []byte) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if _, ok := v.tools[id]; !ok {
+		v.tools[id] = tools
+	}
+}
+
 // era is the protocol era id's server spoke when last activated: a
 // version to pin, or "" when unknown.
 func (v *view) era(id Identity) string {

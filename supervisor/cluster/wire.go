@@ -8,6 +8,8 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/mcpactor/mcpactor"
 )
 
 // The messages between members. protoactor's remote carries protobuf
@@ -61,9 +63,30 @@ type request struct {
 	// to the member the request is for: its response must carry it back,
 	// so that no other peer can answer in its place.
 	Token []byte // 14
+	// The options of a tools/call (mcpactor.CallOptions, less
+	// OnProgress, which cannot cross: exposed.go): the owner applies
+	// them to its own call of the server.
+	CallTimeout     time.Duration   // 15
+	ResetOnProgress bool            // 16
+	MaxTotalTimeout time.Duration   // 17
+	Meta            json.RawMessage // 18: params._meta as JSON
+	BusyRetryUnsafe bool            // 19
 }
 
 func (r *request) identity() Identity { return Identity{Server: r.Server, Tenant: r.Tenant} }
+
+// callOptions are the tools/call's options as the caller set them; a
+// negative duration (no caller sends one) counts as unset.
+func (r *request) callOptions() (mcpactor.CallOptions, error) {
+	o := mcpactor.CallOptions{Timeout: max(r.CallTimeout, 0), ResetTimeoutOnProgress: r.ResetOnProgress,
+		MaxTotalTimeout: max(r.MaxTotalTimeout, 0), BusyRetryUnsafe: r.BusyRetryUnsafe}
+	if len(r.Meta) > 0 {
+		if err := json.Unmarshal(r.Meta, &o.Meta); err != nil {
+			return o, fmt.Errorf("cluster: %s tools/call %s: decode _meta: %w", r.identity(), r.Name, err)
+		}
+	}
+	return o, nil
+}
 
 // response answers one request.
 type response struct {
@@ -103,7 +126,7 @@ const (
 // encodeRequest is r's message.
 func encodeRequest(r *request) *wrapperspb.BytesValue {
 	n := 64 + len(r.ReplyAddr) + len(r.ReplyID) + len(r.From) + len(r.Server) + len(r.Tenant) +
-		len(r.Method) + len(r.Name) + len(r.Args) + len(r.URI) + mapSize(r.PromptArgs) + mapSize(r.Trace) + len(r.Token)
+		len(r.Method) + len(r.Name) + len(r.Args) + len(r.URI) + mapSize(r.PromptArgs) + mapSize(r.Trace) + len(r.Token) + len(r.Meta)
 	b := make([]byte, 1, n)
 	b[0] = tagRequest
 	b = appendVarint(b, 1, r.ID)
@@ -120,6 +143,11 @@ func encodeRequest(r *request) *wrapperspb.BytesValue {
 	b = appendMap(b, 12, r.PromptArgs)
 	b = appendMap(b, 13, r.Trace)
 	b = appendBytes(b, 14, r.Token)
+	b = appendVarint(b, 15, protowire.EncodeZigZag(int64(r.CallTimeout)))
+	b = appendVarint(b, 16, protowire.EncodeBool(r.ResetOnProgress))
+	b = appendVarint(b, 17, protowire.EncodeZigZag(int64(r.MaxTotalTimeout)))
+	b = appendBytes(b, 18, r.Meta)
+	b = appendVarint(b, 19, protowire.EncodeBool(r.BusyRetryUnsafe))
 	return wrapperspb.Bytes(b)
 }
 
@@ -256,6 +284,16 @@ func (r *request) unmarshal(b []byte) error {
 			return readEntry(&r.Trace, field)
 		case 14:
 			r.Token = field
+		case 15:
+			r.CallTimeout = time.Duration(protowire.DecodeZigZag(v))
+		case 16:
+			r.ResetOnProgress = protowire.DecodeBool(v)
+		case 17:
+			r.MaxTotalTimeout = time.Duration(protowire.DecodeZigZag(v))
+		case 18:
+			r.Meta = field
+		case 19:
+			r.BusyRetryUnsafe = protowire.DecodeBool(v)
 		}
 		return nil
 	})

@@ -20,7 +20,8 @@ func TestWireRoundTrip(t *testing.T) {
 		ID: 7, ReplyAddr: "127.0.0.1:4000", ReplyID: actorName, From: "m1", Server: "files", Tenant: "alice@example.com",
 		Method: methodCallTool, Timeout: -3 * time.Second, Name: "read", Args: []byte(`{"path":"a"}`), URI: "file:///a",
 		PromptArgs: map[string]string{"a": "1", "": "empty key"}, Trace: map[string]string{"traceparent": "00-ab-cd-01"},
-		Token: []byte("0123456789abcdef"),
+		Token: []byte("0123456789abcdef"), CallTimeout: 90 * time.Second, ResetOnProgress: true, MaxTotalTimeout: 5 * time.Minute,
+		Meta: []byte(`{"trace":"x"}`), BusyRetryUnsafe: true,
 	}
 	tag, got, _, err := decode(encodeRequest(req))
 	if err != nil || tag != tagRequest || !reflect.DeepEqual(got, req) {

@@ -1,0 +1,204 @@
+//go:build linux
+
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// TestExposedLikeManager: a member's Exposed lists every server's tools
+// under the names a Manager running the same servers gives them, calls
+// by those names (a tenant's sessions apart from the shared ones),
+// refuses unknown names with *mcpactor.UnknownToolError as the Manager
+// does, and reports a status per server by the user's name.
+func TestExposedLikeManager(t *testing.T) {
+	c := newCluster(t, 2, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+
+	local := localManager(t, c)
+	want := names(local.ListTools())
+
+	shared := c.driver.Exposed()
+	if got := shared.ListTools(); len(got) != 0 {
+		t.Errorf("ListTools before any activation = %v, want none (nothing listed yet)", names(got))
+	}
+	for _, st := range shared.Status() {
+		if st.State != mcpactor.StateConnecting || !st.ToolsPending {
+			t.Errorf("Status before any activation: %+v, want connecting, tools pending", st)
+		}
+	}
+	loaded, err := shared.LoadTools(ctx)
+	if err != nil || !slices.Equal(names(loaded), want) {
+		t.Fatalf("LoadTools = %v, %v; want the Manager's %v", names(loaded), err, want)
+	}
+	for _, tool := range loaded {
+		if !slices.Contains(testServers, tool.Server) || tool.Name != "mcp__"+tool.Server+"__"+tool.Tool.Name {
+			t.Errorf("tool %+v: server or name not the user's", tool)
+		}
+	}
+	if got := names(shared.ListTools()); !slices.Equal(got, want) {
+		t.Errorf("ListTools after LoadTools = %v, want %v", got, want)
+	}
+
+	var api toolCaller = shared
+	for _, srv := range testServers {
+		res, err := api.CallTool(ctx, "mcp__"+srv+"__echo", map[string]any{"message": "to " + srv})
+		if err != nil || len(res.Content) == 0 || res.Content[0].Text != "to "+srv {
+			t.Fatalf("CallTool(mcp__%s__echo) = %+v, %v", srv, res, err)
+		}
+	}
+	for _, name := range []string{"mcp__alpha__nope", "nope", "mcp__nope__echo"} {
+		_, err := api.CallTool(ctx, name, nil)
+		_, lerr := local.CallTool(ctx, name, nil)
+		var unknown, lunknown *mcpactor.UnknownToolError
+		if !errors.As(err, &unknown) || unknown.Name != name || !errors.Is(err, mcpactor.ErrUnknownTool) ||
+			!errors.As(lerr, &lunknown) || *lunknown != *unknown {
+			t.Errorf("CallTool(%s) = %v; the Manager's: %v", name, err, lerr)
+		}
+	}
+
+	status := api.Status()
+	if got := statusNames(status); !slices.Equal(got, testServers) {
+		t.Errorf("Status names = %v, want %v", got, testServers)
+	}
+	for _, st := range status {
+		if st.State != mcpactor.StateReady || st.Tools != len(want)/len(testServers) || !st.Cached {
+			t.Errorf("driver's Status of %s = %+v, want ready, every tool, from the cache", st.Name, st)
+		}
+	}
+	// The owner reports its manager's own status under the user's name.
+	p, ok := c.driver.Owner(Identity{Server: "alpha"})
+	if !ok {
+		t.Fatal("alpha has no owner")
+	}
+	r := c.member(p.Member).do(control{Op: "exposed-status"})
+	var owned []mcpactor.ServerStatus
+	if r.Err != "" || json.Unmarshal([]byte(r.Text), &owned) != nil {
+		t.Fatalf("owner's exposed status: %+v", r)
+	}
+	if i := slices.IndexFunc(owned, func(s mcpactor.ServerStatus) bool { return s.Name == "alpha" }); i < 0 ||
+		owned[i].State != mcpactor.StateReady || owned[i].Generation == 0 || owned[i].ProtocolVersion == "" {
+		t.Errorf("owner's Status = %+v, want alpha ready with its connection", owned)
+	}
+
+	// A tenant's exposed calls are its own sessions, by the same names.
+	alice := c.driver.As("alice").Exposed()
+	if _, err := alice.CallTool(ctx, "mcp__beta__echo", map[string]any{"message": "alice"}); err != nil {
+		t.Fatalf("alice CallTool: %v", err)
+	}
+	if _, ok := c.driver.Owner(Identity{Server: "beta", Tenant: "alice"}); !ok {
+		t.Error("alice's call did not activate her session of beta")
+	}
+	if _, ok := c.driver.Owner(Identity{Server: "alpha", Tenant: "alice"}); ok {
+		t.Error("alice's call of beta activated her alpha too")
+	}
+}
+
+// TestExposedCallOptions: Timeout and MaxTotalTimeout reach the owner's
+// request to the server (each ends a long call with the owner's
+// *mcpactor.TimeoutError, long before the server would answer), Meta is
+// sent as params._meta, and OnProgress, which cannot cross, is refused
+// with a typed error before anything is sent.
+func TestExposedCallOptions(t *testing.T) {
+	c := newCluster(t, 1, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	api := c.driver.Exposed()
+	if _, err := api.LoadTools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const sleep = 20 * time.Second // longer than any bound below, shorter than waitLimit
+	for _, opts := range []mcpactor.CallOptions{
+		{Timeout: 300 * time.Millisecond},
+		{Timeout: time.Minute, ResetTimeoutOnProgress: true, MaxTotalTimeout: 300 * time.Millisecond},
+	} {
+		start := time.Now()
+		_, err := api.CallToolWith(ctx, "mcp__alpha__sleep", map[string]any{"ms": sleep.Milliseconds()}, opts)
+		var timeout *mcpactor.TimeoutError
+		if !errors.Is(err, mcpactor.ErrTimeout) || !errors.As(err, &timeout) || time.Since(start) >= sleep/2 {
+			t.Errorf("CallToolWith(%+v) = %v after %v, want the owner's timeout well before %v", opts, err, time.Since(start), sleep)
+		}
+	}
+
+	res, err := api.CallToolWith(ctx, "mcp__alpha__trace-meta", nil, mcpactor.CallOptions{Meta: messages.Meta{"example.com/request": "r-1"}})
+	if err != nil || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, `"example.com/request":"r-1"`) {
+		t.Errorf("CallToolWith(Meta) = %+v, %v; want the _meta sent", res, err)
+	}
+
+	// Refused before anything is looked up or sent: a name no server
+	// offers is refused the same way.
+	for _, name := range []string{"mcp__alpha__echo", "mcp__nope__echo"} {
+		_, err = api.CallToolWith(ctx, name, map[string]any{"message": "x"},
+			mcpactor.CallOptions{OnProgress: func(messages.ProgressParams) {}})
+		var pe *ProgressNotCarriedError
+		if !errors.Is(err, ErrProgressNotCarried) || !errors.As(err, &pe) || pe.Tool != name || pe.Member != "driver" {
+			t.Errorf("CallToolWith(%s, OnProgress) = %v, want *ProgressNotCarriedError", name, err)
+		}
+	}
+}
+
+// localManager is a Manager in the test process running the servers the
+// cluster runs, for comparison.
+func localManager(t *testing.T, c *testCluster) *mcpactor.Manager {
+	t.Helper()
+	spec := c.base
+	spec.Name = "local"
+	cfg := spec.config()
+	servers := map[string]mcpactor.ServerConfig{}
+	for _, srv := range testServers {
+		sc, err := cfg.ServerFor(Identity{Server: srv}, mcpactor.ServerConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers[srv] = sc
+	}
+	rt, err := mcpactor.Start(mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		if err := rt.Stop(ctx); err != nil {
+			t.Errorf("local runtime Stop: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	m, err := rt.Manage(ctx, mcpactor.ManageOptions{Servers: servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range m.Status() {
+		if st.State != mcpactor.StateReady {
+			t.Fatalf("local manager: %+v", st)
+		}
+	}
+	return m
+}
+
+func names(tools []mcpactor.ManagedTool) []string {
+	out := make([]string, len(tools))
+	for i, tool := range tools {
+		out[i] = tool.Name
+	}
+	return out
+}
+
+func statusNames(in []mcpactor.ServerStatus) []string {
+	out := make([]string, len(in))
+	for i, st := range in {
+		out[i] = st.Name
+	}
+	return out
+}
