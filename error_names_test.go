@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 )
 
@@ -45,11 +46,7 @@ func TestErrorTextsNameServerAndMethod(t *testing.T) {
 	// The connection's own end, as Err reports it, is no request's. The
 	// call's error can reach the caller before the client has recorded
 	// that end: wait for it.
-	select {
-	case <-c.Done():
-	case <-time.After(waitLimit):
-		t.Fatal("the client never ended after its server crashed")
-	}
+	harness.WaitFor(t, "the client to record its connection's end", func() bool { return c.Err() != nil })
 	if err := c.Err(); err == nil || !strings.HasPrefix(err.Error(), `MCP server "files-A.1": Transport closed: exit status 3; stderr: `) {
 		t.Errorf("Err() = %v, want the connection's end naming the server", err)
 	}
