@@ -675,8 +675,8 @@ func scNoSchema(ctx context.Context, r *run) string {
 
 // catalogueSize is the number of tools the test server offers by default:
 // with EndlessCursor (and no PageSize) every page is the whole catalogue.
-// TestCatalogueSize keeps it in step with internal/testserver.
-const catalogueSize = 18
+// TestCatalogueSize checks it against what the server lists.
+var catalogueSize = len(testserver.DefaultSpec(testserver.Options{}).Tools)
 
 func scEndlessCursor(ctx context.Context, r *run) string {
 	c, _, err := dial(ctx, r, dialOpts{server: testserver.Options{EndlessCursor: true}}, connectTimeout)
