@@ -35,7 +35,7 @@ func (m *Member) do(ctx context.Context, req *request) (resp *response, err erro
 	ctx, span := m.startHop(ctx, id, req.Method)
 	defer func() { endSpan(span, err) }()
 	req.From = m.cfg.Name
-	req.Trace = injectTrace(ctx)
+	req.Trace = m.injectTrace(ctx)
 	retry := newBackoff(20*time.Millisecond, 500*time.Millisecond)
 	var last error
 	for {

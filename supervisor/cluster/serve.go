@@ -46,7 +46,7 @@ func (m *Member) receive(msg any) {
 			}
 			ctx, cancel := context.WithTimeout(m.ctx, min(req.Timeout, m.cfg.MaxServeTimeout))
 			defer cancel()
-			ctx, span := m.startServe(extractTrace(ctx, req.Trace), req)
+			ctx, span := m.startServe(m.extractTrace(ctx, req.Trace), req)
 			resp := m.serve(ctx, req)
 			if resp.Err != nil {
 				span.SetStatus(codes.Error, resp.Err.Kind)
@@ -103,7 +103,7 @@ func (m *Member) serve(ctx context.Context, req *request) *response {
 	id := req.identity()
 	resp := &response{ID: req.ID, Member: m.cfg.Name}
 	if !trace.SpanContextFromContext(ctx).IsValid() {
-		ctx = extractTrace(ctx, req.Trace)
+		ctx = m.extractTrace(ctx, req.Trace)
 	}
 	act, err := m.activate(ctx, id, req.Method)
 	if err != nil {

@@ -5,17 +5,32 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 )
 
-// traceContext carries the caller's span to the owner in the request
-// (W3C Trace Context: traceparent, tracestate), whatever global
-// propagator the application installed, so that the owner's spans (the
-// runtime's tools/call span and below) join the caller's trace.
-var traceContext = propagation.TraceContext{}
+// hopDefault carries the caller's span and baggage to the owner (W3C
+// Trace Context and Baggage) when the application installed no
+// propagator: OpenTelemetry's global default propagates nothing, and a
+// hop that dropped the trace would split every cross-member call in two.
+var hopDefault = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+
+// propagator is how the hop carries trace context and baggage: the
+// runtime's configured propagator (Config.Runtime.Telemetry.Propagator),
+// else the global one, else hopDefault. The owner extracts with its own,
+// so members must agree, as the services of one trace always must.
+func (m *Member) propagator() propagation.TextMapPropagator {
+	if p := m.cfg.Runtime.Telemetry.Propagator; p != nil {
+		return p
+	}
+	if p := otel.GetTextMapPropagator(); len(p.Fields()) > 0 {
+		return p
+	}
+	return hopDefault
+}
 
 // tracerName is the instrumentation scope of the cluster's spans.
 const tracerName = "github.com/mcpactor/mcpactor/supervisor/cluster"
@@ -59,21 +74,24 @@ func endSpan(span trace.Span, err error) {
 	span.End()
 }
 
-func injectTrace(ctx context.Context) map[string]string {
-	if !trace.SpanContextFromContext(ctx).IsValid() {
-		return nil // TraceContext injects nothing then: skip the map
+// injectTrace returns what the hop's request carries of ctx's trace and
+// baggage; nil when there is neither.
+func (m *Member) injectTrace(ctx context.Context) map[string]string {
+	if !trace.SpanContextFromContext(ctx).IsValid() && baggage.FromContext(ctx).Len() == 0 {
+		return nil // nothing to carry: skip the map
 	}
 	carrier := propagation.MapCarrier{}
-	traceContext.Inject(ctx, carrier)
+	m.propagator().Inject(ctx, carrier)
 	if len(carrier) == 0 {
 		return nil
 	}
 	return carrier
 }
 
-func extractTrace(ctx context.Context, carrier map[string]string) context.Context {
+// extractTrace is ctx with the caller's trace and baggage from carrier.
+func (m *Member) extractTrace(ctx context.Context, carrier map[string]string) context.Context {
 	if len(carrier) == 0 {
 		return ctx
 	}
-	return traceContext.Extract(ctx, propagation.MapCarrier(carrier))
+	return m.propagator().Extract(ctx, propagation.MapCarrier(carrier))
 }

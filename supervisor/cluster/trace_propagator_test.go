@@ -1,0 +1,52 @@
+package cluster
+
+import (
+	"context"
+	"testing"
+
+	"go.opentelemetry.io/otel/baggage"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/telemetry"
+)
+
+// The hop carries trace context and baggage with the runtime's configured
+// propagator, and with W3C Trace Context and Baggage when none is
+// installed (issue 36, item 7): a tenant's baggage set by the caller
+// reaches the owner's context.
+func TestHopCarriesBaggage(t *testing.T) {
+	sc := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6}, TraceFlags: trace.FlagsSampled,
+	})
+	member, _ := baggage.NewMember("tenant", "acme")
+	bag, _ := baggage.New(member)
+	ctx := baggage.ContextWithBaggage(trace.ContextWithSpanContext(context.Background(), sc), bag)
+
+	for _, c := range []struct {
+		name string
+		prop propagation.TextMapPropagator
+	}{
+		{"no propagator installed", nil},
+		{"configured", propagation.NewCompositeTextMapPropagator(propagation.Baggage{}, propagation.TraceContext{})},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := &Member{cfg: Config{Runtime: mcpactor.Options{Telemetry: telemetry.Options{Propagator: c.prop}}}}
+			carrier := m.injectTrace(ctx)
+			got := m.extractTrace(context.Background(), carrier)
+			if v := baggage.FromContext(got).Member("tenant").Value(); v != "acme" {
+				t.Errorf("baggage after the hop: tenant=%q (carrier %v), want acme", v, carrier)
+			}
+			if gotSC := trace.SpanContextFromContext(got); gotSC.TraceID() != sc.TraceID() || gotSC.SpanID() != sc.SpanID() {
+				t.Errorf("span context after the hop: %v, want the caller's", gotSC)
+			}
+		})
+	}
+	// Baggage alone, with no span, still crosses.
+	m := &Member{}
+	alone := baggage.ContextWithBaggage(context.Background(), bag)
+	if v := baggage.FromContext(m.extractTrace(context.Background(), m.injectTrace(alone))).Member("tenant").Value(); v != "acme" {
+		t.Errorf("baggage without a span after the hop: %q", v)
+	}
+}
