@@ -126,10 +126,18 @@ type Supervision struct {
 	// once with *mcpactor.ServerUnavailableError; by default they wait
 	// for the restart (bounded by their context and the connect timeout).
 	FailFast bool
-	// BreakerRetry is how long an owned server whose restarts failed too
-	// often rests before it is tried again (default 5 minutes); its calls
-	// meanwhile fail at once with *mcpactor.ServerUnavailableError.
-	BreakerRetry time.Duration
+	// BreakerBackoff and BreakerRetry are the circuit breaker of an owned
+	// server whose restarts failed too often: it rests BreakerBackoff
+	// (default 5 s, jittered) before one trial connection, and each failed
+	// trial doubles the rest up to BreakerRetry (default 5 minutes), as
+	// mcpactor.ManageOptions says; its calls meanwhile fail at once with
+	// *mcpactor.ServerUnavailableError.
+	BreakerBackoff time.Duration
+	BreakerRetry   time.Duration
+	// RestartWait bounds a call's wait for an owned server that is
+	// restarting (default its connect timeout), as
+	// mcpactor.ManageOptions.RestartWait does.
+	RestartWait time.Duration
 	// MaxConnecting bounds the handshakes in flight on this member
 	// (default 8): a bring-up of many identities queues the rest.
 	MaxConnecting int

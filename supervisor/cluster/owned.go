@@ -28,12 +28,14 @@ func (m *Member) startManager(ctx context.Context) error {
 	}
 	s := m.cfg.Supervision
 	mgr, err := m.rt.Manage(ctx, mcpactor.ManageOptions{
-		NoCache:       true, // the shared cache in etcd is the cluster's
-		Startup:       mcpactor.StartupImmediate,
-		FailFast:      s.FailFast,
-		BreakerRetry:  s.BreakerRetry,
-		MaxConnecting: s.MaxConnecting,
-		OnEvent:       m.onManagerEvent,
+		NoCache:        true, // the shared cache in etcd is the cluster's
+		Startup:        mcpactor.StartupImmediate,
+		FailFast:       s.FailFast,
+		BreakerRetry:   s.BreakerRetry,
+		BreakerBackoff: s.BreakerBackoff,
+		RestartWait:    s.RestartWait,
+		MaxConnecting:  s.MaxConnecting,
+		OnEvent:        m.onManagerEvent,
 	})
 	if err != nil {
 		if mgr != nil {
