@@ -33,7 +33,7 @@ func (m *Member) do(ctx context.Context, req *request) (resp *response, err erro
 		defer cancel()
 	}
 	ctx, span := m.startHop(ctx, id, req.Method)
-	defer func() { endSpan(span, err) }()
+	defer func() { endSpan(span, err, id) }()
 	req.From = m.cfg.Name
 	req.Trace = m.injectTrace(ctx)
 	retry := newBackoff(20*time.Millisecond, 500*time.Millisecond)

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"strings"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -66,10 +67,17 @@ func (m *Member) startServe(ctx context.Context, req *request) (context.Context,
 			attribute.String("mcpactor.cluster.caller", req.From)))
 }
 
-// endSpan ends span with err's outcome.
-func endSpan(span trace.Span, err error) {
+// endSpan ends the hop's span with err's outcome. Error texts name the
+// identity as server@tenant; the span names the server alone, as its
+// attributes do (a tenant may be a person's address).
+func endSpan(span trace.Span, err error, id Identity) {
 	if err != nil {
-		span.SetStatus(codes.Error, err.Error())
+		text := err.Error()
+		if id.Tenant != "" {
+			text = strings.ReplaceAll(text, id.String(), id.Server)
+			text = strings.ReplaceAll(text, id.Tenant, "<tenant>")
+		}
+		span.SetStatus(codes.Error, text)
 	}
 	span.End()
 }

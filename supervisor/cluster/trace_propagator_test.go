@@ -2,10 +2,14 @@ package cluster
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpactor/mcpactor"
@@ -48,5 +52,19 @@ func TestHopCarriesBaggage(t *testing.T) {
 	alone := baggage.ContextWithBaggage(context.Background(), bag)
 	if v := baggage.FromContext(m.extractTrace(context.Background(), m.injectTrace(alone))).Member("tenant").Value(); v != "acme" {
 		t.Errorf("baggage without a span after the hop: %q", v)
+	}
+}
+
+// The hop's span status names the server, never the tenant the error
+// text names (issue 36; docs/cluster.md).
+func TestHopSpanStatusNamesNoTenant(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	_, span := tp.Tracer("t").Start(context.Background(), "cluster tools/call")
+	id := Identity{Server: "mail", Tenant: "alice@example.com"}
+	endSpan(span, fmt.Errorf("cluster: %s tools/call: member m1: owner lost", id), id)
+	got := rec.Ended()[0].Status().Description
+	if strings.Contains(got, "alice") || !strings.Contains(got, "mail tools/call") {
+		t.Errorf("status %q: want the server named and no tenant", got)
 	}
 }
