@@ -319,7 +319,9 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 			if _, err := m.awaitReady(ctx, s, ref.server, method); err != nil {
 				return ref, err
 			}
-			return ref, nil
+			// Ready: look the tool up again, since the restart may have
+			// brought another client and another tool list.
+			continue
 		case ref.client != nil:
 			return ref, nil
 		case v == nil:
