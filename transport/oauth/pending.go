@@ -71,6 +71,12 @@ func (s *pendingSet) add(p *pending) {
 
 // removeLocked forgets p, if it is still here.
 func (s *pendingSet) removeLocked(p *pending) {
+	// p leaves the order whatever the maps say: add's eviction loop ends
+	// only when the order shrinks.
+	if p.elem != nil {
+		s.order.Remove(p.elem)
+		p.elem = nil
+	}
 	if s.byState[p.state] != p {
 		return
 	}
@@ -78,7 +84,6 @@ func (s *pendingSet) removeLocked(p *pending) {
 	if s.byFlight[p.flight] == p {
 		delete(s.byFlight, p.flight)
 	}
-	s.order.Remove(p.elem)
 	p.timer.Stop()
 }
 
