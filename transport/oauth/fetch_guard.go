@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -64,24 +65,50 @@ func (e *AddressRefusedError) Is(target error) bool { return target == ErrPrivat
 
 // cgnat is the shared address space of RFC 6598, private in practice;
 // thisNetwork (0.0.0.0/8) reaches the local host on Linux.
+// benchmarking (RFC 2544) and ietfProtocol (RFC 6890) are special-purpose
+// IPv4 ranges no public server lives in. nat64 (RFC 6052) and sixToFour
+// (RFC 3056) embed an IPv4 address that a NAT64 gateway or 6to4 relay
+// reaches: 64:ff9b::a9fe:a9fe is the metadata service on a NAT64 network.
 var (
-	cgnat       = netip.MustParsePrefix("100.64.0.0/10")
-	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
+	cgnat        = netip.MustParsePrefix("100.64.0.0/10")
+	thisNetwork  = netip.MustParsePrefix("0.0.0.0/8")
+	benchmarking = netip.MustParsePrefix("198.18.0.0/15")
+	ietfProtocol = netip.MustParsePrefix("192.0.0.0/24")
+	nat64        = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour    = netip.MustParsePrefix("2002::/16")
 )
 
 // internalAddr reports whether a is a loopback, private, link-local or
-// unspecified address: one a server on the internet has no business
-// making this client connect to.
+// unspecified address, or an IPv6 address that embeds one: one a server
+// on the internet has no business making this client connect to.
 func internalAddr(a netip.Addr) bool {
 	a = a.Unmap()
+	if a.Is6() {
+		b := a.As16()
+		switch {
+		case nat64.Contains(a):
+			return internalAddr(netip.AddrFrom4([4]byte(b[12:16])))
+		case sixToFour.Contains(a):
+			return internalAddr(netip.AddrFrom4([4]byte(b[2:6])))
+		}
+	}
 	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsUnspecified() || cgnat.Contains(a) || thisNetwork.Contains(a)
+		a.IsInterfaceLocalMulticast() || a.IsUnspecified() || cgnat.Contains(a) || thisNetwork.Contains(a) ||
+		benchmarking.Contains(a) || ietfProtocol.Contains(a)
+}
+
+// localhost reports whether host names the local host whatever resolves
+// it: "localhost" in any case, with a trailing dot, and its subdomains
+// (RFC 6761 reserves them all for loopback).
+func localhost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	return h == "localhost" || strings.HasSuffix(h, ".localhost")
 }
 
 // internalHost reports whether host is localhost or a literal internal
 // address, and whether it is a literal or localhost at all.
 func internalHost(host string) (internal, literal bool) {
-	if host == "localhost" {
+	if localhost(host) {
 		return true, true
 	}
 	a, err := netip.ParseAddr(host)

@@ -19,10 +19,18 @@ func TestInternalAddr(t *testing.T) {
 		"127.0.0.1": true, "127.9.9.9": true, "::1": true, "10.1.2.3": true, "172.16.0.1": true, "192.168.1.1": true,
 		"169.254.169.254": true, "fe80::1": true, "fd00::1": true, "0.0.0.0": true, "::": true, "100.64.0.1": true,
 		"::ffff:127.0.0.1": true, "::ffff:10.0.0.1": true,
+		"64:ff9b::a9fe:a9fe": true, "2002:7f00:1::1": true, "198.18.0.1": true, "192.0.0.8": true,
+		"64:ff9b::808:808": false, "2002:808:808::1": false,
 		"203.0.113.7": false, "8.8.8.8": false, "2001:db8::1": false, "172.32.0.1": false,
 	} {
 		if got := internalAddr(netip.MustParseAddr(s)); got != want {
 			t.Errorf("internalAddr(%s) = %v, want %v", s, got, want)
+		}
+	}
+	for h, want := range map[string]bool{"localhost": true, "LOCALHOST": true, "localhost.": true, "api.localhost": true,
+		"notlocalhost": false, "localhost.example.com": false} {
+		if got, _ := internalHost(h); got != want {
+			t.Errorf("internalHost(%q) = %v, want %v", h, got, want)
 		}
 	}
 	if err := controlDial("tcp", "169.254.169.254:80", nil); !errors.Is(err, ErrPrivateAddress) {
