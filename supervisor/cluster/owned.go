@@ -229,7 +229,10 @@ func (m *Member) callTool(ctx context.Context, act *activation, tool string, arg
 	for _, fresh := range []bool{false, true} {
 		exposed, ok := m.exposedName(act, tool, fresh)
 		if !ok {
-			break
+			// The names held may predate the manager's listing (read
+			// when it was not in yet): read them again once before
+			// deciding from the status below, which may be newer.
+			continue
 		}
 		res, err := m.mgr.CallToolWith(ctx, exposed, args, opts)
 		var unknown *mcpactor.UnknownToolError
@@ -243,7 +246,12 @@ func (m *Member) callTool(ctx context.Context, act *activation, tool string, arg
 		// The manager has the server's listing, and the tool is not in
 		// it: refused as the manager refuses it, not sent for the
 		// server to answer with an error result. (A listing of no
-		// tools, or one not in yet, leaves it to the server.)
+		// tools, or one not in yet, leaves it to the server.) The names
+		// are read once more after the status, so they hold the
+		// listing it reports.
+		if exposed, ok := m.exposedName(act, tool, true); ok {
+			return m.mgr.CallToolWith(ctx, exposed, args, opts)
+		}
 		return nil, &mcpactor.UnknownToolError{Name: tool}
 	}
 	return act.client.CallToolWith(ctx, tool, args, opts)
