@@ -108,6 +108,15 @@ type ServerConfig struct {
 	// identity.
 	Identity string
 
+	// TelemetryName, if set, is the server's name in telemetry
+	// (mcpactor.server.name on spans and metrics) in place of the name it
+	// was added or connected under. A program that runs one configured
+	// server under changing internal names (the cluster's activations,
+	// named per tenant and generation) sets it to the configured name, so
+	// that metric series stay one per server. Errors keep the name the
+	// server was added under.
+	TelemetryName string
+
 	// What a manager (Runtime.Manage) does with the server; a client
 	// made by Connect or Open ignores them.
 	//
@@ -179,7 +188,7 @@ func (c *ServerConfig) spec() actors.Spec {
 			MaxFrameSize: c.MaxFrameSize, MaxWriteBytes: c.MaxWriteBytes,
 			MaxProgressBytes: c.MaxProgressBytes, MaxCallProgressBytes: c.MaxCallProgressBytes},
 		ConnectTimeout: c.ConnectTimeout, ProtocolVersion: c.ProtocolVersion, ProbeTimeout: c.ProbeTimeout,
-		Identity: c.Identity,
+		Identity: c.Identity, TelemetryName: c.TelemetryName,
 	}
 	if c.Auth != nil { // a nil Authorizer must stay a nil interface
 		s.HTTP.Auth = c.Auth
@@ -206,7 +215,7 @@ func configOf(s *config.Server) ServerConfig {
 		ProtocolVersion: p.ProtocolVersion, ProbeTimeout: p.ProbeTimeout,
 		CloseGrace: std.CloseGrace, TermGrace: std.TermGrace,
 		MaxWriteBytes: lim.MaxWriteBytes, MaxProgressBytes: lim.MaxProgressBytes, MaxCallProgressBytes: lim.MaxCallProgressBytes,
-		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity,
+		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity, TelemetryName: p.TelemetryName,
 		Keepalive: s.Keepalive, Restart: RestartPolicy(s.Restart), EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools,
 		Fence: std.Fence, BusyRetries: web.BusyRetries, BusyRetryUnsafe: web.BusyRetryUnsafe,
 	}

@@ -90,7 +90,7 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), giveUp: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger, mask: mask}
 	h.spawnCtx = telemetry.Detach(ctx)
 	h.handlers = env.Handlers
-	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, name))
+	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, h.telemetryName()))
 	h.gen.Store(newGeneration(1))
 	opts := []actor.PropsOption{actor.WithSupervisor(stopOnPanic)}
 	if supervisor == nil {
@@ -390,8 +390,8 @@ func (c *Client) callProgress(ctx context.Context, method string, params any, ou
 	if opts.ProgressToken != "" {
 		opts.OnProgress = progressHook(op, onProgress)
 	}
-	c.tel.InFlight(c.name, 1)
-	defer c.tel.InFlight(c.name, -1)
+	c.tel.InFlight(c.telemetryName(), 1)
+	defer c.tel.InFlight(c.telemetryName(), -1)
 	g, err := c.currentObserved(ctx, op)
 	if err == nil {
 		err = c.exchangeOn(ctx, op, g, method, params, out, opts)
@@ -507,6 +507,15 @@ func (c *Client) peer() telemetry.Peer {
 		return s.peer
 	}
 	return basePeer(c.name, &c.cfg, c.mask)
+}
+
+// telemetryName is the server's name in telemetry: Spec.TelemetryName,
+// else the client's name.
+func (c *Client) telemetryName() string {
+	if c.cfg.TelemetryName != "" {
+		return c.cfg.TelemetryName
+	}
+	return c.name
 }
 
 // logger is where the client's events go.

@@ -52,6 +52,9 @@ type Spec struct {
 	// Identity names who the server is reached as: OAuth tokens and
 	// private tool lists are kept per identity.
 	Identity string
+	// TelemetryName is the server's name in telemetry (spans' and
+	// metrics' mcpactor.server.name); "" is the client's name.
+	TelemetryName string
 }
 
 // typeStream is the transport type of a Spec with Dial: stdio's framing

@@ -246,7 +246,7 @@ func (c *Client) startTool(ctx context.Context, name string, args any, call *Cal
 	} else {
 		// As callProgress does.
 		w.ctx, w.op = c.startToolSpan(ctx, &tc.params)
-		c.tel.InFlight(c.name, 1)
+		c.tel.InFlight(c.telemetryName(), 1)
 		w.flow = true
 		g, err = c.currentObserved(w.ctx, w.op)
 	}
@@ -453,7 +453,7 @@ func (c *Client) endSpan(w *toolWait, err error) {
 		toolError = w.tc.isError()
 	}
 	w.op.End(err, toolError)
-	c.tel.InFlight(c.name, -1)
+	c.tel.InFlight(c.telemetryName(), -1)
 }
 
 // askProgress gives a tools/call a progress token of its own.

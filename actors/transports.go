@@ -40,6 +40,9 @@ func (a *clientActor) spawnTransport(ctx actor.Context, gen uint64, kind string)
 // basePeer describes the server for telemetry before any handshake, with
 // its Masker (a host a ${VAR} supplied is masked too).
 func basePeer(name string, cfg *Spec, mask *redact.Masker) telemetry.Peer {
+	if cfg.TelemetryName != "" {
+		name = cfg.TelemetryName
+	}
 	p := telemetry.StdioPeer(name)
 	switch cfg.TransportType() {
 	case typeHTTP, typeSSE:

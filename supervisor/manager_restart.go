@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"time"
 
@@ -38,7 +39,7 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 	mb.restarts++
 	a.log.Info("mcp: restarting server", "server", name, "in", delay, "err", oneLine(errText(err)))
 	if t := a.opts.Env.Telemetry; t != nil {
-		t.Restarted(name, reason)
+		t.Restarted(cmp.Or(mb.srv.Spec.TelemetryName, name), reason)
 	}
 	mb.nextTrial = now.Add(delay)
 	a.setState(mb, StateRestarting, err)

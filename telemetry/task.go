@@ -92,6 +92,23 @@ func (t *Telemetry) StartHopServer(ctx context.Context, carrier map[string]strin
 	return ctx, o
 }
 
+// SetHopOwner records on a hop's span the member that owns the server
+// (mcpactor.cluster.owner) and, when > 0, its activation's generation
+// (mcpactor.cluster.generation), once the forwarding member knows them:
+// it picks the owner after the span starts, and may pick again when
+// ownership moves; the last call wins.
+func (o *Op) SetHopOwner(owner string, generation int64) {
+	if o == nil || !o.recording || o.ended.Load() {
+		return
+	}
+	if owner != "" {
+		o.span.SetAttributes(KeyClusterOwner.String(owner))
+	}
+	if generation > 0 {
+		o.span.SetAttributes(KeyClusterGeneration.Int64(generation))
+	}
+}
+
 func hopAttrs(h *Hop) []attribute.KeyValue {
 	kv := make([]attribute.KeyValue, 0, 6)
 	kv = appendSpanOnlyAttrs(kv, &h.Peer)

@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -212,6 +210,12 @@ func (m *Member) claimAndConnect(act *activation) error {
 // replaced) is dropped, and the server added again, probed.
 func (m *Member) connect(ctx context.Context, act *activation, cfg mcpactor.ServerConfig) error {
 	cfg.Fence = m.fence(act, cfg.Fence)
+	// Telemetry names the server as the user configured it: the manager's
+	// name holds the tenant's digest and the generation, and metric
+	// series keyed by it would grow with every failover.
+	if cfg.TelemetryName == "" {
+		cfg.TelemetryName = act.id.Server
+	}
 	name, memo := clientName(act.id, act.generation), ""
 	if cfg.ProtocolVersion == "" {
 		memo = m.view.era(act.id)
@@ -430,8 +434,7 @@ func (m *Member) refreshTools(act *activation) {
 func clientName(id Identity, generation int64) string {
 	name := id.Server
 	if id.Tenant != "" {
-		d := sha256.Sum256([]byte(id.Tenant))
-		name += "." + hex.EncodeToString(d[:4])
+		name += "." + tenantDigest(id.Tenant)
 	}
 	return name + "." + strconv.FormatInt(generation, 10)
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // Member is one process of the cluster: it owns some identities (runs
@@ -23,7 +24,8 @@ import (
 type Member struct {
 	cfg    Config
 	rt     *mcpactor.Runtime
-	mgr    *mcpactor.Manager // runs the servers this member owns (owned.go); nil if call-only
+	tel    *telemetry.Telemetry // the hop's spans (trace.go)
+	mgr    *mcpactor.Manager    // runs the servers this member owns (owned.go); nil if call-only
 	etcd   *clientv3.Client
 	lease  *leaseKeeper
 	view   *view
@@ -71,6 +73,7 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	}
 	m = &Member{cfg: cfg, acts: map[Identity]*activation{}, names: map[string]*activation{}}
 	m.calls.init()
+	m.tel = newHopTelemetry(cfg.Runtime.Telemetry)
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	m.starting, m.cancelStarting = context.WithCancel(m.ctx)
 	m.workers = newWorkers(m.ctx, &m.wg)

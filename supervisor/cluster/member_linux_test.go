@@ -80,6 +80,9 @@ type memberSpec struct {
 	// MaxServeTimeout and MaxTenantActivations are the Config's.
 	MaxServeTimeout      time.Duration `json:"maxServeTimeout,omitempty"`
 	MaxTenantActivations int           `json:"maxTenantActivations,omitempty"`
+	// Traced records the member's spans and metric points (childTrace),
+	// for the "spans" and "metric-servers" controls.
+	Traced bool `json:"traced,omitempty"`
 }
 
 // serverNames are the servers of a member spec.
@@ -101,6 +104,11 @@ func (s memberSpec) config() Config {
 	for _, name := range s.serverNames() {
 		servers[name] = mcpactor.ServerConfig{}
 	}
+	tel := telemetry.Options{Propagator: propagation.TraceContext{}}
+	if s.Traced {
+		tel.TracerProvider, tel.MeterProvider = childTrace.providers()
+		tel.Propagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+	}
 	return Config{
 		Name:            s.Name,
 		Etcd:            EtcdConfig{Endpoints: []string{s.Endpoint}, Prefix: s.Prefix},
@@ -112,7 +120,7 @@ func (s memberSpec) config() Config {
 		// W3C propagation into _meta, for TestTraceCrossesMembers: the
 		// global propagator propagates nothing until an application
 		// installs one.
-		Runtime: mcpactor.Options{Telemetry: telemetry.Options{Propagator: propagation.TraceContext{}}},
+		Runtime: mcpactor.Options{Telemetry: tel},
 		ServerFor: func(id Identity, _ mcpactor.ServerConfig) (mcpactor.ServerConfig, error) {
 			if s.PanicTenant != "" && id.Tenant == s.PanicTenant {
 				panic("ServerFor of tenant " + id.Tenant)
@@ -250,6 +258,8 @@ func runControl(m *Member, c control) controlReply {
 		var b []byte
 		b, err = json.Marshal(m.Counters())
 		r.Member, r.Text = m.Name(), string(b)
+	case "spans", "metric-servers":
+		r.Text, err = childTrace.control(c.Op)
 	case "usage", "cpuprofile":
 		r.Text, err = benchControl(c)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // maxRequestBytes refuses requests larger than the runtime's frame cap
@@ -32,10 +34,18 @@ func (m *Member) do(ctx context.Context, req *request) (resp *response, err erro
 		ctx, cancel = context.WithTimeout(ctx, m.cfg.CallTimeout)
 		defer cancel()
 	}
-	ctx, span := m.startHop(ctx, id, req.Method)
-	defer func() { endSpan(span, err, id) }()
+	// The hop's CLIENT span, a child of the caller's; the owner's SERVER
+	// span is its child, and the owner's MCP client span that one's
+	// (docs/telemetry.md, "The cluster hop").
+	ctx, op, carrier := m.tel.StartHop(ctx, &telemetry.Hop{Peer: hopPeer(id), Member: m.cfg.Name})
+	defer func() {
+		if resp != nil {
+			op.SetHopOwner(resp.Member, resp.Generation)
+		}
+		endHop(op, err, id)
+	}()
 	req.From = m.cfg.Name
-	req.Trace = m.injectTrace(ctx)
+	req.Trace = carrier
 	retry := newBackoff(20*time.Millisecond, 500*time.Millisecond)
 	var last error
 	for {
@@ -43,6 +53,7 @@ func (m *Member) do(ctx context.Context, req *request) (resp *response, err erro
 			return nil, fmt.Errorf("cluster: %s %s: member %s: %w", id, req.Method, m.cfg.Name, ErrStopped)
 		}
 		target, addr := m.route(id)
+		op.SetHopOwner(target, 0)
 		var resp *response
 		var err error
 		switch {

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"time"
 
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // receive takes a message from the member's inbox, on the remote
@@ -46,12 +44,15 @@ func (m *Member) receive(msg any) {
 			}
 			ctx, cancel := context.WithTimeout(m.ctx, min(req.Timeout, m.cfg.MaxServeTimeout))
 			defer cancel()
-			ctx, span := m.startServe(m.extractTrace(ctx, req.Trace), req)
+			id := req.identity()
+			ctx, op := m.tel.StartHopServer(ctx, req.Trace, &telemetry.Hop{Peer: hopPeer(id), Member: req.From, Owner: m.cfg.Name})
 			resp := m.serve(ctx, req)
+			var err error
 			if resp.Err != nil {
-				span.SetStatus(codes.Error, resp.Err.Kind)
+				err = resp.Err.decode(id, m.cfg.Name, req.Method)
 			}
-			span.End()
+			op.SetHopOwner("", resp.Generation)
+			endHop(op, err, id)
 			m.reply(req, resp)
 		})
 	case tagResponse:
@@ -102,9 +103,6 @@ func (m *Member) reply(req *request, resp *response) {
 func (m *Member) serve(ctx context.Context, req *request) *response {
 	id := req.identity()
 	resp := &response{ID: req.ID, Member: m.cfg.Name}
-	if !trace.SpanContextFromContext(ctx).IsValid() {
-		ctx = m.extractTrace(ctx, req.Trace)
-	}
 	act, err := m.activate(ctx, id, req.Method)
 	if err != nil {
 		if cause, down := m.lease.unreachable(); down && errors.Is(err, ErrNotOwner) {

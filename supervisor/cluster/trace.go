@@ -2,15 +2,15 @@ package cluster
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/baggage"
-	"go.opentelemetry.io/otel/codes"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
-	"go.opentelemetry.io/otel/trace"
-	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // hopDefault carries the caller's span and baggage to the owner (W3C
@@ -19,87 +19,82 @@ import (
 // hop that dropped the trace would split every cross-member call in two.
 var hopDefault = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 
-// propagator is how the hop carries trace context and baggage: the
-// runtime's configured propagator (Config.Runtime.Telemetry.Propagator),
-// else the global one, else hopDefault. The owner extracts with its own,
-// so members must agree, as the services of one trace always must.
-func (m *Member) propagator() propagation.TextMapPropagator {
-	if p := m.cfg.Runtime.Telemetry.Propagator; p != nil {
-		return p
-	}
+// hopPropagator is how the hop carries trace context and baggage when
+// Config.Runtime.Telemetry names no propagator: the global one at the
+// time of the call, else hopDefault. The owner extracts with its own, so
+// members must agree, as the services of one trace always must.
+type hopPropagator struct{}
+
+func (hopPropagator) current() propagation.TextMapPropagator {
 	if p := otel.GetTextMapPropagator(); len(p.Fields()) > 0 {
 		return p
 	}
 	return hopDefault
 }
 
-// tracerName is the instrumentation scope of the cluster's spans.
-const tracerName = "github.com/mcpactor/mcpactor/supervisor/cluster"
+func (h hopPropagator) Inject(ctx context.Context, c propagation.TextMapCarrier) {
+	h.current().Inject(ctx, c)
+}
 
-// tracer makes the member's spans: the hop, as the caller's CLIENT span
-// ("cluster tools/call") and the owner's SERVER span ("cluster serve
-// tools/call"), between the caller's span and the owner runtime's
-// spans, from Config.Runtime.Telemetry's provider (the global one when
-// nil; none when Disabled). Their attributes name the server and the
-// members, never a tenant (it may be a person's address).
-func (m *Member) tracer() trace.Tracer {
-	t := m.cfg.Runtime.Telemetry
-	switch {
-	case t.Disabled:
-		return noop.NewTracerProvider().Tracer(tracerName)
-	case t.TracerProvider != nil:
-		return t.TracerProvider.Tracer(tracerName)
-	default:
-		return otel.Tracer(tracerName)
+func (h hopPropagator) Extract(ctx context.Context, c propagation.TextMapCarrier) context.Context {
+	return h.current().Extract(ctx, c)
+}
+
+func (h hopPropagator) Fields() []string { return h.current().Fields() }
+
+// newHopTelemetry makes the member's telemetry of the hop: the spans
+// telemetry.StartHop and StartHopServer make, from the runtime's tracer
+// provider (the global one when nil; none when Disabled), carried by
+// its propagator (hopPropagator when nil). The hop records no metric:
+// its meter is a no-op, so that no instrument is made twice.
+func newHopTelemetry(opts telemetry.Options) *telemetry.Telemetry {
+	if opts.Propagator == nil {
+		opts.Propagator = hopPropagator{}
 	}
+	opts.MeterProvider = metricnoop.NewMeterProvider()
+	return telemetry.New(opts)
 }
 
-// startHop starts the caller's span of a request to id's owner.
-func (m *Member) startHop(ctx context.Context, id Identity, method string) (context.Context, trace.Span) {
-	return m.tracer().Start(ctx, "cluster "+method, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("mcpactor.cluster.server", id.Server), attribute.String("mcpactor.cluster.member", m.cfg.Name)))
+// hopPeer describes id's server on the hop's spans: the server as the
+// user named it, and a digest of the tenant (which may be a person's
+// address), never the tenant itself.
+func hopPeer(id Identity) telemetry.Peer {
+	p := telemetry.Peer{Server: id.Server}
+	if id.Tenant != "" {
+		p.Tenant = tenantDigest(id.Tenant)
+	}
+	return p
 }
 
-// startServe starts the owner's span of a request from another member.
-func (m *Member) startServe(ctx context.Context, req *request) (context.Context, trace.Span) {
-	return m.tracer().Start(ctx, "cluster serve "+req.Method, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("mcpactor.cluster.server", req.Server), attribute.String("mcpactor.cluster.member", m.cfg.Name),
-			attribute.String("mcpactor.cluster.caller", req.From)))
+// tenantDigest is the short digest of a tenant that names its
+// activations (clientName) and its spans.
+func tenantDigest(tenant string) string {
+	d := sha256.Sum256([]byte(tenant))
+	return hex.EncodeToString(d[:4])
 }
 
-// endSpan ends the hop's span with err's outcome. Error texts name the
+// spanError is err as the hop's span describes it: error texts name the
 // identity as server@tenant; the span names the server alone, as its
-// attributes do (a tenant may be a person's address).
-func endSpan(span trace.Span, err error, id Identity) {
-	if err != nil {
-		text := err.Error()
-		if id.Tenant != "" {
-			text = strings.ReplaceAll(text, id.String(), id.Server)
-			text = strings.ReplaceAll(text, id.Tenant, "<tenant>")
-		}
-		span.SetStatus(codes.Error, text)
-	}
-	span.End()
+// attributes do. Its kind (errors.Is, As) is err's, for error.type.
+type spanError struct {
+	err  error
+	text string
 }
 
-// injectTrace returns what the hop's request carries of ctx's trace and
-// baggage; nil when there is neither.
-func (m *Member) injectTrace(ctx context.Context) map[string]string {
-	if !trace.SpanContextFromContext(ctx).IsValid() && baggage.FromContext(ctx).Len() == 0 {
-		return nil // nothing to carry: skip the map
+func (e *spanError) Error() string { return e.text }
+func (e *spanError) Unwrap() error { return e.err }
+
+// forSpan is err with id's tenant taken out of its text.
+func forSpan(err error, id Identity) error {
+	if err == nil || id.Tenant == "" {
+		return err
 	}
-	carrier := propagation.MapCarrier{}
-	m.propagator().Inject(ctx, carrier)
-	if len(carrier) == 0 {
-		return nil
-	}
-	return carrier
+	text := strings.ReplaceAll(err.Error(), id.String(), id.Server)
+	text = strings.ReplaceAll(text, id.Tenant, "<tenant>")
+	return &spanError{err: err, text: text}
 }
 
-// extractTrace is ctx with the caller's trace and baggage from carrier.
-func (m *Member) extractTrace(ctx context.Context, carrier map[string]string) context.Context {
-	if len(carrier) == 0 {
-		return ctx
-	}
-	return m.propagator().Extract(ctx, propagation.MapCarrier(carrier))
+// endHop ends a hop's Op with err's outcome, without the tenant.
+func endHop(op *telemetry.Op, err error, id Identity) {
+	op.End(forSpan(err, id), false)
 }

@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
 
@@ -27,6 +26,7 @@ func TestHopCarriesBaggage(t *testing.T) {
 	member, _ := baggage.NewMember("tenant", "acme")
 	bag, _ := baggage.New(member)
 	ctx := baggage.ContextWithBaggage(trace.ContextWithSpanContext(context.Background(), sc), bag)
+	hop := &telemetry.Hop{Peer: telemetry.Peer{Server: "mail"}, Member: "m1"}
 
 	for _, c := range []struct {
 		name string
@@ -36,9 +36,11 @@ func TestHopCarriesBaggage(t *testing.T) {
 		{"configured", propagation.NewCompositeTextMapPropagator(propagation.Baggage{}, propagation.TraceContext{})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m := &Member{cfg: Config{Runtime: mcpactor.Options{Telemetry: telemetry.Options{Propagator: c.prop}}}}
-			carrier := m.injectTrace(ctx)
-			got := m.extractTrace(context.Background(), carrier)
+			tel := newHopTelemetry(telemetry.Options{Propagator: c.prop})
+			_, op, carrier := tel.StartHop(ctx, hop)
+			defer op.End(nil, false)
+			got, sop := tel.StartHopServer(context.Background(), carrier, hop)
+			defer sop.End(nil, false)
 			if v := baggage.FromContext(got).Member("tenant").Value(); v != "acme" {
 				t.Errorf("baggage after the hop: tenant=%q (carrier %v), want acme", v, carrier)
 			}
@@ -48,23 +50,33 @@ func TestHopCarriesBaggage(t *testing.T) {
 		})
 	}
 	// Baggage alone, with no span, still crosses.
-	m := &Member{}
+	tel := newHopTelemetry(telemetry.Options{})
 	alone := baggage.ContextWithBaggage(context.Background(), bag)
-	if v := baggage.FromContext(m.extractTrace(context.Background(), m.injectTrace(alone))).Member("tenant").Value(); v != "acme" {
-		t.Errorf("baggage without a span after the hop: %q", v)
+	_, _, carrier := tel.StartHop(alone, hop)
+	got, _ := tel.StartHopServer(context.Background(), carrier, hop)
+	if v := baggage.FromContext(got).Member("tenant").Value(); v != "acme" {
+		t.Errorf("baggage without a span after the hop: %q (carrier %v)", v, carrier)
 	}
 }
 
 // The hop's span status names the server, never the tenant the error
-// text names (issue 36; docs/cluster.md).
-func TestHopSpanStatusNamesNoTenant(t *testing.T) {
+// text names, and its tenant attribute is a digest (issue 36;
+// docs/cluster.md).
+func TestHopSpanNamesNoTenant(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	_, span := tp.Tracer("t").Start(context.Background(), "cluster tools/call")
+	tel := newHopTelemetry(telemetry.Options{TracerProvider: tp})
 	id := Identity{Server: "mail", Tenant: "alice@example.com"}
-	endSpan(span, fmt.Errorf("cluster: %s tools/call: member m1: owner lost", id), id)
-	got := rec.Ended()[0].Status().Description
+	_, op, _ := tel.StartHop(context.Background(), &telemetry.Hop{Peer: hopPeer(id), Member: "m1"})
+	endHop(op, fmt.Errorf("cluster: %s tools/call: member m1: owner lost", id), id)
+	s := rec.Ended()[0]
+	got := s.Status().Description
 	if strings.Contains(got, "alice") || !strings.Contains(got, "mail tools/call") {
 		t.Errorf("status %q: want the server named and no tenant", got)
+	}
+	for _, kv := range s.Attributes() {
+		if strings.Contains(kv.Value.String(), "alice") {
+			t.Errorf("attribute %s = %q names the tenant", kv.Key, kv.Value.String())
+		}
 	}
 }
