@@ -33,6 +33,16 @@ type Handlers struct {
 	// order, one at a time, from a bounded queue that never delays
 	// responses (Options.NotificationQueue).
 	Notification func(server string, n Notification)
+	// NotificationContext, when set, is called instead of Notification,
+	// in the same order and from the same queue, with a context that
+	// holds the SERVER span of the notification's receipt: a child of
+	// the trace context the server put in the notification's
+	// params._meta, with that context's baggage
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta;
+	// docs/telemetry.md). What the handler does with it (a call, a span
+	// of its own) belongs to the server's trace. The span ends when the
+	// handler returns; the context is never cancelled.
+	NotificationContext func(ctx context.Context, server string, n Notification)
 }
 
 // engine is h as the client actors take it: the capabilities its
@@ -51,7 +61,9 @@ func (h Handlers) engine() actors.Handlers {
 	if h.Roots != nil || h.Sampling != nil || h.Elicitation != nil {
 		e.Answer = h.answer
 	}
-	if f := h.Notification; f != nil {
+	if f := h.NotificationContext; f != nil {
+		e.NotificationContext = func(ctx context.Context, server string, n actors.Notification) { f(ctx, server, Notification(n)) }
+	} else if f := h.Notification; f != nil {
 		e.Notification = func(server string, n actors.Notification) { f(server, Notification(n)) }
 	}
 	return e

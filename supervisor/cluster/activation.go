@@ -445,12 +445,16 @@ func clientName(id Identity, generation int64) string {
 // handler, if any, hears it too.
 func (m *Member) runtimeOptions() mcpactor.Options {
 	opts := m.cfg.Runtime
-	user := opts.Handlers.Notification
-	opts.Handlers.Notification = func(client string, n mcpactor.Notification) {
+	user, userCtx := opts.Handlers.Notification, opts.Handlers.NotificationContext
+	opts.Handlers.Notification = nil
+	opts.Handlers.NotificationContext = func(ctx context.Context, client string, n mcpactor.Notification) {
 		if n.Method == messages.NotificationToolsListChanged {
 			m.refreshOnChange(client)
 		}
-		if user != nil {
+		switch {
+		case userCtx != nil:
+			userCtx(ctx, client, n)
+		case user != nil:
 			user(client, n)
 		}
 	}
