@@ -29,9 +29,14 @@ import (
 // all of one tenant's identities at once, so a tool's name differs
 // between tenants only if their servers list different tools.
 //
+// Prompts and resources follow the Manager's convention too
+// (exposed_catalog.go): ListPrompts, GetPrompt by exposed name,
+// ListResources and ReadResource by server and URI, from the lists this
+// member loaded (LoadPrompts, LoadResources).
+//
 // The by-server methods of Member and Tenant (CallTool(ctx, server,
 // tool, args), ...) stay: they name a server that has not listed its
-// tools yet, and resources and prompts.
+// tools yet.
 type Exposed struct{ t Tenant }
 
 // Exposed returns the shared sessions' calls in the Manager's convention.

@@ -202,3 +202,107 @@ func statusNames(in []mcpactor.ServerStatus) []string {
 	}
 	return out
 }
+
+// TestExposedPromptsAndResources: a member's Exposed lists prompts by the
+// exposed names a Manager running the same servers gives them, renders
+// one by that name on its owner (another member), refuses an unknown
+// name with the Manager's error, and lists and reads resources by
+// server and URI as the Manager does; a tenant's are its own sessions'
+// (issue 34, item 14).
+func TestExposedPromptsAndResources(t *testing.T) {
+	c := newCluster(t, 2, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	local := localManager(t, c)
+	c.eventually("the local manager lists every server's prompts and resources", func() bool {
+		return len(local.ListPrompts()) > 0 && len(promptServers(local.ListPrompts())) == len(testServers) &&
+			len(resourceServers(local.ListResources())) == len(testServers)
+	})
+	wantPrompts, wantResources := promptNames(local.ListPrompts()), resourceKeys(local.ListResources())
+
+	api := c.driver.Exposed()
+	if got := api.ListPrompts(); len(got) != 0 {
+		t.Errorf("ListPrompts before LoadPrompts = %v, want none", promptNames(got))
+	}
+	loaded, err := api.LoadPrompts(ctx)
+	if err != nil || !slices.Equal(promptNames(loaded), wantPrompts) {
+		t.Fatalf("LoadPrompts = %v, %v; want the Manager's %v", promptNames(loaded), err, wantPrompts)
+	}
+	if got := promptNames(api.ListPrompts()); !slices.Equal(got, wantPrompts) {
+		t.Errorf("ListPrompts after LoadPrompts = %v, want %v", got, wantPrompts)
+	}
+	for _, srv := range testServers {
+		name := "mcp__" + srv + "__greet"
+		got, err := api.GetPrompt(ctx, name, map[string]string{"name": srv})
+		want, lerr := local.GetPrompt(ctx, name, map[string]string{"name": srv})
+		if err != nil || lerr != nil || len(got.Messages) != 1 || got.Messages[0].Content.Text != want.Messages[0].Content.Text {
+			t.Fatalf("GetPrompt(%s) = %+v, %v; the Manager's %+v, %v", name, got, err, want, lerr)
+		}
+	}
+	for _, name := range []string{"mcp__alpha__nope", "nope"} {
+		_, err := api.GetPrompt(ctx, name, nil)
+		_, lerr := local.GetPrompt(ctx, name, nil)
+		var unknown, lunknown *mcpactor.UnknownToolError
+		if !errors.As(err, &unknown) || !errors.As(lerr, &lunknown) || *unknown != *lunknown || !errors.Is(err, mcpactor.ErrUnknownTool) {
+			t.Errorf("GetPrompt(%s) = %v; the Manager's: %v", name, err, lerr)
+		}
+	}
+
+	if got := api.ListResources(); len(got) != 0 {
+		t.Errorf("ListResources before LoadResources = %v, want none", resourceKeys(got))
+	}
+	res, err := api.LoadResources(ctx)
+	if err != nil || !slices.Equal(resourceKeys(res), wantResources) {
+		t.Fatalf("LoadResources = %v, %v; want the Manager's %v", resourceKeys(res), err, wantResources)
+	}
+	first := res[0]
+	got, err := api.ReadResource(ctx, first.Server, first.Resource.URI)
+	want, lerr := local.ReadResource(ctx, first.Server, first.Resource.URI)
+	if err != nil || lerr != nil || len(got.Contents) == 0 || len(got.Contents) != len(want.Contents) || got.Contents[0].URI != want.Contents[0].URI {
+		t.Fatalf("ReadResource(%s, %s) = %+v, %v; the Manager's %+v, %v", first.Server, first.Resource.URI, got, err, want, lerr)
+	}
+
+	// A tenant's prompts come from its own sessions.
+	alice := c.driver.As("alice").Exposed()
+	if len(alice.ListPrompts()) != 0 {
+		t.Error("alice's ListPrompts shows the shared sessions' prompts")
+	}
+	if _, err := alice.GetPrompt(ctx, "mcp__gamma__simple", nil); err != nil {
+		t.Fatalf("alice GetPrompt: %v", err)
+	}
+	if _, ok := c.driver.Owner(Identity{Server: "gamma", Tenant: "alice"}); !ok {
+		t.Error("alice's GetPrompt did not activate her session of gamma")
+	}
+}
+
+func promptNames(in []mcpactor.ManagedPrompt) []string {
+	out := make([]string, len(in))
+	for i, p := range in {
+		out[i] = p.Name
+	}
+	return out
+}
+
+func promptServers(in []mcpactor.ManagedPrompt) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range in {
+		out[p.Server] = true
+	}
+	return out
+}
+
+func resourceServers(in []mcpactor.ManagedResource) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range in {
+		out[r.Server] = true
+	}
+	return out
+}
+
+func resourceKeys(in []mcpactor.ManagedResource) []string {
+	out := make([]string, len(in))
+	for i, r := range in {
+		out[i] = r.Server + " " + r.Resource.URI
+	}
+	return out
+}

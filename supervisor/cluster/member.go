@@ -50,12 +50,13 @@ type Member struct {
 	tenantActs int
 	names      map[string]*activation // by the manager's name of the server
 
-	calls   pendingCalls
-	counts  counters
-	lost    lostAddresses // members whose connection broke (route.go)
-	workers *workers      // serve other members' requests
-	pids    pidCache      // other members' inboxes
-	stop    sync.Once
+	calls    pendingCalls
+	counts   counters
+	lost     lostAddresses // members whose connection broke (route.go)
+	workers  *workers      // serve other members' requests
+	pids     pidCache      // other members' inboxes
+	catalogs catalogs      // prompt and resource lists loaded (exposed_catalog.go)
+	stop     sync.Once
 }
 
 // Start joins the cluster: it starts the member's runtime and remote
