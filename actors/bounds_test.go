@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -101,25 +100,17 @@ func TestNotificationQueueIsBoundedInBytes(t *testing.T) {
 		<-release
 	}}, MaxNotificationBytes: 4 << 20}
 	s := connect(t, testserver.Options{}, env, nil)
-	base := liveHeap()
+	base := harness.LiveHeap()
 	if _, err := s.c.CallTool(harness.Context(t), "notify-flood", map[string]any{"count": 32, "bytes": 1 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	<-entered
 	harness.WaitFor(t, "the oldest notifications to be dropped", func() bool { return s.c.Stats().DroppedNotifications >= 26 })
-	grown := liveHeap() - base
+	grown := harness.LiveHeap() - base
 	t.Logf("live heap grew by %.1f MiB with 32 MiB of notifications for a stuck subscriber", float64(grown)/(1<<20))
 	if grown > 16<<20 {
 		t.Errorf("%.1f MiB kept for a stuck subscriber; the queue's budget is 4 MiB", float64(grown)/(1<<20))
 	}
-}
-
-func liveHeap() int64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
 }
 
 // A server that dies at start printing its cause first and then pages of

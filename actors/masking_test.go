@@ -20,7 +20,7 @@ import (
 // none of it, and the error keeps its code and type.
 func TestServerEchoOfConfiguredEnvMasked(t *testing.T) {
 	const secret = "Ev6-PLANTED-actors-env-9b1"
-	var logs syncBuffer
+	var logs harness.Log
 	env := actors.Env{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	s := connect(t, testserver.Options{}, env, func(cfg *actors.Spec) { cfg.Stdio.Env["SERVICE_TOKEN"] = secret })
 

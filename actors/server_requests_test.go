@@ -1,13 +1,11 @@
 package actors_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -122,7 +120,7 @@ func TestServerRequestsWithoutHandlers(t *testing.T) {
 // or a credential the server must not read): that stays in the log. An
 // error the handler chose (*messages.Error) is sent as it is.
 func TestHandlerErrors(t *testing.T) {
-	var logs syncBuffer
+	var logs harness.Log
 	env := actors.Env{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Handlers: answering(map[string]answerFunc{
 		messages.MethodRootsList: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
 			return nil, errors.New("roots unavailable: /home/alice/secret-project")
@@ -167,25 +165,6 @@ func TestHandlerErrors(t *testing.T) {
 			t.Errorf("the log does not say %q:\n%s", want, logs.String())
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a
-// logger's handler and the test's reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 func TestHandlerContextEndsOnClose(t *testing.T) {

@@ -46,7 +46,7 @@ func TestEarlyCallPeer(t *testing.T) {
 
 	for _, name := range []string{messages.MethodToolsList, messages.MethodToolsCall + " echo"} {
 		sp := te.one(t, name)
-		if !hasEvent(sp, telemetry.EventQueued) {
+		if !harness.HasEvent(sp, telemetry.EventQueued) {
 			t.Fatalf("%s: not issued before the handshake ended (no %s event): the test proves nothing", name, telemetry.EventQueued)
 		}
 		kv := sp.Attributes()

@@ -108,16 +108,6 @@ func attr(kv []attribute.KeyValue, key attribute.Key) string {
 	return ""
 }
 
-// hasEvent reports whether s has an event called name.
-func hasEvent(s sdktrace.ReadOnlySpan, name string) bool {
-	for _, e := range s.Events() {
-		if e.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 // httpServer serves the test server with opts over Streamable HTTP on a
 // loopback port until the test ends, and returns its configuration.
 func httpServer(t *testing.T, opts testserver.Options) actors.Spec {

@@ -2,10 +2,7 @@ package telemetry
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"sort"
-	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -145,25 +142,3 @@ func eventNames(s sdktrace.ReadOnlySpan) []string {
 }
 
 const childEnv = "MCPACTOR_TELEMETRY_TEST_CHILD"
-
-// inChild reruns the calling test alone in a fresh process (whose global
-// OpenTelemetry providers are untouched) and reports whether the caller is
-// that child. Tests that install global providers or need pristine ones use
-// it, so they neither see nor disturb the others.
-func inChild(t *testing.T) bool {
-	t.Helper()
-	if os.Getenv(childEnv) == t.Name() {
-		return true
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+t.Name())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child process: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "--- PASS: "+t.Name()) {
-		t.Fatalf("child process did not run %s:\n%s", t.Name(), out)
-	}
-	t.Logf("child process:\n%s", out)
-	return false
-}

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -86,7 +87,7 @@ func TestZeroCost(t *testing.T) {
 // TestZeroCostPristineGlobals is the library default: the global providers
 // as the otel package starts them, in a fresh process.
 func TestZeroCostPristineGlobals(t *testing.T) {
-	if !inChild(t) {
+	if !harness.InChild(t, childEnv) {
 		return
 	}
 	if !isGlobalDefault(otel.GetTracerProvider()) || !isGlobalDefault(otel.GetMeterProvider()) || !isGlobalDefault(otel.GetTextMapPropagator()) {
@@ -108,7 +109,7 @@ func TestZeroCostPristineGlobals(t *testing.T) {
 // TestGlobalLateInstall: a Telemetry made before the application installs
 // its providers uses them from then on.
 func TestGlobalLateInstall(t *testing.T) {
-	if !inChild(t) {
+	if !harness.InChild(t, childEnv) {
 		return
 	}
 	tel := New(Options{})

@@ -1,11 +1,8 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"runtime"
-	"sync"
 	"testing"
 	"unsafe"
 
@@ -45,55 +42,15 @@ func TestCallRecordFitsItsSizeClass(t *testing.T) {
 func TestWaitPathFitsInFourKiB(t *testing.T) {
 	const n = 2000
 	const limit, slack = 4096, 512 // slack: the stack spans' own rounding
-	idle := stackPerGoroutine(t, n, func(ctx context.Context) { <-ctx.Done() })
+	idle := harness.StackPerGoroutine(t, n, func(ctx context.Context) { <-ctx.Done() })
 
 	s := startServer(t, testserver.Options{NeverAnswer: true}, nil, nil, nil)
 	params := json.RawMessage(`{"name":"echo","arguments":{"message":"never answered"}}`)
-	waiting := stackPerGoroutine(t, n, func(ctx context.Context) {
+	waiting := harness.StackPerGoroutine(t, n, func(ctx context.Context) {
 		s.conn.Call(ctx, "tools/call", params, RequestOptions{})
-	}, func() bool { return parkedIn("transport.(*Conn).await(") >= n })
+	}, func() bool { return harness.ParkedIn("transport.(*Conn).await(") >= n })
 	t.Logf("stack per goroutine: %d bytes waiting for a call, %d parked in a receive", waiting, idle)
 	if waiting > limit+slack {
 		t.Errorf("a call waiting for its answer holds %d bytes of stack, more than %d: a frame on the wait path (Conn.Call, Conn.await and what they call before the select) has grown; move the cold part into a function of its own", waiting, limit)
 	}
-}
-
-// stackPerGoroutine starts n goroutines running park (which must return
-// once its context ends), waits until ready (if given) says they are all
-// where they are to be measured, and returns the stack memory each holds
-// there.
-func stackPerGoroutine(t *testing.T, n int, park func(context.Context), ready ...func() bool) uint64 {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-	before := stackInuse()
-	for range n {
-		wg.Go(func() { park(ctx) })
-	}
-	for _, r := range ready {
-		harness.WaitFor(t, "the goroutines to park", r)
-	}
-	after := stackInuse()
-	if after < before {
-		return 0
-	}
-	return (after - before) / uint64(n)
-}
-
-// stackInuse is the stack memory in use after two garbage collections.
-func stackInuse() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.StackInuse
-}
-
-// parkedIn counts the goroutines whose stack holds fn.
-func parkedIn(fn string) int {
-	buf := make([]byte, 16<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	return bytes.Count(buf, []byte(fn))
 }

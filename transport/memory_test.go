@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -20,15 +19,6 @@ import (
 // everything") by the heap that stays live after a garbage collection in
 // the scenarios that once kept hundreds of megabytes, never by time.
 
-// liveHeap is the heap still in use after a full collection.
-func liveHeap() int64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
-}
-
 const mib = 1 << 20
 
 // A server that stops reading its input: 2,000 calls of 256 KiB all end
@@ -41,7 +31,7 @@ func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := toolParams("echo", map[string]any{"message": string(bytes.Repeat([]byte{'x'}, 256<<10))})
-	base := liveHeap()
+	base := harness.LiveHeap()
 	var wg sync.WaitGroup
 	var unexpected sync.Map
 	for range 2000 {
@@ -58,7 +48,7 @@ func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 	}
 	wg.Wait()
 	unexpected.Range(func(k, _ any) bool { t.Errorf("a call ended with %v", k); return true })
-	grown := liveHeap() - base
+	grown := harness.LiveHeap() - base
 	t.Logf("live heap grew by %.1f MiB with the server not reading (budget %d MiB)", float64(grown)/mib, defaultMaxWriteBytes/mib)
 	if limit := int64(3 * defaultMaxWriteBytes); grown > limit {
 		t.Errorf("the connection keeps %.1f MiB; its write budget is %d MiB", float64(grown)/mib, defaultMaxWriteBytes/mib)
@@ -121,7 +111,7 @@ func TestProgressIsBoundedInBytes(t *testing.T) {
 	s := startServer(t, testserver.Options{}, nil, nil, nil)
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
-	base := liveHeap()
+	base := harness.LiveHeap()
 	done := make(chan error, 1)
 	go func() {
 		params, _ := json.Marshal(map[string]any{"name": "progress", "arguments": map[string]any{"steps": 32, "messageBytes": 2 * mib}, "_meta": map[string]any{"progressToken": "p"}})
@@ -142,7 +132,7 @@ func TestProgressIsBoundedInBytes(t *testing.T) {
 	// 64 MiB through a pipe, under the race detector on a shared 2-core
 	// machine, took 14 to 23 s: the bound is the load's, not the test's.
 	harness.WaitWithin(t, 4*harness.Bound, "the server's progress to be dropped", func() bool { return s.conn.Stats()[DroppedProgress] >= 30 })
-	grown := liveHeap() - base
+	grown := harness.LiveHeap() - base
 	t.Logf("live heap grew by %.1f MiB with 64 MiB of progress sent to a stuck callback", float64(grown)/mib)
 	if grown > 32*mib {
 		t.Errorf("%.1f MiB kept for one call's progress", float64(grown)/mib)

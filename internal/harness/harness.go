@@ -1,8 +1,11 @@
-// Package harness holds what the runtime's tests share for waiting and
-// watching: a bound on every wait, polling with that bound, a quiet actor
-// system, and a log of a server's stderr lines. Tests assert outcomes and
-// order with it, never speed: machines are shared and noisy, so where time
-// is the behaviour itself, a test asserts only a generous bound.
+// Package harness holds the helpers the repository's tests share, each
+// defined once: a bound on every wait and polling with that bound, a quiet
+// actor system, a log of a server's stderr lines and a buffer safe for
+// concurrent writes (Log), the memory a test measures (stack, live heap),
+// a free loopback port, a test rerun in a child process, and span events.
+// Tests assert outcomes and order with it, never speed: machines are shared
+// and noisy, so where time is the behaviour itself, a test asserts only a
+// generous bound.
 package harness
 
 import (

@@ -2,6 +2,10 @@ package harness
 
 import (
 	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -21,5 +25,36 @@ func TestLines(t *testing.T) {
 	}
 	if _, ok := l.Find("nope"); ok {
 		t.Error("Find found a missing line")
+	}
+}
+
+func TestEnvMap(t *testing.T) {
+	got := EnvMap([]string{"A=1", "B=x=y", "C="})
+	if len(got) != 3 || got["A"] != "1" || got["B"] != "x=y" || got["C"] != "" {
+		t.Errorf("EnvMap = %v", got)
+	}
+}
+
+func TestFreePortCanBeBound(t *testing.T) {
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		t.Fatalf("port %d: %v", port, err)
+	}
+	l.Close()
+}
+
+func TestLogIsSafeForConcurrentWrites(t *testing.T) {
+	var l Log
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { fmt.Fprint(&l, "ab") })
+	}
+	wg.Wait()
+	if got := l.String(); got != strings.Repeat("ab", 8) {
+		t.Errorf("Log = %q", got)
 	}
 }

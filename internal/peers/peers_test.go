@@ -12,11 +12,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 func TestMain(m *testing.M) {
@@ -104,7 +105,7 @@ func initializeOverStdio(t *testing.T, name string, args ...string) initializeRe
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr harness.Log
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", cmd, err)
@@ -208,21 +209,4 @@ func initializeOverStdio(t *testing.T, name string, args ...string) initializeRe
 		t.Errorf("%s did not exit cleanly after stdin EOF: %v\nstderr:\n%s", name, err, stderr.String())
 	}
 	return res
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

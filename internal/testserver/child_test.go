@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // childServer is this test binary re-executed as a server (see TestMain),
@@ -23,7 +25,7 @@ func startChild(t *testing.T, opts Options) *childServer {
 	path, args, env := Command(opts)
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
-	c := &childServer{client: &client{t: t, stderr: &syncBuffer{}}, cmd: cmd}
+	c := &childServer{client: &client{t: t, stderr: &harness.Log{}}, cmd: cmd}
 	cmd.Stderr = c.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -82,7 +84,7 @@ func TestChildEndToEnd(t *testing.T) {
 	}
 	id := c.request("tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"ms": 60000}})
 	c.notify("notifications/cancelled", map[string]any{"requestId": id, "reason": "stop"})
-	waitFor(t, "the cancel report", func() bool {
+	harness.WaitFor(t, "the cancel report", func() bool {
 		return hasLine(c.stderr.String(), fmt.Sprintf("cancelled %d stop", id))
 	})
 	c.call("ping", nil)

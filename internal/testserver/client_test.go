@@ -8,43 +8,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // wait bounds every blocking step of the tests.
 const wait = 10 * time.Second
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
-// waitFor polls cond until it holds or the wait runs out.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // client is a minimal JSON-lines MCP client for the tests. It talks either
 // to Serve over io.Pipe (startPipe) or to a child process (child_test.go).
@@ -52,7 +23,7 @@ type client struct {
 	t      *testing.T
 	w      io.WriteCloser
 	lines  chan []byte // raw stdout lines, closed at EOF
-	stderr *syncBuffer
+	stderr *harness.Log
 	nextID int
 }
 
@@ -89,7 +60,7 @@ func startPipe(t *testing.T, opts Options) *pipeServer {
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &pipeServer{
-		client: &client{t: t, w: inW, stderr: &syncBuffer{}},
+		client: &client{t: t, w: inW, stderr: &harness.Log{}},
 		cancel: cancel,
 		done:   make(chan error, 1),
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 func TestBanner(t *testing.T) {
@@ -194,7 +196,7 @@ func TestCrashTool(t *testing.T) {
 }
 
 func TestExitAtStart(t *testing.T) {
-	var stderr syncBuffer
+	var stderr harness.Log
 	var stdout strings.Builder
 	err := Serve(context.Background(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"),
 		&stdout, &stderr, Options{ExitAtStart: true, ExitCode: 4, StderrOnExit: "no", Banner: "never shown"})
@@ -211,7 +213,7 @@ func TestNeverAnswer(t *testing.T) {
 	c.call("ping", nil)
 	c.expectSilence(50 * time.Millisecond)
 	c.notify("notifications/cancelled", map[string]any{"requestId": id, "reason": "timeout"})
-	waitFor(t, "the cancel report", func() bool {
+	harness.WaitFor(t, "the cancel report", func() bool {
 		return hasLine(c.stderr.String(), fmt.Sprintf("cancelled %d timeout", id))
 	})
 }

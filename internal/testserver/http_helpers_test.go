@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // httpServer is an HTTPHandler behind an httptest server, with a client of
@@ -23,12 +25,12 @@ type httpServer struct {
 	ts     *httptest.Server
 	url    string // the Streamable HTTP endpoint
 	client *http.Client
-	stderr *syncBuffer
+	stderr *harness.Log
 }
 
 func startHTTP(t *testing.T, opts Options) *httpServer {
 	t.Helper()
-	s := &httpServer{t: t, stderr: &syncBuffer{}}
+	s := &httpServer{t: t, stderr: &harness.Log{}}
 	s.h = NewHTTPHandler(opts, s.stderr)
 	s.ts = httptest.NewServer(s.h)
 	s.url = s.ts.URL + HTTPPath

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // legacyOpen opens a legacy session's stream and returns its reader and
@@ -120,9 +122,9 @@ func TestHTTPLegacyStreamEndsSession(t *testing.T) {
 	if _, err := newEventReader(resp.Body).nextWithin(t, wait); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the session", func() bool { return len(s.h.Sessions()) == 1 })
+	harness.WaitFor(t, "the session", func() bool { return len(s.h.Sessions()) == 1 })
 	cancel()
-	waitFor(t, "the session to end", func() bool { return len(s.h.Sessions()) == 0 })
+	harness.WaitFor(t, "the session to end", func() bool { return len(s.h.Sessions()) == 0 })
 }
 
 // As a child process: the first stdout line is the URL; SIGTERM, or the

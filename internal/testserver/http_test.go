@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // The session rules of Streamable HTTP, JSON answers (the default).
@@ -331,7 +333,7 @@ func TestHTTPClientGivesUp(t *testing.T) {
 			if tc.body > 0 {
 				return // the handler cannot see the client leave; Close ends it
 			}
-			waitFor(t, "the handler to end", func() bool { return s.h.Active() == 0 })
+			harness.WaitFor(t, "the handler to end", func() bool { return s.h.Active() == 0 })
 		})
 	}
 }
@@ -368,7 +370,7 @@ func TestHTTPClose(t *testing.T) {
 			errs <- err
 		}()
 	}
-	waitFor(t, "both requests to arrive", func() bool { return s.h.Active() == 2 })
+	harness.WaitFor(t, "both requests to arrive", func() bool { return s.h.Active() == 2 })
 	done := make(chan struct{})
 	go func() { s.h.Close(); close(done) }()
 	select {

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // hubSpec is DefaultSpec linked to a new Hub.
@@ -23,7 +25,7 @@ func startSpecPipe(t *testing.T, opts Options, spec *Spec) *pipeServer {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &pipeServer{client: &client{t: t, w: inW, stderr: &syncBuffer{}}, cancel: cancel, done: make(chan error, 1)}
+	p := &pipeServer{client: &client{t: t, w: inW, stderr: &harness.Log{}}, cancel: cancel, done: make(chan error, 1)}
 	go func() {
 		err := ServeSpec(ctx, inR, outW, p.stderr, opts, spec)
 		outW.Close()
@@ -47,7 +49,7 @@ func TestHubStdio(t *testing.T) {
 	spec, hub := hubSpec()
 	p := startSpecPipe(t, Options{}, spec)
 	p.initialize()
-	waitFor(t, "the server in the hub", func() bool { return hub.Notify("notifications/tools/list_changed", nil) == 1 })
+	harness.WaitFor(t, "the server in the hub", func() bool { return hub.Notify("notifications/tools/list_changed", nil) == 1 })
 	m := p.recv()
 	if m.Method != "notifications/tools/list_changed" || len(m.ID) != 0 {
 		t.Fatalf("got %+v", m)
@@ -97,7 +99,7 @@ func TestHubHTTP(t *testing.T) {
 	h := NewSpecHandler(Options{Stateless: true, HTTPStream: true}, spec, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })
-	s := &httpServer{t: t, h: h, ts: ts, url: ts.URL + HTTPPath, client: ts.Client(), stderr: &syncBuffer{}}
+	s := &httpServer{t: t, h: h, ts: ts, url: ts.URL + HTTPPath, client: ts.Client(), stderr: &harness.Log{}}
 
 	c := s.newClient()
 	c.initialize()
@@ -156,5 +158,5 @@ func TestHubHTTP(t *testing.T) {
 	}
 	cancel()
 	listen.Body.Close()
-	waitFor(t, "the listener's end", func() bool { return hub.Notify("notifications/tools/list_changed", nil) == 1 })
+	harness.WaitFor(t, "the listener's end", func() bool { return hub.Notify("notifications/tools/list_changed", nil) == 1 })
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // modernMeta is the _meta a 2026-07-28 client puts in every request.
@@ -133,7 +135,7 @@ func TestStatelessHTTPClosedStreamCancels(t *testing.T) {
 	h := NewSpecHandler(Options{Stateless: true, HTTPStream: true}, spec, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { h.Close(); ts.Close() })
-	s := &httpServer{t: t, h: h, ts: ts, url: ts.URL + HTTPPath, client: ts.Client(), stderr: &syncBuffer{}}
+	s := &httpServer{t: t, h: h, ts: ts, url: ts.URL + HTTPPath, client: ts.Client(), stderr: &harness.Log{}}
 	c := s.newClient()
 	c.version = StatelessVersion
 	body, _ := c.requestBody("tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"ms": 60000}, "_meta": modernMeta})
@@ -144,12 +146,12 @@ func TestStatelessHTTPClosedStreamCancels(t *testing.T) {
 	}
 	cancel()
 	resp.Body.Close()
-	waitFor(t, "the closed stream", func() bool {
+	harness.WaitFor(t, "the closed stream", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(closed) == 1 && closed[0].Method == "tools/call"
 	})
-	waitFor(t, "the handler's end", func() bool { return h.Active() == 0 })
+	harness.WaitFor(t, "the handler's end", func() bool { return h.Active() == 0 })
 }
 
 // Every final result of a 2026-07-28 request carries resultType

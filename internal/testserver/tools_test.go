@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 func TestSimpleTools(t *testing.T) {
@@ -163,7 +165,7 @@ func TestCancelSleep(t *testing.T) {
 	c.initialize()
 	id := c.request("tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"ms": 60000}})
 	c.notify("notifications/cancelled", map[string]any{"requestId": id, "reason": "user\nabort"})
-	waitFor(t, "the cancel report", func() bool {
+	harness.WaitFor(t, "the cancel report", func() bool {
 		return hasLine(c.stderr.String(), fmt.Sprintf("cancelled %d user abort", id))
 	})
 	// The sleep is gone and sends nothing, while the server still answers.
@@ -174,7 +176,7 @@ func TestCancelSleep(t *testing.T) {
 	c.send(map[string]any{"jsonrpc": "2.0", "id": "s1", "method": "tools/call",
 		"params": map[string]any{"name": "progress", "arguments": map[string]any{"steps": 1000, "intervalMs": 50}}})
 	c.notify("notifications/cancelled", map[string]any{"requestId": "s1"})
-	waitFor(t, "the cancel report", func() bool { return hasLine(c.stderr.String(), `cancelled "s1"`) })
+	harness.WaitFor(t, "the cancel report", func() bool { return hasLine(c.stderr.String(), `cancelled "s1"`) })
 	c.call("ping", nil)
 	c.expectSilence(50 * time.Millisecond)
 }

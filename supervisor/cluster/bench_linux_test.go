@@ -26,6 +26,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 )
 
@@ -78,7 +79,7 @@ func BenchmarkHop(b *testing.B) {
 		}
 		defer rt.Stop(context.Background())
 		path, args, env := testserver.Command(testserver.Options{})
-		c, err := rt.Connect(context.Background(), "local", mcpactor.ServerConfig{Command: path, Args: args, Env: envMap(env)})
+		c, err := rt.Connect(context.Background(), "local", mcpactor.ServerConfig{Command: path, Args: args, Env: harness.EnvMap(env)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -301,17 +302,7 @@ func median(v []float64) float64 {
 	return s[len(s)/2]
 }
 
-// envMap turns "K=V" entries into the map ServerConfig.Env expects.
-func envMap(env []string) map[string]string {
-	m := make(map[string]string, len(env))
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		m[k] = v
-	}
-	return m
-}
-
-// benchCluster is one member child (owning everything) and the driver.
+// e benchCluster is one member child (owning everything) and the driver.
 type benchCluster struct {
 	driver    *Member
 	child     *memberProc

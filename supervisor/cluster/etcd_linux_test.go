@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -19,6 +18,8 @@ import (
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // The embedded etcd runs in a child process (this test binary again), not
@@ -77,10 +78,10 @@ func newEtcd() (*etcdProc, error) {
 		return nil, err
 	}
 	e := &etcdProc{dir: dir}
-	if e.clientPort, err = freePort(); err != nil {
+	if e.clientPort, err = harness.FreePort(); err != nil {
 		return nil, err
 	}
-	if e.peerPort, err = freePort(); err != nil {
+	if e.peerPort, err = harness.FreePort(); err != nil {
 		return nil, err
 	}
 	return e, e.start()
@@ -166,15 +167,6 @@ func stopSharedEtcd() {
 		sharedEtcd.stop(false)
 		os.RemoveAll(sharedEtcd.dir)
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // childEnv is this process's environment without the role variables, and

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.uber.org/goleak"
 
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
@@ -186,7 +186,7 @@ func TestProvidersBadEnv(t *testing.T) {
 
 func TestConsoleExporters(t *testing.T) {
 	clearEnv(t)
-	var buf lockedBuffer
+	var buf harness.Log
 	old := consoleWriter
 	consoleWriter = &buf
 	defer func() { consoleWriter = old }()
@@ -212,24 +212,6 @@ func TestConsoleExporters(t *testing.T) {
 	if out := buf.String(); !strings.Contains(out, `"Name":"ping"`) || !strings.Contains(out, telemetry.MetricClientOperationDuration) {
 		t.Errorf("console output lacks the span or the metric:\n%s", out)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer for concurrent writers, as os.Stderr is.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // collector is a stand-in OTLP/HTTP collector that counts requests by path.
@@ -419,7 +401,7 @@ func TestErrorAfterExporterBuilt(t *testing.T) {
 // TestSetupInstallsGlobals runs in its own process: it installs the global
 // providers and error handler.
 func TestSetupInstallsGlobals(t *testing.T) {
-	if !inChild(t) {
+	if !harness.InChild(t, childEnv) {
 		return
 	}
 	clearEnv(t)
@@ -472,28 +454,6 @@ func TestSetupError(t *testing.T) {
 }
 
 const childEnv = "MCPACTOR_OTELENV_TEST_CHILD"
-
-// inChild reruns the calling test alone in a fresh process (whose global
-// OpenTelemetry state is untouched) and reports whether the caller is that
-// child. Tests that install global providers use it, so they neither see
-// nor disturb the others.
-func inChild(t *testing.T) bool {
-	t.Helper()
-	if os.Getenv(childEnv) == t.Name() {
-		return true
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+t.Name())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("child process: %v\n%s", err, out)
-	}
-	if !strings.Contains(string(out), "--- PASS: "+t.Name()) {
-		t.Fatalf("child process did not run %s:\n%s", t.Name(), out)
-	}
-	t.Logf("child process:\n%s", out)
-	return false
-}
 
 // TestShutdownNamesWhatWasUnreachable checks that a flush to a gRPC
 // endpoint nobody listens on ends with the shutdown's context, within a

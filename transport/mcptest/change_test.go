@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
@@ -26,14 +27,14 @@ func TestNotify(t *testing.T) {
 			connect(t, rt, w.config(t, s))
 			// A 2026-07-28 client hears on a listen stream it opens
 			// after connecting: notify until one is there.
-			waitFor(t, "a connection told", func() bool {
+			harness.WaitFor(t, "a connection told", func() bool {
 				got, err := s.Notify("notifications/resources/updated", messages.ResourceUpdatedParams{URI: "test://x"})
 				if err != nil {
 					t.Fatal(err)
 				}
 				return got == 1
 			})
-			waitFor(t, "the notification", func() bool { return n.has("notifications/resources/updated") })
+			harness.WaitFor(t, "the notification", func() bool { return n.has("notifications/resources/updated") })
 			if _, err := s.Notify("x", func() {}); err == nil {
 				t.Error("Notify encoded a func")
 			}
@@ -55,8 +56,8 @@ func TestSetTools(t *testing.T) {
 
 			renamed := echoTool
 			renamed.Name = "echo2"
-			waitFor(t, "a connection told", func() bool { return s.SetTools(renamed, mcptest.Tool{Name: "other"}) == 1 })
-			waitFor(t, "tools/list_changed", func() bool { return n.has(messages.NotificationToolsListChanged) })
+			harness.WaitFor(t, "a connection told", func() bool { return s.SetTools(renamed, mcptest.Tool{Name: "other"}) == 1 })
+			harness.WaitFor(t, "tools/list_changed", func() bool { return n.has(messages.NotificationToolsListChanged) })
 			tools, err := c.ListTools(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -95,7 +96,7 @@ func TestSetResourcesAndPrompts(t *testing.T) {
 	if got := s.SetResources(mcptest.Resource{URI: "test://new", Name: "new", Text: "fresh"}); got != 1 {
 		t.Fatalf("SetResources told %d connections", got)
 	}
-	waitFor(t, "resources/list_changed", func() bool { return n.has(messages.NotificationResourcesListChanged) })
+	harness.WaitFor(t, "resources/list_changed", func() bool { return n.has(messages.NotificationResourcesListChanged) })
 	res, err := c.ListResources(ctx)
 	if err != nil || len(res) != 1 || res[0].URI != "test://new" {
 		t.Fatalf("resources after SetResources: %+v %v", res, err)
@@ -118,7 +119,7 @@ func TestSetResourcesAndPrompts(t *testing.T) {
 	if got := s.SetPrompts(mcptest.Prompt{Name: "new", Description: "A new prompt."}); got != 1 {
 		t.Fatalf("SetPrompts told %d connections", got)
 	}
-	waitFor(t, "prompts/list_changed", func() bool { return n.has(messages.NotificationPromptsListChanged) })
+	harness.WaitFor(t, "prompts/list_changed", func() bool { return n.has(messages.NotificationPromptsListChanged) })
 	prompts, err := c.ListPrompts(ctx)
 	if err != nil || len(prompts) != 1 || prompts[0].Name != "new" {
 		t.Fatalf("prompts after SetPrompts: %+v %v", prompts, err)
@@ -169,7 +170,7 @@ func TestManagerFollowsChanges(t *testing.T) {
 			// The manager lists prompts and resources once ready, and
 			// does not list again on a list_changed arriving while it
 			// is listing: let the first lists land first.
-			waitFor(t, "the manager's first prompts and resources", func() bool {
+			harness.WaitFor(t, "the manager's first prompts and resources", func() bool {
 				return len(m.ListPrompts()) == len(s.Prompts) && len(m.ListResources()) == len(s.Resources)
 			})
 
@@ -178,8 +179,8 @@ func TestManagerFollowsChanges(t *testing.T) {
 			// Over HTTP in the 2026-07-28 revision the manager hears on
 			// a listen stream it opens once connected: until then the
 			// change reaches nobody.
-			waitFor(t, "the manager told", func() bool { return s.SetTools(renamed) == 1 })
-			waitFor(t, "the manager's new tools", func() bool {
+			harness.WaitFor(t, "the manager told", func() bool { return s.SetTools(renamed) == 1 })
+			harness.WaitFor(t, "the manager's new tools", func() bool {
 				return slices.Equal(toolNames(), []string{"mcp__fake__echo2"})
 			})
 			res, err := m.CallTool(ctx, "mcp__fake__echo2", map[string]any{"message": "managed"})
@@ -190,14 +191,14 @@ func TestManagerFollowsChanges(t *testing.T) {
 			if got := s.SetPrompts(mcptest.Prompt{Name: "fresh"}); got != 1 {
 				t.Fatalf("SetPrompts told %d connections", got)
 			}
-			waitFor(t, "the manager's new prompts", func() bool {
+			harness.WaitFor(t, "the manager's new prompts", func() bool {
 				p := m.ListPrompts()
 				return len(p) == 1 && p[0].Prompt.Name == "fresh"
 			})
 			if got := s.SetResources(mcptest.Resource{URI: "test://fresh", Name: "fresh", Text: "new"}); got != 1 {
 				t.Fatalf("SetResources told %d connections", got)
 			}
-			waitFor(t, "the manager's new resources", func() bool {
+			harness.WaitFor(t, "the manager's new resources", func() bool {
 				r := m.ListResources()
 				return len(r) == 1 && r[0].Resource.URI == "test://fresh"
 			})

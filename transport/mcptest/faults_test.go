@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
@@ -25,7 +26,7 @@ func TestFaultDelayTimesOut(t *testing.T) {
 			if !errors.As(err, &te) {
 				t.Errorf("%T is no *mcpactor.TimeoutError", err)
 			}
-			waitFor(t, "the cancellation", func() bool { return len(s.Cancellations()) == 1 })
+			harness.WaitFor(t, "the cancellation", func() bool { return len(s.Cancellations()) == 1 })
 		})
 	}
 }
@@ -124,7 +125,7 @@ func TestFaultGarbage(t *testing.T) {
 			if err != nil || text(res) != "still" {
 				t.Fatalf("echo = %v, %v", res, err)
 			}
-			waitFor(t, "the garbage counted", func() bool {
+			harness.WaitFor(t, "the garbage counted", func() bool {
 				st := c.Stats()
 				return st.Malformed == 2 && st.UnknownIDs == 1
 			})
@@ -255,7 +256,7 @@ func TestFaultIgnorePingKeepaliveRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Close(context.Background()) })
-	waitFor(t, "a restart", func() bool {
+	harness.WaitFor(t, "a restart", func() bool {
 		st := m.Status()
 		return len(st) == 1 && st[0].Restarts >= 1
 	})
@@ -265,7 +266,7 @@ func TestFaultIgnorePingKeepaliveRestarts(t *testing.T) {
 	wantErr(t, first, context.DeadlineExceeded)
 	// The stuck connection is retired after three pings; a new one
 	// initializes.
-	waitFor(t, "a second initialize, after 3 pings", func() bool {
+	harness.WaitFor(t, "a second initialize, after 3 pings", func() bool {
 		inits, pings := 0, 0
 		for _, method := range s.Methods() {
 			switch method {
@@ -280,7 +281,7 @@ func TestFaultIgnorePingKeepaliveRestarts(t *testing.T) {
 		return inits >= 2 && pings >= 3
 	})
 	// The restarted server serves, until its pings fail again.
-	waitFor(t, "a call on the restarted server", func() bool {
+	harness.WaitFor(t, "a call on the restarted server", func() bool {
 		res, err := m.CallTool(ctx, "mcp__stuck__echo", map[string]any{"message": "back"})
 		return err == nil && text(res) == "back"
 	})
@@ -385,7 +386,7 @@ func TestFaultHTTPNoGetStream(t *testing.T) {
 	if _, err := c.CallTool(ctx, "notify", nil); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the call's notification", func() bool { return n.has("notifications/message") })
+	harness.WaitFor(t, "the call's notification", func() bool { return n.has("notifications/message") })
 	if got, _ := s.Notify("notifications/resources/updated", map[string]string{"uri": "test://a"}); got != 1 {
 		t.Fatalf("Notify told %d sessions", got)
 	}

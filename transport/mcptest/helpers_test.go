@@ -116,18 +116,6 @@ func text(res *messages.CallToolResult) string {
 	return ""
 }
 
-// waitFor polls cond until it holds or the wait runs out.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // wantErr fails the test unless err matches target (errors.Is).
 func wantErr(t *testing.T, err, target error) {
 	t.Helper()

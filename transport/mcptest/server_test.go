@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
@@ -145,7 +146,7 @@ func TestServerEveryWay(t *testing.T) {
 			if _, err := c.CallTool(ctx, "notify", nil); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the notifications", func() bool {
+			harness.WaitFor(t, "the notifications", func() bool {
 				return n.has("notifications/tools/list_changed") && n.has("notifications/message")
 			})
 			res, err = c.CallTool(ctx, "ask", nil)
@@ -229,12 +230,12 @@ func TestCancellationRecorded(t *testing.T) {
 				_, err := c.CallTool(ctx, "slow", map[string]any{"n": 1})
 				done <- err
 			}()
-			waitFor(t, "the call", func() bool { return len(s.Calls()) == 1 })
+			harness.WaitFor(t, "the call", func() bool { return len(s.Calls()) == 1 })
 			cancel()
 			if err := <-done; !errors.Is(err, context.Canceled) {
 				t.Fatalf("error = %v, want context.Canceled", err)
 			}
-			waitFor(t, "the cancellation", func() bool { return len(s.Cancellations()) == 1 })
+			harness.WaitFor(t, "the cancellation", func() bool { return len(s.Cancellations()) == 1 })
 			if got, want := string(s.Cancellations()[0].RequestID), string(s.Calls()[0].ID); got != want {
 				t.Errorf("cancelled %s, the call was %s", got, want)
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
@@ -62,7 +63,7 @@ func TestUserManagedCrash(t *testing.T) {
 	if !errors.Is(err, mcpactor.ErrTransportClosed) {
 		t.Fatalf("explode: %v, want ErrTransportClosed", err)
 	}
-	waitFor(t, "the restart", func() bool {
+	harness.WaitFor(t, "the restart", func() bool {
 		res, err := m.CallTool(ctx, "mcp__calc__add", map[string]any{"a": 1, "b": 1})
 		return err == nil && string(res.StructuredContent) == `{"sum":2}`
 	})

@@ -1,33 +1,15 @@
 package oauth
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
-
-// syncBuffer is a bytes.Buffer a logger may write from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestLogsMaskServerURL: a server URL configured with a credential in its
 // query and its userinfo goes through discovery, authorization, a refresh
@@ -37,7 +19,7 @@ func TestLogsMaskServerURL(t *testing.T) {
 	const planted = "s3cr3t-OAUTH-PLANTED-71b"
 	as := newFakeAS(t)
 	rs := newFakeRS(t, as)
-	var logs syncBuffer
+	var logs harness.Log
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := New(Config{UserStep: login(http.DefaultClient), Identity: "dave", Logger: log})
 	server := strings.Replace(rs.url(), "://", "://user:"+planted+"@", 1) + "?api_key=" + planted
