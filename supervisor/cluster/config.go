@@ -34,6 +34,12 @@ const (
 	// DefaultMaxTenantActivations bounds the tenants' sessions a member
 	// owns at once (each may be a server process).
 	DefaultMaxTenantActivations = 1000
+	// DefaultMaxOutboundBytes bounds the bytes waiting to be written to
+	// one other member: four full-size (16 MiB) messages.
+	DefaultMaxOutboundBytes = 64 << 20
+	// DefaultOutboundStallTimeout is how long bytes waiting for another
+	// member may make no progress before its connection is evicted.
+	DefaultOutboundStallTimeout = 10 * time.Second
 	// MaxMessageBytes is the gRPC receive and send limit of the remote
 	// layer: above the runtime's 16 MiB frame cap, so that one full-size
 	// result fits, times the writer's batch (remoteBatch) with room.
@@ -114,6 +120,20 @@ type Config struct {
 	// tenants cannot start server processes without bound. The shared
 	// sessions (no tenant) are bounded by Servers.
 	MaxTenantActivations int
+	// MaxOutboundBytes bounds, per other member, the bytes of the messages
+	// handed to the remote layer and not yet written to that member's
+	// connection (default DefaultMaxOutboundBytes): past it, a request to
+	// that member fails with *BackloggedError and a reply to it is
+	// dropped, both counted (Counters.Backlogged). A message is always
+	// sent when nothing waits, whatever its size.
+	MaxOutboundBytes int64
+	// OutboundStallTimeout is how long bytes waiting for another member
+	// may make no progress (its handshake not answered, or it does not
+	// read) before the member's connection to it is closed and what waits
+	// for it dropped (default DefaultOutboundStallTimeout; counted in
+	// Counters.StalledPeers). Its calls in flight end with
+	// *MemberLostError.
+	OutboundStallTimeout time.Duration
 	// Logger receives membership and ownership events. nil discards them.
 	Logger *slog.Logger
 }
@@ -202,6 +222,12 @@ func (c Config) normalize() (Config, error) {
 	}
 	if c.MaxTenantActivations <= 0 {
 		c.MaxTenantActivations = DefaultMaxTenantActivations
+	}
+	if c.MaxOutboundBytes <= 0 {
+		c.MaxOutboundBytes = DefaultMaxOutboundBytes
+	}
+	if c.OutboundStallTimeout <= 0 {
+		c.OutboundStallTimeout = DefaultOutboundStallTimeout
 	}
 	if c.Name == "" {
 		c.Name = randomName()

@@ -27,11 +27,21 @@ type Counters struct {
 	// CallbackPanics counts panics of user callbacks (Config.ServerFor)
 	// recovered; each failed its activation with a *CallbackPanicError.
 	CallbackPanics uint64
+	// Backlogged counts messages to other members not sent because the
+	// member's backlog was at Config.MaxOutboundBytes: a request failed
+	// with *BackloggedError, a reply was dropped.
+	Backlogged uint64
+	// StalledPeers counts evictions of a member's connections whose
+	// backlog made no progress for Config.OutboundStallTimeout (a
+	// handshake that never completed, a peer that does not read); each
+	// dropped what was queued for it.
+	StalledPeers uint64
 }
 
 // counters are a member's Counters as they are kept.
 type counters struct {
 	malformed, streamPanics, refusedResponses, refusedRequests, callbackPanics atomic.Uint64
+	backlogged, stalledPeers                                                   atomic.Uint64
 }
 
 func (c *counters) snapshot() Counters {
@@ -41,6 +51,8 @@ func (c *counters) snapshot() Counters {
 		RefusedResponses:  c.refusedResponses.Load(),
 		RefusedRequests:   c.refusedRequests.Load(),
 		CallbackPanics:    c.callbackPanics.Load(),
+		Backlogged:        c.backlogged.Load(),
+		StalledPeers:      c.stalledPeers.Load(),
 	}
 }
 

@@ -29,6 +29,10 @@ var (
 	// ErrProgressNotCarried: a call set CallOptions.OnProgress, which
 	// cannot cross to another member (see ProgressNotCarriedError).
 	ErrProgressNotCarried = errors.New("cluster: progress is not carried between members")
+	// ErrBacklogged: a message to another member was not sent because
+	// that member's backlog is at Config.MaxOutboundBytes (see
+	// BackloggedError).
+	ErrBacklogged = errors.New("cluster: member backlogged")
 )
 
 // ProgressNotCarriedError refuses a CallToolWith whose options set

@@ -10,13 +10,18 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// toolCaller is the Manager's calling convention that Exposed shares:
+// toolCaller is the Manager's calling convention that Exposed shares
+// (tools, status, prompts and resources):
 // code written against it runs on one machine or on a cluster.
 type toolCaller interface {
 	ListTools() []mcpactor.ManagedTool
 	CallTool(ctx context.Context, exposed string, args any) (*messages.CallToolResult, error)
 	CallToolWith(ctx context.Context, exposed string, args any, opts mcpactor.CallOptions) (*messages.CallToolResult, error)
 	Status() []mcpactor.ServerStatus
+	ListPrompts() []mcpactor.ManagedPrompt
+	GetPrompt(ctx context.Context, exposed string, args map[string]string) (*messages.GetPromptResult, error)
+	ListResources() []mcpactor.ManagedResource
+	ReadResource(ctx context.Context, server, uri string) (*messages.ReadResourceResult, error)
 }
 
 var (

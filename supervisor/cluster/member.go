@@ -54,6 +54,7 @@ type Member struct {
 	counts   counters
 	lost     lostAddresses // members whose connection broke (route.go)
 	workers  *workers      // serve other members' requests
+	out      *outbound     // what waits for other members (outbound.go)
 	pids     pidCache      // other members' inboxes
 	catalogs catalogs      // prompt and resource lists loaded (exposed_catalog.go)
 	stop     sync.Once
@@ -93,11 +94,14 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 	}
 	// The remote layer first: its start rewrites gRPC's global logger,
 	// which is best done before the etcd client's gRPC is busy.
-	if m.sys, m.remote, m.addr, err = startRemote(cfg, &m.counts); err != nil {
+	m.out = newOutbound(cfg, &m.counts)
+	if m.sys, m.remote, m.addr, err = startRemote(cfg, &m.counts, m.out); err != nil {
 		return m, err
 	}
+	m.wg.Go(func() { m.out.watch(m.ctx) })
 	m.sub = m.sys.EventStream.Subscribe(func(evt any) {
 		if e, ok := evt.(*remote.EndpointTerminatedEvent); ok {
+			m.out.forget(e.Address)
 			m.lost.mark(e.Address, 2*m.cfg.LeaseTTL+time.Second)
 			m.calls.failAddress(e.Address, "connection lost")
 		}

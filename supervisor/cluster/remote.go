@@ -41,6 +41,9 @@ import (
 //   - gRPC's receive and send limits are raised from 4 MiB to
 //     MaxMessageBytes on both sides, and the writer's batch is bounded
 //     (remoteBatch) so that a batch of full-size results still fits.
+//   - The endpoint writer's queue has no byte bound and its handshake no
+//     timeout: outbound.go bounds the bytes waiting for each peer and
+//     evicts a peer whose backlog stalls.
 //   - TLS and mutual TLS come from Config.ServerTLS and ClientTLS.
 //   - Remote.Start replaces gRPC's logger with one that discards
 //     everything, for the whole process; restoreGRPCLogger puts one back
@@ -62,7 +65,7 @@ var grpcLoggerMu sync.Mutex
 
 // startRemote starts an actor system and its remote layer listening on
 // cfg.BindAddress, and returns them with the address other members dial.
-func startRemote(cfg Config, counts *counters) (sys *actor.ActorSystem, r *remote.Remote, addr string, err error) {
+func startRemote(cfg Config, counts *counters, out *outbound) (sys *actor.ActorSystem, r *remote.Remote, addr string, err error) {
 	host, portText, err := net.SplitHostPort(cfg.BindAddress)
 	if err != nil {
 		return nil, nil, "", &ConfigError{Field: "BindAddress", Reason: err.Error()}
@@ -71,6 +74,9 @@ func startRemote(cfg Config, counts *counters) (sys *actor.ActorSystem, r *remot
 	if err != nil {
 		return nil, nil, "", &ConfigError{Field: "BindAddress", Reason: "port " + strconv.Quote(portText)}
 	}
+	if out == nil { // tests of the remote layer alone
+		out = newOutbound(cfg, new(counters))
+	}
 	hook := &startHook{inner: cfg.Logger.With("component", "protoactor").Handler()}
 	hook.pending.Store(true)
 	hook.fire = func() { restoreGRPCLogger(cfg.GRPCLogger) }
@@ -78,7 +84,7 @@ func startRemote(cfg Config, counts *counters) (sys *actor.ActorSystem, r *remot
 	sys = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }))
 	opts := []remote.ConfigOption{
 		remote.WithServerOptions(serverOptions(cfg, sys, counts)...),
-		remote.WithDialOptions(dialOptions(cfg)...),
+		remote.WithDialOptions(append(dialOptions(cfg), grpc.WithContextDialer(out.dial))...),
 		remote.WithEndpointWriterBatchSize(remoteBatch),
 	}
 	if cfg.AdvertisedAddress != "" {

@@ -80,7 +80,7 @@ func TestGRPCLoggerRestored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, r, addr, err := startRemote(cfg, nil)
+	sys, r, addr, err := startRemote(cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -173,6 +173,9 @@ func (m *Member) send(ctx context.Context, member, addr string, req *request) (*
 	if n := len(msg.GetValue()); n > maxRequestBytes {
 		return nil, fmt.Errorf("cluster: %s %s to member %s: request of %d bytes is above the %d-byte cap", id, req.Method, member, n, maxRequestBytes)
 	}
+	if err := m.out.admit(member, addr, len(msg.GetValue())); err != nil {
+		return nil, fmt.Errorf("cluster: %s %s: %w", id, req.Method, err)
+	}
 	m.sys.Root.Send(m.pids.get(addr, actorName), msg)
 	select {
 	case o := <-call.done:

@@ -95,7 +95,14 @@ const knownCallerWait = time.Second
 
 func (m *Member) reply(req *request, resp *response) {
 	resp.ID, resp.Token = req.ID, req.Token
-	m.sys.Root.Send(m.pids.get(req.ReplyAddr, req.ReplyID), encodeResponse(resp))
+	msg := encodeResponse(resp)
+	if err := m.out.admit(req.From, req.ReplyAddr, len(msg.GetValue())); err != nil {
+		// The caller is not reading: its call ends at its deadline, or
+		// with *MemberLostError once the stall evicts its connection.
+		m.cfg.Logger.Warn("cluster reply dropped", "member", m.cfg.Name, "to", req.From, "error", err)
+		return
+	}
+	m.sys.Root.Send(m.pids.get(req.ReplyAddr, req.ReplyID), msg)
 }
 
 // serve runs req on this member's activation of its identity, activating

@@ -61,7 +61,7 @@ func TestRemoteMutualTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, r, addr, err := startRemote(cfg, nil)
+	sys, r, addr, err := startRemote(cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
