@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -22,12 +23,12 @@ import (
 // request came where the transport puts such requests: over Streamable HTTP
 // the stream of the POST that caused it, or the GET listener; over legacy
 // HTTP+SSE the one stream.
-func serverRequestOn(t *testing.T, h *httpConn, since int, method string) (messages.Message, exchange) {
+func serverRequestOn(t *testing.T, h *httpConn, since int, method string) (jsonrpc.Message, exchange) {
 	t.Helper()
-	var req messages.Message
+	var req jsonrpc.Message
 	var carrier exchange
 	answer := h.waitWire(t, "our answer to "+method, func(ex exchange) bool {
-		if ex.StartSeq <= since || !ex.Done || ex.Method != http.MethodPost || !ex.IsMsg || ex.Msg.Kind() != messages.KindResponse {
+		if ex.StartSeq <= since || !ex.Done || ex.Method != http.MethodPost || !ex.IsMsg || ex.Msg.Kind() != jsonrpc.KindResponse {
 			return false
 		}
 		for _, c := range h.wire() {

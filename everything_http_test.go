@@ -27,6 +27,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/internal/peers"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -186,7 +187,7 @@ func checkLegacyHandshake(t *testing.T, exs []exchange) {
 		}
 		// A request whose answer came on the stream before the POST's
 		// 202 has ended: the runtime abandons its POST then.
-		if _, answered := findResponse(stream.streamed(), ex.Msg.ID); !ex.ClientGone || ex.Msg.Kind() != messages.KindRequest || !answered {
+		if _, answered := findResponse(stream.streamed(), ex.Msg.ID); !ex.ClientGone || ex.Msg.Kind() != jsonrpc.KindRequest || !answered {
 			t.Errorf("%s: want 202", ex)
 		}
 	}
@@ -199,13 +200,13 @@ func checkLegacyHandshake(t *testing.T, exs []exchange) {
 }
 
 // findResponse finds the response to id among msgs.
-func findResponse(msgs []messages.Message, id messages.ID) (messages.Message, bool) {
+func findResponse(msgs []jsonrpc.Message, id messages.ID) (jsonrpc.Message, bool) {
 	for _, m := range msgs {
-		if m.Kind() == messages.KindResponse && m.ID.String() == id.String() {
+		if m.Kind() == jsonrpc.KindResponse && m.ID.String() == id.String() {
 			return m, true
 		}
 	}
-	return messages.Message{}, false
+	return jsonrpc.Message{}, false
 }
 
 // TestEverythingHTTPPing pings the server

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -63,7 +64,7 @@ func TestGoSDKHTTPStatelessNegotiation(t *testing.T) {
 				t.Errorf("%s: no GET listener in the stateless era", ex)
 			case ex.Method == http.MethodDelete:
 				t.Errorf("%s: no session to end in the stateless era", ex)
-			case ex.IsMsg && ex.Msg.Kind() == messages.KindRequest:
+			case ex.IsMsg && ex.Msg.Kind() == jsonrpc.KindRequest:
 				checkModernHeaders(t, ex)
 				sawCall = sawCall || ex.StartSeq > mark && ex.isPost(messages.MethodToolsCall)
 			}

@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/internal/peers"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -103,7 +104,7 @@ func TestGoSDKHTTPNegotiation(t *testing.T) {
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#request-headers).
 func checkModernHeaders(t *testing.T, ex exchange) {
 	t.Helper()
-	if !ex.IsMsg || ex.Msg.Kind() != messages.KindRequest {
+	if !ex.IsMsg || ex.Msg.Kind() != jsonrpc.KindRequest {
 		t.Errorf("%s: not a request", ex)
 		return
 	}

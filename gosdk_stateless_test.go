@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/internal/peers"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -99,12 +100,12 @@ func (p *recordedPipe) Write(b []byte) (int, error) {
 func (p *recordedPipe) Close() error { return p.in.Close() }
 
 // sent decodes the messages the client wrote.
-func (w *wireRecorder) sent(t *testing.T) []messages.Message {
+func (w *wireRecorder) sent(t *testing.T) []jsonrpc.Message {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make([]messages.Message, 0, len(w.lines))
+	out := make([]jsonrpc.Message, 0, len(w.lines))
 	for _, l := range w.lines {
-		m, err := messages.DecodeMessage([]byte(l))
+		m, err := jsonrpc.DecodeMessage([]byte(l))
 		if err != nil {
 			t.Fatalf("the client wrote %q: %v", l, err)
 		}
@@ -159,7 +160,7 @@ func TestStatelessGoSDKNegotiation(t *testing.T) {
 		if m.Method == messages.MethodInitialize || m.Method == messages.NotificationInitialized {
 			t.Errorf("%s went on the wire in the stateless era", m.Method)
 		}
-		if m.Kind() == messages.KindRequest {
+		if m.Kind() == jsonrpc.KindRequest {
 			checkEraMeta(t, m.Method, m.Params)
 		}
 	}

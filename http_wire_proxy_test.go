@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -51,7 +52,7 @@ type exchange struct {
 	URL    *url.URL
 	Header http.Header
 	Body   []byte
-	Msg    messages.Message // the JSON-RPC message the body holds, if any
+	Msg    jsonrpc.Message // the JSON-RPC message the body holds, if any
 	IsMsg  bool
 
 	Status     int
@@ -90,7 +91,7 @@ func newWireProxy(upstream string) (*wireProxy, error) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		ex := &exchange{Method: r.Method, URL: r.URL, Header: r.Header.Clone(), Body: body}
 		if len(bytes.TrimSpace(body)) > 0 {
-			if m, err := messages.DecodeMessage(body); err == nil {
+			if m, err := jsonrpc.DecodeMessage(body); err == nil {
 				ex.Msg, ex.IsMsg = m, true
 			}
 		}
@@ -366,10 +367,10 @@ func sseEvents(b []byte) []sseEvent {
 
 // streamed returns the JSON-RPC messages an answer carried: its events'
 // data, or its JSON body.
-func (ex exchange) streamed() []messages.Message {
-	var out []messages.Message
+func (ex exchange) streamed() []jsonrpc.Message {
+	var out []jsonrpc.Message
 	if ex.RespHeader != nil && strings.HasPrefix(ex.RespHeader.Get("Content-Type"), "application/json") {
-		if m, err := messages.DecodeMessage(ex.Resp); err == nil {
+		if m, err := jsonrpc.DecodeMessage(ex.Resp); err == nil {
 			out = append(out, m)
 		}
 		return out
@@ -378,7 +379,7 @@ func (ex exchange) streamed() []messages.Message {
 		if ev.data == "" {
 			continue
 		}
-		if m, err := messages.DecodeMessage([]byte(ev.data)); err == nil {
+		if m, err := jsonrpc.DecodeMessage([]byte(ev.data)); err == nil {
 			out = append(out, m)
 		}
 	}
@@ -386,13 +387,13 @@ func (ex exchange) streamed() []messages.Message {
 }
 
 // carries returns the first message with method that ex's answer carried.
-func (ex exchange) carries(method string) (messages.Message, bool) {
+func (ex exchange) carries(method string) (jsonrpc.Message, bool) {
 	for _, m := range ex.streamed() {
 		if m.Method == method {
 			return m, true
 		}
 	}
-	return messages.Message{}, false
+	return jsonrpc.Message{}, false
 }
 
 // lastEventID is the id of the last complete event an answer carried.
@@ -446,7 +447,7 @@ func postsOf(exs []exchange, method string) []exchange {
 // request id.
 func responseTo(exs []exchange, id messages.ID) (exchange, bool) {
 	for _, ex := range exs {
-		if ex.Method == http.MethodPost && ex.IsMsg && ex.Msg.Kind() == messages.KindResponse && ex.Msg.ID.String() == id.String() {
+		if ex.Method == http.MethodPost && ex.IsMsg && ex.Msg.Kind() == jsonrpc.KindResponse && ex.Msg.ID.String() == id.String() {
 			return ex, true
 		}
 	}

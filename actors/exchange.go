@@ -6,6 +6,7 @@ import (
 	"errors"
 	"unsafe"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -110,10 +111,10 @@ func describe(r *telemetry.Request, params any, recordArgs bool) {
 }
 
 // encodeParams is json.Marshal, with the hot tools/call params encoded
-// without reflection (same bytes; messages.AppendCallToolParams).
+// without reflection (same bytes; jsonrpc.AppendCallToolParams).
 func encodeParams(params any) (json.RawMessage, error) {
 	if p, ok := callToolParams(params); ok {
-		return messages.AppendCallToolParams(make([]byte, 0, callToolSize(p)), p)
+		return jsonrpc.AppendCallToolParams(make([]byte, 0, callToolSize(p)), p)
 	}
 	return json.Marshal(params)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -69,7 +70,7 @@ func (a *clientActor) syncListen(ctx actor.Context) {
 	lctx, cancel := context.WithCancel(context.Background())
 	a.listen = &listening{gen: a.gen.n, cancel: cancel, filter: filter}
 	raw, _ := json.Marshal(messages.SubscriptionsListenParams{Notifications: filter})
-	params, _ := messages.WithMeta(raw, a.h.metaMembers(s))
+	params, _ := jsonrpc.WithMeta(raw, a.h.metaMembers(s))
 	opts := transport.RequestOptions{Timeout: -1, Header: modernHeaders(conn, s.version, messages.MethodSubscriptionsListen, "")}
 	if conn.HTTP() {
 		opts.NoCancel = true // closing the stream ends the subscription

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -97,7 +98,7 @@ func (c *Client) modernBody(g *generation, method string, params any) ([]byte, e
 	if err != nil {
 		return nil, encodeError(c.name, method, err)
 	}
-	base, err := messages.WithMeta(raw, c.metaMembers(g.sess))
+	base, err := jsonrpc.WithMeta(raw, c.metaMembers(g.sess))
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %s params: %w", method, err)
 	}
@@ -113,7 +114,7 @@ func modernToolSize(p *messages.CallToolParams, members []byte) int {
 // appendModernTool appends a 2026-07-28 tools/call's params, with the
 // era's _meta members (metaMembers), to b.
 func (c *Client) appendModernTool(b []byte, p *messages.CallToolParams, members []byte) ([]byte, error) {
-	b, err := messages.AppendCallToolParamsMeta(b, p, members)
+	b, err := jsonrpc.AppendCallToolParamsMeta(b, p, members)
 	if err != nil {
 		return nil, encodeError(c.name, messages.MethodToolsCall, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -102,7 +103,7 @@ func (e *statelessEra) probeWith(ctx context.Context, conn *transport.Conn, peer
 	meta := e.metaMembers(version)
 	peer.ProtocolVersion = version
 	pctx, op := e.tel.Start(ctx, &telemetry.Request{Peer: peer, Method: messages.MethodServerDiscover})
-	params, _ := messages.WithMeta(nil, meta)
+	params, _ := jsonrpc.WithMeta(nil, meta)
 	opts := transport.RequestOptions{NoCancel: true, Timeout: -1, Header: modernHeaders(conn, version, messages.MethodServerDiscover, "")}
 	if timeout > 0 {
 		opts.Timeout = timeout

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -137,7 +138,7 @@ type Call struct {
 // 1 KB deep, a caller's own few hundred bytes included, which keeps new
 // goroutines starting with 2 KiB. The encoding of the usual arguments
 // goes about 800 (json.RawMessage) to 1,000 (a small map) bytes under a
-// caller's frames, this one's included (messages.AppendCallToolParams).
+// caller's frames, this one's included (jsonrpc.AppendCallToolParams).
 // The send itself, the transport's post to its actor's mailbox and the
 // runtime's channel send that wakes it, goes about 900 bytes under a
 // caller's frames, deeper than a 2 KiB stack holds under them, so most
@@ -302,8 +303,8 @@ func (c *Client) callToolProgress(ctx context.Context, tc *toolCall, call *Call)
 func (c *Client) sendSession(w *toolWait, call *Call) bool {
 	p := &w.tc.params
 	// encodeParams, without its type switch's copy of the params.
-	buf := messages.ParamsBuffer(callToolSize(p))
-	body, err := messages.AppendCallToolParams(buf, p)
+	buf := jsonrpc.ParamsBuffer(callToolSize(p))
+	body, err := jsonrpc.AppendCallToolParams(buf, p)
 	if err != nil {
 		c.endSpan(w, encodeError(w.g.conn.Server(), messages.MethodToolsCall, err))
 		return false
@@ -311,7 +312,7 @@ func (c *Client) sendSession(w *toolWait, call *Call) bool {
 	if call == nil && w.op == nil {
 		// The defaults, read only: no copy of them on this frame.
 		opts := &defaultOptions
-		if messages.Pooled(body, buf) {
+		if jsonrpc.Pooled(body, buf) {
 			opts = &recycledOptions
 		}
 		w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, opts)
@@ -327,7 +328,7 @@ func (c *Client) sendSession(w *toolWait, call *Call) bool {
 
 // defaultOptions are a request's options when nobody set any, and
 // recycledOptions the same for params in a pooled buffer (see
-// messages.ParamsBuffer); Conn.Start only reads them.
+// jsonrpc.ParamsBuffer); Conn.Start only reads them.
 var (
 	defaultOptions  transport.RequestOptions
 	recycledOptions = transport.RequestOptions{RecycleParams: true}
@@ -342,7 +343,7 @@ func (c *Client) sendSessionWith(w *toolWait, call *Call, body, buf []byte) erro
 		body = w.op.InjectParams(body)
 		topts.Observer = w.op
 	}
-	topts.RecycleParams = messages.Pooled(body, buf)
+	topts.RecycleParams = jsonrpc.Pooled(body, buf)
 	var err error
 	w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, &topts)
 	return err
@@ -355,7 +356,7 @@ func (c *Client) sendSessionWith(w *toolWait, call *Call, body, buf []byte) erro
 func (c *Client) sendModern(w *toolWait, call *Call) bool {
 	params := &w.tc.params
 	members := c.metaMembers(w.g.sess)
-	buf := messages.ParamsBuffer(modernToolSize(params, members))
+	buf := jsonrpc.ParamsBuffer(modernToolSize(params, members))
 	body, err := c.appendModernTool(buf, params, members)
 	if err != nil {
 		c.endSpan(w, err)
@@ -370,7 +371,7 @@ func (c *Client) sendModern(w *toolWait, call *Call) bool {
 	}
 	// Later rounds, if any, encode their params again (moreRounds): this
 	// buffer is read by nobody once the frame holds it.
-	r.opts.RecycleParams = messages.Pooled(r.body, buf)
+	r.opts.RecycleParams = jsonrpc.Pooled(r.body, buf)
 	if w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, r.body, &r.opts); err != nil {
 		// As the round's first answer: what modernRetries makes of it.
 		c.afterFirst(w, call, nil, err)

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"reflect"
 	"unsafe"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
 )
 
 // Content blocks arrive in every tools/call result, so they are decoded in
-// one pass over their bytes (see jsonReader) rather than by json.Unmarshal,
+// one pass over their bytes (see rawjson.Reader) rather than by json.Unmarshal,
 // which for each block validated and decoded the object once to learn its
 // type and then again into the struct of that type. A CallToolResult
 // decodes its content array itself, so that its blocks are not handed to
@@ -98,12 +100,12 @@ func (w *contentWire) payload(b []byte) string {
 // UnmarshalJSON decodes a content block. Fields that do not belong to the
 // block's kind are ignored; a block of an unknown kind keeps its JSON.
 func (c *Content) UnmarshalJSON(data []byte) error {
-	r := jsonReader{data: data}
+	r := rawjson.Reader{Data: data}
 	decoded := *c // so that invalid JSON, found only at the end, leaves c alone
 	err := readContentBlock(&r, &decoded)
-	r.end()
-	if r.invalid {
-		return syntaxError(data)
+	r.End()
+	if r.Invalid {
+		return rawjson.SyntaxError(data)
 	}
 	*c = decoded
 	return err
@@ -111,59 +113,59 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 
 // readContentBlock decodes the block at r into c. A null block leaves c as it
 // is, as json.Unmarshal leaves it. Syntax errors are left in r.
-func readContentBlock(r *jsonReader, c *Content) error {
-	switch k := r.peek(); k {
+func readContentBlock(r *rawjson.Reader, c *Content) error {
+	switch k := r.Peek(); k {
 	case '{':
 	case 'n':
-		r.value()
+		r.Value()
 		return nil
 	default:
-		r.value()
-		return typeError(k, contentType, "", "")
+		r.Value()
+		return rawjson.TypeError(k, contentType, "", "")
 	}
-	start := r.off
-	w := contentWire{owned: r.owned}
-	for more := r.beginObject(); more; more = r.nextMember() {
-		w.member(r, fieldIndex(r.key(), contentFields[:]))
+	start := r.Off
+	w := contentWire{owned: r.Owned}
+	for more := r.BeginObject(); more; more = r.NextMember() {
+		w.member(r, rawjson.FieldIndex(r.Key(), contentFields[:]))
 	}
-	if r.invalid {
+	if r.Invalid {
 		return nil
 	}
-	return w.build(c, r.data[start:r.off])
+	return w.build(c, r.Data[start:r.Off])
 }
 
 // member reads the value of the member f (-1 for a key no kind has).
-func (w *contentWire) member(r *jsonReader, f int) {
+func (w *contentWire) member(r *rawjson.Reader, f int) {
 	switch {
 	case f < 0:
-		r.value()
+		r.Value()
 	case f < cfSize:
-		switch k := r.peek(); k {
+		switch k := r.Peek(); k {
 		case '"':
-			w.strs[f] = r.str()
+			w.strs[f] = r.Str()
 		case 'n': // null leaves a string as it was
-			r.value()
+			r.Value()
 		default:
-			r.value()
-			w.typeError(f, typeError(k, stringType, "Content", contentFields[f]))
+			r.Value()
+			w.typeError(f, rawjson.TypeError(k, stringType, "Content", contentFields[f]))
 		}
 	default:
-		raw := r.value()
+		raw := r.Value()
 		if raw == nil {
 			return
 		}
 		var err error
 		switch f {
 		case cfSize:
-			err = unmarshalInto(raw, &w.size)
+			err = rawjson.UnmarshalInto(raw, &w.size)
 		case cfIcons:
-			err = unmarshalInto(raw, &w.icons)
+			err = rawjson.UnmarshalInto(raw, &w.icons)
 		case cfResource:
-			err = unmarshalInto(raw, &w.resource)
+			err = rawjson.UnmarshalInto(raw, &w.resource)
 		case cfAnnotations:
-			err = unmarshalInto(raw, &w.annotations)
+			err = rawjson.UnmarshalInto(raw, &w.annotations)
 		case cfMeta:
-			err = unmarshalInto(raw, &w.meta)
+			err = rawjson.UnmarshalInto(raw, &w.meta)
 		}
 		if err != nil {
 			w.typeError(f, inField(err, "Content", contentFields[f]))
@@ -294,11 +296,11 @@ func (r *CallToolResult) UnmarshalOwned(data []byte) error { return r.decode(dat
 
 // decode is UnmarshalJSON, and UnmarshalOwned when owned is set.
 func (r *CallToolResult) decode(data []byte, owned bool) error {
-	d := jsonReader{data: data, owned: owned}
+	d := rawjson.Reader{Data: data, Owned: owned}
 	err := r.read(&d)
-	d.end()
-	if d.invalid {
-		return syntaxError(data)
+	d.End()
+	if d.Invalid {
+		return rawjson.SyntaxError(data)
 	}
 	return err
 }
@@ -306,15 +308,15 @@ func (r *CallToolResult) decode(data []byte, owned bool) error {
 // read decodes the result at d into r. Like encoding/json, it reports the
 // first type error after reading everything, so that a syntax error later
 // on takes precedence.
-func (r *CallToolResult) read(d *jsonReader) error {
-	switch k := d.peek(); k {
+func (r *CallToolResult) read(d *rawjson.Reader) error {
+	switch k := d.Peek(); k {
 	case '{':
 	case 'n':
-		d.value()
+		d.Value()
 		return nil
 	default:
-		d.value()
-		return typeError(k, callToolResultType, "", "")
+		d.Value()
+		return rawjson.TypeError(k, callToolResultType, "", "")
 	}
 	var first error
 	note := func(err error) {
@@ -322,13 +324,13 @@ func (r *CallToolResult) read(d *jsonReader) error {
 			first = err
 		}
 	}
-	for more := d.beginObject(); more; more = d.nextMember() {
-		switch fieldIndex(d.key(), callToolResultFields) {
+	for more := d.BeginObject(); more; more = d.NextMember() {
+		switch rawjson.FieldIndex(d.Key(), callToolResultFields) {
 		case ctrMeta:
-			if raw := d.value(); raw != nil {
-				if m, ok := decodeMeta(raw, d.owned); ok && r.Meta == nil {
+			if raw := d.Value(); raw != nil {
+				if m, ok := rawjson.DecodeObject(raw, d.Owned); ok && r.Meta == nil {
 					r.Meta = m
-				} else if err := unmarshalInto(raw, &r.Meta); err != nil {
+				} else if err := rawjson.UnmarshalInto(raw, &r.Meta); err != nil {
 					note(inField(err, "CallToolResult", "_meta"))
 				}
 			}
@@ -338,23 +340,23 @@ func (r *CallToolResult) read(d *jsonReader) error {
 			}
 		case ctrStructuredContent:
 			// As json.RawMessage.UnmarshalJSON, reusing r's buffer.
-			if raw := d.value(); raw != nil {
+			if raw := d.Value(); raw != nil {
 				r.StructuredContent = append(r.StructuredContent[:0], raw...)
 			}
 		case ctrIsError:
-			switch k := d.peek(); k {
+			switch k := d.Peek(); k {
 			case 't', 'f':
-				if d.value() != nil {
+				if d.Value() != nil {
 					r.IsError = k == 't'
 				}
 			case 'n':
-				d.value()
+				d.Value()
 			default:
-				d.value()
-				note(typeError(k, boolType, "CallToolResult", "isError"))
+				d.Value()
+				note(rawjson.TypeError(k, boolType, "CallToolResult", "isError"))
 			}
 		default:
-			d.value()
+			d.Value()
 		}
 	}
 	return first
@@ -364,20 +366,20 @@ func (r *CallToolResult) read(d *jsonReader) error {
 // encoding/json fills a slice (decode.go, array): the elements already
 // there, up to the slice's capacity, are decoded into (a null element
 // leaves one as it is), and an empty array gives a new empty slice.
-func (r *CallToolResult) readContent(d *jsonReader) error {
-	switch k := d.peek(); k {
+func (r *CallToolResult) readContent(d *rawjson.Reader) error {
+	switch k := d.Peek(); k {
 	case '[':
 	case 'n':
-		d.value()
+		d.Value()
 		r.Content = nil
 		return nil
 	default:
-		d.value()
-		return typeError(k, contentSliceType, "CallToolResult", "content")
+		d.Value()
+		return rawjson.TypeError(k, contentSliceType, "CallToolResult", "content")
 	}
 	var first error
 	blocks, n := r.Content, 0
-	for more := d.beginArray(); more; more = d.nextElement() {
+	for more := d.BeginArray(); more; more = d.NextElement() {
 		if n < cap(blocks) {
 			blocks = blocks[:n+1]
 		} else {

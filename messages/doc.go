@@ -1,10 +1,12 @@
-// Package messages holds what crosses mcpactor's layers: the JSON-RPC 2.0
-// envelope (https://www.jsonrpc.org/specification) with a one-pass decoder
-// and appending encoders, the MCP payload types
+// Package messages is the wire vocabulary a user of mcpactor names: the
+// MCP payload types
 // (https://modelcontextprotocol.io/specification/2025-11-25/schema, and
-// those 2026-07-28 adds: server/discover, input-required results), and the
-// typed errors callers test with errors.Is and errors.As. It imports
-// nothing of mcpactor.
+// those 2026-07-28 adds: server/discover, input-required results) with
+// their decoders, the JSON-RPC 2.0 request id and error object
+// (https://www.jsonrpc.org/specification), and the typed errors and
+// sentinels callers test with errors.Is and errors.As. The JSON-RPC codec
+// itself (envelope, encoders, frame scanners, buffer pools) is internal to
+// the module.
 //
 // The root package, github.com/mcpactor/mcpactor, is the supported API; it
 // takes and returns these payload types as they are, and re-exports the

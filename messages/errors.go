@@ -16,7 +16,7 @@ import (
 // method beside its type) and carry the details (server, method, request
 // id); the root package re-exports them. ErrNotJSONRPC and
 // ErrInvalidRequestID, which mark frames the decoder refuses, stand beside
-// DecodeMessage in jsonrpc.go.
+// the error object in jsonrpc_error.go.
 var (
 	// The transport and the connection. The texts of these six are those
 	// other MCP clients use, which callers already match on (README, the

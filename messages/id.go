@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"strconv"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
 )
 
 // ID is a JSON-RPC request id: an integer or a string. The zero value is "no
@@ -69,7 +71,7 @@ func (id ID) appendJSON(b []byte) []byte {
 	case !id.valid:
 		return append(b, "null"...)
 	case id.isStr:
-		return appendString(b, id.str)
+		return rawjson.AppendString(b, id.str)
 	default:
 		return strconv.AppendInt(b, id.num, 10)
 	}
@@ -89,11 +91,11 @@ func (id *ID) UnmarshalJSON(data []byte) error {
 	case string(data) == "null":
 		return nil
 	case data[0] == '"':
-		r := jsonReader{data: data}
-		s := r.str()
-		r.end()
-		if r.invalid {
-			return syntaxError(data)
+		r := rawjson.Reader{Data: data}
+		s := r.Str()
+		r.End()
+		if r.Invalid {
+			return rawjson.SyntaxError(data)
 		}
 		*id = StringID(string(s))
 		return nil

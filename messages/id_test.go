@@ -92,18 +92,3 @@ func TestIDEncodesAsItCame(t *testing.T) {
 		}
 	}
 }
-
-func TestResponseIDMatching(t *testing.T) {
-	// The decoded envelope keeps the echoed form; matching goes through
-	// Int64, so a string-echoed id still finds request 7.
-	m, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","id":"7","result":{}}`))
-	if err != nil || m.Kind() != KindResponse {
-		t.Fatalf("%+v, %v", m, err)
-	}
-	if n, ok := m.ID.Int64(); !ok || n != 7 {
-		t.Errorf("id %#v does not match 7", m.ID)
-	}
-	if _, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","id":7.5,"result":{}}`)); err == nil {
-		t.Error("fractional response id accepted")
-	}
-}

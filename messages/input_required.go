@@ -1,6 +1,10 @@
 package messages
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
+)
 
 // Values of a result's resultType (Result, 2026-07-28 draft).
 const (
@@ -36,29 +40,29 @@ type InputRequest struct {
 // field would (keys matched as encoding/json matches them, the last one
 // winning): it is on the path of every 2026-07-28 response.
 func ResultTypeOf(result json.RawMessage) string {
-	d := jsonReader{data: result}
-	if d.peek() != '{' {
+	d := rawjson.Reader{Data: result}
+	if d.Peek() != '{' {
 		return ResultTypeComplete
 	}
 	var rt []byte
 	ok := true
-	for more := d.beginObject(); more; more = d.nextMember() {
-		if fieldIndex(d.key(), resultTypeField) != 0 {
-			d.skipValue()
+	for more := d.BeginObject(); more; more = d.NextMember() {
+		if rawjson.FieldIndex(d.Key(), resultTypeField) != 0 {
+			d.SkipValue()
 			continue
 		}
-		switch d.peek() {
+		switch d.Peek() {
 		case '"':
-			rt = d.str()
+			rt = d.Str()
 		case 'n':
-			d.skipValue() // null leaves the field as it was
+			d.SkipValue() // null leaves the field as it was
 		default:
-			d.skipValue()
+			d.SkipValue()
 			ok = false // json.Unmarshal would fail: not a string
 		}
 	}
-	d.end()
-	if d.invalid || !ok || len(rt) == 0 {
+	d.End()
+	if d.Invalid || !ok || len(rt) == 0 {
 		return ResultTypeComplete
 	}
 	switch string(rt) { // the known values without a copy

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -111,14 +112,14 @@ type respond struct {
 // inbound carries a run of decoded frames, in the order read, from a reader
 // goroutine to the actor; bytes is the reader credit it holds.
 type inbound struct {
-	msgs  []messages.Message
+	msgs  []jsonrpc.Message
 	bytes int64
 }
 
 // inboundBatch carries a JSON-RPC batch; whether batches are acceptable
 // depends on the negotiated protocol version, which only the owner knows.
 type inboundBatch struct {
-	msgs  []messages.Message
+	msgs  []jsonrpc.Message
 	bytes int64
 }
 

@@ -176,8 +176,8 @@ type RequestOptions struct {
 	// knows that acting twice does no harm (HTTPConfig.BusyRetryUnsafe
 	// says it for every request of a server).
 	BusyRetryUnsafe bool
-	// RecycleParams: params are in a buffer of messages.ParamsBuffer's
-	// (messages.Pooled holds), which the caller will not read again; the
+	// RecycleParams: params are in a buffer of jsonrpc.ParamsBuffer's
+	// (jsonrpc.Pooled holds), which the caller will not read again; the
 	// actor recycles it once it has copied params into the frame.
 	RecycleParams bool
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -80,7 +81,7 @@ func TestStaleCancelIgnored(t *testing.T) {
 	r.send(nil, c)
 	stale := cancelCall{c: c, life: c.life.Load(), reason: "ctx ended"}
 	// The answer arrives before the cancellation.
-	r.response(messages.Message{ID: messages.Int64ID(c.id), Result: json.RawMessage(`{}`)})
+	r.response(jsonrpc.Message{ID: messages.Int64ID(c.id), Result: json.RawMessage(`{}`)})
 	out := <-c.reply
 	if out.err != nil {
 		t.Fatalf("first life ended with %v", out.err)

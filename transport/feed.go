@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -69,9 +70,9 @@ type fed struct {
 // decoded is what one frame of JSON (a line, an SSE event's data, a JSON
 // body) turned out to be.
 type decoded struct {
-	msgs  []messages.Message // the messages, in order (several for a batch)
-	batch bool               // a JSON-RPC batch, judged as a whole by the core
-	note  any                // instead: what the actor must do about a bad frame
+	msgs  []jsonrpc.Message // the messages, in order (several for a batch)
+	batch bool              // a JSON-RPC batch, judged as a whole by the core
+	note  any               // instead: what the actor must do about a bad frame
 }
 
 // decodeFrame decodes one frame. A frame that is not a usable JSON-RPC
@@ -79,8 +80,8 @@ type decoded struct {
 // actor must act on (a pending request's unusable answer, a server request
 // with an id JSON-RPC forbids) the returned note says so.
 func decodeFrame(frame []byte, stats *Counters, log *slog.Logger, server string) decoded {
-	if messages.IsBatch(frame) {
-		msgs, errs, err := messages.DecodeBatch(frame)
+	if jsonrpc.IsBatch(frame) {
+		msgs, errs, err := jsonrpc.DecodeBatch(frame)
 		if err != nil {
 			countMalformed(stats, log, server, frame, err)
 			return decoded{}
@@ -95,15 +96,15 @@ func decodeFrame(frame []byte, stats *Counters, log *slog.Logger, server string)
 		}
 		return decoded{msgs: kept, batch: true}
 	}
-	m, err := messages.DecodeMessage(frame)
+	m, err := jsonrpc.DecodeMessage(frame)
 	if err == nil {
-		return decoded{msgs: []messages.Message{m}}
+		return decoded{msgs: []jsonrpc.Message{m}}
 	}
 	if errors.Is(err, messages.ErrInvalidRequestID) {
 		stats.drop(InvalidRequests)
 		return decoded{note: invalidRequest{method: m.Method}}
 	}
-	if id, problem, ok := messages.SalvageResponse(frame); ok {
+	if id, problem, ok := jsonrpc.SalvageResponse(frame); ok {
 		if n, ok := id.Int64(); ok {
 			stats.drop(BadResponses)
 			return decoded{note: badResponse{id: n, problem: problem}}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -441,7 +442,7 @@ func (s *postSink) deliver(ctx context.Context, p *post, frame []byte) bool {
 		s.send(ctx, inbound{msgs: d.msgs}, n)
 	}
 	for _, m := range d.msgs {
-		if m.Kind() == messages.KindResponse {
+		if m.Kind() == jsonrpc.KindResponse {
 			if id, ok := m.ID.Int64(); ok && id == p.id {
 				return true
 			}

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 )
 
 // defaultMaxFrameSize is the longest stdout line (one JSON-RPC message) a
@@ -30,8 +30,8 @@ const (
 // even when its id comes after the payload.
 type oversizedError struct {
 	Limit   int
-	Dropped int64              // bytes discarded, line ending ("\n" or "\r\n") excluded
-	Head    messages.FrameHead // what the line's top level showed: id, method, result, error
+	Dropped int64             // bytes discarded, line ending ("\n" or "\r\n") excluded
+	Head    jsonrpc.FrameHead // what the line's top level showed: id, method, result, error
 }
 
 func (e *oversizedError) Error() string {
@@ -45,8 +45,8 @@ type lineReader struct {
 	src  io.Reader // what r reads, for the larger buffer
 	grow bool      // a line did not fit r: take the larger buffer once r is empty
 	max  int
-	buf  []byte                    // holds a line that did not fit the bufio buffer
-	scan messages.FrameHeadScanner // follows an oversized line as it is discarded
+	buf  []byte                   // holds a line that did not fit the bufio buffer
+	scan jsonrpc.FrameHeadScanner // follows an oversized line as it is discarded
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -20,7 +21,7 @@ type oversizedResponse struct {
 }
 
 // badResponse tells the actor that the answer to id arrived but cannot be
-// used (messages.SalvageResponse names the problem): its caller fails at
+// used (jsonrpc.SalvageResponse names the problem): its caller fails at
 // once, and the connection lives on.
 type badResponse struct {
 	id      int64
@@ -35,7 +36,7 @@ type invalidRequest struct{ method string }
 // responseID is the id of one of our requests in a line's head, if the
 // line is a response (an id of ours, a result or an error, no method: a
 // server request's ids are its own and must not be mistaken for ours).
-func responseID(h messages.FrameHead) (int64, bool) {
+func responseID(h jsonrpc.FrameHead) (int64, bool) {
 	if !h.IsResponse() {
 		return 0, false
 	}

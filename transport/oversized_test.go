@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -26,7 +27,7 @@ func TestResponseIDOfAnOversizedLine(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":5,"result":{`, 0, false},                               // batches are not sniffed
 		{`not json at all`, 0, false},
 	} {
-		var scan messages.FrameHeadScanner
+		var scan jsonrpc.FrameHeadScanner
 		scan.Write([]byte(tc.head))
 		id, ok := responseID(scan.Head())
 		if id != tc.id || ok != tc.ok {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -86,7 +87,7 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 			r.budget.release(m.weight)
 			return true
 		}
-		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(frameSize(m.method, m.params)), m.method, m.params), nil, m.weight)
+		r.sink.commitFrame(jsonrpc.AppendNotification(r.sink.frameBuffer(frameSize(m.method, m.params)), m.method, m.params), nil, m.weight)
 	case respond:
 		if r.failed != nil {
 			r.budget.release(m.weight)
@@ -131,9 +132,9 @@ func (r *rpcCore) send(ctx actor.Context, c *call) {
 	if c.token != "" && c.progress != nil {
 		r.tokens[c.token] = c
 	}
-	frame := messages.AppendRequest(r.sink.frameBuffer(frameSize(c.method, c.params)), c.id, c.method, c.params)
+	frame := jsonrpc.AppendRequest(r.sink.frameBuffer(frameSize(c.method, c.params)), c.id, c.method, c.params)
 	if c.recycle {
-		messages.RecycleParams(c.params)
+		jsonrpc.RecycleParams(c.params)
 	}
 	c.params = nil // the frame holds the bytes now; let them go
 	r.sink.commitFrame(frame, c, c.weight)
@@ -195,7 +196,7 @@ func (r *rpcCore) retire(c *call, reason string, why error) {
 		if c.obs != nil {
 			params = c.obs.Cancelling(reason, params)
 		}
-		r.sink.commitFrame(messages.AppendNotification(r.sink.frameBuffer(frameSize(messages.NotificationCancelled, params)), messages.NotificationCancelled, params), nil, 0)
+		r.sink.commitFrame(jsonrpc.AppendNotification(r.sink.frameBuffer(frameSize(messages.NotificationCancelled, params)), messages.NotificationCancelled, params), nil, 0)
 	}
 	if c.obs != nil {
 		r.retired.add(c.id, c.obs)
@@ -214,13 +215,13 @@ func (r *rpcCore) failAll(err error) {
 	}
 }
 
-func (r *rpcCore) dispatch(ctx actor.Context, m messages.Message) {
+func (r *rpcCore) dispatch(ctx actor.Context, m jsonrpc.Message) {
 	switch m.Kind() {
-	case messages.KindResponse:
+	case jsonrpc.KindResponse:
 		r.response(m)
-	case messages.KindNotification:
+	case jsonrpc.KindNotification:
 		r.notification(ctx, m)
-	case messages.KindRequest:
+	case jsonrpc.KindRequest:
 		r.stats.drop(InboundRequests)
 		if r.owner == nil {
 			r.replyError(m.ID, messages.CodeMethodNotFound, "Method not found")
@@ -230,7 +231,7 @@ func (r *rpcCore) dispatch(ctx actor.Context, m messages.Message) {
 	}
 }
 
-func (r *rpcCore) response(m messages.Message) {
+func (r *rpcCore) response(m jsonrpc.Message) {
 	id, ok := m.ID.Int64()
 	if !ok {
 		if !m.ID.IsValid() && m.Error != nil {
@@ -270,7 +271,7 @@ func (r *rpcCore) response(m messages.Message) {
 // to the owner. Progress is per request (basic/utilities/progress), so it
 // never goes through the owner's shared queue: progress for a token nobody
 // waits on (unknown, or its call has ended) is dropped and counted.
-func (r *rpcCore) notification(ctx actor.Context, m messages.Message) {
+func (r *rpcCore) notification(ctx actor.Context, m jsonrpc.Message) {
 	if m.Method == messages.NotificationProgress {
 		if key, ok := progressKey(m.Params); ok {
 			if c, ok := r.tokens[key]; ok {
@@ -313,7 +314,7 @@ func (r *rpcCore) pushProgress(c *call, p json.RawMessage) {
 	c.progress <- p
 }
 
-func (r *rpcCore) batch(ctx actor.Context, msgs []messages.Message) {
+func (r *rpcCore) batch(ctx actor.Context, msgs []jsonrpc.Message) {
 	if !r.batches {
 		// Batches exist only in 2025-03-26
 		// (https://modelcontextprotocol.io/specification/2025-03-26/basic#batching);
@@ -321,7 +322,7 @@ func (r *rpcCore) batch(ctx actor.Context, msgs []messages.Message) {
 		r.stats.drop(RefusedBatches)
 		r.log.Warn("mcp: JSON-RPC batch refused: protocol version does not allow batches", "server", r.server)
 		for _, m := range msgs {
-			if m.Kind() == messages.KindRequest {
+			if m.Kind() == jsonrpc.KindRequest {
 				r.replyError(m.ID, messages.CodeInvalidRequest, "JSON-RPC batches are not supported by the negotiated protocol version")
 			}
 		}
@@ -343,7 +344,7 @@ func progressKey(params json.RawMessage) (string, bool) {
 }
 
 func (r *rpcCore) replyError(id messages.ID, code int64, text string) {
-	r.sink.commitFrame(messages.AppendError(r.sink.frameBuffer(frameSize("", nil)+len(text)), id, &messages.Error{Code: code, Message: text}), nil, 0)
+	r.sink.commitFrame(jsonrpc.AppendError(r.sink.frameBuffer(frameSize("", nil)+len(text)), id, &messages.Error{Code: code, Message: text}), nil, 0)
 }
 
 // frameSize is about how long the frame of a message with method and
@@ -356,7 +357,7 @@ func frameSize(method string, params json.RawMessage) int {
 
 func encodeResponse(b []byte, m respond) []byte {
 	if m.err != nil {
-		return messages.AppendError(b, m.id, m.err)
+		return jsonrpc.AppendError(b, m.id, m.err)
 	}
-	return messages.AppendResult(b, m.id, m.result)
+	return jsonrpc.AppendResult(b, m.id, m.result)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -230,8 +231,8 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 			root.Send(self, readerDone{err: err})
 			return
 		}
-		if messages.IsBatch(line) {
-			msgs, errs, err := messages.DecodeBatch(line)
+		if jsonrpc.IsBatch(line) {
+			msgs, errs, err := jsonrpc.DecodeBatch(line)
 			if err != nil {
 				p.skipped.add(line)
 				p.malformed(cfg, line, err)
@@ -253,7 +254,7 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 			}
 			continue
 		}
-		m, err := messages.DecodeMessage(line)
+		m, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
 			if msg := p.rejected(cfg, line, err, m); msg != nil {
 				if !flush() || !send(readerNote{msg}, 0) {
@@ -300,13 +301,13 @@ func (p *process) newRun(last int) *inbound {
 	case r := <-p.runs:
 		return r
 	default:
-		return &inbound{msgs: make([]messages.Message, 0, min(max(last, 4), maxRun))}
+		return &inbound{msgs: make([]jsonrpc.Message, 0, min(max(last, 4), maxRun))}
 	}
 }
 
 // recycleRun hands a run the actor has handled back to the reader. The
 // actor keeps nothing of it: the frames' raw values are their own copies
-// (messages.DecodeMessage), and the slice is cleared so that it holds none.
+// (jsonrpc.DecodeMessage), and the slice is cleared so that it holds none.
 func (p *process) recycleRun(r *inbound) {
 	if p == nil || cap(r.msgs) > maxKeptRun {
 		return
@@ -332,12 +333,12 @@ const malformedLogEvery = 1000
 // actor must do about it, if anything: answer a server request whose id
 // JSON-RPC does not allow, or fail the pending request whose answer this
 // was. Anything else is malformed input, counted and skipped.
-func (p *process) rejected(cfg StdioConfig, line []byte, err error, m messages.Message) any {
+func (p *process) rejected(cfg StdioConfig, line []byte, err error, m jsonrpc.Message) any {
 	if errors.Is(err, messages.ErrInvalidRequestID) {
 		p.stats.drop(InvalidRequests)
 		return invalidRequest{method: m.Method}
 	}
-	if id, problem, ok := messages.SalvageResponse(line); ok {
+	if id, problem, ok := jsonrpc.SalvageResponse(line); ok {
 		if n, ok := id.Int64(); ok {
 			p.stats.drop(BadResponses)
 			return badResponse{id: n, problem: problem}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -14,12 +15,12 @@ import (
 // the actor recycles once the frame holds them (RequestOptions.
 // RecycleParams), as the client's CallTool does.
 func recycledEcho(ctx context.Context, conn *Conn, msg string) (string, error) {
-	buf := messages.ParamsBuffer(64 + len(msg))
-	params, err := messages.AppendCallToolParams(buf, &messages.CallToolParams{Name: "echo", Arguments: map[string]any{"message": msg}})
+	buf := jsonrpc.ParamsBuffer(64 + len(msg))
+	params, err := jsonrpc.AppendCallToolParams(buf, &messages.CallToolParams{Name: "echo", Arguments: map[string]any{"message": msg}})
 	if err != nil {
 		return "", err
 	}
-	if !messages.Pooled(params, buf) {
+	if !jsonrpc.Pooled(params, buf) {
 		return "", fmt.Errorf("params of %d bytes left their pooled buffer", len(params))
 	}
 	raw, err := conn.Call(ctx, messages.MethodToolsCall, params, RequestOptions{RecycleParams: true})

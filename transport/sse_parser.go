@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 )
 
 // The Streamable HTTP transport
@@ -68,7 +68,7 @@ type sseEvent struct {
 // The event was skipped as it arrived, never held whole, and the reader
 // went on with the next event: Next may be called again. Its data was
 // followed on the way, in constant memory, so that a response it carried
-// can fail its request at once (messages.FrameHeadScanner).
+// can fail its request at once (jsonrpc.FrameHeadScanner).
 type sseEventTooLargeError struct {
 	Limit int   // the reader's limit in bytes
 	Size  int64 // bytes of the event's data (as it would have been dispatched) and of all its event and id values
@@ -76,7 +76,7 @@ type sseEventTooLargeError struct {
 	// id, if it had one, so that resuming from it does not ask for the
 	// event again.
 	ID   string
-	Head messages.FrameHead // what the top level of the event's data showed
+	Head jsonrpc.FrameHead // what the top level of the event's data showed
 }
 
 func (e *sseEventTooLargeError) Error() string {
@@ -185,12 +185,12 @@ type sseReader struct {
 	typ      []byte // the event field's value
 	idv      []byte // the last id field's value
 	hasID    bool
-	idBuffer string                     // WHATWG's "last event ID buffer": the last id field that took effect
-	lastType string                     // the previous event type, reused while it does not change
-	meta     int64                      // bytes of all its event and id values so far
-	over     bool                       // the event went over the limit and is being skipped
-	overData int64                      // then: bytes of its data so far, each value followed by "\n"
-	overScan *messages.FrameHeadScanner // made at the first skipped event: 1.6 KB most streams never need
+	idBuffer string                    // WHATWG's "last event ID buffer": the last id field that took effect
+	lastType string                    // the previous event type, reused while it does not change
+	meta     int64                     // bytes of all its event and id values so far
+	over     bool                      // the event went over the limit and is being skipped
+	overData int64                     // then: bytes of its data so far, each value followed by "\n"
+	overScan *jsonrpc.FrameHeadScanner // made at the first skipped event: 1.6 KB most streams never need
 }
 
 // newSSEReader reads events from r, skipping any whose data (with its event
@@ -495,7 +495,7 @@ func (s *sseReader) overflow() {
 	s.over = true
 	s.overData = int64(len(s.data))
 	if s.overScan == nil {
-		s.overScan = new(messages.FrameHeadScanner)
+		s.overScan = new(jsonrpc.FrameHeadScanner)
 	}
 	s.overScan.Reset()
 	s.overScan.Write(s.data)

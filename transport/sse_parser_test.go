@@ -12,7 +12,7 @@ import (
 	"testing/iotest"
 	"time"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 )
 
 // sseItem is what Next returned once: an event, or (TooLarge > 0) the size
@@ -26,7 +26,7 @@ type sseItem struct {
 // sseRun is everything a reader yielded over a whole stream.
 type sseRun struct {
 	Items    []sseItem
-	Heads    []messages.FrameHead // of the skipped events, in order
+	Heads    []jsonrpc.FrameHead // of the skipped events, in order
 	End      error
 	LastID   string
 	Retry    string // time.Duration's String, "" while no retry took effect

@@ -23,6 +23,7 @@ import (
 	"weak"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/rawjson"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 	"github.com/mcpactor/mcpactor/transport/oauth"
@@ -383,7 +384,7 @@ func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*Fi
 	}
 	var servers map[string]json.RawMessage
 	if err := json.Unmarshal(doc[key], &servers); err != nil {
-		return nil, documentError("invalid configuration: %q must be an object (it is %s)", key, messages.KindOf(doc[key]))
+		return nil, documentError("invalid configuration: %q must be an object (it is %s)", key, rawjson.KindOf(doc[key]))
 	}
 	f := &File{Servers: map[string]*Server{}}
 	var problems []string

@@ -1,4 +1,4 @@
-package messages
+package rawjson
 
 import (
 	"encoding/json"
@@ -14,24 +14,24 @@ var metaSeeds = []string{
 	`[]`, `null`, `"s"`, `12`, ` { "k" : [ ] } `,
 }
 
-// decodeMeta agrees with json.Unmarshal into a nil Meta, for the objects
+// DecodeObject agrees with json.Unmarshal into a nil map[string]any, for the objects
 // it decodes; what it declines, encoding/json decodes.
 func checkDecodeMeta(t *testing.T, raw []byte) {
 	t.Helper()
 	if !json.Valid(raw) {
-		return // decodeMeta is only given valid JSON
+		return // DecodeObject is only given valid JSON
 	}
-	var want Meta
+	var want map[string]any
 	wantErr := json.Unmarshal(raw, &want)
 	for _, owned := range []bool{false, true} {
-		got, ok := decodeMeta(append([]byte(nil), raw...), owned)
+		got, ok := DecodeObject(append([]byte(nil), raw...), owned)
 		if !ok {
 			continue
 		}
 		if wantErr != nil {
-			t.Errorf("decodeMeta(%s) = %v, encoding/json fails: %v", raw, got, wantErr)
+			t.Errorf("DecodeObject(%s) = %v, encoding/json fails: %v", raw, got, wantErr)
 		} else if !reflect.DeepEqual(got, want) {
-			t.Errorf("decodeMeta(%s) = %#v, encoding/json %#v", raw, got, want)
+			t.Errorf("DecodeObject(%s) = %#v, encoding/json %#v", raw, got, want)
 		}
 	}
 }
@@ -40,7 +40,7 @@ func TestDecodeMetaMatchesEncodingJSON(t *testing.T) {
 	for _, s := range metaSeeds {
 		checkDecodeMeta(t, []byte(s))
 	}
-	if _, ok := decodeMeta([]byte(`{"n":1e999}`), false); ok {
+	if _, ok := DecodeObject([]byte(`{"n":1e999}`), false); ok {
 		t.Error("a number out of float64's range must be left to encoding/json, whose error it is")
 	}
 }
@@ -68,7 +68,7 @@ func TestDecodeMetaAllocations(t *testing.T) {
 	}
 	t.Logf("%.0f allocations decoding", n)
 	n = testing.AllocsPerRun(100, func() {
-		if _, ok := decodeMeta(raw, true); !ok {
+		if _, ok := DecodeObject(raw, true); !ok {
 			t.Fatal("declined")
 		}
 	})
@@ -80,22 +80,22 @@ func TestDecodeMetaAllocations(t *testing.T) {
 
 // A _meta that comes again and again is decoded once into a template, of
 // which every result gets a copy: equal to what encoding/json gives, with
-// maps and arrays of its own, so that changing one result's Meta changes
+// maps and arrays of its own, so that changing one result's map[string]any changes
 // no other.
 func TestDecodeMetaTemplateCopies(t *testing.T) {
 	raw := `{"io.modelcontextprotocol/serverInfo":{"name":"srv","version":"1.0.0"},"list":[1,{"k":"v"}],"x":2.5}`
-	var want Meta
+	var want map[string]any
 	if err := json.Unmarshal([]byte(raw), &want); err != nil {
 		t.Fatal(err)
 	}
-	var got []Meta
+	var got []map[string]any
 	for range 4 {
-		m, ok := decodeMeta([]byte(raw), true)
+		m, ok := DecodeObject([]byte(raw), true)
 		if !ok {
 			t.Fatal("declined")
 		}
 		if !reflect.DeepEqual(m, want) {
-			t.Fatalf("decodeMeta = %#v, want %#v", m, want)
+			t.Fatalf("DecodeObject = %#v, want %#v", m, want)
 		}
 		got = append(got, m)
 	}
@@ -108,7 +108,7 @@ func TestDecodeMetaTemplateCopies(t *testing.T) {
 			t.Errorf("result %d changed with result 0: %#v", i+1, m)
 		}
 	}
-	if m, _ := decodeMeta([]byte(raw), false); !reflect.DeepEqual(m, want) {
+	if m, _ := DecodeObject([]byte(raw), false); !reflect.DeepEqual(m, want) {
 		t.Errorf("a copy made after result 0 changed: %#v", m)
 	}
 }

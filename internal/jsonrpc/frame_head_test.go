@@ -1,10 +1,13 @@
-package messages
+package jsonrpc
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // Lines built to stress the scanner: a result too large to care about, and
@@ -19,87 +22,87 @@ var (
 type salvageCase struct {
 	name    string
 	line    string
-	id      ID
+	id      messages.ID
 	problem string
 	ok      bool
 }
 
 var salvageCases = []salvageCase{
 	// Well-formed lines: SalvageResponse finds nothing wrong.
-	{"valid result", `{"jsonrpc":"2.0","id":7,"result":{}}`, Int64ID(7), "", true},
-	{"valid error", `{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}`, Int64ID(7), "", true},
-	{"null error beside a result", `{"jsonrpc":"2.0","id":7,"result":{},"error":null}`, Int64ID(7), "", true},
-	{"spaces everywhere", " { \"jsonrpc\" : \"2.0\" ,\t\"id\" : 7 , \"result\" : [ ] } \r\n", Int64ID(7), "", true},
-	{"null method", `{"jsonrpc":"2.0","method":null,"id":7,"result":1}`, Int64ID(7), "", true},
+	{"valid result", `{"jsonrpc":"2.0","id":7,"result":{}}`, messages.Int64ID(7), "", true},
+	{"valid error", `{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"no"}}`, messages.Int64ID(7), "", true},
+	{"null error beside a result", `{"jsonrpc":"2.0","id":7,"result":{},"error":null}`, messages.Int64ID(7), "", true},
+	{"spaces everywhere", " { \"jsonrpc\" : \"2.0\" ,\t\"id\" : 7 , \"result\" : [ ] } \r\n", messages.Int64ID(7), "", true},
+	{"null method", `{"jsonrpc":"2.0","method":null,"id":7,"result":1}`, messages.Int64ID(7), "", true},
 
 	// The reasons a response is rejected.
-	{"both result and error", `{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":1,"message":"m"}}`, Int64ID(7), "both result and error", true},
-	{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":7,"result":{}}`, Int64ID(7), `jsonrpc is not "2.0"`, true},
-	{"no jsonrpc", `{"id":7,"result":{}}`, Int64ID(7), `jsonrpc is not "2.0"`, true},
-	{"jsonrpc a number", `{"jsonrpc":2,"id":7,"result":{}}`, Int64ID(7), `jsonrpc is not "2.0"`, true},
-	{"error a string", `{"jsonrpc":"2.0","id":7,"error":"boom"}`, Int64ID(7), "invalid error object", true},
-	{"error code a string", `{"jsonrpc":"2.0","id":7,"error":{"code":"-32000","message":"m"}}`, Int64ID(7), "invalid error object", true},
-	{"error code a fraction", `{"jsonrpc":"2.0","id":7,"error":{"code":1.5,"message":"m"}}`, Int64ID(7), "invalid error object", true},
-	{"error code too large", `{"jsonrpc":"2.0","id":7,"error":{"code":99999999999999999999}}`, Int64ID(7), "invalid error object", true},
-	{"error message a number", `{"jsonrpc":"2.0","id":7,"error":{"code":1,"Message":5}}`, Int64ID(7), "invalid error object", true},
-	{"error data anything", `{"jsonrpc":"2.0","id":7,"error":{"code":1,"data":{"code":"x","message":5}}}`, Int64ID(7), "", true},
+	{"both result and error", `{"jsonrpc":"2.0","id":7,"result":{},"error":{"code":1,"message":"m"}}`, messages.Int64ID(7), "both result and error", true},
+	{"jsonrpc 1.0", `{"jsonrpc":"1.0","id":7,"result":{}}`, messages.Int64ID(7), `jsonrpc is not "2.0"`, true},
+	{"no jsonrpc", `{"id":7,"result":{}}`, messages.Int64ID(7), `jsonrpc is not "2.0"`, true},
+	{"jsonrpc a number", `{"jsonrpc":2,"id":7,"result":{}}`, messages.Int64ID(7), `jsonrpc is not "2.0"`, true},
+	{"error a string", `{"jsonrpc":"2.0","id":7,"error":"boom"}`, messages.Int64ID(7), "invalid error object", true},
+	{"error code a string", `{"jsonrpc":"2.0","id":7,"error":{"code":"-32000","message":"m"}}`, messages.Int64ID(7), "invalid error object", true},
+	{"error code a fraction", `{"jsonrpc":"2.0","id":7,"error":{"code":1.5,"message":"m"}}`, messages.Int64ID(7), "invalid error object", true},
+	{"error code too large", `{"jsonrpc":"2.0","id":7,"error":{"code":99999999999999999999}}`, messages.Int64ID(7), "invalid error object", true},
+	{"error message a number", `{"jsonrpc":"2.0","id":7,"error":{"code":1,"Message":5}}`, messages.Int64ID(7), "invalid error object", true},
+	{"error data anything", `{"jsonrpc":"2.0","id":7,"error":{"code":1,"data":{"code":"x","message":5}}}`, messages.Int64ID(7), "", true},
 
 	// Ids in every form and place.
-	{"id echoed as a string", `{"jsonrpc":"2.0","id":"7","result":{},"error":{}}`, StringID("7"), "both result and error", true},
-	{"id after the result", `{"jsonrpc":"2.0","result":{},"error":{},"id":-3}`, Int64ID(-3), "both result and error", true},
-	{"string id with escapes", `{"jsonrpc":"2.0","id":"a\"b\u00e9","result":{},"error":{}}`, StringID(`a"bé`), "both result and error", true},
-	{"last id wins", `{"jsonrpc":"2.0","id":7,"id":8,"result":{},"error":{}}`, Int64ID(8), "both result and error", true},
-	{"names as encoding/json matches them", `{"JSONRPC":"2.0","ID":7,"Result":{},"\u0065rror":{}}`, Int64ID(7), "both result and error", true},
+	{"id echoed as a string", `{"jsonrpc":"2.0","id":"7","result":{},"error":{}}`, messages.StringID("7"), "both result and error", true},
+	{"id after the result", `{"jsonrpc":"2.0","result":{},"error":{},"id":-3}`, messages.Int64ID(-3), "both result and error", true},
+	{"string id with escapes", `{"jsonrpc":"2.0","id":"a\"b\u00e9","result":{},"error":{}}`, messages.StringID(`a"bé`), "both result and error", true},
+	{"last id wins", `{"jsonrpc":"2.0","id":7,"id":8,"result":{},"error":{}}`, messages.Int64ID(8), "both result and error", true},
+	{"names as encoding/json matches them", `{"JSONRPC":"2.0","ID":7,"Result":{},"\u0065rror":{}}`, messages.Int64ID(7), "both result and error", true},
 	{"nested ids are not the id",
 		`{"jsonrpc":"2.0","result":{"id":1,"items":[{"id":2},{"id":"3"}]},"error":{"code":1,"message":"m","data":{"id":4}},"id":5}`,
-		Int64ID(5), "both result and error", true},
+		messages.Int64ID(5), "both result and error", true},
 	{"escaped quotes and brackets in strings",
 		`{"jsonrpc":"2.0","result":{"text":"he said \"}, \"id\": 1, {\" and left\\","id\\":"[{"},"id":"7","error":{}}`,
-		StringID("7"), "both result and error", true},
+		messages.StringID("7"), "both result and error", true},
 
 	// Not JSON, and still an answer.
-	{"id before a huge truncated result", `{"jsonrpc":"2.0","id":7,"result":{"text":"` + hugeText, Int64ID(7), "truncated JSON", true},
-	{"id after a huge result", `{"jsonrpc":"2.0","result":{"text":"` + hugeText + `"},"error":{},"id":7}`, Int64ID(7), "both result and error", true},
-	{"deep junk before the id", `{"jsonrpc":"2.0","result":` + deepArrays + `,"id":7}`, Int64ID(7), "nesting deeper than 10000 levels", true},
-	{"deep junk after the id", `{"jsonrpc":"2.0","id":7,"result":` + deepArrays + `}`, Int64ID(7), "nesting deeper than 10000 levels", true},
-	{"deep ids before the id", `{"jsonrpc":"2.0","result":` + deepIDs + `,"id":7}`, Int64ID(7), "nesting deeper than 10000 levels", true},
-	{"deep ids after the id", `{"jsonrpc":"2.0","id":7,"error":` + deepIDs + `}`, Int64ID(7), "nesting deeper than 10000 levels", true},
-	{"truncated in the result", `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hel`, Int64ID(7), "truncated JSON", true},
-	{"truncated after a string id", `{"jsonrpc":"2.0","result":{},"id":"7"`, StringID("7"), "truncated JSON", true},
-	{"bad literal after the id", `{"jsonrpc":"2.0","id":7,"result":{"a":tru},"x":1}`, Int64ID(7), "invalid JSON after the id", true},
-	{"trailing comma before the id", `{"jsonrpc":"2.0","result":{"a":[1,2,]},"id":7}`, Int64ID(7), "invalid JSON before the id", true},
-	{"stray bracket before the id", `{"jsonrpc":"2.0","result":[1]],"id":7}`, Int64ID(7), "invalid JSON before the id", true},
-	{"missing colon before the id", `{"jsonrpc":"2.0","result" {"id":1},"id":7}`, Int64ID(7), "invalid JSON before the id", true},
-	{"bad escape before the id", `{"jsonrpc":"2.0","result":"\x\"},\"id\":1,","id":7}`, Int64ID(7), "invalid JSON before the id", true},
-	{"control character before the id", "{\"jsonrpc\":\"2.0\",\"result\":\"a\x01\\\"b\",\"id\":7}", Int64ID(7), "invalid JSON before the id", true},
-	{"junk after the id's number", `{"jsonrpc":"2.0","result":1,"id":7x}`, Int64ID(7), "invalid JSON after the id", true},
-	{"data after the object", `{"jsonrpc":"2.0","id":7,"result":{}} {"id":8}`, Int64ID(7), "data after the JSON object", true},
+	{"id before a huge truncated result", `{"jsonrpc":"2.0","id":7,"result":{"text":"` + hugeText, messages.Int64ID(7), "truncated JSON", true},
+	{"id after a huge result", `{"jsonrpc":"2.0","result":{"text":"` + hugeText + `"},"error":{},"id":7}`, messages.Int64ID(7), "both result and error", true},
+	{"deep junk before the id", `{"jsonrpc":"2.0","result":` + deepArrays + `,"id":7}`, messages.Int64ID(7), "nesting deeper than 10000 levels", true},
+	{"deep junk after the id", `{"jsonrpc":"2.0","id":7,"result":` + deepArrays + `}`, messages.Int64ID(7), "nesting deeper than 10000 levels", true},
+	{"deep ids before the id", `{"jsonrpc":"2.0","result":` + deepIDs + `,"id":7}`, messages.Int64ID(7), "nesting deeper than 10000 levels", true},
+	{"deep ids after the id", `{"jsonrpc":"2.0","id":7,"error":` + deepIDs + `}`, messages.Int64ID(7), "nesting deeper than 10000 levels", true},
+	{"truncated in the result", `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hel`, messages.Int64ID(7), "truncated JSON", true},
+	{"truncated after a string id", `{"jsonrpc":"2.0","result":{},"id":"7"`, messages.StringID("7"), "truncated JSON", true},
+	{"bad literal after the id", `{"jsonrpc":"2.0","id":7,"result":{"a":tru},"x":1}`, messages.Int64ID(7), "invalid JSON after the id", true},
+	{"trailing comma before the id", `{"jsonrpc":"2.0","result":{"a":[1,2,]},"id":7}`, messages.Int64ID(7), "invalid JSON before the id", true},
+	{"stray bracket before the id", `{"jsonrpc":"2.0","result":[1]],"id":7}`, messages.Int64ID(7), "invalid JSON before the id", true},
+	{"missing colon before the id", `{"jsonrpc":"2.0","result" {"id":1},"id":7}`, messages.Int64ID(7), "invalid JSON before the id", true},
+	{"bad escape before the id", `{"jsonrpc":"2.0","result":"\x\"},\"id\":1,","id":7}`, messages.Int64ID(7), "invalid JSON before the id", true},
+	{"control character before the id", "{\"jsonrpc\":\"2.0\",\"result\":\"a\x01\\\"b\",\"id\":7}", messages.Int64ID(7), "invalid JSON before the id", true},
+	{"junk after the id's number", `{"jsonrpc":"2.0","result":1,"id":7x}`, messages.Int64ID(7), "invalid JSON after the id", true},
+	{"data after the object", `{"jsonrpc":"2.0","id":7,"result":{}} {"id":8}`, messages.Int64ID(7), "data after the JSON object", true},
 
 	// Not an answer to one of our requests.
-	{"server request", `{"jsonrpc":"2.0","id":7,"method":"roots/list"}`, ID{}, "", false},
-	{"server request with a result", `{"jsonrpc":"2.0","id":7,"method":"roots/list","result":{}}`, ID{}, "", false},
-	{"method after the result", `{"jsonrpc":"2.0","id":7,"result":{},"method":5}`, ID{}, "", false},
-	{"method in a broken value", `{"jsonrpc":"2.0","id":7,"result":{},"method":nul}`, ID{}, "", false},
-	{"notification", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":7}}`, ID{}, "", false},
-	{"no id", `{"jsonrpc":"2.0","result":{},"error":{}}`, ID{}, "", false},
-	{"null id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, ID{}, "", false},
-	{"last id null", `{"jsonrpc":"2.0","id":7,"id":null,"result":{},"error":{}}`, ID{}, "", false},
-	{"object id", `{"jsonrpc":"2.0","id":{"id":7},"result":{}}`, ID{}, "", false},
-	{"boolean id", `{"jsonrpc":"2.0","id":true,"result":{}}`, ID{}, "", false},
-	{"fractional id", `{"jsonrpc":"2.0","id":7.5,"result":{}}`, ID{}, "", false},
-	{"id too large", `{"jsonrpc":"2.0","id":99999999999999999999,"result":{}}`, ID{}, "", false},
-	{"id too long", `{"jsonrpc":"2.0","id":"` + strings.Repeat("7", 200) + `","result":{},"error":{}}`, ID{}, "", false},
-	{"broken id", `{"jsonrpc":"2.0","id":"7\x","result":{}}`, ID{}, "", false},
-	{"surrogate in the name", `{"jsonrpc":"2.0","id\ud800":7,"result":{}}`, ID{}, "", false},
-	{"id cut off", `{"jsonrpc":"2.0","result":{},"id":7`, ID{}, "", false},
-	{"neither result nor error", `{"jsonrpc":"2.0","id":7,"error":null}`, ID{}, "", false},
-	{"id only inside the junk", `{"jsonrpc":"2.0","result":` + deepIDs, ID{}, "", false},
-	{"batch", `[{"jsonrpc":"2.0","id":7,"result":{}}]`, ID{}, "", false},
-	{"string", `"{\"id\":7,\"result\":1}"`, ID{}, "", false},
-	{"number", `7`, ID{}, "", false},
-	{"null", `null`, ID{}, "", false},
-	{"empty", ``, ID{}, "", false},
-	{"text", `Error: connection refused {"id":7,"result":1}`, ID{}, "", false},
+	{"server request", `{"jsonrpc":"2.0","id":7,"method":"roots/list"}`, messages.ID{}, "", false},
+	{"server request with a result", `{"jsonrpc":"2.0","id":7,"method":"roots/list","result":{}}`, messages.ID{}, "", false},
+	{"method after the result", `{"jsonrpc":"2.0","id":7,"result":{},"method":5}`, messages.ID{}, "", false},
+	{"method in a broken value", `{"jsonrpc":"2.0","id":7,"result":{},"method":nul}`, messages.ID{}, "", false},
+	{"notification", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":7}}`, messages.ID{}, "", false},
+	{"no id", `{"jsonrpc":"2.0","result":{},"error":{}}`, messages.ID{}, "", false},
+	{"null id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, messages.ID{}, "", false},
+	{"last id null", `{"jsonrpc":"2.0","id":7,"id":null,"result":{},"error":{}}`, messages.ID{}, "", false},
+	{"object id", `{"jsonrpc":"2.0","id":{"id":7},"result":{}}`, messages.ID{}, "", false},
+	{"boolean id", `{"jsonrpc":"2.0","id":true,"result":{}}`, messages.ID{}, "", false},
+	{"fractional id", `{"jsonrpc":"2.0","id":7.5,"result":{}}`, messages.ID{}, "", false},
+	{"id too large", `{"jsonrpc":"2.0","id":99999999999999999999,"result":{}}`, messages.ID{}, "", false},
+	{"id too long", `{"jsonrpc":"2.0","id":"` + strings.Repeat("7", 200) + `","result":{},"error":{}}`, messages.ID{}, "", false},
+	{"broken id", `{"jsonrpc":"2.0","id":"7\x","result":{}}`, messages.ID{}, "", false},
+	{"surrogate in the name", `{"jsonrpc":"2.0","id\ud800":7,"result":{}}`, messages.ID{}, "", false},
+	{"id cut off", `{"jsonrpc":"2.0","result":{},"id":7`, messages.ID{}, "", false},
+	{"neither result nor error", `{"jsonrpc":"2.0","id":7,"error":null}`, messages.ID{}, "", false},
+	{"id only inside the junk", `{"jsonrpc":"2.0","result":` + deepIDs, messages.ID{}, "", false},
+	{"batch", `[{"jsonrpc":"2.0","id":7,"result":{}}]`, messages.ID{}, "", false},
+	{"string", `"{\"id\":7,\"result\":1}"`, messages.ID{}, "", false},
+	{"number", `7`, messages.ID{}, "", false},
+	{"null", `null`, messages.ID{}, "", false},
+	{"empty", ``, messages.ID{}, "", false},
+	{"text", `Error: connection refused {"id":7,"result":1}`, messages.ID{}, "", false},
 }
 
 func TestSalvageResponse(t *testing.T) {
@@ -130,12 +133,12 @@ func TestFrameHeadFacts(t *testing.T) {
 		line string
 		want FrameHead
 	}{
-		{`{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`, FrameHead{ID: StringID("s1"), Method: true}},
-		{`{"jsonrpc":"2.0","id":1,"result":null}`, FrameHead{ID: Int64ID(1), Result: true}},
-		{`{"jsonrpc":"2.0","id":1,"error":{"code":1},"error":null}`, FrameHead{ID: Int64ID(1)}},
+		{`{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`, FrameHead{ID: messages.StringID("s1"), Method: true}},
+		{`{"jsonrpc":"2.0","id":1,"result":null}`, FrameHead{ID: messages.Int64ID(1), Result: true}},
+		{`{"jsonrpc":"2.0","id":1,"error":{"code":1},"error":null}`, FrameHead{ID: messages.Int64ID(1)}},
 		{`{"jsonrpc":"2.0","method":"a","method":null,"result":{}`, FrameHead{Result: true, Problem: "truncated JSON"}},
-		{`{"jsonrpc":"2.0","id":7,"result":{"content":[`, FrameHead{ID: Int64ID(7), Result: true, Problem: "truncated JSON"}},
-		{`{"jsonrpc":"2.0","id":7,"x":1]`, FrameHead{ID: Int64ID(7), Problem: "invalid JSON after the id"}},
+		{`{"jsonrpc":"2.0","id":7,"result":{"content":[`, FrameHead{ID: messages.Int64ID(7), Result: true, Problem: "truncated JSON"}},
+		{`{"jsonrpc":"2.0","id":7,"x":1]`, FrameHead{ID: messages.Int64ID(7), Problem: "invalid JSON after the id"}},
 		{`{"x":[1,]`, FrameHead{Problem: "invalid JSON"}},
 		{`[1]`, FrameHead{Problem: "not a JSON object"}},
 	} {
@@ -150,7 +153,7 @@ func TestFrameHeadFacts(t *testing.T) {
 // TestFrameHeadScannerNestingLimit: the scanner refuses exactly the depth
 // encoding/json refuses, the top-level object counting as one.
 func TestFrameHeadScannerNestingLimit(t *testing.T) {
-	for _, depth := range []int{maxNestingDepth - 1, maxNestingDepth, maxNestingDepth + 1} {
+	for _, depth := range []int{rawjson.MaxNestingDepth - 1, rawjson.MaxNestingDepth, rawjson.MaxNestingDepth + 1} {
 		inner := depth - 1
 		line := []byte(`{"jsonrpc":"2.0","id":1,"result":` + strings.Repeat("[", inner) + strings.Repeat("]", inner) + `}`)
 		var s FrameHeadScanner
@@ -158,7 +161,7 @@ func TestFrameHeadScannerNestingLimit(t *testing.T) {
 		if valid := !s.problemSeen && s.state == hsEnd; valid != json.Valid(line) {
 			t.Errorf("depth %d: scanner valid=%v, json.Valid=%v", depth, valid, !valid)
 		}
-		if id, ok := s.Response(); !ok || id != Int64ID(1) {
+		if id, ok := s.Response(); !ok || id != messages.Int64ID(1) {
 			t.Errorf("depth %d: %+v", depth, s.Head())
 		}
 	}
@@ -170,7 +173,7 @@ func TestFrameHeadScannerReset(t *testing.T) {
 	s.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":` + deepArrays))
 	s.Reset()
 	s.Write([]byte(`{"jsonrpc":"2.0","id":2,"result":{}}`))
-	if id, ok := s.Response(); !ok || id != Int64ID(2) || s.Head().Problem != "" {
+	if id, ok := s.Response(); !ok || id != messages.Int64ID(2) || s.Head().Problem != "" {
 		t.Fatalf("after Reset: %+v", s.Head())
 	}
 }
@@ -238,7 +241,7 @@ func TestFrameHeadScannerMemory(t *testing.T) {
 		t.Errorf("Write allocates %.0f times per chunk", n)
 	}
 	s.Write([]byte(`0],"error":{}}`))
-	if id, ok := s.Response(); !ok || id != Int64ID(7) {
+	if id, ok := s.Response(); !ok || id != messages.Int64ID(7) {
 		t.Errorf("after %d MB: %+v", s.off>>20, s.Head())
 	}
 	line := []byte(`{"jsonrpc":"1.0","id":123456,"result":{"content":[{"type":"text","text":"hello"}]}}`)

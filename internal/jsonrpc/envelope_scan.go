@@ -1,20 +1,23 @@
-package messages
+package jsonrpc
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // DecodeMessage decodes one JSON-RPC 2.0 message. It never panics, whatever
 // the bytes. A syntax error is returned as is (the *json.SyntaxError that
 // json.Unmarshal gives); JSON that is not a well-formed JSON-RPC message
-// yields an error wrapping ErrNotJSONRPC.
+// yields an error wrapping messages.ErrNotJSONRPC.
 //
 // A message with a method and an id no request may have (null, an object,
 // an array, a boolean, a fraction) is an invalid request, not a request or
-// a notification: the error wraps ErrInvalidRequestID too, and the Message
+// a notification: the error wraps messages.ErrInvalidRequestID too, and the Message
 // returned with it holds the method (and nothing else), so that the
 // transport can log it and answer with Invalid Request. Every other error
 // comes with the zero Message.
@@ -30,12 +33,12 @@ import (
 // sets result, as encoding/json matches struct fields), and returns the same
 // errors.
 func DecodeMessage(data []byte) (Message, error) {
-	r := jsonReader{data: data}
+	r := rawjson.Reader{Data: data}
 	var e envelope
 	e.read(&r)
-	r.end()
-	if r.invalid {
-		return Message{}, syntaxError(data)
+	r.End()
+	if r.Invalid {
+		return Message{}, rawjson.SyntaxError(data)
 	}
 	return e.message()
 }
@@ -50,7 +53,7 @@ type envelope struct {
 	hasMethod bool   // method is present and not null
 	params    []byte // raw; nil when absent
 	result    []byte // raw; nil when absent
-	err       *Error
+	err       *messages.Error
 	wrongType error // the first member of the wrong JSON type
 }
 
@@ -66,58 +69,58 @@ const (
 
 var envelopeFields = []string{"jsonrpc", "id", "method", "params", "result", "error"}
 
-func (e *envelope) read(r *jsonReader) {
-	switch r.peek() {
+func (e *envelope) read(r *rawjson.Reader) {
+	switch r.Peek() {
 	case '{':
 	case 'n':
 		// null into a struct is no error for encoding/json; the missing
 		// jsonrpc member rejects it.
-		r.value()
+		r.Value()
 		return
 	default:
-		r.value()
+		r.Value()
 		e.typeError("")
 		return
 	}
-	for more := r.beginObject(); more; more = r.nextMember() {
-		switch fieldIndex(r.key(), envelopeFields) {
+	for more := r.BeginObject(); more; more = r.NextMember() {
+		switch rawjson.FieldIndex(r.Key(), envelopeFields) {
 		case envJSONRPC:
-			switch c := r.peek(); c {
+			switch c := r.Peek(); c {
 			case '"':
-				e.jsonrpc = r.str()
+				e.jsonrpc = r.Str()
 			case 'n': // null leaves a string as it was
-				r.value()
+				r.Value()
 			default:
-				r.value()
+				r.Value()
 				e.typeError("jsonrpc")
 			}
 		case envID:
-			e.id = r.value()
+			e.id = r.Value()
 		case envMethod:
-			switch c := r.peek(); c {
+			switch c := r.Peek(); c {
 			case '"':
-				e.method, e.hasMethod = r.str(), true
+				e.method, e.hasMethod = r.Str(), true
 			case 'n': // null sets a pointer to nil: no method
-				r.value()
+				r.Value()
 				e.hasMethod = false
 			default:
-				r.value()
+				r.Value()
 				e.typeError("method")
 			}
 		case envParams:
-			e.params = r.value()
+			e.params = r.Value()
 		case envResult:
-			e.result = r.value()
+			e.result = r.Value()
 		case envError:
 			// Error objects are rare: encoding/json decodes them, into
 			// e.err as it was, so that repeated keys merge as before.
-			if raw := r.value(); raw != nil {
-				if err := unmarshalInto(raw, &e.err); err != nil {
+			if raw := r.Value(); raw != nil {
+				if err := rawjson.UnmarshalInto(raw, &e.err); err != nil {
 					e.errorTypeError(err)
 				}
 			}
 		default:
-			r.value()
+			r.Value()
 		}
 	}
 }
@@ -127,7 +130,7 @@ func (e *envelope) read(r *jsonReader) {
 // the decoding goes on, so that a later syntax error still takes precedence.
 func (e *envelope) typeError(field string) {
 	if e.wrongType == nil {
-		e.wrongType = fmt.Errorf("%w: field %q has the wrong type", ErrNotJSONRPC, field)
+		e.wrongType = fmt.Errorf("%w: field %q has the wrong type", messages.ErrNotJSONRPC, field)
 	}
 }
 
@@ -155,25 +158,25 @@ func (e *envelope) message() (Message, error) {
 		return Message{}, e.wrongType
 	}
 	if string(e.jsonrpc) != "2.0" {
-		return Message{}, fmt.Errorf("%w: jsonrpc is %q, want \"2.0\"", ErrNotJSONRPC, e.jsonrpc)
+		return Message{}, fmt.Errorf("%w: jsonrpc is %q, want \"2.0\"", messages.ErrNotJSONRPC, e.jsonrpc)
 	}
 	if e.hasMethod && len(e.method) > 0 {
 		if what := invalidRequestID(e.id); what != "" {
-			return Message{Method: string(e.method)}, fmt.Errorf("%w: %w (%s)", ErrNotJSONRPC, ErrInvalidRequestID, what)
+			return Message{Method: string(e.method)}, fmt.Errorf("%w: %w (%s)", messages.ErrNotJSONRPC, messages.ErrInvalidRequestID, what)
 		}
 	}
 	var m Message
 	if e.id != nil {
 		if err := m.ID.UnmarshalJSON(e.id); err != nil {
-			return Message{}, fmt.Errorf("%w: %v", ErrNotJSONRPC, err)
+			return Message{}, fmt.Errorf("%w: %v", messages.ErrNotJSONRPC, err)
 		}
 	}
 	if e.hasMethod {
 		if len(e.method) == 0 {
-			return Message{}, fmt.Errorf("%w: empty method", ErrNotJSONRPC)
+			return Message{}, fmt.Errorf("%w: empty method", messages.ErrNotJSONRPC)
 		}
 		if e.result != nil || e.err != nil {
-			return Message{}, fmt.Errorf("%w: method together with result or error", ErrNotJSONRPC)
+			return Message{}, fmt.Errorf("%w: method together with result or error", messages.ErrNotJSONRPC)
 		}
 		m.Method = string(e.method)
 		m.Params = clone(e.params)
@@ -181,9 +184,9 @@ func (e *envelope) message() (Message, error) {
 	}
 	switch {
 	case e.result != nil && e.err != nil:
-		return Message{}, fmt.Errorf("%w: both result and error", ErrNotJSONRPC)
+		return Message{}, fmt.Errorf("%w: both result and error", messages.ErrNotJSONRPC)
 	case e.result == nil && e.err == nil:
-		return Message{}, fmt.Errorf("%w: neither method, result nor error", ErrNotJSONRPC)
+		return Message{}, fmt.Errorf("%w: neither method, result nor error", messages.ErrNotJSONRPC)
 	case e.err != nil:
 		m.Error = e.err
 	default:
@@ -193,7 +196,7 @@ func (e *envelope) message() (Message, error) {
 }
 
 // invalidRequestID names what the raw id of a request is when no request
-// id may be that (see ErrInvalidRequestID), or returns "" for an absent,
+// id may be that (see messages.ErrInvalidRequestID), or returns "" for an absent,
 // string or integer id. An integer too large for an int64 is a valid id
 // that ID cannot hold: it is refused as before, not as an invalid request.
 func invalidRequestID(raw []byte) string {

@@ -1,4 +1,4 @@
-package messages
+package jsonrpc
 
 import (
 	"math/bits"

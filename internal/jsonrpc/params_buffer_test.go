@@ -1,8 +1,10 @@
-package messages
+package jsonrpc
 
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 func TestParamsBufferClasses(t *testing.T) {
@@ -26,7 +28,7 @@ func TestParamsBufferClasses(t *testing.T) {
 // not a part of it, not a buffer of no pool's.
 func TestPooled(t *testing.T) {
 	buf := ParamsBuffer(64)
-	params, err := AppendCallToolParams(buf, &CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)})
+	params, err := AppendCallToolParams(buf, &messages.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package messages
+package jsonrpc
 
 import (
 	"encoding/json"
@@ -6,10 +6,12 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
-	for _, p := range []CallToolParams{
+	for _, p := range []messages.CallToolParams{
 		{Name: "echo"},
 		{Name: "echo", Arguments: map[string]any{"message": "hi <there> & \"you\"", "n": 1.5}},
 		{Name: "ünïcode\u2028", Arguments: struct{ A int }{3}},
@@ -21,8 +23,8 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 			"struct": struct{ B []byte }{[]byte("hi")},
 			"k9":     9, "k10": 10, "k1": 1, "k2": 2, "k3": 3, "k4": 4, "k5": 5, "k6": 6, "k7": 7, "k8": 8,
 		}},
-		{Meta: Meta{"progressToken": 7, "traceparent": "00-abc"}, Name: "p", Arguments: map[string]int{"a": 1}},
-		{Meta: Meta{}, Name: "empty-meta"},
+		{Meta: messages.Meta{"progressToken": 7, "traceparent": "00-abc"}, Name: "p", Arguments: map[string]int{"a": 1}},
+		{Meta: messages.Meta{}, Name: "empty-meta"},
 		{Name: "raw", Arguments: json.RawMessage(`{"message":"hi \"you\"","n":[1,2.5e3,null,true]}`)},
 		{Name: "raw-spaced", Arguments: json.RawMessage(" {\"a\" : [1, 2] }\n")},
 		{Name: "raw-html", Arguments: json.RawMessage(`{"a":"<b>&"}`)},
@@ -64,17 +66,17 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 	// Arguments that encode, but not as an object, are refused: the
 	// protocol has them be one.
 	for _, notObject := range []any{map[string]any(nil), []int{1}, "text", 3, false, json.RawMessage(` [1]`), json.RawMessage(`null`)} {
-		_, err := AppendCallToolParams(nil, &CallToolParams{Name: "t", Arguments: notObject})
-		var ae *ArgumentsError
-		if !errors.Is(err, ErrInvalidArguments) || !errors.As(err, &ae) || ae.Tool != "t" {
-			t.Errorf("arguments %#v: %v, want an *ArgumentsError", notObject, err)
+		_, err := AppendCallToolParams(nil, &messages.CallToolParams{Name: "t", Arguments: notObject})
+		var ae *messages.ArgumentsError
+		if !errors.Is(err, messages.ErrInvalidArguments) || !errors.As(err, &ae) || ae.Tool != "t" {
+			t.Errorf("arguments %#v: %v, want an *messages.ArgumentsError", notObject, err)
 		}
 	}
 	for _, bad := range []any{func() {}, map[string]any{"nan": math.NaN()}, []any{math.Inf(1)},
 		json.RawMessage(`{"a":`), json.RawMessage(`{"a":1}{}`), json.RawMessage(`{"a":"\q"}`),
 		// Closed by the wrong kind past the 64 containers skipValue keeps in a word.
 		json.RawMessage(`{"a":` + strings.Repeat(`[{"b":`, 40) + `1` + strings.Repeat(`]}`, 40) + `}`)} {
-		if _, err := AppendCallToolParams(nil, &CallToolParams{Name: "bad", Arguments: bad}); err == nil {
+		if _, err := AppendCallToolParams(nil, &messages.CallToolParams{Name: "bad", Arguments: bad}); err == nil {
 			t.Errorf("unencodable arguments %T: want an error", bad)
 		}
 	}
@@ -91,13 +93,13 @@ func FuzzAppendCallToolParams(f *testing.F) {
 		}
 		// The arguments decoded, and as the caller's own encoding.
 		for _, a := range []any{a, json.RawMessage(args)} {
-			p := CallToolParams{Name: name, Arguments: a, RequestState: state}
+			p := messages.CallToolParams{Name: name, Arguments: a, RequestState: state}
 			want, err1 := json.Marshal(p)
 			got, err2 := AppendCallToolParams(nil, &p)
 			if err1 == nil && !argumentsAreObject(want) {
 				// Encodable, but not an object: refused (ArgumentsError).
-				if !errors.Is(err2, ErrInvalidArguments) {
-					t.Fatalf("%T: %s: got %s (%v), want ErrInvalidArguments", a, want, got, err2)
+				if !errors.Is(err2, messages.ErrInvalidArguments) {
+					t.Fatalf("%T: %s: got %s (%v), want messages.ErrInvalidArguments", a, want, got, err2)
 				}
 				continue
 			}

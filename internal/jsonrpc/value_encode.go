@@ -1,10 +1,13 @@
-package messages
+package jsonrpc
 
 import (
 	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // appendValue appends the JSON encoding of v, byte for byte what
@@ -17,7 +20,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendString(b, v), nil
+		return rawjson.AppendString(b, v), nil
 	case bool:
 		return strconv.AppendBool(b, v), nil
 	case int:
@@ -32,7 +35,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		if rawAsIs(v) {
 			return append(b, v...), nil
 		}
-	case Meta:
+	case messages.Meta:
 		return appendObject(b, v)
 	case []any:
 		if v == nil {
@@ -73,7 +76,7 @@ func appendObject(b []byte, m map[string]any) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = rawjson.AppendString(b, k)
 		b = append(b, ':')
 		var err error
 		if b, err = appendValue(b, m[k]); err != nil {
@@ -132,10 +135,10 @@ func rawAsIs(raw json.RawMessage) bool {
 			return false
 		}
 	}
-	r := jsonReader{data: raw}
-	r.skipValue()
-	r.end()
-	return !r.invalid
+	r := rawjson.Reader{Data: raw}
+	r.SkipValue()
+	r.End()
+	return !r.Invalid
 }
 
 // flatObjectKeys bounds the maps appendFlatObject encodes: their
@@ -168,13 +171,13 @@ func appendFlatObject(b []byte, m map[string]any) ([]byte, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, kv[i].k)
+		b = rawjson.AppendString(b, kv[i].k)
 		b = append(b, ':')
 		switch v := kv[i].v.(type) {
 		case nil:
 			b = append(b, "null"...)
 		case string:
-			b = appendString(b, v)
+			b = rawjson.AppendString(b, v)
 		case bool:
 			b = strconv.AppendBool(b, v)
 		case int:

@@ -1,4 +1,4 @@
-package messages
+package jsonrpc
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // This file keeps the encoding/json-based DecodeMessage that envelope_scan.go
@@ -22,7 +24,7 @@ type referenceWireMessage struct {
 	Method  *string         `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
+	Error   *messages.Error `json:"error,omitempty"`
 }
 
 // referenceDecodeMessage is DecodeMessage as it was.
@@ -31,7 +33,7 @@ func referenceDecodeMessage(data []byte) (Message, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
-			return Message{}, fmt.Errorf("%w: field %q has the wrong type", ErrNotJSONRPC, ute.Field)
+			return Message{}, fmt.Errorf("%w: field %q has the wrong type", messages.ErrNotJSONRPC, ute.Field)
 		}
 		return Message{}, err
 	}
@@ -40,7 +42,7 @@ func referenceDecodeMessage(data []byte) (Message, error) {
 
 func (w *referenceWireMessage) message() (Message, error) {
 	if w.JSONRPC != "2.0" {
-		return Message{}, fmt.Errorf("%w: jsonrpc is %q, want \"2.0\"", ErrNotJSONRPC, w.JSONRPC)
+		return Message{}, fmt.Errorf("%w: jsonrpc is %q, want \"2.0\"", messages.ErrNotJSONRPC, w.JSONRPC)
 	}
 	// Added after the replacement: a method with a null, object, array,
 	// boolean or non-integer id is an invalid request (JSON-RPC 2.0 §4,
@@ -49,21 +51,21 @@ func (w *referenceWireMessage) message() (Message, error) {
 	// it here, not from its first byte as in the scanner.
 	if w.Method != nil && *w.Method != "" && w.ID != nil {
 		if what := referenceInvalidRequestID(w.ID); what != "" {
-			return Message{Method: *w.Method}, fmt.Errorf("%w: %w (%s)", ErrNotJSONRPC, ErrInvalidRequestID, what)
+			return Message{Method: *w.Method}, fmt.Errorf("%w: %w (%s)", messages.ErrNotJSONRPC, messages.ErrInvalidRequestID, what)
 		}
 	}
 	var m Message
 	if w.ID != nil {
 		if err := referenceUnmarshalID(&m.ID, w.ID); err != nil {
-			return Message{}, fmt.Errorf("%w: %v", ErrNotJSONRPC, err)
+			return Message{}, fmt.Errorf("%w: %v", messages.ErrNotJSONRPC, err)
 		}
 	}
 	if w.Method != nil {
 		if *w.Method == "" {
-			return Message{}, fmt.Errorf("%w: empty method", ErrNotJSONRPC)
+			return Message{}, fmt.Errorf("%w: empty method", messages.ErrNotJSONRPC)
 		}
 		if w.Result != nil || w.Error != nil {
-			return Message{}, fmt.Errorf("%w: method together with result or error", ErrNotJSONRPC)
+			return Message{}, fmt.Errorf("%w: method together with result or error", messages.ErrNotJSONRPC)
 		}
 		m.Method = *w.Method
 		m.Params = w.Params
@@ -71,9 +73,9 @@ func (w *referenceWireMessage) message() (Message, error) {
 	}
 	switch {
 	case w.Result != nil && w.Error != nil:
-		return Message{}, fmt.Errorf("%w: both result and error", ErrNotJSONRPC)
+		return Message{}, fmt.Errorf("%w: both result and error", messages.ErrNotJSONRPC)
 	case w.Result == nil && w.Error == nil:
-		return Message{}, fmt.Errorf("%w: neither method, result nor error", ErrNotJSONRPC)
+		return Message{}, fmt.Errorf("%w: neither method, result nor error", messages.ErrNotJSONRPC)
 	case w.Error != nil:
 		m.Error = w.Error
 	default:
@@ -82,10 +84,15 @@ func (w *referenceWireMessage) message() (Message, error) {
 	return m, nil
 }
 
+// errBadID is what messages.ID.UnmarshalJSON says of an id that is
+// neither an integer nor a string; the decoder's errors are compared by
+// their text.
+var errBadID = errors.New("jsonrpc: id must be an integer or a string")
+
 // referenceUnmarshalID is ID.UnmarshalJSON as it was.
-func referenceUnmarshalID(id *ID, data []byte) error {
+func referenceUnmarshalID(id *messages.ID, data []byte) error {
 	data = bytes.TrimSpace(data)
-	*id = ID{}
+	*id = messages.ID{}
 	switch {
 	case len(data) == 0:
 		return errBadID
@@ -96,14 +103,14 @@ func referenceUnmarshalID(id *ID, data []byte) error {
 		if err := json.Unmarshal(data, &s); err != nil {
 			return err
 		}
-		*id = StringID(s)
+		*id = messages.StringID(s)
 		return nil
 	default:
 		n, err := strconv.ParseInt(string(data), 10, 64)
 		if err != nil {
 			return errBadID
 		}
-		*id = Int64ID(n)
+		*id = messages.Int64ID(n)
 		return nil
 	}
 }

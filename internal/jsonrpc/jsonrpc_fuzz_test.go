@@ -1,4 +1,4 @@
-package messages
+package jsonrpc
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // canonical decodes JSON into plain values (numbers kept exact), so that
@@ -80,9 +82,9 @@ func FuzzDecodeMessage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := DecodeMessage(data) // must never panic
-		if errors.Is(err, ErrInvalidRequestID) {
+		if errors.Is(err, messages.ErrInvalidRequestID) {
 			// The one error that comes with a message: the method, alone.
-			if m.Method == "" || !reflect.DeepEqual(m, Message{Method: m.Method}) || !errors.Is(err, ErrNotJSONRPC) {
+			if m.Method == "" || !reflect.DeepEqual(m, Message{Method: m.Method}) || !errors.Is(err, messages.ErrNotJSONRPC) {
 				t.Fatalf("%q: %v with %#v", data, err, m)
 			}
 			return

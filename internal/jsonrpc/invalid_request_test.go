@@ -1,9 +1,11 @@
-package messages
+package jsonrpc
 
 import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // TestDecodeInvalidRequestID: a server message with a method and an id no
@@ -24,8 +26,8 @@ func TestDecodeInvalidRequestID(t *testing.T) {
 		{`{"jsonrpc":"2.0","ID":7.0,"Method":"roots/list"}`, "a number that is not an integer"},
 	} {
 		m, err := DecodeMessage([]byte(tc.line))
-		if !errors.Is(err, ErrInvalidRequestID) || !errors.Is(err, ErrNotJSONRPC) {
-			t.Errorf("%s: error %v, want ErrInvalidRequestID and ErrNotJSONRPC", tc.line, err)
+		if !errors.Is(err, messages.ErrInvalidRequestID) || !errors.Is(err, messages.ErrNotJSONRPC) {
+			t.Errorf("%s: error %v, want messages.ErrInvalidRequestID and messages.ErrNotJSONRPC", tc.line, err)
 			continue
 		}
 		if want := "not a JSON-RPC 2.0 message: invalid request id (" + tc.what + ")"; err.Error() != want {
@@ -43,14 +45,14 @@ func TestDecodeValidRequestsUnchanged(t *testing.T) {
 	for _, tc := range []struct {
 		line string
 		kind Kind
-		id   ID
+		id   messages.ID
 	}{
-		{`{"jsonrpc":"2.0","id":7,"method":"roots/list"}`, KindRequest, Int64ID(7)},
-		{`{"jsonrpc":"2.0","id":-0,"method":"roots/list"}`, KindRequest, Int64ID(0)},
-		{`{"jsonrpc":"2.0","id":"7.5","method":"roots/list"}`, KindRequest, StringID("7.5")},
-		{`{"jsonrpc":"2.0","id":"","method":"roots/list"}`, KindRequest, StringID("")},
-		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, KindNotification, ID{}},
-		{`{"jsonrpc":"2.0","id":null,"method":"a","method":null,"result":{}}`, KindResponse, ID{}},
+		{`{"jsonrpc":"2.0","id":7,"method":"roots/list"}`, KindRequest, messages.Int64ID(7)},
+		{`{"jsonrpc":"2.0","id":-0,"method":"roots/list"}`, KindRequest, messages.Int64ID(0)},
+		{`{"jsonrpc":"2.0","id":"7.5","method":"roots/list"}`, KindRequest, messages.StringID("7.5")},
+		{`{"jsonrpc":"2.0","id":"","method":"roots/list"}`, KindRequest, messages.StringID("")},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, KindNotification, messages.ID{}},
+		{`{"jsonrpc":"2.0","id":null,"method":"a","method":null,"result":{}}`, KindResponse, messages.ID{}},
 	} {
 		m, err := DecodeMessage([]byte(tc.line))
 		if err != nil || m.Kind() != tc.kind || m.ID != tc.id {
@@ -67,8 +69,8 @@ func TestDecodeValidRequestsUnchanged(t *testing.T) {
 		`{"jsonrpc":"2.0","id":null,"method":5}`,
 	} {
 		m, err := DecodeMessage([]byte(line))
-		if !errors.Is(err, ErrNotJSONRPC) || errors.Is(err, ErrInvalidRequestID) || !reflect.DeepEqual(m, Message{}) {
-			t.Errorf("%s: %#v, %v; want a plain ErrNotJSONRPC", line, m, err)
+		if !errors.Is(err, messages.ErrNotJSONRPC) || errors.Is(err, messages.ErrInvalidRequestID) || !reflect.DeepEqual(m, Message{}) {
+			t.Errorf("%s: %#v, %v; want a plain messages.ErrNotJSONRPC", line, m, err)
 		}
 	}
 }
@@ -81,11 +83,11 @@ func TestDecodeValidRequestsUnchanged(t *testing.T) {
 func TestDecodeErrorWithNullID(t *testing.T) {
 	for _, tc := range []struct {
 		line string
-		want Error
+		want messages.Error
 	}{
-		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, Error{Code: CodeParseError, Message: "Parse error"}},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`, messages.Error{Code: messages.CodeParseError, Message: "Parse error"}},
 		{`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"line":3}},"id":null}`,
-			Error{Code: CodeInvalidRequest, Message: "Invalid Request", Data: []byte(`{"line":3}`)}},
+			messages.Error{Code: messages.CodeInvalidRequest, Message: "Invalid Request", Data: []byte(`{"line":3}`)}},
 	} {
 		m, err := DecodeMessage([]byte(tc.line))
 		if err != nil {

@@ -1,10 +1,13 @@
-package messages
+package jsonrpc
 
 import (
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // envelopeSeeds cover what the scanner must decode as encoding/json did:
@@ -87,8 +90,8 @@ func checkDecodeMessage(t *testing.T, data []byte) {
 		t.Fatalf("%q: error %v, reference error %v", data, err, wantErr)
 	}
 	if err != nil {
-		if err.Error() != wantErr.Error() || errors.Is(err, ErrNotJSONRPC) != errors.Is(wantErr, ErrNotJSONRPC) ||
-			errors.Is(err, ErrInvalidRequestID) != errors.Is(wantErr, ErrInvalidRequestID) ||
+		if err.Error() != wantErr.Error() || errors.Is(err, messages.ErrNotJSONRPC) != errors.Is(wantErr, messages.ErrNotJSONRPC) ||
+			errors.Is(err, messages.ErrInvalidRequestID) != errors.Is(wantErr, messages.ErrInvalidRequestID) ||
 			reflect.TypeOf(err) != reflect.TypeOf(wantErr) {
 			t.Fatalf("%q: error %T %v, reference error %T %v", data, err, err, wantErr, wantErr)
 		}
@@ -103,7 +106,7 @@ func checkDecodeMessage(t *testing.T, data []byte) {
 }
 
 func TestDecodeMessageNesting(t *testing.T) {
-	for _, depth := range []int{maxNestingDepth - 1, maxNestingDepth} {
+	for _, depth := range []int{rawjson.MaxNestingDepth - 1, rawjson.MaxNestingDepth} {
 		params := strings.Repeat("[", depth) + strings.Repeat("]", depth)
 		checkDecodeMessage(t, []byte(`{"jsonrpc":"2.0","method":"deep","params":`+params+`}`))
 	}
@@ -122,5 +125,20 @@ func TestDecodeMessageCopies(t *testing.T) {
 	}
 	if string(m.Result) != `{"a":"b"}` {
 		t.Fatalf("result changed with the line: %s", m.Result)
+	}
+}
+
+func TestResponseIDMatching(t *testing.T) {
+	// The decoded envelope keeps the echoed form; matching goes through
+	// Int64, so a string-echoed id still finds request 7.
+	m, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","id":"7","result":{}}`))
+	if err != nil || m.Kind() != KindResponse {
+		t.Fatalf("%+v, %v", m, err)
+	}
+	if n, ok := m.ID.Int64(); !ok || n != 7 {
+		t.Errorf("id %#v does not match 7", m.ID)
+	}
+	if _, err := DecodeMessage([]byte(`{"jsonrpc":"2.0","id":7.5,"result":{}}`)); err == nil {
+		t.Error("fractional response id accepted")
 	}
 }

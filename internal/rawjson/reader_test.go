@@ -1,4 +1,4 @@
-package messages
+package rawjson
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ var jsonReaderSeeds = []string{
 	`["` + strings.Repeat("a", 40) + "\xc3\xa9" + strings.Repeat("b", 40) + `","` + strings.Repeat("c", 40) + `"]`,
 }
 
-// FuzzJSONReader holds jsonReader to encoding/json: it must accept exactly
+// FuzzJSONReader holds Reader to encoding/json: it must accept exactly
 // the texts json.Valid accepts, and decode strings exactly as
 // json.Unmarshal decodes them.
 func FuzzJSONReader(f *testing.F) {
@@ -38,24 +38,24 @@ func FuzzJSONReader(f *testing.F) {
 // matchesEncodingJSON fails t unless the reader accepts data exactly when
 // json.Valid does and, for a string, decodes it as json.Unmarshal does.
 func matchesEncodingJSON(t *testing.T, data []byte) {
-	r := jsonReader{data: data}
-	r.skipSpace()
-	r.skipValue()
-	r.end()
-	if valid := json.Valid(data); r.invalid == valid {
-		t.Fatalf("%q: reader valid=%v, json.Valid=%v", data, !r.invalid, valid)
+	r := Reader{Data: data}
+	r.SkipSpace()
+	r.SkipValue()
+	r.End()
+	if valid := json.Valid(data); r.Invalid == valid {
+		t.Fatalf("%q: reader valid=%v, json.Valid=%v", data, !r.Invalid, valid)
 	}
 
 	var want string
 	wantErr := json.Unmarshal(data, &want)
-	r = jsonReader{data: data}
-	if r.peek() != '"' {
+	r = Reader{Data: data}
+	if r.Peek() != '"' {
 		return
 	}
-	got := r.str()
-	r.end()
-	if r.invalid != (wantErr != nil) {
-		t.Fatalf("%q: str invalid=%v, json.Unmarshal: %v", data, r.invalid, wantErr)
+	got := r.Str()
+	r.End()
+	if r.Invalid != (wantErr != nil) {
+		t.Fatalf("%q: str invalid=%v, json.Unmarshal: %v", data, r.Invalid, wantErr)
 	}
 	if wantErr == nil && string(got) != want {
 		t.Fatalf("%q: str = %q, json.Unmarshal = %q", data, got, want)
@@ -88,18 +88,18 @@ func TestJSONReaderLongStrings(t *testing.T) {
 }
 
 func TestJSONReaderNestingLimit(t *testing.T) {
-	for _, depth := range []int{maxNestingDepth, maxNestingDepth + 1} {
+	for _, depth := range []int{MaxNestingDepth, MaxNestingDepth + 1} {
 		for _, open := range []string{"[", `{"a":`} {
 			closeWith := "]"
 			if open != "[" {
 				closeWith = "}"
 			}
 			data := []byte(strings.Repeat(open, depth) + strings.Repeat(closeWith, depth))
-			r := jsonReader{data: data}
-			r.skipValue()
-			r.end()
-			if valid := json.Valid(data); r.invalid == valid {
-				t.Errorf("depth %d of %s: reader valid=%v, json.Valid=%v", depth, open, !r.invalid, valid)
+			r := Reader{Data: data}
+			r.SkipValue()
+			r.End()
+			if valid := json.Valid(data); r.Invalid == valid {
+				t.Errorf("depth %d of %s: reader valid=%v, json.Valid=%v", depth, open, !r.Invalid, valid)
 			}
 		}
 	}
@@ -116,8 +116,8 @@ func TestFieldIndexFolding(t *testing.T) {
 		{"reſult", 2}, {"RESULT", 2}, {"iserror", 3}, {"ISERROR", 3}, {"_META", 4}, {"meta", -1},
 		{"\u212aind", 5}, {"KIND", 5}, {"", -1}, {"\ufffd", -1},
 	} {
-		if got := fieldIndex([]byte(tt.key), names); got != tt.want {
-			t.Errorf("fieldIndex(%q) = %d, want %d", tt.key, got, tt.want)
+		if got := FieldIndex([]byte(tt.key), names); got != tt.want {
+			t.Errorf("FieldIndex(%q) = %d, want %d", tt.key, got, tt.want)
 		}
 	}
 }

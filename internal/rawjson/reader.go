@@ -1,4 +1,4 @@
-package messages
+package rawjson
 
 import (
 	"bytes"
@@ -11,9 +11,10 @@ import (
 	"unicode/utf8"
 )
 
-// jsonReader reads one JSON text (RFC 8259) in a single pass, validating
+// Reader reads one JSON text (RFC 8259) in a single pass, validating
 // every byte as it goes. It backs the decoders on the hot path of every
-// response (DecodeMessage, CallToolResult, Content), which with
+// response (the JSON-RPC envelope, messages.CallToolResult and
+// messages.Content), which with
 // encoding/json scanned each response about eight times: a validation pass
 // and a decoding pass for the envelope, again for the result, and twice more
 // for every content block, whose UnmarshalJSON ran json.Unmarshal twice.
@@ -29,15 +30,15 @@ import (
 // Errors are sticky: the first syntax error marks the reader invalid and
 // moves it to the end of the data, after which every method is a no-op
 // that reports nothing more to read. Callers check invalid once, at the
-// end, and then ask syntaxError for encoding/json's own description.
-type jsonReader struct {
-	data    []byte
-	off     int  // next byte to read
+// end, and then ask SyntaxError for encoding/json's own description.
+type Reader struct {
+	Data    []byte
+	Off     int  // next byte to read
 	depth   int  // objects and arrays open
-	invalid bool // a syntax error was found
+	Invalid bool // a syntax error was found
 	// owned says that data was handed over to what is decoded: its large
 	// strings may share data's memory (see CallToolResult.UnmarshalOwned).
-	owned bool
+	Owned bool
 	// quoteFrom and quoteEnd remember plainRun's last search for a quote:
 	// data[quoteFrom:quoteEnd] holds none, and quoteEnd is the next one
 	// (or len(data)). A long string with an escape or a multi-byte
@@ -46,23 +47,23 @@ type jsonReader struct {
 	quoteFrom, quoteEnd int
 }
 
-// maxNestingDepth is encoding/json's limit on nested objects and arrays
-// (maxNestingDepth in encoding/json/scanner.go). A reader that stands in
+// MaxNestingDepth is encoding/json's limit on nested objects and arrays
+// (MaxNestingDepth in encoding/json/scanner.go). A reader that stands in
 // for its validation must refuse what it refuses.
-const maxNestingDepth = 10000
+const MaxNestingDepth = 10000
 
-func (r *jsonReader) fail() {
-	r.invalid = true
-	r.off = len(r.data)
+func (r *Reader) fail() {
+	r.Invalid = true
+	r.Off = len(r.Data)
 }
 
 // skipSpace skips insignificant whitespace (RFC 8259 §2: space, horizontal
 // tab, line feed, carriage return).
-func (r *jsonReader) skipSpace() {
-	for r.off < len(r.data) {
-		switch r.data[r.off] {
+func (r *Reader) SkipSpace() {
+	for r.Off < len(r.Data) {
+		switch r.Data[r.Off] {
 		case ' ', '\t', '\n', '\r':
-			r.off++
+			r.Off++
 		default:
 			return
 		}
@@ -71,44 +72,44 @@ func (r *jsonReader) skipSpace() {
 
 // peek returns the first byte of the next value, which tells its kind
 // ('{', '[', '"', 't', 'f', 'n', or a number's first byte), or 0 at the end.
-func (r *jsonReader) peek() byte {
-	r.skipSpace()
-	if r.off < len(r.data) {
-		return r.data[r.off]
+func (r *Reader) Peek() byte {
+	r.SkipSpace()
+	if r.Off < len(r.Data) {
+		return r.Data[r.Off]
 	}
 	return 0
 }
 
 // end checks that only whitespace follows the value read (RFC 8259 §2: a
 // JSON text is one value).
-func (r *jsonReader) end() {
-	r.skipSpace()
-	if r.off != len(r.data) {
+func (r *Reader) End() {
+	r.SkipSpace()
+	if r.Off != len(r.Data) {
 		r.fail()
 	}
 }
 
 // beginObject consumes the '{' that starts an object and reports whether a
 // member follows, to be read with key, its value, then nextMember.
-func (r *jsonReader) beginObject() bool { return r.begin('{', '}') }
+func (r *Reader) BeginObject() bool { return r.begin('{', '}') }
 
 // beginArray consumes the '[' that starts an array and reports whether an
 // element follows, to be read as a value followed by nextElement.
-func (r *jsonReader) beginArray() bool { return r.begin('[', ']') }
+func (r *Reader) BeginArray() bool { return r.begin('[', ']') }
 
-func (r *jsonReader) begin(open, close byte) bool {
-	if r.off >= len(r.data) || r.data[r.off] != open {
+func (r *Reader) begin(open, close byte) bool {
+	if r.Off >= len(r.Data) || r.Data[r.Off] != open {
 		r.fail()
 		return false
 	}
-	r.off++
-	if r.depth++; r.depth > maxNestingDepth {
+	r.Off++
+	if r.depth++; r.depth > MaxNestingDepth {
 		r.fail()
 		return false
 	}
-	r.skipSpace()
-	if r.off < len(r.data) && r.data[r.off] == close {
-		r.off++
+	r.SkipSpace()
+	if r.Off < len(r.Data) && r.Data[r.Off] == close {
+		r.Off++
 		r.depth--
 		return false
 	}
@@ -117,22 +118,22 @@ func (r *jsonReader) begin(open, close byte) bool {
 
 // nextMember consumes the ',' or '}' after a member's value and reports
 // whether another member follows.
-func (r *jsonReader) nextMember() bool { return r.next('}') }
+func (r *Reader) NextMember() bool { return r.next('}') }
 
 // nextElement consumes the ',' or ']' after an element and reports whether
 // another element follows.
-func (r *jsonReader) nextElement() bool { return r.next(']') }
+func (r *Reader) NextElement() bool { return r.next(']') }
 
-func (r *jsonReader) next(close byte) bool {
-	r.skipSpace()
-	if r.off < len(r.data) {
-		switch r.data[r.off] {
+func (r *Reader) next(close byte) bool {
+	r.SkipSpace()
+	if r.Off < len(r.Data) {
+		switch r.Data[r.Off] {
 		case ',':
-			r.off++
-			r.skipSpace()
+			r.Off++
+			r.SkipSpace()
 			return true
 		case close:
-			r.off++
+			r.Off++
 			r.depth--
 			return false
 		}
@@ -143,19 +144,19 @@ func (r *jsonReader) next(close byte) bool {
 
 // key reads a member's name and the ':' after it, and returns the name
 // decoded as encoding/json decodes keys (see str).
-func (r *jsonReader) key() []byte {
-	if r.off >= len(r.data) || r.data[r.off] != '"' {
+func (r *Reader) Key() []byte {
+	if r.Off >= len(r.Data) || r.Data[r.Off] != '"' {
 		r.fail()
 		return nil
 	}
-	k := r.str()
+	k := r.Str()
 	r.colon()
 	return k
 }
 
 // skipKey is key for a member whose name does not matter.
-func (r *jsonReader) skipKey() {
-	if r.off >= len(r.data) || r.data[r.off] != '"' {
+func (r *Reader) skipKey() {
+	if r.Off >= len(r.Data) || r.Data[r.Off] != '"' {
 		r.fail()
 		return
 	}
@@ -163,33 +164,33 @@ func (r *jsonReader) skipKey() {
 	r.colon()
 }
 
-func (r *jsonReader) colon() {
-	r.skipSpace()
-	if r.off >= len(r.data) || r.data[r.off] != ':' {
+func (r *Reader) colon() {
+	r.SkipSpace()
+	if r.Off >= len(r.Data) || r.Data[r.Off] != ':' {
 		r.fail()
 		return
 	}
-	r.off++
-	r.skipSpace()
+	r.Off++
+	r.SkipSpace()
 }
 
 // value skips the next value and returns its bytes, exactly as written, or
 // nil if it is not valid JSON.
-func (r *jsonReader) value() []byte {
-	r.skipSpace()
-	start := r.off
-	r.skipValue()
-	if r.invalid {
+func (r *Reader) Value() []byte {
+	r.SkipSpace()
+	start := r.Off
+	r.SkipValue()
+	if r.Invalid {
 		return nil
 	}
-	return r.data[start:r.off]
+	return r.Data[start:r.Off]
 }
 
-// skipValue validates the value at r.off and moves past it. Nesting is
+// skipValue validates the value at r.Off and moves past it. Nesting is
 // kept on an explicit stack rather than by recursion, so that a hostile
 // line nested ten thousand deep costs 10 KB of heap, not a deep goroutine
 // stack.
-func (r *jsonReader) skipValue() {
+func (r *Reader) SkipValue() {
 	// The containers entered here, innermost last, are kept as bits
 	// (set: an object) of a word, spilling to deep past 64 of them: a
 	// byte each in an array of its own would make this frame, under
@@ -198,20 +199,20 @@ func (r *jsonReader) skipValue() {
 	var deep *[]bool
 	n := 0 // containers open here
 	for {
-		if r.off >= len(r.data) {
+		if r.Off >= len(r.Data) {
 			r.fail()
 			return
 		}
-		switch r.data[r.off] {
+		switch r.Data[r.Off] {
 		case '{':
-			if r.beginObject() {
+			if r.BeginObject() {
 				r.skipKey()
 				kinds, deep = entered(kinds, deep, n, true)
 				n++
 				continue
 			}
 		case '[':
-			if r.beginArray() {
+			if r.BeginArray() {
 				kinds, deep = entered(kinds, deep, n, false)
 				n++
 				continue
@@ -229,17 +230,17 @@ func (r *jsonReader) skipValue() {
 		}
 		// A value has ended; it may end the containers around it too.
 		for {
-			if r.invalid || n == 0 {
+			if r.Invalid || n == 0 {
 				return
 			}
 			object := n > 64 && (*deep)[n-65] || n <= 64 && kinds&(1<<(n-1)) != 0
 			var more bool
 			if object {
-				if more = r.nextMember(); more {
+				if more = r.NextMember(); more {
 					r.skipKey()
 				}
 			} else {
-				more = r.nextElement()
+				more = r.NextElement()
 			}
 			if more {
 				break
@@ -266,13 +267,13 @@ func entered(kinds uint64, deep *[]bool, n int, object bool) (uint64, *[]bool) {
 	return kinds, deep
 }
 
-func (r *jsonReader) literal(lit string) {
-	end := r.off + len(lit)
-	if end > len(r.data) || string(r.data[r.off:end]) != lit {
+func (r *Reader) literal(lit string) {
+	end := r.Off + len(lit)
+	if end > len(r.Data) || string(r.Data[r.Off:end]) != lit {
 		r.fail()
 		return
 	}
-	r.off = end
+	r.Off = end
 }
 
 // skipNumber validates a number (RFC 8259 §6):
@@ -281,8 +282,8 @@ func (r *jsonReader) literal(lit string) {
 //	int    = zero / ( digit1-9 *DIGIT )
 //	frac   = decimal-point 1*DIGIT
 //	exp    = e [ minus / plus ] 1*DIGIT
-func (r *jsonReader) skipNumber() {
-	d, i := r.data, r.off
+func (r *Reader) skipNumber() {
+	d, i := r.Data, r.Off
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
@@ -315,7 +316,7 @@ func (r *jsonReader) skipNumber() {
 		}
 		i = j
 	}
-	r.off = i
+	r.Off = i
 }
 
 func skipDigits(d []byte, i int) int {
@@ -325,12 +326,12 @@ func skipDigits(d []byte, i int) int {
 	return i
 }
 
-// skipString validates the string at r.off and moves past it (RFC 8259 §7:
+// skipString validates the string at r.Off and moves past it (RFC 8259 §7:
 // no unescaped control characters, and only the escapes \" \\ \/ \b \f \n
 // \r \t \uXXXX). Like encoding/json, it does not check UTF-8 here.
-func (r *jsonReader) skipString() {
-	d := r.data
-	for i := r.off + 1; i < len(d); {
+func (r *Reader) skipString() {
+	d := r.Data
+	for i := r.Off + 1; i < len(d); {
 		i = r.plainRun(i, false)
 		if i >= len(d) {
 			break
@@ -339,7 +340,7 @@ func (r *jsonReader) skipString() {
 		case stringPlain[c] || c >= utf8.RuneSelf:
 			i++
 		case c == '"':
-			r.off = i + 1
+			r.Off = i + 1
 			return
 		case c == '\\':
 			n := escapeLen(d[i:])
@@ -373,9 +374,9 @@ func (r *jsonReader) skipString() {
 // The word tests are the classic ones: (v - 0x01..01*n) &^ v & 0x80..80 is
 // non-zero exactly when some byte of v is below n (n <= 128), and a byte
 // equal to c is a zero byte of v ^ 0x01..01*c.
-func (r *jsonReader) plainRun(i int, ascii bool) int {
+func (r *Reader) plainRun(i int, ascii bool) int {
 	const shortRun = 32
-	d := r.data
+	d := r.Data
 	for stop := min(len(d), i+shortRun); i+8 <= stop; i += 8 {
 		v := binary.LittleEndian.Uint64(d[i:])
 		q, bs := v^(ones*'"'), v^(ones*'\\')
@@ -499,14 +500,14 @@ func hex4(d []byte) rune {
 	return r
 }
 
-// str reads the string at r.off and returns its content decoded as
+// str reads the string at r.Off and returns its content decoded as
 // encoding/json decodes strings: escapes resolved, and invalid UTF-8 and
 // unpaired surrogate escapes replaced by U+FFFD. The common case, a string
 // with neither escapes nor invalid UTF-8, returns a sub-slice of the data
 // without copying; callers that keep the result must copy it.
-func (r *jsonReader) str() []byte {
-	d := r.data
-	start := r.off + 1
+func (r *Reader) Str() []byte {
+	d := r.Data
+	start := r.Off + 1
 	for i := start; i < len(d); {
 		i = r.plainRun(i, true)
 		if i >= len(d) {
@@ -516,7 +517,7 @@ func (r *jsonReader) str() []byte {
 		case stringPlain[c]:
 			i++
 		case c == '"':
-			r.off = i + 1
+			r.Off = i + 1
 			return d[start:i]
 		case c < utf8.RuneSelf: // a backslash or a control character
 			return r.unquote(start)
@@ -535,12 +536,12 @@ func (r *jsonReader) str() []byte {
 // unquote is str's slow path for the string whose content starts at start.
 // It validates the string first, which finds its end, and then decodes it
 // into a new slice; being valid, the content holds only complete escapes.
-func (r *jsonReader) unquote(start int) []byte {
+func (r *Reader) unquote(start int) []byte {
 	r.skipString()
-	if r.invalid {
+	if r.Invalid {
 		return nil
 	}
-	s := r.data[start : r.off-1]
+	s := r.Data[start : r.Off-1]
 	b := make([]byte, 0, len(s)+utf8.UTFMax)
 	for i := 0; i < len(s); {
 		switch c := s[i]; {
@@ -586,13 +587,22 @@ func (r *jsonReader) unquote(start int) []byte {
 // unescape maps the character after a backslash to what it stands for.
 var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
-// fieldIndex returns the index of the field name in names that a member
+// Unescape returns the byte the two-character escape \c stands for, or 0
+// when \c is not one (\u takes four hex digits and is not one either).
+func Unescape(c byte) byte { return unescape[c] }
+
+// IsPlain reports whether the byte c stands for itself inside a JSON
+// string: not a quote, a backslash, a control character or the start of a
+// multi-byte UTF-8 sequence.
+func IsPlain(c byte) bool { return stringPlain[c] }
+
+// FieldIndex returns the index of the field name in names that a member
 // with the decoded key sets, or -1 for none. It matches as encoding/json
 // matches struct fields: the exact name first, then case-insensitively.
 // JSON-RPC 2.0 and MCP names are case-sensitive, so this is laxer than the
 // specifications; it keeps the behaviour of the json.Unmarshal-based code
 // this replaced.
-func fieldIndex(key []byte, names []string) int {
+func FieldIndex(key []byte, names []string) int {
 	for i, name := range names {
 		if string(key) == name {
 			return i
@@ -646,10 +656,10 @@ func upperASCII(r rune) rune {
 	return r
 }
 
-// syntaxError returns the error json.Unmarshal gives for data, which a
-// jsonReader found invalid, so that callers see the same *json.SyntaxError
+// SyntaxError returns the error json.Unmarshal gives for data, which a
+// Reader found invalid, so that callers see the same *json.SyntaxError
 // (message and offset) as before. Only malformed input takes this path.
-func syntaxError(data []byte) error {
+func SyntaxError(data []byte) error {
 	var v json.RawMessage
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
@@ -679,18 +689,18 @@ func jsonKind(c byte) string {
 
 // typeError is the error encoding/json reports for a value of the wrong
 // kind (first byte c) in a field of type t.
-func typeError(c byte, t reflect.Type, structName, field string) *json.UnmarshalTypeError {
+func TypeError(c byte, t reflect.Type, structName, field string) *json.UnmarshalTypeError {
 	return &json.UnmarshalTypeError{Value: jsonKind(c), Type: t, Struct: structName, Field: field}
 }
 
-// unmarshalInto decodes raw (valid JSON) into *dst with encoding/json, for
+// UnmarshalInto decodes raw (valid JSON) into *dst with encoding/json, for
 // the members the single-pass decoders leave to it: nested objects such as
 // _meta, annotations and icons, rare enough not to matter for speed.
 // Decoding into a copy of *dst gives the same result as decoding in place
 // (pointers, maps and slices share their referents, so duplicate keys still
 // merge as encoding/json merges them), and it keeps the caller's struct off
 // the heap: only this path allocates.
-func unmarshalInto[T any](raw []byte, dst *T) error {
+func UnmarshalInto[T any](raw []byte, dst *T) error {
 	v := *dst
 	err := json.Unmarshal(raw, &v)
 	*dst = v

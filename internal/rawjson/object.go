@@ -1,4 +1,4 @@
-package messages
+package rawjson
 
 import (
 	"hash/maphash"
@@ -8,19 +8,19 @@ import (
 	"unsafe"
 )
 
-// decodeMeta decodes a _meta object (raw, valid JSON) as json.Unmarshal
-// into a nil Meta would: objects as map[string]any, arrays as []any,
-// numbers as float64, the last of duplicate keys winning. In the
-// 2026-07-28 era a server may put _meta in every result (the go-sdk's
-// server sends its serverInfo), so this is on the path of every call:
-// encoding/json's reflection cost about fifteen allocations for that one
-// small object. With owned data (see jsonReader.owned) the strings share
-// the data's memory.
+// DecodeObject decodes a JSON object (raw, valid JSON), a _meta in
+// practice, as json.Unmarshal into a nil map[string]any would: objects as
+// map[string]any, arrays as []any, numbers as float64, the last of
+// duplicate keys winning. In the 2026-07-28 era a server may put _meta in
+// every result (the go-sdk's server sends its serverInfo), so this is on
+// the path of every call: encoding/json's reflection cost about fifteen
+// allocations for that one small object. With owned data (see
+// Reader.Owned) the strings share the data's memory.
 //
 // It reports false for what it leaves to encoding/json: anything but an
 // object, nesting deeper than maxMetaDepth (the decoder recurses), and a
 // number float64 cannot hold (encoding/json's error is the one to give).
-func decodeMeta(raw []byte, owned bool) (Meta, bool) {
+func DecodeObject(raw []byte, owned bool) (map[string]any, bool) {
 	if len(raw) <= maxTemplateMeta {
 		if m, ok := metaFromTemplate(raw); ok {
 			return m, true
@@ -29,15 +29,15 @@ func decodeMeta(raw []byte, owned bool) (Meta, bool) {
 	return decodeMetaFresh(raw, owned)
 }
 
-// decodeMetaFresh is decodeMeta without the templates.
-func decodeMetaFresh(raw []byte, owned bool) (Meta, bool) {
-	d := jsonReader{data: raw, owned: owned}
-	if d.peek() != '{' {
+// decodeMetaFresh is DecodeObject without the templates.
+func decodeMetaFresh(raw []byte, owned bool) (map[string]any, bool) {
+	d := Reader{Data: raw, Owned: owned}
+	if d.Peek() != '{' {
 		return nil, false
 	}
 	m, ok := d.anyObject(0)
-	d.end()
-	if !ok || d.invalid {
+	d.End()
+	if !ok || d.Invalid {
 		return nil, false
 	}
 	return m, true
@@ -63,7 +63,7 @@ const (
 // metaTemplate is a decoded _meta and its bytes, which its strings share.
 type metaTemplate struct {
 	raw  string
-	meta Meta
+	meta map[string]any
 }
 
 var (
@@ -76,7 +76,7 @@ var (
 
 // metaFromTemplate returns a copy of raw's template, making the template
 // when raw missed its slot twice in a row; false when there is none.
-func metaFromTemplate(raw []byte) (Meta, bool) {
+func metaFromTemplate(raw []byte) (map[string]any, bool) {
 	h := maphash.Bytes(metaSeed, raw)
 	slot := &metaTemplates[h%metaTemplateSlots]
 	if t := slot.t.Load(); t != nil && t.raw == string(raw) {
@@ -126,66 +126,66 @@ func copyMetaArray(a []any) []any {
 	return c
 }
 
-// maxMetaDepth bounds decodeMeta's recursion; deeper _meta (which no
+// maxMetaDepth bounds DecodeObject's recursion; deeper _meta (which no
 // protocol key has) goes to encoding/json.
 const maxMetaDepth = 32
 
-func (r *jsonReader) anyObject(depth int) (map[string]any, bool) {
+func (r *Reader) anyObject(depth int) (map[string]any, bool) {
 	if depth > maxMetaDepth {
 		return nil, false
 	}
 	m := map[string]any{}
-	for more := r.beginObject(); more; more = r.nextMember() {
-		k := r.text(r.key())
+	for more := r.BeginObject(); more; more = r.NextMember() {
+		k := r.text(r.Key())
 		v, ok := r.anyValue(depth)
 		if !ok {
 			return nil, false
 		}
 		m[k] = v
 	}
-	return m, !r.invalid
+	return m, !r.Invalid
 }
 
-func (r *jsonReader) anyArray(depth int) ([]any, bool) {
+func (r *Reader) anyArray(depth int) ([]any, bool) {
 	if depth > maxMetaDepth {
 		return nil, false
 	}
 	a := []any{}
-	for more := r.beginArray(); more; more = r.nextElement() {
+	for more := r.BeginArray(); more; more = r.NextElement() {
 		v, ok := r.anyValue(depth)
 		if !ok {
 			return nil, false
 		}
 		a = append(a, v)
 	}
-	return a, !r.invalid
+	return a, !r.Invalid
 }
 
 // anyValue decodes the value at r as encoding/json decodes into an any.
-func (r *jsonReader) anyValue(depth int) (any, bool) {
-	switch c := r.peek(); c {
+func (r *Reader) anyValue(depth int) (any, bool) {
+	switch c := r.Peek(); c {
 	case '{':
 		return r.anyObject(depth + 1)
 	case '[':
 		return r.anyArray(depth + 1)
 	case '"':
-		return r.text(r.str()), !r.invalid
+		return r.text(r.Str()), !r.Invalid
 	case 't':
 		r.literal("true")
-		return true, !r.invalid
+		return true, !r.Invalid
 	case 'f':
 		r.literal("false")
-		return false, !r.invalid
+		return false, !r.Invalid
 	case 'n':
 		r.literal("null")
-		return nil, !r.invalid
+		return nil, !r.Invalid
 	default:
-		start := r.off
+		start := r.Off
 		r.skipNumber()
-		if r.invalid {
+		if r.Invalid {
 			return nil, false
 		}
-		b := r.data[start:r.off]
+		b := r.Data[start:r.Off]
 		f, err := strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
 		if err != nil {
 			return nil, false
@@ -197,8 +197,8 @@ func (r *jsonReader) anyValue(depth int) (any, bool) {
 // text is a decoded string's bytes as a string: shared with the data when
 // it is owned (a part of it, which nothing changes any more, or a slice
 // unquote made for this string alone), copied otherwise.
-func (r *jsonReader) text(b []byte) string {
-	if r.owned && len(b) > 0 {
+func (r *Reader) text(b []byte) string {
+	if r.Owned && len(b) > 0 {
 		return unsafe.String(&b[0], len(b))
 	}
 	return string(b)

@@ -1,6 +1,11 @@
-package messages
+package jsonrpc
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
+	"github.com/mcpactor/mcpactor/messages"
+)
 
 // A line that DecodeMessage rejects is dropped, but it may still carry the
 // id of a request we are waiting for: a server that puts both result and
@@ -25,7 +30,7 @@ var errorFields = []string{"code", "message", "data"}
 // request carries an id of the server's own, which must never be taken for
 // ours). It says nothing of whether the frame is well formed: ask Head for
 // that.
-func (s *FrameHeadScanner) Response() (ID, bool) {
+func (s *FrameHeadScanner) Response() (messages.ID, bool) {
 	h := s.Head()
 	return h.ID, h.IsResponse()
 }
@@ -36,7 +41,7 @@ type FrameHead struct {
 	// string of at most 128 bytes as written, else the zero ID. An id is
 	// taken only once its value has ended: a number at the very end of
 	// the bytes read may go on in the next piece.
-	ID     ID
+	ID     messages.ID
 	Method bool // a top-level "method" member whose last value is not null
 	Result bool // a top-level "result" member, null included
 	Error  bool // a top-level "error" member whose last value is not null
@@ -71,12 +76,12 @@ func (s *FrameHeadScanner) Head() FrameHead {
 // It finds the top-level id wherever the top-level structure can be
 // followed: before or after a syntax error or a too deeply nested value,
 // or in a line cut short. Nothing is allocated but a string id.
-func SalvageResponse(line []byte) (id ID, problem string, ok bool) {
+func SalvageResponse(line []byte) (id messages.ID, problem string, ok bool) {
 	var s FrameHeadScanner
 	s.Write(line)
 	h := s.Head()
 	if !h.IsResponse() {
-		return ID{}, "", false
+		return messages.ID{}, "", false
 	}
 	return h.ID, h.Problem, true
 }
@@ -170,18 +175,18 @@ func (s *FrameHeadScanner) endErrField() {
 // scannedID decodes a kept id value (kind is its first byte) as
 // ID.UnmarshalJSON does, without its error values: a string, or a number
 // that is an int64 as written.
-func scannedID(kind byte, raw []byte) ID {
+func scannedID(kind byte, raw []byte) messages.ID {
 	switch {
 	case kind == '"':
 		if s, ok := unquotedOK(raw); ok {
-			return StringID(string(s))
+			return messages.StringID(string(s))
 		}
 	case kind == '-' || isDigit(kind):
 		if n, ok := int64Of(raw); ok {
-			return Int64ID(n)
+			return messages.Int64ID(n)
 		}
 	}
-	return ID{}
+	return messages.ID{}
 }
 
 // int64Of reads the number raw if it is written as an integer that fits an
@@ -203,11 +208,11 @@ func unquoted(raw []byte) []byte {
 }
 
 func unquotedOK(raw []byte) ([]byte, bool) {
-	r := jsonReader{data: raw}
-	if r.peek() != '"' {
+	r := rawjson.Reader{Data: raw}
+	if r.Peek() != '"' {
 		return nil, false
 	}
-	s := r.str()
-	r.end()
-	return s, !r.invalid
+	s := r.Str()
+	r.End()
+	return s, !r.Invalid
 }

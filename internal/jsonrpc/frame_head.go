@@ -1,8 +1,11 @@
-package messages
+package jsonrpc
 
 import (
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // maxHeadID bounds the bytes of an id a FrameHeadScanner keeps. Our ids are
@@ -39,11 +42,11 @@ const maxHeadID = 128
 type FrameHeadScanner struct {
 	off   int64 // offset in the frame of the byte being read
 	state headState
-	depth int // objects and arrays open; may pass maxNestingDepth while skipping
+	depth int // objects and arrays open; may pass rawjson.MaxNestingDepth while skipping
 	// kinds holds, at bit d, whether the container open at depth d is an
-	// object (else an array), for depths up to maxNestingDepth: deeper is
+	// object (else an array), for depths up to rawjson.MaxNestingDepth: deeper is
 	// a syntax error, after which brackets are only counted.
-	kinds [maxNestingDepth/64 + 1]uint64
+	kinds [rawjson.MaxNestingDepth/64 + 1]uint64
 
 	// After a syntax error the rest of the member is skipped, seeing only
 	// strings (so that brackets and commas inside them do not count) and
@@ -75,7 +78,7 @@ type FrameHeadScanner struct {
 	errKind  byte // first byte of that member's value
 
 	// What the frame says so far.
-	id          ID
+	id          messages.ID
 	idLong      bool  // the last id was a string or number too long to keep
 	idAt        int64 // where the last "id" member started
 	method      bool  // a top-level method member, last one not null
@@ -121,7 +124,7 @@ type headProblem uint8
 
 const (
 	hpSyntax   headProblem = iota // a byte the grammar does not allow there
-	hpDepth                       // deeper than maxNestingDepth
+	hpDepth                       // deeper than rawjson.MaxNestingDepth
 	hpTrailing                    // data after the top-level object
 )
 
@@ -142,7 +145,7 @@ func (s *FrameHeadScanner) Write(p []byte) (int, error) {
 				}
 			}
 		case s.state == hsStr && !s.capKey && !s.capVal:
-			for i < len(p) && (stringPlain[p[i]] || p[i] >= utf8.RuneSelf) {
+			for i < len(p) && (rawjson.IsPlain(p[i]) || p[i] >= utf8.RuneSelf) {
 				i++
 			}
 		}
@@ -239,7 +242,7 @@ func (s *FrameHeadScanner) step(c byte) {
 			switch c {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				s.capture(c)
-				s.keyByte(unescape[c])
+				s.keyByte(rawjson.Unescape(c))
 				s.state = hsStr
 				return
 			case 'u':
@@ -400,7 +403,7 @@ func (s *FrameHeadScanner) skip(c byte) {
 // push opens an object or array, or reports false (and starts skipping)
 // when that would nest deeper than encoding/json allows.
 func (s *FrameHeadScanner) push(c byte) bool {
-	if s.depth == maxNestingDepth {
+	if s.depth == rawjson.MaxNestingDepth {
 		s.startSkipping(hpDepth)
 		return false
 	}
@@ -510,7 +513,7 @@ func (s *FrameHeadScanner) endString() {
 	}
 	field := -1
 	if !s.keyLong {
-		field = fieldIndex(s.key[:s.keyLen], names)
+		field = rawjson.FieldIndex(s.key[:s.keyLen], names)
 	}
 	if s.depth != 1 {
 		s.errField = field
@@ -522,7 +525,7 @@ func (s *FrameHeadScanner) endString() {
 	// error present.
 	switch field {
 	case envID:
-		s.id, s.idLong, s.idAt = ID{}, false, s.keyAt
+		s.id, s.idLong, s.idAt = messages.ID{}, false, s.keyAt
 	case envMethod:
 		s.method = true
 	case envResult:

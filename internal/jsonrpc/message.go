@@ -1,12 +1,12 @@
-package messages
+package jsonrpc
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // Kind tells the three JSON-RPC 2.0 message shapes apart.
@@ -36,11 +36,11 @@ func (k Kind) String() string {
 // that the decoding of the MCP payload happens in the goroutine that asked for
 // it, not in the reader or the transport actor.
 type Message struct {
-	ID     ID              // requests and responses
+	ID     messages.ID     // requests and responses
 	Method string          // requests and notifications
 	Params json.RawMessage // requests and notifications; may be nil
 	Result json.RawMessage // successful responses
-	Error  *Error          // failed responses
+	Error  *messages.Error // failed responses
 }
 
 // Kind reports which of the three shapes m is.
@@ -55,21 +55,6 @@ func (m *Message) Kind() Kind {
 	}
 	return KindInvalid
 }
-
-// ErrNotJSONRPC wraps every reason a syntactically valid JSON value is not a
-// JSON-RPC 2.0 message.
-var ErrNotJSONRPC = errors.New("not a JSON-RPC 2.0 message")
-
-// ErrInvalidRequestID marks a message with a method (a server's request)
-// whose "id" member is null, an object, an array, a boolean or a number not
-// written as an integer. JSON-RPC 2.0 §4 allows only strings, numbers and
-// null (and says numbers SHOULD NOT have fractions), MCP forbids null
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic#requests),
-// and a notification has no id member at all, so such a message is neither:
-// JSON-RPC 2.0 §5 has it answered with Invalid Request (-32600) and a null
-// id (https://www.jsonrpc.org/specification#error_object). DecodeMessage
-// wraps it together with ErrNotJSONRPC.
-var ErrInvalidRequestID = errors.New("invalid request id")
 
 // IsBatch reports whether data is a JSON array, i.e. a JSON-RPC batch.
 func IsBatch(data []byte) bool {
@@ -92,7 +77,7 @@ func DecodeBatch(data []byte) (msgs []Message, errs []error, err error) {
 		return nil, nil, err
 	}
 	if len(raws) == 0 {
-		return nil, nil, fmt.Errorf("%w: empty batch", ErrNotJSONRPC)
+		return nil, nil, fmt.Errorf("%w: empty batch", messages.ErrNotJSONRPC)
 	}
 	msgs = make([]Message, len(raws))
 	errs = make([]error, len(raws))
@@ -101,38 +86,6 @@ func DecodeBatch(data []byte) (msgs []Message, errs []error, err error) {
 	}
 	return msgs, errs, nil
 }
-
-// Error is the error object of a JSON-RPC response (JSON-RPC 2.0 §5.1).
-type Error struct {
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-// Error formats the error as the reference system does: "MCP error <code>: <message>".
-// A message that already starts so (servers built on the TypeScript SDK
-// send their errors formatted this way) is not prefixed a second time.
-func (e *Error) Error() string {
-	prefix := "MCP error " + strconv.FormatInt(e.Code, 10) + ": "
-	if strings.HasPrefix(e.Message, prefix) {
-		return e.Message
-	}
-	return prefix + e.Message
-}
-
-// JSON-RPC 2.0 error codes (§5.1) and the ones MCP adds.
-const (
-	CodeParseError     = -32700
-	CodeInvalidRequest = -32600
-	CodeMethodNotFound = -32601
-	CodeInvalidParams  = -32602
-	CodeInternalError  = -32603
-
-	// CodeResourceNotFound: server/resources "Error Handling".
-	CodeResourceNotFound = -32002
-	// CodeURLElicitationRequired: client/elicitation, URL mode (2025-11-25).
-	CodeURLElicitationRequired = -32042
-)
 
 // AppendRequest appends the encoding of a request to b. params must be a
 // valid JSON object (or nil, which is sent as {}: MCP requests always carry
@@ -152,7 +105,7 @@ func AppendNotification(b []byte, method string, params json.RawMessage) []byte 
 
 func appendMethodParams(b []byte, method string, params json.RawMessage) []byte {
 	b = append(b, `,"method":`...)
-	b = appendString(b, method)
+	b = rawjson.AppendString(b, method)
 	b = append(b, `,"params":`...)
 	if len(params) == 0 {
 		b = append(b, "{}"...)
@@ -163,9 +116,9 @@ func appendMethodParams(b []byte, method string, params json.RawMessage) []byte 
 }
 
 // AppendResult appends a successful response to the request id.
-func AppendResult(b []byte, id ID, result json.RawMessage) []byte {
+func AppendResult(b []byte, id messages.ID, result json.RawMessage) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = id.appendJSON(b)
+	b = appendID(b, id)
 	b = append(b, `,"result":`...)
 	if len(result) == 0 {
 		b = append(b, "{}"...)
@@ -176,40 +129,27 @@ func AppendResult(b []byte, id ID, result json.RawMessage) []byte {
 }
 
 // AppendError appends an error response to the request id.
-func AppendError(b []byte, id ID, e *Error) []byte {
+func AppendError(b []byte, id messages.ID, e *messages.Error) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = id.appendJSON(b)
+	b = appendID(b, id)
 	b = append(b, `,"error":`...)
 	enc, err := json.Marshal(e)
 	if err != nil { // only a Data that is not valid JSON gets here
-		enc, _ = json.Marshal(&Error{Code: e.Code, Message: e.Message})
+		enc, _ = json.Marshal(&messages.Error{Code: e.Code, Message: e.Message})
 	}
 	b = append(b, enc...)
 	return append(b, '}')
 }
 
-// appendString appends s as a JSON string. Plain ASCII (every MCP method
-// name) takes the fast path; anything else goes through encoding/json.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		// Anything encoding/json would escape (including its HTML-safe
-		// '<', '>', '&') takes the slow path, so the output is the same.
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
-			return appendStringSlow(b, s)
-		}
+// appendID appends the id as messages.ID.MarshalJSON encodes it: a JSON
+// number or string, null when invalid.
+func appendID(b []byte, id messages.ID) []byte {
+	switch {
+	case !id.IsValid():
+		return append(b, "null"...)
+	case id.IsString():
+		return rawjson.AppendString(b, id.String())
 	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-// appendStringSlow is appendString's encoding/json path, a frame of its
-// own: inlined, its call's temporaries would make every appendString's
-// frame, on the way of every tools/call's name and arguments, three times
-// as large.
-//
-//go:noinline
-func appendStringSlow(b []byte, s string) []byte {
-	enc, _ := json.Marshal(s)
-	return append(b, enc...)
+	n, _ := id.Int64()
+	return strconv.AppendInt(b, n, 10)
 }

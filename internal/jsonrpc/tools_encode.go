@@ -1,71 +1,11 @@
-package messages
+package jsonrpc
 
 import (
-	"bytes"
 	"encoding/json"
-	"strconv"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
+	"github.com/mcpactor/mcpactor/messages"
 )
-
-// ArgumentsError refuses a request whose arguments cannot be sent, before
-// anything is sent: a tools/call's arguments that do not encode as a JSON
-// object (the protocol has them be one,
-// https://modelcontextprotocol.io/specification/2025-11-25/server/tools#calling-tools,
-// and a server would refuse them anyway, less clearly), or arguments
-// (a tool call's, its _meta, a method's params) that do not encode as
-// JSON at all (a channel, a function, a cycle), as Err says.
-type ArgumentsError struct {
-	Server string
-	Method string // set when the arguments are not a tool call's
-	Tool   string
-	Got    string // what they encode as: "a JSON array", "a JSON string", ...
-	Err    error  // why they do not encode, when they do not
-}
-
-func (e *ArgumentsError) Error() string {
-	var s string
-	switch {
-	case e.Err != nil && e.Tool != "":
-		s = "tool " + strconv.Quote(e.Tool) + ": arguments cannot be encoded as JSON (nothing was sent): " + e.Err.Error()
-	case e.Err != nil:
-		s = e.Method + ": params cannot be encoded as JSON (nothing was sent): " + e.Err.Error()
-	default:
-		s = "tool " + strconv.Quote(e.Tool) + ": arguments must be a JSON object, not " + e.Got + " (nothing was sent)"
-	}
-	if e.Server != "" {
-		s = "MCP server " + strconv.Quote(e.Server) + ": " + s
-	}
-	return s
-}
-
-// Unwrap returns why the arguments do not encode (a
-// *json.UnsupportedTypeError, ...), if that is the problem.
-func (e *ArgumentsError) Unwrap() error { return e.Err }
-
-// Is makes errors.Is(err, ErrInvalidArguments) true.
-func (e *ArgumentsError) Is(target error) bool { return target == ErrInvalidArguments }
-
-// KindOf names the kind of the JSON value v ("a JSON array", "null", ...),
-// by its first byte, for an error that must not quote the value (it may
-// hold a secret).
-func KindOf(v []byte) string {
-	v = bytes.TrimLeft(v, " \t\r\n")
-	if len(v) == 0 {
-		return "nothing"
-	}
-	switch v[0] {
-	case '{':
-		return "a JSON object"
-	case '[':
-		return "a JSON array"
-	case '"':
-		return "a JSON string"
-	case 't', 'f':
-		return "a JSON boolean"
-	case 'n':
-		return "null"
-	}
-	return "a JSON number"
-}
 
 // AppendCallToolParams appends the JSON encoding of p to b, exactly as
 // json.Marshal would encode it, without reflecting over the struct:
@@ -73,7 +13,7 @@ func KindOf(v []byte) string {
 // object are refused with an *ArgumentsError. The arguments and _meta go through
 // appendValue, which leaves only shapes other than the generic JSON ones to
 // encoding/json.
-func AppendCallToolParams(b []byte, p *CallToolParams) ([]byte, error) {
+func AppendCallToolParams(b []byte, p *messages.CallToolParams) ([]byte, error) {
 	return AppendCallToolParamsMeta(b, p, nil)
 }
 
@@ -83,7 +23,7 @@ func AppendCallToolParams(b []byte, p *CallToolParams) ([]byte, error) {
 // buffer. The 2026-07-28 era sends the same members on every request
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/index),
 // so this is its tools/call hot path.
-func AppendCallToolParamsMeta(b []byte, p *CallToolParams, members []byte) ([]byte, error) {
+func AppendCallToolParamsMeta(b []byte, p *messages.CallToolParams, members []byte) ([]byte, error) {
 	// Each part is encoded by a function of its own, called from this
 	// small frame one after the other: the arguments, the part a plain
 	// call has, are encoded on a stack no deeper than this frame's, not
@@ -96,7 +36,7 @@ func AppendCallToolParamsMeta(b []byte, p *CallToolParams, members []byte) ([]by
 		}
 	}
 	b = append(b, `"name":`...)
-	b = appendString(b, p.Name)
+	b = rawjson.AppendString(b, p.Name)
 	if p.Arguments != nil {
 		if b, err = appendArguments(b, p); err != nil {
 			return nil, err
@@ -110,7 +50,7 @@ func AppendCallToolParamsMeta(b []byte, p *CallToolParams, members []byte) ([]by
 
 // appendToolMeta appends the _meta member of a tools/call's params and the
 // comma after it: meta, then members added to its end.
-func appendToolMeta(b []byte, meta Meta, members []byte) ([]byte, error) {
+func appendToolMeta(b []byte, meta messages.Meta, members []byte) ([]byte, error) {
 	b = append(b, `"_meta":`...)
 	if len(meta) > 0 {
 		var err error
@@ -139,7 +79,7 @@ func appendToolMeta(b []byte, meta Meta, members []byte) ([]byte, error) {
 // (json.RawMessage) are scanned, not recursed into; a small map of plain
 // values (appendFlatObject) is encoded in one frame. Anything else takes
 // appendValue, deeper.
-func appendArguments(b []byte, p *CallToolParams) ([]byte, error) {
+func appendArguments(b []byte, p *messages.CallToolParams) ([]byte, error) {
 	b = append(b, `,"arguments":`...)
 	mark := len(b)
 	var err error
@@ -154,19 +94,19 @@ func appendArguments(b []byte, p *CallToolParams) ([]byte, error) {
 	}
 	if !done {
 		if b, err = appendValue(b, p.Arguments); err != nil {
-			return nil, &ArgumentsError{Tool: p.Name, Err: err}
+			return nil, &messages.ArgumentsError{Tool: p.Name, Err: err}
 		}
 	}
 	// appendValue writes compact JSON: an object starts at once.
 	if len(b) == mark || b[mark] != '{' {
-		return nil, &ArgumentsError{Tool: p.Name, Got: KindOf(b[mark:])}
+		return nil, &messages.ArgumentsError{Tool: p.Name, Got: rawjson.KindOf(b[mark:])}
 	}
 	return b, nil
 }
 
 // appendToolTail appends the members of a tools/call's params that a
 // 2026-07-28 request sent again carries, and the closing brace.
-func appendToolTail(b []byte, p *CallToolParams) ([]byte, error) {
+func appendToolTail(b []byte, p *messages.CallToolParams) ([]byte, error) {
 	if len(p.InputResponses) > 0 {
 		in, err := json.Marshal(p.InputResponses)
 		if err != nil {
@@ -177,7 +117,7 @@ func appendToolTail(b []byte, p *CallToolParams) ([]byte, error) {
 	}
 	if p.RequestState != "" {
 		b = append(b, `,"requestState":`...)
-		b = appendString(b, p.RequestState)
+		b = rawjson.AppendString(b, p.RequestState)
 	}
 	return append(b, '}'), nil
 }

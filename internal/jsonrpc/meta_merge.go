@@ -1,8 +1,10 @@
-package messages
+package jsonrpc
 
 import (
 	"bytes"
 	"errors"
+
+	"github.com/mcpactor/mcpactor/internal/rawjson"
 )
 
 // errParamsNotObject is returned by WithMeta for params that are not a JSON
@@ -25,23 +27,23 @@ func WithMeta(params []byte, members []byte) ([]byte, error) {
 		out = append(out, members...)
 		return append(out, "}}"...), nil
 	}
-	r := jsonReader{data: trimmed}
-	if r.peek() != '{' {
+	r := rawjson.Reader{Data: trimmed}
+	if r.Peek() != '{' {
 		return nil, errParamsNotObject
 	}
 	// The last _meta member is the one decoders keep.
 	var others [][]byte // the members other than _meta, as written
 	metaEnd := -1       // the offset of the '}' closing the last _meta, if an object
 	metaEmpty, metaSeen := false, false
-	for more := r.beginObject(); more; more = r.nextMember() {
-		keyStart := r.off
-		isMeta := string(r.key()) == "_meta"
-		r.skipSpace()
-		start := r.off
-		v := r.value()
+	for more := r.BeginObject(); more; more = r.NextMember() {
+		keyStart := r.Off
+		isMeta := string(r.Key()) == "_meta"
+		r.SkipSpace()
+		start := r.Off
+		v := r.Value()
 		switch {
 		case !isMeta:
-			others = append(others, r.data[keyStart:r.off])
+			others = append(others, r.Data[keyStart:r.Off])
 		case len(v) > 0 && v[0] == '{':
 			metaSeen, metaEnd = true, start+len(v)-1
 			metaEmpty = len(bytes.TrimSpace(v[1:len(v)-1])) == 0
@@ -49,9 +51,9 @@ func WithMeta(params []byte, members []byte) ([]byte, error) {
 			metaSeen, metaEnd = true, -1
 		}
 	}
-	r.end()
-	if r.invalid {
-		return nil, syntaxError(trimmed)
+	r.End()
+	if r.Invalid {
+		return nil, rawjson.SyntaxError(trimmed)
 	}
 	out := make([]byte, 0, len(trimmed)+len(members)+12)
 	if metaEnd >= 0 {
