@@ -35,8 +35,8 @@ type Runtime struct {
 
 // Start creates a runtime. It starts no server and does not block: servers
 // are started by Connect, Open and Manage, which take a context. The error
-// is for options that cannot work; there are none yet, and a nil error is
-// always returned today.
+// is for options that cannot work: an Extensions entry that is not one
+// (*ConfigError).
 func Start(opts Options) (*Runtime, error) {
 	logger := opts.Logger
 	if logger == nil {
@@ -62,6 +62,13 @@ func Start(opts Options) (*Runtime, error) {
 		rt.tel = telemetry.New(opts.Telemetry)
 		rt.env.Telemetry = rt.tel
 		rt.unobserve = rt.tel.RegisterMailboxDepth(rt.observeMailboxes)
+	}
+	if len(opts.Extensions) > 0 {
+		ext, err := declaredExtensions(opts.Extensions)
+		if err != nil {
+			return nil, err
+		}
+		rt.env.Handlers.Capabilities.Extensions = ext
 	}
 	rt.env = rt.env.Shared()
 	rt.clients.Store(&[]*actors.Client{})

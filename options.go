@@ -51,6 +51,17 @@ type Options struct {
 	// whatever its own policy, so configured headers never leave the
 	// server's origin.
 	HTTPClient *http.Client
+	// Extensions are the client's extensions with their settings, by
+	// identifier, declared to every server in the client's capabilities
+	// (initialize in the session era, each request's _meta in the
+	// 2026-07-28 era), as SEP-2133 defines them: an identifier is
+	// "{vendor-prefix}/{name}" and its settings encode as a JSON object
+	// (nil settings are sent as {}); Start refuses others with
+	// *ConfigError. The official ones are listed at
+	// https://modelcontextprotocol.io/extensions/client-matrix. The runtime adds the extensions it implements itself (tasks,
+	// io.modelcontextprotocol/tasks, in the 2026-07-28 era). What a
+	// server declared is in Client.Capabilities().Extensions.
+	Extensions map[string]any
 	// Telemetry chooses where spans and metrics go. The zero value uses
 	// the global OpenTelemetry providers, which cost nothing until the
 	// application installs real ones; Disabled switches instrumentation
