@@ -99,7 +99,7 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &clientActor{h: h, env: env, supervisor: supervisor,
 			legacy: newSessionEra(name, cfg.ProtocolVersion, env),
-			modern: &statelessEra{server: name, caps: env.Handlers.Capabilities, info: env.ClientInfo, tel: env.Telemetry}}
+			modern: &statelessEra{server: name, caps: withTasks(env.Handlers.Capabilities), info: env.ClientInfo, tel: env.Telemetry}}
 	}, opts...)
 	h.pid = parent.Spawn(props)
 	return h

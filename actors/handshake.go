@@ -22,6 +22,9 @@ type session struct {
 	// server, and every request carries meta in its _meta.
 	modern bool
 	meta   []byte // the _meta members of every request (modern only)
+	// taskTools knows which tools must run as tasks, on a session-era
+	// server that declared tasks for tools/call; nil on the others.
+	taskTools *taskTools
 }
 
 // era is one generation of the protocol's connection setup. The session era
@@ -80,7 +83,7 @@ func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn, peer t
 	if err := notifyTraced(ctx, e.tel, peer, conn, messages.NotificationInitialized, nil); err != nil {
 		return nil, err
 	}
-	return &session{version: res.ProtocolVersion, info: res.ServerInfo, capabilities: res.Capabilities, instructions: res.Instructions, peer: peer}, nil
+	return &session{version: res.ProtocolVersion, info: res.ServerInfo, capabilities: res.Capabilities, instructions: res.Instructions, peer: peer, taskTools: newTaskTools(res.Capabilities)}, nil
 }
 
 // connectError turns the end of a handshake bounded by the connect timeout

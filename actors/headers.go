@@ -94,6 +94,12 @@ func targetName(params any) string {
 		return p.Name
 	case messages.ReadResourceParams:
 		return p.URI
+	case messages.TaskIDParams:
+		// Mcp-Name routes a task's requests to the instance that holds it
+		// (tasks extension, "Streamable HTTP: Routing Headers").
+		return p.TaskID
+	case messages.UpdateTaskParams:
+		return p.TaskID
 	}
 	return ""
 }

@@ -74,6 +74,9 @@ func (c *Client) modernRounds(ctx context.Context, op *telemetry.Op, g *generati
 		if rt == messages.ResultTypeComplete {
 			return decodeInto(g.conn.Server(), method, res, out, op)
 		}
+		if rt == messages.ResultTypeTask {
+			return c.awaitRoundTask(ctx, method, res, out, opts)
+		}
 		var body []byte
 		if body, err = c.nextRound(ctx, g, method, rt, base, res, round); err != nil {
 			return err

@@ -31,12 +31,14 @@ func (c *Client) Tools(ctx context.Context) iter.Seq2[messages.Tool, error] {
 // not nil.
 func (c *Client) tools(ctx context.Context, hints *CacheHints) iter.Seq2[messages.Tool, error] {
 	var headers map[string][]headerParam
+	var required map[string]bool
 	return pages(c.name, messages.MethodToolsList, func(ctx context.Context, cursor string) (page[messages.Tool], error) {
 		var res messages.ListToolsResult
 		err := c.call(ctx, messages.MethodToolsList, messages.ListToolsParams{Cursor: cursor}, &res)
 		if err == nil {
 			res.Tools, headers = c.annotatedTools(res.Tools, headers, res.NextCursor == "")
 			hints.add(res.TTLMs, res.CacheScope)
+			required = c.noteTaskTools(res.Tools, required, res.NextCursor == "")
 		}
 		return page[messages.Tool]{items: res.Tools, next: res.NextCursor}, err
 	})(ctx)
@@ -149,20 +151,34 @@ type Call struct {
 // (progress, a timer of their own) are made whole by startTool, on a
 // deeper stack.
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages.CallToolResult, error) {
+	if s := c.gen.Load().established(); s != nil && s.taskTools != nil && c.runsAsTask(ctx, s, name) {
+		return c.callAsTask(ctx, name, args, nil)
+	}
 	var w toolWait
 	if c.startTool(ctx, name, args, nil, &w) && c.sendTool(&w, nil) {
 		c.waitTool(ctx, &w, nil)
 	}
-	return w.result()
+	res, err := w.result()
+	if err != nil && c.mustRunAsTask(err) {
+		return c.callAsTask(ctx, name, args, nil)
+	}
+	return res, err
 }
 
 // CallToolWith is CallTool made as call says.
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, call Call) (*messages.CallToolResult, error) {
+	if s := c.gen.Load().established(); s != nil && s.taskTools != nil && c.runsAsTask(ctx, s, name) {
+		return c.callAsTask(ctx, name, args, &call)
+	}
 	var w toolWait
 	if c.startTool(ctx, name, args, &call, &w) && c.sendTool(&w, &call) {
 		c.waitTool(ctx, &w, &call)
 	}
-	return w.result()
+	res, err := w.result()
+	if err != nil && c.mustRunAsTask(err) {
+		return c.callAsTask(ctx, name, args, &call)
+	}
+	return res, err
 }
 
 // toolWait is what a tools/call keeps across its wait, on its caller's

@@ -45,7 +45,7 @@ func (s *server) initialize(ctx context.Context, req *request) (json.RawMessage,
 		Capabilities    json.RawMessage `json:"capabilities"`
 		ServerInfo      serverInfo      `json:"serverInfo"`
 		Instructions    string          `json:"instructions,omitempty"`
-	}{version, capabilitiesOf(s.spec), serverInfo{s.serverName(), s.serverVersion()}, s.spec.Instructions}), nil
+	}{version, s.capabilities(), serverInfo{s.serverName(), s.serverVersion()}, s.spec.Instructions}), nil
 }
 
 func (s *server) ping(context.Context, *request) (json.RawMessage, *rpcError) {

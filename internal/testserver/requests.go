@@ -22,6 +22,9 @@ var methods = map[string]handlerFunc{
 	"resources/unsubscribe":    (*server).resourcesSubscribe,
 	"prompts/list":             (*server).promptsList,
 	"logging/setLevel":         (*server).setLevel,
+	"tasks/get":                (*server).tasksGet,
+	"tasks/update":             (*server).tasksUpdate,
+	"tasks/cancel":             (*server).tasksCancel,
 }
 
 // instantMethods never wait for anything: the reader answers them itself
@@ -31,6 +34,7 @@ var instantMethods = map[string]bool{
 	"ping": true, "tools/list": true, "resources/list": true, "resources/templates/list": true,
 	"resources/read": true, "resources/subscribe": true, "resources/unsubscribe": true,
 	"prompts/list": true, "prompts/get": true, "completion/complete": true, "logging/setLevel": true,
+	"tasks/get": true, "tasks/update": true, "tasks/cancel": true,
 }
 
 // request is one client request being handled.

@@ -72,6 +72,7 @@ type server struct {
 	parked    map[string]*parked        // stateless-era calls awaiting a retry, by requestState
 	bcast     outlet                    // where Hub.Notify goes: stdout, a session's GET stream; nil: listeners
 	listeners map[*request]outlet       // open subscriptions/listen streams
+	tasks     map[string]*task          // the tasks extension's tasks, by id
 
 	nextServerID atomic.Int64
 	toolCalls    atomic.Int64 // tools/call requests received

@@ -204,6 +204,9 @@ func (c *Call) Progress(progress, total float64, message string) bool {
 // result, or the client's error as an *RPCError. It ends with ctx's error
 // when ctx ends first. The call's W3C trace context travels along.
 func (c *Call) Ask(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if c.task != nil {
+		return c.task.ask(ctx, "input-"+strconv.FormatInt(c.srv.nextServerID.Add(1), 10), method, params)
+	}
 	if c.srv.opts.Stateless && modern(c.meta) {
 		return c.srv.askModern(ctx, c, method, params)
 	}

@@ -36,7 +36,7 @@ func (s *server) discover(context.Context, *request) (json.RawMessage, *rpcError
 		Capabilities      json.RawMessage       `json:"capabilities"`
 		Instructions      string                `json:"instructions,omitempty"`
 		Meta              map[string]serverInfo `json:"_meta"`
-	}{"complete", []string{StatelessVersion}, capabilitiesOf(s.spec), s.spec.Instructions,
+	}{"complete", []string{StatelessVersion}, s.capabilities(), s.spec.Instructions,
 		map[string]serverInfo{"io.modelcontextprotocol/serverInfo": {s.serverName(), s.serverVersion()}}}), nil
 }
 

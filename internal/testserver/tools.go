@@ -28,6 +28,10 @@ type Tool struct {
 	// client cancels it. The others answer at once, on the reading
 	// goroutine, and are never cancelled.
 	Waits bool `json:"-"`
+	// Task makes a call of the tool from a 2026-07-28 client a task of
+	// the tasks extension (tasks.go); a client that does not declare the
+	// extension is refused -32021.
+	Task bool `json:"-"`
 
 	run toolFunc // the built-in tools' form of Run
 }
@@ -41,6 +45,7 @@ type Call struct {
 	args json.RawMessage // arguments, possibly nil
 	meta json.RawMessage // params._meta, possibly nil
 	out  outlet          // the request's outlet: what the tool sends goes there
+	task *task           // the task the call runs as, if it does
 }
 
 // toolFunc runs a built-in tool. A nil result with a nil error leaves the
@@ -166,6 +171,12 @@ func (s *server) toolsCall(ctx context.Context, req *request) (json.RawMessage, 
 	}
 	if req.callErr != nil {
 		return nil, req.callErr
+	}
+	if req.call.tool.Task && s.opts.Stateless && modern(req.call.meta) {
+		if !declaresTasks(req.call.meta) {
+			return nil, missingTasks()
+		}
+		return s.startTask(req.call)
 	}
 	if req.firstCall {
 		if s.endlessLine(req) {

@@ -119,6 +119,19 @@ type Tool struct {
 	Handler func(ctx context.Context, call *Call) (*messages.CallToolResult, error)
 	// Fault is this tool's misbehaviour.
 	Fault Fault
+	// Task makes the tool a task of the 2026-07-28 tasks extension on a
+	// Stateless server
+	// (https://modelcontextprotocol.github.io/ext-tasks/specification/draft/tasks.html):
+	// a call from a client that declares the extension is answered at
+	// once with a task (resultType "task") while Handler runs in the
+	// background; tasks/get reports it, with the result or the error
+	// once Handler returns; the Call's requests to the client (Elicit,
+	// CreateMessage, ListRoots, Ask) wait as the task's inputRequests
+	// (status input_required) for tasks/update; tasks/cancel ends
+	// Handler's ctx. The server declares the extension. A client that
+	// does not declare it is refused -32021. Session-era calls and
+	// servers that are not Stateless run the tool plainly.
+	Task bool
 }
 
 // Resource is one resource of a Server, listed by resources/list and read
@@ -309,6 +322,7 @@ func (s *Server) catalogLocked() *testserver.Catalog {
 			OutputSchema: schemaJSON(t.OutputSchema, ""),
 			Run:          s.runner(t),
 			Waits:        true,
+			Task:         t.Task,
 		})
 	}
 	for _, r := range s.Resources {
