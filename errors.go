@@ -165,8 +165,14 @@ type (
 	// MaxPages); the items read so far come with it.
 	PaginationError = messages.PaginationError
 	// InvalidResultError reports a result that does not decode as the
-	// method's result type; Body shows its first bytes.
+	// method's result type, or (ValidateOutput) a tool's structured output
+	// its outputSchema refuses; Body shows its first bytes.
 	InvalidResultError = messages.InvalidResultError
+	// OutputSchemaError is the Err of an InvalidResultError when a tool's
+	// structured output does not match its outputSchema: the Tool, the
+	// Location in structuredContent (a JSON pointer) and the first
+	// Violation.
+	OutputSchemaError = messages.OutputSchemaError
 	// ConfigError lists what is wrong with a ServerConfig.
 	ConfigError = messages.ConfigError
 	// UnsupportedError reports a method the connection's protocol version

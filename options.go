@@ -86,6 +86,9 @@ type CallOptions struct {
 	MaxTotalTimeout time.Duration
 	// Meta is sent as params._meta (progressToken is added when needed).
 	Meta messages.Meta
+	// ValidateOutput checks this call's result against the tool's
+	// outputSchema, as ServerConfig.ValidateOutput does for every call.
+	ValidateOutput bool
 	// BusyRetryUnsafe lets this call be sent again after a 429 or 503
 	// with Retry-After (http), as lists and reads are: for a tool the
 	// caller knows is safe to run twice (ServerConfig.BusyRetries).
@@ -97,8 +100,9 @@ func (o CallOptions) call() actors.Call {
 	return actors.Call{
 		Request: transport.RequestOptions{Timeout: o.Timeout, ResetTimeoutOnProgress: o.ResetTimeoutOnProgress,
 			MaxTotalTimeout: o.MaxTotalTimeout, BusyRetryUnsafe: o.BusyRetryUnsafe},
-		Meta:       o.Meta,
-		OnProgress: o.OnProgress,
+		Meta:           o.Meta,
+		OnProgress:     o.OnProgress,
+		ValidateOutput: o.ValidateOutput,
 	}
 }
 

@@ -117,6 +117,19 @@ type ServerConfig struct {
 	// server was added under.
 	TelemetryName string
 
+	// ValidateOutput checks every tool result of the server against the
+	// tool's outputSchema (JSON Schema 2020-12 unless the schema names
+	// its draft), as the specification says a client SHOULD
+	// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#output-schema):
+	// a result whose structuredContent is missing or violates the schema
+	// fails the call with *InvalidResultError (ErrInvalidResult) whose
+	// Err is *OutputSchemaError (the tool, where, the first violation).
+	// Results with isError are not checked. The schemas come from the
+	// connection's last tools/list (read once if none was); a $ref that
+	// leaves the schema is an error, never a fetch.
+	// CallOptions.ValidateOutput asks the same of one call.
+	ValidateOutput bool
+
 	// What a manager (Runtime.Manage) does with the server; a client
 	// made by Connect or Open ignores them.
 	//
@@ -188,7 +201,7 @@ func (c *ServerConfig) spec() actors.Spec {
 			MaxFrameSize: c.MaxFrameSize, MaxWriteBytes: c.MaxWriteBytes,
 			MaxProgressBytes: c.MaxProgressBytes, MaxCallProgressBytes: c.MaxCallProgressBytes},
 		ConnectTimeout: c.ConnectTimeout, ProtocolVersion: c.ProtocolVersion, ProbeTimeout: c.ProbeTimeout,
-		Identity: c.Identity, TelemetryName: c.TelemetryName,
+		Identity: c.Identity, TelemetryName: c.TelemetryName, ValidateOutput: c.ValidateOutput,
 	}
 	if c.Auth != nil { // a nil Authorizer must stay a nil interface
 		s.HTTP.Auth = c.Auth
@@ -215,7 +228,7 @@ func configOf(s *config.Server) ServerConfig {
 		ProtocolVersion: p.ProtocolVersion, ProbeTimeout: p.ProbeTimeout,
 		CloseGrace: std.CloseGrace, TermGrace: std.TermGrace,
 		MaxWriteBytes: lim.MaxWriteBytes, MaxProgressBytes: lim.MaxProgressBytes, MaxCallProgressBytes: lim.MaxCallProgressBytes,
-		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity, TelemetryName: p.TelemetryName,
+		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity, TelemetryName: p.TelemetryName, ValidateOutput: p.ValidateOutput,
 		Keepalive: s.Keepalive, Restart: RestartPolicy(s.Restart), EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools,
 		Fence: std.Fence, BusyRetries: web.BusyRetries, BusyRetryUnsafe: web.BusyRetryUnsafe,
 	}

@@ -55,6 +55,9 @@ type Spec struct {
 	// TelemetryName is the server's name in telemetry (spans' and
 	// metrics' mcpactor.server.name); "" is the client's name.
 	TelemetryName string
+	// ValidateOutput checks each tool result against the tool's
+	// outputSchema (checkOutput).
+	ValidateOutput bool
 }
 
 // typeStream is the transport type of a Spec with Dial: stdio's framing

@@ -25,6 +25,8 @@ type session struct {
 	// taskTools knows which tools must run as tasks, on a session-era
 	// server that declared tasks for tools/call; nil on the others.
 	taskTools *taskTools
+	// outputs are the tools' output schemas, once a tools/list is read.
+	outputs outputsOf
 }
 
 // era is one generation of the protocol's connection setup. The session era

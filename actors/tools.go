@@ -32,6 +32,7 @@ func (c *Client) Tools(ctx context.Context) iter.Seq2[messages.Tool, error] {
 func (c *Client) tools(ctx context.Context, hints *CacheHints) iter.Seq2[messages.Tool, error] {
 	var headers map[string][]headerParam
 	var required map[string]bool
+	var schemas map[string]json.RawMessage
 	return pages(c.name, messages.MethodToolsList, func(ctx context.Context, cursor string) (page[messages.Tool], error) {
 		var res messages.ListToolsResult
 		err := c.call(ctx, messages.MethodToolsList, messages.ListToolsParams{Cursor: cursor}, &res)
@@ -39,6 +40,7 @@ func (c *Client) tools(ctx context.Context, hints *CacheHints) iter.Seq2[message
 			res.Tools, headers = c.annotatedTools(res.Tools, headers, res.NextCursor == "")
 			hints.add(res.TTLMs, res.CacheScope)
 			required = c.noteTaskTools(res.Tools, required, res.NextCursor == "")
+			schemas = c.noteOutputSchemas(res.Tools, schemas, res.NextCursor == "")
 		}
 		return page[messages.Tool]{items: res.Tools, next: res.NextCursor}, err
 	})(ctx)
@@ -117,6 +119,9 @@ type Call struct {
 	Request    transport.RequestOptions
 	Meta       messages.Meta
 	OnProgress func(messages.ProgressParams)
+	// ValidateOutput checks the result against the tool's outputSchema
+	// (checkOutput), as Spec.ValidateOutput does for every call.
+	ValidateOutput bool
 }
 
 // CallTool calls the tool name with args (anything that encodes as a JSON
@@ -152,7 +157,8 @@ type Call struct {
 // deeper stack.
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages.CallToolResult, error) {
 	if s := c.gen.Load().established(); s != nil && s.taskTools != nil && c.runsAsTask(ctx, s, name) {
-		return c.callAsTask(ctx, name, args, nil)
+		res, err := c.callAsTask(ctx, name, args, nil)
+		return c.toolEnd(ctx, name, nil, res, err)
 	}
 	var w toolWait
 	if c.startTool(ctx, name, args, nil, &w) && c.sendTool(&w, nil) {
@@ -160,15 +166,16 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages
 	}
 	res, err := w.result()
 	if err != nil && c.mustRunAsTask(err) {
-		return c.callAsTask(ctx, name, args, nil)
+		res, err = c.callAsTask(ctx, name, args, nil)
 	}
-	return res, err
+	return c.toolEnd(ctx, name, nil, res, err)
 }
 
 // CallToolWith is CallTool made as call says.
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, call Call) (*messages.CallToolResult, error) {
 	if s := c.gen.Load().established(); s != nil && s.taskTools != nil && c.runsAsTask(ctx, s, name) {
-		return c.callAsTask(ctx, name, args, &call)
+		res, err := c.callAsTask(ctx, name, args, &call)
+		return c.toolEnd(ctx, name, &call, res, err)
 	}
 	var w toolWait
 	if c.startTool(ctx, name, args, &call, &w) && c.sendTool(&w, &call) {
@@ -176,9 +183,21 @@ func (c *Client) CallToolWith(ctx context.Context, name string, args any, call C
 	}
 	res, err := w.result()
 	if err != nil && c.mustRunAsTask(err) {
-		return c.callAsTask(ctx, name, args, &call)
+		res, err = c.callAsTask(ctx, name, args, &call)
 	}
-	return res, err
+	return c.toolEnd(ctx, name, &call, res, err)
+}
+
+// toolEnd is a tools/call's end, checked against the tool's outputSchema
+// when the server's configuration or the call asks (checkOutput).
+func (c *Client) toolEnd(ctx context.Context, name string, call *Call, res *messages.CallToolResult, err error) (*messages.CallToolResult, error) {
+	if err != nil || !(c.cfg.ValidateOutput || call != nil && call.ValidateOutput) {
+		return res, err
+	}
+	if err := c.checkOutput(ctx, name, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // toolWait is what a tools/call keeps across its wait, on its caller's
