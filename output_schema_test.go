@@ -81,7 +81,7 @@ func TestValidateOutput(t *testing.T) {
 			t.Errorf("%s: the error does not name the server: %v", tool, err)
 		}
 	}
-	if n := strings.Count(strings.Join(srv.Methods(), " "), messages.MethodToolsList); n != 1 {
+	if n := countOf(srv.Methods(), messages.MethodToolsList); n != 1 {
 		t.Errorf("tools/list read %d times, want once (the schemas are kept)", n)
 	}
 }

@@ -129,6 +129,16 @@ type ServerConfig struct {
 	// leaves the schema is an error, never a fetch.
 	// CallOptions.ValidateOutput asks the same of one call.
 	ValidateOutput bool
+	// CacheReads keeps the results of ReadResource while the server lets
+	// them be cached (ttlMs, 2026-07-28,
+	// https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching):
+	// a read of the same URI is answered from the cache while fresh,
+	// unless the server sent resources/updated for it or
+	// resources/list_changed. The cache is the connection's (one server,
+	// one Identity), at most 256 URIs. The lists (ListTools, ListPrompts,
+	// ListResources, ListResourceTemplates) are always cached that way,
+	// and dropped by their list_changed.
+	CacheReads bool
 
 	// What a manager (Runtime.Manage) does with the server; a client
 	// made by Connect or Open ignores them.
@@ -201,7 +211,7 @@ func (c *ServerConfig) spec() actors.Spec {
 			MaxFrameSize: c.MaxFrameSize, MaxWriteBytes: c.MaxWriteBytes,
 			MaxProgressBytes: c.MaxProgressBytes, MaxCallProgressBytes: c.MaxCallProgressBytes},
 		ConnectTimeout: c.ConnectTimeout, ProtocolVersion: c.ProtocolVersion, ProbeTimeout: c.ProbeTimeout,
-		Identity: c.Identity, TelemetryName: c.TelemetryName, ValidateOutput: c.ValidateOutput,
+		Identity: c.Identity, TelemetryName: c.TelemetryName, ValidateOutput: c.ValidateOutput, CacheReads: c.CacheReads,
 	}
 	if c.Auth != nil { // a nil Authorizer must stay a nil interface
 		s.HTTP.Auth = c.Auth
@@ -228,7 +238,7 @@ func configOf(s *config.Server) ServerConfig {
 		ProtocolVersion: p.ProtocolVersion, ProbeTimeout: p.ProbeTimeout,
 		CloseGrace: std.CloseGrace, TermGrace: std.TermGrace,
 		MaxWriteBytes: lim.MaxWriteBytes, MaxProgressBytes: lim.MaxProgressBytes, MaxCallProgressBytes: lim.MaxCallProgressBytes,
-		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity, TelemetryName: p.TelemetryName, ValidateOutput: p.ValidateOutput,
+		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity, TelemetryName: p.TelemetryName, ValidateOutput: p.ValidateOutput, CacheReads: p.CacheReads,
 		Keepalive: s.Keepalive, Restart: RestartPolicy(s.Restart), EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools,
 		Fence: std.Fence, BusyRetries: web.BusyRetries, BusyRetryUnsafe: web.BusyRetryUnsafe,
 	}

@@ -110,13 +110,7 @@ func TestTaskExtensionInput(t *testing.T) {
 	if !slices.Contains(statuses, messages.TaskInputRequired) {
 		t.Errorf("statuses %v; want input_required among them", statuses)
 	}
-	n := 0
-	for _, m := range srv.Methods() {
-		if m == messages.MethodTasksUpdate {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := countOf(srv.Methods(), messages.MethodTasksUpdate); n != 1 {
 		t.Errorf("tasks/update sent %d times, want once (an input is answered once)", n)
 	}
 }

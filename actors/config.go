@@ -58,6 +58,9 @@ type Spec struct {
 	// ValidateOutput checks each tool result against the tool's
 	// outputSchema (checkOutput).
 	ValidateOutput bool
+	// CacheReads keeps resources/read results while the server lets them
+	// be cached (result_cache.go).
+	CacheReads bool
 }
 
 // typeStream is the transport type of a Spec with Dial: stdio's framing

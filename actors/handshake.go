@@ -27,6 +27,8 @@ type session struct {
 	taskTools *taskTools
 	// outputs are the tools' output schemas, once a tools/list is read.
 	outputs outputsOf
+	// cache keeps the results the server lets be cached (result_cache.go).
+	cache resultCache
 }
 
 // era is one generation of the protocol's connection setup. The session era

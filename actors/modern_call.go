@@ -72,6 +72,9 @@ func (c *Client) modernRounds(ctx context.Context, op *telemetry.Op, g *generati
 		}
 		rt := messages.ResultTypeOf(res)
 		if rt == messages.ResultTypeComplete {
+			if r, ok := out.(interface{ markRetried() }); ok && round > 1 {
+				r.markRetried()
+			}
 			return decodeInto(g.conn.Server(), method, res, out, op)
 		}
 		if rt == messages.ResultTypeTask {

@@ -180,6 +180,9 @@ func (a *clientActor) notification(n transport.InboundNotification) {
 		op.End(nil, false)
 		return
 	}
+	if n.Generation == a.gen.n {
+		a.h.noteChange(n.Method, n.Params)
+	}
 	if a.closing || n.Generation != a.gen.n || !a.env.Handlers.notified() || !a.notes.push(inboundNote{n: n, ctx: ctx, op: op}) {
 		op.End(nil, false)
 	}

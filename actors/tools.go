@@ -105,9 +105,10 @@ func (c *Client) annotatedTools(tools []messages.Tool, acc map[string][]headerPa
 	return kept, acc
 }
 
-// ListTools returns all the server's tools, every page read.
+// ListTools returns all the server's tools, every page read, or as last
+// read while the server lets the list be cached (result_cache.go).
 func (c *Client) ListTools(ctx context.Context) ([]messages.Tool, error) {
-	return collect(c.Tools(ctx))
+	return cachedList(ctx, c, messages.MethodToolsList, c.tools)
 }
 
 // Call is how one tools/call is made, beyond its name and arguments: the

@@ -31,6 +31,11 @@ type ListPromptsResult struct {
 	Meta       Meta     `json:"_meta,omitempty"`
 	Prompts    []Prompt `json:"prompts"`
 	NextCursor string   `json:"nextCursor,omitempty"`
+	// TTLMs and CacheScope are the 2026-07-28 caching hints
+	// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching);
+	// absent from earlier servers.
+	TTLMs      *int64 `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
 }
 
 // MarshalJSON encodes a nil Prompts as [].

@@ -39,6 +39,11 @@ type ListResourcesResult struct {
 	Meta       Meta       `json:"_meta,omitempty"`
 	Resources  []Resource `json:"resources"`
 	NextCursor string     `json:"nextCursor,omitempty"`
+	// TTLMs and CacheScope are the 2026-07-28 caching hints
+	// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching);
+	// absent from earlier servers.
+	TTLMs      *int64 `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
 }
 
 // MarshalJSON encodes a nil Resources as [].
@@ -63,6 +68,11 @@ type ListResourceTemplatesResult struct {
 	Meta              Meta               `json:"_meta,omitempty"`
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
 	NextCursor        string             `json:"nextCursor,omitempty"`
+	// TTLMs and CacheScope are the 2026-07-28 caching hints
+	// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching);
+	// absent from earlier servers.
+	TTLMs      *int64 `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
 }
 
 // MarshalJSON encodes a nil ResourceTemplates as [].
@@ -88,6 +98,11 @@ type ReadResourceParams struct {
 type ReadResourceResult struct {
 	Meta     Meta               `json:"_meta,omitempty"`
 	Contents []ResourceContents `json:"contents"`
+	// TTLMs and CacheScope are the 2026-07-28 caching hints
+	// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching);
+	// absent from earlier servers.
+	TTLMs      *int64 `json:"ttlMs,omitempty"`
+	CacheScope string `json:"cacheScope,omitempty"`
 }
 
 // MarshalJSON encodes a nil Contents as [].

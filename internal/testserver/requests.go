@@ -147,6 +147,9 @@ func (s *server) serveRequest(ctx context.Context, req *request) {
 	}
 	if rpcErr == nil && s.opts.Stateless && modern(req.params) {
 		result = completeResult(result)
+		if s.opts.CacheTTLMs != nil && cacheable[req.method] {
+			result = withCacheHints(result, *s.opts.CacheTTLMs, s.opts.CacheScope)
+		}
 	}
 	var msg []byte
 	if rpcErr != nil {

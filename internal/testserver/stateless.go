@@ -186,3 +186,25 @@ func (s *server) resume(m *message, out outlet) bool {
 	pk.retry <- retried{id: m.ID, out: out, responses: p.InputResponses}
 	return true
 }
+
+// cacheable are the methods whose results carry caching hints in the
+// 2026-07-28 era.
+var cacheable = map[string]bool{
+	"tools/list": true, "prompts/list": true, "resources/list": true,
+	"resources/templates/list": true, "resources/read": true,
+}
+
+// withCacheHints adds ttlMs and cacheScope to an encoded result object.
+func withCacheHints(result json.RawMessage, ttlMs int64, scope string) json.RawMessage {
+	end := bytes.LastIndexByte(result, '}')
+	if end < 0 {
+		return result
+	}
+	out := append([]byte(nil), result[:end]...)
+	out = append(out, `,"ttlMs":`+strconv.FormatInt(ttlMs, 10)...)
+	if scope != "" {
+		out = append(out, `,"cacheScope":`...)
+		out = append(out, mustJSON(scope)...)
+	}
+	return append(out, result[end:]...)
+}

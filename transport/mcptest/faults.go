@@ -146,6 +146,8 @@ func (s *Server) options() testserver.Options {
 		HTTPStream:      !f.HTTPJSONAnswers,
 		HTTPGetStatus:   noGetStream(f.HTTPNoGetStream),
 		Stateless:       s.Stateless,
+		CacheTTLMs:      cacheTTL(s),
+		CacheScope:      s.CacheScope,
 		PageSize:        s.PageSize,
 	}
 }
@@ -243,4 +245,13 @@ func (s *Server) crashNow(where string, times int) bool {
 	}
 	s.crashes[where]++
 	return times <= 0 || s.crashes[where] <= times
+}
+
+// cacheTTL is CacheTTL as the engine's ttlMs; nil when unset.
+func cacheTTL(s *Server) *int64 {
+	if s.CacheTTL <= 0 {
+		return nil
+	}
+	ms := s.CacheTTL.Milliseconds()
+	return &ms
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -73,6 +74,13 @@ type Server struct {
 	// Final results of that revision carry resultType "complete", as its
 	// servers must. Session-era clients still initialize.
 	Stateless bool
+	// CacheTTL and CacheScope, on a Stateless server, are the caching
+	// hints (ttlMs, cacheScope) its 2026-07-28 lists and resources/read
+	// results carry
+	// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching);
+	// zero sends none.
+	CacheTTL   time.Duration
+	CacheScope string
 
 	// Fault applies to every tool call, under the tool's own Fault: a
 	// field the tool sets wins.
