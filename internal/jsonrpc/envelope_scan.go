@@ -25,7 +25,7 @@ import (
 // data may be reused once DecodeMessage returns: the message holds copies.
 //
 // This is the reader's cost for every line a server sends, so the envelope
-// is read by hand in one pass (see jsonReader) instead of by json.Unmarshal,
+// is read by hand in one pass (see rawjson.Reader) instead of by json.Unmarshal,
 // which validated the line and then decoded it, copying id, params and
 // result on the way. It decodes exactly what json.Unmarshal into the
 // envelope struct decoded, with the same rules for repeated keys (the last

@@ -35,7 +35,7 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 		{Name: "flat4", Arguments: map[string]any{"d": nil, "c": int64(-2), "b": true, "a": 1}},
 		{Name: "flat5", Arguments: map[string]any{"e": "x", "d": nil, "c": int64(-2), "b": false, "a": 0.5}},
 		{Name: "flat-nested", Arguments: map[string]any{"a": "x", "b": map[string]any{"c": 1}}},
-		// skipValue's containers past the 64 it keeps in a word.
+		// rawjson.Reader.SkipValue's containers past the 64 it keeps in a word.
 		{Name: "raw-deep", Arguments: json.RawMessage(`{"a":` + strings.Repeat(`[{"b":`, 40) + `1` + strings.Repeat(`}]`, 40) + `,"z":[]}`)},
 	} {
 		want, err := json.Marshal(p)
@@ -74,7 +74,7 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 	}
 	for _, bad := range []any{func() {}, map[string]any{"nan": math.NaN()}, []any{math.Inf(1)},
 		json.RawMessage(`{"a":`), json.RawMessage(`{"a":1}{}`), json.RawMessage(`{"a":"\q"}`),
-		// Closed by the wrong kind past the 64 containers skipValue keeps in a word.
+		// Closed by the wrong kind past the 64 containers SkipValue keeps in a word.
 		json.RawMessage(`{"a":` + strings.Repeat(`[{"b":`, 40) + `1` + strings.Repeat(`]}`, 40) + `}`)} {
 		if _, err := AppendCallToolParams(nil, &messages.CallToolParams{Name: "bad", Arguments: bad}); err == nil {
 			t.Errorf("unencodable arguments %T: want an error", bad)

@@ -57,7 +57,7 @@ func (r *Reader) fail() {
 	r.Off = len(r.Data)
 }
 
-// skipSpace skips insignificant whitespace (RFC 8259 §2: space, horizontal
+// SkipSpace skips insignificant whitespace (RFC 8259 §2: space, horizontal
 // tab, line feed, carriage return).
 func (r *Reader) SkipSpace() {
 	for r.Off < len(r.Data) {
@@ -70,7 +70,7 @@ func (r *Reader) SkipSpace() {
 	}
 }
 
-// peek returns the first byte of the next value, which tells its kind
+// Peek returns the first byte of the next value, which tells its kind
 // ('{', '[', '"', 't', 'f', 'n', or a number's first byte), or 0 at the end.
 func (r *Reader) Peek() byte {
 	r.SkipSpace()
@@ -80,7 +80,7 @@ func (r *Reader) Peek() byte {
 	return 0
 }
 
-// end checks that only whitespace follows the value read (RFC 8259 §2: a
+// End checks that only whitespace follows the value read (RFC 8259 §2: a
 // JSON text is one value).
 func (r *Reader) End() {
 	r.SkipSpace()
@@ -89,11 +89,11 @@ func (r *Reader) End() {
 	}
 }
 
-// beginObject consumes the '{' that starts an object and reports whether a
-// member follows, to be read with key, its value, then nextMember.
+// BeginObject consumes the '{' that starts an object and reports whether a
+// member follows, to be read with Key, its value, then NextMember.
 func (r *Reader) BeginObject() bool { return r.begin('{', '}') }
 
-// beginArray consumes the '[' that starts an array and reports whether an
+// BeginArray consumes the '[' that starts an array and reports whether an
 // element follows, to be read as a value followed by nextElement.
 func (r *Reader) BeginArray() bool { return r.begin('[', ']') }
 
@@ -116,11 +116,11 @@ func (r *Reader) begin(open, close byte) bool {
 	return true
 }
 
-// nextMember consumes the ',' or '}' after a member's value and reports
+// NextMember consumes the ',' or '}' after a member's value and reports
 // whether another member follows.
 func (r *Reader) NextMember() bool { return r.next('}') }
 
-// nextElement consumes the ',' or ']' after an element and reports whether
+// NextElement consumes the ',' or ']' after an element and reports whether
 // another element follows.
 func (r *Reader) NextElement() bool { return r.next(']') }
 
@@ -142,8 +142,8 @@ func (r *Reader) next(close byte) bool {
 	return false
 }
 
-// key reads a member's name and the ':' after it, and returns the name
-// decoded as encoding/json decodes keys (see str).
+// Key reads a member's name and the ':' after it, and returns the name
+// decoded as encoding/json decodes keys (see Str).
 func (r *Reader) Key() []byte {
 	if r.Off >= len(r.Data) || r.Data[r.Off] != '"' {
 		r.fail()
@@ -174,7 +174,7 @@ func (r *Reader) colon() {
 	r.SkipSpace()
 }
 
-// value skips the next value and returns its bytes, exactly as written, or
+// Value skips the next value and returns its bytes, exactly as written, or
 // nil if it is not valid JSON.
 func (r *Reader) Value() []byte {
 	r.SkipSpace()
@@ -186,7 +186,7 @@ func (r *Reader) Value() []byte {
 	return r.Data[start:r.Off]
 }
 
-// skipValue validates the value at r.Off and moves past it. Nesting is
+// SkipValue validates the value at r.Off and moves past it. Nesting is
 // kept on an explicit stack rather than by recursion, so that a hostile
 // line nested ten thousand deep costs 10 KB of heap, not a deep goroutine
 // stack.
@@ -250,7 +250,7 @@ func (r *Reader) SkipValue() {
 	}
 }
 
-// entered records, for skipValue, that the container opened after the n
+// entered records, for SkipValue, that the container opened after the n
 // already open is an object or an array.
 func entered(kinds uint64, deep *[]bool, n int, object bool) (uint64, *[]bool) {
 	if n < 64 {
@@ -500,7 +500,7 @@ func hex4(d []byte) rune {
 	return r
 }
 
-// str reads the string at r.Off and returns its content decoded as
+// Str reads the string at r.Off and returns its content decoded as
 // encoding/json decodes strings: escapes resolved, and invalid UTF-8 and
 // unpaired surrogate escapes replaced by U+FFFD. The common case, a string
 // with neither escapes nor invalid UTF-8, returns a sub-slice of the data
@@ -533,7 +533,7 @@ func (r *Reader) Str() []byte {
 	return nil
 }
 
-// unquote is str's slow path for the string whose content starts at start.
+// unquote is Str's slow path for the string whose content starts at start.
 // It validates the string first, which finds its end, and then decodes it
 // into a new slice; being valid, the content holds only complete escapes.
 func (r *Reader) unquote(start int) []byte {
