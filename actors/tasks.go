@@ -172,7 +172,8 @@ func (c *Client) AwaitTask(ctx context.Context, id string, onStatus func(message
 // taskStep acts on one poll's account of task t: the end of the wait,
 // or nothing (poll again).
 func (c *Client) taskStep(ctx context.Context, t *messages.Task, answered map[string]bool) (bool, *messages.CallToolResult, error) {
-	modern := t.Result != nil || t.Error != nil || t.InputRequests != nil || t.TTLMs != nil || t.PollIntervalMs != nil
+	s := c.gen.Load().established()
+	modern := s != nil && s.modern
 	switch t.Status {
 	case messages.TaskCancelled:
 		return true, nil, &messages.TaskError{Server: c.name, TaskID: t.TaskID, Status: t.Status, Message: t.StatusMessage}
