@@ -1,9 +1,13 @@
 package mcpactor_test
 
+// Connect: its deadline, the names and URLs it refuses, what a timed-out
+// connect shows of the server, and a progress reset without a callback.
+
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +86,98 @@ func TestResetTimeoutOnProgressWithoutCallback(t *testing.T) {
 	}
 	if calls := fake.Calls(); len(calls) != 1 || json.Unmarshal(calls[0].Meta, &meta) != nil || len(meta.ProgressToken) == 0 {
 		t.Errorf("the call carried no progress token: %+v", calls)
+	}
+}
+
+// TestConnectRefusesBadNames checks that Connect and Open refuse what
+// Manager.Add refuses: a name that is not 1 to 100 letters, digits, '-',
+// '_' or '.', and a name a live client of the runtime already has (two
+// would share one mcpactor.server.name in telemetry, and one name in every
+// error). Nothing is started for a refused name: the server hears of none.
+func TestConnectRefusesBadNames(t *testing.T) {
+	t.Parallel()
+	fake := &mcptest.Server{}
+	rt := startRuntime(t, mcpactor.Options{})
+	t.Cleanup(fake.Close) // after the runtime's Stop: cleanups run last first
+	cfg := fake.InProcess()
+	for _, name := range []string{"", "has space", "slash/name", strings.Repeat("x", 101)} {
+		_, err := rt.Connect(waitCtx(t), name, cfg)
+		var ce *mcpactor.ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "name must be") {
+			t.Errorf("Connect(%q): %v, want a *ConfigError about the name", name, err)
+		}
+		if _, err := rt.Open(waitCtx(t), name, cfg); !errors.As(err, &ce) {
+			t.Errorf("Open(%q): %v, want a *ConfigError", name, err)
+		}
+	}
+	if got := fake.Received(); len(got) != 0 {
+		t.Errorf("refused names reached the server: %+v", got)
+	}
+	c, err := rt.Connect(waitCtx(t), "twin", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rt.Connect(waitCtx(t), "twin", cfg)
+	var ce *mcpactor.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "already") {
+		t.Fatalf("second Connect(twin): %v, want a *ConfigError saying the name is taken", err)
+	}
+	if n := countOf(fake.Methods(), "initialize"); n != 1 {
+		t.Errorf("%d handshakes for one live client: %v", n, fake.Methods())
+	}
+	if err := c.Close(waitCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	// Once closed, the name is free again.
+	c, err = rt.Connect(waitCtx(t), "twin", cfg)
+	if err != nil {
+		t.Fatalf("Connect(twin) after Close: %v", err)
+	}
+	c.Close(waitCtx(t))
+}
+
+// TestConnectRefusesBadURLs checks that a URL that cannot reach an http
+// server is a configuration error at once, with the reason, and without
+// the URL's credentials.
+func TestConnectRefusesBadURLs(t *testing.T) {
+	t.Parallel()
+	rt := startRuntime(t, mcpactor.Options{})
+	for _, u := range []string{"ftp://example.com/mcp", "http://user:s3cr3t-pw@[::1:80/mcp", "localhost:8080/mcp", "http:///mcp"} {
+		_, err := rt.Connect(waitCtx(t), "remote", mcpactor.ServerConfig{URL: u})
+		var ce *mcpactor.ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), `"url"`) || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("Connect(%q): %v, want a *ConfigError about the url, without its password", u, err)
+		}
+	}
+}
+
+// countOf counts v in list.
+func countOf(list []string, v string) int {
+	n := 0
+	for _, s := range list {
+		if s == v {
+			n++
+		}
+	}
+	return n
+}
+
+// TestConnectTimeoutShowsSkippedStdout checks that a server that printed
+// something other than JSON-RPC on stdout and then never answered the
+// handshake times out with an error that says so: how many lines were
+// skipped, and the first of them.
+func TestConnectTimeoutShowsSkippedStdout(t *testing.T) {
+	t.Parallel()
+	rt := startRuntime(t, mcpactor.Options{})
+	cfg := mcptest.Stdio("login-banner")
+	cfg.ConnectTimeout = time.Second
+	_, err := rt.Connect(waitCtx(t), "banner", cfg)
+	var ct *mcpactor.ConnectTimeoutError
+	if !errors.As(err, &ct) || !errors.Is(err, mcpactor.ErrConnectTimeout) {
+		t.Fatalf("Connect: %v, want a *ConnectTimeoutError", err)
+	}
+	if ct.SkippedStdout != 2 || !strings.Contains(err.Error(), "2 non-JSON lines on stdout were skipped") ||
+		!strings.Contains(err.Error(), "Please log in first") {
+		t.Fatalf("Connect: %q (SkippedStdout %d), want the 2 skipped lines counted and the first shown", err, ct.SkippedStdout)
 	}
 }

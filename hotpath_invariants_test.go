@@ -1,15 +1,13 @@
 package mcpactor_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"runtime"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/peers"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -157,10 +155,10 @@ func TestCallToolWaitFitsInFourKiB(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := json.RawMessage(`{"message":"never answered"}`)
-	idle := stackPerGoroutine(t, n, func(ctx context.Context) { <-ctx.Done() }, nil)
-	waiting := stackPerGoroutine(t, n, func(ctx context.Context) {
+	idle := harness.StackPerGoroutine(t, n, func(ctx context.Context) { <-ctx.Done() })
+	waiting := harness.StackPerGoroutine(t, n, func(ctx context.Context) {
 		asCaller(callerFrames, func() { c.CallTool(ctx, "echo", args) })
-	}, func() bool { return c.InFlight() >= n && parkedIn("actors.(*Client).waitTool(") >= n })
+	}, func() bool { return c.InFlight() >= n && harness.ParkedIn("actors.(*Client).waitTool(") >= n })
 	t.Logf("stack per goroutine: %d bytes waiting for a CallTool, %d parked in a receive", waiting, idle)
 	if waiting > limit+slack {
 		t.Errorf("a CallTool waiting for its answer holds %d bytes of stack, more than %d: a frame on its way (actors.Client.CallTool, startTool, sendTool and what they call, waitTool) has grown; see actors.Client.CallTool", waiting, limit)
@@ -187,49 +185,3 @@ func asCaller(depth int, f func()) {
 
 //go:noinline
 func keep(b []byte) { b[0]++ }
-
-// stackPerGoroutine starts n goroutines running park (which must return
-// once its context ends), waits until ready (if not nil) says they are all
-// where they are to be measured, and returns the stack memory each holds
-// there.
-func stackPerGoroutine(t *testing.T, n int, park func(context.Context), ready func() bool) uint64 {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-	before := stackInuse()
-	for range n {
-		wg.Go(func() { park(ctx) })
-	}
-	if ready != nil {
-		deadline := time.Now().Add(waitLimit)
-		for !ready() {
-			if time.Now().After(deadline) {
-				t.Fatal("the goroutines did not all park")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	after := stackInuse()
-	if after < before {
-		return 0
-	}
-	return (after - before) / uint64(n)
-}
-
-// stackInuse is the stack memory in use after two garbage collections.
-func stackInuse() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.StackInuse
-}
-
-// parkedIn counts the goroutines whose stack holds fn.
-func parkedIn(fn string) int {
-	buf := make([]byte, 16<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	return bytes.Count(buf, []byte(fn))
-}

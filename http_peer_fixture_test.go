@@ -1,7 +1,7 @@
 package mcpactor_test
 
-// The independent peers over HTTP (everything_http_test.go,
-// gosdk_http_test.go): a peer server process listening on a loopback port,
+// The independent peers over HTTP (peer_everything_test.go,
+// peer_gosdk_test.go): a peer server process listening on a loopback port,
 // a recording reverse proxy in front of it (so that tests assert what went
 // on the wire, not only what came back), and connections through that proxy
 // that tests share or own.
@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // ---------------------------------------------------------------------------
@@ -47,20 +48,6 @@ type httpProc struct {
 // arguments and its extra environment.
 type procCommand func(port int) (path string, args, env []string)
 
-// freePort returns a loopback port that was free a moment ago: the kernel
-// picks it for a listener that is closed at once. The peers bind it
-// themselves (server-everything has no host flag and binds every
-// interface), so the port can be taken in between; startHTTPProc tries again
-// with another port when the server exits before it answers.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // startHTTPProc starts a server and waits until its port accepts
 // connections (a cold node start can take more than 1.5 s). It tries three
 // ports before giving up.
@@ -77,7 +64,7 @@ func startHTTPProc(name string, command procCommand) (*httpProc, error) {
 }
 
 func tryHTTPProc(name string, command procCommand) (*httpProc, error) {
-	port, err := freePort()
+	port, err := harness.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -430,37 +417,5 @@ func (s *sharedHTTP) release(t *testing.T) {
 			t.Error(err)
 		}
 		requireReaped(t, []int{peer.proc.cmd.Process.Pid})
-	}
-}
-
-// httpMode is one way of reaching a peer, with its shared server.
-type httpMode struct {
-	name   string
-	shared *sharedHTTP
-}
-
-// onShared runs body once per mode, as a subtest, on the mode's shared
-// connection (taking turns with the other tests). It makes t parallel.
-func onShared(t *testing.T, modes []httpMode, body func(t *testing.T, h *httpConn)) {
-	t.Helper()
-	for _, m := range modes {
-		m.shared.count(t)
-	}
-	t.Parallel()
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) { body(t, m.shared.shared(t)) })
-	}
-}
-
-// onOwn runs body once per mode, as a subtest, on a connection of its own to
-// the mode's shared server. It makes t parallel.
-func onOwn(t *testing.T, modes []httpMode, plain bool, body func(t *testing.T, h *httpConn)) {
-	t.Helper()
-	for _, m := range modes {
-		m.shared.count(t)
-	}
-	t.Parallel()
-	for _, m := range modes {
-		t.Run(m.name, func(t *testing.T) { body(t, m.shared.own(t, plain)) })
 	}
 }

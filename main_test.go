@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -37,17 +38,7 @@ const waitLimit = 30 * time.Second
 // own test server with opts.
 func testServerConfig(opts testserver.Options) mcpactor.ServerConfig {
 	path, args, env := testserver.Command(opts)
-	return mcpactor.ServerConfig{Command: path, Args: args, Env: envMap(env)}
-}
-
-// envMap turns "K=V" entries into the map ServerConfig.Env expects.
-func envMap(env []string) map[string]string {
-	m := make(map[string]string, len(env))
-	for _, kv := range env {
-		k, v, _ := strings.Cut(kv, "=")
-		m[k] = v
-	}
-	return m
+	return mcpactor.ServerConfig{Command: path, Args: args, Env: harness.EnvMap(env)}
 }
 
 // startRuntime starts a runtime with opts and stops it when the test ends.

@@ -1,11 +1,9 @@
 package mcpactor_test
 
-// Checks that serve the peer tests of every transport: they take a
-// *mcpactor.Client, whichever way it reaches its server, and assert what a
-// caller sees. The checks of one peer's features sit next to its stdio
-// tests (everything_*_test.go, gosdk_test.go, gosdk_stateless_test.go);
-// the HTTP tests (everything_http*_test.go, gosdk_http*_test.go) call the
-// same checks and add what went on the wire.
+// Checks that serve the peer suites of every feature (peer_*_test.go):
+// they take a *mcpactor.Client, whichever way it reaches its server, and
+// assert what a caller sees. The checks of one feature sit next to its
+// suite; a row over HTTP adds what went on the wire.
 
 import (
 	"context"

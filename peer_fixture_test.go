@@ -1,7 +1,7 @@
 package mcpactor_test
 
-// Connections to the independent peers (everything_*_test.go,
-// gosdk_test.go) that tests share or own.
+// Connections to the independent peers over stdio (peer_everything_test.go,
+// peer_gosdk_test.go) that tests share or own.
 
 import (
 	"bytes"
@@ -137,9 +137,9 @@ func (f *peerFixture) stop(t *testing.T) {
 
 // ownPeer connects a peer for t alone and stops it when t ends. Tests that
 // change the server's state for the session (log level, subscriptions,
-// closing the client) use one. They call t.Parallel first: they spend their
-// time waiting for the server, not computing, and so overlap with the tests
-// that take turns on a sharedPeer.
+// closing the client) use one. They are parallel (run makes them so): they
+// spend their time waiting for the server, not computing, and so overlap
+// with the tests that take turns on a sharedPeer.
 func ownPeer(t *testing.T, spec peerSpec) *peerFixture {
 	t.Helper()
 	f, err := connectPeer(spec)
@@ -158,9 +158,9 @@ func ownPeer(t *testing.T, spec peerSpec) *peerFixture {
 //
 // It is started by the first test that uses it and stopped when the last
 // one ends, before TestMain's leak check. Knowing the last one needs the
-// number of users up front: use counts its test and then calls t.Parallel,
-// which pauses the test until every sequential top-level test has run (and
-// every other user has been counted). The users then take turns: one test
+// number of users up front: count counts its test, which then calls
+// t.Parallel (run does both), which pauses the test until every sequential
+// top-level test has run (and every other user has been counted). The users then take turns: one test
 // at a time holds the connection, in no fixed order, so each must leave the
 // server as it found it and assume nothing about the others.
 //
@@ -176,32 +176,37 @@ type sharedPeer struct {
 	mu    sync.Mutex // guards the fields below
 	users int        // tests counted and not yet ended
 	fix   *peerFixture
-	err   error // why it could not be started
+	err   error    // why it could not be started
+	specV peerSpec // the spec of the last user counted
 }
 
-// use returns the shared connection for t's turn. Call it first in the
-// test: t is a parallel test from then on and must not call t.Parallel
-// itself.
-func (s *sharedPeer) use(t *testing.T) *peerFixture {
+// count counts t as a user until it ends. Call it before t.Parallel (run
+// does), and take in t or one of its subtests.
+func (s *sharedPeer) count(t *testing.T) {
 	t.Helper()
 	spec := s.spec(t)
 	s.mu.Lock()
 	s.users++
+	s.specV = spec
 	s.mu.Unlock()
 	t.Cleanup(func() { s.release(t) })
+}
 
-	t.Parallel()
+// take returns the shared connection for t's turn, starting the server if
+// need be.
+func (s *sharedPeer) take(t *testing.T) *peerFixture {
+	t.Helper()
 	s.turn.Lock()
 	t.Cleanup(s.turn.Unlock)
 
 	s.mu.Lock()
 	if s.fix == nil && s.err == nil {
-		s.fix, s.err = connectPeer(spec)
+		s.fix, s.err = connectPeer(s.specV)
 	}
 	fix, err := s.fix, s.err
 	s.mu.Unlock()
 	if err != nil {
-		t.Fatalf("shared %s server: %v", spec.rec.server, err)
+		t.Fatalf("shared %s server: %v", s.specV.rec.server, err)
 	}
 	t.Cleanup(func() { fix.rec.check(t) })
 	return fix

@@ -1,5 +1,9 @@
 package mcpactor_test
 
+// Telemetry (telemetry/): the spans of a client, closed transports,
+// trace context reaching the server, zero cost when nobody listens, opt-in
+// tool arguments, and the HTTP protocol version.
+
 import (
 	"context"
 	"errors"
@@ -118,15 +122,6 @@ func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]string) {
 	}
 }
 
-func hasEvent(s sdktrace.ReadOnlySpan, name string) bool {
-	for _, e := range s.Events() {
-		if e.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
 func TestTelemetryClientSpans(t *testing.T) {
 	var sampled sync.WaitGroup
 	sampled.Add(1)
@@ -196,7 +191,7 @@ func TestTelemetryClientSpans(t *testing.T) {
 		if attrs(s)["jsonrpc.request.id"] == "" {
 			t.Errorf("echo span without jsonrpc.request.id")
 		}
-		if !hasEvent(s, "mcpactor.written") {
+		if !harness.HasEvent(s, "mcpactor.written") {
 			t.Errorf("echo span without a written event: %v", s.Events())
 		}
 	}
@@ -223,7 +218,7 @@ func TestTelemetryClientSpans(t *testing.T) {
 	wantAttrs(t, sleeps[0], map[string]string{"error.type": "timeout"})
 	wantAttrs(t, sleeps[1], map[string]string{"error.type": "cancelled"})
 	for _, s := range sleeps {
-		if !hasEvent(s, "mcpactor.cancel_sent") {
+		if !harness.HasEvent(s, "mcpactor.cancel_sent") {
 			t.Errorf("%s (%s) has no cancel_sent event", s.Name(), attrs(s)["error.type"])
 		}
 	}
@@ -378,4 +373,25 @@ func TestTelemetryToolArgumentsOptIn(t *testing.T) {
 			t.Errorf("not opted in, yet recorded arguments %q, result %q", args, result)
 		}
 	}
+}
+
+// network.protocol.version is recorded on a request's span over HTTP, from
+// the answer's HTTP version (issue 36; docs/telemetry.md): an httptest
+// server speaks HTTP/1.1.
+func TestTelemetryHTTPProtocolVersion(t *testing.T) {
+	fake := &mcptest.Server{Tools: []mcptest.Tool{kitEcho}}
+	srv := fake.StartHTTP()
+	defer srv.Close()
+	tr := newTraced(t, mcpactor.Options{})
+	ctx := waitCtx(t)
+	c, err := tr.rt.Connect(ctx, "web", srv.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	callOK(t, c, "echo", map[string]any{"message": "hi"})
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := tr.span(t, "tools/call echo")
+	wantAttrs(t, s, map[string]string{"network.protocol.version": "1.1", "network.protocol.name": "http", "network.transport": "tcp"})
 }

@@ -1,15 +1,10 @@
 package mcpactor_test
 
-// server-everything's prompts
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts),
-// argument completion
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion)
-// and logging
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging).
+// Prompts and completion against the independent peers, one row per peer
+// and transport (peer_rows_test.go).
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -19,10 +14,17 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// TestServerEverythingPrompts lists the prompts through ListPrompts and the
-// Prompts iterator, gets each kind, and gets an unknown one (-32602).
-func TestServerEverythingPrompts(t *testing.T) {
-	checkEverythingPrompts(t, everything.use(t).c)
+// TestPrompts lists the prompts (ListPrompts and the Prompts iterator),
+// gets each kind and an unknown one
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/prompts).
+func TestPrompts(t *testing.T) {
+	run(t, func(t *testing.T, p *peerConn) {
+		if p.peer == everythingServer {
+			checkEverythingPrompts(t, p.c)
+			return
+		}
+		checkGoSDKPrompts(t, p.c)
+	}, everythingStdio, everythingStreamable, everythingSSE, gosdkStdio, gosdkHTTP)
 }
 
 // checkEverythingPrompts lists server-everything's prompts (ListPrompts and
@@ -81,10 +83,60 @@ func checkEverythingPrompts(t *testing.T, c *mcpactor.Client) {
 	}
 }
 
-// TestServerEverythingCompletion completes a prompt's arguments, one
-// narrowed by the context, and a resource template's.
-func TestServerEverythingCompletion(t *testing.T) {
-	checkEverythingCompletion(t, everything.use(t).c)
+// checkGoSDKPrompts lists the go-sdk server's prompts, gets each kind, and
+// an unknown one.
+func checkGoSDKPrompts(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
+	ctx := waitCtx(t)
+	prompts, err := c.ListPrompts(ctx)
+	names := listedNames(t, "ListPrompts", prompts, err, promptName)
+	checkListed(t, "prompts/list", names, gosdkPrompts)
+
+	gp, err := c.GetPrompt(ctx, "test_prompt_with_arguments", map[string]string{"arg1": "alpha", "arg2": "beta"})
+	if err != nil {
+		t.Fatalf("GetPrompt(test_prompt_with_arguments): %v", err)
+	}
+	if len(gp.Messages) != 1 || gp.Messages[0].Content.Text != "Prompt with arguments: arg1='alpha', arg2='beta'" {
+		t.Errorf("test_prompt_with_arguments = %+v", gp.Messages)
+	}
+
+	gp, err = c.GetPrompt(ctx, "test_prompt_with_embedded_resource", map[string]string{"resourceUri": "test://mcpactor/doc"})
+	if err != nil {
+		t.Fatalf("GetPrompt(test_prompt_with_embedded_resource): %v", err)
+	}
+	if len(gp.Messages) != 2 || gp.Messages[0].Content.Resource == nil || gp.Messages[0].Content.Resource.URI != "test://mcpactor/doc" {
+		t.Errorf("test_prompt_with_embedded_resource = %+v", gp.Messages)
+	}
+
+	gp, err = c.GetPrompt(ctx, "test_prompt_with_image", nil)
+	if err != nil {
+		t.Fatalf("GetPrompt(test_prompt_with_image): %v", err)
+	}
+	if len(gp.Messages) != 2 || gp.Messages[0].Content.Type != messages.ContentTypeImage {
+		t.Fatalf("test_prompt_with_image = %+v", gp.Messages)
+	}
+	if data, err := gp.Messages[0].Content.Bytes(); err != nil || !bytes.HasPrefix(data, []byte(pngSignature)) {
+		t.Errorf("prompt image bytes % x (%v), want PNG", data, err)
+	}
+
+	_, err = c.GetPrompt(ctx, "no_such_prompt", nil)
+	var rpcErr *messages.RPCError
+	if !errors.As(err, &rpcErr) {
+		t.Errorf("unknown prompt: err = %v, want an RPCError", err)
+	}
+}
+
+// TestCompletion asks for completions of a prompt's argument; the go-sdk
+// server acknowledges with none
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion).
+func TestCompletion(t *testing.T) {
+	run(t, func(t *testing.T, p *peerConn) {
+		if p.peer == everythingServer {
+			checkEverythingCompletion(t, p.c)
+			return
+		}
+		checkGoSDKCompletion(t, p.c)
+	}, everythingStdio, everythingStreamable, everythingSSE, gosdkStdio, gosdkHTTP)
 }
 
 // checkEverythingCompletion completes the arguments of a prompt of
@@ -125,44 +177,18 @@ func checkEverythingCompletion(t *testing.T, c *mcpactor.Client) {
 	}
 }
 
-// TestServerEverythingLogging sets the log level and receives the server's
-// simulated log messages. It has a server of its own: the level and the
-// simulation are the session's state.
-func TestServerEverythingLogging(t *testing.T) {
-	t.Parallel()
-	f := ownPeer(t, everythingPlainSpec(t))
-	checkEverythingLogging(t, f.c, f.rec)
-}
-
-// checkEverythingLogging sets the log level to debug, has server-everything
-// simulate log messages, and receives one in rec. It changes the
-// session's state.
-func checkEverythingLogging(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+// checkGoSDKCompletion asks the go-sdk server for completions of a
+// prompt's argument: none.
+func checkGoSDKCompletion(t *testing.T, c *mcpactor.Client) {
 	t.Helper()
-	ctx := waitCtx(t)
-	if err := c.SetLoggingLevel(ctx, messages.LevelDebug); err != nil {
-		t.Fatalf("SetLoggingLevel: %v", err)
-	}
-	mark := rec.notes.mark()
-	if text := resultText(callOK(t, c, "toggle-simulated-logging", nil)); !strings.HasPrefix(text, "Started") {
-		t.Fatalf("toggle-simulated-logging = %q", text)
-	}
-	n := rec.notes.waitAfter(t, mark, "simulated log message", func(_ string, n mcpactor.Notification) bool {
-		return n.Method == messages.NotificationMessage &&
-			(bytes.Contains(n.Params, []byte("-level message")) || bytes.Contains(n.Params, []byte("level-message")))
+	res, err := c.Complete(waitCtx(t), messages.CompleteParams{
+		Ref:      messages.CompleteReference{Type: messages.RefTypePrompt, Name: "test_prompt_with_arguments"},
+		Argument: messages.CompleteArgument{Name: "arg1", Value: "a"},
 	})
-	var p messages.LoggingMessageParams
-	if err := json.Unmarshal(n.Params, &p); err != nil {
-		t.Fatalf("notifications/message params %s: %v", n.Params, err)
+	if err != nil {
+		t.Fatalf("Complete: %v", err)
 	}
-	if p.Level.Severity() < 0 {
-		t.Errorf("log level %q is not an RFC 5424 level", p.Level)
-	}
-	var data string
-	if err := json.Unmarshal(p.Data, &data); err != nil || data == "" {
-		t.Errorf("log data %s (%v), want a string", p.Data, err)
-	}
-	if text := resultText(callOK(t, c, "toggle-simulated-logging", nil)); !strings.HasPrefix(text, "Stopped") {
-		t.Errorf("second toggle-simulated-logging = %q", text)
+	if len(res.Completion.Values) != 0 {
+		t.Errorf("completions = %v, want none (this server only acknowledges)", res.Completion.Values)
 	}
 }

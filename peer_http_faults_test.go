@@ -1,9 +1,9 @@
 package mcpactor_test
 
-// The session era over HTTP against the go-sdk server
-// (gosdk_http_test.go) when the connection breaks: a stream the server
-// closes mid-call, a session the server forgets, a GET listener that
-// breaks, and what Runtime.Stop leaves behind.
+// The session era over HTTP against the go-sdk server when the connection
+// breaks: a stream the server closes mid-call, a session the server
+// forgets, a GET listener that breaks. (What Runtime.Stop leaves:
+// TestStopLeavesNothing.)
 
 import (
 	"bytes"
@@ -13,15 +13,12 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/harness"
-	"github.com/mcpactor/mcpactor/internal/peers"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// TestGoSDKHTTPReconnection calls test_reconnection, whose handler closes
+// TestHTTPStreamClosedMidCall calls test_reconnection, whose handler closes
 // its SSE stream mid-call (SEP-1699) and answers 100 ms later. Run as
 // shipped, this server has no event store (StreamableHTTPOptions without
 // EventStore in conformance/everything-server/main.go), so its streams
@@ -33,9 +30,10 @@ import (
 // So the call fails at once with a NoResponseError that says why, the
 // request is not POSTed again (a tool call may not be idempotent), and the
 // connection stays good. Resumption itself is tested against
-// server-everything, which has an event store (TestEverythingHTTPResumption).
-func TestGoSDKHTTPReconnection(t *testing.T) {
-	onOwn(t, gosdkSession, true, func(t *testing.T, h *httpConn) {
+// server-everything, which has an event store (TestBrokenStream).
+func TestHTTPStreamClosedMidCall(t *testing.T) {
+	run(t, func(t *testing.T, pc *peerConn) {
+		h := pc.http
 		_, err := h.c.CallTool(waitCtx(t), "test_reconnection", nil)
 		var nr *mcpactor.NoResponseError
 		if !errors.As(err, &nr) || !strings.Contains(err.Error(), "no ids to resume from") {
@@ -58,10 +56,11 @@ func TestGoSDKHTTPReconnection(t *testing.T) {
 		if got := resultText(callOK(t, h.c, "test_simple_text", nil)); got != "This is a simple text response for testing." {
 			t.Errorf("after the failed call: %q", got)
 		}
-	})
+
+	}, gosdkHTTP.own(true))
 }
 
-// TestGoSDKHTTPSessionExpired ends the client's session behind its back
+// TestHTTPSessionExpired ends the client's session behind its back
 // (a DELETE with its session id, as an idle timeout or a server restart
 // would), then calls a tool. The server answers the call 404 (the session
 // is gone, so the request was not processed); the runtime starts a new
@@ -69,8 +68,9 @@ func TestGoSDKHTTPReconnection(t *testing.T) {
 // remembered) and sends the call once more on it
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
 // The caller sees only the answer; the connection is generation 2.
-func TestGoSDKHTTPSessionExpired(t *testing.T) {
-	onOwn(t, gosdkSession, false, func(t *testing.T, h *httpConn) {
+func TestHTTPSessionExpired(t *testing.T) {
+	run(t, func(t *testing.T, pc *peerConn) {
+		h := pc.http
 		c := h.c
 		callOK(t, c, "test_simple_text", nil)
 		old := sessionGiven(h.wire())
@@ -135,7 +135,8 @@ func TestGoSDKHTTPSessionExpired(t *testing.T) {
 			}
 			return true
 		})
-	})
+
+	}, gosdkHTTP.own(false))
 }
 
 // stripID removes a request's id from its body, to compare a request with
@@ -150,14 +151,15 @@ func stripID(body []byte) []byte {
 	return out
 }
 
-// TestGoSDKHTTPListenerBroken breaks the GET listener, as a network
+// TestHTTPListenerBroken breaks the GET listener, as a network
 // failure would, right after it delivered a resources/updated of a
 // subscription: the runtime opens the listener again (without
 // Last-Event-ID: this server's events have no ids), and the next update
 // comes on the new one. A connection of its own: subscriptions are the
 // session's.
-func TestGoSDKHTTPListenerBroken(t *testing.T) {
-	onOwn(t, gosdkSession, true, func(t *testing.T, h *httpConn) {
+func TestHTTPListenerBroken(t *testing.T) {
+	run(t, func(t *testing.T, pc *peerConn) {
+		h := pc.http
 		c, rec := h.c, h.rec
 		ctx := waitCtx(t)
 		// The listener opened during Connect; the next piece it passes
@@ -199,41 +201,6 @@ func TestGoSDKHTTPListenerBroken(t *testing.T) {
 		if err := c.Unsubscribe(ctx, uri); err != nil {
 			t.Errorf("Unsubscribe: %v", err)
 		}
-	})
-}
 
-// TestGoSDKHTTPStopLeavesNothing checks that nothing a runtime started for
-// an HTTP server outlives Runtime.Stop while the server lives on: no
-// goroutine, so no connection either. The runtime makes its own
-// http.Client (Options.HTTPClient unset), whose keep-alive connections are
-// the runtime's to close. The go-sdk server never closes an idle
-// connection itself, so one left open shows. It runs alone (not parallel):
-// goleak sees every goroutine of the process.
-func TestGoSDKHTTPStopLeavesNothing(t *testing.T) {
-	bin := peers.GoSDKServer(t)
-	proc, err := startHTTPProc(gosdkServer, gosdkHTTPCommand(bin, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := proc.stop(); err != nil {
-			t.Error(err)
-		}
-	}()
-	before := goleak.IgnoreCurrent() // the server's waiter and output copiers
-	ctx := waitCtx(t)
-	rt, err := mcpactor.Start(mcpactor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := rt.Connect(ctx, gosdkServer, mcpactor.ServerConfig{URL: "http://" + proc.addr() + "/mcp"})
-	if err != nil {
-		rt.Stop(ctx)
-		t.Fatalf("Connect: %v", err)
-	}
-	callOK(t, c, "test_simple_text", nil)
-	if err := rt.Stop(ctx); err != nil {
-		t.Fatalf("Stop: %v", err)
-	}
-	goleak.VerifyNone(t, before)
+	}, gosdkHTTP.own(true))
 }

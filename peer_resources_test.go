@@ -1,9 +1,7 @@
 package mcpactor_test
 
-// server-everything's resources
-// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources):
-// listing, templates, reading, subscriptions and the resources a tool
-// registers for the session.
+// Resources against the independent peers, one row per peer and
+// transport (peer_rows_test.go).
 
 import (
 	"bytes"
@@ -12,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -20,11 +19,18 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// TestServerEverythingResources lists the static documents through
-// ListResources and the Resources iterator, and reads the instructions
-// document.
-func TestServerEverythingResources(t *testing.T) {
-	checkEverythingResources(t, everything.use(t).c)
+// TestResources lists the resources (ListResources and the Resources
+// iterator) and reads them: server-everything's static documents, the
+// go-sdk server's templates and its text, blob and templated resources
+// (https://modelcontextprotocol.io/specification/2025-11-25/server/resources).
+func TestResources(t *testing.T) {
+	run(t, func(t *testing.T, p *peerConn) {
+		if p.peer == everythingServer {
+			checkEverythingResources(t, p.c)
+			return
+		}
+		checkGoSDKResources(t, p.c)
+	}, everythingStdio, everythingStreamable, everythingSSE, gosdkStdio, gosdkHTTP)
 }
 
 // checkEverythingResources lists server-everything's static documents
@@ -61,10 +67,55 @@ func checkEverythingResources(t *testing.T, c *mcpactor.Client) {
 	}
 }
 
-// TestServerEverythingResourceTemplates lists the dynamic resource
-// templates.
-func TestServerEverythingResourceTemplates(t *testing.T) {
-	checkEverythingResourceTemplates(t, everything.use(t).c)
+// checkGoSDKResources lists the go-sdk server's resources and templates
+// and reads a text, a blob and a templated resource.
+func checkGoSDKResources(t *testing.T, c *mcpactor.Client) {
+	t.Helper()
+	ctx := waitCtx(t)
+	resources, err := c.ListResources(ctx)
+	uris := listedNames(t, "ListResources", resources, err, resourceURI)
+	checkListed(t, "resources/list", uris, []string{"test://static-text", "test://static-binary", "test://watched-resource"})
+	templates, err := c.ListResourceTemplates(ctx)
+	if err != nil {
+		t.Fatalf("ListResourceTemplates: %v", err)
+	}
+	if len(templates) != 1 || templates[0].URITemplate != "test://template/{id}/data" {
+		t.Errorf("templates = %+v", templates)
+	}
+
+	rr, err := c.ReadResource(ctx, "test://static-text")
+	if err != nil {
+		t.Fatalf("read static-text: %v", err)
+	}
+	if len(rr.Contents) != 1 || rr.Contents[0].IsBlob() || rr.Contents[0].Text != "This is the content of the static text resource." {
+		t.Errorf("static-text = %+v", rr.Contents)
+	}
+	rr, err = c.ReadResource(ctx, "test://static-binary")
+	if err != nil {
+		t.Fatalf("read static-binary: %v", err)
+	}
+	if len(rr.Contents) != 1 || !rr.Contents[0].IsBlob() || rr.Contents[0].MimeType != "image/png" {
+		t.Fatalf("static-binary = %+v", rr.Contents)
+	}
+	if data, err := rr.Contents[0].Bytes(); err != nil || !bytes.HasPrefix(data, []byte(pngSignature)) {
+		t.Errorf("static-binary bytes % x (%v), want PNG", data, err)
+	}
+	rr, err = c.ReadResource(ctx, "test://template/42/data")
+	if err != nil {
+		t.Fatalf("read template: %v", err)
+	}
+	var doc struct {
+		ID           string `json:"id"`
+		TemplateTest bool   `json:"templateTest"`
+	}
+	if len(rr.Contents) != 1 || json.Unmarshal([]byte(rr.Contents[0].Text), &doc) != nil || doc.ID != "42" || !doc.TemplateTest {
+		t.Errorf("template resource = %+v", rr.Contents)
+	}
+}
+
+// TestResourceTemplates lists server-everything's resource templates.
+func TestResourceTemplates(t *testing.T) {
+	run(t, func(t *testing.T, p *peerConn) { checkEverythingResourceTemplates(t, p.c) }, everythingStdio, everythingStreamable, everythingSSE)
 }
 
 // checkEverythingResourceTemplates lists server-everything's dynamic
@@ -83,10 +134,10 @@ func checkEverythingResourceTemplates(t *testing.T, c *mcpactor.Client) {
 	}
 }
 
-// TestServerEverythingReadResource reads a text and a blob resource, and a
-// missing one (a JSON-RPC error).
-func TestServerEverythingReadResource(t *testing.T) {
-	checkEverythingReadResource(t, everything.use(t).c)
+// TestReadResource reads a text, a blob, a missing resource, and the
+// instructions document of server-everything.
+func TestReadResource(t *testing.T) {
+	run(t, func(t *testing.T, p *peerConn) { checkEverythingReadResource(t, p.c) }, everythingStdio, everythingStreamable, everythingSSE)
 }
 
 // checkEverythingReadResource reads a text and a blob resource of
@@ -122,13 +173,40 @@ func checkEverythingReadResource(t *testing.T, c *mcpactor.Client) {
 	}
 }
 
-// TestServerEverythingSubscribe subscribes to a resource and receives its
-// updates. It has a server of its own: subscriptions and the update toggle
-// are the session's state.
-func TestServerEverythingSubscribe(t *testing.T) {
-	t.Parallel()
-	f := ownPeer(t, everythingPlainSpec(t))
-	checkEverythingSubscribe(t, f.c, f.rec)
+// TestSubscribe subscribes to a resource and receives its updates, each
+// row on a connection of its own: subscriptions are the session's. Over
+// HTTP the wire shows one subscribe and one unsubscribe
+// (server-everything), and the go-sdk server's update (every 3 s) comes on
+// the GET listener: it belongs to no request.
+func TestSubscribe(t *testing.T) {
+	run(t, func(t *testing.T, p *peerConn) {
+		h := p.http
+		switch {
+		case p.peer == everythingServer && h == nil:
+			checkEverythingSubscribe(t, p.c, p.rec)
+		case p.peer == everythingServer:
+			checkEverythingSubscribe(t, h.c, h.rec)
+			exs := h.wire()
+			if len(postsOf(exs, messages.MethodResourcesSubscribe)) != 1 || len(postsOf(exs, messages.MethodResourcesUnsubscribe)) != 1 {
+				t.Errorf("want one subscribe and one unsubscribe on the wire:\n%s", dumpExchanges(exs))
+			}
+
+		case h == nil:
+			checkGoSDKSubscribe(t, p.c, p.rec)
+		default:
+			checkGoSDKSubscribe(t, h.c, h.rec)
+			var onListener bool
+			for _, ex := range h.wire() {
+				if _, ok := ex.carries(messages.NotificationResourcesUpdated); ok && ex.Method == http.MethodGet {
+					onListener = true
+				}
+			}
+			if !onListener {
+				t.Errorf("resources/updated did not come on the GET listener:\n%s", dumpExchanges(h.wire()))
+			}
+
+		}
+	}, everythingStdio.own(true), everythingStreamable.own(true), everythingSSE.own(true), gosdkStdio.own(false), gosdkHTTP.own(true))
 }
 
 // checkEverythingSubscribe subscribes to a resource of server-everything,
@@ -158,11 +236,32 @@ func checkEverythingSubscribe(t *testing.T, c *mcpactor.Client, rec *peerRecorde
 	}
 }
 
-// TestServerEverythingSessionResource has a tool register a resource for the
-// session: the list changes, and the new resource reads back as gzip.
-func TestServerEverythingSessionResource(t *testing.T) {
-	f := everything.use(t)
-	checkEverythingSessionResource(t, f.c, f.rec)
+// checkGoSDKSubscribe subscribes to the resource the go-sdk server updates
+// every 3 s, receives an update in rec, and unsubscribes. It changes the
+// session's state.
+func checkGoSDKSubscribe(t *testing.T, c *mcpactor.Client, rec *peerRecorder) {
+	t.Helper()
+	ctx := waitCtx(t)
+	const uri = "test://watched-resource"
+	mark := rec.notes.mark()
+	if err := c.Subscribe(ctx, uri); err != nil {
+		t.Fatalf("Subscribe: %v", err)
+	}
+	// The server updates the resource every 3 s.
+	n := rec.notes.waitAfter(t, mark, messages.NotificationResourcesUpdated, isMethod(messages.NotificationResourcesUpdated))
+	var p messages.ResourceUpdatedParams
+	if err := json.Unmarshal(n.Params, &p); err != nil || p.URI != uri {
+		t.Errorf("resources/updated params %s (%v)", n.Params, err)
+	}
+	if err := c.Unsubscribe(ctx, uri); err != nil {
+		t.Errorf("Unsubscribe: %v", err)
+	}
+}
+
+// TestSessionResource has server-everything make a resource of the
+// session (gzip-file-as-resource) and reads it.
+func TestSessionResource(t *testing.T) {
+	run(t, func(t *testing.T, p *peerConn) { checkEverythingSessionResource(t, p.c, p.rec) }, everythingStdio, everythingStreamable, everythingSSE)
 }
 
 // checkEverythingSessionResource has server-everything register a gzip
