@@ -74,15 +74,7 @@ func (r *resultCache) epoch() uint64 {
 }
 
 func (r *resultCache) putList(method string, v any, d time.Duration, epoch uint64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if epoch != r.changes {
-		return
-	}
-	if r.lists == nil {
-		r.lists = map[string]cachedResult{}
-	}
-	r.lists[method] = cachedResult{v: v, expires: time.Now().Add(d)}
+	r.put(&r.lists, method, v, d, epoch)
 }
 
 // maxCachedReads bounds the resources/read results a connection keeps:
@@ -90,24 +82,31 @@ func (r *resultCache) putList(method string, v any, d time.Duration, epoch uint6
 const maxCachedReads = 256
 
 func (r *resultCache) putRead(uri string, v any, d time.Duration, epoch uint64) {
+	r.put(&r.reads, uri, v, d, epoch)
+}
+
+// put keeps v under key in *m for d, unless a change notification came
+// since epoch; a full map makes room by dropping its entry that expires
+// first. (The lists are at most four: the bound is for the reads.)
+func (r *resultCache) put(m *map[string]cachedResult, key string, v any, d time.Duration, epoch uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if epoch != r.changes {
 		return
 	}
-	if r.reads == nil {
-		r.reads = map[string]cachedResult{}
+	if *m == nil {
+		*m = map[string]cachedResult{}
 	}
-	if _, ok := r.reads[uri]; !ok && len(r.reads) >= maxCachedReads {
+	if _, ok := (*m)[key]; !ok && len(*m) >= maxCachedReads {
 		oldest := ""
-		for k, e := range r.reads {
-			if oldest == "" || e.expires.Before(r.reads[oldest].expires) {
+		for k, e := range *m {
+			if oldest == "" || e.expires.Before((*m)[oldest].expires) {
 				oldest = k
 			}
 		}
-		delete(r.reads, oldest)
+		delete(*m, oldest)
 	}
-	r.reads[uri] = cachedResult{v: v, expires: time.Now().Add(d)}
+	(*m)[key] = cachedResult{v: v, expires: time.Now().Add(d)}
 }
 
 // changed drops what a server's notification says is out of date.
