@@ -45,19 +45,9 @@ func schemaServer() *mcptest.Server {
 // server's configuration asks, naming the tool and the first violation.
 func TestValidateOutput(t *testing.T) {
 	srv := schemaServer()
-	t.Cleanup(srv.Close)
-	rt, err := mcpactor.Start(mcpactor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Stop(context.Background()) })
 	cfg := srv.InProcess()
 	cfg.ValidateOutput = true
-	ctx := taskCtx(t)
-	c, err := rt.Connect(ctx, "weather", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ctx := connectWeather(t, srv, cfg)
 	for _, ok := range []string{"good", "failing", "free"} {
 		if _, err := c.CallTool(ctx, ok, nil); err != nil {
 			t.Errorf("%s: %v; want it to pass", ok, err)
@@ -89,6 +79,18 @@ func TestValidateOutput(t *testing.T) {
 // TestValidateOutputPerCall: without the server's switch, one call can ask.
 func TestValidateOutputPerCall(t *testing.T) {
 	srv := schemaServer()
+	c, ctx := connectWeather(t, srv, srv.InProcess())
+	if _, err := c.CallTool(ctx, "bad", nil); err != nil {
+		t.Fatalf("unchecked call: %v", err)
+	}
+	if _, err := c.CallToolWith(ctx, "bad", nil, mcpactor.CallOptions{ValidateOutput: true}); !errors.Is(err, mcpactor.ErrInvalidResult) {
+		t.Fatalf("checked call: %v; want ErrInvalidResult", err)
+	}
+}
+
+// connectWeather connects srv with cfg as "weather", stopped with the test.
+func connectWeather(t *testing.T, srv *mcptest.Server, cfg mcpactor.ServerConfig) (*mcpactor.Client, context.Context) {
+	t.Helper()
 	t.Cleanup(srv.Close)
 	rt, err := mcpactor.Start(mcpactor.Options{})
 	if err != nil {
@@ -96,14 +98,9 @@ func TestValidateOutputPerCall(t *testing.T) {
 	}
 	t.Cleanup(func() { rt.Stop(context.Background()) })
 	ctx := taskCtx(t)
-	c, err := rt.Connect(ctx, "weather", srv.InProcess())
+	c, err := rt.Connect(ctx, "weather", cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CallTool(ctx, "bad", nil); err != nil {
-		t.Fatalf("unchecked call: %v", err)
-	}
-	if _, err := c.CallToolWith(ctx, "bad", nil, mcpactor.CallOptions{ValidateOutput: true}); !errors.Is(err, mcpactor.ErrInvalidResult) {
-		t.Fatalf("checked call: %v; want ErrInvalidResult", err)
-	}
+	return c, ctx
 }
