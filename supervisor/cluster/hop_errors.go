@@ -61,7 +61,7 @@ func init() {
 		&messages.UnknownServerError{}, &messages.ServerUnavailableError{}, &messages.BadResponseError{}, &messages.StartError{},
 		&messages.ArgumentsError{}, &messages.WriteStallError{}, &messages.ConfigError{}, &messages.FallbackError{},
 		&messages.PaginationError{}, &messages.ReplacedError{}, &messages.IncompleteCloseError{}, &messages.InvalidResultError{},
-		&messages.UnsupportedError{},
+		&messages.UnsupportedError{}, &messages.TaskError{},
 	} {
 		t := reflect.TypeOf(e)
 		hopTypes[t.Elem().Name()] = t

@@ -83,6 +83,9 @@ type memberSpec struct {
 	// Traced records the member's spans and metric points (childTrace),
 	// for the "spans" and "metric-servers" controls.
 	Traced bool `json:"traced,omitempty"`
+	// TaskURL, when set, adds the server taskServer reached over HTTP
+	// at this URL (tasks_linux_test.go).
+	TaskURL string `json:"taskURL,omitempty"`
 }
 
 // serverNames are the servers of a member spec.
@@ -104,6 +107,9 @@ func (s memberSpec) config() Config {
 	for _, name := range s.serverNames() {
 		servers[name] = mcpactor.ServerConfig{}
 	}
+	if s.TaskURL != "" {
+		servers[taskServer] = mcpactor.ServerConfig{URL: s.TaskURL}
+	}
 	tel := telemetry.Options{Propagator: propagation.TraceContext{}}
 	if s.Traced {
 		tel.TracerProvider, tel.MeterProvider = childTrace.providers()
@@ -124,6 +130,9 @@ func (s memberSpec) config() Config {
 		ServerFor: func(id Identity, _ mcpactor.ServerConfig) (mcpactor.ServerConfig, error) {
 			if s.PanicTenant != "" && id.Tenant == s.PanicTenant {
 				panic("ServerFor of tenant " + id.Tenant)
+			}
+			if id.Server == taskServer {
+				return mcpactor.ServerConfig{URL: s.TaskURL, Identity: id.Tenant}, nil
 			}
 			path, args, env := testserver.Command(testserver.Options{ProtocolVersion: tenantVersions[id.Tenant], SilentOnUnknown: id.Tenant == silentTenant})
 			m := map[string]string{}
@@ -262,6 +271,8 @@ func runControl(m *Member, c control) controlReply {
 		r.Text, err = childTrace.control(c.Op)
 	case "usage", "cpuprofile":
 		r.Text, err = benchControl(c)
+	case "task-start", "task-await":
+		r.Member, r.Text, err = taskControl(ctx, m, c)
 	}
 	if err != nil {
 		r.Err, r.Lost = err.Error(), errors.Is(err, ErrMemberLost)

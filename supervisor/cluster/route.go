@@ -22,8 +22,10 @@ const maxRequestBytes = 16 << 20
 // member place picks, which takes the ownership key or answers with the
 // member that won it. A *NotOwnerError (ownership moving, the owner
 // fencing itself) is routed again after a backoff. A *MemberLostError
-// ends a tools/call at once: it may have run. Lists, reads and prompts
-// have no effect on the server and are routed again.
+// ends a tools/call (task or not) at once: it may have run. Lists,
+// reads, prompts and the task methods are routed again: the first have
+// no effect on the server, a task's poll, wait or cancellation may be
+// repeated.
 func (m *Member) do(ctx context.Context, req *request) (resp *response, err error) {
 	id := req.identity()
 	if _, ok := m.cfg.Servers[id.Server]; !ok {
@@ -70,7 +72,7 @@ func (m *Member) do(ctx context.Context, req *request) (resp *response, err erro
 		switch {
 		case err == nil:
 			return resp, nil
-		case errors.Is(err, ErrMemberLost) && req.Method == methodCallTool:
+		case errors.Is(err, ErrMemberLost) && (req.Method == methodCallTool || req.Method == methodStartTask):
 			return nil, err
 		case errors.Is(err, ErrNotOwner), errors.Is(err, ErrMemberLost), errors.Is(err, ErrNoMember), errors.Is(err, ErrEtcdUnavailable):
 			last = err

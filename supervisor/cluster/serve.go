@@ -180,7 +180,10 @@ func (m *Member) invoke(ctx context.Context, act *activation, req *request) (jso
 			Server: c.ServerInfo(), ProtocolVersion: c.ProtocolVersion(),
 		}
 	default:
-		return nil, &messages.RPCError{Server: act.id.String(), Method: req.Method, Code: -32601, Message: "method not found"}
+		var ok bool
+		if v, ok, err = m.invokeTask(ctx, act, req); !ok {
+			return nil, &messages.RPCError{Server: act.id.String(), Method: req.Method, Code: -32601, Message: "method not found"}
+		}
 	}
 	if err != nil {
 		return nil, m.ownedError(act, err)

@@ -37,6 +37,14 @@ const (
 	methodListPrompts   = "prompts/list"
 	methodGetPrompt     = "prompts/get"
 	methodInfo          = "cluster/info"
+	// The task methods (tasks.go): a tools/call that may make a task,
+	// tasks/get, tasks/cancel and tasks/list on the server, and one
+	// round of a wait for a task's end, run by the owner's manager.
+	methodStartTask  = "cluster/tasks/start"
+	methodGetTask    = "tasks/get"
+	methodCancelTask = "tasks/cancel"
+	methodListTasks  = "tasks/list"
+	methodAwaitTask  = "cluster/tasks/await"
 )
 
 // request asks the owner of an identity to run one method. The numbers
@@ -52,7 +60,7 @@ type request struct {
 	// Timeout is what is left of the caller's deadline: a duration, not a
 	// time, so that members' clocks need not agree.
 	Timeout    time.Duration     // 8
-	Name       string            // 9: tool or prompt
+	Name       string            // 9: tool, prompt, or task id
 	Args       json.RawMessage   // 10
 	URI        string            // 11
 	PromptArgs map[string]string // 12: entries of key 1, value 2
@@ -404,7 +412,8 @@ func readFields(b []byte, field func(num protowire.Number, v uint64, field []byt
 // methodName is the method named by b, without allocating for the
 // methods this package sends.
 func methodName(b []byte) string {
-	for _, m := range [...]string{methodCallTool, methodListTools, methodListResources, methodReadResource, methodListPrompts, methodGetPrompt, methodInfo} {
+	for _, m := range [...]string{methodCallTool, methodListTools, methodListResources, methodReadResource, methodListPrompts, methodGetPrompt, methodInfo,
+		methodStartTask, methodGetTask, methodCancelTask, methodListTasks, methodAwaitTask} {
 		if string(b) == m {
 			return m
 		}
