@@ -162,7 +162,8 @@ type Manager struct {
 	done        chan struct{}
 	closed      atomic.Bool // Close was called: calls fail with messages.ErrManagerClosed
 	failFast    bool
-	waitBound   time.Duration // ManagerOptions.RestartWait
+	waitBound   time.Duration                // ManagerOptions.RestartWait
+	skills      atomic.Pointer[skillListing] // the last ListSkills (manager_skills.go)
 }
 
 // State is where a managed server is in its life. The root package's
