@@ -28,6 +28,11 @@
 //   - json-schema-2020-12-preservation: send the focal tool's inputSchema
 //     back, as received, to the echo tool (scenarios.go);
 //   - json-schema-ref-no-deref: list the tools, and nothing else;
+//   - sep-2640-client-no-prefetch: list the skills and read none of them
+//     (skills.go);
+//   - sep-2640-client-verify-digest, -verify-size, -verify-frontmatter:
+//     load each listed skill, verified against its entry, and read the
+//     other files only of a skill that passed (skills.go);
 //   - any other: connect, list the tools, call the first one.
 package main
 
@@ -109,6 +114,10 @@ func run(ctx context.Context, scenario, url string, log *slog.Logger) error {
 	case "json-schema-ref-no-deref":
 		_, err := c.ListTools(ctx)
 		return err
+	case "sep-2640-client-no-prefetch":
+		return listSkills(ctx, c)
+	case "sep-2640-client-verify-digest", "sep-2640-client-verify-size", "sep-2640-client-verify-frontmatter":
+		return loadSkills(ctx, c)
 	}
 	if calls, err := contextToolCalls(); err != nil || len(calls) > 0 {
 		if err != nil {
