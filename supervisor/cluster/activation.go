@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -442,7 +443,8 @@ func clientName(id Identity, generation int64) string {
 // runtimeOptions are the member's runtime options with the notification
 // handler wrapped: a server's tools/list_changed (server/tools, "List
 // Changed Notification") refreshes the shared cache, then the user's own
-// handler, if any, hears it too.
+// handler, if any, hears it too, with the server named as the user named
+// it (notifiedServer), never by the manager's name for it.
 func (m *Member) runtimeOptions() mcpactor.Options {
 	opts := m.cfg.Runtime
 	user, userCtx := opts.Handlers.Notification, opts.Handlers.NotificationContext
@@ -451,14 +453,48 @@ func (m *Member) runtimeOptions() mcpactor.Options {
 		if n.Method == messages.NotificationToolsListChanged {
 			m.refreshOnChange(client)
 		}
+		if user == nil && userCtx == nil {
+			return
+		}
+		server := m.notifiedServer(client)
 		switch {
 		case userCtx != nil:
-			userCtx(ctx, client, n)
+			userCtx(ctx, server, n)
 		case user != nil:
-			user(client, n)
+			user(server, n)
 		}
 	}
 	return opts
+}
+
+// notifiedServer is how the user's notification handler names the
+// server the manager runs as client: its identity, that is the server as
+// configured, with "@tenant" for a tenant's session ("alpha",
+// "alpha@alice"), as errors name it. A notification that comes after its
+// activation was dropped is named by the configured server its name
+// begins with (the tenant is then unknown: the name holds a digest).
+func (m *Member) notifiedServer(client string) string {
+	base := strings.TrimSuffix(client, ".probed")
+	m.mu.Lock()
+	act := m.names[client]
+	if act == nil {
+		act = m.names[base]
+	}
+	m.mu.Unlock()
+	if act != nil {
+		return act.id.String()
+	}
+	for name := base; name != ""; {
+		if _, ok := m.cfg.Servers[name]; ok {
+			return name
+		}
+		i := strings.LastIndexByte(name, '.')
+		if i < 0 {
+			break
+		}
+		name = name[:i]
+	}
+	return base
 }
 
 // refreshOnChange lists the tools of the activation whose server the
