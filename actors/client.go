@@ -380,33 +380,34 @@ func (c *Client) call(ctx context.Context, method string, params any, out any) e
 // delivered is therefore not delivered again. The notifications arrive on
 // the calling goroutine one at a time, so plain variables suffice.
 func (c *Client) callProgress(ctx context.Context, method string, params any, out any, opts *transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
-	if c.tel == nil {
-		return c.callUntraced(ctx, method, params, out, opts, onProgress)
+	var op *telemetry.Op
+	if c.tel != nil {
+		// The span is started by a function of its own, whose frame
+		// (the request's description) is gone before the exchange.
+		ctx, op = c.startCall(ctx, method, params)
+		c.tel.InFlight(c.telemetryName(), 1)
+		defer c.tel.InFlight(c.telemetryName(), -1)
 	}
-	// The span is started by a function of its own, whose frame (the
-	// request's description) is gone before the exchange: the caller's
-	// goroutine stays within a small stack while the call is in flight.
-	ctx, op := c.startCall(ctx, method, params)
 	if opts.ProgressToken != "" {
 		opts.OnProgress = progressHook(op, onProgress)
 	}
-	c.tel.InFlight(c.telemetryName(), 1)
-	defer c.tel.InFlight(c.telemetryName(), -1)
 	g, err := c.currentObserved(ctx, op)
 	if err == nil {
-		err = c.exchangeOn(ctx, op, g, method, params, out, opts)
+		err = c.exchange(ctx, op, g, method, params, out, opts)
 		if errors.Is(err, messages.ErrSessionExpired) {
 			err = c.replay(ctx, op, g, method, params, out, opts, err)
 		}
 	}
-	toolError := false
-	if tc, ok := out.(*toolCall); ok && err == nil {
-		toolError = tc.isError()
-	}
 	if err != nil {
 		err = c.masked(named(method, err))
 	}
-	op.End(err, toolError)
+	if op != nil {
+		toolError := false
+		if tc, ok := out.(*toolCall); ok && err == nil {
+			toolError = tc.isError()
+		}
+		op.End(err, toolError)
+	}
 	return err
 }
 
@@ -415,24 +416,6 @@ func (c *Client) startCall(ctx context.Context, method string, params any) (cont
 	req := telemetry.Request{Peer: c.peer(), Method: method}
 	describe(&req, params, c.tel.RecordsToolArguments())
 	return c.tel.Start(ctx, &req)
-}
-
-// callUntraced is callProgress with telemetry switched off.
-func (c *Client) callUntraced(ctx context.Context, method string, params any, out any, opts *transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
-	if opts.ProgressToken != "" {
-		opts.OnProgress = progressHook(nil, onProgress)
-	}
-	g, err := c.current(ctx)
-	if err == nil {
-		err = c.exchangeOn(ctx, nil, g, method, params, out, opts)
-		if errors.Is(err, messages.ErrSessionExpired) {
-			err = c.replay(ctx, nil, g, method, params, out, opts, err)
-		}
-	}
-	if err != nil {
-		err = c.masked(named(method, err))
-	}
-	return err
 }
 
 // progressHook turns a request's raw progress notifications into
@@ -476,7 +459,7 @@ func (c *Client) replay(ctx context.Context, op *telemetry.Op, old *generation, 
 		return err
 	}
 	op.Reinitialize("HTTP session expired; the request is sent again on the new session")
-	return c.exchangeOn(ctx, op, g, method, params, out, opts)
+	return c.exchange(ctx, op, g, method, params, out, opts)
 }
 
 // currentObserved is current, with the wait for the handshake shown on op.

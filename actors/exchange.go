@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"unsafe"
 
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
@@ -12,28 +13,220 @@ import (
 	"github.com/mcpactor/mcpactor/transport"
 )
 
-// exchange sends one request on conn and decodes its result into out (nil
-// to discard it). When op is set (someone listens), the trace context goes
-// into params._meta (docs/telemetry.md, "Context propagation") and the transport
-// reports the request's way to op. The handshake and every Client method
-// share it, so a request looks the same on the wire whoever sends it.
-func exchange(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts *transport.RequestOptions) error {
+// The request path. Every request the client makes goes out through
+// send, in one of two ways:
+//
+//   - Client.exchange (and exchangeConn, for the handshake and the
+//     restore of a new session): the wait is inside Conn.Call;
+//   - the plain tools/call of Client.CallTool (tools.go): Conn.Start, a
+//     wait in CallTool's own frame (waitTool), then Conn.Finish.
+//
+// Both hand the first answer to the same continuation: retries (the
+// stateless protocol's re-issue and header re-listing), then rounds (its
+// input_required rounds and task results, or the decoding of the result).
+// The protocol the generation negotiated is a value (generation.stateless)
+// read where the two differ; docs/architecture.md, "The request path",
+// draws it.
+
+// exchange sends one request on g and decodes its result into out (nil to
+// discard it), in g's protocol:
+//
+//   - session (before 2026-07-28): the first answer is the result;
+//   - stateless (2026-07-28): the request carries the _meta members and
+//     HTTP headers of the revision; it is issued again when its stream
+//     breaks, or when the server finds its headers do not match the body;
+//     an input_required answer is met over further rounds, and a task
+//     result is awaited
+//     (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
+//
+// When op is set (someone listens), the trace context goes into
+// params._meta (docs/telemetry.md, "Context propagation") and the
+// transport reports the request's way to op. opts is the caller's and is
+// not changed. A request that meets an expired session is not sent again
+// here (Client.replay does).
+func (c *Client) exchange(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts *transport.RequestOptions) error {
+	body, err := c.requestBody(g, method, params)
+	if err != nil {
+		return err
+	}
+	own := *opts
+	protocolOptions(g, &own)
+	res, err := c.roundTrip(ctx, op, g, method, params, body, &own, false)
+	res, err = c.retries(ctx, op, g, method, params, body, &own, res, err)
+	return c.rounds(ctx, op, g, method, params, out, &own, body, res, err)
+}
+
+// exchangeConn is the request path on a connection that no generation
+// holds yet: the initialize handshake, and the requests that restore a
+// new session's state. Both are of the session protocol. opts may gain
+// op as its Observer.
+func exchangeConn(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts *transport.RequestOptions) error {
 	raw, err := encodeParams(params)
 	if err != nil {
 		return encodeError(conn.Server(), method, err)
 	}
-	if op != nil {
-		raw = op.InjectParams(raw)
-		opts.Observer = op
-	}
-	res, err := conn.Call(ctx, method, raw, *opts)
+	res, err := send(ctx, op, conn, method, raw, opts)
 	if err != nil {
 		return err
 	}
-	// What follows the answer is out of line: this frame is on the stack
-	// of every request in flight through it (a plain tools/call is not:
-	// Client.CallTool).
 	return decodeInto(conn.Server(), method, res, out, op)
+}
+
+// send hands one request to the transport and waits for its end
+// (Conn.Call). When op is set, the trace context goes into body's _meta
+// and op becomes opts.Observer.
+func send(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, body json.RawMessage, opts *transport.RequestOptions) (json.RawMessage, error) {
+	if op != nil {
+		body = op.InjectParams(body)
+		opts.Observer = op
+	}
+	return conn.Call(ctx, method, body, *opts)
+}
+
+// roundTrip sends body once on g: with the request's HTTP headers in the
+// stateless protocol (fresh: the tools listed again first, for their
+// x-mcp-header annotations). It sets opts.Header.
+func (c *Client) roundTrip(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, body []byte, opts *transport.RequestOptions, fresh bool) (json.RawMessage, error) {
+	if err := c.setHeaders(ctx, g, method, params, opts, fresh); err != nil {
+		return nil, err
+	}
+	return send(ctx, op, g.conn, method, body, opts)
+}
+
+// setHeaders puts a stateless request's HTTP headers in opts.Header (none
+// in the session protocol, where opts is left as it is).
+func (c *Client) setHeaders(ctx context.Context, g *generation, method string, params any, opts *transport.RequestOptions, fresh bool) error {
+	if !g.stateless() {
+		return nil
+	}
+	h, err := c.requestHeaders(ctx, g, method, params, fresh)
+	if err != nil {
+		return err
+	}
+	opts.Header = h
+	return nil
+}
+
+// retries goes on from the end of a request's first sending (res, or
+// err). In the stateless protocol the request is issued again, with a new
+// id, once if its stream broke, and once with fresh headers if the server
+// found they did not match the body; each is an EventRetry on op. In the
+// session protocol it returns res and err as they are (a broken stream is
+// resumed by the transport, a session that expired is Client.replay's).
+func (c *Client) retries(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, body []byte, opts *transport.RequestOptions, res json.RawMessage, err error) (json.RawMessage, error) {
+	if !g.stateless() {
+		return res, err
+	}
+	reissued, relisted := false, false
+	for {
+		switch {
+		case err == nil:
+			return res, nil
+		case errors.Is(err, messages.ErrStreamBroken) && !reissued && ctx.Err() == nil:
+			reissued = true
+			op.Retry(1, "the response stream broke; the request is issued again with a new id")
+		case isHeaderMismatch(err) && method == messages.MethodToolsCall && !relisted:
+			relisted = true
+			op.Retry(1, "the server found the headers did not match the body; tools listed again")
+		default:
+			return nil, err
+		}
+		res, err = c.roundTrip(ctx, op, g, method, params, body, opts, relisted)
+	}
+}
+
+// rounds ends a request from its first round's answer (res, or err), which
+// retries has seen: the result decoded into out. In the stateless
+// protocol, while the server answers input_required, the input it asks
+// for is gathered (nextRound) and the request sent again with it; a task
+// result is awaited (awaitRoundTask); a result that comes after more than
+// one round is marked so (markRetried) for the result cache.
+//
+// The rounds are one logical call: op, the call's CLIENT span, covers them
+// all and is its one duration point. Each round after the first is event
+// EventRetry on it, and its new JSON-RPC id replaces the span's (the
+// earlier ones stay in EventResent events, so that every id the server saw
+// leads to the span); the local fulfilment of the input is an INTERNAL
+// child span.
+func (c *Client) rounds(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts *transport.RequestOptions, base []byte, res json.RawMessage, err error) error {
+	for round := 1; ; round++ {
+		if err != nil {
+			return err
+		}
+		if !g.stateless() {
+			return decodeInto(g.conn.Server(), method, res, out, op)
+		}
+		rt := messages.ResultTypeOf(res)
+		if rt == messages.ResultTypeComplete {
+			if r, ok := out.(interface{ markRetried() }); ok && round > 1 {
+				r.markRetried()
+			}
+			return decodeInto(g.conn.Server(), method, res, out, op)
+		}
+		if rt == messages.ResultTypeTask {
+			return c.awaitRoundTask(ctx, method, res, out, opts)
+		}
+		var body []byte
+		if body, err = c.nextRound(ctx, g, method, rt, base, res, round); err != nil {
+			return err
+		}
+		op.Retry(round, roundReason)
+		res, err = c.roundTrip(ctx, op, g, method, params, body, opts, false)
+		res, err = c.retries(ctx, op, g, method, params, body, opts, res, err)
+	}
+}
+
+// protocolOptions are what g's protocol changes in a request's options:
+// over HTTP in the stateless protocol, closing a request's stream is its
+// cancellation, and no notifications/cancelled is sent.
+func protocolOptions(g *generation, opts *transport.RequestOptions) {
+	if g.stateless() && g.conn.HTTP() {
+		opts.NoCancel = true
+	}
+}
+
+// requestBody is a request's params as sent on g: encodeParams's bytes,
+// with the stateless protocol's _meta members (metaMembers) added. A
+// tools/call's are encoded in one buffer with them.
+func (c *Client) requestBody(g *generation, method string, params any) ([]byte, error) {
+	if !g.stateless() {
+		raw, err := encodeParams(params)
+		if err != nil {
+			return nil, encodeError(c.name, method, err)
+		}
+		return raw, nil
+	}
+	members := c.metaMembers(g.sess)
+	if p, ok := callToolParams(params); ok {
+		b, err := jsonrpc.AppendCallToolParamsMeta(make([]byte, 0, toolParamsSize(p, members)), p, members)
+		if err != nil {
+			return nil, encodeError(c.name, method, err)
+		}
+		return b, nil
+	}
+	raw, err := encodeParams(params)
+	if err != nil {
+		return nil, encodeError(c.name, method, err)
+	}
+	base, err := jsonrpc.WithMeta(raw, members)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %s params: %w", method, err)
+	}
+	return base, nil
+}
+
+// metaMembers is the stateless session's _meta members, with the log
+// level the caller set (the stateless protocol's replacement of
+// logging/setLevel).
+func (c *Client) metaMembers(s *session) []byte {
+	lvl := c.logLevel.Load()
+	if lvl == nil {
+		return s.meta
+	}
+	b := append([]byte(nil), s.meta...)
+	b = append(b, `,"`+messages.MetaKeyLogLevel+`":`...)
+	v, _ := json.Marshal(*lvl)
+	return append(b, v...)
 }
 
 // encodeError reports params that could not be encoded; nothing was sent.
@@ -137,6 +330,14 @@ func callToolSize(p *messages.CallToolParams) int {
 		size += 64
 	}
 	return size
+}
+
+// toolParamsSize is callToolSize with room, mostly, for _meta members.
+func toolParamsSize(p *messages.CallToolParams, members []byte) int {
+	if len(members) == 0 {
+		return callToolSize(p)
+	}
+	return callToolSize(p) + len(members) + 12
 }
 
 // decodeResult is json.Unmarshal, except for a tools/call result

@@ -145,3 +145,8 @@ func closedError(server string, last *generation) error {
 	}
 	return &messages.TransportClosedError{Server: server, Closed: true}
 }
+
+// stateless reports whether g speaks the stateless protocol (2026-07-28):
+// the value the request path reads wherever the two protocols differ
+// (exchange.go).
+func (g *generation) stateless() bool { return g.sess != nil && g.sess.modern }

@@ -65,7 +65,7 @@ func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn, peer t
 	// bound is the connect timeout, which ctx carries, not the request
 	// timeout: a server may take longer to start than to answer a call.
 	var res messages.InitializeResult
-	err := exchange(ictx, op, conn, messages.MethodInitialize,
+	err := exchangeConn(ictx, op, conn, messages.MethodInitialize,
 		messages.InitializeParams{ProtocolVersion: e.offer, Capabilities: e.caps, ClientInfo: e.info},
 		&res, &transport.RequestOptions{NoCancel: true, Timeout: -1})
 	if err == nil {

@@ -1,8 +1,10 @@
 package actors
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -250,4 +252,59 @@ func lookup(raw json.RawMessage, path []string) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return raw, true
+}
+
+// requestHeaders builds a stateless request's HTTP headers (nil on
+// stdio). For tools/call they include the tool's x-mcp-header arguments,
+// whose annotations come from the tool list (read once per connection, and
+// again when fresh is set). MCP-Protocol-Version is left to the transport,
+// which sends the version the handshake established on every request.
+// Without Mcp-Param headers, the map is the connection's for this method
+// and name (sharedHeaders), not a new one per request.
+func (c *Client) requestHeaders(ctx context.Context, g *generation, method string, params any, fresh bool) (map[string]string, error) {
+	if !g.conn.HTTP() {
+		return nil, nil
+	}
+	name := targetName(params)
+	p, ok := callToolParams(params)
+	if !ok {
+		return g.sharedHeaders(method, name), nil
+	}
+	annotated, err := c.toolHeaderParams(ctx, g, p.Name, fresh)
+	if err != nil {
+		return nil, err
+	}
+	if len(annotated) == 0 {
+		return g.sharedHeaders(method, name), nil
+	}
+	h := routeHeaders(method, name)
+	return h, paramHeaders(h, annotated, p.Arguments)
+}
+
+// toolHeaderParams returns the x-mcp-header arguments of a tool, listing
+// the tools first if this connection has not.
+func (c *Client) toolHeaderParams(ctx context.Context, g *generation, tool string, fresh bool) ([]headerParam, error) {
+	if m := g.headers.Load(); m != nil && !fresh {
+		return (*m)[tool], nil
+	}
+	if _, err := c.ListTools(ctx); err != nil {
+		return nil, err
+	}
+	if m := g.headers.Load(); m != nil {
+		return (*m)[tool], nil
+	}
+	return nil, nil
+}
+
+// isHeaderMismatch reports the stateless protocol's HeaderMismatch error.
+func isHeaderMismatch(err error) bool {
+	var rpc *messages.RPCError
+	var status *messages.HTTPStatusError
+	switch {
+	case errors.As(err, &rpc):
+		return rpc.Code == codeHeaderMismatch
+	case errors.As(err, &status) && status.RPC != nil:
+		return status.RPC.Code == codeHeaderMismatch
+	}
+	return false
 }

@@ -60,12 +60,12 @@ type restoration struct {
 // lets it be.
 func (r restoration) apply(ctx context.Context, conn *transport.Conn, sess *session, env Env, server string) {
 	if r.level != "" {
-		if err := exchange(ctx, nil, conn, messages.MethodLoggingSetLevel, messages.SetLevelParams{Level: r.level}, nil, &transport.RequestOptions{}); err != nil {
+		if err := exchangeConn(ctx, nil, conn, messages.MethodLoggingSetLevel, messages.SetLevelParams{Level: r.level}, nil, &transport.RequestOptions{}); err != nil {
 			env.Logger.Warn("mcp: could not restore the log level on the new connection", "server", server, "err", err)
 		}
 	}
 	for _, uri := range r.subs {
-		if err := exchange(ctx, nil, conn, messages.MethodResourcesSubscribe, messages.SubscribeParams{URI: uri}, nil, &transport.RequestOptions{}); err != nil {
+		if err := exchangeConn(ctx, nil, conn, messages.MethodResourcesSubscribe, messages.SubscribeParams{URI: uri}, nil, &transport.RequestOptions{}); err != nil {
 			env.Logger.Warn("mcp: could not restore a subscription on the new connection", "server", server, "uri", uri, "err", err)
 		}
 	}

@@ -79,11 +79,11 @@ func (c *Client) ListToolsWithHints(ctx context.Context) ([]messages.Tool, Cache
 }
 
 // annotatedTools reads the x-mcp-header annotations of a page of tools on
-// a stateless-era HTTP connection, leaving out the invalid ones, and
+// a stateless HTTP connection, leaving out the invalid ones, and
 // records them for the connection once the last page is read.
 func (c *Client) annotatedTools(tools []messages.Tool, acc map[string][]headerParam, last bool) ([]messages.Tool, map[string][]headerParam) {
 	g := c.gen.Load()
-	if s := g.established(); s == nil || !s.modern || !g.conn.HTTP() {
+	if g.established() == nil || !g.stateless() || !g.conn.HTTP() {
 		return tools, acc
 	}
 	if acc == nil {
@@ -296,16 +296,71 @@ func (c *Client) startTool(ctx context.Context, name string, args any, call *Cal
 }
 
 // sendTool sends the first round of a plain tools/call startTool has
-// begun, in the generation's era, and reports whether it is in flight;
-// when not, the call has ended. It is called by CallTool itself, after
-// startTool has returned, so that the encoding of the arguments, the
-// deepest work before the wait, runs on a stack no deeper than CallTool's
-// and startTool's frame is not under it.
+// begun, in the generation's protocol (the bytes, headers and options
+// Client.exchange would send), and reports whether it is in flight; when
+// not, the call has ended. It is called by CallTool itself, after
+// startTool has returned, so that the encoding of the arguments runs on a
+// stack no deeper than CallTool's (docs/architecture.md, "The request
+// path").
 func (c *Client) sendTool(w *toolWait, call *Call) bool {
-	if g := w.g; g.sess == nil || !g.sess.modern {
-		return c.sendSession(w, call)
+	p := &w.tc.params
+	stateless := w.g.stateless()
+	var members []byte
+	if stateless {
+		members = c.metaMembers(w.g.sess)
 	}
-	return c.sendModern(w, call)
+	buf := jsonrpc.ParamsBuffer(toolParamsSize(p, members))
+	body, err := jsonrpc.AppendCallToolParamsMeta(buf, p, members)
+	if err != nil {
+		c.endSpan(w, encodeError(c.name, messages.MethodToolsCall, err))
+		return false
+	}
+	if call != nil || w.op != nil || stateless {
+		return c.sendToolWith(w, call, body, buf)
+	}
+	// The defaults, read only: no copy of them on this frame.
+	opts := &defaultOptions
+	if jsonrpc.Pooled(body, buf) {
+		opts = &recycledOptions
+	}
+	if w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, opts); err != nil {
+		c.afterFirst(w, call, nil, err)
+		return false
+	}
+	return true
+}
+
+// defaultOptions are a request's options when nobody set any, and
+// recycledOptions the same for params in a pooled buffer (see
+// jsonrpc.ParamsBuffer); Conn.Start only reads them.
+var (
+	defaultOptions  transport.RequestOptions
+	recycledOptions = transport.RequestOptions{RecycleParams: true}
+)
+
+// sendToolWith is the end of sendTool for a call with options of its own,
+// a span or the stateless protocol's headers: their copy is made on this
+// frame. buf is the buffer body was encoded into; nobody reads it once
+// the transport has framed the request (later rounds, if any, encode
+// their params again: moreRounds).
+func (c *Client) sendToolWith(w *toolWait, call *Call, body, buf []byte) bool {
+	topts := options(call)
+	protocolOptions(w.g, &topts)
+	if err := c.setHeaders(w.ctx, w.g, messages.MethodToolsCall, &w.tc.params, &topts, false); err != nil {
+		c.endSpan(w, err)
+		return false
+	}
+	if w.op != nil {
+		body = w.op.InjectParams(body)
+		topts.Observer = w.op
+	}
+	topts.RecycleParams = jsonrpc.Pooled(body, buf)
+	var err error
+	if w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, &topts); err != nil {
+		c.afterFirst(w, call, nil, err)
+		return false
+	}
+	return true
 }
 
 // startToolSpan is startCall for a tools/call: the same span, its request
@@ -333,89 +388,6 @@ func (c *Client) callToolProgress(ctx context.Context, tc *toolCall, call *Call)
 	return c.callProgress(ctx, messages.MethodToolsCall, &tc.params, tc, &topts, call.OnProgress)
 }
 
-// sendSession sends a plain tools/call in the session era, as exchange
-// does (the same bytes and options), and reports whether it is in flight;
-// when not, the call has ended.
-func (c *Client) sendSession(w *toolWait, call *Call) bool {
-	p := &w.tc.params
-	// encodeParams, without its type switch's copy of the params.
-	buf := jsonrpc.ParamsBuffer(callToolSize(p))
-	body, err := jsonrpc.AppendCallToolParams(buf, p)
-	if err != nil {
-		c.endSpan(w, encodeError(w.g.conn.Server(), messages.MethodToolsCall, err))
-		return false
-	}
-	if call == nil && w.op == nil {
-		// The defaults, read only: no copy of them on this frame.
-		opts := &defaultOptions
-		if jsonrpc.Pooled(body, buf) {
-			opts = &recycledOptions
-		}
-		w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, opts)
-	} else {
-		err = c.sendSessionWith(w, call, body, buf)
-	}
-	if err != nil {
-		c.afterFirst(w, call, nil, err)
-		return false
-	}
-	return true
-}
-
-// defaultOptions are a request's options when nobody set any, and
-// recycledOptions the same for params in a pooled buffer (see
-// jsonrpc.ParamsBuffer); Conn.Start only reads them.
-var (
-	defaultOptions  transport.RequestOptions
-	recycledOptions = transport.RequestOptions{RecycleParams: true}
-)
-
-// sendSessionWith is the end of sendSession for a call with options of
-// its own or a span: their copy is made on this frame. buf is the buffer
-// body was encoded into.
-func (c *Client) sendSessionWith(w *toolWait, call *Call, body, buf []byte) error {
-	topts := options(call)
-	if w.op != nil {
-		body = w.op.InjectParams(body)
-		topts.Observer = w.op
-	}
-	topts.RecycleParams = jsonrpc.Pooled(body, buf)
-	var err error
-	w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, body, &topts)
-	return err
-}
-
-// sendModern sends the first round of a plain tools/call in the
-// 2026-07-28 era, as exchangeModern does (the same bytes, headers and
-// options), and reports whether it is in flight; when not, the call has
-// ended.
-func (c *Client) sendModern(w *toolWait, call *Call) bool {
-	params := &w.tc.params
-	members := c.metaMembers(w.g.sess)
-	buf := jsonrpc.ParamsBuffer(modernToolSize(params, members))
-	body, err := c.appendModernTool(buf, params, members)
-	if err != nil {
-		c.endSpan(w, err)
-		return false
-	}
-	topts := options(call)
-	modernOptions(w.g, &topts)
-	r, err := c.modernRequest(w.ctx, w.op, w.g, messages.MethodToolsCall, params, body, &topts, false)
-	if err != nil {
-		c.endSpan(w, err)
-		return false
-	}
-	// Later rounds, if any, encode their params again (moreRounds): this
-	// buffer is read by nobody once the frame holds it.
-	r.opts.RecycleParams = jsonrpc.Pooled(r.body, buf)
-	if w.p, err = w.g.conn.Start(w.ctx, messages.MethodToolsCall, r.body, &r.opts); err != nil {
-		// As the round's first answer: what modernRetries makes of it.
-		c.afterFirst(w, call, nil, err)
-		return false
-	}
-	return true
-}
-
 // endTool ends a plain tools/call once its wait has: the transport turns
 // what woke it into the first round's answer, and afterFirst does the rest.
 func (c *Client) endTool(w *toolWait, call *Call, out *transport.Outcome, woke transport.Wake) {
@@ -425,43 +397,38 @@ func (c *Client) endTool(w *toolWait, call *Call, out *transport.Outcome, woke t
 }
 
 // afterFirst finishes a plain tools/call from its first round's answer
-// (res, or err): the result decoded; and, rarely, what the call would
-// have done next had it taken the deep path: a session-era request sent
-// again on a new session (replay); a 2026-07-28 request issued again or
-// with fresh headers (modernRetries), or answered over more rounds
-// (modernRounds).
+// (res, or err), as Client.exchange and Client.callProgress would have:
+// the result decoded; a request that met an expired session sent again on
+// the new one (replay); in the stateless protocol, an answer that is not
+// the result goes on to retries and rounds (moreRounds).
 func (c *Client) afterFirst(w *toolWait, call *Call, res json.RawMessage, err error) {
 	g, method := w.g, messages.MethodToolsCall
 	switch {
-	case g.sess == nil || !g.sess.modern:
-		if err == nil {
-			err = decodeInto(g.conn.Server(), method, res, w.tc, w.op)
-		} else if errors.Is(err, messages.ErrSessionExpired) {
-			topts := options(call)
-			err = c.replay(w.ctx, w.op, g, method, &w.tc.params, w.tc, &topts, err)
-		}
-	case err == nil && messages.ResultTypeOf(res) == messages.ResultTypeComplete:
+	case err == nil && (!g.stateless() || messages.ResultTypeOf(res) == messages.ResultTypeComplete):
 		err = decodeInto(g.conn.Server(), method, res, w.tc, w.op)
-	default:
+	case g.stateless():
 		err = c.moreRounds(w, call, res, err)
+	case errors.Is(err, messages.ErrSessionExpired):
+		topts := options(call)
+		err = c.replay(w.ctx, w.op, g, method, &w.tc.params, w.tc, &topts, err)
 	}
 	c.endSpan(w, err)
 }
 
-// moreRounds is the rest of a 2026-07-28 tools/call whose first answer
-// was not its result: the retries of the first round, then the rounds
-// that follow it. Its body and options are made again, as sendModern made
-// them: they are not kept across the wait.
+// moreRounds is the rest of a stateless tools/call whose first answer was
+// not its result: the retries of the first round, then the rounds that
+// follow it. Its body and options are made again, as sendTool made them:
+// they are not kept across the wait.
 func (c *Client) moreRounds(w *toolWait, call *Call, res json.RawMessage, err error) error {
 	g, params, method := w.g, &w.tc.params, messages.MethodToolsCall
-	base, berr := c.modernBody(g, method, params)
+	base, berr := c.requestBody(g, method, params)
 	if berr != nil {
 		return berr
 	}
 	topts := options(call)
-	modernOptions(g, &topts)
-	res, err = c.modernRetries(w.ctx, w.op, g, method, params, base, &topts, res, err)
-	return c.modernRounds(w.ctx, w.op, g, method, params, w.tc, &topts, base, res, err)
+	protocolOptions(g, &topts)
+	res, err = c.retries(w.ctx, w.op, g, method, params, base, &topts, res, err)
+	return c.rounds(w.ctx, w.op, g, method, params, w.tc, &topts, base, res, err)
 }
 
 // options are the transport's options a call is made with (call nil:
