@@ -28,8 +28,8 @@ type Runtime struct {
 	ownsHTTP  bool // env.HTTPClient was made by Start, so Stop closes it
 
 	owner    *actor.PID
-	clients  atomic.Pointer[[]*actors.Client] // the owner's set, as last published
-	stopping chan struct{}                    // closed when Stop begins
+	clients  atomic.Pointer[[]ownedClient] // the owner's set, as last published
+	stopping chan struct{}                 // closed when Stop begins
 	stopOnce sync.Once
 }
 
@@ -71,8 +71,8 @@ func Start(opts Options) (*Runtime, error) {
 		rt.env.Handlers.Capabilities.Extensions = ext
 	}
 	rt.env = rt.env.Shared()
-	rt.clients.Store(&[]*actors.Client{})
-	own := &owner{env: rt.env, clients: map[*actors.Client]struct{}{}, published: &rt.clients}
+	rt.clients.Store(&[]ownedClient{})
+	own := &owner{env: rt.env, clients: map[*actors.Client]string{}, published: &rt.clients}
 	rt.owner = system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return own },
 		actor.WithSupervisor(actors.StopOnPanic())))
 	// A client the caller gave us may serve others; one we made is ours to
@@ -235,9 +235,11 @@ func shrinkRegistry(system *actor.ActorSystem) {
 }
 
 // observeMailboxes reports, for the mailbox-depth gauge, how many frames
-// each server's transport has read and not yet handled.
+// each server's transport has read and not yet handled, under the name
+// the server has on every other span and metric point
+// (ServerConfig.TelemetryName, else its name).
 func (rt *Runtime) observeMailboxes(observe func(server string, depth int64)) {
-	for _, c := range *rt.clients.Load() {
-		observe(c.Name(), int64(c.MailboxDepth()))
+	for _, o := range *rt.clients.Load() {
+		observe(o.telemetry, int64(o.c.MailboxDepth()))
 	}
 }

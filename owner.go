@@ -1,6 +1,7 @@
 package mcpactor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync/atomic"
@@ -16,13 +17,22 @@ import (
 // outcomes reach it (it is their supervisor) and are left alone: restarting
 // is the manager's business (Runtime.Manage), not a plain client's.
 type owner struct {
-	env      actors.Env
-	clients  map[*actors.Client]struct{}
+	env actors.Env
+	// clients are the live clients, each with its server's name in
+	// telemetry (ServerConfig.TelemetryName, else its name).
+	clients  map[*actors.Client]string
 	managers []*Manager
 	stopped  bool
 	// published is the set as an immutable slice, for the mailbox-depth
 	// gauge, which must not wait on the actor.
-	published *atomic.Pointer[[]*actors.Client]
+	published *atomic.Pointer[[]ownedClient]
+}
+
+// ownedClient is a client as the mailbox-depth gauge reads it: with the
+// name the server goes by in telemetry.
+type ownedClient struct {
+	c         *actors.Client
+	telemetry string
 }
 
 // The owner's messages: one per intent.
@@ -74,7 +84,7 @@ func (o *owner) Receive(ctx actor.Context) {
 		h := actors.SpawnSupervised(m.ctx, ctx, m.name, m.cfg, o.env, func(c *actors.Client) {
 			root.Send(self, clientClosed{c})
 		})
-		o.clients[h] = struct{}{}
+		o.clients[h] = cmp.Or(m.cfg.TelemetryName, m.name)
 		o.publish()
 		m.reply <- opened{c: h}
 	case adoptManager:
@@ -122,9 +132,9 @@ func (o *owner) nameTaken(name string) error {
 }
 
 func (o *owner) publish() {
-	list := make([]*actors.Client, 0, len(o.clients))
-	for c := range o.clients {
-		list = append(list, c)
+	list := make([]ownedClient, 0, len(o.clients))
+	for c, name := range o.clients {
+		list = append(list, ownedClient{c: c, telemetry: name})
 	}
 	o.published.Store(&list)
 }
