@@ -221,6 +221,15 @@ var errorSamples = map[string]errorSample{
 	"messages.UnknownToolError":       {sample: func() error { return &messages.UnknownToolError{Name: "mcp__x__y"} }},
 	"messages.UnknownServerError":     {sample: func() error { return &messages.UnknownServerError{Name: "x"} }},
 	"messages.ServerUnavailableError": {sample: func() error { return &messages.ServerUnavailableError{Server: "s", State: "failed"} }},
+	"messages.TaskError": {sample: func() error {
+		return &messages.TaskError{Server: "s", TaskID: "t", Status: messages.TaskFailed,
+			Err: &messages.RPCError{Server: "s", Method: "tools/call", Code: -32603, Message: "disk full"}}
+	}},
+	"messages.OutputSchemaError":      {inside: "the Err of a *messages.InvalidResultError (ErrInvalidResult): a tool's structured output its outputSchema refuses"},
+	"messages.SkillVerificationError": {inside: "the Err of a *messages.InvalidResultError (ErrInvalidResult): a skill file whose size, digest or frontmatter is not its entry's"},
+	"messages.ExtensionNotDeclaredError": {sample: func() error {
+		return &messages.ExtensionNotDeclaredError{Server: "s", Extension: "io.modelcontextprotocol/skills", Method: "skills/list"}
+	}},
 	"messages.Error": {inside: "the JSON-RPC error object on the wire: an answer carrying one reaches the caller as a *messages.RPCError; " +
 		"a handler that returns one has its code sent to the server"},
 	"transport.QueueTimeoutError": {sample: func() error {

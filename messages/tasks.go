@@ -162,8 +162,9 @@ type ListTasksResult struct {
 }
 
 // TaskError is how a task that did not complete ends a call that awaited
-// it: failed (Err is the task's JSON-RPC error, an *RPCError) or
-// cancelled.
+// it: failed (Err is the task's JSON-RPC error, an *RPCError, so that
+// errors.Is(err, ErrRPC) holds) or cancelled (Err is context.Canceled:
+// errors.Is(err, context.Canceled) holds, as for a request cancelled).
 type TaskError struct {
 	Server  string
 	TaskID  string
@@ -177,7 +178,7 @@ func (e *TaskError) Error() string {
 	if e.Message != "" {
 		s += ": " + e.Message
 	}
-	if e.Err != nil {
+	if e.Err != nil && e.Status != TaskCancelled {
 		s += ": " + e.Err.Error()
 	}
 	return s
