@@ -54,4 +54,5 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
+	sigs.k8s.io/yaml v1.4.0 // indirect
 )
