@@ -15,7 +15,7 @@
 #                     npm ci in testdata/npm, the go-sdk everything-server
 #                     into bin/, Node 22 checked on linux-x64)
 #   make conformance  the client scenarios of the MCP conformance suite,
-#                     0.1.16 and 0.2.0-alpha.11, one subtest each
+#                     0.1.16 and 0.2.0-alpha.12, one subtest each
 #                     (internal/conformance)
 #   make bench        the benchmark suite (bench/cmd/benchrun), which writes
 #                     docs/benchmarks.md's tables and charts (about 35
