@@ -81,7 +81,7 @@ func (e Exposed) CallTool(ctx context.Context, exposed string, args any) (*messa
 const callGrace = time.Second
 
 // CallToolWith is CallTool with per-call options. Timeout,
-// ResetTimeoutOnProgress, MaxTotalTimeout, Meta and BusyRetryUnsafe are
+// ResetTimeoutOnProgress, MaxTotalTimeout, Meta, BusyRetryUnsafe and ValidateOutput are
 // sent with the call and applied by the owner to its request to the
 // server (within Config.MaxServeTimeout and ctx). When ctx has no deadline the
 // call is bounded by Config.CallTimeout, or by the options' own bound
@@ -114,8 +114,8 @@ func (e Exposed) CallToolWith(ctx context.Context, exposed string, args any, opt
 // setCallOptions puts opts in r, all but OnProgress (the caller's
 // own, which cannot cross).
 func (r *request) setCallOptions(opts mcpactor.CallOptions) error {
-	r.CallTimeout, r.ResetOnProgress, r.MaxTotalTimeout, r.BusyRetryUnsafe =
-		opts.Timeout, opts.ResetTimeoutOnProgress, opts.MaxTotalTimeout, opts.BusyRetryUnsafe
+	r.CallTimeout, r.ResetOnProgress, r.MaxTotalTimeout, r.BusyRetryUnsafe, r.ValidateOutput =
+		opts.Timeout, opts.ResetTimeoutOnProgress, opts.MaxTotalTimeout, opts.BusyRetryUnsafe, opts.ValidateOutput
 	if len(opts.Meta) > 0 {
 		b, err := json.Marshal(opts.Meta)
 		if err != nil {

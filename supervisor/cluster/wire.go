@@ -79,6 +79,7 @@ type request struct {
 	MaxTotalTimeout time.Duration   // 17
 	Meta            json.RawMessage // 18: params._meta as JSON
 	BusyRetryUnsafe bool            // 19
+	ValidateOutput  bool            // 20
 }
 
 func (r *request) identity() Identity { return Identity{Server: r.Server, Tenant: r.Tenant} }
@@ -87,7 +88,7 @@ func (r *request) identity() Identity { return Identity{Server: r.Server, Tenant
 // negative duration (no caller sends one) counts as unset.
 func (r *request) callOptions() (mcpactor.CallOptions, error) {
 	o := mcpactor.CallOptions{Timeout: max(r.CallTimeout, 0), ResetTimeoutOnProgress: r.ResetOnProgress,
-		MaxTotalTimeout: max(r.MaxTotalTimeout, 0), BusyRetryUnsafe: r.BusyRetryUnsafe}
+		MaxTotalTimeout: max(r.MaxTotalTimeout, 0), BusyRetryUnsafe: r.BusyRetryUnsafe, ValidateOutput: r.ValidateOutput}
 	if len(r.Meta) > 0 {
 		if err := json.Unmarshal(r.Meta, &o.Meta); err != nil {
 			return o, fmt.Errorf("cluster: %s tools/call %s: decode _meta: %w", r.identity(), r.Name, err)
@@ -156,6 +157,7 @@ func encodeRequest(r *request) *wrapperspb.BytesValue {
 	b = appendVarint(b, 17, protowire.EncodeZigZag(int64(r.MaxTotalTimeout)))
 	b = appendBytes(b, 18, r.Meta)
 	b = appendVarint(b, 19, protowire.EncodeBool(r.BusyRetryUnsafe))
+	b = appendVarint(b, 20, protowire.EncodeBool(r.ValidateOutput))
 	return wrapperspb.Bytes(b)
 }
 
@@ -302,6 +304,8 @@ func (r *request) unmarshal(b []byte) error {
 			r.Meta = field
 		case 19:
 			r.BusyRetryUnsafe = protowire.DecodeBool(v)
+		case 20:
+			r.ValidateOutput = protowire.DecodeBool(v)
 		}
 		return nil
 	})
