@@ -47,8 +47,8 @@ type Client struct {
 	onClosed     func(*Client)
 	log          *slog.Logger
 	spawnCtx     context.Context // the trace the first handshake belongs to
-	handlers     Handlers        // for the input requests of the stateless era
-	// logLevel is the level the caller set; the stateless era sends it
+	handlers     Handlers        // for the input requests of the stateless protocol
+	// logLevel is the level the caller set; the stateless protocol sends it
 	// with every request instead of logging/setLevel.
 	logLevel atomic.Pointer[messages.LoggingLevel]
 }
@@ -98,8 +98,8 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	}
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &clientActor{h: h, env: env, supervisor: supervisor,
-			legacy: newSessionEra(name, cfg.ProtocolVersion, env),
-			modern: &statelessEra{server: name, caps: withTasks(env.Handlers.Capabilities), info: env.ClientInfo, tel: env.Telemetry}}
+			legacy:    newSessionProtocol(name, cfg.ProtocolVersion, env),
+			stateless: &statelessProtocol{server: name, caps: withTasks(env.Handlers.Capabilities), info: env.ClientInfo, tel: env.Telemetry}}
 	}, opts...)
 	h.pid = parent.Spawn(props)
 	return h

@@ -39,11 +39,11 @@ type clientActor struct {
 	supervisor *actor.PID
 	// held is a generation published ahead of its connection (a restart's
 	// backoff, with callers waiting for it).
-	held   *generation
-	legacy *sessionEra   // the initialize handshake
-	modern *statelessEra // the 2026-07-28 probe and session
-	gen    *generation   // the current generation
-	state  state         // of the current generation
+	held      *generation
+	legacy    *sessionProtocol   // the initialize handshake
+	stateless *statelessProtocol // the 2026-07-28 probe and session
+	gen       *generation        // the current generation
+	state     state              // of the current generation
 	// conns are the transports that have not yet reported their end, by
 	// generation.
 	conns map[uint64]*transport.Conn
@@ -238,7 +238,7 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 	conn := a.spawnTransport(ctx, g.n, kind)
 	a.conns[g.n] = conn
 	a.env.Logger.Debug("mcp: connecting", "server", a.h.name, "generation", g.n, "transport", kind)
-	root, self, e, name, cfg := ctx.ActorSystem().Root, ctx.Self(), a.eraFor(kind), a.h.name, &a.h.cfg
+	root, self, e, name, cfg := ctx.ActorSystem().Root, ctx.Self(), a.protocolFor(kind), a.h.name, &a.h.cfg
 	restore := a.wanted.snapshot()
 	peer := basePeer(name, cfg, a.h.mask)
 	tel, reason := a.env.Telemetry, a.hsReason
@@ -248,7 +248,7 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 		// connect task span, not root traces of their own.
 		tctx, task := tel.StartTask(hsCtx, telemetry.TaskConnect, &peer, reason)
 		sess, err := e.handshake(tctx, conn, peer)
-		if err == nil && !sess.modern {
+		if err == nil && !sess.stateless {
 			conn.Listen(hsCtx)
 			restore.apply(tctx, conn, sess, a.env, name)
 		}
@@ -263,11 +263,11 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 }
 
 // eraFor returns how a connection over a transport of kind starts: the
-// negotiation between the eras, which the legacy HTTP+SSE transport skips
-// (it predates the stateless era's probe).
-func (a *clientActor) eraFor(kind string) era {
+// negotiation between the protocols, which the legacy HTTP+SSE transport skips
+// (it predates the stateless protocol's probe).
+func (a *clientActor) protocolFor(kind string) protocol {
 	cfg := &a.h.cfg
-	return &negotiator{legacy: a.legacy, modern: a.modern, pinned: cfg.ProtocolVersion, probe: kind != typeSSE,
+	return &negotiator{legacy: a.legacy, stateless: a.stateless, pinned: cfg.ProtocolVersion, probe: kind != typeSSE,
 		probeTimeout: cfg.probeTimeout(), memo: a.env.memo, key: serverKey(cfg)}
 }
 
@@ -592,11 +592,11 @@ func (a *clientActor) deliver(server string, n inboundNote) {
 var errCallbacksShut = errors.New("notification not delivered: the client's callbacks are shut")
 
 // endSession records mcp.client.session.duration once per generation, from
-// the start of its connection to its end (session era only; see
+// the start of its connection to its end (session protocol only; see
 // docs/telemetry.md). An asked-for close is not a failure.
 func (a *clientActor) endSession(err error) {
-	if a.sess == nil || a.sessionEnded || a.sess.modern {
-		return // the stateless era has no session to time
+	if a.sess == nil || a.sessionEnded || a.sess.stateless {
+		return // the stateless protocol has no session to time
 	}
 	a.sessionEnded = true
 	var closed *messages.TransportClosedError

@@ -33,7 +33,7 @@ type generation struct {
 	// final marks the generation published by Close: there is no next one.
 	final bool
 	// headers maps each tool to its x-mcp-header arguments, once the tool
-	// list has been read on this connection (stateless era over HTTP).
+	// list has been read on this connection (stateless protocol over HTTP).
 	headers atomic.Pointer[map[string][]headerParam]
 	// routes holds the read-only header maps of sharedHeaders.
 	routes atomic.Pointer[map[headerRoute]map[string]string]
@@ -149,4 +149,4 @@ func closedError(server string, last *generation) error {
 // stateless reports whether g speaks the stateless protocol (2026-07-28):
 // the value the request path reads wherever the two protocols differ
 // (exchange.go).
-func (g *generation) stateless() bool { return g.sess != nil && g.sess.modern }
+func (g *generation) stateless() bool { return g.sess != nil && g.sess.stateless }

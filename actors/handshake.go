@@ -18,11 +18,11 @@ type session struct {
 	capabilities messages.ServerCapabilities
 	instructions string
 	peer         telemetry.Peer // the server as telemetry describes it
-	// modern marks the stateless era (2026-07-28): no session on the
+	// stateless marks the stateless protocol (2026-07-28): no session on the
 	// server, and every request carries meta in its _meta.
-	modern bool
-	meta   []byte // the _meta members of every request (modern only)
-	// taskTools knows which tools must run as tasks, on a session-era
+	stateless bool
+	meta      []byte // the _meta members of every request (stateless only)
+	// taskTools knows which tools must run as tasks, on a session-protocol
 	// server that declared tasks for tools/call; nil on the others.
 	taskTools *taskTools
 	// outputs are the tools' output schemas, once a tools/list is read.
@@ -31,18 +31,20 @@ type session struct {
 	cache resultCache
 }
 
-// era is one generation of the protocol's connection setup. The session era
-// (2024-11-05 to 2025-11-25) does initialize + notifications/initialized;
-// the stateless era (2026-07-28) probes with server/discover instead and
+// protocol is how a connection of one of the two protocols starts. The
+// session protocol (2024-11-05 to 2025-11-25) does initialize +
+// notifications/initialized;
+// the stateless protocol (2026-07-28) probes with server/discover instead and
 // attaches its version to every request (stateless.go); the negotiator
-// (era.go) chooses between them. The client actor only sees "start the
-// handshake, get a session or an error", so an era is a type, not states.
-type era interface {
+// (negotiator.go) chooses between them. The client actor only sees "start the
+// handshake, get a session or an error", so a protocol is a type, not
+// states.
+type protocol interface {
 	handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error)
 }
 
-// sessionEra implements lifecycle "Initialization" (basic/lifecycle).
-type sessionEra struct {
+// sessionProtocol implements lifecycle "Initialization" (basic/lifecycle).
+type sessionProtocol struct {
 	server string
 	offer  string // the version we offer
 	accept []string
@@ -51,15 +53,15 @@ type sessionEra struct {
 	tel    *telemetry.Telemetry
 }
 
-func newSessionEra(server, pinned string, env Env) *sessionEra {
+func newSessionProtocol(server, pinned string, env Env) *sessionProtocol {
 	offer := messages.Version20251125
 	if pinned != "" && slices.Contains(messages.SessionEraVersions(), pinned) {
 		offer = pinned
 	}
-	return &sessionEra{server: server, offer: offer, accept: messages.SessionEraVersions(), caps: env.Handlers.Capabilities, info: env.ClientInfo, tel: env.Telemetry}
+	return &sessionProtocol{server: server, offer: offer, accept: messages.SessionEraVersions(), caps: env.Handlers.Capabilities, info: env.ClientInfo, tel: env.Telemetry}
 }
 
-func (e *sessionEra) handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error) {
+func (e *sessionProtocol) handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error) {
 	ictx, op := e.tel.Start(ctx, &telemetry.Request{Peer: peer, Method: messages.MethodInitialize})
 	// initialize MUST NOT be cancelled (basic/utilities/cancellation). Its
 	// bound is the connect timeout, which ctx carries, not the request

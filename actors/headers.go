@@ -20,11 +20,11 @@ import (
 // resources/read, and Mcp-Param-{Name} for each tool argument that the
 // tool's input schema marks with x-mcp-header. stdio carries none.
 
-// modernHeaders returns the headers of a stateless-era request, nil when
+// statelessHeaders returns the headers of a stateless request, nil when
 // the transport does not speak HTTP. MCP-Protocol-Version must match the
-// version in _meta; the transport sends it too once the era is settled,
+// version in _meta; the transport sends it too once the protocol is settled,
 // but the probe goes before that.
-func modernHeaders(conn *transport.Conn, version, method, name string) map[string]string {
+func statelessHeaders(conn *transport.Conn, version, method, name string) map[string]string {
 	if !conn.HTTP() {
 		return nil
 	}
@@ -55,7 +55,7 @@ type headerRoute struct{ method, name string }
 // sharedHeaders returns routeHeaders(method, name), the same map for every
 // request of this connection that has no headers of its own besides: the
 // transport only reads it, and a map made per request was two of the
-// allocations the stateless era added to each call over HTTP. The cache is
+// allocations the stateless protocol added to each call over HTTP. The cache is
 // copied on write, so that the hot path reads it without a lock.
 func (g *generation) sharedHeaders(method, name string) map[string]string {
 	k := headerRoute{method, name}

@@ -50,7 +50,7 @@ func inputRequests(method string) bool {
 }
 
 // fulfil answers the input requests of an input_required result with the
-// same handlers that answer session-era server requests, each under an
+// same handlers that answer session-protocol server requests, each under an
 // INTERNAL span describing the server as peer, and returns the
 // members the retry adds to the original params: inputResponses and, when
 // the server gave one, requestState, byte for byte as it came (never

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpactor/mcpactor/transport"
 )
 
-// In the stateless era a server's change notifications (list_changed,
+// In the stateless protocol a server's change notifications (list_changed,
 // resources/updated) flow only on a subscriptions/listen stream the client
 // opens
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
@@ -51,7 +51,7 @@ func (a *clientActor) wantListen() bool {
 // generation: opened, reopened with a new filter, or closed.
 func (a *clientActor) syncListen(ctx actor.Context) {
 	s := a.sess
-	if s == nil || !s.modern || a.state != stateReady || a.closing {
+	if s == nil || !s.stateless || a.state != stateReady || a.closing {
 		a.stopListen()
 		return
 	}
@@ -71,7 +71,7 @@ func (a *clientActor) syncListen(ctx actor.Context) {
 	a.listen = &listening{gen: a.gen.n, cancel: cancel, filter: filter}
 	raw, _ := json.Marshal(messages.SubscriptionsListenParams{Notifications: filter})
 	params, _ := jsonrpc.WithMeta(raw, a.h.metaMembers(s))
-	opts := transport.RequestOptions{Timeout: -1, Header: modernHeaders(conn, s.version, messages.MethodSubscriptionsListen, "")}
+	opts := transport.RequestOptions{Timeout: -1, Header: statelessHeaders(conn, s.version, messages.MethodSubscriptionsListen, "")}
 	if conn.HTTP() {
 		opts.NoCancel = true // closing the stream ends the subscription
 	}

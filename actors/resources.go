@@ -102,12 +102,12 @@ func (a *readAnswer) markRetried() { a.retried = true }
 // Subscribe asks for notifications/resources/updated about uri; they reach
 // Handlers.Notification (server/resources, "Subscriptions").
 //
-// In the stateless era (2026-07-28) there is no resources/subscribe: the
+// In the stateless protocol (2026-07-28) there is no resources/subscribe: the
 // URI joins the resource subscriptions of the client's
 // subscriptions/listen stream, which the client keeps open (and opens
 // again on each new connection).
 func (c *Client) Subscribe(ctx context.Context, uri string) error {
-	if c.modern(ctx) {
+	if c.stateless(ctx) {
 		c.root.Send(c.pid, remember{subscribe: uri})
 		return nil
 	}
@@ -120,7 +120,7 @@ func (c *Client) Subscribe(ctx context.Context, uri string) error {
 
 // Unsubscribe cancels a Subscribe.
 func (c *Client) Unsubscribe(ctx context.Context, uri string) error {
-	if c.modern(ctx) {
+	if c.stateless(ctx) {
 		c.root.Send(c.pid, remember{unsubscribe: uri})
 		return nil
 	}

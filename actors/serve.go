@@ -127,8 +127,8 @@ func handlerFailed(method string) *messages.Error {
 }
 
 // handlerFor returns the user's handler of a server request (roots,
-// sampling, elicitation), nil when none is declared. Session-era requests
-// on the wire and stateless-era input requests (multi round-trip) use the
+// sampling, elicitation), nil when none is declared. Session-protocol requests
+// on the wire and stateless-protocol input requests (multi round-trip) use the
 // same.
 func handlerFor(h *Handlers, server, method string) handlerFunc {
 	if !h.answers(method) {

@@ -19,12 +19,12 @@ import (
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/index),
 // and server/discover tells what a server speaks
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/discover).
-// statelessEra holds what that era does when a connection starts.
+// statelessProtocol holds what that protocol does when a connection starts.
 
-// modernVersions are the stateless-era versions we speak, newest first.
-var modernVersions = []string{messages.Version20260728}
+// statelessVersions are the stateless versions we speak, newest first.
+var statelessVersions = []string{messages.Version20260728}
 
-// Error codes of the stateless era
+// Error codes of the stateless protocol
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/index#error-codes).
 const (
 	codeHeaderMismatch                  = -32020
@@ -32,9 +32,10 @@ const (
 	codeUnsupportedProtocolVersion      = -32022
 )
 
-// modernError reports whether code is one only a server of the stateless
-// era sends, which tells the era even when the request failed.
-func modernError(code int64) bool {
+// statelessError reports whether code is one only a server of the
+// stateless protocol sends, which tells the protocol even when the request
+// failed.
+func statelessError(code int64) bool {
 	switch code {
 	case codeHeaderMismatch, codeMissingRequiredClientCapability, codeUnsupportedProtocolVersion:
 		return true
@@ -43,37 +44,37 @@ func modernError(code int64) bool {
 }
 
 // defaultProbeTimeout bounds the wait for an answer to server/discover
-// from a server that may be of the session era: some of those never answer
+// from a server that may be of the session protocol: some of those never answer
 // a request before initialize. It counts within the connect timeout.
 const defaultProbeTimeout = 3 * time.Second
 
-// statelessEra starts connections of the 2026-07-28 revision.
-type statelessEra struct {
+// statelessProtocol starts connections of the 2026-07-28 revision.
+type statelessProtocol struct {
 	server string
 	caps   messages.ClientCapabilities
 	info   messages.Implementation
 	tel    *telemetry.Telemetry
 }
 
-// verdict is what a probe concluded about a server's era.
+// verdict is what a probe concluded about a server's protocol.
 type verdict uint8
 
 const (
-	verdictModern verdict = iota // it speaks 2026-07-28: sess is set
-	verdictLegacy                // it does not: use initialize
+	verdictStateless verdict = iota // it speaks 2026-07-28: sess is set
+	verdictLegacy                   // it does not: use initialize
 )
 
-// probe sends server/discover, the probe of a dual-era client
+// probe sends server/discover, the probe of a dual-protocol client
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio#backward-compatibility
 // and .../streamable-http#backward-compatibility): a DiscoverResult that
-// lists a version we speak, or a recognised stateless-era error, means the
-// stateless era (never fall back then); any other error, no answer within
+// lists a version we speak, or a recognised stateless error, means the
+// stateless protocol (never fall back then); any other error, no answer within
 // timeout (0: none but ctx), or a reply that lists no versions (some
 // servers answer every unknown method with an empty result) means the
-// session era. legacyVersion, when the server named session-era versions
-// only, is one we speak.
-func (e *statelessEra) probe(ctx context.Context, conn *transport.Conn, peer telemetry.Peer, timeout time.Duration) (sess *session, v verdict, legacyVersion string, err error) {
-	sess, v, legacyVersion, err = e.probeWith(ctx, conn, peer, timeout, modernVersions[0])
+// session protocol. legacyVersion, when the server named session-protocol
+// versions only, is one we speak.
+func (e *statelessProtocol) probe(ctx context.Context, conn *transport.Conn, peer telemetry.Peer, timeout time.Duration) (sess *session, v verdict, legacyVersion string, err error) {
+	sess, v, legacyVersion, err = e.probeWith(ctx, conn, peer, timeout, statelessVersions[0])
 	var refused *versionRefused
 	if errors.As(err, &refused) && refused.retry != "" {
 		// The server refused the version we offered and listed one we
@@ -99,12 +100,12 @@ type versionRefused struct {
 func (r *versionRefused) Error() string { return r.err.Error() }
 
 // probeWith is probe offering version.
-func (e *statelessEra) probeWith(ctx context.Context, conn *transport.Conn, peer telemetry.Peer, timeout time.Duration, version string) (sess *session, v verdict, legacyVersion string, err error) {
+func (e *statelessProtocol) probeWith(ctx context.Context, conn *transport.Conn, peer telemetry.Peer, timeout time.Duration, version string) (sess *session, v verdict, legacyVersion string, err error) {
 	meta := e.metaMembers(version)
 	peer.ProtocolVersion = version
 	pctx, op := e.tel.Start(ctx, &telemetry.Request{Peer: peer, Method: messages.MethodServerDiscover})
 	params, _ := jsonrpc.WithMeta(nil, meta)
-	opts := transport.RequestOptions{NoCancel: true, Timeout: -1, Header: modernHeaders(conn, version, messages.MethodServerDiscover, "")}
+	opts := transport.RequestOptions{NoCancel: true, Timeout: -1, Header: statelessHeaders(conn, version, messages.MethodServerDiscover, "")}
 	if timeout > 0 {
 		opts.Timeout = timeout
 	}
@@ -116,7 +117,7 @@ func (e *statelessEra) probeWith(ctx context.Context, conn *transport.Conn, peer
 	if err != nil {
 		sess, v, legacyVersion, jerr := e.judgeError(err, version)
 		if jerr == nil && v == verdictLegacy {
-			// A session-era server's refusal is the answer the probe
+			// A session-protocol server's refusal is the answer the probe
 			// asked for, not a failure.
 			op.EndExpected(err, telemetry.ProbeSessionEra)
 		} else {
@@ -129,22 +130,22 @@ func (e *statelessEra) probeWith(ctx context.Context, conn *transport.Conn, peer
 		op.EndExpected(nil, telemetry.ProbeSessionEra)
 		return nil, verdictLegacy, "", nil
 	}
-	mutual := firstShared(modernVersions, res.SupportedVersions)
+	mutual := firstShared(statelessVersions, res.SupportedVersions)
 	// The version the connection goes on with, and only that one: none
-	// when the session era's initialize follows.
+	// when the session protocol's initialize follows.
 	op.SetProtocolVersion(mutual)
 	op.End(nil, false)
 	if mutual != "" {
-		return e.session(mutual, res, peer, conn), verdictModern, "", nil
+		return e.session(mutual, res, peer, conn), verdictStateless, "", nil
 	}
 	if legacy := firstShared(messages.SessionEraVersions(), res.SupportedVersions); legacy != "" {
 		return nil, verdictLegacy, legacy, nil
 	}
-	return nil, verdictModern, "", &messages.UnsupportedVersionError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(modernVersions), messages.SessionEraVersions()...)}
+	return nil, verdictStateless, "", &messages.UnsupportedVersionError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(statelessVersions), messages.SessionEraVersions()...)}
 }
 
 // judgeError classifies the error a probe offering version met.
-func (e *statelessEra) judgeError(err error, version string) (*session, verdict, string, error) {
+func (e *statelessProtocol) judgeError(err error, version string) (*session, verdict, string, error) {
 	var rpc *messages.RPCError
 	var status *messages.HTTPStatusError
 	code, data := int64(0), json.RawMessage(nil)
@@ -154,48 +155,48 @@ func (e *statelessEra) judgeError(err error, version string) (*session, verdict,
 	case errors.As(err, &status) && status.RPC != nil:
 		code, data = status.RPC.Code, status.RPC.Data
 	case errors.As(err, &status), errors.Is(err, messages.ErrTimeout):
-		// An HTTP server that does not know the method (a session-era
+		// An HTTP server that does not know the method (a session-protocol
 		// server answers 400, 404 or 405), or a server that stays silent
 		// before initialize.
 		return nil, verdictLegacy, "", nil
 	default:
 		return nil, verdictLegacy, "", err // the transport itself failed
 	}
-	if !modernError(code) {
+	if !statelessError(code) {
 		return nil, verdictLegacy, "", nil
 	}
-	// A server of the stateless era that refused the probe as it stood.
+	// A server of the stateless protocol that refused the probe as it stood.
 	if code == codeUnsupportedProtocolVersion {
 		var d struct {
 			Supported []string `json:"supported"`
 		}
 		_ = json.Unmarshal(data, &d)
-		modern := firstShared(modernVersions, d.Supported)
-		if legacy := firstShared(messages.SessionEraVersions(), d.Supported); legacy != "" && modern == "" {
+		stateless := firstShared(statelessVersions, d.Supported)
+		if legacy := firstShared(messages.SessionEraVersions(), d.Supported); legacy != "" && stateless == "" {
 			return nil, verdictLegacy, legacy, nil
 		}
 		refused := &messages.UnsupportedVersionError{Server: e.server, Version: version, Refused: true,
-			Supported: append(slices.Clone(modernVersions), messages.SessionEraVersions()...), Theirs: d.Supported}
-		return nil, verdictModern, "", &versionRefused{err: refused, retry: modern}
+			Supported: append(slices.Clone(statelessVersions), messages.SessionEraVersions()...), Theirs: d.Supported}
+		return nil, verdictStateless, "", &versionRefused{err: refused, retry: stateless}
 	}
-	return nil, verdictModern, "", err
+	return nil, verdictStateless, "", err
 }
 
 // session is what a successful probe establishes: nothing lives on the
 // server, but the version, what the server declared and the _meta every
 // request must carry are fixed for the connection.
-func (e *statelessEra) session(version string, res messages.DiscoverResult, peer telemetry.Peer, conn *transport.Conn) *session {
+func (e *statelessProtocol) session(version string, res messages.DiscoverResult, peer telemetry.Peer, conn *transport.Conn) *session {
 	info, _ := res.Info()
 	peer.ProtocolVersion = version
 	conn.Establish(transport.Established{ProtocolVersion: version, Stateless: true})
 	return &session{version: version, info: info, capabilities: res.Capabilities, instructions: res.Instructions,
-		peer: peer, modern: true, meta: e.metaMembers(version)}
+		peer: peer, stateless: true, meta: e.metaMembers(version)}
 }
 
 // metaMembers encodes, once per connection, the _meta members of every
-// request of the stateless era: the protocol version, the client's
+// request of the stateless protocol: the protocol version, the client's
 // capabilities and its identity.
-func (e *statelessEra) metaMembers(version string) []byte {
+func (e *statelessProtocol) metaMembers(version string) []byte {
 	caps, _ := json.Marshal(e.caps)
 	info, _ := json.Marshal(e.info)
 	v, _ := json.Marshal(version)

@@ -12,7 +12,7 @@ import (
 	"github.com/mcpactor/mcpactor/transport"
 )
 
-// Tasks, in both eras (messages/tasks.go has the wire shapes):
+// Tasks, in both protocols (messages/tasks.go has the wire shapes):
 // StartToolTask makes a tools/call that may end as a task, GetTask polls
 // one, AwaitTask waits for its end and returns its result, CancelTask
 // and ListTasks do what they say. A plain CallTool of a tool that must
@@ -29,8 +29,8 @@ const (
 )
 
 // taskAnswer is what a tools/call that may end as a task decodes into:
-// the raw result, which in the 2026-07-28 era is not awaited when it is
-// a task (modernRounds hands it over as it is).
+// the raw result, which in the stateless protocol (2026-07-28) is not
+// awaited when it is a task (rounds hands it over as it is).
 type taskAnswer struct{ raw json.RawMessage }
 
 func (a *taskAnswer) UnmarshalJSON(b []byte) error {
@@ -43,10 +43,11 @@ func (a *taskAnswer) UnmarshalJSON(b []byte) error {
 // result when the server answered at once (a server or a tool without
 // tasks, or one that chose not to).
 //
-// In the 2025-11-25 era the request carries "task" when the server
-// declared tasks for tools/call (capabilities.tasks.requests.tools.call);
-// in the 2026-07-28 era the client declares the tasks extension on every
-// request and the server decides
+// In the session protocol (2025-11-25) the request carries "task" when
+// the server declared tasks for tools/call
+// (capabilities.tasks.requests.tools.call); in the stateless protocol
+// (2026-07-28) the client declares the tasks extension on every request
+// and the server decides
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks,
 // https://modelcontextprotocol.github.io/ext-tasks/specification/draft/tasks.html).
 func (c *Client) StartToolTask(ctx context.Context, name string, args any, call Call) (*messages.Task, *messages.CallToolResult, error) {
@@ -55,7 +56,7 @@ func (c *Client) StartToolTask(ctx context.Context, name string, args any, call 
 		return nil, nil, err
 	}
 	var params any = &messages.CallToolParams{Name: name, Arguments: args, Meta: call.Meta}
-	if !g.sess.modern && serverTasksToolCalls(c.Capabilities()) {
+	if !g.sess.stateless && serverTasksToolCalls(c.Capabilities()) {
 		params = messages.CallToolTaskParams{Name: name, Arguments: args, Meta: call.Meta, Task: messages.TaskRequest{}}
 	}
 	var ans taskAnswer
@@ -125,7 +126,7 @@ func (c *Client) ListTasks(ctx context.Context) ([]messages.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.sess.modern {
+	if g.sess.stateless {
 		return nil, &messages.UnsupportedError{Server: c.name, Method: messages.MethodTasksList, Version: g.sess.version}
 	}
 	return collect(pages(c.name, messages.MethodTasksList, func(ctx context.Context, cursor string) (page[messages.Task], error) {
@@ -138,8 +139,9 @@ func (c *Client) ListTasks(ctx context.Context) ([]messages.Task, error) {
 // AwaitTask waits until task id ends and returns its result: polling
 // tasks/get at the interval the server asks (within minTaskPoll and
 // maxTaskPoll), answering the input a 2026-07-28 task asks for with the
-// client's handlers (tasks/update), and, in the 2025-11-25 era, fetching
-// the result with tasks/result, which is also how that era's server
+// client's handlers (tasks/update), and, in the session protocol
+// (2025-11-25), fetching the result with tasks/result, which is also how
+// that protocol's server
 // delivers the requests of a task that needs input. onStatus, when not
 // nil, hears each status the client sees, once per change.
 //
@@ -173,7 +175,7 @@ func (c *Client) AwaitTask(ctx context.Context, id string, onStatus func(message
 // or nothing (poll again).
 func (c *Client) taskStep(ctx context.Context, t *messages.Task, answered map[string]bool) (bool, *messages.CallToolResult, error) {
 	s := c.gen.Load().established()
-	modern := s != nil && s.modern
+	stateless := s != nil && s.stateless
 	switch t.Status {
 	case messages.TaskCancelled:
 		return true, nil, &messages.TaskError{Server: c.name, TaskID: t.TaskID, Status: t.Status, Message: t.StatusMessage}
@@ -181,7 +183,7 @@ func (c *Client) taskStep(ctx context.Context, t *messages.Task, answered map[st
 		var cause error
 		if t.Error != nil {
 			cause = &messages.RPCError{Server: c.name, Method: messages.MethodToolsCall, Code: t.Error.Code, Message: t.Error.Message, Data: t.Error.Data}
-		} else if !modern {
+		} else if !stateless {
 			// tasks/result returns the error the request would have.
 			_, cause = c.taskResult(ctx, t.TaskID)
 		}
@@ -200,7 +202,7 @@ func (c *Client) taskStep(ctx context.Context, t *messages.Task, answered map[st
 		if len(t.InputRequests) > 0 {
 			return false, nil, c.answerTask(ctx, t, answered)
 		}
-		if !modern {
+		if !stateless {
 			// The 2025-11-25 server sends what it needs on the stream of
 			// tasks/result, which blocks until the task ends.
 			res, err := c.taskResult(ctx, t.TaskID)
@@ -407,7 +409,7 @@ func (c *Client) awaitRoundTask(ctx context.Context, method string, res json.Raw
 	return decodeResult(b, out)
 }
 
-// taskTools is which tools of a session-era server must run as tasks
+// taskTools is which tools of a session-protocol server must run as tasks
 // (execution.taskSupport "required"), as the last tools/list read said.
 // Only a server that declared tasks for tools/call has one: the others'
 // calls never look.

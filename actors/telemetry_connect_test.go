@@ -14,7 +14,7 @@ import (
 // TestConnectIsOneTrace: with no caller span, a connection's handshake
 // (server/discover, initialize, notifications/initialized) is one trace
 // under one connect task span, and so is a reconnect's (initialize and
-// notifications/initialized: the era is remembered), with its reason.
+// notifications/initialized: the protocol is remembered), with its reason.
 // They used to be three root traces per connection.
 func TestConnectIsOneTrace(t *testing.T) {
 	te := newTracedEnv(t)
@@ -70,7 +70,7 @@ func TestConnectIsOneTrace(t *testing.T) {
 		t.Fatalf("after reconnect: %v", err)
 	}
 	harness.WaitFor(t, "the reconnect's task span", func() bool { return len(te.named(telemetry.TaskConnect)) == 2 })
-	// The era is remembered: no probe this time.
+	// The protocol is remembered: no probe this time.
 	checkConnect("reconnect", messages.MethodInitialize, messages.NotificationInitialized)
 	var roots int
 	for _, sp := range te.spans.Ended() {

@@ -79,7 +79,7 @@ func TestMultiRoundCallTelemetry(t *testing.T) {
 	}
 }
 
-// TestDiscoverSessionEraVersion: when the probe finds the session era,
+// TestDiscoverSessionEraVersion: when the probe finds the session protocol,
 // its span records no protocol version: the connection then uses the one
 // initialize settles, recorded on the initialize span.
 func TestDiscoverSessionEraVersion(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#listing-tools);
 // a failure is yielded last.
 //
-// Over HTTP in the stateless era, a tool whose x-mcp-header annotations
+// Over HTTP in the stateless protocol, a tool whose x-mcp-header annotations
 // are invalid is left out (with a warning in the log): it could not be
 // called as the revision requires
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/tools);
@@ -131,31 +131,17 @@ type Call struct {
 // transport failures
 // (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#error-handling).
 //
-// A call in flight keeps its goroutine, and the goroutine keeps a stack
-// sized by the deepest it has been: it starts with 2 KiB (or with the
-// average depth of the goroutines the last GC saw, plus about 1 KiB of
-// guard, rounded up to a power of two) and doubles the stack when a frame
-// does not fit; the GC halves it again only while less than a quarter of
-// it is in use, the runtime's 800 bytes of guard counted, which no waiting
-// call is. So the work of a plain call is done by functions called one
-// after the other from this small frame, never one inside another:
-// startTool builds the params, starts the span (none, and no span frames,
-// when nobody listens: telemetry.Idle) and waits for the handshake;
-// sendTool encodes and sends the request; waitTool waits for the answer
-// in a select of its own and then finishes the call. The wait is about
-// 1 KB deep, a caller's own few hundred bytes included, which keeps new
-// goroutines starting with 2 KiB. The encoding of the usual arguments
-// goes about 800 (json.RawMessage) to 1,000 (a small map) bytes under a
-// caller's frames, this one's included (jsonrpc.AppendCallToolParams).
-// The send itself, the transport's post to its actor's mailbox and the
-// runtime's channel send that wakes it, goes about 900 bytes under a
-// caller's frames, deeper than a 2 KiB stack holds under them, so most
-// waiting calls keep 4 KiB (hotpath_invariants_test.go,
-// TestCallToolWaitFitsInFourKiB); a shallower transport send is what
-// 2 KiB needs. The root package's CallTool, a mere call of this one, is
-// inlined into its caller and adds no frame. Calls that are not plain
-// (progress, a timer of their own) are made whole by startTool, on a
-// deeper stack.
+// The call is made in four steps called one after the other from this
+// frame, never one inside another: startTool (the params, the span, the
+// wait for the handshake), sendTool (the encoding and the send),
+// waitTool (the wait, in a select of its own), then the finish
+// (afterFirst). A call that waits holds this frame, waitTool's and the
+// runtime's select: at most 4 KiB of stack under a caller's few hundred
+// bytes (TestCallToolWaitFitsInFourKiB); docs/architecture.md, "The
+// request path", says why it is cut so. A call with progress, or with a
+// timer of its own, is made whole by startTool (callProgress). A tool
+// that must run as a task on this server is started and awaited as one
+// (callAsTask).
 func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages.CallToolResult, error) {
 	if s := c.gen.Load().established(); s != nil && s.taskTools != nil && c.runsAsTask(ctx, s, name) {
 		res, err := c.callAsTask(ctx, name, args, nil)
@@ -233,9 +219,9 @@ func (w *toolWait) result() (*messages.CallToolResult, error) {
 	return res, nil
 }
 
-// waitTool waits for the answer of a tools/call startTool has sent, and
-// finishes the call. Its frame and the runtime's select are all the stack
-// a waiting call adds to CallTool's.
+// waitTool waits for the answer of a tools/call sendTool has sent, and
+// finishes the call (endTool). Its frame and the runtime's select are all
+// the stack a waiting call adds to CallTool's.
 func (c *Client) waitTool(ctx context.Context, w *toolWait, call *Call) {
 	var out transport.Outcome
 	woke := transport.Answered
@@ -281,7 +267,7 @@ func (c *Client) startTool(ctx context.Context, name string, args any, call *Cal
 		// telemetry.Request and Start's own, are not put on the stack.
 		g, err = c.current(ctx)
 	} else {
-		// As callProgress does.
+		// The same span and gauge as any request's (callProgress).
 		w.ctx, w.op = c.startToolSpan(ctx, &tc.params)
 		c.tel.InFlight(c.telemetryName(), 1)
 		w.flow = true
@@ -442,8 +428,8 @@ func options(call *Call) transport.RequestOptions {
 	return call.Request
 }
 
-// endSpan records the call's end: on w, and on its span (as callProgress
-// does).
+// endSpan records the call's end on w, its error named and masked as any
+// request's, and ends its span and its count in flight.
 func (c *Client) endSpan(w *toolWait, err error) {
 	if err != nil {
 		err = c.masked(named(messages.MethodToolsCall, err))

@@ -55,7 +55,7 @@ func basePeer(name string, cfg *Spec, mask *redact.Masker) telemetry.Peer {
 
 // legacyHint reports whether an http server's answer to initialize says it
 // speaks only the legacy HTTP+SSE transport of 2024-11-05: a 400, 404 or
-// 405 whose body is not a JSON-RPC error of the 2026-07-28 era (those
+// 405 whose body is not a JSON-RPC error of the stateless protocol (those
 // servers answer 404 with -32601 and 400 with -32020, -32021 or -32022)
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
 func legacyHint(err error) bool {
@@ -82,43 +82,43 @@ func legacyHint(err error) bool {
 
 // transportMemo remembers, per runtime, what connecting found out about a
 // server: the HTTP endpoints that speak only legacy HTTP+SSE (keyed by
-// URL), and each server's era (keyed by serverKey), so that a server is
+// URL), and each server's protocol (keyed by serverKey), so that a server is
 // probed once, not at every connection. It is a cache shared by the
 // clients of a runtime, not protocol state; the manager persists it with
 // its tool cache.
 type transportMemo struct {
-	legacy sync.Map // URL -> true
-	eras   sync.Map // server key -> eraOf
+	legacy    sync.Map // URL -> true
+	protocols sync.Map // server key -> protocolOf
 }
 
-func (m *transportMemo) era(key string) eraOf {
+func (m *transportMemo) protocol(key string) protocolOf {
 	if m == nil || key == "" {
-		return eraUnknown
+		return protocolUnknown
 	}
-	v, _ := m.eras.Load(key)
-	e, _ := v.(eraOf)
+	v, _ := m.protocols.Load(key)
+	e, _ := v.(protocolOf)
 	return e
 }
 
-func (m *transportMemo) setEra(key string, e eraOf) {
+func (m *transportMemo) setProtocol(key string, e protocolOf) {
 	if m != nil && key != "" {
-		m.eras.Store(key, e)
+		m.protocols.Store(key, e)
 	}
 }
 
-// RememberEra tells the runtime which era of the protocol the server cfg
-// spoke when last connected (from a cache that outlives the runtime, such
-// as the manager's tool cache), so that its next connection skips the
-// server/discover probe: a silent session-era server would otherwise cost
-// a probe timeout at every start. What the runtime learned itself is kept;
-// a wrong hint costs one re-probe (see negotiator).
+// RememberEra tells the runtime which protocol (stateless or session) the
+// server cfg spoke when last connected (from a cache that outlives the
+// runtime, such as the manager's tool cache), so that its next connection
+// skips the server/discover probe: a silent session-protocol server would
+// otherwise cost a probe timeout at every start. What the runtime learned
+// itself is kept; a wrong hint costs one re-probe (see negotiator).
 func (e Env) RememberEra(cfg Spec, stateless bool) {
-	era := eraLegacy
+	p := protocolSession
 	if stateless {
-		era = eraModern
+		p = protocolStateless
 	}
 	if key := serverKey(&cfg); e.memo != nil && key != "" {
-		e.memo.eras.LoadOrStore(key, era)
+		e.memo.protocols.LoadOrStore(key, p)
 	}
 }
 

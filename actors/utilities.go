@@ -8,25 +8,25 @@ import (
 )
 
 // Ping checks the server is alive (basic/utilities/ping). The stateless
-// era has no ping: server/discover, its cheapest request, stands in.
+// protocol has no ping: server/discover, its cheapest request, stands in.
 func (c *Client) Ping(ctx context.Context) error {
 	// A ping takes no in-flight slot: a server with MaxInFlight slow
 	// calls out still answers it, and must not look stuck for want of a
 	// slot (the manager's keepalive restarts a server that misses three).
 	opts := transport.RequestOptions{Unslotted: true}
 	method := messages.MethodPing
-	if c.modern(ctx) {
+	if c.stateless(ctx) {
 		method = messages.MethodServerDiscover
 	}
 	return c.callProgress(ctx, method, struct{}{}, nil, &opts, nil)
 }
 
-// modern waits for the handshake and reports whether the connection is of
-// the stateless era; a failed handshake reports false (the call then
+// stateless waits for the handshake and reports whether the connection is of
+// the stateless protocol; a failed handshake reports false (the call then
 // fails with its error).
-func (c *Client) modern(ctx context.Context) bool {
+func (c *Client) stateless(ctx context.Context) bool {
 	g, err := c.current(ctx)
-	return err == nil && g.sess != nil && g.sess.modern
+	return err == nil && g.sess != nil && g.sess.stateless
 }
 
 // Complete asks for completions of an argument (server/utilities/completion).
@@ -42,11 +42,11 @@ func (c *Client) Complete(ctx context.Context, p messages.CompleteParams) (*mess
 // (server/utilities/logging); they reach Handlers.Notification as
 // notifications/message.
 //
-// In the stateless era (2026-07-28) there is no logging/setLevel: the
+// In the stateless protocol (2026-07-28) there is no logging/setLevel: the
 // level travels with every later request instead, and the messages arrive
 // on the stream of the request they belong to.
 func (c *Client) SetLoggingLevel(ctx context.Context, level messages.LoggingLevel) error {
-	if c.modern(ctx) {
+	if c.stateless(ctx) {
 		c.logLevel.Store(&level)
 		return nil
 	}
@@ -60,14 +60,14 @@ func (c *Client) SetLoggingLevel(ctx context.Context, level messages.LoggingLeve
 // NotifyRootsChanged tells the server the list of roots has changed
 // (client/roots, "Root List Changes").
 //
-// The stateless era has no such notification: it returns an
+// The stateless protocol has no such notification: it returns an
 // *messages.UnsupportedError there.
 func (c *Client) NotifyRootsChanged(ctx context.Context) error {
 	g, err := c.current(ctx)
 	if err != nil {
 		return err
 	}
-	if g.sess.modern {
+	if g.sess.stateless {
 		return &messages.UnsupportedError{Server: c.name, Method: messages.NotificationRootsListChanged, Version: g.sess.version}
 	}
 	return c.masked(notifyTraced(ctx, c.tel, c.peer(), g.conn, messages.NotificationRootsListChanged, nil))

@@ -133,8 +133,8 @@ type forceClose struct{}
 // Established is what a finished handshake settled, for the transport.
 type Established struct {
 	ProtocolVersion string
-	// Stateless is true for the 2026-07-28 era: no session, no GET
-	// listener, and no resumption of a broken stream (the request is
-	// issued again instead).
+	// Stateless is true for the stateless protocol (2026-07-28): no
+	// session, no GET listener, and no resumption of a broken stream
+	// (the request is issued again instead).
 	Stateless bool
 }

@@ -161,8 +161,8 @@ type RequestOptions struct {
 	// Observer, if set, is told what happens to the request on its way
 	// (telemetry's span events). It must be safe for concurrent use.
 	Observer CallObserver
-	// Header holds HTTP headers of this request alone (the 2026-07-28
-	// era's Mcp-Method, Mcp-Name, Mcp-Param-*); stdio ignores it.
+	// Header holds HTTP headers of this request alone (the stateless
+	// protocol's Mcp-Method, Mcp-Name, Mcp-Param-*); stdio ignores it.
 	Header map[string]string
 	// Unslotted: the request takes no in-flight slot, so MaxInFlight
 	// requests already out do not hold it back. For a ping: its answer is
@@ -279,20 +279,14 @@ const (
 // Start is Call cut in two around its wait: it sends the request (waiting,
 // if need be, for an in-flight slot and room in the write queue, as Call
 // does) and returns at once; the caller selects on p.Reply(), ctx.Done()
-// and c.Done() and passes what it got to Finish.
-//
-// Why: a goroutine waiting for its answer keeps its stack, and the stack
-// it keeps is sized by how deep the goroutine is while it waits (and has
-// been before). With Call the wait sits under every layer that made the
-// request; with Start the caller's own frame can wait, just above the
-// runtime's select, and every frame that did the sending has returned. A
-// wait that shallow fits the goroutine's first 2 KiB stack
-// (docs/architecture.md, "One CallTool, end to end").
+// and c.Done() and passes what it got to Finish, exactly once. The
+// caller's own frame can so be the one that waits (docs/architecture.md,
+// "The request path").
 //
 // Only for plain requests: opts must ask for no progress (OnProgress) and
 // keep no timer of its own (ResetTimeoutOnProgress), which need a wait
 // that takes progress; those go through Call. The deadline is the
-// actor's, as with Call.
+// actor's, as with Call. Start only reads opts.
 func (c *Conn) Start(ctx context.Context, method string, params json.RawMessage, opts *RequestOptions) (Pending, error) {
 	if opts.OnProgress != nil || opts.ResetTimeoutOnProgress {
 		panic("transport: Start takes no progress; use Call")
@@ -520,11 +514,8 @@ func (c *Conn) await(ctx context.Context, cl *call, start time.Time, opts *Reque
 	}
 	// The deadline is the actor's: when it passes, the actor retires the
 	// call and its verdict arrives on cl.reply like any other outcome.
-	// Everything but the wait is done by functions of their own: this
-	// frame is on the stack of every request in flight through Call, and
-	// a few hundred bytes more move some of them to a stack of twice the
-	// size (see docs/benchmarks.md, memory per in-flight call). A plain
-	// tools/call waits in its caller's frame instead (Start, Finish).
+	// Everything but the wait is done by functions of their own, so that
+	// this frame stays small (TestWaitPathFitsInFourKiB).
 	select {
 	case out := <-cl.reply:
 		return c.finish(cl, &out, nil)

@@ -39,27 +39,8 @@ import (
 // representative part of the stdio suite under both
 // (TestStdioUnderTheOtherMailbox).
 //
-// What it buys, measured 2026-12-04 on a shared 2-core machine where
-// other processes used 44-55 % of the CPU throughout, so throughput is
-// noisy: stdio echo against the fast server, six runs per mailbox, taken
-// in turns, each
-//
-//	[MCPACTOR_TRANSPORT_MAILBOX=default] go -C bench run ./cmd/stdiobench \
-//	    -clients mcpactor -servers fast -rounds 1 -duration 2s
-//
-// medians over the six (allocations: the process's per call, the
-// benchmark's own message included, the same for both):
-//
-//	in flight  calls/s ours / default    allocs/call ours / default    CPU/call ours / default
-//	  1        11,679 / 12,058 (0.97)    9.1 / 12.1                    66 / 65 µs
-//	 16        49,420 / 46,674 (1.06)    9.0 / 10.7                    14.5 / 15 µs
-//	256        90,932 / 72,620 (1.25)    9.5 / 10.4                    7.5 / 8.5 µs
-//
-// Three allocations fewer per call at 1 in flight, about 1.5 at 16 and 1
-// at 256 (protoactor's mailbox hands its dispatcher a new closure, run on
-// a new goroutine, at every wake-up); more calls per second at
-// 256 in flight, in each of the six pairs of runs; at 1 and 16 in flight
-// no difference in calls/s or CPU that this machine can tell from noise.
+// What it buys over the default mailbox is measured in
+// docs/benchmarks.md, "The stdio transport's mailbox".
 type ownMailbox struct {
 	mu         sync.Mutex
 	user       queue
