@@ -13,6 +13,12 @@
 // (Example_managerAPI). CallOptions cross the hop but OnProgress, which
 // is refused with *ProgressNotCarriedError.
 //
+// Tasks cross members too (tasks.go): Exposed.StartToolTask returns a
+// TaskRef (server, tenant, task id) that encodes as JSON, and any member
+// polls, awaits or cancels the task by it, on the identity's owner of the
+// moment; a wait that loses the owner goes on with the next one, which
+// asks the same server.
+//
 // # Identities and ownership
 //
 // A session is an Identity: a server name and, for per-user sessions (a
