@@ -8,7 +8,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
@@ -178,7 +181,7 @@ func (c *Client) taskStep(ctx context.Context, t *messages.Task, answered map[st
 	stateless := s != nil && s.stateless
 	switch t.Status {
 	case messages.TaskCancelled:
-		return true, nil, &messages.TaskError{Server: c.name, TaskID: t.TaskID, Status: t.Status, Message: t.StatusMessage}
+		return true, nil, &messages.TaskError{Server: c.name, TaskID: t.TaskID, Status: t.Status, Message: t.StatusMessage, Err: context.Canceled}
 	case messages.TaskFailed:
 		var cause error
 		if t.Error != nil {
@@ -451,7 +454,13 @@ func (c *Client) noteTaskTools(tools []messages.Tool, acc map[string]bool, last 
 func (c *Client) runsAsTask(ctx context.Context, s *session, name string) bool {
 	m := s.taskTools.required.Load()
 	if m == nil {
-		if _, err := c.ListTools(ctx); err != nil {
+		// The read is the runtime's own work, not the call's: a trace of
+		// its own (an INTERNAL refresh span), so that the call's trace
+		// holds the call alone, as every other call's does.
+		lctx, op := c.StartTask(trace.ContextWithSpanContext(ctx, trace.SpanContext{}), telemetry.TaskRefresh, learnTaskTools)
+		_, err := c.ListTools(lctx)
+		op.End(err, false)
+		if err != nil {
 			return false
 		}
 		if m = s.taskTools.required.Load(); m == nil {
@@ -460,6 +469,10 @@ func (c *Client) runsAsTask(ctx context.Context, s *session, name string) bool {
 	}
 	return (*m)[name]
 }
+
+// learnTaskTools is the reason of the refresh that reads a server's tools
+// to learn which must run as tasks.
+const learnTaskTools = "the first call of a server with tasks: which tools must run as tasks"
 
 // awaitOwnTask awaits a task the runtime made for a call whose caller
 // never saw it, within the call's timeout. If the wait ends first, the
