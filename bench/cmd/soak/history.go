@@ -71,13 +71,26 @@ func newHistory(path string) (*history, error) {
 	return &history{f: f, w: bufio.NewWriterSize(f, 1<<20)}, nil
 }
 
-func (h *history) add(r *callRec) {
+// add appends one fixed-size record: a *callRec, or the cluster soak's
+// *clusterRec (cluster_history.go).
+func (h *history) add(r any) {
 	h.mu.Lock()
 	if h.err == nil {
 		h.err = binary.Write(h.w, binary.LittleEndian, r)
 	}
 	h.mu.Unlock()
 	h.count.Add(1)
+}
+
+// flush writes out what is buffered: a member process of the cluster
+// soak flushes every second, so that a SIGKILL loses at most a second of
+// its records.
+func (h *history) flush() {
+	h.mu.Lock()
+	if h.err == nil {
+		h.err = h.w.Flush()
+	}
+	h.mu.Unlock()
 }
 
 func (h *history) close() error {
@@ -89,17 +102,21 @@ func (h *history) close() error {
 }
 
 // readHistory calls f for every record of the file, in the order written.
-func readHistory(path string, f func(*callRec)) error {
+func readHistory(path string, f func(*callRec)) error { return readRecords(path, f) }
+
+// readRecords calls f for every fixed-size record of type T in the file,
+// in the order written; a record cut short by a kill ends the file.
+func readRecords[T any](path string, f func(*T)) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer file.Close()
 	r := bufio.NewReaderSize(file, 1<<20)
-	var rec callRec
+	var rec T
 	for {
 		if err := binary.Read(r, binary.LittleEndian, &rec); err != nil {
-			if errors.Is(err, io.EOF) {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return nil
 			}
 			return err

@@ -30,6 +30,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"github.com/mcpactor/mcpactor/bench/internal/measure"
 )
@@ -39,6 +41,8 @@ func main() {
 	// server, the fast server.
 	measure.RunStdioServerIfChild()
 	runProbeIfChild()
+	// The cluster soak's etcd, members and logging servers.
+	runClusterChildIfAsked()
 
 	cfg := longConfig()
 	flag.DurationVar(&cfg.duration, "duration", cfg.duration, "how long the load runs (faults start after the quiet baseline)")
@@ -52,7 +56,11 @@ func main() {
 	flag.StringVar(&cfg.historyDir, "history", "", "keep the call history and the fault log in this directory (default: a temporary one, removed)")
 	flag.BoolVar(&cfg.diag, "diag", false, "with -history: write diagnostics beside the history (a line a second of CPU, scheduler latency, GC, the control probe, a second probe in a process of its own; the fault log)")
 	flag.StringVar(&cfg.profiles, "profiles", "", "write a CPU profile of the soak process per isolation window into this directory")
+	members := flag.Int("cluster", 0, "run the cluster soak instead: this many members as processes over an embedded etcd (cluster_run.go); -duration, -quiet, -callers (per member), -seed, -history apply, the rest are the single-machine soak's")
 	flag.Parse()
+	if *members > 0 {
+		os.Exit(mainCluster(*members, cfg.seed, cfg.historyDir))
+	}
 	if cfg.charts == "" && cfg.docs != "" {
 		cfg.charts = filepath.Join(filepath.Dir(cfg.docs), "charts")
 	}
@@ -96,3 +104,35 @@ func main() {
 // exitInconclusive is the exit status of an inconclusive run: apart from
 // 1 (a failure) and 2 (the flag package's usage errors).
 const exitInconclusive = 3
+
+// mainCluster runs the cluster soak: -duration as given, 15 minutes by
+// default (the single-machine soak's 30 minutes otherwise).
+func mainCluster(members int, seed int64, history string) int {
+	cfg := longClusterConfig()
+	cfg.members, cfg.seed, cfg.historyDir, cfg.log = members, seed, history, os.Stderr
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "duration":
+			cfg.duration, _ = time.ParseDuration(f.Value.String())
+		case "quiet":
+			cfg.quiet, _ = time.ParseDuration(f.Value.String())
+		case "callers":
+			cfg.callers, _ = strconv.Atoi(f.Value.String())
+		}
+	})
+	rep, err := runCluster(&cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "soak -cluster:", err)
+		return 1
+	}
+	fmt.Print(rep.summary())
+	switch rep.verdict() {
+	case verdictFail:
+		fmt.Fprintln(os.Stderr, "soak -cluster: FAILED:", rep.failures())
+		return 1
+	case verdictInconclusive:
+		fmt.Fprintln(os.Stderr, "soak -cluster: INCONCLUSIVE (no check failed; not a pass):", rep.failures())
+		return exitInconclusive
+	}
+	return 0
+}

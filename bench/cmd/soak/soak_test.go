@@ -10,6 +10,8 @@ import (
 func TestMain(m *testing.M) {
 	// The fleet's stdio servers are the test binary re-executed.
 	measure.RunStdioServerIfChild()
+	// The cluster soak's etcd, members and servers (cluster_test.go).
+	runClusterChildIfAsked()
 	os.Exit(m.Run())
 }
 
