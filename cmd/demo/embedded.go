@@ -72,6 +72,9 @@ func runEmbedded(ctx context.Context, o options, logger *slog.Logger, r *report)
 	overHTTP(ctx, m, hs.url, r)
 	crash(ctx, rt, r)
 	logging(ctx, demos[0], r)
+	if o.restart {
+		restart(ctx, m, demos[0], o.timeout, r)
+	}
 
 	r.heading("manager status")
 	printStatus(r, m.Status())

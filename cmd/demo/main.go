@@ -53,6 +53,7 @@ type options struct {
 	verbose     bool
 	trace       string
 	cluster     int
+	restart     bool
 }
 
 // console is where the demo talks to its user: the approval prompts of
@@ -106,6 +107,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "how long a server may take to come up (embedded servers: their connect timeout)")
 	fs.BoolVar(&o.verbose, "v", false, "log runtime and manager events to stderr")
 	fs.IntVar(&o.cluster, "cluster", 0, "run `N` cluster members and an embedded etcd as processes, show where each server lives, kill one and show the failover (docs/cluster.md)")
+	fs.BoolVar(&o.restart, "restart", false, "embedded servers: at the end, kill demo-1 (its crash tool) and show the manager restarting it")
 	fs.StringVar(&o.trace, "trace", "", "write OpenTelemetry spans as JSON lines to `file` (OTEL_* variables select OTLP exporters too)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: demo [flags]
