@@ -138,8 +138,10 @@ func TestErrors(t *testing.T) {
 	}{
 		{config{out: out, roots: "demo gate", children: 5}, "-trace FILE is required"},
 		{config{trace: bad, out: out, roots: "demo gate", children: 5}, "line 1: a span without trace or span id"},
-		{config{trace: good, out: out, roots: "demo nothing", children: 5}, `no root span named "demo nothing" (the file's roots: demo gate)`},
+		{config{trace: good, out: out, roots: "demo nothing", children: 5}, `no root span "demo nothing" (the files' roots: demo gate)`},
 		{config{trace: good, out: out, roots: "demo gate", children: 1}, "-children must be at least 2"},
+		{config{trace: good + "," + filepath.Join(dir, "none*.jsonl"), out: out, roots: "demo gate", children: 5}, "none*.jsonl\": file does not exist"},
+		{config{trace: good, out: out, roots: "demo gate[x]", children: 5}, `-roots "demo gate[x]": want name or name[key=value]`},
 	} {
 		if err := run(&tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run(%+v) = %v, want %q", tc.cfg, err, tc.want)

@@ -122,11 +122,48 @@ func roots(spans []*span) []*span {
 	return rs
 }
 
-// pick returns, for each name, the first root of that name.
-func pick(rs []*span, names []string) ([]*span, error) {
+// selector picks a root span: by name, and by one attribute if key is
+// set ("mcpactor.connect[mcpactor.task.reason=restart]").
+type selector struct {
+	name, key, value string
+}
+
+func parseSelector(text string) (selector, error) {
+	name, rest, ok := strings.Cut(text, "[")
+	if !ok {
+		return selector{name: text}, nil
+	}
+	kv, ok := strings.CutSuffix(rest, "]")
+	key, value, hasEq := strings.Cut(kv, "=")
+	if !ok || !hasEq || strings.TrimSpace(key) == "" {
+		return selector{}, fmt.Errorf("-roots %q: want name or name[key=value]", text)
+	}
+	return selector{name: strings.TrimSpace(name), key: strings.TrimSpace(key), value: strings.TrimSpace(value)}, nil
+}
+
+func (sel selector) String() string {
+	if sel.key == "" {
+		return sel.name
+	}
+	return sel.name + "[" + sel.key + "=" + sel.value + "]"
+}
+
+func (sel selector) matches(s *span) bool {
+	if s.name != sel.name {
+		return false
+	}
+	if sel.key == "" {
+		return true
+	}
+	v, ok := s.attrs[sel.key]
+	return ok && v == sel.value
+}
+
+// pick returns, for each selector, the first root it matches.
+func pick(rs []*span, sels []selector) ([]*span, error) {
 	var out []*span
-	for _, name := range names {
-		i := slices.IndexFunc(rs, func(s *span) bool { return s.name == name })
+	for _, sel := range sels {
+		i := slices.IndexFunc(rs, sel.matches)
 		if i < 0 {
 			var have []string
 			for _, s := range rs {
@@ -134,7 +171,7 @@ func pick(rs []*span, names []string) ([]*span, error) {
 					have = append(have, s.name)
 				}
 			}
-			return nil, fmt.Errorf("no root span named %q (the file's roots: %s)", name, strings.Join(have, ", "))
+			return nil, fmt.Errorf("no root span %q (the files' roots: %s)", sel.String(), strings.Join(have, ", "))
 		}
 		out = append(out, rs[i])
 	}

@@ -31,8 +31,8 @@ func flatten(root *span, maxChildren int) []row {
 	var walk func(s *span, depth int)
 	walk = func(s *span, depth int) {
 		label := s.name
-		if server := s.attrs["mcpactor.server.name"]; server != "" {
-			label += " · " + server
+		if key := keyAttrs(s); key != "" {
+			label += " · " + key
 		}
 		rows = append(rows, row{depth: depth, s: s, label: label, start: s.start, end: s.end})
 		kids := s.children
@@ -50,6 +50,24 @@ func flatten(root *span, maxChildren int) []row {
 	}
 	walk(root, 0)
 	return rows
+}
+
+// keyAttrs are the attributes a row's label shows, those that tell the
+// rows of a trace apart: the server, why a connection was made (a
+// restart), the members a hop goes between. The tooltip has them all.
+func keyAttrs(s *span) string {
+	var parts []string
+	if v := s.attrs["mcpactor.server.name"]; v != "" {
+		parts = append(parts, v)
+	}
+	if v := s.attrs["mcpactor.task.reason"]; v != "" {
+		parts = append(parts, "reason="+v)
+	}
+	from, to := s.attrs["mcpactor.cluster.member"], s.attrs["mcpactor.cluster.owner"]
+	if from != "" || to != "" {
+		parts = append(parts, from+" → "+to)
+	}
+	return strings.Join(parts, " ")
 }
 
 // summary is the row of the spans rest (and their descendants): from the
@@ -101,8 +119,9 @@ func summary(rest []*span, depth int) row {
 // The waterfall's geometry and colours: one colour per span kind, as a
 // trace viewer shows them; red for a span whose status is Error.
 const (
-	chartWidth = 1040
-	labelWidth = 300
+	chartWidth = 1240
+	labelWidth = 440
+	kindWidth  = 64  // the kind column, at the right of the labels
 	rightPad   = 230 // room for the duration and error.type after a bar
 	rowHeight  = 20
 	indent     = 12
@@ -151,6 +170,7 @@ func legend(b *strings.Builder, y int) {
 	item(kindColour[kindInternal], "1", "INTERNAL")
 	item(errorColour, "1", "status Error")
 	item(kindColour[kindClient], "0.3", "waiting before the send (mcpactor.written)")
+	fmt.Fprintf(b, `<text x="%d" y="%d">%s</text>`+"\n", x, y, html.EscapeString("↖ parent span from the peer (_meta)"))
 }
 
 // drawSection draws one trace from y down and returns the y after it.
@@ -168,7 +188,7 @@ func drawSection(b *strings.Builder, root *span, rows []row, y int) int {
 	plotW := float64(chartWidth - labelWidth - rightPad)
 	x := func(t time.Time) float64 { return float64(labelWidth) + float64(t.Sub(t0))/float64(total)*plotW }
 
-	fmt.Fprintf(b, `<text x="10" y="%d" font-weight="bold">%s (trace %s, %s)</text>`+"\n", y+14, html.EscapeString(root.name), short(root.traceID), dur(total))
+	fmt.Fprintf(b, `<text x="10" y="%d" font-weight="bold">%s (trace %s, %s)</text>`+"\n", y+14, html.EscapeString(rows[0].label), short(root.traceID), dur(total))
 	y += rowHeight
 	// The time axis: ticks at a round step, labelled in the unit that
 	// suits the trace's length.
@@ -220,14 +240,23 @@ func drawRow(b *strings.Builder, r row, y int, x func(time.Time) float64) {
 	}
 	label := r.label
 	if r.s != nil && r.s.remote {
-		label += "  ↖ remote parent"
+		kind += " ↖" // its parent came from the peer, through _meta
 	}
-	fmt.Fprintf(b, `<g><title>%s</title>`+"\n", html.EscapeString(strings.Join(tip, "\n")))
+	// The row's span and its parent's, for a reader of the SVG (and the
+	// tests): the nesting the indent shows.
+	ids := ""
+	if r.s != nil {
+		ids = fmt.Sprintf(` data-span="%s" data-parent="%s"`, html.EscapeString(r.s.id), html.EscapeString(r.s.parentID))
+	}
+	fmt.Fprintf(b, `<g data-depth="%d"%s><title>%s</title>`+"\n", r.depth, ids, html.EscapeString(strings.Join(tip, "\n")))
 	weight := ""
 	if r.s == nil {
 		weight = ` font-style="italic" fill="#555"`
 	}
-	fmt.Fprintf(b, `<text x="%d" y="%d"%s>%s</text>`+"\n", lx, y+14, weight, html.EscapeString(clip(label, (labelWidth-lx-8)/7)))
+	fmt.Fprintf(b, `<text x="%d" y="%d"%s>%s</text>`+"\n", lx, y+14, weight, html.EscapeString(clip(label, (labelWidth-kindWidth-lx-4)/7)))
+	if kind != "" {
+		fmt.Fprintf(b, `<text x="%d" y="%d" font-size="10" fill="#666">%s</text>`+"\n", labelWidth-kindWidth+2, y+13, kind)
+	}
 	x0, x1 := x(r.start), x(r.end)
 	w := math.Max(x1-x0, 1.5)
 	if r.s != nil && r.s.kind == kindClient && !r.s.written.IsZero() && r.s.written.After(r.start) {
