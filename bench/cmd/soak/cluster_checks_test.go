@@ -22,12 +22,13 @@ type clusterScenario struct {
 	recoverAt   int64 // the first success after the pause, ns after P
 	probeLate   time.Duration
 	orphans     []int
-	kind        string // the fault on m1: a pause (the default) or a freeze
+	kind        string        // the fault on m1: a pause (the default) or a freeze
+	killAfter   time.Duration // when m3 is killed, after the pause
 }
 
 func newClusterScenario(t *testing.T) *clusterScenario {
 	dir := t.TempDir()
-	s := &clusterScenario{t: t, dir: dir, logDir: filepath.Join(dir, "servers"), recoverAt: int64(4 * time.Second), probeLate: time.Millisecond, kind: fMemberPause}
+	s := &clusterScenario{t: t, dir: dir, logDir: filepath.Join(dir, "servers"), recoverAt: int64(4 * time.Second), probeLate: time.Millisecond, kind: fMemberPause, killAfter: 30 * time.Second}
 	if err := os.MkdirAll(s.logDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func (s *clusterScenario) analyze() *clusterReport {
 	s.rep.procs = []*memberChild{{name: "m2", inst: 1, errPath: filepath.Join(s.dir, "none"), result: &memberResult{Issued: 3}}}
 	s.rep.faults = []*clusterFault{
 		{Kind: s.kind, Member: "m1", Inst: 1, At: s.p, End: s.p + int64(5*time.Second), Servers: map[int]string{100: "s01"}},
-		{Kind: fMemberKill, Member: "m3", Inst: 1, At: s.p + int64(30*time.Second), End: s.p + int64(31*time.Second), Orphans: s.orphans},
+		{Kind: fMemberKill, Member: "m3", Inst: 1, At: s.p + int64(s.killAfter), End: s.p + int64(s.killAfter+time.Second), Orphans: s.orphans},
 	}
 	for at := s.rep.loadStart; at < s.rep.loadEnd; at += int64(probeTick) {
 		late := time.Millisecond
@@ -100,7 +101,8 @@ func checkNamed(r *clusterReport, prefix string) check {
 // clean one passes; a request at the paused member's old server after
 // SIGCONT, two servers of one identity receiving at once, a recovery
 // over its bound, an orphan each fail; the same slow recovery while the
-// control probe says the machine was starved is inconclusive.
+// control probe says the machine was starved is inconclusive, and one
+// that the next fault struck before its bound was up is not judged.
 func TestClusterChecks(t *testing.T) {
 	t.Run("clean", func(t *testing.T) {
 		r := newClusterScenario(t).analyze()
@@ -169,6 +171,15 @@ func TestClusterChecks(t *testing.T) {
 		r := s.analyze()
 		if c := checkNamed(r, "recovery"); !c.Inconclusive || r.verdict() != verdictInconclusive {
 			t.Fatalf("a recovery of 20 s while the probe stalled: %+v, verdict %v", c, r.verdict())
+		}
+	})
+	t.Run("slow recovery overlapped by the next fault", func(t *testing.T) {
+		s := newClusterScenario(t)
+		s.recoverAt = int64(20 * time.Second)
+		s.killAfter = 10 * time.Second
+		r := s.analyze()
+		if c := checkNamed(r, "recovery"); !c.Pass || len(r.recoveries) == 0 || !r.recoveries[0].overlapped {
+			t.Fatalf("a recovery delayed past a fault that struck before its bound: %+v", c)
 		}
 	})
 	t.Run("orphan", func(t *testing.T) {

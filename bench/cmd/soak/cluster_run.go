@@ -85,9 +85,10 @@ const (
 	fEtcdRestart   = "etcd restarted (SIGKILL, start)"
 	fMachineFreeze = "whole machine frozen past the lease (member and its servers: SIGSTOP, SIGCONT)"
 	fServerKill    = "server killed under its owner (SIGKILL)"
+	fMemberAddDrop = "member added, then removed (Stop)"
 )
 
-var clusterFaultKinds = []string{fMemberKill, fMemberPause, fMachineFreeze, fEtcdRestart, fServerKill}
+var clusterFaultKinds = []string{fMemberKill, fMemberPause, fMachineFreeze, fEtcdRestart, fServerKill, fMemberAddDrop}
 
 // clusterRun is the run's state.
 type clusterRun struct {
@@ -102,6 +103,7 @@ type clusterRun struct {
 	faults  []*clusterFault
 	spec    memberSpec
 	probe   *clusterProbe
+	extra   int // processes of the member added and removed so far
 }
 
 func (r *clusterRun) logf(format string, args ...any) {
@@ -254,7 +256,13 @@ func (r *clusterRun) injectFaults(ctx context.Context) {
 		r.faults = append(r.faults, f)
 		r.mu.Unlock()
 		r.logf("fault: %s %s#%d %s%s", f.Kind, f.Member, f.Inst, f.Detail, errSuffix(f.Err))
+		// A fault that moves identities gets the time a takeover takes
+		// (the TTL and a connect) before the next: faults overlap less,
+		// so that more recoveries are judged (cluster_checks.go).
 		gap := time.Duration(r.rng.ExpFloat64() * float64(r.cfg.faultGap))
+		if f.Kind != fServerKill {
+			gap = max(gap, time.Duration(f.At)+r.cfg.ttl+3*time.Second-time.Duration(time.Now().UnixNano()))
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(gap):
@@ -352,6 +360,29 @@ func (r *clusterRun) inject(kind string) *clusterFault {
 		}
 		f.End = time.Now().UnixNano()
 		f.Detail = fmt.Sprintf("(down %v)", time.Duration(f.End-f.At).Round(time.Millisecond))
+	case fMemberAddDrop:
+		// One more member joins and calls for a while, then leaves with
+		// Stop: what it came to own moves back, and its calls end.
+		r.extra++
+		nc, err := r.startMember(fmt.Sprintf("m%d", r.cfg.members+1), r.extra)
+		if err != nil {
+			f.Err = err.Error()
+			return f
+		}
+		nc.send("load")
+		r.mu.Lock()
+		r.past = append(r.past, nc)
+		r.mu.Unlock()
+		time.Sleep(2*time.Second + time.Duration(r.rng.Int64N(int64(3*time.Second))))
+		f.Member, f.Inst = nc.name, nc.inst
+		f.Servers = serverProcs(nc.pid())
+		f.At = time.Now().UnixNano()
+		nc.finish(r.cfg.grace + 90*time.Second)
+		f.End = time.Now().UnixNano()
+		if nc.resErr != nil {
+			f.Err = nc.resErr.Error()
+		}
+		f.Detail = fmt.Sprintf("(%d servers at its Stop, which took %v)", len(f.Servers), time.Duration(f.End-f.At).Round(time.Millisecond))
 	case fServerKill:
 		// A server of a random member that owns one.
 		r.mu.Lock()

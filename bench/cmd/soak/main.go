@@ -12,7 +12,15 @@
 //	make soak                                    # = go -C bench run ./cmd/soak -duration 30m
 //	go -C bench run ./cmd/soak [-duration 30m] [-callers 2000] [-faults 12]
 //	    [-servers 50] [-docs ../docs/reliability.md] [-charts ../docs/charts]
-//	go -C bench test ./cmd/soak                  # the short mode (about 60 s, a dozen servers)
+//	go -C bench test ./cmd/soak                  # the short modes (about 60 s each, a dozen servers; the cluster's)
+//	go -C bench run ./cmd/soak -cluster 3 [-duration 15m] [-quiet 1m] [-callers 40] [-seed N] [-history dir]
+//
+// With -cluster N it is the cluster soak instead (cluster_run.go): an
+// embedded etcd and N members of supervisor/cluster as processes, a fleet
+// of test servers configured on the cluster, callers on every member
+// through member.Exposed(), and faults on members, etcd and servers; its
+// checks (cluster_checks.go) add fencing, judged from the servers' own
+// request logs.
 //
 // The verdict is the exit status: 0 when every check passed; 1 when a
 // check failed (or the run could not be made); 3 when no check failed but
