@@ -170,7 +170,10 @@ func TestConnectTimeoutShowsSkippedStdout(t *testing.T) {
 	t.Parallel()
 	rt := startRuntime(t, mcpactor.Options{})
 	cfg := mcptest.Stdio("login-banner")
-	cfg.ConnectTimeout = time.Second
+	// Long enough for the server to start and print its banner on a
+	// loaded machine: the handshake is never answered, so the test waits
+	// it out whole.
+	cfg.ConnectTimeout = 3 * time.Second
 	_, err := rt.Connect(waitCtx(t), "banner", cfg)
 	var ct *mcpactor.ConnectTimeoutError
 	if !errors.As(err, &ct) || !errors.Is(err, mcpactor.ErrConnectTimeout) {

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"runtime"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // TestDemoClusterTrace: --cluster 3 --trace FILE writes a trace that
@@ -43,7 +45,7 @@ func TestDemoClusterTrace(t *testing.T) {
 		return out
 	}
 	caller := names(file)
-	for _, want := range []string{"demo cluster first calls", "cluster tools/call"} {
+	for _, want := range []string{"demo cluster first calls", hopSpan} {
 		if !caller[want] {
 			t.Errorf("%s has no span %q in trace %s: %v", file, want, traceID, caller)
 		}
@@ -55,7 +57,11 @@ func TestDemoClusterTrace(t *testing.T) {
 			owner[name] = true
 		}
 	}
-	if !owner["cluster serve tools/call"] || len(owner) < 2 {
+	if !owner[hopSpan] || len(owner) < 2 {
 		t.Errorf("the members' files %v have spans %v in trace %s; want the owner's serve span and its runtime's", owners, owner, traceID)
 	}
 }
+
+// hopSpan is the name of the cluster hop's spans, its CLIENT side on the
+// caller and its SERVER side on the owner (telemetry.StartHop).
+const hopSpan = telemetry.SpanClusterHop
