@@ -58,6 +58,8 @@ func flagSet(o *Options, exitAtStart *int) *flag.FlagSet {
 	fs.DurationVar(&o.SlowInitialize, "slow-initialize", 0, "delay the initialize answer")
 	fs.StringVar(&o.ProtocolVersion, "protocol-version", "", "answer initialize with this protocol version whatever was offered")
 	fs.BoolVar(&o.Stateless, "stateless", false, "also speak 2026-07-28: answer server/discover, multi round-trip input requests")
+	fs.IntVar(&o.CacheTTLMs, "cache-ttl-ms", 0, "2026-07-28: the ttlMs of lists and resources/read results (0: no caching hints)")
+	fs.StringVar(&o.CacheScope, "cache-scope", "", "2026-07-28: their cacheScope (public or private), with -cache-ttl-ms")
 	fs.DurationVar(&o.ReadDelay, "read-delay", 0, "pause this long before reading each line of stdin")
 	fs.IntVar(exitAtStart, "exit-at-start", -1, "exit at once with this status, before reading anything (-1: off)")
 	fs.StringVar(&o.HTTPAddr, "http", "", "serve HTTP on this address (e.g. 127.0.0.1:0) instead of stdio; the first stdout line is the endpoint URL")
@@ -174,6 +176,8 @@ func (o Options) Args() []string {
 	}
 	str("protocol-version", o.ProtocolVersion)
 	boolean("stateless", o.Stateless)
+	num("cache-ttl-ms", o.CacheTTLMs)
+	str("cache-scope", o.CacheScope)
 	if o.ReadDelay != 0 {
 		str("read-delay", o.ReadDelay.String())
 	}

@@ -120,11 +120,11 @@ type Options struct {
 	// client closing a request's stream before its answer cancels it,
 	// as a 2026-07-28 client cancels over HTTP.
 	Stateless bool
-	// CacheTTLMs, when set, is the ttlMs (and CacheScope the cacheScope)
+	// CacheTTLMs, when > 0, is the ttlMs (and CacheScope the cacheScope)
 	// of the 2026-07-28 era's cacheable results: the lists and
 	// resources/read
 	// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
-	CacheTTLMs *int64
+	CacheTTLMs int
 	CacheScope string
 	// ReadDelay, when > 0, pauses this long before reading each line of
 	// stdin: a server that reads slowly, so that the client's writes

@@ -147,8 +147,8 @@ func (s *server) serveRequest(ctx context.Context, req *request) {
 	}
 	if rpcErr == nil && s.opts.Stateless && modern(req.params) {
 		result = completeResult(result)
-		if s.opts.CacheTTLMs != nil && cacheable[req.method] {
-			result = withCacheHints(result, *s.opts.CacheTTLMs, s.opts.CacheScope)
+		if s.opts.CacheTTLMs > 0 && cacheable[req.method] {
+			result = withCacheHints(result, int64(s.opts.CacheTTLMs), s.opts.CacheScope)
 		}
 	}
 	var msg []byte

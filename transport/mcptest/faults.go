@@ -247,11 +247,10 @@ func (s *Server) crashNow(where string, times int) bool {
 	return times <= 0 || s.crashes[where] <= times
 }
 
-// cacheTTL is CacheTTL as the engine's ttlMs; nil when unset.
-func cacheTTL(s *Server) *int64 {
+// cacheTTL is CacheTTL as the engine's ttlMs; 0 when unset.
+func cacheTTL(s *Server) int {
 	if s.CacheTTL <= 0 {
-		return nil
+		return 0
 	}
-	ms := s.CacheTTL.Milliseconds()
-	return &ms
+	return int(max(s.CacheTTL.Milliseconds(), 1))
 }
