@@ -204,7 +204,7 @@ func (a *clientActor) noteOp(n transport.InboundNotification) (context.Context, 
 		URI  string        `json:"uri"`
 	}
 	_ = json.Unmarshal(n.Params, &p) // a malformed _meta only loses the parent
-	req := telemetry.Request{Peer: a.h.peer(), Method: n.Method, Notification: true}
+	req := telemetry.Request{Peer: inboundPeer(a.h.peer(), n.HTTPVersion), Method: n.Method, Notification: true}
 	if n.Method == messages.NotificationResourcesUpdated {
 		req.ResourceURI = p.URI
 	}
@@ -238,7 +238,18 @@ func (a *clientActor) serverOp(req transport.InboundRequest) (context.Context, *
 		Meta messages.Meta `json:"_meta"`
 	}
 	_ = json.Unmarshal(req.Params, &p) // a malformed _meta only loses the parent
-	return a.env.Telemetry.StartServer(ctx, &telemetry.Request{Peer: a.h.peer(), Method: req.Method, ID: req.ID}, p.Meta)
+	return a.env.Telemetry.StartServer(ctx, &telemetry.Request{Peer: inboundPeer(a.h.peer(), req.HTTPVersion), Method: req.Method, ID: req.ID}, p.Meta)
+}
+
+// inboundPeer is the peer of a message the server sent on an HTTP
+// response of version proto: network.protocol.version is that
+// response's, as the conventions record for a SERVER span
+// (https://github.com/open-telemetry/semantic-conventions-genai/blob/main/docs/gen-ai/mcp.md).
+func inboundPeer(p telemetry.Peer, proto string) telemetry.Peer {
+	if proto != "" {
+		p.NetworkProtocolVersion = proto
+	}
+	return p
 }
 
 // errOrNil keeps a nil *messages.Error from becoming a non-nil error.

@@ -114,6 +114,7 @@ type respond struct {
 type inbound struct {
 	msgs  []jsonrpc.Message
 	bytes int64
+	proto string // HTTP version of the response they came on; "" over stdio
 }
 
 // inboundBatch carries a JSON-RPC batch; whether batches are acceptable
@@ -121,6 +122,7 @@ type inbound struct {
 type inboundBatch struct {
 	msgs  []jsonrpc.Message
 	bytes int64
+	proto string
 }
 
 // closeRequest starts an orderly shutdown; cause, if set, is what pending

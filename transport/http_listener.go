@@ -131,7 +131,7 @@ func (s *postSink) listen(ctx context.Context, p *post) {
 		}
 		streamed = true
 		s.send(ctx, listenerState{status: resp.StatusCode, note: "listening"}, 0)
-		id, r := s.readListener(ctx, resp.Body)
+		id, r := s.readListener(ctx, resp.Body, httpVersion(resp.ProtoMajor, resp.ProtoMinor))
 		resp.Body.Close()
 		if id != "" && id != lastID {
 			lastID, attempt = id, 0 // progress: the backoff starts over
@@ -148,7 +148,7 @@ func (s *postSink) listen(ctx context.Context, p *post) {
 // readListener reads the GET stream until it ends, feeding every message
 // to the actor (a response on it belongs to a resumed request stream and is
 // matched by id like any other, an oversized one too).
-func (s *postSink) readListener(ctx context.Context, body io.Reader) (lastID string, retry time.Duration) {
+func (s *postSink) readListener(ctx context.Context, body io.Reader, proto string) (lastID string, retry time.Duration) {
 	sr := newSSEReader(body, s.a.cfg.MaxFrameSize)
 	for ctx.Err() == nil {
 		ev, err := sr.Next()
@@ -159,7 +159,7 @@ func (s *postSink) readListener(ctx context.Context, body io.Reader) (lastID str
 			break
 		}
 		if ev.Type == "message" && len(ev.Data) > 0 {
-			s.deliver(ctx, &post{}, ev.Data)
+			s.deliver(ctx, &post{proto: proto}, ev.Data)
 		}
 	}
 	return sr.resumeFrom()

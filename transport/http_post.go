@@ -217,6 +217,9 @@ type post struct {
 	legacy    bool              // HTTP+SSE: the answer comes on the stream, not here
 	stateless bool              // 2026-07-28: a broken stream is not resumed
 	gate      bool              // notifications/initialized: later POSTs wait for it
+	// proto is the HTTP version of the response being read ("1.1",
+	// "2"), which the server's requests and notifications on it carry.
+	proto string
 }
 
 // accept is the Accept header of every POST: a server may answer a request
@@ -343,6 +346,7 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		p.body = nil // not to be sent again: let it go while the answer streams
 	}
 	observeProtocol(p.call, resp)
+	p.proto = httpVersion(resp.ProtoMajor, resp.ProtoMinor)
 	if p.method == messages.MethodInitialize {
 		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
 			s.send(ctx, sessionAssigned{id: id}, 0)
@@ -437,9 +441,9 @@ func (s *postSink) deliver(ctx context.Context, p *post, frame []byte) bool {
 	case len(d.msgs) == 0:
 		return false
 	case d.batch:
-		s.send(ctx, inboundBatch{msgs: d.msgs}, n)
+		s.send(ctx, inboundBatch{msgs: d.msgs, proto: p.proto}, n)
 	default:
-		s.send(ctx, inbound{msgs: d.msgs}, n)
+		s.send(ctx, inbound{msgs: d.msgs, proto: p.proto}, n)
 	}
 	for _, m := range d.msgs {
 		if m.Kind() == jsonrpc.KindResponse {
@@ -578,6 +582,7 @@ func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadC
 		return nil, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets)
 	}
 	observeProtocol(p.call, resp)
+	p.proto = httpVersion(resp.ProtoMajor, resp.ProtoMinor)
 	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		defer resp.Body.Close()
 		if resp.StatusCode < 200 || resp.StatusCode > 299 {

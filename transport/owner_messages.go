@@ -22,6 +22,9 @@ type InboundRequest struct {
 	// Generation is the connection generation it arrived on: the
 	// answer must go back on that connection, and only while it lives.
 	Generation uint64
+	// HTTPVersion is the HTTP version of the response it came on ("1.1",
+	// "2"): telemetry's network.protocol.version; "" over stdio.
+	HTTPVersion string
 }
 
 // InboundNotification is a server notification other than progress and
@@ -31,6 +34,8 @@ type InboundNotification struct {
 	Params json.RawMessage
 	// Generation is the connection generation it arrived on.
 	Generation uint64
+	// HTTPVersion is as InboundRequest's.
+	HTTPVersion string
 }
 
 // TransportClosed tells a transport's owner that it has stopped, and why.

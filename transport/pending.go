@@ -20,6 +20,7 @@ type rpcCore struct {
 	server  string
 	owner   *actor.PID // the client actor; nil in transport-only tests
 	gen     uint64     // the connection generation, stamped on what goes to owner
+	proto   string     // the HTTP version of the run being dispatched ("" over stdio)
 	sink    frameSink
 	log     *slog.Logger
 	stats   *Counters
@@ -95,10 +96,12 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 		}
 		r.sink.commitFrame(encodeResponse(r.sink.frameBuffer(frameSize("", m.result)), m), nil, m.weight)
 	case inbound:
+		r.proto = m.proto
 		for _, msg := range m.msgs {
 			r.dispatch(ctx, msg)
 		}
 	case inboundBatch:
+		r.proto = m.proto
 		r.batch(ctx, m.msgs)
 	case Established:
 		// JSON-RPC batches are accepted only from peers that negotiated
@@ -227,7 +230,7 @@ func (r *rpcCore) dispatch(ctx actor.Context, m jsonrpc.Message) {
 			r.replyError(m.ID, messages.CodeMethodNotFound, "Method not found")
 			return
 		}
-		ctx.Send(r.owner, InboundRequest{ID: m.ID, Method: m.Method, Params: m.Params, Generation: r.gen})
+		ctx.Send(r.owner, InboundRequest{ID: m.ID, Method: m.Method, Params: m.Params, Generation: r.gen, HTTPVersion: r.proto})
 	}
 }
 
@@ -284,7 +287,7 @@ func (r *rpcCore) notification(ctx actor.Context, m jsonrpc.Message) {
 		return
 	}
 	if r.owner != nil {
-		ctx.Send(r.owner, InboundNotification{Method: m.Method, Params: m.Params, Generation: r.gen})
+		ctx.Send(r.owner, InboundNotification{Method: m.Method, Params: m.Params, Generation: r.gen, HTTPVersion: r.proto})
 	}
 }
 

@@ -100,6 +100,7 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 			Problem: "no event stream to a GET"}
 	}
 	base := resp.Request.URL
+	stream := &post{proto: httpVersion(resp.ProtoMajor, resp.ProtoMinor)}
 	sr := newSSEReader(resp.Body, a.cfg.MaxFrameSize)
 	for {
 		ev, err := sr.Next()
@@ -124,7 +125,7 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 			s.send(ctx, endpointKnown{url: u.String()}, 0)
 		case "message":
 			if len(ev.Data) > 0 {
-				s.deliver(ctx, &post{}, ev.Data)
+				s.deliver(ctx, stream, ev.Data)
 			}
 		}
 	}
