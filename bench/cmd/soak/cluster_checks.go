@@ -69,15 +69,16 @@ type serverLog struct {
 	reqs  []int64
 }
 
-// loggedPIDs are the processes that wrote a server log in dir.
-func loggedPIDs(dir string) []int {
+// loggedPIDs are the processes that wrote a server log in dir, with the
+// server each ran.
+func loggedPIDs(dir string) map[int]string {
 	ents, _ := os.ReadDir(dir)
-	var out []int
+	out := map[int]string{}
 	for _, e := range ents {
 		parts := strings.Split(e.Name(), ".")
 		if len(parts) == 3 {
 			if p, err := strconv.Atoi(parts[1]); err == nil {
-				out = append(out, p)
+				out[p] = parts[0]
 			}
 		}
 	}
@@ -496,6 +497,13 @@ func (r *clusterReport) summary() string {
 		fmt.Fprintf(&b, " %s %d;", c, r.byClass[c])
 	}
 	b.WriteString("\n")
+	for op, m := range r.byOp {
+		fmt.Fprintf(&b, "    %s:", clusterOpNames[op])
+		for _, c := range slices.Sorted(maps.Keys(m)) {
+			fmt.Fprintf(&b, " %s %d;", c, m[c])
+		}
+		b.WriteString("\n")
+	}
 	for _, c := range r.procs {
 		switch {
 		case c.killed:

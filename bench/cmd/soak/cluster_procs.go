@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -91,12 +90,11 @@ func tail(path string) string {
 // etcdChild is the run's etcd: a child on fixed ports and a data
 // directory, so that it can be killed and started again.
 type etcdChild struct {
-	dir       string
-	cp, pp    int
-	cmd       *exec.Cmd
-	stdin     io.WriteCloser
-	errPath   string
-	restartMu sync.Mutex
+	dir     string
+	cp, pp  int
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	errPath string
 }
 
 func (e *etcdChild) endpoint() string { return "http://127.0.0.1:" + strconv.Itoa(e.cp) }
@@ -246,8 +244,10 @@ func procServerName(pid int) string {
 	return ""
 }
 
-// alive says whether pid is a live process (not gone, not a zombie).
-func alive(pid int) bool {
+// aliveServer says whether pid is a live process (not gone, not a
+// zombie) that runs the cluster server name: a pid the kernel has given
+// to another process since is not that server.
+func aliveServer(pid int, name string) bool {
 	_, st, ok := readStat(pid)
-	return ok && st != 'Z'
+	return ok && st != 'Z' && procServerName(pid) == name
 }

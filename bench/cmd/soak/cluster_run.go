@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -164,11 +165,13 @@ func runCluster(cfg *clusterConfig) (*clusterReport, error) {
 		}()
 	}
 	wg.Wait()
-	for i, c := range r.members {
-		if errs[i] != nil {
-			return nil, errs[i]
+	for _, c := range r.members {
+		if c != nil {
+			r.past = append(r.past, c) // for the deferred kill, whatever follows
 		}
-		r.past = append(r.past, c)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	r.logf("%d members ready", cfg.members)
 
@@ -216,8 +219,8 @@ func runCluster(cfg *clusterConfig) (*clusterReport, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		rep.leftServers = nil
-		for _, p := range loggedPIDs(r.logDir) {
-			if alive(p) {
+		for p, name := range loggedPIDs(r.logDir) {
+			if aliveServer(p, name) {
 				rep.leftServers = append(rep.leftServers, p)
 			}
 		}
@@ -304,8 +307,8 @@ func (r *clusterRun) inject(kind string) *clusterFault {
 		deadline := time.Now().Add(r.cfg.orphanBound)
 		for {
 			f.Orphans = nil
-			for p := range f.Servers {
-				if alive(p) {
+			for p, name := range f.Servers {
+				if aliveServer(p, name) {
 					f.Orphans = append(f.Orphans, p)
 				}
 			}
