@@ -68,3 +68,44 @@ func TestExtensionsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestServerExtensions: a server's own extensions reach that server alone,
+// over the runtime's (its settings win), and a bad one is refused before
+// anything starts.
+func TestServerExtensions(t *testing.T) {
+	rt, err := mcpactor.Start(mcpactor.Options{Extensions: map[string]any{"com.example/audit": map[string]any{"level": 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop(context.Background()) })
+	ctx := taskCtx(t)
+	own, plain := &mcptest.Server{}, &mcptest.Server{}
+	t.Cleanup(func() { own.Close(); plain.Close() })
+	cfg := own.InProcess()
+	cfg.Extensions = map[string]any{"com.example/audit": map[string]any{"level": 3}, "org.example/only-here": nil}
+	if _, err := rt.Connect(ctx, "own", cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Connect(ctx, "plain", plain.InProcess()); err != nil {
+		t.Fatal(err)
+	}
+	initParams := func(s *mcptest.Server) []byte {
+		for _, m := range s.Received() {
+			if m.Method == messages.MethodInitialize {
+				return m.Params
+			}
+		}
+		return nil
+	}
+	if p := initParams(own); !bytes.Contains(p, []byte(`"com.example/audit":{"level":3}`)) || !bytes.Contains(p, []byte(`"org.example/only-here":{}`)) {
+		t.Errorf("the server with its own extensions got %s", p)
+	}
+	if p := initParams(plain); !bytes.Contains(p, []byte(`"com.example/audit":{"level":1}`)) || bytes.Contains(p, []byte("only-here")) {
+		t.Errorf("the other server got %s", p)
+	}
+	bad := plain.InProcess()
+	bad.Extensions = map[string]any{"no-slash": nil}
+	if _, err := rt.Connect(ctx, "bad", bad); !errors.Is(err, mcpactor.ErrConfig) {
+		t.Errorf("Connect with a bad extension = %v; want ErrConfig", err)
+	}
+}

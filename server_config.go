@@ -139,6 +139,10 @@ type ServerConfig struct {
 	// ListResources, ListResourceTemplates) are always cached that way,
 	// and dropped by their list_changed.
 	CacheReads bool
+	// Extensions are client extensions declared to this server beside
+	// Options.Extensions (this server's settings win for an identifier
+	// both declare), checked as those are (*ConfigError).
+	Extensions map[string]any
 
 	// What a manager (Runtime.Manage) does with the server; a client
 	// made by Connect or Open ignores them.
@@ -211,7 +215,7 @@ func (c *ServerConfig) spec() actors.Spec {
 			MaxFrameSize: c.MaxFrameSize, MaxWriteBytes: c.MaxWriteBytes,
 			MaxProgressBytes: c.MaxProgressBytes, MaxCallProgressBytes: c.MaxCallProgressBytes},
 		ConnectTimeout: c.ConnectTimeout, ProtocolVersion: c.ProtocolVersion, ProbeTimeout: c.ProbeTimeout,
-		Identity: c.Identity, TelemetryName: c.TelemetryName, ValidateOutput: c.ValidateOutput, CacheReads: c.CacheReads,
+		Identity: c.Identity, TelemetryName: c.TelemetryName, ValidateOutput: c.ValidateOutput, CacheReads: c.CacheReads, Extensions: c.Extensions,
 	}
 	if c.Auth != nil { // a nil Authorizer must stay a nil interface
 		s.HTTP.Auth = c.Auth
@@ -238,7 +242,7 @@ func configOf(s *config.Server) ServerConfig {
 		ProtocolVersion: p.ProtocolVersion, ProbeTimeout: p.ProbeTimeout,
 		CloseGrace: std.CloseGrace, TermGrace: std.TermGrace,
 		MaxWriteBytes: lim.MaxWriteBytes, MaxProgressBytes: lim.MaxProgressBytes, MaxCallProgressBytes: lim.MaxCallProgressBytes,
-		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity, TelemetryName: p.TelemetryName, ValidateOutput: p.ValidateOutput, CacheReads: p.CacheReads,
+		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity, TelemetryName: p.TelemetryName, ValidateOutput: p.ValidateOutput, CacheReads: p.CacheReads, Extensions: p.Extensions,
 		Keepalive: s.Keepalive, Restart: RestartPolicy(s.Restart), EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools,
 		Fence: std.Fence, BusyRetries: web.BusyRetries, BusyRetryUnsafe: web.BusyRetryUnsafe,
 	}

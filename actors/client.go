@@ -89,6 +89,7 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	env.Logger = mask.Logger(env.Logger)
 	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), giveUp: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger, mask: mask}
 	h.spawnCtx = telemetry.Detach(ctx)
+	env.Handlers.Capabilities.Extensions = withExtensions(env.Handlers.Capabilities.Extensions, cfg.Extensions)
 	h.handlers = env.Handlers
 	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, h.telemetryName()))
 	h.gen.Store(newGeneration(1))

@@ -61,6 +61,9 @@ type Spec struct {
 	// CacheReads keeps resources/read results while the server lets them
 	// be cached (result_cache.go).
 	CacheReads bool
+	// Extensions are client extensions declared to this server beside
+	// the runtime's (Extensions checks them).
+	Extensions map[string]any
 }
 
 // typeStream is the transport type of a Spec with Dial: stdio's framing
@@ -100,6 +103,11 @@ func (c *Spec) Validate(name string) error {
 	var problems []string
 	if !ValidName(name) {
 		problems = append(problems, NameProblem(name))
+	}
+	if _, bad := Extensions(c.Extensions); len(bad) > 0 {
+		for _, p := range bad {
+			problems = append(problems, fmt.Sprintf("Server %q: %s", name, p))
+		}
 	}
 	if c.Stdio.Command != "" && c.HTTP.URL != "" {
 		problems = append(problems, fmt.Sprintf(`Server %q: both "command" and "url" are set - server should be either stdio (command) OR http/sse (url), not both`, name))
