@@ -28,6 +28,7 @@ const envClusterMember = "MCPACTOR_SOAK_CLUSTER_MEMBER"
 type memberSpec struct {
 	Name      string
 	Inst      int // 1 for the first process of this name, 2 after its first kill...
+	Peers     int // members to see alive, this one included, before the first call
 	Endpoint  string
 	Prefix    string
 	Secret    string
@@ -95,6 +96,12 @@ func runMemberChild(specJSON string) int {
 		return 1
 	}
 	ex := m.Exposed()
+	// The first calls place the identities (an identity starts on its
+	// owner at its first call, and stays there): made before the other
+	// members are seen, they would all land here.
+	for len(m.Members()) < spec.Peers && ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+	}
 	// Ready: every server's tools listed (an identity starts on its owner
 	// at its first call).
 	for {

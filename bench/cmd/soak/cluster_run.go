@@ -139,7 +139,7 @@ func runCluster(cfg *clusterConfig) (*clusterReport, error) {
 	defer r.etcd.stop(false)
 	run := strconv.FormatInt(time.Now().UnixNano(), 36)
 	r.spec = memberSpec{
-		Endpoint: r.etcd.endpoint(), Prefix: "/soak/" + run + "/", Secret: "soak-" + run, TTL: cfg.ttl,
+		Peers: cfg.members, Endpoint: r.etcd.endpoint(), Prefix: "/soak/" + run + "/", Secret: "soak-" + run, TTL: cfg.ttl,
 		LogDir: r.logDir, Callers: cfg.callers, Pace: cfg.pace, CallLimit: cfg.callLimit, Grace: cfg.grace, Seed: cfg.seed,
 	}
 	for i := range cfg.servers {
