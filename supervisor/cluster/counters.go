@@ -15,10 +15,11 @@ type Counters struct {
 	// StreamPanics counts panics recovered at a remote stream's boundary;
 	// each closed its stream.
 	StreamPanics uint64
-	// RefusedResponses counts responses to this member's requests that
-	// did not name the member the request was sent to or did not carry
-	// the request's token (forged, or misrouted); each was dropped and
-	// its call kept waiting for the real one.
+	// RefusedResponses counts responses (and progress notifications)
+	// to this member's requests that did not name the member the
+	// request was sent to or did not carry the request's token (forged,
+	// or misrouted); each was dropped and its call kept waiting for the
+	// real one.
 	RefusedResponses uint64
 	// RefusedRequests counts requests not served because their reply
 	// address is not the inbox of the member they name, as registered
@@ -36,12 +37,20 @@ type Counters struct {
 	// handshake that never completed, a peer that does not read); each
 	// dropped what was queued for it.
 	StalledPeers uint64
+	// DroppedProgress counts progress notifications of this member's
+	// calls to other members that were not handed to the call's
+	// OnProgress: the oldest beyond a call's queue bound (1 MiB of
+	// params), those that arrived after the call's result (or after its
+	// caller gave up), and any that did not decode. The owner's
+	// notifications refused by its outbound bound are counted in its
+	// Backlogged instead.
+	DroppedProgress uint64
 }
 
 // counters are a member's Counters as they are kept.
 type counters struct {
 	malformed, streamPanics, refusedResponses, refusedRequests, callbackPanics atomic.Uint64
-	backlogged, stalledPeers                                                   atomic.Uint64
+	backlogged, stalledPeers, droppedProgress                                  atomic.Uint64
 }
 
 func (c *counters) snapshot() Counters {
@@ -53,6 +62,7 @@ func (c *counters) snapshot() Counters {
 		CallbackPanics:    c.callbackPanics.Load(),
 		Backlogged:        c.backlogged.Load(),
 		StalledPeers:      c.stalledPeers.Load(),
+		DroppedProgress:   c.droppedProgress.Load(),
 	}
 }
 

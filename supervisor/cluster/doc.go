@@ -10,8 +10,11 @@
 // (mcp__<server>__<tool>, named as the Manager names them) and Status
 // by server, with the Manager's types, so that code written against a
 // Manager switches to a cluster by changing its construction
-// (Example_managerAPI). CallOptions cross the hop but OnProgress, which
-// is refused with *ProgressNotCarriedError.
+// (Example_managerAPI). CallOptions cross the hop, OnProgress included:
+// the owner sends the call's progress notifications back, and the caller
+// hands them to OnProgress before the result. (StartToolTask refuses
+// OnProgress with *ProgressNotCarriedError: a task's progress outlives
+// its start.)
 //
 // Tasks cross members too (tasks.go): Exposed.StartToolTask returns a
 // TaskRef (server, tenant, task id) that encodes as JSON, and any member

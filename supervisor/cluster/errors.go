@@ -26,8 +26,9 @@ var (
 	// ErrTooManyActivations: the member picked to own a tenant's session
 	// owns Config.MaxTenantActivations of them already.
 	ErrTooManyActivations = errors.New("cluster: too many tenant sessions on the member")
-	// ErrProgressNotCarried: a call set CallOptions.OnProgress, which
-	// cannot cross to another member (see ProgressNotCarriedError).
+	// ErrProgressNotCarried: StartToolTask's options set
+	// CallOptions.OnProgress, which a task's start cannot carry (see
+	// ProgressNotCarriedError).
 	ErrProgressNotCarried = errors.New("cluster: progress is not carried between members")
 	// ErrBacklogged: a message to another member was not sent because
 	// that member's backlog is at Config.MaxOutboundBytes (see
@@ -35,20 +36,21 @@ var (
 	ErrBacklogged = errors.New("cluster: member backlogged")
 )
 
-// ProgressNotCarriedError refuses a CallToolWith whose options set
-// OnProgress: progress notifications arrive at the owner, and the hop
-// carries one response per request, not a stream, so they cannot reach
-// the caller's callback. The call is refused before it is sent rather
-// than run with its progress silently dropped. ResetTimeoutOnProgress
-// needs no callback and is carried: the owner resets the timeout. It
-// matches ErrProgressNotCarried.
+// ProgressNotCarriedError refuses an Exposed.StartToolTask whose
+// options set OnProgress. A task's progress token stays valid for the
+// task's whole life, past the start's response
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks),
+// while the hop carries a request's progress only until its response
+// (progress.go): the start is refused before it is sent rather than run
+// with the task's later progress silently dropped. CallToolWith carries
+// OnProgress. It matches ErrProgressNotCarried.
 type ProgressNotCarriedError struct {
 	Tool   string // the exposed name called
 	Member string // the calling member
 }
 
 func (e *ProgressNotCarriedError) Error() string {
-	return fmt.Sprintf("cluster: tools/call %s: member %s: CallOptions.OnProgress is set, but progress is not carried between members", e.Tool, e.Member)
+	return fmt.Sprintf("cluster: tools/call %s as a task: member %s: CallOptions.OnProgress is set, but a task's progress is not carried between members", e.Tool, e.Member)
 }
 
 func (e *ProgressNotCarriedError) Is(target error) bool { return target == ErrProgressNotCarried }

@@ -81,18 +81,23 @@ func (e Exposed) CallTool(ctx context.Context, exposed string, args any) (*messa
 const callGrace = time.Second
 
 // CallToolWith is CallTool with per-call options. Timeout,
-// ResetTimeoutOnProgress, MaxTotalTimeout, Meta, BusyRetryUnsafe and ValidateOutput are
-// sent with the call and applied by the owner to its request to the
-// server (within Config.MaxServeTimeout and ctx). When ctx has no deadline the
-// call is bounded by Config.CallTimeout, or by the options' own bound
-// if that is longer. OnProgress cannot cross to another member: a call
-// that sets it is refused with *ProgressNotCarriedError before it is
-// sent.
+// ResetTimeoutOnProgress, MaxTotalTimeout, Meta, BusyRetryUnsafe and
+// ValidateOutput are sent with the call and applied by the owner to its
+// request to the server (within Config.MaxServeTimeout and ctx).
+// OnProgress receives the call's progress notifications, sent back by
+// the owner, in order, on the calling goroutine, all before CallToolWith
+// returns (progress.go).
+//
+// When ctx has no deadline the call is bounded by Config.CallTimeout, or
+// by the options' own bound plus callGrace if that is longer. With
+// ResetTimeoutOnProgress it is bounded instead by MaxTotalTimeout (or,
+// without one, Config.MaxServeTimeout) plus callGrace, and the caller
+// waits at most Timeout (or Config.CallTimeout) plus callGrace between
+// two progress notifications: the owner enforces the same Timeout,
+// reset by the same notifications, so its *mcpactor.TimeoutError
+// arrives first.
 func (e Exposed) CallToolWith(ctx context.Context, exposed string, args any, opts mcpactor.CallOptions) (*messages.CallToolResult, error) {
 	m := e.t.m
-	if opts.OnProgress != nil {
-		return nil, &ProgressNotCarriedError{Tool: exposed, Member: m.cfg.Name}
-	}
 	pair, err := e.resolve(ctx, exposed)
 	if err != nil {
 		return nil, err
@@ -101,8 +106,22 @@ func (e Exposed) CallToolWith(ctx context.Context, exposed string, args any, opt
 	if err := req.setCallOptions(opts); err != nil {
 		return nil, fmt.Errorf("cluster: %s tools/call %s: member %s: %w", req.identity(), pair.Tool, m.cfg.Name, err)
 	}
+	req.Progress = opts.OnProgress != nil || opts.ResetTimeoutOnProgress
+	req.onProgress = opts.OnProgress
 	if _, ok := ctx.Deadline(); !ok {
-		if bound := optionsBound(opts); bound > 0 && bound+callGrace > m.cfg.CallTimeout {
+		bound := optionsBound(opts)
+		if opts.ResetTimeoutOnProgress {
+			bound = opts.MaxTotalTimeout
+			if bound <= 0 {
+				bound = m.cfg.MaxServeTimeout
+			}
+			idle := opts.Timeout
+			if idle <= 0 {
+				idle = m.cfg.CallTimeout
+			}
+			req.progressIdle = idle + callGrace
+		}
+		if bound > 0 && bound+callGrace > m.cfg.CallTimeout {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, bound+callGrace)
 			defer cancel()
@@ -112,7 +131,7 @@ func (e Exposed) CallToolWith(ctx context.Context, exposed string, args any, opt
 }
 
 // setCallOptions puts opts in r, all but OnProgress (the caller's
-// own, which cannot cross).
+// own, which stays with it: CallToolWith asks for the progress).
 func (r *request) setCallOptions(opts mcpactor.CallOptions) error {
 	r.CallTimeout, r.ResetOnProgress, r.MaxTotalTimeout, r.BusyRetryUnsafe, r.ValidateOutput =
 		opts.Timeout, opts.ResetTimeoutOnProgress, opts.MaxTotalTimeout, opts.BusyRetryUnsafe, opts.ValidateOutput

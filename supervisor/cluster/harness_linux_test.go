@@ -54,7 +54,7 @@ func newClusterWith(t testing.TB, e *etcdProc, n int, spec memberSpec) *testClus
 		Secret: "test-secret-" + run, Run: run, Servers: spec.Servers, Restart: spec.Restart,
 		DisabledTools: spec.DisabledTools, PanicTenant: spec.PanicTenant, TeeDir: spec.TeeDir,
 		MaxServeTimeout: spec.MaxServeTimeout, MaxTenantActivations: spec.MaxTenantActivations,
-		TaskURL: spec.TaskURL,
+		TaskURL: spec.TaskURL, CallTimeout: spec.CallTimeout,
 	}}
 	c.members = make([]*memberProc, n)
 	var wg sync.WaitGroup

@@ -78,7 +78,9 @@ type memberSpec struct {
 	// was sent.
 	TeeDir string `json:"teeDir,omitempty"`
 	// MaxServeTimeout and MaxTenantActivations are the Config's.
-	MaxServeTimeout      time.Duration `json:"maxServeTimeout,omitempty"`
+	MaxServeTimeout time.Duration `json:"maxServeTimeout,omitempty"`
+	// CallTimeout is the Config's (every member's and the driver's).
+	CallTimeout          time.Duration `json:"callTimeout,omitempty"`
 	MaxTenantActivations int           `json:"maxTenantActivations,omitempty"`
 	// Traced records the member's spans and metric points (childTrace),
 	// for the "spans" and "metric-servers" controls.
@@ -123,6 +125,7 @@ func (s memberSpec) config() Config {
 		Secret:          s.Secret,
 		CallOnly:        s.CallOnly,
 		MaxServeTimeout: s.MaxServeTimeout, MaxTenantActivations: s.MaxTenantActivations,
+		CallTimeout: s.CallTimeout,
 		// W3C propagation into _meta, for TestTraceCrossesMembers: the
 		// global propagator propagates nothing until an application
 		// installs one.

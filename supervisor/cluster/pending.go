@@ -22,6 +22,10 @@ type pendingCall struct {
 	address string
 	token   [tokenSize]byte
 	done    chan outcome // buffered: the one outcome never blocks
+	// progress holds the call's progress notifications until its
+	// caller takes them; nil for a call that asked for none
+	// (progress.go).
+	progress *progressQueue
 }
 
 // tokenSize is the size of a request's token: 128 random bits.

@@ -157,6 +157,9 @@ func (l *lostAddresses) is(addr string) bool {
 func (m *Member) send(ctx context.Context, member, addr string, req *request) (*response, error) {
 	id := req.identity()
 	call := &pendingCall{id: id, method: req.Method, member: member, address: addr}
+	if req.Progress {
+		call.progress = newProgressQueue()
+	}
 	reqID := m.calls.add(call)
 	defer m.calls.remove(reqID)
 	// The member may have been dropped before the call was registered:
@@ -179,12 +182,7 @@ func (m *Member) send(ctx context.Context, member, addr string, req *request) (*
 		return nil, fmt.Errorf("cluster: %s %s: %w", id, req.Method, err)
 	}
 	m.sys.Root.Send(m.pids.get(addr, actorName), msg)
-	select {
-	case o := <-call.done:
-		return o.resp, o.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("cluster: %s %s on member %s: %w", id, req.Method, member, ctx.Err())
-	}
+	return m.await(ctx, call, req)
 }
 
 // memberLost is the view's report that membership dropped a member: its

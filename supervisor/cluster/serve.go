@@ -55,6 +55,12 @@ func (m *Member) receive(msg any) {
 			endHop(op, err, id)
 			m.reply(req, resp)
 		})
+	case tagProgress:
+		if !m.calls.progress(resp, &m.counts) {
+			m.counts.refusedResponses.Add(1)
+			m.cfg.Logger.Warn("cluster progress refused: not from the member the request was sent to, or without its token",
+				"member", m.cfg.Name, "claimed", resp.Member, "request", resp.ID)
+		}
 	case tagResponse:
 		if !m.calls.deliver(resp) {
 			m.counts.refusedResponses.Add(1)
@@ -162,6 +168,7 @@ func (m *Member) invoke(ctx context.Context, act *activation, req *request) (jso
 		}
 		var opts mcpactor.CallOptions
 		if opts, err = req.callOptions(); err == nil {
+			opts.OnProgress = m.progressFor(req)
 			v, err = m.callTool(ctx, act, req.Name, args, opts)
 		}
 	case methodListTools:

@@ -99,7 +99,9 @@ const awaitRound = 10 * time.Second
 // StartToolTask calls a tool by its exposed name so that its server may
 // run it as a task, as the Manager's StartToolTask does: the task's
 // reference when the server made one, else the result. Options are
-// carried as CallToolWith carries them (OnProgress is refused). A
+// carried as CallToolWith carries them, but OnProgress is refused with
+// *ProgressNotCarriedError: the task's progress goes on after the start
+// returns, and the hop carries progress only until a response. A
 // member lost during the call ends it with *MemberLostError, as a
 // tools/call: the task may have been made.
 func (e Exposed) StartToolTask(ctx context.Context, exposed string, args any, opts mcpactor.CallOptions) (*TaskRef, *messages.CallToolResult, error) {

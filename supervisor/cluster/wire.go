@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // The messages between members. protoactor's remote carries protobuf
@@ -24,6 +25,11 @@ import (
 const (
 	tagRequest  = 'Q'
 	tagResponse = 'R'
+	// tagProgress is a progress notification of a tools/call in flight,
+	// from its owner to its caller: a response's header (ID, Member,
+	// Token) with the notification's params in Result, sent before the
+	// call's response, over the same connection (progress.go).
+	tagProgress = 'P'
 )
 
 // Methods a request may name: the MCP method it runs on the owner
@@ -71,15 +77,23 @@ type request struct {
 	// to the member the request is for: its response must carry it back,
 	// so that no other peer can answer in its place.
 	Token []byte // 14
-	// The options of a tools/call (mcpactor.CallOptions, less
-	// OnProgress, which cannot cross: exposed.go): the owner applies
-	// them to its own call of the server.
+	// The options of a tools/call (mcpactor.CallOptions; OnProgress
+	// stays with the caller, Progress below asks for what it needs):
+	// the owner applies them to its own call of the server.
 	CallTimeout     time.Duration   // 15
 	ResetOnProgress bool            // 16
 	MaxTotalTimeout time.Duration   // 17
 	Meta            json.RawMessage // 18: params._meta as JSON
 	BusyRetryUnsafe bool            // 19
 	ValidateOutput  bool            // 20
+	// Progress asks the owner to send the call's progress notifications
+	// back (tagProgress): the caller set OnProgress or
+	// ResetTimeoutOnProgress (progress.go).
+	Progress bool // 21
+
+	// Not on the wire: the caller's own, for its wait (progress.go).
+	onProgress   func(messages.ProgressParams) // nil: progress is not handed to the caller
+	progressIdle time.Duration                 // > 0: the caller's wait between two progress notifications
 }
 
 func (r *request) identity() Identity { return Identity{Server: r.Server, Tenant: r.Tenant} }
@@ -158,13 +172,24 @@ func encodeRequest(r *request) *wrapperspb.BytesValue {
 	b = appendBytes(b, 18, r.Meta)
 	b = appendVarint(b, 19, protowire.EncodeBool(r.BusyRetryUnsafe))
 	b = appendVarint(b, 20, protowire.EncodeBool(r.ValidateOutput))
+	b = appendVarint(b, 21, protowire.EncodeBool(r.Progress))
 	return wrapperspb.Bytes(b)
 }
 
 // encodeResponse is r's message.
 func encodeResponse(r *response) *wrapperspb.BytesValue {
+	return wrapperspb.Bytes(appendResponse(tagResponse, r))
+}
+
+// encodeProgress is the message of one progress notification (its
+// params) of the call r's header names.
+func encodeProgress(r *response) *wrapperspb.BytesValue {
+	return wrapperspb.Bytes(appendResponse(tagProgress, r))
+}
+
+func appendResponse(tag byte, r *response) []byte {
 	b := make([]byte, 1, 32+len(r.Member)+len(r.Result)+r.Err.size()+len(r.Token))
-	b[0] = tagResponse
+	b[0] = tag
 	b = appendVarint(b, 1, r.ID)
 	b = appendString(b, 2, r.Member)
 	b = appendVarint(b, 3, protowire.EncodeZigZag(r.Generation))
@@ -183,7 +208,7 @@ func encodeResponse(r *response) *wrapperspb.BytesValue {
 		b = protowire.AppendTag(b, 5, protowire.BytesType)
 		b = protowire.AppendBytes(b, eb)
 	}
-	return wrapperspb.Bytes(b)
+	return b
 }
 
 func (e *wireError) size() int {
@@ -254,7 +279,7 @@ func decode(msg any) (tag byte, req *request, resp *response, err error) {
 	case tagRequest:
 		req = new(request)
 		err = req.unmarshal(b[1:])
-	case tagResponse:
+	case tagResponse, tagProgress:
 		resp = new(response)
 		err = resp.unmarshal(b[1:])
 	default:
@@ -306,6 +331,8 @@ func (r *request) unmarshal(b []byte) error {
 			r.BusyRetryUnsafe = protowire.DecodeBool(v)
 		case 20:
 			r.ValidateOutput = protowire.DecodeBool(v)
+		case 21:
+			r.Progress = protowire.DecodeBool(v)
 		}
 		return nil
 	})

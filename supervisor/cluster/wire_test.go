@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -21,7 +22,7 @@ func TestWireRoundTrip(t *testing.T) {
 		Method: methodCallTool, Timeout: -3 * time.Second, Name: "read", Args: []byte(`{"path":"a"}`), URI: "file:///a",
 		PromptArgs: map[string]string{"a": "1", "": "empty key"}, Trace: map[string]string{"traceparent": "00-ab-cd-01"},
 		Token: []byte("0123456789abcdef"), CallTimeout: 90 * time.Second, ResetOnProgress: true, MaxTotalTimeout: 5 * time.Minute,
-		Meta: []byte(`{"trace":"x"}`), BusyRetryUnsafe: true,
+		Meta: []byte(`{"trace":"x"}`), BusyRetryUnsafe: true, Progress: true,
 	}
 	tag, got, _, err := decode(encodeRequest(req))
 	if err != nil || tag != tagRequest || !reflect.DeepEqual(got, req) {
@@ -32,6 +33,10 @@ func TestWireRoundTrip(t *testing.T) {
 	tag, _, gotResp, err := decode(encodeResponse(resp))
 	if err != nil || tag != tagResponse || !reflect.DeepEqual(gotResp, resp) {
 		t.Fatalf("decode = %c %+v %v, want %+v", tag, gotResp, err, resp)
+	}
+	note := &response{ID: 9, Member: "m2", Token: []byte("fedcba9876543210"), Result: []byte(`{"progressToken":1,"progress":2}`)}
+	if tag, _, gotResp, err = decode(encodeProgress(note)); err != nil || tag != tagProgress || !reflect.DeepEqual(gotResp, note) {
+		t.Errorf("progress = %c %+v %v, want %+v", tag, gotResp, err, note)
 	}
 	if tag, _, gotResp, err = decode(encodeResponse(&response{})); err != nil || tag != tagResponse || !reflect.DeepEqual(gotResp, &response{}) {
 		t.Errorf("empty response = %c %+v %v", tag, gotResp, err)
@@ -186,5 +191,75 @@ func TestErrorsKeepTheirIdentity(t *testing.T) {
 		if f := reflect.ValueOf(typed).Elem().FieldByName("Server"); f.IsValid() && f.String() != id.String() {
 			t.Errorf("%v came back with Server %q, want %q", c.in, f.String(), id.String())
 		}
+	}
+}
+
+// TestProgressQueue: a call's queued progress stays within
+// maxCallProgressBytes by dropping the oldest (one larger than the bound
+// is kept alone), a notification that does not come from the call's
+// member with its token is refused, and one for a call that has ended is
+// dropped and counted.
+func TestProgressQueue(t *testing.T) {
+	var counts counters
+	var p pendingCalls
+	p.init()
+	call := &pendingCall{member: "m2", progress: newProgressQueue()}
+	id := p.add(call)
+	note := func(i, size int) []byte {
+		return fmt.Appendf(nil, `{"progressToken":1,"progress":%d,"message":%q}`, i, strings.Repeat("x", size))
+	}
+	const size = 100 << 10
+	for i := 1; i <= 30; i++ {
+		if !p.progress(&response{ID: id, Member: "m2", Token: call.token[:], Result: note(i, size)}, &counts) {
+			t.Fatalf("progress %d refused", i)
+		}
+	}
+	items := takeAll(call.progress)
+	total := 0
+	for _, b := range items {
+		total += len(b)
+	}
+	dropped := counts.droppedProgress.Load()
+	if total > maxCallProgressBytes || len(items)+int(dropped) != 30 || dropped == 0 {
+		t.Errorf("queued %d notifications (%d bytes), dropped %d, of 30; bound %d", len(items), total, dropped, maxCallProgressBytes)
+	}
+	if len(items) == 0 || !strings.Contains(string(items[len(items)-1]), `"progress":30,`) || !strings.Contains(string(items[0]), fmt.Sprintf(`"progress":%d,`, dropped+1)) {
+		t.Errorf("kept %d notifications, not the newest in order", len(items))
+	}
+	big := note(31, maxCallProgressBytes)
+	p.progress(&response{ID: id, Member: "m2", Token: call.token[:], Result: big}, &counts)
+	if items := takeAll(call.progress); len(items) != 1 || len(items[0]) != len(big) {
+		t.Errorf("a notification above the bound: %d queued, want it alone", len(items))
+	}
+
+	// Forged: another member, or no token. Not queued, not counted as dropped.
+	before := counts.droppedProgress.Load()
+	for _, r := range []*response{{ID: id, Member: "m3", Token: call.token[:]}, {ID: id, Member: "m2"}} {
+		if p.progress(r, &counts) {
+			t.Errorf("progress from %q with token %x accepted", r.Member, r.Token)
+		}
+	}
+	if items := takeAll(call.progress); len(items) != 0 || counts.droppedProgress.Load() != before {
+		t.Errorf("forged progress queued (%d) or counted", len(items))
+	}
+
+	// After the response: dropped and counted.
+	if !p.deliver(&response{ID: id, Member: "m2", Token: call.token[:]}) {
+		t.Fatal("response refused")
+	}
+	if !p.progress(&response{ID: id, Member: "m2", Token: call.token[:], Result: note(32, 0)}, &counts) ||
+		counts.droppedProgress.Load() != before+1 || len(takeAll(call.progress)) != 0 {
+		t.Errorf("late progress: dropped %d (want %d)", counts.droppedProgress.Load(), before+1)
+	}
+}
+
+func takeAll(q *progressQueue) []json.RawMessage {
+	var out []json.RawMessage
+	for {
+		p, ok := q.pop()
+		if !ok {
+			return out
+		}
+		out = append(out, p)
 	}
 }
