@@ -87,6 +87,7 @@ func TestServerConfigRoundTrip(t *testing.T) {
 	fillFields(t, reflect.ValueOf(&in).Elem())
 	in.Type, in.InheritEnv = "stdio", EnvInheritSafe // a valid configuration: Validate runs
 	in.URL, in.Dial, in.Auth = "", nil, nil
+	in.Extensions = map[string]any{"com.example/round-trip": map[string]any{"k": "v"}} // Validate checks identifiers
 	srv, err := in.server("round-trip")
 	if err != nil {
 		t.Fatal(err)
