@@ -306,6 +306,20 @@ func TestManagerReload(t *testing.T) {
 		}})
 	keepPID := proctest.WaitChild(t, markVar+"="+t.Name()+"-keep")
 	changePID := proctest.WaitChild(t, markVar+"="+t.Name()+"-change")
+	// The first listing of keep's tools is an EventToolsChanged of its
+	// own, which may come after its process is up: forget it only once
+	// the tools are there and its event had time to arrive.
+	harness.WaitFor(t, "keep's tools listed", func() bool {
+		return status(m, "keep").State() == supervisor.StateReady && status(m, "keep").ToolCount() > 0
+	})
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(dropped)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+	}
 	mu.Lock()
 	dropped = nil
 	mu.Unlock()
