@@ -221,3 +221,29 @@ func TestTaskExtensionPersistedID(t *testing.T) {
 		t.Fatalf("AwaitTask from another client = %v, %v", res, err)
 	}
 }
+
+// TestTaskExtensionInputNobodyAnswers: a task that asks for input the
+// runtime has no handler for ends the wait at once with the error, not at
+// the call's deadline.
+func TestTaskExtensionInputNobodyAnswers(t *testing.T) {
+	srv := taskServer()
+	t.Cleanup(srv.Close)
+	rt, err := mcpactor.Start(mcpactor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Stop(context.Background()) })
+	ctx := taskCtx(t)
+	c, err := rt.Connect(ctx, "tasks", srv.InProcess())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = c.CallToolWith(ctx, "ask", nil, mcpactor.CallOptions{Timeout: 20 * time.Second})
+	if !errors.Is(err, mcpactor.ErrInvalidResult) {
+		t.Fatalf("err = %v; want the input no handler answers (ErrInvalidResult)", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the wait ended after %v, at the deadline rather than at the refusal", d)
+	}
+}

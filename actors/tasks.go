@@ -165,7 +165,7 @@ func (c *Client) AwaitTask(ctx context.Context, id string, onStatus func(message
 		}
 		last, lastMsg = t.Status, t.StatusMessage
 		done, res, err := c.taskStep(ctx, t, answered)
-		if done {
+		if done || err != nil {
 			return res, err
 		}
 		if err := sleepCtx(ctx, taskPoll(t)); err != nil {
@@ -174,8 +174,9 @@ func (c *Client) AwaitTask(ctx context.Context, id string, onStatus func(message
 	}
 }
 
-// taskStep acts on one poll's account of task t: the end of the wait,
-// or nothing (poll again).
+// taskStep acts on one poll's account of task t: the end of the wait
+// (done, or an error: input the client could not give), or nothing (poll
+// again).
 func (c *Client) taskStep(ctx context.Context, t *messages.Task, answered map[string]bool) (bool, *messages.CallToolResult, error) {
 	s := c.gen.Load().established()
 	stateless := s != nil && s.stateless
