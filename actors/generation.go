@@ -91,8 +91,15 @@ func (c *Client) current(ctx context.Context) (*generation, error) {
 	for {
 		g := c.gen.Load()
 		if !g.isReady() {
+			// A generation superseded before its handshake ended (a
+			// repair, the close) may never be ready: wait for its
+			// successor then, and for nothing once the client is closed.
 			select {
 			case <-g.ready:
+			case <-g.replaced:
+				continue
+			case <-c.closed:
+				return nil, closedError(c.name, nil)
 			case <-ctx.Done():
 				return nil, context.Cause(ctx)
 			}
