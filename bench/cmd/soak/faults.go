@@ -413,11 +413,14 @@ func (r *runner) removeMember(ctx context.Context, name string) (mcpactor.Server
 	r.membersMu.Lock()
 	defer r.membersMu.Unlock()
 	cfg := r.members[name]
+	// The removal begins before Remove is called: a call may fail as
+	// removed while Remove is under way, before it returns.
+	r.noteRemoval(name, true)
 	if err := r.m.Remove(ctx, name); err != nil {
+		r.noteRemoval(name, false)
 		return cfg, err
 	}
 	delete(r.members, name)
-	r.noteRemoval(name, true)
 	return cfg, nil
 }
 
