@@ -247,3 +247,26 @@ func TestTaskExtensionInputNobodyAnswers(t *testing.T) {
 		t.Errorf("the wait ended after %v, at the deadline rather than at the refusal", d)
 	}
 }
+
+// TestTaskErrorMasksSecrets: a task's error is the server's text; a
+// configured credential it quotes is masked, as in every error.
+func TestTaskErrorMasksSecrets(t *testing.T) {
+	const secret = "planted-task-secret-7c1d"
+	srv := &mcptest.Server{Stateless: true, Tools: []mcptest.Tool{{Name: "leak", Task: true,
+		Handler: func(context.Context, *mcptest.Call) (*messages.CallToolResult, error) {
+			return nil, &mcptest.RPCError{Code: -32603, Message: "token " + secret + " refused"}
+		}}}}
+	h := srv.StartHTTP()
+	t.Cleanup(h.Close)
+	cfg := h.Config()
+	cfg.Headers = map[string]string{"Authorization": "Bearer " + secret}
+	c := connectTasks(t, srv, cfg)
+	_, err := c.CallTool(taskCtx(t), "leak", nil)
+	var te *mcpactor.TaskError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v; want *TaskError", err)
+	}
+	if strings.Contains(err.Error(), secret) {
+		t.Errorf("the error shows the credential: %v", err)
+	}
+}

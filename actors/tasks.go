@@ -166,7 +166,9 @@ func (c *Client) AwaitTask(ctx context.Context, id string, onStatus func(message
 		last, lastMsg = t.Status, t.StatusMessage
 		done, res, err := c.taskStep(ctx, t, answered)
 		if done || err != nil {
-			return res, err
+			// A task's status message and error are the server's text:
+			// masked, as every error the client returns is.
+			return res, c.masked(err)
 		}
 		if err := sleepCtx(ctx, taskPoll(t)); err != nil {
 			return nil, err

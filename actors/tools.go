@@ -182,7 +182,7 @@ func (c *Client) toolEnd(ctx context.Context, name string, call *Call, res *mess
 		return res, err
 	}
 	if err := c.checkOutput(ctx, name, res); err != nil {
-		return nil, err
+		return nil, c.masked(err) // its Body quotes the server's output
 	}
 	return res, nil
 }
