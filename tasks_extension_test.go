@@ -261,7 +261,12 @@ func TestTaskErrorMasksSecrets(t *testing.T) {
 	cfg := h.Config()
 	cfg.Headers = map[string]string{"Authorization": "Bearer " + secret}
 	c := connectTasks(t, srv, cfg)
-	_, err := c.CallTool(taskCtx(t), "leak", nil)
+	ctx := taskCtx(t)
+	task, _, err := c.StartToolTask(ctx, "leak", nil, mcpactor.CallOptions{})
+	if err != nil || task == nil {
+		t.Fatalf("StartToolTask: %v, %v", task, err)
+	}
+	_, err = c.AwaitTask(ctx, task.TaskID, nil)
 	var te *mcpactor.TaskError
 	if !errors.As(err, &te) {
 		t.Fatalf("err = %v; want *TaskError", err)
