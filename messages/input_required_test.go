@@ -34,7 +34,7 @@ func TestResultTypeOfMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// The 2026-07-28 era reads every response's resultType: for the known
+// The stateless protocol reads every response's resultType: for the known
 // values, without allocating.
 func TestResultTypeOfAllocatesNothing(t *testing.T) {
 	res := json.RawMessage(`{"content":[{"type":"text","text":"hello"}],"resultType":"complete","_meta":{"k":"v"}}`)

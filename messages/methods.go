@@ -96,7 +96,9 @@ const (
 	Version20250618 = "2025-06-18"
 	// Version20251125 added URL elicitation, sampling tools and tasks.
 	Version20251125 = "2025-11-25"
-	// Version20260728 is the sessionless draft (server/discover, per-request _meta).
+	// Version20260728 is the stateless protocol: no session, server/discover,
+	// the protocol version in every request's _meta
+	// (https://modelcontextprotocol.io/specification/2026-07-28).
 	Version20260728 = "2026-07-28"
 )
 

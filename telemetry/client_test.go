@@ -149,7 +149,7 @@ func TestClientSpanNamesAndAttributes(t *testing.T) {
 			},
 		},
 		{
-			name: "no session id for the sessionless version",
+			name: "no session id for the stateless version",
 			req: Request{Peer: Peer{Server: "s", ProtocolVersion: messages.Version20260728, SessionID: "sid", NetworkTransport: TransportTCP},
 				Method: messages.MethodToolsCall, Target: "echo"},
 			wantName: "tools/call echo",

@@ -274,9 +274,9 @@ func TestSessionEnded(t *testing.T) {
 	r := newRig(t, Options{})
 	start := time.Now().Add(-3 * time.Second)
 	r.tel.SessionEnded(&httpPeer, start, &messages.TransportClosedError{})
-	sessionless := httpPeer
-	sessionless.ProtocolVersion = messages.Version20260728
-	r.tel.SessionEnded(&sessionless, start, nil)
+	stateless := httpPeer
+	stateless.ProtocolVersion = messages.Version20260728
+	r.tel.SessionEnded(&stateless, start, nil)
 	pts := r.histogram(t, MetricClientSessionDuration)
 	if len(pts) != 1 {
 		t.Fatalf("session points = %d, want 1 (none for 2026-07-28)", len(pts))

@@ -314,7 +314,7 @@ func overHTTP(ctx context.Context, m *mcpactor.Manager, url string, r *report) {
 		return
 	}
 	s, _ := statusOf(m, httpName)
-	r.line("%d echo calls, %d in flight, in %v; protocol %s (%s era)", calls, inFlight, time.Since(start).Round(time.Millisecond), s.ProtocolVersion, era(s.ProtocolVersion))
+	r.line("%d echo calls, %d in flight, in %v; protocol %s (%s era)", calls, inFlight, time.Since(start).Round(time.Millisecond), s.ProtocolVersion, protocolOf(s.ProtocolVersion))
 }
 
 func crash(ctx context.Context, rt *mcpactor.Runtime, r *report) {

@@ -153,7 +153,7 @@ func printServerLines(r *report, st []mcpactor.ServerStatus) {
 	for _, s := range st {
 		proto := "-"
 		if s.ProtocolVersion != "" {
-			proto = s.ProtocolVersion + " (" + era(s.ProtocolVersion) + ")"
+			proto = s.ProtocolVersion + " (" + protocolOf(s.ProtocolVersion) + ")"
 		}
 		tools := fmt.Sprintf("%d tools", s.Tools)
 		if s.Cached {

@@ -216,7 +216,7 @@ func (r *report) summary() {
 		if len(t.lat) > 0 {
 			p50, p99 = round(t.lat.quantile(0.5)).String(), round(t.lat.quantile(0.99)).String()
 		}
-		fmt.Fprintf(tw, "   %s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, t.state, era(t.protocol), dash(t.protocol), tools, t.calls, strings.Join(errs, "\t"), p50, p99)
+		fmt.Fprintf(tw, "   %s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, t.state, protocolOf(t.protocol), dash(t.protocol), tools, t.calls, strings.Join(errs, "\t"), p50, p99)
 	}
 	tw.Flush()
 }

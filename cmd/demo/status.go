@@ -24,16 +24,17 @@ func printStatus(r *report, st []mcpactor.ServerStatus) {
 		if s.LastError != nil {
 			last = firstLine(s.LastError.Error())
 		}
-		rows = append(rows, []string{s.Name, string(s.State), sourceOf(s.Source), era(s.ProtocolVersion), dash(s.ProtocolVersion),
+		rows = append(rows, []string{s.Name, string(s.State), sourceOf(s.Source), protocolOf(s.ProtocolVersion), dash(s.ProtocolVersion),
 			fmt.Sprint(s.Generation), fmt.Sprint(s.Restarts), fmt.Sprint(s.InFlight), tools, latency(s.P50), latency(s.P99), last})
 	}
 	r.table(header, rows)
 }
 
-// era names the protocol era a version belongs to: the initialize
-// handshake's sessions up to 2025-11-25, stateless requests from
-// 2026-07-28 (docs/configuration.md, "Server entries", protocolVersion).
-func era(version string) string {
+// protocolOf names the protocol a version belongs to, as the demo's
+// "era" column shows it: "session" for the initialize handshake's
+// versions up to 2025-11-25, "stateless" for 2026-07-28
+// (docs/configuration.md, "Server entries", protocolVersion).
+func protocolOf(version string) string {
 	switch version {
 	case "":
 		return "-"

@@ -20,7 +20,7 @@ func AppendCallToolParams(b []byte, p *messages.CallToolParams) ([]byte, error) 
 // AppendCallToolParamsMeta is AppendCallToolParams with members, the
 // inside of a JSON object, added to the end of p's _meta: the bytes
 // WithMeta would make of AppendCallToolParams's, in one pass and one
-// buffer. The 2026-07-28 era sends the same members on every request
+// buffer. The stateless protocol sends the same members on every request
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/index),
 // so this is its tools/call hot path.
 func AppendCallToolParamsMeta(b []byte, p *messages.CallToolParams, members []byte) ([]byte, error) {

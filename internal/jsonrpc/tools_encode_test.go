@@ -49,7 +49,7 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("got  %s\nwant %s", got, want)
 		}
-		// With the stateless era's members: the bytes WithMeta makes.
+		// With the stateless protocol's members: the bytes WithMeta makes.
 		members := []byte(`"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":"ours"`)
 		wantMeta, err := WithMeta(want, members)
 		if err != nil {

@@ -337,7 +337,7 @@ func (h *HTTPHandler) request(w *statusWriter, r *http.Request, s *session, m *m
 	if m.Method == "initialize" {
 		w.Header().Set("Mcp-Session-Id", s.id)
 	}
-	if s.modern {
+	if s.stateless {
 		defer h.closedEarly(r, s, st, m)
 	}
 	if kind == streamJSON {

@@ -17,7 +17,7 @@ type session struct {
 	h          *HTTPHandler
 	srv        *server
 	legacy     bool
-	modern     bool // serves the requests without session of Options.Stateless
+	stateless  bool // serves the requests without session of Options.Stateless
 	standalone *stream
 	calls      atomic.Int64 // tools/call POSTs, for HTTPExpireAfter
 
@@ -67,8 +67,8 @@ func (h *HTTPHandler) statelessSession() *session {
 		return nil
 	}
 	h.forget(s)
-	s.modern = true
-	s.srv.setBroadcast(nil) // a session-less client hears only on its listen streams
+	s.stateless = true
+	s.srv.setBroadcast(nil) // a stateless client hears only on its listen streams
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if cur := h.stateless; cur != nil && cur.srv.ctx.Err() == nil {

@@ -91,7 +91,7 @@ func TestHubStdio(t *testing.T) {
 }
 
 // Over Streamable HTTP a Hub's notification goes on the session's GET
-// stream, kept for the client until it opens it; to a session-less
+// stream, kept for the client until it opens it; to a stateless
 // (2026-07-28) client it goes on each open subscriptions/listen stream,
 // and nowhere once the client has closed it.
 func TestHubHTTP(t *testing.T) {
@@ -128,7 +128,7 @@ func TestHubHTTP(t *testing.T) {
 	// The 2026-07-28 revision: a listen stream.
 	m := s.newClient()
 	m.version = StatelessVersion
-	body, _ := m.requestBody("subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}, "_meta": modernMeta})
+	body, _ := m.requestBody("subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}, "_meta": statelessMeta})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	listen, err := m.do(ctx, http.MethodPost, body)

@@ -111,9 +111,9 @@ type Options struct {
 	// client offered (e.g. "1999-01-01" to test a client's refusal).
 	ProtocolVersion string
 	// Stateless makes the server speak the 2026-07-28 revision beside the
-	// session era: server/discover offers it, subscriptions/listen is
+	// session protocol: server/discover offers it, subscriptions/listen is
 	// held open, and a tool that asks the client for input in a request
-	// of that era does so by a multi round-trip (input_required, then the
+	// of that protocol does so by a multi round-trip (input_required, then the
 	// client's retry) rather than a request of its own. initialize still
 	// works, for session-era clients. Over HTTP, requests without
 	// Mcp-Session-Id are served by one server without session, and a
@@ -121,7 +121,7 @@ type Options struct {
 	// as a 2026-07-28 client cancels over HTTP.
 	Stateless bool
 	// CacheTTLMs, when > 0, is the ttlMs (and CacheScope the cacheScope)
-	// of the 2026-07-28 era's cacheable results: the lists and
+	// of the stateless protocol's cacheable results: the lists and
 	// resources/read
 	// (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
 	CacheTTLMs int

@@ -137,7 +137,7 @@ func (s *server) serveRequest(ctx context.Context, req *request) {
 		return
 	}
 	if req.call != nil {
-		// A call that asked for input in the stateless era answers the
+		// A call that asked for input in the stateless protocol answers the
 		// retry that brought it.
 		req.id, req.out = req.call.id, req.call.out
 	}
@@ -145,7 +145,7 @@ func (s *server) serveRequest(ctx context.Context, req *request) {
 	if s.opts.StringIDs {
 		id = quoteID(id)
 	}
-	if rpcErr == nil && s.opts.Stateless && modern(req.params) {
+	if rpcErr == nil && s.opts.Stateless && statelessRequest(req.params) {
 		result = completeResult(result)
 		if s.opts.CacheTTLMs > 0 && cacheable[req.method] {
 			result = withCacheHints(result, int64(s.opts.CacheTTLMs), s.opts.CacheScope)

@@ -69,7 +69,7 @@ type server struct {
 	mu        sync.Mutex
 	inflight  map[string]*inflightEntry // client requests being handled, by idKey
 	pending   map[string]chan *message  // server requests awaiting the client, by id
-	parked    map[string]*parked        // stateless-era calls awaiting a retry, by requestState
+	parked    map[string]*parked        // stateless calls awaiting a retry, by requestState
 	bcast     outlet                    // where Hub.Notify goes: stdout, a session's GET stream; nil: listeners
 	listeners map[*request]outlet       // open subscriptions/listen streams
 	tasks     map[string]*task          // the tasks extension's tasks, by id

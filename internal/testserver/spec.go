@@ -207,8 +207,8 @@ func (c *Call) Ask(ctx context.Context, method string, params json.RawMessage) (
 	if c.task != nil {
 		return c.task.ask(ctx, "input-"+strconv.FormatInt(c.srv.nextServerID.Add(1), 10), method, params)
 	}
-	if c.srv.opts.Stateless && modern(c.meta) {
-		return c.srv.askModern(ctx, c, method, params)
+	if c.srv.opts.Stateless && statelessRequest(c.meta) {
+		return c.srv.askStateless(ctx, c, method, params)
 	}
 	return c.srv.ask(ctx, c, method, params)
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // The 2026-07-28 revision of MCP, which Options.Stateless speaks beside
-// the session era: no handshake and no session, server/discover tells what
+// the session protocol: no handshake and no session, server/discover tells what
 // the server speaks
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/discover),
 // every request carries its protocol version in params._meta, and a
@@ -20,7 +20,7 @@ import (
 // StatelessVersion is the protocol revision Options.Stateless offers.
 const StatelessVersion = "2026-07-28"
 
-// metaProtocolVersion is the _meta key carrying a stateless-era request's
+// metaProtocolVersion is the _meta key carrying a stateless request's
 // protocol version.
 const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 
@@ -73,7 +73,7 @@ func (s *server) listen(ctx context.Context, req *request) (json.RawMessage, *rp
 	return nil, nil
 }
 
-// completeResult marks a final result of the stateless era as such: its
+// completeResult marks a final result of the stateless protocol as such: its
 // servers MUST send resultType, "complete" for a final result (Result,
 // https://modelcontextprotocol.io/specification/2026-07-28/schema#result).
 // A result that has a resultType keeps it.
@@ -94,9 +94,9 @@ func completeResult(result json.RawMessage) json.RawMessage {
 	return append(out, rest...)
 }
 
-// modern reports whether a request's params._meta says it is of the
-// stateless era.
-func modern(meta json.RawMessage) bool {
+// statelessRequest reports whether a request's params._meta says it is
+// of the stateless protocol (2026-07-28).
+func statelessRequest(meta json.RawMessage) bool {
 	return len(meta) > 0 && bytes.Contains(meta, []byte(metaProtocolVersion))
 }
 
@@ -114,11 +114,11 @@ type retried struct {
 	responses map[string]json.RawMessage
 }
 
-// askModern implements Call.Ask in the stateless era: it answers the call
+// askStateless implements Call.Ask in the stateless protocol: it answers the call
 // input_required, with one input request and a requestState naming the
 // call, and waits for the retry carrying that state; the call goes on as
 // the retry, whose id its answer will have.
-func (s *server) askModern(ctx context.Context, c *Call, method string, params json.RawMessage) (json.RawMessage, error) {
+func (s *server) askStateless(ctx context.Context, c *Call, method string, params json.RawMessage) (json.RawMessage, error) {
 	n := strconv.FormatInt(s.nextServerID.Add(1), 10)
 	key, state := "input-"+n, "mcptest-"+n
 	p := &parked{retry: make(chan retried, 1)}
@@ -188,7 +188,7 @@ func (s *server) resume(m *message, out outlet) bool {
 }
 
 // cacheable are the methods whose results carry caching hints in the
-// 2026-07-28 era.
+// stateless protocol.
 var cacheable = map[string]bool{
 	"tools/list": true, "prompts/list": true, "resources/list": true,
 	"resources/templates/list": true, "resources/read": true,

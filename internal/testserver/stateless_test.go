@@ -12,12 +12,12 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
-// modernMeta is the _meta a 2026-07-28 client puts in every request.
-var modernMeta = map[string]any{"io.modelcontextprotocol/protocolVersion": StatelessVersion}
+// statelessMeta is the _meta a 2026-07-28 client puts in every request.
+var statelessMeta = map[string]any{"io.modelcontextprotocol/protocolVersion": StatelessVersion}
 
 func TestStatelessDiscover(t *testing.T) {
 	c := startPipe(t, Options{})
-	resp, _ := c.responseTo(c.request("server/discover", map[string]any{"_meta": modernMeta}))
+	resp, _ := c.responseTo(c.request("server/discover", map[string]any{"_meta": statelessMeta}))
 	if resp.Error == nil || resp.Error.Code != codeMethodNotFound {
 		t.Fatalf("a session-era server answered server/discover: %s", resp.Result)
 	}
@@ -29,13 +29,13 @@ func TestStatelessDiscover(t *testing.T) {
 		Capabilities      map[string]json.RawMessage
 		Meta              map[string]struct{ Name string } `json:"_meta"`
 	}
-	mustUnmarshal(t, c.call("server/discover", map[string]any{"_meta": modernMeta}), &res)
+	mustUnmarshal(t, c.call("server/discover", map[string]any{"_meta": statelessMeta}), &res)
 	if res.ResultType != "complete" || len(res.SupportedVersions) != 1 || res.SupportedVersions[0] != StatelessVersion ||
 		res.Capabilities["tools"] == nil || res.Meta["io.modelcontextprotocol/serverInfo"].Name != ServerName {
 		t.Fatalf("discover = %+v", res)
 	}
-	// No handshake: a request of the era is served at once.
-	if r := decodeTool(t, c.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}, "_meta": modernMeta})); r.text() != "hi" {
+	// No handshake: a stateless request is served at once.
+	if r := decodeTool(t, c.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}, "_meta": statelessMeta})); r.text() != "hi" {
 		t.Errorf("echo = %q", r.text())
 	}
 }
@@ -45,7 +45,7 @@ func TestStatelessDiscover(t *testing.T) {
 func TestStatelessMultiRoundTrip(t *testing.T) {
 	c := startPipe(t, Options{Stateless: true})
 	args := map[string]any{"method": "roots/list"}
-	id := c.request("tools/call", map[string]any{"name": "ask-client", "arguments": args, "_meta": modernMeta})
+	id := c.request("tools/call", map[string]any{"name": "ask-client", "arguments": args, "_meta": statelessMeta})
 	resp, _ := c.responseTo(id)
 	var ir struct {
 		ResultType    string
@@ -63,7 +63,7 @@ func TestStatelessMultiRoundTrip(t *testing.T) {
 		}
 		responses[key] = map[string]any{"roots": []any{}}
 	}
-	retry := c.request("tools/call", map[string]any{"name": "ask-client", "arguments": args, "_meta": modernMeta,
+	retry := c.request("tools/call", map[string]any{"name": "ask-client", "arguments": args, "_meta": statelessMeta,
 		"inputResponses": responses, "requestState": ir.RequestState})
 	resp, _ = c.responseTo(retry)
 	if r := decodeTool(t, resp.Result); r.text() != `{"roots":[]}` {
@@ -87,7 +87,7 @@ func TestStatelessMultiRoundTrip(t *testing.T) {
 func TestStatelessUnknownState(t *testing.T) {
 	c := startPipe(t, Options{Stateless: true})
 	r := decodeTool(t, c.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "x"},
-		"_meta": modernMeta, "requestState": "nobody", "inputResponses": map[string]any{}}))
+		"_meta": statelessMeta, "requestState": "nobody", "inputResponses": map[string]any{}}))
 	if r.text() != "x" {
 		t.Errorf("echo = %q", r.text())
 	}
@@ -99,7 +99,7 @@ func TestStatelessHTTP(t *testing.T) {
 	s := startHTTP(t, Options{Stateless: true})
 	c := s.newClient()
 	c.version = StatelessVersion
-	resp, _ := c.post("server/discover", map[string]any{"_meta": modernMeta})
+	resp, _ := c.post("server/discover", map[string]any{"_meta": statelessMeta})
 	if m := c.answer(resp); m.Error != nil || !strings.Contains(string(m.Result), StatelessVersion) {
 		t.Fatalf("discover: %s %v", m.Result, m.Error)
 	}
@@ -138,7 +138,7 @@ func TestStatelessHTTPClosedStreamCancels(t *testing.T) {
 	s := &httpServer{t: t, h: h, ts: ts, url: ts.URL + HTTPPath, client: ts.Client(), stderr: &harness.Log{}}
 	c := s.newClient()
 	c.version = StatelessVersion
-	body, _ := c.requestBody("tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"ms": 60000}, "_meta": modernMeta})
+	body, _ := c.requestBody("tools/call", map[string]any{"name": "sleep", "arguments": map[string]any{"ms": 60000}, "_meta": statelessMeta})
 	ctx, cancel := context.WithCancel(context.Background())
 	resp, err := c.do(ctx, http.MethodPost, body)
 	if err != nil {
@@ -167,7 +167,7 @@ func TestStatelessResultType(t *testing.T) {
 		{"resources/list", map[string]any{}},
 		{"tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "final"}}},
 	} {
-		req.params["_meta"] = modernMeta
+		req.params["_meta"] = statelessMeta
 		var res struct {
 			ResultType string `json:"resultType"`
 		}

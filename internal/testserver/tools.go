@@ -172,7 +172,7 @@ func (s *server) toolsCall(ctx context.Context, req *request) (json.RawMessage, 
 	if req.callErr != nil {
 		return nil, req.callErr
 	}
-	if req.call.tool.Task && s.opts.Stateless && modern(req.call.meta) {
+	if req.call.tool.Task && s.opts.Stateless && statelessRequest(req.call.meta) {
 		if !declaresTasks(req.call.meta) {
 			return nil, missingTasks()
 		}

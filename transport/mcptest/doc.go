@@ -15,11 +15,11 @@
 //     (HTTPServer.SSEConfig); StartHTTPWith puts middleware in front
 //     (authorization, extra routes).
 //
-// These speak the session era of MCP (initialize, 2024-11-05 to
+// These speak the session protocol of MCP (initialize, 2024-11-05 to
 // 2025-11-25): a runtime that probes with server/discover is refused
 // (-32601) and falls back to initialize. With Server.Stateless they speak
-// the 2026-07-28 revision as well (legacy SSE aside), and a runtime that
-// probes picks it.
+// the stateless protocol (2026-07-28) as well (legacy SSE aside), and a
+// runtime that probes picks it.
 //
 // A Tool's Handler gets a *Call: its arguments and _meta, and the way back
 // to the client before the answer (progress, notifications, log messages,

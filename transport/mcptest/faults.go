@@ -51,10 +51,9 @@ type Fault struct {
 // request fails it with mcpactor.ErrUnreachable instead; in the
 // 2026-07-28 revision (Server.Stateless), which has no session to resume
 // in, with mcpactor.ErrStreamBroken (*mcpactor.StreamBrokenError). A
-// manager
-// restarts the
-// server by its ServerConfig.Restart policy: InProcess and HTTP servers
-// come back as fresh connections to the same Server.
+// manager restarts the server by its ServerConfig.Restart policy:
+// InProcess and HTTP servers come back as fresh connections to the same
+// Server.
 type Crash struct {
 	Code   int
 	Stderr string

@@ -244,7 +244,7 @@ func TestCancellationRecorded(t *testing.T) {
 }
 
 // A Stdio server is this binary re-executed: a real subprocess, in
-// either era.
+// either protocol (session or stateless).
 func TestStdio(t *testing.T) {
 	for name, version := range map[string]string{"echo": "2025-11-25", "echo-2026-07-28": "2026-07-28"} {
 		t.Run(name, func(t *testing.T) {

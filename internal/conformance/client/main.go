@@ -10,7 +10,7 @@
 // `make test` runs it for each scenario (see the Makefile, "conformance").
 // Scenarios:
 //
-//   - initialize: connect (the runtime's era probe, then initialize) and
+//   - initialize: connect (the runtime's protocol probe, then initialize) and
 //     close;
 //   - tools_call: list the tools and call add_numbers;
 //   - sse-retry: call a tool whose SSE stream the server breaks: the
