@@ -10,18 +10,17 @@ import (
 	"github.com/mcpactor/mcpactor/internal/rawjson"
 )
 
-// Content blocks arrive in every tools/call result, so they are decoded in
-// one pass over their bytes (see rawjson.Reader) rather than by json.Unmarshal,
-// which for each block validated and decoded the object once to learn its
-// type and then again into the struct of that type. A CallToolResult
-// decodes its content array itself, so that its blocks are not handed to
-// Content.UnmarshalJSON one by one, each validated anew.
+// Content blocks are decoded in one pass over their bytes (rawjson.Reader),
+// and a CallToolResult decodes its content array itself rather than
+// handing each block to Content.UnmarshalJSON; docs/architecture.md,
+// "Decoding and encoding by hand", says why.
 //
-// The result is what the json.Unmarshal-based code gave, rules included:
-// members that do not belong to the block's type are ignored even when
-// their JSON type is wrong, a block of an unknown type keeps its JSON, and
-// repeated keys, null members and case-insensitive key matches behave as
-// in encoding/json. The fuzz tests compare the two (content_decode_test.go).
+// The result is that of the json.Unmarshal-based reference decoder
+// (content_reference_test.go), rules included: members that do not belong
+// to the block's type are ignored even when their JSON type is wrong, a
+// block of an unknown type keeps its JSON, and repeated keys, null
+// members and case-insensitive key matches behave as in encoding/json.
+// The fuzz tests compare the two (content_decode_test.go).
 
 // The members of the content block kinds, in the order of contentFields.
 // The first cfSize of them are strings.

@@ -30,7 +30,7 @@ type Peer struct {
 	ProtocolVersion string
 	// SessionID is the MCP session id (mcp.session.id): the
 	// Mcp-Session-Id of Streamable HTTP. It is never recorded for a
-	// sessionless (2026-07-28 or later) ProtocolVersion.
+	// stateless (2026-07-28 or later) ProtocolVersion.
 	SessionID string
 	// NetworkTransport is network.transport: TransportPipe for stdio,
 	// TransportTCP for HTTP.
@@ -255,9 +255,9 @@ func (t *Telemetry) passThrough(ctx context.Context) bool {
 
 // carriesTrace reports whether ctx holds a valid span context or baggage.
 // It is a frame of its own, never inlined: the span context and the
-// baggage it reads weigh about 300 bytes of frame, which passThrough (and
-// Idle, under a caller's every tools/call) would otherwise hold even when
-// nothing propagates and they are not read.
+// baggage it reads make a large frame, which passThrough (and Idle, under
+// a caller's every tools/call) would otherwise hold even when nothing
+// propagates and they are not read.
 //
 //go:noinline
 func carriesTrace(ctx context.Context) bool {
@@ -267,12 +267,10 @@ func carriesTrace(ctx context.Context) bool {
 // Idle reports whether Start(ctx, r) would return ctx and no Op, whatever r
 // is: telemetry disabled, or nothing recorded and nothing in ctx to
 // propagate. A caller that has yet to build its Request can skip it then.
-// It is cheap and shallow (a few small frames, the otel getters
-// included): the providers' verdicts are read from memory (globalVerdict),
-// and ctx is looked into only when a propagator could forward what it
-// holds. A request sent on a goroutine that then waits checks it first, so
-// that its stack stays small in the default configuration (see
-// actors.Client.CallTool).
+// It is cheap and shallow (a few small frames): the providers' verdicts
+// are read from memory (globalVerdict), and ctx is looked into only when
+// a propagator could forward what it holds. docs/architecture.md ("One
+// CallTool, end to end") says why a call checks it first.
 func (t *Telemetry) Idle(ctx context.Context) bool {
 	if t == nil || t.disabled {
 		return true
@@ -601,7 +599,7 @@ func (o *Op) Cancelling(reason string, params json.RawMessage) json.RawMessage {
 // ended. It also goes on the Op's duration metric point. It does nothing on
 // a nil or ended Op, or for "".
 //
-// On server/discover, the probe of a connection whose era is not known,
+// On server/discover, the probe of a connection whose protocol is not known,
 // the version offered is not recorded at Start: the connection may go on
 // with another version, or with the session era's initialize. Only a
 // version given here, the one the connection then uses, is recorded.

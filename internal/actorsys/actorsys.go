@@ -17,11 +17,10 @@ import (
 // reporting back, a server's late message may reach an actor that has just
 // stopped, and whoever waited for that actor learns the outcome from its
 // own channels. protoactor logs each one (to the discarded log below) and
-// counts them in a throttle whose goroutine lives for the period; with the
-// default second, it outlived Runtime.Stop, and every message type had to
-// opt out by a marker method (actor.IgnoreDeadLetterLogging). A short
-// period makes that goroutine end on its own within a millisecond, for
-// every message type, old and new.
+// counts them in a throttle whose goroutine lives for the period. A period
+// of a millisecond makes that goroutine end on its own at once, so it does
+// not outlive Runtime.Stop, for every message type, with no need for a
+// message to opt out by a marker method (actor.IgnoreDeadLetterLogging).
 const deadLetterWindow = time.Millisecond
 
 // New returns an actor system whose own log is discarded (its chatter,

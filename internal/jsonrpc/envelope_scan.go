@@ -24,14 +24,13 @@ import (
 //
 // data may be reused once DecodeMessage returns: the message holds copies.
 //
-// This is the reader's cost for every line a server sends, so the envelope
-// is read by hand in one pass (see rawjson.Reader) instead of by json.Unmarshal,
-// which validated the line and then decoded it, copying id, params and
-// result on the way. It decodes exactly what json.Unmarshal into the
-// envelope struct decoded, with the same rules for repeated keys (the last
-// wins), null members and keys that match only case-insensitively ("Result"
-// sets result, as encoding/json matches struct fields), and returns the same
-// errors.
+// The envelope is read by hand in one pass (rawjson.Reader; see
+// docs/architecture.md, "Decoding and encoding by hand"). It decodes
+// exactly what json.Unmarshal into the envelope struct decodes, with the
+// same rules for repeated keys (the last wins), null members and keys that
+// match only case-insensitively ("Result" sets result, as encoding/json
+// matches struct fields), and returns the same errors
+// (jsonrpc_reference_test.go holds it to that).
 func DecodeMessage(data []byte) (Message, error) {
 	r := rawjson.Reader{Data: data}
 	var e envelope
@@ -113,7 +112,8 @@ func (e *envelope) read(r *rawjson.Reader) {
 			e.result = r.Value()
 		case envError:
 			// Error objects are rare: encoding/json decodes them, into
-			// e.err as it was, so that repeated keys merge as before.
+			// e.err as it stands, so that repeated keys merge as
+			// json.Unmarshal merges them.
 			if raw := r.Value(); raw != nil {
 				if err := rawjson.UnmarshalInto(raw, &e.err); err != nil {
 					e.errorTypeError(err)
@@ -198,7 +198,8 @@ func (e *envelope) message() (Message, error) {
 // invalidRequestID names what the raw id of a request is when no request
 // id may be that (see messages.ErrInvalidRequestID), or returns "" for an absent,
 // string or integer id. An integer too large for an int64 is a valid id
-// that ID cannot hold: it is refused as before, not as an invalid request.
+// that ID cannot hold: ID.UnmarshalJSON refuses it (ErrNotJSONRPC alone),
+// not this check (no ErrInvalidRequestID).
 func invalidRequestID(raw []byte) string {
 	if len(raw) == 0 {
 		return ""

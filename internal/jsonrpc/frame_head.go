@@ -16,9 +16,9 @@ const maxHeadID = 128
 // FrameHeadScanner reads one frame (one JSON text, a line on stdio) fed to
 // it in pieces, and reports what its top level says about it: the "id"
 // member and whether "method", "result" and "error" members are there. It
-// never holds the frame: its state is a fixed 1.6 KB whatever the frame's
-// length or depth, so that a frame too large to buffer can still be
-// recognised as the answer to one of our requests (JSON-RPC 2.0 §5,
+// never holds the frame: its state has a fixed size, under 2 KiB, whatever
+// the frame's length or depth, so that a frame too large to buffer can
+// still be recognised as the answer to one of our requests (JSON-RPC 2.0 §5,
 // https://www.jsonrpc.org/specification#response_object).
 //
 // The scanner validates the frame as encoding/json does (RFC 8259, with

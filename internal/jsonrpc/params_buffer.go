@@ -8,19 +8,17 @@ import (
 
 // A request's params are encoded into a buffer of their own and live only
 // until the transport actor has copied them into the request's frame
-// (behind the id and method it adds); nothing reads them after that. On
-// the hot path that buffer was one allocation per call, about the same
-// size on every call of a tool: so the params of requests up to
-// maxPooledParams are encoded into buffers that go round, taken by
-// ParamsBuffer and given back by RecycleParams once copied; larger params
-// get a buffer of their own, as before, which the collector takes.
+// (behind the id and method it adds); nothing reads them after that. The
+// params of requests up to maxPooledParams are encoded into buffers that
+// go round, taken by ParamsBuffer and given back by RecycleParams once
+// copied; larger params get a buffer of their own, which the collector
+// takes.
 //
 // The buffers come in powers of two from minPooledParams, so that a
 // buffer is never much larger than what it holds: a burst of calls all
-// sending at once (10,000 calls in flight, docs/benchmarks.md) takes a
-// buffer each, and the pool keeps them until two collections have passed.
-// An echo's params (about a hundred bytes) take 128; a 2026-07-28
-// request's, with the era's _meta, 512.
+// sending at once takes a buffer each, and the pool keeps them until two
+// collections have passed. docs/architecture.md, "Decoding and encoding
+// by hand", says why the buffers are pooled.
 const (
 	minPooledParams = 128
 	maxPooledParams = 4 << 10

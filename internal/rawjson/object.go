@@ -11,11 +11,10 @@ import (
 // DecodeObject decodes a JSON object (raw, valid JSON), a _meta in
 // practice, as json.Unmarshal into a nil map[string]any would: objects as
 // map[string]any, arrays as []any, numbers as float64, the last of
-// duplicate keys winning. In the 2026-07-28 era a server may put _meta in
-// every result (the go-sdk's server sends its serverInfo), so this is on
-// the path of every call: encoding/json's reflection cost about fifteen
-// allocations for that one small object. With owned data (see
-// Reader.Owned) the strings share the data's memory.
+// duplicate keys winning, without reflection: a server of the stateless
+// protocol may put _meta in every result, so this is on the path of every
+// call. With owned data (see Reader.Owned) the strings share the data's
+// memory.
 //
 // It reports false for what it leaves to encoding/json: anything but an
 // object, nesting deeper than maxMetaDepth (the decoder recurses), and a
@@ -43,8 +42,8 @@ func decodeMetaFresh(raw []byte, owned bool) (map[string]any, bool) {
 	return m, true
 }
 
-// A server of the 2026-07-28 era puts the same _meta in every result (the
-// go-sdk's server its serverInfo: two maps and two strings), and each
+// A server of the stateless protocol may put the same _meta in every
+// result (the go-sdk's server puts its serverInfo there), and each
 // result must have maps of its own, since a caller may change its Meta.
 // What need not be made again are the values inside the maps: a string or
 // a number in an interface cannot be changed, so each one boxed costs an

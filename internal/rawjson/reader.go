@@ -12,20 +12,17 @@ import (
 )
 
 // Reader reads one JSON text (RFC 8259) in a single pass, validating
-// every byte as it goes. It backs the decoders on the hot path of every
-// response (the JSON-RPC envelope, messages.CallToolResult and
-// messages.Content), which with
-// encoding/json scanned each response about eight times: a validation pass
-// and a decoding pass for the envelope, again for the result, and twice more
-// for every content block, whose UnmarshalJSON ran json.Unmarshal twice.
+// every byte as it goes. It backs the decoders that every response goes
+// through (the JSON-RPC envelope, messages.CallToolResult and
+// messages.Content); docs/architecture.md, "Decoding and encoding by
+// hand", says why they do not use encoding/json.
 //
 // The reader accepts exactly the texts encoding/json accepts (json.Valid),
 // nesting limit included, and its string decoding is encoding/json's:
 // invalid UTF-8 and unpaired surrogates become U+FFFD. The decoders built on
 // it replicate encoding/json's assignment rules too (case-insensitive keys,
-// duplicate keys, null), so that replacing json.Unmarshal changes nothing
-// but the cost; fuzz tests hold them to the encoding/json-based code they
-// replaced.
+// duplicate keys, null), so that they decode what json.Unmarshal would;
+// fuzz tests hold them to encoding/json-based reference decoders.
 //
 // Errors are sticky: the first syntax error marks the reader invalid and
 // moves it to the end of the data, after which every method is a no-op
@@ -367,9 +364,8 @@ func (r *Reader) skipString() {
 // shortRun bytes the string is likely long: the next quote and backslash
 // are then found with bytes.IndexByte, which is vectorised, and only the
 // stretch before them is tested, four words at a time, for the bytes
-// that IndexByte cannot look for. That makes a 64 KiB string's scan about
-// four times faster than testing every word for all three
-// (BenchmarkDecodeBigResult).
+// that IndexByte cannot look for (BenchmarkDecodeBigResult measures the
+// long case).
 //
 // The word tests are the classic ones: (v - 0x01..01*n) &^ v & 0x80..80 is
 // non-zero exactly when some byte of v is below n (n <= 128), and a byte
@@ -600,8 +596,8 @@ func IsPlain(c byte) bool { return stringPlain[c] }
 // with the decoded key sets, or -1 for none. It matches as encoding/json
 // matches struct fields: the exact name first, then case-insensitively.
 // JSON-RPC 2.0 and MCP names are case-sensitive, so this is laxer than the
-// specifications; it keeps the behaviour of the json.Unmarshal-based code
-// this replaced.
+// specifications; it is what json.Unmarshal does, which the decoders built
+// on Reader reproduce.
 func FieldIndex(key []byte, names []string) int {
 	for i, name := range names {
 		if string(key) == name {
@@ -657,8 +653,9 @@ func upperASCII(r rune) rune {
 }
 
 // SyntaxError returns the error json.Unmarshal gives for data, which a
-// Reader found invalid, so that callers see the same *json.SyntaxError
-// (message and offset) as before. Only malformed input takes this path.
+// Reader found invalid, so that callers see the *json.SyntaxError
+// (message and offset) json.Unmarshal would give. Only malformed input
+// takes this path.
 func SyntaxError(data []byte) error {
 	var v json.RawMessage
 	if err := json.Unmarshal(data, &v); err != nil {

@@ -7,10 +7,9 @@ import (
 )
 
 // A reflection-free decoding path for the messages the benchmark sends by
-// the hundred thousand: tools/call echo requests. Profiling showed
-// encoding/json's reflective decoding (three nested Unmarshal calls per
-// request) taking most of the server's time, so the common shapes are split
-// here by hand. The line is validated once with json.Valid first, which
+// the hundred thousand: tools/call echo requests, whose decoding by
+// encoding/json (three nested Unmarshal calls per request) would be most
+// of the server's time, so the common shapes are split here by hand. The line is validated once with json.Valid first, which
 // lets the splitter assume well-formed input. Anything unusual (escaped
 // keys or strings, invalid UTF-8, keys differing only in case, error
 // objects) makes the fast path give up and the caller fall back to
