@@ -17,6 +17,10 @@ type ArgumentsError struct {
 	Err    error  // why they do not encode, when they do not
 }
 
+// Error reads `MCP server "<server>": tool "<tool>": arguments must be a
+// JSON object, not <got> (nothing was sent)`, or says that the arguments
+// (a method's params, when Method is set) cannot be encoded as JSON and
+// why; the server prefix only when known.
 func (e *ArgumentsError) Error() string {
 	var s string
 	switch {

@@ -28,6 +28,7 @@ type ConfigError struct {
 	Problems []string
 }
 
+// Error lists the problems, separated by "; ".
 func (e *ConfigError) Error() string { return strings.Join(e.Problems, "; ") }
 
 // FallbackError reports an http server that neither transport could reach:
@@ -64,6 +65,8 @@ type PaginationError struct {
 	Reason string
 }
 
+// Error reads `MCP server "<server>": <method> stopped after <n> pages:
+// <reason>`.
 func (e *PaginationError) Error() string {
 	return fmt.Sprintf("MCP server %q: %s stopped after %d pages: %s", e.Server, e.Method, e.Pages, e.Reason)
 }
@@ -76,6 +79,8 @@ type ReplacedError struct {
 	Next       uint64 // the one that replaced it
 }
 
+// Error reads `MCP server "<server>": connection replaced by a new one
+// (generation <next>)`.
 func (e *ReplacedError) Error() string {
 	return "MCP server " + strconv.Quote(e.Server) + ": connection replaced by a new one (generation " + strconv.FormatUint(e.Next, 10) + ")"
 }
@@ -88,10 +93,14 @@ type IncompleteCloseError struct {
 	Err    error // the context's cause
 }
 
+// Error reads `mcpactor: close of MCP server "<server>" did not finish:
+// <cause>`.
 func (e *IncompleteCloseError) Error() string {
 	return "mcpactor: close of MCP server " + strconv.Quote(e.Server) + " did not finish: " + e.Err.Error()
 }
 
+// Unwrap returns the context's cause: context.DeadlineExceeded,
+// context.Canceled, or the cause its canceller gave.
 func (e *IncompleteCloseError) Unwrap() error { return e.Err }
 
 // InvalidResultError reports a result that does not decode as the method's
@@ -103,10 +112,13 @@ type InvalidResultError struct {
 	Body   string // the first bytes of the result
 }
 
+// Error reads `MCP server "<server>": invalid <method> result: <cause>
+// (result starts "<body>")`.
 func (e *InvalidResultError) Error() string {
 	return fmt.Sprintf("MCP server %q: invalid %s result: %v (result starts %q)", e.Server, e.Method, e.Err, e.Body)
 }
 
+// Unwrap returns the decoding error.
 func (e *InvalidResultError) Unwrap() error { return e.Err }
 
 // UnsupportedError reports a method the protocol version a connection
@@ -117,6 +129,8 @@ type UnsupportedError struct {
 	Version string
 }
 
+// Error reads `MCP server "<server>": <method> is not part of protocol
+// version <version>`.
 func (e *UnsupportedError) Error() string {
 	return "MCP server " + strconv.Quote(e.Server) + ": " + e.Method + " is not part of protocol version " + e.Version
 }

@@ -330,6 +330,7 @@ func (e *ConnectTimeoutError) Is(target error) bool {
 // longer) connected.
 type ServerNotConnectedError struct{ Server string }
 
+// Error reads `MCP server not connected: <server>`.
 func (e *ServerNotConnectedError) Error() string { return "MCP server not connected: " + e.Server }
 
 // Is makes errors.Is(err, ErrServerNotConnected) true.
@@ -350,6 +351,9 @@ type UnsupportedVersionError struct {
 	Theirs    []string // the versions the server said it supports, when it said
 }
 
+// Error names the server and the version, says whether the server answered
+// with a version we do not speak or refused ours, and lists the versions
+// each side speaks when they are known.
 func (e *UnsupportedVersionError) Error() string {
 	if e.Refused {
 		s := "MCP server " + strconv.Quote(e.Server) + " refused protocol version " + strconv.Quote(e.Version)

@@ -108,7 +108,7 @@ func (e *HTTPStatusError) Error() string {
 }
 
 // shownMethod is the method an error names: the one the user's call sent.
-// The 2026-07-28 era's server/discover is the runtime's own probe at
+// The stateless protocol's server/discover is the runtime's own probe at
 // connect time, which the user never asked for; an error during it names
 // the server and its URL only.
 func shownMethod(method string) string {
@@ -134,6 +134,8 @@ type SessionExpiredError struct {
 	Status    int // the HTTP status of the refusal: 404, or the 4xx a server used instead
 }
 
+// Error reads `MCP server "<server>": session expired (HTTP <status> to
+// <method>)`, the method only when the user's call sent it.
 func (e *SessionExpiredError) Error() string {
 	s := "MCP server " + strconv.Quote(e.Server) + ": session expired (HTTP " + strconv.Itoa(e.Status)
 	if m := shownMethod(e.Method); m != "" {
@@ -183,6 +185,8 @@ type BadBodyError struct {
 	Problem     string
 }
 
+// Error names the server, its URL and the method when known, the problem,
+// the HTTP status and Content-Type, and the first bytes of the body.
 func (e *BadBodyError) Error() string {
 	s := "MCP server " + strconv.Quote(e.Server)
 	if e.URL != "" {
@@ -221,6 +225,9 @@ type RequestError struct {
 	Err          error
 }
 
+// Error names the server, its URL and the method when known, and says
+// whether the server was unreachable, the authorization failed or the
+// answer broke off, followed by the cause on one line.
 func (e *RequestError) Error() string {
 	var b strings.Builder
 	b.WriteString("MCP server ")
@@ -271,6 +278,8 @@ func (e *RequestError) Is(target error) bool {
 	return target == ErrUnreachable
 }
 
+// Unwrap returns the cause: the dial, TLS or read error, or the
+// Authorizer's.
 func (e *RequestError) Unwrap() error { return e.Err }
 
 // cutLine is s on one line, at most n bytes (cut at a character
@@ -294,9 +303,9 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// StreamBrokenError fails a request of the 2026-07-28 era whose response
-// stream broke before the response: that era has no resumption, and the
-// request must be issued again with a new id
+// StreamBrokenError fails a request of the stateless protocol (2026-07-28)
+// whose response stream broke before the response: that protocol has no
+// resumption, and the request must be issued again with a new id
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http),
 // which the client does once, within the caller's deadline.
 type StreamBrokenError struct {
@@ -305,6 +314,8 @@ type StreamBrokenError struct {
 	Err    error // how it broke, if known
 }
 
+// Error reads `MCP server "<server>": the response stream of request <id>
+// broke before its response: <cause>`, the cause only when known.
 func (e *StreamBrokenError) Error() string {
 	s := "MCP server " + strconv.Quote(e.Server) + ": the response stream of request " + strconv.FormatInt(e.ID, 10) + " broke before its response"
 	if e.Err != nil {
@@ -319,4 +330,5 @@ func (e *StreamBrokenError) Is(target error) bool {
 	return target == ErrStreamBroken || target == ErrBrokenAnswer
 }
 
+// Unwrap returns how the stream broke, if known.
 func (e *StreamBrokenError) Unwrap() error { return e.Err }

@@ -12,6 +12,7 @@ import (
 // server offers.
 type UnknownToolError struct{ Name string }
 
+// Error reads `no managed server offers a tool named "<name>"`.
 func (e *UnknownToolError) Error() string {
 	return fmt.Sprintf("no managed server offers a tool named %q", e.Name)
 }
@@ -22,6 +23,7 @@ func (e *UnknownToolError) Is(target error) bool { return target == ErrUnknownTo
 // UnknownServerError reports a server name the manager does not manage.
 type UnknownServerError struct{ Name string }
 
+// Error reads `no managed server is named <name>`.
 func (e *UnknownServerError) Error() string { return "no managed server is named " + e.Name }
 
 // Is makes errors.Is(err, ErrUnknownServer) true.
@@ -39,6 +41,8 @@ type ServerUnavailableError struct {
 	Err    error  // the server's last error; nil when it has none
 }
 
+// Error reads `MCP server "<server>" is unavailable (<state>): <last
+// error>`, the last error on one line and only when there is one.
 func (e *ServerUnavailableError) Error() string {
 	s := fmt.Sprintf("MCP server %q is unavailable (%s)", e.Server, e.State)
 	if e.Err != nil {
@@ -53,4 +57,5 @@ func (e *ServerUnavailableError) Is(target error) bool {
 	return target == ErrServerUnavailable || target == ErrServerNotConnected
 }
 
+// Unwrap returns the server's last error (nil when it has none).
 func (e *ServerUnavailableError) Unwrap() error { return e.Err }

@@ -11,6 +11,8 @@ type OutputSchemaError struct {
 	Violation string
 }
 
+// Error reads `tool <tool>: structured output does not match its
+// outputSchema at <location>: <violation>`, the location only when known.
 func (e *OutputSchemaError) Error() string {
 	s := "tool " + e.Tool + ": structured output does not match its outputSchema"
 	if e.Location != "" {

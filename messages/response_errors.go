@@ -14,6 +14,8 @@ type BadResponseError struct {
 	Problem string // what is wrong with the answer, e.g. "both result and error"
 }
 
+// Error reads `MCP server "<server>" sent an unusable answer to <method>
+// (request <id>): <problem>`.
 func (e *BadResponseError) Error() string {
 	return "MCP server " + strconv.Quote(e.Server) + " sent an unusable answer to " + e.Method +
 		" (request " + e.ID.String() + "): " + e.Problem
@@ -31,6 +33,8 @@ type StartError struct {
 	Err     error  // the operating system's (or the dialer's) error
 }
 
+// Error reads `could not start MCP server "<server>" (<command>):
+// <cause>`, the command only when there is one.
 func (e *StartError) Error() string {
 	if e.Command == "" {
 		return "could not start MCP server " + strconv.Quote(e.Server) + ": " + e.Err.Error()

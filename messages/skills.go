@@ -173,6 +173,9 @@ type SkillVerificationError struct {
 	Got    string // what was read
 }
 
+// Error names the server, the skill (and the file, when not the skill's
+// own entry), the check that failed and, when known, what was wanted and
+// what was found.
 func (e *SkillVerificationError) Error() string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "MCP server %s: skill %s", strconv.Quote(e.Server), e.Skill)
@@ -195,6 +198,8 @@ type ExtensionNotDeclaredError struct {
 	Method    string
 }
 
+// Error reads `MCP server "<server>" does not declare the extension
+// <extension>, so <method> is not sent`.
 func (e *ExtensionNotDeclaredError) Error() string {
 	return "MCP server " + strconv.Quote(e.Server) + " does not declare the extension " + e.Extension + ", so " + e.Method + " is not sent"
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Tasks come in two shapes on the wire, one per era:
+// Tasks come in two shapes on the wire, one per protocol:
 //   - 2025-11-25: a client asks for a task by adding "task" to a
 //     tools/call's params; the server answers {"task": Task}; tasks/get
 //     polls, tasks/result fetches the result (blocking until the task
@@ -19,8 +19,8 @@ import (
 //     answers that input; there is no tasks/result and no tasks/list
 //     (https://modelcontextprotocol.github.io/ext-tasks/specification/draft/tasks.html).
 //
-// Task holds both eras' members; Status, TTL and PollEvery read them
-// whichever era sent them.
+// Task holds both shapes' members; Status, TTL and PollEvery read them
+// whichever protocol sent them.
 
 // ExtensionTasks is the tasks extension's identifier, declared in the
 // extensions of both sides' capabilities (2026-07-28).
@@ -173,6 +173,9 @@ type TaskError struct {
 	Err     error
 }
 
+// Error reads `MCP server "<server>": task "<id>" <status>: <message>:
+// <cause>`, the message and cause only when known (no cause for a
+// cancelled task).
 func (e *TaskError) Error() string {
 	s := "MCP server " + strconv.Quote(e.Server) + ": task " + strconv.Quote(e.TaskID) + " " + string(e.Status)
 	if e.Message != "" {
@@ -184,4 +187,6 @@ func (e *TaskError) Error() string {
 	return s
 }
 
+// Unwrap returns Err: the task's *RPCError when it failed, context.Canceled
+// when it was cancelled.
 func (e *TaskError) Unwrap() error { return e.Err }

@@ -11,6 +11,8 @@ type WriteStallError struct {
 	After time.Duration
 }
 
+// Error reads `write stalled: the server read none of our input for
+// <n>ms`.
 func (e *WriteStallError) Error() string {
 	return fmt.Sprintf("write stalled: the server read none of our input for %dms", e.After.Milliseconds())
 }
