@@ -6,7 +6,7 @@ replace github.com/mcpactor/mcpactor => ..
 
 require (
 	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
-	github.com/mark3labs/mcp-go v1.2.1
+	github.com/mark3labs/mcp-go v1.6.0
 	github.com/mcpactor/mcpactor v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.etcd.io/etcd/server/v3 v3.6.17

@@ -96,7 +96,7 @@ var clientOrder = []string{"mcpactor", "gosdk", "mcpgo"}
 var clientTitles = map[string]string{
 	"mcpactor": "mcpactor",
 	"gosdk":    "go-sdk v1.8.0",
-	"mcpgo":    "mcp-go v1.2.1",
+	"mcpgo":    "mcp-go v1.6.0",
 }
 
 // progressRoute says, per client, how a call's progress reaches it.

@@ -41,27 +41,31 @@ func dialGoSDK(ctx context.Context, url string, n int) (measure.Client, error) {
 // Initialize + CallTool.
 func dialMcpGo(ctx context.Context, url string, n int) (measure.Client, error) {
 	c, err := dialMcpGoVersion(ctx, url, n, mcpgo.LATEST_PROTOCOL_VERSION)
-	if err != nil {
-		return nil, err
-	}
-	// mcp-go v1.2.1 takes a server/discover answer that lists session-era
-	// versions only (the go-sdk's stateful server) for 2026-07-28, skips
-	// initialize, and then every request fails with -32022 (unsupported
-	// protocol version). One request shows it; the client is then made
-	// again, pinned to the newest session-era version.
-	if _, lerr := c.Client().ListTools(ctx, mcpgo.ListToolsRequest{}); lerr != nil {
+	if err == nil {
+		_, err = c.Client().ListTools(ctx, mcpgo.ListToolsRequest{})
+		if err == nil {
+			return c, nil
+		}
 		_ = c.Close(ctx)
 		var uv mcpgo.UnsupportedProtocolVersionError
-		if !errors.As(lerr, &uv) {
-			return nil, lerr
-		}
-		c, err = dialMcpGoVersion(ctx, url, n, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
-		if err != nil {
+		if !errors.As(err, &uv) {
 			return nil, err
 		}
-		c.Pinned = true
 	}
-	return c, nil
+	// mcp-go asks server/discover first, and a server whose answer lists
+	// session-era versions only (the go-sdk's stateful server) stops it:
+	// v1.6.0 fails Initialize ("lists no modern version this client
+	// supports") instead of falling back to initialize, and v1.2.1 took
+	// the answer for 2026-07-28, skipped initialize, and then every
+	// request failed with -32022 (unsupported protocol version), which one
+	// request shows. The client is then made again, pinned to the newest
+	// session-era version, which skips the probe; the report says so.
+	pinned, perr := dialMcpGoVersion(ctx, url, n, mcpgo.LATEST_LEGACY_PROTOCOL_VERSION)
+	if perr != nil {
+		return nil, errors.Join(err, perr)
+	}
+	pinned.Pinned = true
+	return pinned, nil
 }
 
 func dialMcpGoVersion(ctx context.Context, url string, n int, version string) (*measure.McpGo, error) {
