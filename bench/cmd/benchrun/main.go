@@ -9,6 +9,11 @@
 //	make bench                     # = go -C bench run ./cmd/benchrun
 //	go -C bench run ./cmd/benchrun [-only stdio-echo,inflight] [-smoke]
 //	    [-docs ../docs/benchmarks.md] [-charts ../docs/charts] [-keep dir]
+//	go -C bench run ./cmd/benchrun -judge
+//
+// -judge runs nothing: it judges the targets and draws the charts again
+// from the results saved beside the charts (after a change of the
+// targets), and leaves every step's block as it is.
 //
 // -smoke makes every measurement short and writes nowhere unless -docs
 // says where: it checks that every driver completes without errors, and
@@ -39,6 +44,7 @@ type config struct {
 	docs   string
 	charts string
 	keep   string
+	judge  bool
 }
 
 func main() {
@@ -49,6 +55,7 @@ func main() {
 	flag.StringVar(&cfg.docs, "docs", "", "the page to write (default ../docs/benchmarks.md, or nothing with -smoke)")
 	flag.StringVar(&cfg.charts, "charts", "", "the directory of the charts (default: charts/ beside the page)")
 	flag.StringVar(&cfg.keep, "keep", "", "keep each step's report and JSON in this directory")
+	flag.BoolVar(&cfg.judge, "judge", false, "run no step: judge the targets and draw the charts again from the saved results")
 	flag.IntVar(&cfg.rounds, "rounds", 0, "rounds of every step that has rounds (default: each step's own, steps.go)")
 	flag.Parse()
 	if only != "" {
@@ -58,6 +65,9 @@ func main() {
 			}
 			cfg.only = append(cfg.only, s)
 		}
+	}
+	if cfg.judge && (cfg.smoke || len(cfg.only) > 0) {
+		fatalf("-judge runs no step: it takes neither -smoke nor -only")
 	}
 	if cfg.docs == "" && !cfg.smoke {
 		cfg.docs = filepath.Join("..", "docs", "benchmarks.md")
@@ -108,7 +118,7 @@ func run(cfg *config, log *os.File) error {
 	}
 	var todo []step
 	for _, s := range steps {
-		if len(cfg.only) == 0 || slices.Contains(cfg.only, s.name) {
+		if !cfg.judge && (len(cfg.only) == 0 || slices.Contains(cfg.only, s.name)) {
 			todo = append(todo, s)
 		}
 	}

@@ -61,8 +61,12 @@ func writePage(cfg *config, outs map[string]output, command string) error {
 			return err
 		}
 	}
-	if text, err = replaceBlock(text, blockRun, runBlock(command, outs)); err != nil {
-		return err
+	// A run of no step (-judge) measured nothing: the run block still
+	// says which run did.
+	if len(outs) > 0 {
+		if text, err = replaceBlock(text, blockRun, runBlock(command, outs)); err != nil {
+			return err
+		}
 	}
 	if text, err = replaceBlock(text, blockTargets, targetsBlock(all)); err != nil {
 		return err
