@@ -52,13 +52,9 @@ func (c *Call) Progress(progress, total float64, message string) bool {
 // notifications/resources/updated and the like. params is encoded as
 // JSON; nil sends none.
 func (c *Call) Notify(method string, params any) error {
-	var raw json.RawMessage
-	if params != nil {
-		b, err := json.Marshal(params)
-		if err != nil {
-			return err
-		}
-		raw = b
+	raw, err := encodeParams(params)
+	if err != nil {
+		return err
 	}
 	c.c.Notify(method, raw)
 	return nil
@@ -102,13 +98,9 @@ func (c *Call) Log(level messages.LoggingLevel, logger string, data any) error {
 // ending first returns ctx's error. CreateMessage, Elicit and ListRoots
 // are its typed forms.
 func (c *Call) Ask(ctx context.Context, method string, params, result any) error {
-	var raw json.RawMessage
-	if params != nil {
-		b, err := json.Marshal(params)
-		if err != nil {
-			return err
-		}
-		raw = b
+	raw, err := encodeParams(params)
+	if err != nil {
+		return err
 	}
 	res, err := c.c.Ask(ctx, method, raw)
 	var rpcErr *testserver.RPCError

@@ -11,6 +11,15 @@ import (
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
+// connectTemplates connects a new runtime to a new templateServer by way
+// w.
+func connectTemplates(t *testing.T, w way) (*mcpactor.Client, *mcptest.Server) {
+	t.Helper()
+	rt := start(t, mcpactor.Options{})
+	s := templateServer()
+	return connect(t, rt, w.config(t, s)), s
+}
+
 // templateServer has resource templates and completions.
 func templateServer() *mcptest.Server {
 	return &mcptest.Server{
@@ -50,9 +59,7 @@ func templateServer() *mcptest.Server {
 func TestResourceTemplates(t *testing.T) {
 	for _, w := range ways {
 		t.Run(w.name, func(t *testing.T) {
-			rt := start(t, mcpactor.Options{})
-			s := templateServer()
-			c := connect(t, rt, w.config(t, s))
+			c, _ := connectTemplates(t, w)
 			ctx, cancel := context.WithTimeout(context.Background(), wait)
 			defer cancel()
 			if c.Capabilities().Resources == nil || c.Capabilities().Completions == nil {
@@ -94,9 +101,7 @@ func TestResourceTemplates(t *testing.T) {
 func TestComplete(t *testing.T) {
 	for _, w := range ways {
 		t.Run(w.name, func(t *testing.T) {
-			rt := start(t, mcpactor.Options{})
-			s := templateServer()
-			c := connect(t, rt, w.config(t, s))
+			c, s := connectTemplates(t, w)
 			ctx, cancel := context.WithTimeout(context.Background(), wait)
 			defer cancel()
 			res, err := c.Complete(ctx, messages.CompleteParams{

@@ -26,15 +26,20 @@ import (
 // tool's Call.Notify does. A client hears of it through its
 // mcpactor.Handlers.Notification.
 func (s *Server) Notify(method string, params any) (int, error) {
-	var raw json.RawMessage
-	if params != nil {
-		b, err := json.Marshal(params)
-		if err != nil {
-			return 0, err
-		}
-		raw = b
+	raw, err := encodeParams(params)
+	if err != nil {
+		return 0, err
 	}
 	return s.hub.Notify(method, raw), nil
+}
+
+// encodeParams is a notification's or request's params as JSON; nil is
+// none (no params member), not null.
+func encodeParams(params any) (json.RawMessage, error) {
+	if params == nil {
+		return nil, nil
+	}
+	return json.Marshal(params)
 }
 
 // SetTools replaces the server's tools, for the connections running and
@@ -49,11 +54,7 @@ func (s *Server) Notify(method string, params any) (int, error) {
 // not, and hears of the change only when it lists again. A Stdio child,
 // another process, is not reached.
 func (s *Server) SetTools(tools ...Tool) int {
-	s.mu.Lock()
-	s.Tools = slices.Clone(tools)
-	s.hub.SetCatalog(s.catalogLocked())
-	s.mu.Unlock()
-	return s.hub.Notify(messages.NotificationToolsListChanged, nil)
+	return replaceList(s, &s.Tools, tools, messages.NotificationToolsListChanged)
 }
 
 // SetResources replaces the server's resources, as SetTools does the
@@ -63,22 +64,14 @@ func (s *Server) SetTools(tools ...Tool) int {
 // a client that connected to a server with none was told of no
 // resources, and does not list them (a manager among them).
 func (s *Server) SetResources(resources ...Resource) int {
-	s.mu.Lock()
-	s.Resources = slices.Clone(resources)
-	s.hub.SetCatalog(s.catalogLocked())
-	s.mu.Unlock()
-	return s.hub.Notify(messages.NotificationResourcesListChanged, nil)
+	return replaceList(s, &s.Resources, resources, messages.NotificationResourcesListChanged)
 }
 
 // SetResourceTemplates replaces the server's resource templates, as
 // SetResources does the resources, and sends
 // notifications/resources/list_changed.
 func (s *Server) SetResourceTemplates(templates ...ResourceTemplate) int {
-	s.mu.Lock()
-	s.ResourceTemplates = slices.Clone(templates)
-	s.hub.SetCatalog(s.catalogLocked())
-	s.mu.Unlock()
-	return s.hub.Notify(messages.NotificationResourcesListChanged, nil)
+	return replaceList(s, &s.ResourceTemplates, templates, messages.NotificationResourcesListChanged)
 }
 
 // SetPrompts replaces the server's prompts, as SetTools does the tools,
@@ -87,9 +80,17 @@ func (s *Server) SetResourceTemplates(templates ...ResourceTemplate) int {
 // when the server has prompts: a client that connected to a server with
 // none does not list them.
 func (s *Server) SetPrompts(prompts ...Prompt) int {
+	return replaceList(s, &s.Prompts, prompts, messages.NotificationPromptsListChanged)
+}
+
+// replaceList sets one of s's lists to a copy of v under s.mu, hands the
+// running connections the new catalogue, then sends method (a
+// notifications/*/list_changed) to the clients, outside the lock, and
+// returns how many it went to.
+func replaceList[T any](s *Server, list *[]T, v []T, method string) int {
 	s.mu.Lock()
-	s.Prompts = slices.Clone(prompts)
+	*list = slices.Clone(v)
 	s.hub.SetCatalog(s.catalogLocked())
 	s.mu.Unlock()
-	return s.hub.Notify(messages.NotificationPromptsListChanged, nil)
+	return s.hub.Notify(method, nil)
 }

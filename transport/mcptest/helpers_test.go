@@ -50,31 +50,36 @@ type way struct {
 // ways are every way of reaching a Server declared in the test (Stdio
 // needs one of stdioServers, and has its own tests).
 var ways = []way{
-	{"in-process", func(t *testing.T, s *mcptest.Server) mcpactor.ServerConfig {
+	{"in-process", inProcess(false)},
+	{"in-process-2026-07-28", inProcess(true)},
+	{"streamable-http", overHTTP(false, (*mcptest.HTTPServer).Config)},
+	{"streamable-http-2026-07-28", overHTTP(true, (*mcptest.HTTPServer).Config)},
+	{"sse", overHTTP(false, (*mcptest.HTTPServer).SSEConfig)},
+}
+
+// inProcess reaches s in this process, in the 2026-07-28 revision when
+// stateless.
+func inProcess(stateless bool) func(t *testing.T, s *mcptest.Server) mcpactor.ServerConfig {
+	return func(t *testing.T, s *mcptest.Server) mcpactor.ServerConfig {
+		if stateless {
+			s.Stateless = true
+		}
 		t.Cleanup(s.Close)
 		return s.InProcess()
-	}},
-	{"in-process-2026-07-28", func(t *testing.T, s *mcptest.Server) mcpactor.ServerConfig {
-		s.Stateless = true
-		t.Cleanup(s.Close)
-		return s.InProcess()
-	}},
-	{"streamable-http", func(t *testing.T, s *mcptest.Server) mcpactor.ServerConfig {
+	}
+}
+
+// overHTTP reaches s over HTTP, with the configuration cfg gives (Config
+// or SSEConfig), in the 2026-07-28 revision when stateless.
+func overHTTP(stateless bool, cfg func(*mcptest.HTTPServer) mcpactor.ServerConfig) func(t *testing.T, s *mcptest.Server) mcpactor.ServerConfig {
+	return func(t *testing.T, s *mcptest.Server) mcpactor.ServerConfig {
+		if stateless {
+			s.Stateless = true
+		}
 		h := s.StartHTTP()
 		t.Cleanup(h.Close)
-		return h.Config()
-	}},
-	{"streamable-http-2026-07-28", func(t *testing.T, s *mcptest.Server) mcpactor.ServerConfig {
-		s.Stateless = true
-		h := s.StartHTTP()
-		t.Cleanup(h.Close)
-		return h.Config()
-	}},
-	{"sse", func(t *testing.T, s *mcptest.Server) mcpactor.ServerConfig {
-		h := s.StartHTTP()
-		t.Cleanup(h.Close)
-		return h.SSEConfig()
-	}},
+		return cfg(h)
+	}
 }
 
 // start starts a runtime with opts, stopped when the test ends (before
