@@ -3,6 +3,7 @@ package testserver
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"runtime"
 	"syscall"
@@ -22,11 +23,30 @@ type childServer struct {
 // startChild starts the child with opts; cleanup kills it if still running.
 func startChild(t *testing.T, opts Options) *childServer {
 	t.Helper()
+	c := &childServer{client: &client{t: t, stderr: &harness.Log{}}}
+	cmd, stdin, stdout := startCommand(t, opts, c.stderr)
+	c.cmd = cmd
+	c.w = stdin
+	c.lines = readLines(stdout)
+	t.Cleanup(func() {
+		stdin.Close()
+		_ = cmd.Process.Kill()
+		for range c.lines {
+		}
+		_ = cmd.Wait()
+	})
+	return c
+}
+
+// startCommand starts the child server Command gives for opts, its
+// stderr going to stderr, and returns it with its stdin and stdout. The
+// caller stops it.
+func startCommand(t *testing.T, opts Options, stderr io.Writer) (*exec.Cmd, io.WriteCloser, io.ReadCloser) {
+	t.Helper()
 	path, args, env := Command(opts)
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
-	c := &childServer{client: &client{t: t, stderr: &harness.Log{}}, cmd: cmd}
-	cmd.Stderr = c.stderr
+	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -38,16 +58,7 @@ func startChild(t *testing.T, opts Options) *childServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	c.w = stdin
-	c.lines = readLines(stdout)
-	t.Cleanup(func() {
-		stdin.Close()
-		_ = cmd.Process.Kill()
-		for range c.lines {
-		}
-		_ = cmd.Wait()
-	})
-	return c
+	return cmd, stdin, stdout
 }
 
 // exitCode waits for the child to exit and returns its status.

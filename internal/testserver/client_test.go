@@ -56,6 +56,15 @@ type pipeServer struct {
 // startPipe runs Serve with opts over pipes, stopping it at cleanup.
 func startPipe(t *testing.T, opts Options) *pipeServer {
 	t.Helper()
+	return startServe(t, func(ctx context.Context, in io.Reader, out, errOut io.Writer) error {
+		return Serve(ctx, in, out, errOut, opts)
+	})
+}
+
+// startServe runs serve (Serve or ServeSpec) over pipes, stopping it at
+// cleanup.
+func startServe(t *testing.T, serve func(ctx context.Context, in io.Reader, out, errOut io.Writer) error) *pipeServer {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -65,7 +74,7 @@ func startPipe(t *testing.T, opts Options) *pipeServer {
 		done:   make(chan error, 1),
 	}
 	go func() {
-		err := Serve(ctx, inR, outW, p.stderr, opts)
+		err := serve(ctx, inR, outW, p.stderr)
 		outW.Close()
 		p.done <- err
 	}()

@@ -58,30 +58,44 @@ func (s *server) toolContentKinds(context.Context, *Call) (json.RawMessage, *rpc
 	return contentKindsResult, nil
 }
 
+// messageArgs are the arguments of the tools that send a message of the
+// caller's choosing.
+type messageArgs struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// decodeMessageArgs decodes c's arguments as messageArgs: a method is
+// required, and null params are none.
+func decodeMessageArgs(c *Call) (messageArgs, *rpcError) {
+	var a messageArgs
+	if err := decodeArgs(c.args, &a); err != nil {
+		return a, err
+	}
+	if a.Method == "" {
+		return a, newError(codeInvalidParams, "Invalid arguments: method is required")
+	}
+	if isNull(a.Params) {
+		a.Params = nil
+	}
+	return a, nil
+}
+
 // toolAskClient sends a request to the client (roots/list,
 // sampling/createMessage, elicitation/create, ping...) with a string id of
 // its own (in a 2026-07-28 request under Options.Stateless, as a multi
 // round-trip instead: Call.Ask), waits for the answer, and returns the
 // answer's result, or its error with isError set, as JSON text.
 func (s *server) toolAskClient(ctx context.Context, c *Call) (json.RawMessage, *rpcError) {
-	var a struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if err := decodeArgs(c.args, &a); err != nil {
-		return nil, err
-	}
-	if a.Method == "" {
-		return nil, newError(codeInvalidParams, "Invalid arguments: method is required")
-	}
-	if isNull(a.Params) {
-		a.Params = nil
+	a, rpcErr := decodeMessageArgs(c)
+	if rpcErr != nil {
+		return nil, rpcErr
 	}
 	res, err := c.Ask(ctx, a.Method, a.Params)
-	var rpcErr *rpcError
+	var answer *rpcError
 	switch {
-	case errors.As(err, &rpcErr):
-		return textResult(string(mustJSON(rpcErr)), true), nil
+	case errors.As(err, &answer):
+		return textResult(string(mustJSON(answer)), true), nil
 	case err != nil:
 		return nil, nil // cancelled: unanswered
 	}
@@ -91,18 +105,9 @@ func (s *server) toolAskClient(ctx context.Context, c *Call) (json.RawMessage, *
 // toolNotify sends the notification it is given, then answers "ok"; the
 // notification therefore always precedes the answer on the wire.
 func (s *server) toolNotify(_ context.Context, c *Call) (json.RawMessage, *rpcError) {
-	var a struct {
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if err := decodeArgs(c.args, &a); err != nil {
-		return nil, err
-	}
-	if a.Method == "" {
-		return nil, newError(codeInvalidParams, "Invalid arguments: method is required")
-	}
-	if isNull(a.Params) {
-		a.Params = nil
+	a, rpcErr := decodeMessageArgs(c)
+	if rpcErr != nil {
+		return nil, rpcErr
 	}
 	s.sendNotification(c.out, a.Method, a.Params)
 	return textResult("ok", false), nil

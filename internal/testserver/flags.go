@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -130,81 +129,35 @@ func parseOptions(args, env []string, errOut io.Writer) (Options, error) {
 
 // Args renders o as the command-line flags Main understands, so that a test
 // can start a child server with these options. Options at their zero value
-// are left out; parsing the result gives o back.
+// are left out; parsing the result gives o back. The flags are flagSet's,
+// so that a flag declared there is rendered here too; they come in name
+// order.
 func (o Options) Args() []string {
-	var a []string
-	str := func(name, v string) {
-		if v != "" {
-			a = append(a, "-"+name+"="+v)
-		}
-	}
-	num := func(name string, v int) {
-		if v != 0 {
-			a = append(a, "-"+name+"="+strconv.Itoa(v))
-		}
-	}
-	boolean := func(name string, v bool) {
-		if v {
-			a = append(a, "-"+name)
-		}
-	}
-	num("page-size", o.PageSize)
-	boolean("endless-cursor", o.EndlessCursor)
-	boolean("tool-without-schema", o.ToolWithoutSchema)
-	boolean("report-cancels", o.ReportCancels)
-	boolean("silent-on-unknown", o.SilentOnUnknown)
-	boolean("ignore-ping", o.IgnorePing)
-	boolean("require-initialized", o.RequireInitialized)
-	num("fail-tools-list", o.FailToolsList)
-	str("banner", o.Banner)
-	num("noise-every", o.NoiseEvery)
-	num("huge-frame-bytes", o.HugeFrameBytes)
-	boolean("endless-line", o.EndlessLine)
-	num("stderr-flood-bytes", o.StderrFloodBytes)
-	num("exit-after-requests", o.ExitAfterRequests)
-	num("exit-code", o.ExitCode)
-	str("stderr-on-exit", o.StderrOnExit)
-	boolean("ignore-sigterm", o.IgnoreSIGTERM)
-	boolean("never-answer", o.NeverAnswer)
-	boolean("out-of-order", o.OutOfOrder)
-	if o.OutOfOrderHold != 0 {
-		str("out-of-order-hold", o.OutOfOrderHold.String())
-	}
-	boolean("string-ids", o.StringIDs)
-	if o.SlowInitialize != 0 {
-		str("slow-initialize", o.SlowInitialize.String())
-	}
-	str("protocol-version", o.ProtocolVersion)
-	boolean("stateless", o.Stateless)
-	num("cache-ttl-ms", o.CacheTTLMs)
-	str("cache-scope", o.CacheScope)
-	if o.ReadDelay != 0 {
-		str("read-delay", o.ReadDelay.String())
-	}
+	var bound Options
+	exitAtStart := -1
+	fs := flagSet(&bound, &exitAtStart)
+	bound = o // after flagSet, which sets the fields to their defaults
 	if o.ExitAtStart {
-		a = append(a, "-exit-at-start="+strconv.Itoa(o.ExitCode))
+		exitAtStart = o.ExitCode
 	}
-	str("http", o.HTTPAddr)
-	boolean("http-sse", o.HTTPStream)
-	boolean("http-no-event-ids", o.HTTPNoEventIDs)
-	if o.HTTPRetry != 0 {
-		str("http-retry", o.HTTPRetry.String())
-	}
-	num("http-get-status", o.HTTPGetStatus)
-	num("http-expire-after", o.HTTPExpireAfter)
-	boolean("http-session-refusal-400", o.HTTPSessionRefusal400)
-	num("http-fail-calls", o.HTTPFailCalls)
-	num("http-fail-status", o.HTTPFailStatus)
-	num("http-drop-streams", o.HTTPDropStreams)
-	boolean("http-not-json", o.HTTPNotJSON)
-	boolean("http-slow-body", o.HTTPSlowBody)
-	num("http-ignore-body-over", o.HTTPIgnoreBodyOver)
-	boolean("http-legacy-other-origin", o.HTTPLegacyOtherOrigin)
-	num("http-get-close-after", o.HTTPGetCloseAfter)
-	if o.HTTPNotifyDelay != 0 {
-		str("http-notify-delay", o.HTTPNotifyDelay.String())
-	}
+	var a []string
+	fs.VisitAll(func(f *flag.Flag) {
+		v := f.Value.String()
+		switch {
+		case v == f.DefValue:
+		case isBoolFlag(f):
+			a = append(a, "-"+f.Name)
+		default:
+			a = append(a, "-"+f.Name+"="+v)
+		}
+	})
 	return a
+}
+
+// isBoolFlag reports whether f is a flag given without a value.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // Main parses args as flags (over defaults from the MCPACTOR_TESTSERVER_*

@@ -393,18 +393,12 @@ func (h *HTTPHandler) answerJSON(w *statusWriter, r *http.Request, st *stream) {
 			}
 		}
 		if ended {
-			if abortsConnections(cause) {
-				panic(http.ErrAbortHandler)
-			}
+			abortIf(cause)
 			h.sessionNotFound(w)
 			return
 		}
-		select {
-		case <-st.wake:
-		case <-r.Context().Done():
+		if !h.awaitStream(r, st) {
 			return
-		case <-h.ctx.Done():
-			panic(http.ErrAbortHandler)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"runtime"
 	"strings"
 	"syscall"
@@ -135,22 +134,8 @@ func TestHTTPChild(t *testing.T) {
 			if how == "sigterm" && runtime.GOOS == "windows" {
 				t.Skip("no SIGTERM on Windows")
 			}
-			path, args, env := Command(Options{HTTPAddr: "127.0.0.1:0", HTTPStream: true})
-			cmd := exec.Command(path, args...)
-			cmd.Env = env
 			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, stdin, stdout := startCommand(t, Options{HTTPAddr: "127.0.0.1:0", HTTPStream: true}, &stderr)
 			t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 			u, err := ReadURL(stdout)
 			if err != nil {

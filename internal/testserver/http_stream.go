@@ -258,18 +258,35 @@ func (h *HTTPHandler) pump(w http.ResponseWriter, r *http.Request, st *stream, c
 			return
 		}
 		if ended {
-			if abortsConnections(cause) {
-				panic(http.ErrAbortHandler)
-			}
+			abortIf(cause)
 			return
 		}
-		select {
-		case <-st.wake:
-		case <-r.Context().Done():
+		if !h.awaitStream(r, st) {
 			return
-		case <-h.ctx.Done():
-			panic(http.ErrAbortHandler)
 		}
+	}
+}
+
+// awaitStream waits until st has more to write, and reports false when
+// the client went away first. The handler shutting down aborts the
+// connection instead (panic with http.ErrAbortHandler), as a server's
+// exit would.
+func (h *HTTPHandler) awaitStream(r *http.Request, st *stream) bool {
+	select {
+	case <-st.wake:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-h.ctx.Done():
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// abortIf aborts the connection (panic with http.ErrAbortHandler) when
+// a session that ended with cause ends its connections abruptly.
+func abortIf(cause error) {
+	if abortsConnections(cause) {
+		panic(http.ErrAbortHandler)
 	}
 }
 

@@ -22,24 +22,9 @@ func hubSpec() (*Spec, *Hub) {
 // startSpecPipe is startPipe serving spec.
 func startSpecPipe(t *testing.T, opts Options, spec *Spec) *pipeServer {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	p := &pipeServer{client: &client{t: t, w: inW, stderr: &harness.Log{}}, cancel: cancel, done: make(chan error, 1)}
-	go func() {
-		err := ServeSpec(ctx, inR, outW, p.stderr, opts, spec)
-		outW.Close()
-		p.done <- err
-	}()
-	p.lines = readLines(outR)
-	t.Cleanup(func() {
-		inW.Close()
-		cancel()
-		for range p.lines {
-		}
-		<-p.done
+	return startServe(t, func(ctx context.Context, in io.Reader, out, errOut io.Writer) error {
+		return ServeSpec(ctx, in, out, errOut, opts, spec)
 	})
-	return p
 }
 
 // A Hub reaches a stdio server's client outside any request, and its

@@ -138,6 +138,13 @@ func capabilitiesOf(spec *Spec) json.RawMessage {
 // runMethod runs a spec's Method, with Run's error conventions.
 func runMethod(ctx context.Context, m Method, params json.RawMessage) (json.RawMessage, *rpcError) {
 	res, err := m(ctx, params)
+	return answerOf(res, err, json.RawMessage(`{}`))
+}
+
+// answerOf turns what a Method or a Tool's Run returned into the answer:
+// ErrNoAnswer leaves the request unanswered (nil, nil), an *RPCError is
+// the error, any other error an internal error; a nil result is empty.
+func answerOf(res json.RawMessage, err error, empty json.RawMessage) (json.RawMessage, *rpcError) {
 	var rpcErr *rpcError
 	switch {
 	case errors.Is(err, ErrNoAnswer):
@@ -147,7 +154,7 @@ func runMethod(ctx context.Context, m Method, params json.RawMessage) (json.RawM
 	case err != nil:
 		return nil, newError(codeInternalError, "%v", err)
 	case res == nil:
-		return json.RawMessage(`{}`), nil
+		return empty, nil
 	}
 	return res, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"time"
 )
@@ -61,18 +60,7 @@ func (s *server) runTool(ctx context.Context, t *Tool, c *Call) (json.RawMessage
 		return nil, newError(codeInternalError, "Internal error: tool %s has no Run", t.Name)
 	}
 	res, err := t.Run(ctx, c)
-	var rpcErr *rpcError
-	switch {
-	case errors.Is(err, ErrNoAnswer):
-		return nil, nil
-	case errors.As(err, &rpcErr):
-		return nil, rpcErr
-	case err != nil:
-		return nil, newError(codeInternalError, "%v", err)
-	case res == nil:
-		return json.RawMessage(`{"content":[]}`), nil
-	}
-	return res, nil
+	return answerOf(res, err, json.RawMessage(`{"content":[]}`))
 }
 
 // allTools is the catalogue, in tools/list order; toolCatalogue filters it.
