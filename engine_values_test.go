@@ -2,10 +2,6 @@ package mcpactor
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
 	"reflect"
 	"slices"
 	"strings"
@@ -32,30 +28,10 @@ func TestConstantsMatchTheEngine(t *testing.T) {
 	}
 }
 
-// The root declares the manager's enumerations with their values, for
-// go doc; the engine has its own. A value that drifts would turn one into
+// The root declares the manager's states and the environment policies
+// with their values, for go doc; the engine has its own. A value that drifts would turn one into
 // another silently at the conversion, so each pair is compared here.
 func TestEnumerationsMatchTheEngine(t *testing.T) {
-	kinds := map[EventKind]supervisor.EventKind{
-		EventToolsChanged:   supervisor.EventToolsChanged,
-		EventStateChanged:   supervisor.EventStateChanged,
-		EventCatalogChanged: supervisor.EventCatalogChanged,
-	}
-	for root, engine := range kinds {
-		if string(root) != string(engine) {
-			t.Errorf("EventKind %q is %q in the engine", root, engine)
-		}
-	}
-	policies := map[StartupPolicy]supervisor.StartupPolicy{
-		StartupWaitUncached: supervisor.StartupWaitUncached,
-		StartupGate:         supervisor.StartupGate,
-		StartupImmediate:    supervisor.StartupImmediate,
-	}
-	for root, engine := range policies {
-		if int(root) != int(engine) {
-			t.Errorf("StartupPolicy %d is %d in the engine", root, engine)
-		}
-	}
 	states := map[ServerState]supervisor.State{
 		StateConnecting: supervisor.StateConnecting, StateReady: supervisor.StateReady,
 		StateRestarting: supervisor.StateRestarting, StateBreakerOpen: supervisor.StateBreakerOpen,
@@ -74,37 +50,6 @@ func TestEnumerationsMatchTheEngine(t *testing.T) {
 		if string(root) != string(engine) {
 			t.Errorf("EnvInheritance %q is %q in the engine", root, engine)
 		}
-	}
-}
-
-// ServerConfig is the user's shape of what the engine holds as an
-// actors.Spec and a config.Server's supervision fields. A field added to
-// ServerConfig and forgotten by spec or configOf would be silently
-// dropped: every field is set here to a value of its own, and must come
-// back from the engine's shape unchanged.
-func TestServerConfigRoundTrip(t *testing.T) {
-	var in ServerConfig
-	fillFields(t, reflect.ValueOf(&in).Elem())
-	in.Type, in.InheritEnv = "stdio", EnvInheritSafe // a valid configuration: Validate runs
-	in.URL, in.Dial, in.Auth = "", nil, nil
-	in.Extensions = map[string]any{"com.example/round-trip": map[string]any{"k": "v"}} // Validate checks identifiers
-	srv, err := in.server("round-trip")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.QueueTimeout = srv.Spec.Limits.QueueTimeout // filled in only when zero
-	if out := configOf(srv); !reflect.DeepEqual(out, in) {
-		t.Errorf("round trip changed the configuration:\n in %#v\nout %#v", fmt.Sprintf("%+v", in), fmt.Sprintf("%+v", out))
-	}
-
-	// The fields a stdio server ignores, on an http one.
-	web := ServerConfig{URL: "https://example.com/mcp", Headers: map[string]string{"A": "b"}, Auth: testAuthorizer{}}
-	if got := configOf(must(web.server("web"))); got.URL != web.URL || got.Headers["A"] != "b" || got.Auth != web.Auth {
-		t.Errorf("http fields lost: %+v", got)
-	}
-	dial := ServerConfig{Dial: func(context.Context) (io.ReadWriteCloser, error) { return nil, nil }}
-	if got := configOf(must(dial.server("dial"))); got.Dial == nil || got.Auth != nil {
-		t.Errorf("Dial lost, or a nil Authorizer made non-nil: %+v", got)
 	}
 }
 
@@ -233,50 +178,4 @@ func TestServerStatusCopiesEveryField(t *testing.T) {
 			t.Errorf("no server's %s is set: the test does not show it copied (%v)", f, views)
 		}
 	}
-}
-
-// fillFields sets every field of the struct v to a distinct non-zero
-// value.
-func fillFields(t *testing.T, v reflect.Value) {
-	t.Helper()
-	for i := range v.NumField() {
-		f := v.Field(i)
-		n := int64(i + 1)
-		switch f.Kind() {
-		case reflect.String:
-			f.SetString(fmt.Sprintf("v%d", n))
-		case reflect.Int, reflect.Int64:
-			f.SetInt(n)
-		case reflect.Uint64:
-			f.SetUint(uint64(n))
-		case reflect.Bool:
-			f.SetBool(true)
-		case reflect.Slice:
-			f.Set(reflect.Append(reflect.MakeSlice(f.Type(), 0, 1), reflect.ValueOf(fmt.Sprintf("v%d", n))))
-		case reflect.Map:
-			m := reflect.MakeMap(f.Type())
-			m.SetMapIndex(reflect.ValueOf("K"), reflect.ValueOf(fmt.Sprintf("v%d", n)))
-			f.Set(m)
-		case reflect.Struct:
-			fillFields(t, f)
-		case reflect.Interface:
-			if f.Type() == reflect.TypeFor[error]() {
-				f.Set(reflect.ValueOf(errors.New("last")))
-			}
-		case reflect.Func:
-		default:
-			t.Fatalf("field %s: kind %s not filled", v.Type().Field(i).Name, f.Kind())
-		}
-	}
-}
-
-type testAuthorizer struct{}
-
-func (testAuthorizer) RoundTripper(_ string, base http.RoundTripper) http.RoundTripper { return base }
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
 }

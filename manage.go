@@ -79,23 +79,23 @@ type ManageOptions struct {
 }
 
 // DiscoverOptions choose the discovery sources and directories
-// (ManageOptions.Discover, docs/configuration.md "Discovery").
-type DiscoverOptions struct {
-	// Home is the home directory; default os.UserHomeDir.
-	Home string
-	// ProjectDir is the project directory; default os.Getwd.
-	ProjectDir string
-	// Disable lists source kinds (Source.Kind) not to read: "native"
-	// (our own files), "claude", "codex", "gemini", "cursor", "windsurf",
-	// "vscode", "plain" (mcp.json files). An unknown kind is an error.
-	Disable []string
-	// NoProject skips every file under the project directory: only the
-	// user's own files are read.
-	NoProject bool
-	// Lookup resolves ${VAR} references and Codex's environment
-	// variables; default os.LookupEnv.
-	Lookup func(string) (string, bool)
-}
+// (ManageOptions.Discover, docs/configuration.md "Discovery"); the zero
+// value reads every source of the current user and working directory.
+// Its fields:
+//
+//	Home       string   // the home directory; default os.UserHomeDir
+//	ProjectDir string   // the project directory; default os.Getwd
+//	Disable    []string // source kinds (Source.Kind) not to read: "native" (our
+//	                    // own files), "claude", "codex", "gemini", "cursor",
+//	                    // "windsurf", "vscode", "plain" (mcp.json files); an
+//	                    // unknown kind is an error
+//	NoProject  bool     // skip every file under the project directory: only
+//	                    // the user's own files are read
+//	Lookup     func(string) (string, bool) // resolves ${VAR} references and
+//	                    // Codex's environment variables; default os.LookupEnv
+//
+// It is declared in supervisor/config, which reads the files.
+type DiscoverOptions = config.DiscoverOptions
 
 // ManagedTool is a tool as a manager offers it: by its exposed name
 // (mcp__<server>__<tool>, docs/configuration.md "Tool names").
@@ -129,31 +129,32 @@ type ManagerEvent struct {
 	Err    error       // with EventStateChanged: why, when it failed
 }
 
-// EventKind says what a ManagerEvent reports.
-type EventKind string
+// EventKind says what a ManagerEvent reports: a string, one of the
+// constants below. It is declared in supervisor, which sends the events.
+type EventKind = supervisor.EventKind
 
 // The kinds of ManagerEvent.
 const (
-	EventToolsChanged   EventKind = "tools changed"   // a server's tools changed (listed, refreshed, gone)
-	EventStateChanged   EventKind = "state changed"   // a server changed state (State, Err)
-	EventCatalogChanged EventKind = "catalog changed" // a server's prompts or resources changed
+	EventToolsChanged   = supervisor.EventToolsChanged   // "tools changed": a server's tools changed (listed, refreshed, gone)
+	EventStateChanged   = supervisor.EventStateChanged   // "state changed": a server changed state (State, Err)
+	EventCatalogChanged = supervisor.EventCatalogChanged // "catalog changed": a server's prompts or resources changed
 )
 
 // InvalidEntry is a server entry of a configuration file left out because
-// it is invalid (Manager.Invalid). Its problems name the server and the
-// fields, never values.
-type InvalidEntry struct {
-	Name     string
-	File     string // the file it was read from; "" for a parsed document
-	Problems []string
-}
-
-// String is the entry's problems in one line.
-func (e InvalidEntry) String() string { return config.InvalidEntry(e).String() }
+// it is invalid (Manager.Invalid); String gives its problems in one line.
+// Its fields:
+//
+//	Name     string
+//	File     string   // the file it was read from; "" for a parsed document
+//	Problems []string // they name the server and the fields, never values
+//
+// It is declared in supervisor/config, which reads the files.
+type InvalidEntry = config.InvalidEntry
 
 // StartupPolicy is how long Manage waits for its servers
-// (ManageOptions.Startup).
-type StartupPolicy int
+// (ManageOptions.Startup): one of the constants below. It is declared in
+// supervisor, which waits.
+type StartupPolicy = supervisor.StartupPolicy
 
 // The startup policies. A server still starting when Manage returns is
 // StateConnecting in Status, with no tools unless the cache had them
@@ -164,11 +165,11 @@ const (
 	// or failed, or once the gate has passed and every server still
 	// starting has cached tools to offer: a server without a cached list
 	// is awaited up to its connect timeout.
-	StartupWaitUncached StartupPolicy = iota
+	StartupWaitUncached = supervisor.StartupWaitUncached
 	// StartupGate returns when the gate passes, whatever is uncached.
-	StartupGate
+	StartupGate = supervisor.StartupGate
 	// StartupImmediate returns at once.
-	StartupImmediate
+	StartupImmediate = supervisor.StartupImmediate
 )
 
 // The manager's errors.
@@ -236,7 +237,7 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 	mo := supervisor.ManagerOptions{
 		Servers: servers, Env: rt.env, Gate: opts.Gate, MaxConnecting: opts.MaxConnecting,
 		Approve: approver(opts.Approve), FailFast: opts.FailFast, RestartWait: opts.RestartWait, BreakerRetry: opts.BreakerRetry, BreakerBackoff: opts.BreakerBackoff, OnEvent: onEvent(opts.OnEvent),
-		Startup: supervisor.StartupPolicy(opts.Startup),
+		Startup: opts.Startup,
 	}
 	if !opts.NoCache {
 		dir := opts.CacheDir
@@ -310,7 +311,7 @@ func onEvent(f func(ManagerEvent)) func(supervisor.Event) {
 		return nil
 	}
 	return func(e supervisor.Event) {
-		f(ManagerEvent{Kind: EventKind(e.Kind), Server: e.Server, State: ServerState(e.State.String()), Err: e.Err})
+		f(ManagerEvent{Kind: e.Kind, Server: e.Server, State: ServerState(e.State.String()), Err: e.Err})
 	}
 }
 
@@ -424,9 +425,9 @@ func (m *Manager) Close(ctx context.Context) error { return m.m.Close(ctx) }
 // managedServers gathers the servers of opts. A file's or discovery's
 // problems are kept in the report (and logged): the valid servers run
 // regardless, and only a source with nothing valid at all is an error.
-func managedServers(opts ManageOptions, log *slog.Logger) ([]*config.Server, *configReport, error) {
+func managedServers(opts ManageOptions, log *slog.Logger) ([]*supervisor.Server, *configReport, error) {
 	report := &configReport{}
-	byName := map[string]*config.Server{}
+	byName := map[string]*supervisor.Server{}
 	for name, cfg := range opts.Servers {
 		s, err := cfg.server(name)
 		if err != nil {
@@ -456,36 +457,34 @@ func managedServers(opts ManageOptions, log *slog.Logger) ([]*config.Server, *co
 			return nil, nil, fmt.Errorf("mcpactor: Manage: no valid server in the configuration file: %w", err)
 		}
 		for _, e := range f.Invalid {
-			report.invalid = append(report.invalid, InvalidEntry(e))
+			report.invalid = append(report.invalid, e)
 			report.warnings = append(report.warnings, e.String())
 		}
 		report.warnings = append(report.warnings, f.Warnings...)
-		for name, s := range f.Servers {
-			byName[name] = s
+		for name, e := range f.Servers {
+			byName[name] = entryServer(e)
 		}
 	case opts.Discover != nil:
-		d, err := config.Discover(config.DiscoverOptions(*opts.Discover))
+		d, err := config.Discover(*opts.Discover)
 		if err != nil {
 			return nil, nil, err
 		}
 		if len(d.Servers) == 0 {
 			return nil, nil, fmt.Errorf("mcpactor: Manage: %w: discovery found no valid server (%d files read)", ErrConfig, len(d.Files))
 		}
-		for _, e := range d.Invalid {
-			report.invalid = append(report.invalid, InvalidEntry(e))
-		}
+		report.invalid = append(report.invalid, d.Invalid...)
 		report.warnings = append(report.warnings, d.Warnings...)
 		for _, sh := range d.Shadowed {
 			log.Info("mcp: discovery: " + sh.String())
 		}
-		for _, s := range d.Servers {
-			byName[s.Name] = s
+		for _, e := range d.Servers {
+			byName[e.Name] = entryServer(e)
 		}
 	}
 	for _, w := range report.warnings {
 		log.Warn("mcp: configuration: " + w)
 	}
-	out := make([]*config.Server, 0, len(byName))
+	out := make([]*supervisor.Server, 0, len(byName))
 	for _, s := range byName {
 		out = append(out, s)
 	}

@@ -1,6 +1,9 @@
 package mcpactor
 
 import (
+	"slices"
+
+	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
@@ -34,46 +37,48 @@ type Server struct {
 }
 
 // Source says where a server's configuration was read
-// (docs/configuration.md, "Discovery").
-type Source struct {
-	// Kind is the discovery source ("native", "claude", "codex",
-	// "gemini", "cursor", "windsurf", "vscode", "plain"), "file" for
-	// ManageOptions.ConfigFile, or "api" for a server given in code.
-	Kind string
-	File string // the file it was read from; "" when given in code
-	// Level is "user" (a file under the home directory), "project" (under
-	// the project directory) or "explicit" (a file or a server given
-	// explicitly).
-	Level string
-	// Project is the project directory of a project-level server; ""
-	// otherwise. The same name in two projects is two servers.
-	Project string
-}
-
-func (s Source) String() string { return config.Source(s).String() }
+// (docs/configuration.md, "Discovery"). Its fields:
+//
+//	Kind    string // the discovery source ("native", "claude", "codex", "gemini",
+//	               // "cursor", "windsurf", "vscode", "plain"), "file" for
+//	               // ManageOptions.ConfigFile, or "api" for a server given in code
+//	File    string // the file it was read from; "" when given in code
+//	Level   string // "user" (a file under the home directory), "project" (under
+//	               // the project directory) or "explicit" (a file or a server
+//	               // given explicitly)
+//	Project string // the project directory of a project-level server; ""
+//	               // otherwise: the same name in two projects is two servers
+//
+// It is declared in supervisor/config, which reads the files.
+type Source = config.Source
 
 // ValueCommand is an env or header value computed by a shell command
-// when its server starts (a value written "!command").
-type ValueCommand struct {
-	Field string // "env" or "headers"
-	Key   string // the variable or header name
-	Line  string // the command as written, without the leading '!'
-}
+// when its server starts (a value written "!command"). Its fields:
+//
+//	Field string // "env" or "headers"
+//	Key   string // the variable or header name
+//	Line  string // the command as written, without the leading '!'
+//
+// It is declared in supervisor/config, which reads the files.
+type ValueCommand = config.Command
 
-// serverOf is s as Approve sees it.
-func serverOf(s *config.Server) *Server {
-	out := &Server{Name: s.Name, Config: configOf(s), Source: Source(s.Source), Enabled: s.Enabled,
-		NeedsApproval: s.NeedsApproval, Hash: s.Hash, Warnings: s.Warnings}
-	for _, c := range s.Commands {
-		out.Commands = append(out.Commands, ValueCommand(c))
+// serverOf is s as Approve sees it: the ServerConfig the manager was
+// given, as it was given (a file's entry converted once, when read).
+func serverOf(s *supervisor.Server) *Server {
+	cfg, _ := s.Config.(ServerConfig) // the root gives every server its ServerConfig
+	out := &Server{Name: s.Name, Config: cfg, Source: s.Source, Enabled: s.Enabled,
+		NeedsApproval: s.NeedsApproval, Hash: s.Hash}
+	if e := s.Entry; e != nil {
+		// Copies: what Approve does with them must not change what runs.
+		out.Commands, out.Warnings = slices.Clone(e.Commands), slices.Clone(e.Warnings)
 	}
 	return out
 }
 
 // approver is f as the manager asks it, nil when f is.
-func approver(f func(*Server) bool) func(*config.Server) bool {
+func approver(f func(*Server) bool) func(*supervisor.Server) bool {
 	if f == nil {
 		return nil
 	}
-	return func(s *config.Server) bool { return f(serverOf(s)) }
+	return func(s *supervisor.Server) bool { return f(serverOf(s)) }
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -173,13 +174,15 @@ type ServerConfig struct {
 // Window; beyond that the server's circuit breaker opens. A zero field
 // takes its default: 5 restarts per 60 s window, backoff from 500 ms to
 // 30 s. A negative MaxRestarts allows no restart (a file's "maxRestarts":
-// 0 reads as -1).
-type RestartPolicy struct {
-	MaxRestarts int
-	Window      time.Duration
-	BackoffMin  time.Duration
-	BackoffMax  time.Duration
-}
+// 0 reads as -1). Its fields:
+//
+//	MaxRestarts int           // restarts allowed within Window
+//	Window      time.Duration // the window MaxRestarts counts in
+//	BackoffMin  time.Duration // the first restart's delay
+//	BackoffMax  time.Duration // the longest delay
+//
+// It is declared in supervisor/config, which reads it from files.
+type RestartPolicy = config.RestartPolicy
 
 // EnvInheritance is ServerConfig.InheritEnv: which of this process's
 // environment variables a stdio server starts with.
@@ -223,33 +226,38 @@ func (c *ServerConfig) spec() actors.Spec {
 	return s
 }
 
-// server is c as a manager runs it, named name.
-func (c *ServerConfig) server(name string) (*config.Server, error) {
-	return config.NewServer(config.Server{Name: name, Spec: c.spec(), Keepalive: c.Keepalive,
-		Restart: config.RestartPolicy(c.Restart), EnabledTools: c.EnabledTools, DisabledTools: c.DisabledTools})
+// managed is c as a manager runs it, named name, carrying c itself for
+// Approve: the manager never converts its Spec back.
+func (c *ServerConfig) managed(name string) supervisor.Server {
+	return supervisor.Server{Name: name, Spec: c.spec(), Keepalive: c.Keepalive, Restart: c.Restart,
+		EnabledTools: c.EnabledTools, DisabledTools: c.DisabledTools, Config: *c}
 }
 
-// configOf is the ServerConfig of a server the manager was given: the
-// inverse of spec and server.
-func configOf(s *config.Server) ServerConfig {
-	p := &s.Spec
-	std, web, lim := &p.Stdio, &p.HTTP, &p.Limits
-	c := ServerConfig{
-		Type: p.Type, Command: std.Command, Args: std.Args, Env: std.Env, Cwd: std.Dir,
-		URL: web.URL, Headers: web.Headers, Dial: std.Dial,
-		ConnectTimeout: p.ConnectTimeout, RequestTimeout: lim.RequestTimeout, MaxInFlight: lim.MaxInFlight,
-		MaxFrameSize: lim.MaxFrameSize, QueueTimeout: lim.QueueTimeout,
-		ProtocolVersion: p.ProtocolVersion, ProbeTimeout: p.ProbeTimeout,
-		CloseGrace: std.CloseGrace, TermGrace: std.TermGrace,
-		MaxWriteBytes: lim.MaxWriteBytes, MaxProgressBytes: lim.MaxProgressBytes, MaxCallProgressBytes: lim.MaxCallProgressBytes,
-		WriteStallTimeout: std.WriteStallTimeout, InheritEnv: EnvInheritance(std.InheritEnv), Identity: p.Identity, TelemetryName: p.TelemetryName, ValidateOutput: p.ValidateOutput, CacheReads: p.CacheReads, Extensions: p.Extensions,
-		Keepalive: s.Keepalive, Restart: RestartPolicy(s.Restart), EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools,
-		Fence: std.Fence, BusyRetries: web.BusyRetries, BusyRetryUnsafe: web.BusyRetryUnsafe,
+// server is c given in code, as a manager runs it: checked, hashed.
+func (c *ServerConfig) server(name string) (*supervisor.Server, error) {
+	return supervisor.NewServer(c.managed(name))
+}
+
+// entryConfig is the ServerConfig of a configuration file's entry: the
+// one conversion of what a file says, which runs one way.
+func entryConfig(e *config.Entry) ServerConfig {
+	return ServerConfig{
+		Type: e.Type, Command: e.Command, Args: e.Args, Env: e.Env, Cwd: e.Cwd, URL: e.URL, Headers: e.Headers,
+		InheritEnv: EnvInheritance(e.InheritEnv), ConnectTimeout: e.ConnectTimeout, RequestTimeout: e.RequestTimeout,
+		QueueTimeout: e.QueueTimeout, MaxInFlight: e.MaxInFlight, ProtocolVersion: e.ProtocolVersion, Identity: e.Identity,
+		Keepalive: e.Keepalive, Restart: e.Restart, EnabledTools: e.EnabledTools, DisabledTools: e.DisabledTools,
 	}
-	if web.Auth != nil {
-		c.Auth = web.Auth
-	}
-	return c
+}
+
+// entryServer is the server of a configuration file's entry as a manager
+// runs it: its ServerConfig's, with the entry's name, hash, source and
+// approval, and the entry itself for the values left to connect time.
+// The entry was checked as the file was read (a disabled one is not).
+func entryServer(e *config.Entry) *supervisor.Server {
+	c := entryConfig(e)
+	s := c.managed(e.Name)
+	s.Enabled, s.NeedsApproval, s.Source, s.Hash, s.Entry = e.Enabled, e.NeedsApproval, e.Source, e.Hash, e
+	return &s
 }
 
 // String describes the server without its credentials.

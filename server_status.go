@@ -54,7 +54,7 @@ const (
 // statusOf is a server's status as the root reports it, read from the
 // engine's view of it.
 func statusOf(v *supervisor.ServerView) ServerStatus {
-	st := ServerStatus{Name: v.Name(), State: ServerState(v.State().String()), Source: Source(v.Source()),
+	st := ServerStatus{Name: v.Name(), State: ServerState(v.State().String()), Source: v.Source(),
 		ProtocolVersion: v.ProtocolVersion(), Generation: v.Generation(), LastError: v.LastError(),
 		LastErrorAt: v.LastErrorAt(), LastErrorPast: v.LastErrorPast(), NextTrial: v.NextTrial(),
 		Restarts: v.Restarts(), InFlight: v.InFlight(), Tools: v.ToolCount(), ToolsPending: v.ToolsPending(),

@@ -58,12 +58,12 @@ func TestThirdPartyBangIsPlain(t *testing.T) {
 		if len(s.Commands) != 0 {
 			t.Errorf("%s: commands %v from a Cursor file", name, s.Commands)
 		}
-		cfg, err := s.Resolve(context.Background())
-		if err != nil || cfg.Stdio.Env["PASSWORD"] != "!s3cr3t-pass" {
-			t.Errorf("%s: PASSWORD %q, %v", name, cfg.Stdio.Env["PASSWORD"], err)
+		r, err := s.Resolve(context.Background())
+		if err != nil || r.Env != nil || r.Headers != nil || s.Env["PASSWORD"] != "!s3cr3t-pass" {
+			t.Errorf("%s: PASSWORD %q, resolved %+v, %v", name, s.Env["PASSWORD"], r, err)
 		}
 	}
-	m := manage(t, supervisor.ManagerOptions{Servers: d.Servers, Approve: func(*config.Server) bool { return true }})
+	m := manage(t, supervisor.ManagerOptions{Servers: entryServers(d.Servers...), Approve: func(*supervisor.Server) bool { return true }})
 	for _, name := range []string{"cursor-user", "cursor-project"} {
 		if st := status(m, name); st.State() != supervisor.StateReady {
 			t.Errorf("%s: %+v", name, st)
@@ -93,7 +93,7 @@ func TestNativeProjectCommandNeedsApproval(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	sys := harness.ActorSystem(t)
-	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: d.Servers})
+	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: entryServers(d.Servers...)})
 	t.Cleanup(func() { closeManager(t, m) })
 	harness.WaitFor(t, "proj refused", func() bool { return status(m, "proj").State() == supervisor.StateRefused })
 	time.Sleep(200 * time.Millisecond)
@@ -103,7 +103,7 @@ func TestNativeProjectCommandNeedsApproval(t *testing.T) {
 }
 
 // discovered is the server of that name Discover found, or nil.
-func discovered(d *config.Discovery, name string) *config.Server {
+func discovered(d *config.Discovery, name string) *config.Entry {
 	for _, s := range d.Servers {
 		if s.Name == name {
 			return s

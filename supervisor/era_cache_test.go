@@ -11,7 +11,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 )
 
@@ -30,7 +29,7 @@ func TestManagerCachedEraSkipsTheProbe(t *testing.T) {
 		}}
 		srv := testServer(t, "silent", testserver.Options{SilentOnUnknown: true}, "silent")
 		srv.Spec.ProbeTimeout = 300 * time.Millisecond
-		m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{srv}, Cache: cache, Env: env})
+		m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{srv}, Cache: cache, Env: env})
 		key := toolcache.Key{Server: "silent", ConfigHash: srv.Hash}
 		harness.WaitFor(t, "the tool list cached", func() bool {
 			e, ok := cache.Load(key)

@@ -1,8 +1,10 @@
 package supervisor
 
 import (
+	"context"
 	"time"
 
+	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 )
 
@@ -38,3 +40,6 @@ func WithCatalogStall(opts ManagerOptions, d time.Duration) ManagerOptions {
 	opts.catalogStall = d
 	return opts
 }
+
+// Resolve is s.resolve, for its unit tests.
+func Resolve(ctx context.Context, s *Server) (actors.Spec, error) { return s.resolve(ctx) }

@@ -28,7 +28,7 @@ func TestKeepaliveRestartsAStuckServer(t *testing.T) {
 	stuck.Keepalive = 100 * time.Millisecond
 	healthy := testServer(t, "healthy", testserver.Options{}, "healthy")
 	healthy.Keepalive = 100 * time.Millisecond
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{stuck, healthy},
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{stuck, healthy},
 		OnEvent: func(e supervisor.Event) {
 			if e.Server == "stuck" && e.Kind == supervisor.EventStateChanged {
 				mu.Lock()
@@ -87,7 +87,7 @@ func TestKeepaliveCountsAnErrorAnswerAsAlive(t *testing.T) {
 	})
 	s := httpServer(t, "noping", srv.URL, config.RestartPolicy{BackoffMin: 20 * time.Millisecond, BackoffMax: 50 * time.Millisecond})
 	s.Keepalive = 50 * time.Millisecond
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{s}})
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}})
 
 	// Ten pings answered with an error: before, the third restarted it.
 	harness.WaitFor(t, "ten pings", func() bool { return pings.Load() >= 10 })

@@ -29,7 +29,6 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
@@ -38,7 +37,7 @@ import (
 // documented default.
 type ManagerOptions struct {
 	// Servers are the servers to run (from a file, discovery, or code).
-	Servers []*config.Server
+	Servers []*Server
 	// Env is what the clients share (handlers, logger, telemetry, the
 	// HTTP client); the runtime passes its own.
 	Env actors.Env
@@ -57,7 +56,7 @@ type ManagerOptions struct {
 	// It is called off the manager's actor, one server at a time, so it
 	// may take its time (ask a person): only that server waits, in
 	// StateConnecting. A panic in it is logged and refuses the server.
-	Approve func(*config.Server) bool
+	Approve func(*Server) bool
 	// FailFast makes calls to a server that is restarting fail at once;
 	// by default they wait for the restart, bounded by their context and
 	// by RestartWait (manager_wait.go).
@@ -97,7 +96,8 @@ type ManagerOptions struct {
 // StartupPolicy is how long Manage waits for its servers
 // (ManagerOptions.Startup). Servers still starting when Manage returns
 // go on starting: each is StateConnecting in Status, and its tools arrive
-// with an EventToolsChanged.
+// with an EventToolsChanged. The root package re-exports it as
+// mcpactor.StartupPolicy.
 type StartupPolicy int
 
 // The startup policies.
@@ -370,7 +370,7 @@ func (m *Manager) Servers() []*ServerView {
 
 // Add starts a server (replacing a server of the same name whose
 // configuration differs).
-func (m *Manager) Add(ctx context.Context, s *config.Server) error {
+func (m *Manager) Add(ctx context.Context, s *Server) error {
 	if m.closed.Load() {
 		return messages.ErrManagerClosed
 	}
@@ -424,7 +424,7 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 // Reload makes the managed servers those of servers: new ones start,
 // missing ones stop, changed ones (by configuration hash) restart, and
 // unchanged ones go on undisturbed, tools and all.
-func (m *Manager) Reload(ctx context.Context, servers []*config.Server) error {
+func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
 	if m.closed.Load() {
 		return messages.ErrManagerClosed
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/naming"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 	"github.com/mcpactor/mcpactor/telemetry"
@@ -22,7 +21,7 @@ import (
 
 // member is one server as the manager actor tracks it.
 type member struct {
-	srv    *config.Server
+	srv    *Server
 	client *actors.Client
 	state  State
 	tools  []messages.Tool
@@ -142,7 +141,7 @@ type (
 	awaitStarted struct{ reply chan struct{} }
 	gateTime     struct{}
 	addServer    struct {
-		srv   *config.Server
+		srv   *Server
 		trace context.Context // the caller's trace, which the first connection joins
 		reply chan error
 	}
@@ -151,7 +150,7 @@ type (
 		reply chan error
 	}
 	reloadServers struct {
-		servers []*config.Server
+		servers []*Server
 		trace   context.Context
 		reply   chan error
 	}
@@ -342,7 +341,7 @@ func (a *managerActor) recoverPanic() {
 // is asked off the actor (approved), the cached tools are read off the
 // actor (cacheLoaded); the server is queued for a handshake slot after
 // both.
-func (a *managerActor) add(ctx actor.Context, trace context.Context, s *config.Server) error {
+func (a *managerActor) add(ctx actor.Context, trace context.Context, s *Server) error {
 	if a.closing {
 		return messages.ErrManagerClosed
 	}
@@ -426,10 +425,10 @@ func (a *managerActor) pump() {
 		mb.connecting = true
 		mb.seq++
 		srv, root, self := mb.srv, a.root, a.self
-		if srv.ResolvesAtOnce() {
+		if srv.resolvesAtOnce() {
 			// Nothing to run or read: no goroutine, and no message, for
-			// the copy Resolve makes.
-			cfg, err := srv.Resolve(context.Background())
+			// the copy resolve makes.
+			cfg, err := srv.resolve(context.Background())
 			a.spawn(mb, cfg, err)
 			continue
 		}
@@ -440,7 +439,7 @@ func (a *managerActor) pump() {
 		ctx, cancel := context.WithCancel(context.Background())
 		mb.resolving = cancel
 		go func() {
-			cfg, err := srv.Resolve(ctx)
+			cfg, err := srv.resolve(ctx)
 			cancel()
 			root.Send(self, resolved{name: srv.Name, member: mb, cfg: cfg, err: err})
 		}()
@@ -460,7 +459,7 @@ func (a *managerActor) resolved(m resolved) {
 }
 
 // spawn starts the client of a member holding a handshake slot, with the
-// configuration Resolve made of it, or fails the member with Resolve's
+// configuration resolve made of it, or fails the member with resolve's
 // error.
 func (a *managerActor) spawn(mb *member, cfg actors.Spec, err error) {
 	name := mb.srv.Name
@@ -674,7 +673,7 @@ func (a *managerActor) retryList(mb *member) {
 }
 
 // filterTools applies a server's enabled/disabled tool lists.
-func filterTools(tools []messages.Tool, s *config.Server) []messages.Tool {
+func filterTools(tools []messages.Tool, s *Server) []messages.Tool {
 	enabled, disabled := s.EnabledTools, s.DisabledTools
 	if len(enabled) == 0 && len(disabled) == 0 {
 		return tools
@@ -704,7 +703,7 @@ func contains(list []string, s string) bool {
 // cacheKey is where a server's tool list is cached. The identity is
 // hashed: a list of private scope is kept per identity, and the identity
 // itself is never written.
-func (a *managerActor) cacheKey(s *config.Server) toolcache.Key {
+func (a *managerActor) cacheKey(s *Server) toolcache.Key {
 	k := toolcache.Key{Server: s.Name, ConfigHash: s.Hash, ProjectDir: s.Source.Project}
 	if s.Spec.Identity != "" {
 		k.Identity = toolcache.HashIdentity(s.Spec.Identity)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync/atomic"
-
-	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // ManagerOptions.Approve is the user's code, and may ask a person: it runs
@@ -55,7 +53,7 @@ func (a *managerActor) askApproval(mb *member) {
 // callApprove asks Approve about one server. A panic in user code must not
 // take the process down: it is logged (one line), counted, and the server
 // is refused, the answer that runs nothing.
-func callApprove(approve func(*config.Server) bool, s *config.Server, log *slog.Logger, panics *atomic.Int64) (err error) {
+func callApprove(approve func(*Server) bool, s *Server, log *slog.Logger, panics *atomic.Int64) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			n := panics.Add(1)

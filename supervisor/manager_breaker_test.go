@@ -56,7 +56,7 @@ func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
 	var mu sync.Mutex
 	var states []supervisor.State
 	m := manage(t, supervisor.ManagerOptions{
-		Servers:        []*config.Server{httpServer(t, "remote", f.URL, breakerPolicy)},
+		Servers:        []*supervisor.Server{httpServer(t, "remote", f.URL, breakerPolicy)},
 		BreakerBackoff: rest, BreakerRetry: time.Hour,
 		OnEvent: func(e supervisor.Event) {
 			if e.Kind == supervisor.EventStateChanged {
@@ -113,7 +113,7 @@ func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
 func TestRestartTriesNow(t *testing.T) {
 	f := newFlakyHTTP(t)
 	m := manage(t, supervisor.ManagerOptions{
-		Servers:        []*config.Server{httpServer(t, "remote", f.URL, breakerPolicy)},
+		Servers:        []*supervisor.Server{httpServer(t, "remote", f.URL, breakerPolicy)},
 		BreakerBackoff: time.Hour, BreakerRetry: time.Hour})
 	echo(t, m, "mcp__remote__echo", "before")
 	tripBreaker(t, m, f)
@@ -147,7 +147,7 @@ func TestRestartAfterTheCommandIsInstalled(t *testing.T) {
 	s := testServer(t, "late", testserver.Options{}, "late")
 	real := s.Spec.Stdio.Command
 	s.Spec.Stdio.Command = filepath.Join(t.TempDir(), "late-server")
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{s}})
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}})
 	harness.WaitFor(t, "late failed", func() bool { return status(m, "late").State() == supervisor.StateFailed })
 	ctx := harness.Context(t)
 	if err := m.Restart(ctx, "late"); !errors.Is(err, messages.ErrServerUnavailable) || !errors.Is(err, fs.ErrNotExist) {

@@ -13,7 +13,6 @@ import (
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -117,7 +116,7 @@ func TestCacheWriterBounded(t *testing.T) {
 // identity itself; no identity, no identity hash.
 func TestCacheKeyIdentity(t *testing.T) {
 	a := &managerActor{}
-	s, err := config.NewServer(config.Server{Name: "s", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "srv"}, Identity: "alice@example.com"}})
+	s, err := NewServer(Server{Name: "s", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "srv"}, Identity: "alice@example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}

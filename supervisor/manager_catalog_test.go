@@ -19,7 +19,7 @@ import (
 // tools: prompts by exposed name (mcp__<server>__<prompt>), resources by
 // server and URI; GetPrompt and ReadResource reach the right server.
 func TestManagerPromptsAndResources(t *testing.T) {
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{
 		testServer(t, "alpha", testserver.Options{}, "alpha"),
 		testServer(t, "beta", testserver.Options{}, "beta"),
 	}})
@@ -86,7 +86,7 @@ func TestManagerRefreshesCatalogsOnListChanged(t *testing.T) {
 	})
 	events := make(chan supervisor.Event, 64)
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*config.Server{httpServer(t, "alpha", srv.URL, config.RestartPolicy{})},
+		Servers: []*supervisor.Server{httpServer(t, "alpha", srv.URL, config.RestartPolicy{})},
 		OnEvent: func(e supervisor.Event) {
 			if e.Kind == supervisor.EventCatalogChanged {
 				events <- e
@@ -141,7 +141,7 @@ func TestManagerRefreshesCatalogsOnListChanged(t *testing.T) {
 func TestManagerListsCatalogsAfterTheBringUp(t *testing.T) {
 	var mu sync.Mutex
 	var kinds []string
-	var servers []*config.Server
+	var servers []*supervisor.Server
 	for i := range 6 {
 		servers = append(servers, testServer(t, fmt.Sprintf("s%d", i), testserver.Options{}, t.Name()))
 	}
@@ -173,7 +173,7 @@ func TestManagerListsCatalogsAfterTheBringUp(t *testing.T) {
 // the catalogs of the servers that are up for longer than the stall
 // allowance.
 func TestManagerCatalogsNotHeldByAHungStart(t *testing.T) {
-	opts := supervisor.ManagerOptions{Servers: []*config.Server{
+	opts := supervisor.ManagerOptions{Servers: []*supervisor.Server{
 		testServer(t, "up", testserver.Options{}, t.Name()),
 		testServer(t, "hang", testserver.Options{SlowInitialize: time.Minute}, t.Name()+"-hang"),
 	}, Startup: supervisor.StartupImmediate}

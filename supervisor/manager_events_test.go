@@ -80,7 +80,7 @@ func TestOneEventPerChange(t *testing.T) {
 	var log eventLog
 	sys := harness.ActorSystem(t)
 	m, err := supervisor.Manage(harness.Context(t), sys.Root, supervisor.ManagerOptions{
-		Servers: []*config.Server{httpServer(t, "remote", srv.URL, config.RestartPolicy{})},
+		Servers: []*supervisor.Server{httpServer(t, "remote", srv.URL, config.RestartPolicy{})},
 		OnEvent: log.add,
 	})
 	if err != nil {
@@ -112,7 +112,7 @@ func TestOneEventPerChange(t *testing.T) {
 func TestRemoveTellsOfTheToolsGone(t *testing.T) {
 	var log eventLog
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*config.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
+		Servers: []*supervisor.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
 		OnEvent: log.add,
 	})
 	harness.WaitFor(t, "alpha's tools", func() bool { return log.count("alpha", supervisor.EventToolsChanged, false) == 1 })
@@ -129,7 +129,7 @@ func TestRemoveTellsOfTheToolsGone(t *testing.T) {
 func TestLastErrorIsKeptMarkedPast(t *testing.T) {
 	f := newFlakyHTTP(t)
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*config.Server{httpServer(t, "remote", f.URL,
+		Servers: []*supervisor.Server{httpServer(t, "remote", f.URL,
 			config.RestartPolicy{MaxRestarts: 1000, BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond})}})
 	echo(t, m, "mcp__remote__echo", "before")
 	if st := status(m, "remote"); st.LastError() != nil || !st.LastErrorAt().IsZero() || st.LastErrorPast() {

@@ -53,9 +53,9 @@ func newFlakyHTTP(t *testing.T) *flakyHTTP {
 	return f
 }
 
-func httpServer(t *testing.T, name, url string, p config.RestartPolicy) *config.Server {
+func httpServer(t *testing.T, name, url string, p config.RestartPolicy) *supervisor.Server {
 	t.Helper()
-	s, err := config.NewServer(config.Server{Name: name, Spec: actors.Spec{HTTP: transport.HTTPConfig{URL: url + "/mcp"}}, Restart: p})
+	s, err := supervisor.NewServer(supervisor.Server{Name: name, Spec: actors.Spec{HTTP: transport.HTTPConfig{URL: url + "/mcp"}}, Restart: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 	var mu sync.Mutex
 	var states []supervisor.State
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*config.Server{httpServer(t, "remote", f.URL,
+		Servers: []*supervisor.Server{httpServer(t, "remote", f.URL,
 			config.RestartPolicy{MaxRestarts: 1000, BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond})},
 		OnEvent: func(e supervisor.Event) {
 			if e.Kind == supervisor.EventStateChanged {
@@ -115,7 +115,7 @@ func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 	f := newFlakyHTTP(t)
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*config.Server{httpServer(t, "remote", f.URL,
+		Servers: []*supervisor.Server{httpServer(t, "remote", f.URL,
 			config.RestartPolicy{MaxRestarts: -1})},
 		BreakerRetry: time.Hour})
 	echo(t, m, "mcp__remote__echo", "before")
@@ -169,9 +169,9 @@ func TestManagerDoesNotRestartWhatCannotStart(t *testing.T) {
 	if err := os.WriteFile(badFormat, []byte("\x00\x01 not a program\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	var servers []*config.Server
+	var servers []*supervisor.Server
 	for name, cmd := range map[string]string{"missing": "mcpactor-no-such-command-17", "absent": "/nonexistent/mcp-server", "denied": notExec, "badformat": badFormat} {
-		s, err := config.NewServer(config.Server{Name: name, Spec: actors.Spec{Stdio: transport.StdioConfig{Command: cmd}}})
+		s, err := supervisor.NewServer(supervisor.Server{Name: name, Spec: actors.Spec{Stdio: transport.StdioConfig{Command: cmd}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestRemoveCancelsValueCommands(t *testing.T) {
 	sys := harness.ActorSystem(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*config.Server{srv}})
+	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*supervisor.Server{srv}})
 	t.Cleanup(func() { closeManager(t, m) })
 
 	var pid int
@@ -243,7 +243,7 @@ func TestOnEventPanicIsContained(t *testing.T) {
 	var log harness.Log
 	var delivered atomic.Int64
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*config.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
+		Servers: []*supervisor.Server{testServer(t, "alpha", testserver.Options{}, "alpha")},
 		Logger:  log.Logger(),
 		OnEvent: func(e supervisor.Event) {
 			if delivered.Add(1) == 1 {
@@ -301,7 +301,7 @@ func TestTransportFailureLeavesOutTimeouts(t *testing.T) {
 // sleepingCommandServer is a server named "secret" whose !command env
 // value writes its shell's pid to pidFile and then sleeps 30 s: a start
 // that is still resolving while a test removes the server.
-func sleepingCommandServer(t *testing.T) (srv *config.Server, pidFile string) {
+func sleepingCommandServer(t *testing.T) (srv *supervisor.Server, pidFile string) {
 	t.Helper()
 	pidFile = filepath.Join(t.TempDir(), "pid")
 	file := filepath.Join(t.TempDir(), "mcp.json")
@@ -313,5 +313,5 @@ func sleepingCommandServer(t *testing.T) (srv *config.Server, pidFile string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f.Servers["secret"], pidFile
+	return entryServers(f.Servers["secret"])[0], pidFile
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
 
@@ -67,8 +66,8 @@ func (a *managerActor) remove(name string) error {
 
 // reload makes the members those of servers, by name and configuration
 // hash: unchanged servers are left alone.
-func (a *managerActor) reload(ctx actor.Context, trace context.Context, servers []*config.Server) error {
-	want := make(map[string]*config.Server, len(servers))
+func (a *managerActor) reload(ctx actor.Context, trace context.Context, servers []*Server) error {
+	want := make(map[string]*Server, len(servers))
 	for _, s := range servers {
 		want[s.Name] = s
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 )
 
@@ -46,9 +45,9 @@ func TestManagerSlowApproveHoldsOnlyItsServer(t *testing.T) {
 	m := manage(t, supervisor.ManagerOptions{
 		// vetted comes first: an Approve on the actor would hold the
 		// others before they are even added.
-		Servers: []*config.Server{vetted, testServer(t, "a", testserver.Options{}, t.Name()+"-a"), testServer(t, "b", testserver.Options{}, t.Name()+"-b")},
+		Servers: []*supervisor.Server{vetted, testServer(t, "a", testserver.Options{}, t.Name()+"-a"), testServer(t, "b", testserver.Options{}, t.Name()+"-b")},
 		Startup: supervisor.StartupGate,
-		Approve: func(s *config.Server) bool {
+		Approve: func(s *supervisor.Server) bool {
 			asked <- s.Name
 			select {
 			case <-release:
@@ -90,8 +89,8 @@ func TestManagerApprovePanicRefusesItsServer(t *testing.T) {
 	bad := testServer(t, "bad", testserver.Options{}, t.Name()+"-bad")
 	good := testServer(t, "good", testserver.Options{}, t.Name()+"-good")
 	bad.NeedsApproval, good.NeedsApproval = true, true
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{bad, good}, Logger: log.Logger(),
-		Approve: func(s *config.Server) bool {
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{bad, good}, Logger: log.Logger(),
+		Approve: func(s *supervisor.Server) bool {
 			if s.Name == "bad" {
 				panic("approval prompt lost its terminal")
 			}
@@ -121,7 +120,7 @@ func TestManagerUnwritableCacheDir(t *testing.T) {
 	}
 	var log harness.Log
 	cache := &toolcache.Cache{Dir: filepath.Join(parent, "cache")}
-	m := manage(t, supervisor.ManagerOptions{Cache: cache, Logger: log.Logger(), Servers: []*config.Server{
+	m := manage(t, supervisor.ManagerOptions{Cache: cache, Logger: log.Logger(), Servers: []*supervisor.Server{
 		testServer(t, "a", testserver.Options{}, t.Name()+"-a"), testServer(t, "b", testserver.Options{}, t.Name()+"-b")}})
 	if got := toolServers(m); !slices.Equal(got, []string{"a", "b"}) {
 		t.Fatalf("live tools of %v", got)
@@ -167,7 +166,7 @@ func TestManagerSlowCacheWrites(t *testing.T) {
 		mu.Unlock()
 		return err
 	}
-	var servers []*config.Server
+	var servers []*supervisor.Server
 	for _, name := range []string{"a", "b", "c"} {
 		servers = append(servers, testServer(t, name, testserver.Options{}, t.Name()+"-"+name))
 	}

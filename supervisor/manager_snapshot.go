@@ -74,7 +74,7 @@ type ServerView struct {
 	client    *actors.Client
 	latency   *latencyRing
 	health    *callHealth
-	srv       *config.Server
+	srv       *Server
 	tools     []messages.Tool
 	prompts   []messages.Prompt
 	resources []messages.Resource
@@ -428,7 +428,8 @@ func (a *managerActor) checkViews() {
 	}
 }
 
-// EventKind says what an Event reports.
+// EventKind says what an Event reports. The root package re-exports it
+// as mcpactor.EventKind.
 type EventKind string
 
 // The kinds of events.

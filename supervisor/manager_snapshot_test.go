@@ -7,7 +7,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // The snapshot shares what did not change from one publication to the
@@ -17,7 +16,7 @@ import (
 // they were. (The tests also check, at every publication, that no change
 // to a member went unpublished: export_test.go.)
 func TestManagerSnapshotFollowsMembers(t *testing.T) {
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{
 		testServer(t, "a", testserver.Options{}, t.Name()+"-a"),
 		testServer(t, "b", testserver.Options{}, t.Name()+"-b"),
 		testServer(t, "c", testserver.Options{}, t.Name()+"-c"),

@@ -13,7 +13,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 )
 
@@ -35,7 +34,7 @@ func TestManagerIgnoresTheListsOfAReplacedServer(t *testing.T) {
 				Cache: &toolcache.Cache{Dir: t.TempDir()},
 				// The new server waits for approval: it has no client
 				// when the old list arrives.
-				Approve: func(*config.Server) bool { <-approve; return true },
+				Approve: func(*supervisor.Server) bool { <-approve; return true },
 			}
 			opts = supervisor.WithListedHook(opts, func(_, k string) {
 				if k != kind {
@@ -155,7 +154,7 @@ func TestManagerRemoveDuringResolveFreesTheSlotOnce(t *testing.T) {
 // event queue.
 func TestManagerEventsEndWhenCloseGivesUp(t *testing.T) {
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*config.Server{testServer(t, "alpha", testserver.Options{}, t.Name())},
+		Servers: []*supervisor.Server{testServer(t, "alpha", testserver.Options{}, t.Name())},
 		OnEvent: func(supervisor.Event) {},
 	})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,7 +9,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/supervisor"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
 // Under StartupGate and StartupImmediate, Manage returns without waiting
@@ -24,7 +23,7 @@ func TestManageStartupPolicies(t *testing.T) {
 			os.WriteFile(delay, []byte("6"), 0o600)
 			toolsChanged := make(chan struct{}, 16)
 			start := time.Now()
-			m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{slowStart(t, delay)}, Startup: policy,
+			m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{slowStart(t, delay)}, Startup: policy,
 				OnEvent: func(e supervisor.Event) {
 					if e.Kind == supervisor.EventToolsChanged && e.Server == "slow" {
 						toolsChanged <- struct{}{}
@@ -52,7 +51,7 @@ func TestManageStartupPolicies(t *testing.T) {
 		t.Parallel()
 		delay := filepath.Join(t.TempDir(), "delay")
 		os.WriteFile(delay, []byte("1"), 0o600)
-		m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{slowStart(t, delay)}})
+		m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{slowStart(t, delay)}})
 		if st := status(m, "slow"); st.State() != supervisor.StateReady || st.ToolCount() == 0 || st.ToolsPending() {
 			t.Errorf("the default returned before the uncached server: %+v", st)
 		}

@@ -27,7 +27,7 @@ const markVar = "MCPACTOR_SUPERVISOR_TEST_MARK"
 
 // testServer is a server of the manager running our test server with
 // opts, marked with mark, restarting quickly.
-func testServer(t *testing.T, name string, opts testserver.Options, mark string) *config.Server {
+func testServer(t *testing.T, name string, opts testserver.Options, mark string) *supervisor.Server {
 	t.Helper()
 	path, args, env := testserver.Command(opts)
 	vars := map[string]string{markVar: mark}
@@ -35,7 +35,7 @@ func testServer(t *testing.T, name string, opts testserver.Options, mark string)
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	s, err := config.NewServer(config.Server{Name: name, Spec: actors.Spec{Stdio: transport.StdioConfig{Command: path, Args: args, Env: vars,
+	s, err := supervisor.NewServer(supervisor.Server{Name: name, Spec: actors.Spec{Stdio: transport.StdioConfig{Command: path, Args: args, Env: vars,
 		CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func echo(t *testing.T, m *supervisor.Manager, tool, msg string) {
 // Servers start together; their tools are exposed by mcp__<server>__<tool>
 // and a call reaches the right server.
 func TestManagerStartsServersAndRoutesCalls(t *testing.T) {
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{
 		testServer(t, "alpha", testserver.Options{}, "alpha"),
 		testServer(t, "beta", testserver.Options{}, "beta"),
 		testServer(t, "gamma", testserver.Options{}, "gamma"),
@@ -116,7 +116,7 @@ func TestManagerStartsServersAndRoutesCalls(t *testing.T) {
 // slowStart wraps the test server in a shell that first sleeps as long
 // as a file says, so that one configuration (one cache key) starts fast
 // or slow as the test chooses.
-func slowStart(t *testing.T, delayFile string) *config.Server {
+func slowStart(t *testing.T, delayFile string) *supervisor.Server {
 	path, args, env := testserver.Command(testserver.Options{})
 	vars := map[string]string{}
 	for _, kv := range env {
@@ -124,7 +124,7 @@ func slowStart(t *testing.T, delayFile string) *config.Server {
 		vars[k] = v
 	}
 	script := fmt.Sprintf(`sleep "$(cat %q)"; exec "$0" "$@"`, delayFile)
-	s, err := config.NewServer(config.Server{Name: "slow", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "sh", Args: append([]string{"-c", script, path}, args...), Env: vars,
+	s, err := supervisor.NewServer(supervisor.Server{Name: "slow", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "sh", Args: append([]string{"-c", script, path}, args...), Env: vars,
 		CloseGrace: 200 * time.Millisecond, TermGrace: 200 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestManagerGateOffersCachedTools(t *testing.T) {
 	os.WriteFile(delay, []byte("0"), 0o600)
 
 	// First run: fast; the tools are cached.
-	first := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{slowStart(t, delay)}, Cache: cache})
+	first := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{slowStart(t, delay)}, Cache: cache})
 	harness.WaitFor(t, "the tool list cached", func() bool {
 		_, ok := cache.Load(toolcache.Key{Server: "slow", ConfigHash: slowStart(t, delay).Hash})
 		return ok
@@ -153,7 +153,7 @@ func TestManagerGateOffersCachedTools(t *testing.T) {
 	// Second run: the server takes 2 s; the gate offers the cached tools.
 	os.WriteFile(delay, []byte("2"), 0o600)
 	start := time.Now()
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{slowStart(t, delay)}, Cache: cache, Gate: 250 * time.Millisecond})
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{slowStart(t, delay)}, Cache: cache, Gate: 250 * time.Millisecond})
 	if d := time.Since(start); d > 1500*time.Millisecond {
 		t.Errorf("Manage returned after %v; the gate is 250 ms and the tools were cached", d)
 	}
@@ -181,7 +181,7 @@ func TestManagerGateOffersCachedTools(t *testing.T) {
 
 	// Without a cache entry the server is awaited.
 	other := &toolcache.Cache{Dir: filepath.Join(dir, "empty")}
-	m2 := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{slowStart(t, delay)}, Cache: other, Gate: 250 * time.Millisecond})
+	m2 := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{slowStart(t, delay)}, Cache: other, Gate: 250 * time.Millisecond})
 	if st := status(m2, "slow"); st.State() != supervisor.StateReady {
 		t.Errorf("without a cache, Manage returned before the server was up: %+v", st)
 	}
@@ -195,7 +195,7 @@ func TestManagerRestartsADeadServer(t *testing.T) {
 	var mu sync.Mutex
 	var events []supervisor.Event
 	m := manage(t, supervisor.ManagerOptions{
-		Servers: []*config.Server{testServer(t, "phoenix", testserver.Options{}, t.Name())},
+		Servers: []*supervisor.Server{testServer(t, "phoenix", testserver.Options{}, t.Name())},
 		OnEvent: func(e supervisor.Event) { mu.Lock(); events = append(events, e); mu.Unlock() },
 	})
 	pid := proctest.WaitChild(t, markVar+"="+t.Name())
@@ -257,7 +257,7 @@ func TestManagerBreakerStopsRestarts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	sys := harness.ActorSystem(t)
-	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*config.Server{s}})
+	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}})
 	t.Cleanup(func() { closeManager(t, m) })
 	harness.WaitFor(t, "the breaker", func() bool { return status(m, "doomed").State() == supervisor.StateBreakerOpen })
 	restarts := status(m, "doomed").Restarts()
@@ -276,7 +276,7 @@ func TestManagerRemoveWhileConnecting(t *testing.T) {
 	defer cancel()
 	sys := harness.ActorSystem(t)
 	var log harness.Log
-	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*config.Server{s}, Logger: log.Logger()})
+	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}, Logger: log.Logger()})
 	t.Cleanup(func() { closeManager(t, m); t.Log(log.String()) })
 	pid := proctest.WaitChild(t, markVar+"="+t.Name())
 	if err := m.Remove(harness.Context(t), "hesitant"); err != nil {
@@ -296,7 +296,7 @@ func TestManagerReload(t *testing.T) {
 	var dropped []string
 	keep := testServer(t, "keep", testserver.Options{}, t.Name()+"-keep")
 	change := testServer(t, "change", testserver.Options{}, t.Name()+"-change")
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{keep, change},
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{keep, change},
 		OnEvent: func(e supervisor.Event) {
 			if e.Kind == supervisor.EventToolsChanged && e.Server == "keep" {
 				mu.Lock()
@@ -326,7 +326,7 @@ func TestManagerReload(t *testing.T) {
 
 	changed := testServer(t, "change", testserver.Options{PageSize: 3}, t.Name()+"-changed")
 	added := testServer(t, "added", testserver.Options{}, t.Name()+"-added")
-	if err := m.Reload(harness.Context(t), []*config.Server{testServer(t, "keep", testserver.Options{}, t.Name()+"-keep"), changed, added}); err != nil {
+	if err := m.Reload(harness.Context(t), []*supervisor.Server{testServer(t, "keep", testserver.Options{}, t.Name()+"-keep"), changed, added}); err != nil {
 		t.Fatal(err)
 	}
 	proctest.WaitGone(t, changePID)
@@ -357,8 +357,8 @@ func TestManagerCachedToolWaitsForAHandshakeSlot(t *testing.T) {
 	delay := filepath.Join(dir, "delay")
 	cache := &toolcache.Cache{Dir: filepath.Join(dir, "cache")}
 	os.WriteFile(delay, []byte("0"), 0o600)
-	servers := func() []*config.Server {
-		return []*config.Server{slowStart(t, delay), testServer(t, "queued", testserver.Options{}, t.Name())}
+	servers := func() []*supervisor.Server {
+		return []*supervisor.Server{slowStart(t, delay), testServer(t, "queued", testserver.Options{}, t.Name())}
 	}
 	first := manage(t, supervisor.ManagerOptions{Servers: servers(), Cache: cache})
 	harness.WaitFor(t, "both lists cached", func() bool {

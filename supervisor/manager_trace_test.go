@@ -16,7 +16,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
 
@@ -34,7 +33,7 @@ func TestManagerBackgroundWorkTraces(t *testing.T) {
 
 	srv := testServer(t, "ka", testserver.Options{}, "ka")
 	srv.Keepalive = 50 * time.Millisecond
-	manage(t, supervisor.ManagerOptions{Servers: []*config.Server{srv}, Env: actors.Env{Telemetry: tel}})
+	manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{srv}, Env: actors.Env{Telemetry: tel}})
 
 	childOf := func(task, method string) bool {
 		byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}

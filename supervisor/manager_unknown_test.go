@@ -12,7 +12,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
@@ -20,12 +19,12 @@ import (
 // unavailability, with its cause, not "no such tool" (issue 35, item 7);
 // a name no configured server could own is still unknown.
 func TestToolOfAFailedServerIsUnavailable(t *testing.T) {
-	s, err := config.NewServer(config.Server{Name: "missing-cmd",
+	s, err := supervisor.NewServer(supervisor.Server{Name: "missing-cmd",
 		Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "mcpactor-no-such-command-35"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{s}})
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}})
 	harness.WaitFor(t, "missing-cmd failed", func() bool { return status(m, "missing-cmd").State() == supervisor.StateFailed })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

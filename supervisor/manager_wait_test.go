@@ -54,7 +54,7 @@ func checkGaveUp(t *testing.T, err error, want error) {
 // Before, it was a bare "context deadline exceeded".
 func TestCallWaitingForARestartSaysSo(t *testing.T) {
 	f := newFlakyHTTP(t)
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{httpServer(t, "remote", f.URL, hourPolicy)}})
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{httpServer(t, "remote", f.URL, hourPolicy)}})
 	restartingForAnHour(t, m, f)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -88,7 +88,7 @@ func TestRestartWaitIsBounded(t *testing.T) {
 			f := newFlakyHTTP(t)
 			s := httpServer(t, "remote", f.URL, hourPolicy)
 			s.Spec.ConnectTimeout = c.connect
-			m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{s}, RestartWait: c.wait})
+			m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}, RestartWait: c.wait})
 			restartingForAnHour(t, m, f)
 			start := time.Now()
 			_, err := m.CallTool(context.Background(), "mcp__remote__echo", map[string]any{"message": "waiting"})

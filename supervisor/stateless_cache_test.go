@@ -9,7 +9,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/peers"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -19,12 +18,12 @@ import (
 // era and the list's caching hints, which that era's results carry
 // (https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching).
 func TestManagerStatelessServerCacheEntry(t *testing.T) {
-	s, err := config.NewServer(config.Server{Name: "modern", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: peers.GoSDKServer(t)}}})
+	s, err := supervisor.NewServer(supervisor.Server{Name: "modern", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: peers.GoSDKServer(t)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cache := &toolcache.Cache{Dir: filepath.Join(t.TempDir(), "cache")}
-	m := manage(t, supervisor.ManagerOptions{Servers: []*config.Server{s}, Cache: cache})
+	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}, Cache: cache})
 	if st := status(m, "modern"); st.State() != supervisor.StateReady || st.ProtocolVersion() != messages.Version20260728 {
 		t.Fatalf("status %+v: want ready in 2026-07-28", st)
 	}

@@ -89,9 +89,9 @@ func (a approvals) approves(s *mcpactor.Server) bool {
 // askApprovals asks, for each enabled server that needs approval, whether
 // it may start: y/N on a terminal; elsewhere nobody can answer, and each
 // is listed as skipped.
-func askApprovals(r *report, con console, servers []*config.Server) approvals {
+func askApprovals(r *report, con console, servers []*config.Entry) approvals {
 	a := approvals{}
-	var pending []*config.Server
+	var pending []*config.Entry
 	for _, s := range servers {
 		if s.Enabled && s.NeedsApproval {
 			pending = append(pending, s)
@@ -113,7 +113,7 @@ func askApprovals(r *report, con console, servers []*config.Server) approvals {
 
 // ask shows what a server would run and reads y or n (anything else, or
 // the end of input, is no).
-func ask(r *report, con console, s *config.Server) bool {
+func ask(r *report, con console, s *config.Entry) bool {
 	r.line("%s (%s, %s level, %s) runs: %s", s.Name, s.Source.Kind, s.Source.Level, s.Source.File, describe(s))
 	for _, c := range s.Commands {
 		r.line("    and, for %s %s: !%s", c.Field, c.Key, c.Line)
@@ -132,14 +132,14 @@ func ask(r *report, con console, s *config.Server) bool {
 }
 
 // describe is how the server is reached: its command line or its URL.
-func describe(s *config.Server) string {
-	if s.Spec.HTTP.URL != "" {
+func describe(s *config.Entry) string {
+	if s.URL != "" {
 		// What the user approves is the host; a password or key in the
 		// URL is not theirs to read on a terminal someone may record.
-		return redact.URL(s.Spec.HTTP.URL)
+		return redact.URL(s.URL)
 	}
-	line := s.Spec.Stdio.Command
-	for _, a := range s.Spec.Stdio.Args {
+	line := s.Command
+	for _, a := range s.Args {
 		line += " " + a
 	}
 	return line

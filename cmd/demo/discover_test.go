@@ -4,18 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/supervisor/config"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // The approval prompt shows where a discovered server would connect, never
 // a credential its URL carries.
 func TestDescribeMasksURLSecrets(t *testing.T) {
 	const secret = "hunter2-planted"
-	s := &config.Server{Name: "remote", Spec: actors.Spec{HTTP: transport.HTTPConfig{
-		URL: "https://alice:" + secret + "@mcp.example.com/mcp?api_key=" + secret,
-	}}}
+	s := &config.Entry{Name: "remote", URL: "https://alice:" + secret + "@mcp.example.com/mcp?api_key=" + secret}
 	got := describe(s)
 	if strings.Contains(got, secret) {
 		t.Fatalf("describe = %q: the secret is shown", got)

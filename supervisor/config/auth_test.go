@@ -35,7 +35,7 @@ func TestAuthOAuthFields(t *testing.T) {
 	if a == nil || *a != want {
 		t.Fatalf("auth = %+v", a)
 	}
-	if id := f.Servers["s"].Spec.Identity; id != "alice" {
+	if id := f.Servers["s"].Identity; id != "alice" {
 		t.Errorf("auth.credentialId gave the identity %q, want alice", id)
 	}
 	if len(f.Warnings) != 0 {
@@ -45,12 +45,12 @@ func TestAuthOAuthFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, ok := cfg.HTTP.Auth.(*oauth.Client)
+	c, ok := cfg.Auth.(*oauth.Client)
 	if !ok {
-		t.Fatalf("Auth = %T, want *oauth.Client", cfg.HTTP.Auth)
+		t.Fatalf("Auth = %T, want *oauth.Client", cfg.Auth)
 	}
 	again, _ := f.Servers["s"].Resolve(context.Background())
-	if again.HTTP.Auth != c {
+	if again.Auth != c {
 		t.Errorf("a second connect got another client")
 	}
 
@@ -98,18 +98,18 @@ func TestCommandHeaderRerunOn401(t *testing.T) {
 	}))
 	defer srv.Close()
 	s := commandServer(t, nil, map[string]string{"Authorization": "!" + script})
-	s.Spec.HTTP.URL = srv.URL
+	s.URL = srv.URL
 	cfg, err := s.Resolve(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.HTTP.Headers["Authorization"] != "Bearer tok-1" || cfg.HTTP.Auth == nil {
-		t.Fatalf("header %q, auth %T", cfg.HTTP.Headers["Authorization"], cfg.HTTP.Auth)
+	if cfg.Headers["Authorization"] != "Bearer tok-1" || cfg.Auth == nil {
+		t.Fatalf("header %q, auth %T", cfg.Headers["Authorization"], cfg.Auth)
 	}
-	hc := &http.Client{Transport: cfg.HTTP.Auth.RoundTripper(srv.URL, nil)}
+	hc := &http.Client{Transport: cfg.Auth.RoundTripper(srv.URL, nil)}
 	status := func() int {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
-		req.Header.Set("Authorization", cfg.HTTP.Headers["Authorization"])
+		req.Header.Set("Authorization", cfg.Headers["Authorization"])
 		resp, err := hc.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -130,7 +130,7 @@ func TestCommandHeaderRerunOn401(t *testing.T) {
 }
 
 // TestAuthClientsForgotten: the OAuth client made for an Auth goes once
-// the Auth is unreachable (a reload replaces every Server), secrets and
+// the Auth is unreachable (a reload replaces every Entry), secrets and
 // tokens with it.
 func TestAuthClientsForgotten(t *testing.T) {
 	key := func() weak.Pointer[Auth] {

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
-
-	"github.com/mcpactor/mcpactor/actors"
 )
 
 // Values computed by a command (docs/configuration.md, "Values"): an env or
@@ -25,7 +22,8 @@ var commandTimeout = 10 * time.Second
 // environment value, not a stream.
 const maxCommandOutput = 64 << 10
 
-// Command is an env or header value computed at connect time.
+// Command is an env or header value computed at connect time. The root
+// package re-exports it as mcpactor.ValueCommand.
 type Command struct {
 	Field string // "env" or "headers"
 	Key   string // the variable or header name
@@ -66,62 +64,60 @@ var errCommandTimeout = errors.New("timed out")
 
 // ResolvesAtOnce reports whether Resolve runs nothing and reads nothing:
 // no value comes from a command, and there is no OAuth client to make
-// (which may read a key file). Resolve then only copies the
-// configuration, and the manager calls it on its actor rather than on a
-// goroutine of its own.
-func (s *Server) ResolvesAtOnce() bool {
-	return len(s.Commands) == 0 && (s.Auth == nil || s.Auth.Type != "oauth")
+// (which may read a key file). Resolve then computes nothing, and the
+// manager calls it on its actor rather than on a goroutine of its own.
+func (e *Entry) ResolvesAtOnce() bool {
+	return len(e.Commands) == 0 && (e.Auth == nil || e.Auth.Type != "oauth")
 }
 
-// Resolve returns the configuration to connect with: Config with every
-// value of Commands replaced by its command's trimmed standard output. The
-// commands run one after the other through the shell (sh -c on Unix, cmd
-// /c on Windows), in Spec.Stdio.Dir when set, with the process's environment,
-// no input, and 10 seconds each; their standard error is discarded. The
-// first failure ends Resolve with an error that names the server and the
-// key, never what the command printed. Config itself is not changed.
+// Resolved is what an entry leaves to connect time.
+type Resolved struct {
+	// Env and Headers are the values of Commands, by key: they replace
+	// the "!..." values of the entry's Env and Headers.
+	Env, Headers map[string]string
+	// Auth authorizes the connection's requests; nil when nothing does.
+	Auth Authorizer
+}
+
+// Resolve computes what the entry leaves to connect time: each value of
+// Commands is its command's trimmed standard output. The commands run one
+// after the other through the shell (sh -c on Unix, cmd /c on Windows), in
+// Cwd when set, with the process's environment, no input, and 10 seconds
+// each; their standard error is discarded. The first failure ends Resolve
+// with an error that names the server and the key, never what the command
+// printed. The entry itself is not changed.
 //
-// The configuration's Auth, unless set already, is the server's OAuth
-// client for an "oauth" entry (Auth.Client); else, when a header's value
-// came from a command, an oauth.RefreshHeader that runs the command once
-// more on a 401 before the request fails (the Authorization header's, if
-// several are commands).
-func (s *Server) Resolve(ctx context.Context) (actors.Spec, error) {
-	cfg := s.Spec
-	std, web := &cfg.Stdio, &cfg.HTTP
-	std.Env, web.Headers = maps.Clone(std.Env), maps.Clone(web.Headers)
+// Auth is the server's OAuth client for an "oauth" entry (Auth.Client);
+// else, when a header's value came from a command, an oauth.RefreshHeader
+// that runs the command once more on a 401 before the request fails (the
+// Authorization header's, if several are commands).
+func (e *Entry) Resolve(ctx context.Context) (Resolved, error) {
+	var r Resolved
 	var header *Command // the header a 401 computes again
 	var headerOut string
-	for _, c := range s.Commands {
-		out, err := runValueCommand(ctx, c.Line, std.Dir)
+	for _, c := range e.Commands {
+		out, err := runValueCommand(ctx, c.Line, e.Cwd)
 		if err != nil {
-			return actors.Spec{}, &commandError{Server: s.Name, Field: c.Field, Key: c.Key, Err: err}
+			return Resolved{}, &commandError{Server: e.Name, Field: c.Field, Key: c.Key, Err: err}
 		}
-		if c.Field == "headers" && (header == nil || strings.EqualFold(c.Key, "Authorization")) {
-			header, headerOut = &c, out
-		}
+		into := &r.Env
 		if c.Field == "headers" {
-			if web.Headers == nil {
-				web.Headers = map[string]string{}
+			into = &r.Headers
+			if header == nil || strings.EqualFold(c.Key, "Authorization") {
+				header, headerOut = &c, out
 			}
-			web.Headers[c.Key] = out
-		} else {
-			if std.Env == nil {
-				std.Env = map[string]string{}
-			}
-			std.Env[c.Key] = out
 		}
+		if *into == nil {
+			*into = map[string]string{}
+		}
+		(*into)[c.Key] = out
 	}
-	if web.Auth == nil {
-		auth, err := s.authorizer(&cfg, header, headerOut)
-		if err != nil {
-			return actors.Spec{}, err
-		}
-		if auth != nil {
-			web.Auth = auth
-		}
+	auth, err := e.authorizer(header, headerOut)
+	if err != nil {
+		return Resolved{}, err
 	}
-	return cfg, nil
+	r.Auth = auth
+	return r, nil
 }
 
 func runValueCommand(ctx context.Context, line, dir string) (string, error) {

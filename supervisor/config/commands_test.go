@@ -11,14 +11,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mcpactor/mcpactor/actors"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // The tests of this file change commandTimeout, so none runs in parallel.
 
-func commandServer(t *testing.T, env, headers map[string]string) *Server {
+func commandServer(t *testing.T, env, headers map[string]string) *Entry {
 	t.Helper()
 	servers := map[string]any{"s": map[string]any{"url": "https://example.test/mcp", "headers": headers}}
 	if env != nil {
@@ -39,35 +36,38 @@ func TestResolve(t *testing.T) {
 		"X-Var":         "!echo $MCPACTOR_TEST_SHELL_VAR",
 		"X-Plain":       "${SEEN}",
 	})
-	cfg, err := s.Resolve(context.Background())
+	r, err := s.Resolve(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.HTTP.Headers["Authorization"] != "Bearer tok-123" || cfg.HTTP.Headers["X-Var"] != "from-the-shell" || cfg.HTTP.Headers["X-Plain"] != "by-us" {
-		t.Errorf("headers = %q", cfg.HTTP.Headers)
+	// The computed values only: X-Plain was expanded when the file was
+	// read.
+	if r.Headers["Authorization"] != "Bearer tok-123" || r.Headers["X-Var"] != "from-the-shell" || len(r.Headers) != 2 || s.Headers["X-Plain"] != "by-us" {
+		t.Errorf("headers = %q, the entry's %q", r.Headers, s.Headers)
 	}
-	if s.Spec.HTTP.Headers["Authorization"] != "!printf '  Bearer %s\\n\\n' tok-123" {
-		t.Errorf("Resolve changed the server's own Config: %q", s.Spec.HTTP.Headers)
+	if s.Headers["Authorization"] != "!printf '  Bearer %s\\n\\n' tok-123" {
+		t.Errorf("Resolve changed the entry: %q", s.Headers)
 	}
 
 	dir := t.TempDir()
 	s = commandServer(t, map[string]string{"WHERE": "!pwd", "KEEP": "x"}, nil)
-	s.Spec.Stdio.Dir = dir
-	cfg, err = s.Resolve(context.Background())
+	s.Cwd = dir
+	r, err = s.Resolve(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if real, _ := filepath.EvalSymlinks(dir); cfg.Stdio.Env["WHERE"] != dir && cfg.Stdio.Env["WHERE"] != real {
-		t.Errorf("the command did not run in Cwd: %q", cfg.Stdio.Env["WHERE"])
+	if real, _ := filepath.EvalSymlinks(dir); r.Env["WHERE"] != dir && r.Env["WHERE"] != real {
+		t.Errorf("the command did not run in Cwd: %q", r.Env["WHERE"])
 	}
-	if cfg.Stdio.Env["KEEP"] != "x" {
-		t.Errorf("env = %q", cfg.Stdio.Env)
+	if len(r.Env) != 1 || r.Auth != nil {
+		t.Errorf("env = %q, auth %v", r.Env, r.Auth)
 	}
 
-	// A server without commands resolves to its Config as is.
-	plain := &Server{Name: "p", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "x", Env: map[string]string{"A": "!not a command"}}}}
-	if cfg, err := plain.Resolve(context.Background()); err != nil || cfg.Stdio.Env["A"] != "!not a command" {
-		t.Errorf("cfg = %+v, err = %v", cfg, err)
+	// A server without commands resolves to nothing: its values are as
+	// written, '!' of another tool's file included.
+	plain := &Entry{Name: "p", Command: "x", Env: map[string]string{"A": "!not a command"}}
+	if r, err := plain.Resolve(context.Background()); err != nil || r.Env != nil || r.Headers != nil || r.Auth != nil {
+		t.Errorf("resolved = %+v, err = %v", r, err)
 	}
 }
 

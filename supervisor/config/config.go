@@ -1,8 +1,10 @@
-// Package config holds what the manager is told to run: the servers
-// (Server) and where they come from; our configuration file format and the
-// dialects of six other MCP clients' files (LoadFile, Discover); the values
-// computed by a !command at connect time (Server.Resolve); and the hash
-// that names an entry as written. The format, the discovery sources and
+// Package config is the configuration file format: the server entries
+// (Entry) and where they come from; our file format and the dialects of
+// six other MCP clients' files (LoadFile, Discover); the values computed
+// by a !command at connect time (Entry.Resolve); and the hash that names
+// an entry as written. It returns plain entries: making a connection's
+// configuration of one is the root package's (mcpactor.ServerConfig), so
+// this package imports neither the client engine nor the transports. The format, the discovery sources and
 // what is kept out of logs are described in docs/configuration.md. It is an
 // engine package of the manager (package supervisor); the supported API is
 // the root package, github.com/mcpactor/mcpactor.
@@ -14,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"runtime"
 	"slices"
@@ -22,23 +25,41 @@ import (
 	"time"
 	"weak"
 
-	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/internal/rawjson"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 	"github.com/mcpactor/mcpactor/transport/oauth"
 )
 
-// Server is one configured server as the manager consumes it: how to reach
-// it, how to supervise it, where its configuration came from
-// (docs/configuration.md).
-type Server struct {
+// Entry is one server entry of a configuration file, as the file says it
+// (docs/configuration.md, "Server entries"): plain values, ${VAR}
+// references expanded, durations read from milliseconds. Turning it into
+// a connection's configuration is the caller's (the root package makes a
+// mcpactor.ServerConfig of it); this package knows the file format only.
+type Entry struct {
 	// Name is the server's name: 1 to 100 letters, digits, '-', '_', '.'.
 	Name string
-	// Spec is how to reach the server, with ${VAR} references expanded.
-	// The values of Commands are still as written ("!..."): call Resolve
-	// for the Spec to connect with.
-	Spec actors.Spec
+
+	// How to reach the server, as written. The values of Commands are
+	// still as written in Env and Headers ("!..."): Resolve computes them.
+	Type    string // "stdio", "http", "sse", or "" (chosen by Command and URL)
+	Command string
+	Args    []string
+	Env     map[string]string
+	Cwd     string
+	URL     string
+	Headers map[string]string
+	// InheritEnv is "" (all of it, written "all"), "safe" or "none".
+	InheritEnv string
+
+	// Timeouts and limits; zero means the default. "timeout" alone sets
+	// both timeouts.
+	ConnectTimeout  time.Duration
+	RequestTimeout  time.Duration
+	QueueTimeout    time.Duration
+	MaxInFlight     int
+	ProtocolVersion string
+	// Identity is "auth.credentialId": who the server is reached as.
+	Identity string
 
 	// Keepalive is the interval between pings of a ready server; 0 pings
 	// never.
@@ -52,11 +73,6 @@ type Server struct {
 	// Enabled is false for an entry written with "enabled": false (or
 	// Windsurf's "disabled": true); the manager keeps it but never starts it.
 	Enabled bool
-	// QueueTimeout is how long a call waits for an in-flight slot when
-	// the server already has MaxInFlight requests out, default filled in
-	// (defaultQueueTimeout). Spec.Limits.QueueTimeout holds the same
-	// value, so the connection applies it.
-	QueueTimeout time.Duration
 	// Auth is the "auth" object, nil when absent.
 	Auth *Auth
 	// Source says where the entry was read.
@@ -84,19 +100,13 @@ type Server struct {
 	Extra map[string]json.RawMessage
 }
 
-// defaultQueueTimeout is the wait for an in-flight slot of a full server,
-// the connection's own default: a server full for this long is
-// overloaded, and the caller hears of it rather than waiting out its whole
-// request timeout.
-const defaultQueueTimeout = transport.DefaultQueueTimeout
-
 // Auth is the "auth" object of an entry (docs/oauth.md, "Configuration").
 // For "oauth" it configures the server's OAuth client (transport/oauth),
 // which Resolve gives the connection; "apikey" says the server takes a
 // key in a header (headers, with ${VAR} or a !command), and adds nothing.
 type Auth struct {
 	// Type is "oauth" or "apikey". The file's "credentialId" (which
-	// stored credential to use) is the server's Spec.Identity.
+	// stored credential to use) is the entry's Identity.
 	Type string
 
 	// OAuth (type "oauth"), from the file; ${VAR} is expanded in every
@@ -139,7 +149,7 @@ type Auth struct {
 // shared by every connection of the server, so that a refresh is made
 // once for all of them. Keyed by the Auth, which stays comparable (and
 // copyable) for its users, through a weak pointer: an entry goes when its
-// Auth does (a reload replaces every Server), with the client's secrets
+// Auth does (a reload replaces every Entry), with the client's secrets
 // and tokens.
 var oauthClients sync.Map // oauthKey -> *lazyClient
 
@@ -156,7 +166,7 @@ type lazyClient struct {
 }
 
 // Client returns the OAuth client of an "oauth" entry for an identity
-// (Spec.Identity; "" is the default one), made once per identity.
+// (Entry.Identity; "" is the default one), made once per identity.
 func (a *Auth) Client(identity string) (*oauth.Client, error) {
 	key := oauthKey{auth: weak.Make(a), identity: identity}
 	v, loaded := oauthClients.LoadOrStore(key, new(lazyClient))
@@ -207,25 +217,33 @@ func (a *Auth) newClient(identity string) (*oauth.Client, error) {
 	return oauth.New(cfg), nil
 }
 
-// authorizer is what authorizes the connection of cfg: the OAuth client
+// Authorizer authorizes a server's HTTP requests: what Resolve gives a
+// connection (an OAuth client, a header refreshed on a 401). It is
+// transport.Authorizer's method, named here so that this package need not
+// import the transport.
+type Authorizer interface {
+	RoundTripper(serverURL string, base http.RoundTripper) http.RoundTripper
+}
+
+// authorizer is what authorizes the connection of e: the OAuth client
 // of an "oauth" entry; else, for a header whose value a !command computed
 // (out), a RefreshHeader that runs the command again on a 401; else nil.
-func (s *Server) authorizer(cfg *actors.Spec, header *Command, out string) (transport.Authorizer, error) {
-	if s.Auth != nil && s.Auth.Type == "oauth" {
-		c, err := s.Auth.Client(s.Spec.Identity)
+func (e *Entry) authorizer(header *Command, out string) (Authorizer, error) {
+	if e.Auth != nil && e.Auth.Type == "oauth" {
+		c, err := e.Auth.Client(e.Identity)
 		if err != nil {
-			return nil, fmt.Errorf("Server %q: %w", s.Name, err)
+			return nil, fmt.Errorf("Server %q: %w", e.Name, err)
 		}
 		return c, nil
 	}
 	if header == nil {
 		return nil, nil
 	}
-	line, dir := header.Line, cfg.Stdio.Dir
+	line, dir := header.Line, e.Cwd
 	return &oauth.RefreshHeader{Name: header.Key, Value: out, Fetch: func(ctx context.Context) (string, error) {
 		v, err := runValueCommand(ctx, line, dir)
 		if err != nil {
-			return "", &commandError{Server: s.Name, Field: "headers", Key: header.Key, Err: err}
+			return "", &commandError{Server: e.Name, Field: "headers", Key: header.Key, Err: err}
 		}
 		return v, nil
 	}}, nil
@@ -242,7 +260,7 @@ const (
 	sourceVSCode     = "vscode"
 	sourcePlain      = "plain"
 	sourceConfigFile = "file" // a file given explicitly (LoadFile)
-	sourceAPI        = "api"  // a server given in code (NewServer)
+	sourceAPI        = "api"  // a server given in code (CodeSource)
 )
 
 // Source levels.
@@ -252,17 +270,29 @@ const (
 	levelExplicit = "explicit" // a file or a server given explicitly
 )
 
-// Source says where a server's entry came from.
+// Source says where a server's entry came from. The root package
+// re-exports it as mcpactor.Source.
 type Source struct {
-	Kind  string // one of the Source* constants
-	File  string // the file it was read from; "" for sourceAPI and a parsed document
-	Level string // one of the Level* constants
+	// Kind is the discovery source ("native", "claude", "codex",
+	// "gemini", "cursor", "windsurf", "vscode", "plain"), "file" for a
+	// file given explicitly (LoadFile), or "api" for a server given in
+	// code (CodeSource).
+	Kind string
+	File string // the file it was read from; "" for a server given in code and a parsed document
+	// Level is "user" (a file under the home directory), "project" (under
+	// the project directory) or "explicit" (a file or a server given
+	// explicitly).
+	Level string
 	// Project is the project directory for project-level servers and for
 	// Claude Code's per-project entries of ~/.claude.json; "" otherwise.
 	// The same name in two projects is two servers (the tool-list cache
 	// keys by it).
 	Project string
 }
+
+// CodeSource is the Source of a server given in code, not read from a
+// file.
+func CodeSource() Source { return Source{Kind: sourceAPI, Level: levelExplicit} }
 
 func (s Source) String() string {
 	where := s.Level
@@ -279,7 +309,7 @@ func (s Source) String() string {
 // Code's {"servers": {...}}.
 type File struct {
 	// Servers holds every valid entry by name, disabled ones included.
-	Servers  map[string]*Server
+	Servers  map[string]*Entry
 	Disabled []string // names of servers with "enabled": false, sorted
 	Warnings []string // unknown fields, unset variables: reported, never fatal
 	// Invalid are the entries left out, with their problems, sorted by
@@ -289,6 +319,7 @@ type File struct {
 
 // InvalidEntry is a server entry left out of a file because it is
 // invalid. Its problems name the server and the fields, never values.
+// The root package re-exports it as mcpactor.InvalidEntry.
 type InvalidEntry struct {
 	Name     string
 	File     string // the file it was read from; "" for a parsed document
@@ -316,12 +347,12 @@ func (f *File) names() []string {
 }
 
 // list returns every server, disabled ones included, sorted by name.
-func (f *File) list() []*Server {
-	list := make([]*Server, 0, len(f.Servers))
+func (f *File) list() []*Entry {
+	list := make([]*Entry, 0, len(f.Servers))
 	for _, s := range f.Servers {
 		list = append(list, s)
 	}
-	slices.SortFunc(list, func(a, b *Server) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(list, func(a, b *Entry) int { return strings.Compare(a.Name, b.Name) })
 	return list
 }
 
@@ -386,7 +417,7 @@ func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*Fi
 	if err := json.Unmarshal(doc[key], &servers); err != nil {
 		return nil, documentError("invalid configuration: %q must be an object (it is %s)", key, rawjson.KindOf(doc[key]))
 	}
-	f := &File{Servers: map[string]*Server{}}
+	f := &File{Servers: map[string]*Entry{}}
 	var problems []string
 	for _, name := range sortedKeys(servers) {
 		s, bad := parseEntry(name, servers[name], jsonDialect{}, src, lookup)
@@ -413,65 +444,6 @@ func parseFile(data []byte, lookup func(string) (string, bool), src Source) (*Fi
 // holds for every configuration a file could not give, whatever was wrong.
 func documentError(format string, args ...any) error {
 	return &messages.ConfigError{Problems: []string{fmt.Sprintf(format, args...)}}
-}
-
-// NewServer makes a Server of a configuration given in code (sourceAPI):
-// s's Name, Spec, Keepalive, Restart and tool filters, the rest filled in.
-// Its values are taken literally: no ${VAR} expansion, no !commands.
-// Keepalive, Restart (zero fields take the defaults), the tool filters and
-// Spec.Identity act exactly as a file's "keepalive", "restart",
-// "enabledTools", "disabledTools" and "auth.credentialId". Its Hash covers
-// the fields a file could have written, supervision included, so that
-// Reload restarts a server whose keepalive changed (a Dial function is not
-// hashed: two such servers of one name hash alike).
-func NewServer(s Server) (*Server, error) {
-	cfg := &s.Spec
-	// Validate checks the name too.
-	if err := cfg.Validate(s.Name); err != nil {
-		return nil, err
-	}
-	written := map[string]any{}
-	put := func(k string, v any, zero bool) {
-		if !zero {
-			written[k] = v
-		}
-	}
-	std, web, lim := &cfg.Stdio, &cfg.HTTP, &cfg.Limits
-	put("type", cfg.Type, cfg.Type == "")
-	put("command", std.Command, std.Command == "")
-	put("args", std.Args, len(std.Args) == 0)
-	put("env", std.Env, len(std.Env) == 0)
-	put("cwd", std.Dir, std.Dir == "")
-	put("url", web.URL, web.URL == "")
-	put("headers", web.Headers, len(web.Headers) == 0)
-	put("connectTimeout", cfg.ConnectTimeout.Milliseconds(), cfg.ConnectTimeout == 0)
-	put("requestTimeout", lim.RequestTimeout.Milliseconds(), lim.RequestTimeout == 0)
-	put("maxInFlight", lim.MaxInFlight, lim.MaxInFlight == 0)
-	put("queueTimeout", lim.QueueTimeout.Milliseconds(), lim.QueueTimeout == 0)
-	put("protocolVersion", cfg.ProtocolVersion, cfg.ProtocolVersion == "")
-	put("inheritEnv", string(std.InheritEnv), std.InheritEnv == "")
-	put("keepalive", s.Keepalive.Milliseconds(), s.Keepalive == 0)
-	put("restart", map[string]any{"maxRestarts": s.Restart.MaxRestarts, "window": s.Restart.Window.Milliseconds(),
-		"backoffMin": s.Restart.BackoffMin.Milliseconds(), "backoffMax": s.Restart.BackoffMax.Milliseconds()},
-		s.Restart == RestartPolicy{})
-	put("enabledTools", s.EnabledTools, len(s.EnabledTools) == 0)
-	put("disabledTools", s.DisabledTools, len(s.DisabledTools) == 0)
-	// The identity is hashed with the rest (the hash is all that is
-	// written anywhere), so that another identity is another server.
-	put("auth", map[string]string{"credentialId": cfg.Identity}, cfg.Identity == "")
-	raw, err := json.Marshal(written)
-	if err != nil {
-		return nil, err
-	}
-	if s.Hash, err = marshaledHash(raw); err != nil {
-		return nil, err
-	}
-	if lim.QueueTimeout == 0 {
-		lim.QueueTimeout = defaultQueueTimeout
-	}
-	s.Enabled, s.QueueTimeout = true, lim.QueueTimeout
-	s.Source = Source{Kind: sourceAPI, Level: levelExplicit}
-	return &s, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

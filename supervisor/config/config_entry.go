@@ -11,10 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/internal/redact"
-	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // The reading of one server entry, shared by every source: a dialect
@@ -46,10 +43,10 @@ type jsonDialect struct{}
 func (jsonDialect) translate(string, map[string]json.RawMessage) (_, _ []string) { return }
 
 // parseEntry reads one JSON entry. A non-empty problems means the entry is
-// invalid; the Server is then nil.
-func parseEntry(name string, raw json.RawMessage, d dialect, src Source, lookup func(string) (string, bool)) (*Server, []string) {
-	if !actors.ValidName(name) {
-		return nil, []string{actors.NameProblem(name)}
+// invalid; the Entry is then nil.
+func parseEntry(name string, raw json.RawMessage, d dialect, src Source, lookup func(string) (string, bool)) (*Entry, []string) {
+	if !validName(name) {
+		return nil, []string{nameProblem(name)}
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
@@ -60,15 +57,15 @@ func parseEntry(name string, raw json.RawMessage, d dialect, src Source, lookup 
 		return nil, []string{fmt.Sprintf("Server %q: %v", name, err)}
 	}
 	warnings, problems := d.translate(name, fields)
-	return buildServer(name, fields, hash, src, lookup, warnings, problems)
+	return buildEntry(name, fields, hash, src, lookup, warnings, problems)
 }
 
-// buildServer decodes fields (our names) into a Server.
-func buildServer(name string, fields map[string]json.RawMessage, hash string, src Source,
-	lookup func(string) (string, bool), warnings, problems []string) (*Server, []string) {
+// buildEntry decodes fields (our names) into an Entry.
+func buildEntry(name string, fields map[string]json.RawMessage, hash string, src Source,
+	lookup func(string) (string, bool), warnings, problems []string) (*Entry, []string) {
 	d := &entryDecoder{server: name, fields: fields, problems: problems}
 	x := &expander{server: name, lookup: lookup}
-	s := &Server{Name: name, Enabled: true, Source: src, Hash: hash, QueueTimeout: defaultQueueTimeout}
+	s := &Entry{Name: name, Enabled: true, Source: src, Hash: hash}
 	for _, k := range sortedKeys(fields) {
 		if !slices.Contains(knownFields, k) {
 			warnings = append(warnings, unknownField(name, k, knownFields))
@@ -78,27 +75,25 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 			s.Extra[k] = fields[k]
 		}
 	}
-	cfg := &s.Spec
-	std, web, lim := &cfg.Stdio, &cfg.HTTP, &cfg.Limits
-	d.get("type", &cfg.Type, "a string")
-	if d.get("command", &std.Command, "a string") {
-		std.Command = x.expand(std.Command)
+	d.get("type", &s.Type, "a string")
+	if d.get("command", &s.Command, "a string") {
+		s.Command = x.expand(s.Command)
 	}
-	if d.get("args", &std.Args, "a list of strings") {
-		for i, a := range std.Args {
-			std.Args[i] = x.expand(a)
+	if d.get("args", &s.Args, "a list of strings") {
+		for i, a := range s.Args {
+			s.Args[i] = x.expand(a)
 		}
 	}
 	bang := runsCommands(src)
-	if d.get("env", &std.Env, "an object of strings") {
-		s.Commands = append(s.Commands, d.values("env", std.Env, x, bang)...)
+	if d.get("env", &s.Env, "an object of strings") {
+		s.Commands = append(s.Commands, d.values("env", s.Env, x, bang)...)
 	}
-	d.get("cwd", &std.Dir, "a string")
-	if d.get("url", &web.URL, "a string") {
-		web.URL = x.expandSecret(web.URL)
+	d.get("cwd", &s.Cwd, "a string")
+	if d.get("url", &s.URL, "a string") {
+		s.URL = x.expandSecret(s.URL)
 	}
-	if d.get("headers", &web.Headers, "an object of strings") {
-		s.Commands = append(s.Commands, d.values("headers", web.Headers, x, bang)...)
+	if d.get("headers", &s.Headers, "an object of strings") {
+		s.Commands = append(s.Commands, d.values("headers", s.Headers, x, bang)...)
 	}
 	var enabled bool
 	if d.get("enabled", &enabled, "true or false") {
@@ -107,35 +102,29 @@ func buildServer(name string, fields map[string]json.RawMessage, hash string, sr
 	// "timeout" alone sets both, as other clients read it; the specific
 	// fields win.
 	timeout, _ := d.millis("timeout")
-	cfg.ConnectTimeout, lim.RequestTimeout = timeout, timeout
+	s.ConnectTimeout, s.RequestTimeout = timeout, timeout
 	if v, ok := d.millis("connectTimeout"); ok {
-		cfg.ConnectTimeout = v
+		s.ConnectTimeout = v
 	}
 	if v, ok := d.millis("requestTimeout"); ok {
-		lim.RequestTimeout = v
+		s.RequestTimeout = v
 	}
-	d.count("maxInFlight", &lim.MaxInFlight)
+	d.count("maxInFlight", &s.MaxInFlight)
 	if v, ok := d.millis("queueTimeout"); ok && v > 0 {
 		s.QueueTimeout = v
 	}
-	lim.QueueTimeout = s.QueueTimeout
 	d.restart(&s.Restart, &warnings)
-	d.get("protocolVersion", &cfg.ProtocolVersion, "a string")
+	d.get("protocolVersion", &s.ProtocolVersion, "a string")
 	s.Keepalive, _ = d.millis("keepalive")
-	s.Auth = d.auth(&warnings, x, &cfg.Identity)
+	s.Auth = d.auth(&warnings, x, &s.Identity)
 	d.get("enabledTools", &s.EnabledTools, "a list of strings")
 	d.get("disabledTools", &s.DisabledTools, "a list of strings")
-	d.inheritEnv(&std.InheritEnv)
+	d.inheritEnv(&s.InheritEnv)
 
 	// A disabled entry is not checked for how to reach it: "enabled":
 	// false is how a half-written entry is parked.
 	if s.Enabled && len(d.problems) == 0 {
-		var ce *messages.ConfigError
-		if err := cfg.Validate(name); errors.As(err, &ce) {
-			d.problems = append(d.problems, ce.Problems...)
-		} else if err != nil {
-			d.problems = append(d.problems, err.Error())
-		}
+		d.problems = append(d.problems, s.reachProblems()...)
 	}
 	if len(d.problems) > 0 {
 		// An invalid entry's warnings are not shown on their own; the
@@ -275,19 +264,18 @@ func (d *entryDecoder) restart(p *RestartPolicy, warnings *[]string) {
 	d.problems = append(d.problems, r.problems...)
 }
 
-// inheritEnv reads "inheritEnv": "all" (the default), "safe" or "none".
-func (d *entryDecoder) inheritEnv(into *transport.EnvInheritance) {
+// inheritEnv reads "inheritEnv": "all" (the default, kept as ""), "safe"
+// or "none".
+func (d *entryDecoder) inheritEnv(into *string) {
 	var v string
 	if !d.get("inheritEnv", &v, `"all", "safe" or "none"`) {
 		return
 	}
 	switch v {
 	case "all", "":
-		*into = transport.EnvInheritAll
-	case "safe":
-		*into = transport.EnvInheritSafe
-	case "none":
-		*into = transport.EnvInheritNone
+		*into = ""
+	case "safe", "none":
+		*into = v
 	default:
 		d.fail("inheritEnv", `must be "all", "safe" or "none", not %q`, v)
 	}

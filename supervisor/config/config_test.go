@@ -2,7 +2,6 @@ package config
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,10 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mcpactor/mcpactor/actors"
-	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 func lookupFrom(env map[string]string) func(string) (string, bool) {
@@ -31,23 +26,23 @@ func TestParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := f.Servers["files"].Spec
-	if got := strings.Join(files.Stdio.Args, " "); got != "-y srv /home/u/x $HOME" {
+	files := f.Servers["files"]
+	if got := strings.Join(files.Args, " "); got != "-y srv /home/u/x $HOME" {
 		t.Errorf("args = %q", got)
 	}
-	if files.Stdio.Env["TOKEN"] != "none" {
-		t.Errorf("default not applied: %q", files.Stdio.Env["TOKEN"])
+	if files.Env["TOKEN"] != "none" {
+		t.Errorf("default not applied: %q", files.Env["TOKEN"])
 	}
-	if files.ConnectTimeout != 5*time.Second || files.Limits.RequestTimeout != 5*time.Second {
-		t.Errorf("timeout did not set both: %v %v", files.ConnectTimeout, files.Limits.RequestTimeout)
+	if files.ConnectTimeout != 5*time.Second || files.RequestTimeout != 5*time.Second {
+		t.Errorf("timeout did not set both: %v %v", files.ConnectTimeout, files.RequestTimeout)
 	}
-	if web := f.Servers["web"].Spec; web.TransportType() != "http" || web.Limits.RequestTimeout != time.Second || web.ConnectTimeout != 0 {
+	if web := f.Servers["web"]; web.TransportType() != "http" || web.RequestTimeout != time.Second || web.ConnectTimeout != 0 {
 		t.Errorf("web = %+v", web)
 	}
 	if len(f.Disabled) != 1 || f.Disabled[0] != "off" || f.Servers["off"].Enabled {
 		t.Errorf("disabled = %v", f.Disabled)
 	}
-	if f.Servers["missing"].Spec.Stdio.Command != "${NOPE}" {
+	if f.Servers["missing"].Command != "${NOPE}" {
 		t.Errorf("unset variable should stay as written")
 	}
 	// One warning per variable and server, however often it is used.
@@ -150,15 +145,14 @@ func TestParseAllFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := f.Servers["full"]
-	cfg := s.Spec
-	if cfg.HTTP.URL != "https://h/mcp" || cfg.HTTP.Headers["X-Id"] != "7" || cfg.HTTP.Headers["Authorization"] != "!pass show mcp" {
-		t.Errorf("values: %q %q", cfg.HTTP.URL, cfg.HTTP.Headers)
+	if s.URL != "https://h/mcp" || s.Headers["X-Id"] != "7" || s.Headers["Authorization"] != "!pass show mcp" {
+		t.Errorf("values: %q %q", s.URL, s.Headers)
 	}
-	if cfg.ConnectTimeout != 2*time.Second || cfg.Limits.RequestTimeout != 7*time.Second || cfg.Limits.MaxInFlight != 8 || cfg.ProtocolVersion != "2025-06-18" {
-		t.Errorf("config = %+v", cfg)
+	if s.ConnectTimeout != 2*time.Second || s.RequestTimeout != 7*time.Second || s.MaxInFlight != 8 || s.ProtocolVersion != "2025-06-18" {
+		t.Errorf("entry = %+v", s)
 	}
-	if s.QueueTimeout != 2500*time.Millisecond || cfg.Limits.QueueTimeout != s.QueueTimeout {
-		t.Errorf("queueTimeout: %v, config %v", s.QueueTimeout, cfg.Limits.QueueTimeout)
+	if s.QueueTimeout != 2500*time.Millisecond {
+		t.Errorf("queueTimeout: %v", s.QueueTimeout)
 	}
 	// A written "maxRestarts": 0 means none, which a RestartPolicy says
 	// with -1 (a zero field is a default).
@@ -168,14 +162,14 @@ func TestParseAllFields(t *testing.T) {
 	if s.Keepalive != 15000500*time.Microsecond {
 		t.Errorf("keepalive = %v", s.Keepalive)
 	}
-	if s.Auth == nil || *s.Auth != (Auth{Type: "oauth"}) || cfg.Identity != "work" {
-		t.Errorf("auth = %+v, identity %q", s.Auth, cfg.Identity)
+	if s.Auth == nil || *s.Auth != (Auth{Type: "oauth"}) || s.Identity != "work" {
+		t.Errorf("auth = %+v, identity %q", s.Auth, s.Identity)
 	}
 	if strings.Join(s.EnabledTools, ",") != "a,b" || strings.Join(s.DisabledTools, ",") != "c" {
 		t.Errorf("tools = %v %v", s.EnabledTools, s.DisabledTools)
 	}
-	if cfg.Stdio.InheritEnv != transport.EnvInheritSafe {
-		t.Errorf("inheritEnv = %q", cfg.Stdio.InheritEnv)
+	if s.InheritEnv != "safe" {
+		t.Errorf("inheritEnv = %q", s.InheritEnv)
 	}
 	if want := []Command{{Field: "headers", Key: "Authorization", Line: "pass show mcp"}}; !slices.Equal(s.Commands, want) {
 		t.Errorf("commands = %+v", s.Commands)
@@ -186,10 +180,12 @@ func TestParseAllFields(t *testing.T) {
 	}
 
 	p := f.Servers["plain"]
-	if p.Restart != (RestartPolicy{}) || p.QueueTimeout != 10*time.Second || p.Spec.Limits.QueueTimeout != 10*time.Second || p.Keepalive != 0 || p.Auth != nil || !p.Enabled {
-		t.Errorf("defaults not filled in: %+v", p)
+	// What the file leaves out stays zero: the default, which the
+	// connection and the manager apply.
+	if p.Restart != (RestartPolicy{}) || p.QueueTimeout != 0 || p.Keepalive != 0 || p.Auth != nil || !p.Enabled || p.InheritEnv != "" {
+		t.Errorf("left-out fields not zero: %+v", p)
 	}
-	if p.Spec.Stdio.Dir != "/tmp" || p.Spec.Stdio.Env["K"] != "!printf x" || len(p.Commands) != 1 || p.Commands[0].Field != "env" {
+	if p.Cwd != "/tmp" || p.Env["K"] != "!printf x" || len(p.Commands) != 1 || p.Commands[0].Field != "env" {
 		t.Errorf("plain = %+v", p)
 	}
 	if p.NeedsApproval || f.Servers["full"].NeedsApproval {
@@ -263,33 +259,6 @@ func TestHash(t *testing.T) {
 	}
 }
 
-func TestNewServer(t *testing.T) {
-	cfg := Server{Name: "api-1", Spec: actors.Spec{Stdio: transport.StdioConfig{Command: "srv", Env: map[string]string{"K": "!literal ${X}"}},
-		Limits: transport.Limits{RequestTimeout: time.Second}}}
-	s, err := NewServer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Source != (Source{Kind: sourceAPI, Level: levelExplicit}) || !s.Enabled || s.Restart != (RestartPolicy{}) || len(s.Commands) != 0 {
-		t.Errorf("server = %+v", s)
-	}
-	if s.Spec.Stdio.Env["K"] != "!literal ${X}" {
-		t.Errorf("API values must be literal: %q", s.Spec.Stdio.Env["K"])
-	}
-	want, _ := canonicalHash([]byte(`{"command":"srv","env":{"K":"!literal ${X}"},"requestTimeout":1000}`))
-	if s.Hash != want {
-		t.Errorf("hash = %s, want %s", s.Hash, want)
-	}
-	cfg.Name = "bad name"
-	if _, err := NewServer(cfg); err == nil {
-		t.Error("bad name accepted")
-	}
-	var ce *messages.ConfigError
-	if _, err := NewServer(Server{Name: "x", Spec: actors.Spec{Type: "sse"}}); !errors.As(err, &ce) || err.Error() != `Server "x": sse server requires "url" field` {
-		t.Errorf("err = %v", err)
-	}
-}
-
 // A document of two servers, a command and a URL with a !command header.
 func TestParseExample(t *testing.T) {
 	doc := `{"mcpServers": {
@@ -303,7 +272,7 @@ func TestParseExample(t *testing.T) {
 	}
 	var got strings.Builder
 	for _, s := range f.list() {
-		fmt.Fprintln(&got, s.Name, s.Spec.TransportType(), s.Spec.Stdio.Command, s.Spec.Stdio.Args, s.Spec.ConnectTimeout, s.Commands)
+		fmt.Fprintln(&got, s.Name, s.TransportType(), s.Command, s.Args, s.ConnectTimeout, s.Commands)
 	}
 	want := "files stdio npx [-y srv /srv] 5s []\ntracker http  [] 0s [{headers Authorization pass show tracker}]\n"
 	if got.String() != want {

@@ -17,21 +17,30 @@ import (
 // is shadowed, and reported, never merged.
 
 // DiscoverOptions configure Discover; the zero value reads every source
-// of the current user and working directory. The fields are documented
-// once, on the root package's DiscoverOptions, which converts to this
-// type: the compiler keeps the two the same.
+// of the current user and working directory. The root package re-exports
+// it as mcpactor.DiscoverOptions.
 type DiscoverOptions struct {
-	Home, ProjectDir string
-	Disable          []string // source kinds (sourceNative, ...) not to read
-	NoProject        bool
-	Lookup           func(string) (string, bool)
+	// Home is the home directory; default os.UserHomeDir.
+	Home string
+	// ProjectDir is the project directory; default os.Getwd.
+	ProjectDir string
+	// Disable lists source kinds (Source.Kind) not to read: "native"
+	// (our own files), "claude", "codex", "gemini", "cursor", "windsurf",
+	// "vscode", "plain" (mcp.json files). An unknown kind is an error.
+	Disable []string
+	// NoProject skips every file under the project directory: only the
+	// user's own files are read.
+	NoProject bool
+	// Lookup resolves ${VAR} references and Codex's environment
+	// variables; default os.LookupEnv.
+	Lookup func(string) (string, bool)
 }
 
 // Discovery is what Discover found.
 type Discovery struct {
 	// Servers are the winning entries, disabled ones included, sorted by
 	// name.
-	Servers []*Server
+	Servers []*Entry
 	// Shadowed lists every entry hidden by an earlier one of the same
 	// name, in discovery order.
 	Shadowed []Shadowing
@@ -60,8 +69,8 @@ func (s Shadowing) String() string {
 }
 
 // server returns the server of that name, or nil.
-func (d *Discovery) server(name string) *Server {
-	i, ok := slices.BinarySearchFunc(d.Servers, name, func(s *Server, n string) int { return strings.Compare(s.Name, n) })
+func (d *Discovery) server(name string) *Entry {
+	i, ok := slices.BinarySearchFunc(d.Servers, name, func(s *Entry, n string) int { return strings.Compare(s.Name, n) })
 	if !ok {
 		return nil
 	}
@@ -90,7 +99,7 @@ type sourceFile struct {
 // left it out.
 type found struct {
 	name     string
-	srv      *Server
+	srv      *Entry
 	problems []string
 	src      Source
 	where    string // the file, and for ~/.claude.json the project key
@@ -174,8 +183,8 @@ func sourceKinds() []string {
 // servers by name. Files that are missing are skipped; files that cannot be
 // read or parsed, and entries that are invalid, are warnings, and the rest
 // still loads. Discover runs no command: values written as "!command" run
-// at connect time (Server.Resolve), and servers from the project need
-// approval first (Server.NeedsApproval). The error is for the options: an
+// at connect time (Entry.Resolve), and servers from the project need
+// approval first (Entry.NeedsApproval). The error is for the options: an
 // unknown source kind, a home or working directory that cannot be found.
 func Discover(opts DiscoverOptions) (*Discovery, error) {
 	kinds := sourceKinds()
@@ -249,7 +258,7 @@ func Discover(opts DiscoverOptions) (*Discovery, error) {
 			d.merge(entries, winners)
 		}
 	}
-	slices.SortFunc(d.Servers, func(a, b *Server) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(d.Servers, func(a, b *Entry) int { return strings.Compare(a.Name, b.Name) })
 	return d, nil
 }
 

@@ -7,8 +7,6 @@ import (
 	"regexp"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/mcpactor/mcpactor/actors"
 )
 
 // Codex's config.toml (docs/configuration.md, "Codex"): tables
@@ -43,9 +41,9 @@ func readCodex(data []byte, src Source, dc *discoverCtx) ([]found, error) {
 // environment (env_vars, env_http_headers, bearer_token_env_var) become
 // ${VAR} references, so that one expansion resolves them all and no value
 // is expanded twice.
-func codexEntry(name string, t map[string]any, src Source, lookup func(string) (string, bool)) (*Server, []string) {
-	if !actors.ValidName(name) {
-		return nil, []string{actors.NameProblem(name)}
+func codexEntry(name string, t map[string]any, src Source, lookup func(string) (string, bool)) (*Entry, []string) {
+	if !validName(name) {
+		return nil, []string{nameProblem(name)}
 	}
 	raw, err := json.Marshal(t)
 	if err != nil {
@@ -70,7 +68,7 @@ func codexEntry(name string, t map[string]any, src Source, lookup func(string) (
 		v := t[key]
 		switch key {
 		case "command", "args", "cwd", "url", "enabled":
-			put(key, v) // the same names; buildServer checks the types
+			put(key, v) // the same names; buildEntry checks the types
 		case "enabled_tools":
 			put("enabledTools", v)
 		case "disabled_tools":
@@ -166,7 +164,7 @@ func codexEntry(name string, t map[string]any, src Source, lookup func(string) (
 	if len(headers) > 0 {
 		put("headers", headers)
 	}
-	s, problems := buildServer(name, fields, hash, src, lookup, warnings, problems)
+	s, problems := buildEntry(name, fields, hash, src, lookup, warnings, problems)
 	if s != nil {
 		s.Extra = extra
 	}

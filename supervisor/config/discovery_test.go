@@ -164,7 +164,7 @@ func TestDiscover(t *testing.T) {
 func TestDiscoverValues(t *testing.T) {
 	home, project := fixture(t)
 	d := discover(t, DiscoverOptions{Home: home, ProjectDir: project})
-	get := func(name string) *Server {
+	get := func(name string) *Entry {
 		t.Helper()
 		s := d.server(name)
 		if s == nil {
@@ -174,78 +174,78 @@ func TestDiscoverValues(t *testing.T) {
 	}
 
 	// ${VAR}, ${VAR:-default}, bare $VAR, an unset variable.
-	if got := strings.Join(get("native-user").Spec.Stdio.Args, " "); got != "--root /var/data $HOME" {
+	if got := strings.Join(get("native-user").Args, " "); got != "--root /var/data $HOME" {
 		t.Errorf("args = %q", got)
 	}
 	if p := get("native-user").Restart; p.MaxRestarts != 2 || p.Window != 0 { // a window left out stays zero: the default
 		t.Errorf("restart = %+v", p)
 	}
-	if got := get("shared").Spec.Stdio.Env["TOKEN"]; got != "tok-api" {
+	if got := get("shared").Env["TOKEN"]; got != "tok-api" {
 		t.Errorf("TOKEN = %q", got)
 	}
-	if got := get("claude-extra").Spec.HTTP.Headers["X-Api-Key"]; got != "anonymous" {
+	if got := get("claude-extra").Headers["X-Api-Key"]; got != "anonymous" {
 		t.Errorf("X-Api-Key = %q", got)
 	}
-	if got := get("cursor-user").Spec.Stdio.Env["API_KEY"]; got != "${CURSOR_KEY}" {
+	if got := get("cursor-user").Env["API_KEY"]; got != "${CURSOR_KEY}" {
 		t.Errorf("an unset variable should stay as written: %q", got)
 	}
 
 	// !commands: kept as written, listed, nothing run.
 	np := get("native-project")
-	if np.Spec.HTTP.Headers["Authorization"] != "!op read op://dev/mcp/token" || !slices.Equal(np.Commands, []Command{{Field: "headers", Key: "Authorization", Line: "op read op://dev/mcp/token"}}) {
-		t.Errorf("native-project = %q %v", np.Spec.HTTP.Headers, np.Commands)
+	if np.Headers["Authorization"] != "!op read op://dev/mcp/token" || !slices.Equal(np.Commands, []Command{{Field: "headers", Key: "Authorization", Line: "op read op://dev/mcp/token"}}) {
+		t.Errorf("native-project = %q %v", np.Headers, np.Commands)
 	}
 	// Only our own format gives '!' that meaning: in a plain mcp.json it
 	// is a character of the value.
-	if p := get("plain"); len(p.Commands) != 0 || p.Spec.Stdio.Env["SECRET"] != "!cat .secret" || !p.NeedsApproval {
-		t.Errorf("plain = %v %q approval %v", p.Commands, p.Spec.Stdio.Env, p.NeedsApproval)
+	if p := get("plain"); len(p.Commands) != 0 || p.Env["SECRET"] != "!cat .secret" || !p.NeedsApproval {
+		t.Errorf("plain = %v %q approval %v", p.Commands, p.Env, p.NeedsApproval)
 	}
 
 	// Claude Code.
-	if c := get("claude-user").Spec; c.TransportType() != "sse" || c.HTTP.URL != "https://sse.example/sse" {
+	if c := get("claude-user"); c.TransportType() != "sse" || c.URL != "https://sse.example/sse" {
 		t.Errorf("claude-user = %+v", c)
 	}
-	if c := get("claude-local").Spec; c.Stdio.Command != "claude-local" || c.Stdio.Args[0] != "--verbose" {
+	if c := get("claude-local"); c.Command != "claude-local" || c.Args[0] != "--verbose" {
 		t.Errorf("claude-local = %+v", c)
 	}
 
 	// Codex.
 	docs := get("docs")
-	if docs.Spec.Stdio.Env["GITHUB_TOKEN"] != "tok-gh" || docs.Spec.Stdio.Env["LOG_LEVEL"] != "debug" || len(docs.Spec.Stdio.Env) != 2 {
-		t.Errorf("docs env = %q (NOT_SET_ANYWHERE must be left out)", docs.Spec.Stdio.Env)
+	if docs.Env["GITHUB_TOKEN"] != "tok-gh" || docs.Env["LOG_LEVEL"] != "debug" || len(docs.Env) != 2 {
+		t.Errorf("docs env = %q (NOT_SET_ANYWHERE must be left out)", docs.Env)
 	}
-	if docs.Spec.ConnectTimeout != 20*time.Second || docs.Spec.Limits.RequestTimeout != 45500*time.Millisecond {
-		t.Errorf("docs timeouts = %v %v", docs.Spec.ConnectTimeout, docs.Spec.Limits.RequestTimeout)
+	if docs.ConnectTimeout != 20*time.Second || docs.RequestTimeout != 45500*time.Millisecond {
+		t.Errorf("docs timeouts = %v %v", docs.ConnectTimeout, docs.RequestTimeout)
 	}
 	if !slices.Equal(docs.EnabledTools, []string{"search", "fetch"}) || !slices.Equal(docs.DisabledTools, []string{"delete"}) {
 		t.Errorf("docs tools = %v %v", docs.EnabledTools, docs.DisabledTools)
 	}
-	remote := get("remote").Spec
+	remote := get("remote")
 	wantHeaders := map[string]string{"Authorization": "Bearer tok-remote", "X-Api-Key": "key-remote", "X-Region": "eu"}
-	if remote.TransportType() != "http" || !mapsEqual(remote.HTTP.Headers, wantHeaders) {
-		t.Errorf("remote = %s %q", remote.TransportType(), remote.HTTP.Headers)
+	if remote.TransportType() != "http" || !mapsEqual(remote.Headers, wantHeaders) {
+		t.Errorf("remote = %s %q", remote.TransportType(), remote.Headers)
 	}
 	if get("off").Enabled || !get("docs").Enabled {
 		t.Error("codex enabled = false not honoured")
 	}
-	if c := get("codex-shared").Spec; c.Stdio.Command != "codex-project" || c.Stdio.Dir != "tools" {
+	if c := get("codex-shared"); c.Command != "codex-project" || c.Cwd != "tools" {
 		t.Errorf("codex-shared = %+v", c)
 	}
 
 	// Gemini CLI: httpUrl is Streamable HTTP, url legacy SSE.
-	if c := get("gemini-http").Spec; c.TransportType() != "http" || c.HTTP.URL != "https://gemini.example/mcp" ||
-		c.HTTP.Headers["Authorization"] != "Bearer tok-gemini" || c.Limits.RequestTimeout != 30*time.Second {
+	if c := get("gemini-http"); c.TransportType() != "http" || c.URL != "https://gemini.example/mcp" ||
+		c.Headers["Authorization"] != "Bearer tok-gemini" || c.RequestTimeout != 30*time.Second {
 		t.Errorf("gemini-http = %+v", c)
 	}
-	if c := get("gemini-sse").Spec; c.TransportType() != "sse" || c.HTTP.URL != "https://gemini.example/sse" {
+	if c := get("gemini-sse"); c.TransportType() != "sse" || c.URL != "https://gemini.example/sse" {
 		t.Errorf("gemini-sse = %+v", c)
 	}
-	if g := get("gemini-tools"); !slices.Equal(g.EnabledTools, []string{"read_file"}) || !slices.Equal(g.DisabledTools, []string{"write_file"}) || g.Spec.Stdio.Dir != "./server" {
+	if g := get("gemini-tools"); !slices.Equal(g.EnabledTools, []string{"read_file"}) || !slices.Equal(g.DisabledTools, []string{"write_file"}) || g.Cwd != "./server" {
 		t.Errorf("gemini-tools = %+v", g)
 	}
 
 	// Windsurf.
-	if w := get("windsurf-remote"); w.Spec.HTTP.URL != "https://windsurf.example/mcp" || w.Spec.TransportType() != "http" || !slices.Equal(w.DisabledTools, []string{"drop_table"}) {
+	if w := get("windsurf-remote"); w.URL != "https://windsurf.example/mcp" || w.TransportType() != "http" || !slices.Equal(w.DisabledTools, []string{"drop_table"}) {
 		t.Errorf("windsurf-remote = %+v", w)
 	}
 	if get("windsurf-off").Enabled {
@@ -253,10 +253,10 @@ func TestDiscoverValues(t *testing.T) {
 	}
 
 	// VS Code: "servers", "type", comments and trailing commas.
-	if c := get("vscode-http").Spec; c.TransportType() != "http" || c.HTTP.URL != "https://vscode.example/mcp" {
+	if c := get("vscode-http"); c.TransportType() != "http" || c.URL != "https://vscode.example/mcp" {
 		t.Errorf("vscode-http = %+v", c)
 	}
-	if c := get("vscode-stdio").Spec; c.TransportType() != "stdio" || !slices.Equal(c.Stdio.Args, []string{"server.js", "--url=http://x//y"}) {
+	if c := get("vscode-stdio"); c.TransportType() != "stdio" || !slices.Equal(c.Args, []string{"server.js", "--url=http://x//y"}) {
 		t.Errorf("vscode-stdio = %+v", c)
 	}
 }
@@ -431,7 +431,7 @@ func TestDiscoverSwitches(t *testing.T) {
 			t.Errorf("%s read with NoProject", f)
 		}
 	}
-	if s := d.server("shared"); s == nil || s.Source.Level != levelUser || s.Spec.Stdio.Command != "native-user-shared" {
+	if s := d.server("shared"); s == nil || s.Source.Level != levelUser || s.Command != "native-user-shared" {
 		t.Errorf("shared = %+v", s)
 	}
 	if d.server("claude-local") == nil {

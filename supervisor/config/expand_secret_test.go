@@ -17,7 +17,7 @@ func TestURLVariableMaskedWhenShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := f.Servers["hosted"].Spec.HTTP.URL
+	url := f.Servers["hosted"].URL
 	if url != "https://mcp.example.test/"+key+"/mcp" {
 		t.Fatalf("url = %q, want the variable expanded", url)
 	}

@@ -41,7 +41,7 @@ func TestCanonicalHash(t *testing.T) {
 	}
 }
 
-// marshaledHash, NewServer's short cut, hashes what json.Marshal wrote
+// marshaledHash, Hash's short cut, hashes what json.Marshal wrote
 // from maps, slices, strings and integers as canonicalHash does, escapes
 // and bad UTF-8 included: a server's Hash keys its cached tool list and
 // its approval, and must not change with the way it is computed.

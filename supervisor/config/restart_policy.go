@@ -7,7 +7,8 @@ import "time"
 // (with jitter), at most MaxRestarts times within Window; beyond that the
 // server's circuit breaker opens. A zero field takes its default
 // (DefaultRestartPolicy); a negative MaxRestarts allows no restart (a
-// file's "maxRestarts": 0 reads as -1).
+// file's "maxRestarts": 0 reads as -1). The root package re-exports it
+// as mcpactor.RestartPolicy.
 type RestartPolicy struct {
 	MaxRestarts int
 	Window      time.Duration

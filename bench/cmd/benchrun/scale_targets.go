@@ -37,7 +37,7 @@ func scaleTargets() []target {
 		}
 	}
 	return []target{
-		{what: fmt.Sprintf("%d stdio servers at rest under one Manager: resident memory per server vs the leaner peer's (%d sessions)", scaleRestServers, scaleRestServers),
+		{what: fmt.Sprintf("%d stdio servers at rest under one Manager: resident memory per server vs the leaner peer's, each peer holding %d sessions", scaleRestServers, scaleRestServers),
 			value: overLeaner("rest", "fast", scaleRestServers), limit: 1, atMost: true, format: ratio},
 		{what: fmt.Sprintf("%d stdio servers under one Manager: resident memory per server vs the leaner peer's", scaleStdioServers),
 			value: overLeaner("stdio", "fast", scaleStdioServers), limit: 1, atMost: true, format: ratio},

@@ -1,5 +1,7 @@
 package main
 
+import "strconv"
+
 // step is one harness run of the suite: a command of bench/cmd, with the
 // arguments of a full run and of a smoke run, whose markdown report goes
 // into docs/benchmarks.md between the markers named after the step.
@@ -72,5 +74,15 @@ var steps = []step{
 		name: "cluster", program: "clusterbench",
 		full:  []string{"-rounds", "3", "-duration", "2s", "-failover-calls", "1000", "-bringup-servers", "100"},
 		smoke: []string{"-rounds", "1", "-duration", "100ms", "-failover-calls", "20", "-bringup-servers", "6"},
+	},
+	{
+		// One runtime at scale (issue 40): servers at rest, many stdio
+		// servers under one Manager, many HTTP sessions one per identity,
+		// each client in a process of its own.
+		name: "scale", program: "scale",
+		full: []string{"-rest-servers", strconv.Itoa(scaleRestServers), "-stdio-servers", strconv.Itoa(scaleStdioServers),
+			"-http-sessions", strconv.Itoa(scaleHTTPSessions), "-rounds", "3", "-duration", "2s", "-inflight", "256"},
+		smoke: []string{"-rest-servers", "3", "-stdio-servers", "4", "-http-sessions", "5", "-rounds", "1",
+			"-duration", "100ms", "-warmup", "50ms", "-rest", "10ms", "-inflight", "4", "-retries", "0"},
 	},
 }
