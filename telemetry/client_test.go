@@ -501,45 +501,47 @@ func TestReuseExecuteToolSpan(t *testing.T) {
 			t.Errorf("started spans = %d, want 1", len(r.sr.Started()))
 		}
 	})
-	t.Run("option off", func(t *testing.T) {
-		r := newRig(t, Options{})
-		ctx, tool := r.tp.Tracer("genai").Start(context.Background(), "execute_tool get-weather",
-			trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool")))
-		start(r, ctx).End(nil, false)
-		tool.End()
-		if len(r.sr.Ended()) != 2 {
-			t.Errorf("ended spans = %d, want 2", len(r.sr.Ended()))
+	// Each row starts an Op under an outer span it must not take over:
+	// the Op has a span of its own, so two spans end.
+	executeTool := func(name string) func(r *rig) (context.Context, func()) {
+		return func(r *rig) (context.Context, func()) {
+			ctx, tool := r.tp.Tracer("genai").Start(context.Background(), name,
+				trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool")))
+			return ctx, func() { tool.End() }
 		}
-	})
-	t.Run("not an execute_tool span", func(t *testing.T) {
-		r := newRig(t, Options{ReuseExecuteToolSpan: true})
-		ctx, other := r.tp.Tracer("genai").Start(context.Background(), "chat")
-		start(r, ctx).End(nil, false)
-		other.End()
-		if len(r.sr.Ended()) != 2 {
-			t.Errorf("ended spans = %d, want 2", len(r.sr.Ended()))
-		}
-	})
-	t.Run("never our own MCP span", func(t *testing.T) {
-		r := newRig(t, Options{ReuseExecuteToolSpan: true})
-		ctx, outer := r.tel.Start(context.Background(), &Request{Peer: stdioPeer, Method: messages.MethodToolsCall, Target: "a"})
-		start(r, ctx).End(nil, false)
-		outer.End(nil, false)
-		if len(r.sr.Ended()) != 2 {
-			t.Errorf("ended spans = %d, want 2", len(r.sr.Ended()))
-		}
-	})
-	t.Run("only tools/call", func(t *testing.T) {
-		r := newRig(t, Options{ReuseExecuteToolSpan: true})
-		ctx, tool := r.tp.Tracer("genai").Start(context.Background(), "execute_tool x",
-			trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool")))
-		_, op := r.tel.Start(ctx, &Request{Peer: stdioPeer, Method: messages.MethodToolsList})
-		op.End(nil, false)
-		tool.End()
-		if len(r.sr.Ended()) != 2 {
-			t.Errorf("ended spans = %d, want 2", len(r.sr.Ended()))
-		}
-	})
+	}
+	for _, tc := range []struct {
+		name   string
+		opts   Options
+		outer  func(r *rig) (context.Context, func())
+		method string
+	}{
+		{"option off", Options{}, executeTool("execute_tool get-weather"), messages.MethodToolsCall},
+		{"not an execute_tool span", Options{ReuseExecuteToolSpan: true}, func(r *rig) (context.Context, func()) {
+			ctx, other := r.tp.Tracer("genai").Start(context.Background(), "chat")
+			return ctx, func() { other.End() }
+		}, messages.MethodToolsCall},
+		{"never our own MCP span", Options{ReuseExecuteToolSpan: true}, func(r *rig) (context.Context, func()) {
+			ctx, outer := r.tel.Start(context.Background(), &Request{Peer: stdioPeer, Method: messages.MethodToolsCall, Target: "a"})
+			return ctx, func() { outer.End(nil, false) }
+		}, messages.MethodToolsCall},
+		{"only tools/call", Options{ReuseExecuteToolSpan: true}, executeTool("execute_tool x"), messages.MethodToolsList},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, tc.opts)
+			ctx, endOuter := tc.outer(r)
+			if tc.method == messages.MethodToolsCall {
+				start(r, ctx).End(nil, false)
+			} else {
+				_, op := r.tel.Start(ctx, &Request{Peer: stdioPeer, Method: tc.method})
+				op.End(nil, false)
+			}
+			endOuter()
+			if len(r.sr.Ended()) != 2 {
+				t.Errorf("ended spans = %d, want 2", len(r.sr.Ended()))
+			}
+		})
+	}
 }
 
 func traceparent(sc trace.SpanContext) string {

@@ -604,15 +604,10 @@ func (o *Op) Cancelling(reason string, params json.RawMessage) json.RawMessage {
 // with another version, or with the session era's initialize. Only a
 // version given here, the one the connection then uses, is recorded.
 func (o *Op) SetProtocolVersion(v string) {
-	if o == nil || v == "" || o.ended.Load() {
+	if o == nil {
 		return
 	}
-	o.mu.Lock()
-	o.req.ProtocolVersion = v
-	o.mu.Unlock()
-	if o.live() {
-		o.span.SetAttributes(KeyMCPProtocolVersion.String(v))
-	}
+	o.setPeerString(&o.req.ProtocolVersion, KeyMCPProtocolVersion, v)
 }
 
 // SetPeer replaces the Op's description of the server once the
@@ -653,14 +648,23 @@ func (o *Op) SetPeer(p Peer) {
 // connection (ALPN). It goes on the span and on the Op's duration metric
 // point. It does nothing on a nil or ended Op, or for "".
 func (o *Op) SetNetworkProtocolVersion(v string) {
-	if o == nil || v == "" || o.ended.Load() {
+	if o == nil {
+		return
+	}
+	o.setPeerString(&o.req.NetworkProtocolVersion, KeyNetworkProtocolVersion, v)
+}
+
+// setPeerString sets field, one of o.req's, to v under o.mu and puts v
+// on the span as key; it does nothing on an ended Op, or for "".
+func (o *Op) setPeerString(field *string, key attribute.Key, v string) {
+	if v == "" || o.ended.Load() {
 		return
 	}
 	o.mu.Lock()
-	o.req.NetworkProtocolVersion = v
+	*field = v
 	o.mu.Unlock()
 	if o.live() {
-		o.span.SetAttributes(KeyNetworkProtocolVersion.String(v))
+		o.span.SetAttributes(key.String(v))
 	}
 }
 

@@ -255,6 +255,23 @@ func exportOne(t *testing.T, p *Providers) {
 	_ = tel.Close()
 }
 
+// wantOTLPHTTP checks that p describes both signals as sent over OTLP
+// http/protobuf (plain HTTP) to c, the endpoint taken from source, and
+// that a span and a metric point exported through p reach c.
+func wantOTLPHTTP(t *testing.T, p *Providers, c *collector, source string) {
+	t.Helper()
+	want := "traces: otlp http/protobuf to " + c.srv.URL + "/v1/traces (" + source + "); " +
+		"metrics: otlp http/protobuf to " + c.srv.URL + "/v1/metrics (" + source + ")"
+	if got := p.Describe(); got != want {
+		t.Errorf("Describe = %q\nwant %q", got, want)
+	}
+	exportOne(t, p)
+	c.srv.CloseClientConnections()
+	if paths := c.got(); paths["/v1/traces"] == 0 || paths["/v1/metrics"] == 0 {
+		t.Errorf("collector requests = %v, want /v1/traces and /v1/metrics over plain HTTP", paths)
+	}
+}
+
 // TestOTLPHTTP: OTEL_EXPORTER_OTLP_ENDPOINT alone sends both signals to a
 // collector (here a local stand-in).
 func TestOTLPHTTP(t *testing.T) {
@@ -268,16 +285,7 @@ func TestOTLPHTTP(t *testing.T) {
 	if p.TracerProvider == nil || p.MeterProvider == nil {
 		t.Fatalf("providers = %+v, want both", p)
 	}
-	want := "traces: otlp http/protobuf to " + c.srv.URL + "/v1/traces (OTEL_EXPORTER_OTLP_ENDPOINT); " +
-		"metrics: otlp http/protobuf to " + c.srv.URL + "/v1/metrics (OTEL_EXPORTER_OTLP_ENDPOINT)"
-	if got := p.Describe(); got != want {
-		t.Errorf("Describe = %q\nwant %q", got, want)
-	}
-	exportOne(t, p)
-	c.srv.CloseClientConnections()
-	if paths := c.got(); paths["/v1/traces"] == 0 || paths["/v1/metrics"] == 0 {
-		t.Errorf("collector requests = %v, want /v1/traces and /v1/metrics", paths)
-	}
+	wantOTLPHTTP(t, p, c, "OTEL_EXPORTER_OTLP_ENDPOINT")
 }
 
 // TestOTLPHTTPDefaultEndpoint: OTEL_TRACES_EXPORTER=otlp with no endpoint
@@ -298,16 +306,7 @@ func TestOTLPHTTPDefaultEndpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "traces: otlp http/protobuf to " + c.srv.URL + "/v1/traces (default endpoint); " +
-		"metrics: otlp http/protobuf to " + c.srv.URL + "/v1/metrics (default endpoint)"
-	if got := p.Describe(); got != want {
-		t.Errorf("Describe = %q\nwant %q", got, want)
-	}
-	exportOne(t, p)
-	c.srv.CloseClientConnections()
-	if paths := c.got(); paths["/v1/traces"] == 0 || paths["/v1/metrics"] == 0 {
-		t.Errorf("collector requests = %v, want /v1/traces and /v1/metrics over plain HTTP", paths)
-	}
+	wantOTLPHTTP(t, p, c, "default endpoint")
 }
 
 // TestOTLPGRPCDefaultEndpoint: with protocol grpc and no endpoint, the
