@@ -63,14 +63,18 @@ type call struct {
 	// Caller-only: the request took no in-flight slot (Unslotted), so
 	// Conn.Finish gives none back.
 	unslotted bool
+	// Caller-only: the caller keeps the request's timer
+	// (ResetTimeoutOnProgress), which may fire after the call has ended,
+	// so the record is never reused.
+	ownTimer bool
 	// Caller-only: the outcome has been read from reply.
 	settled bool
 }
 
 // Outcome is the single end of a call: a result, a JSON-RPC error, the
 // transport's closing error, or errRetired when a cancellation won the race.
-// A caller that waits by itself (Conn.Start) receives it from
-// Pending.Reply and hands it to Conn.Finish, which alone reads it.
+// Conn.Await returns it and Conn.Finish, which alone reads it, turns it
+// into the request's result or error.
 type Outcome struct {
 	id     int64
 	result json.RawMessage

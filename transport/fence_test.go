@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -116,13 +115,12 @@ func startEchoes(t *testing.T, conn *Conn, n int, message func(i int) string) []
 // finishEcho waits for p's outcome and returns the echo's text or error.
 func finishEcho(t *testing.T, conn *Conn, p Pending) (string, error) {
 	t.Helper()
-	var out Outcome
-	select {
-	case out = <-p.Reply():
-	case <-time.After(harness.Bound):
-		t.Fatal("no outcome")
+	ctx := harness.Context(t)
+	out, woke := conn.Await(ctx, p, &RequestOptions{})
+	raw, err := conn.Finish(ctx, p, &out, woke)
+	if woke != Answered {
+		t.Fatalf("no outcome: %v", err)
 	}
-	raw, err := conn.Finish(harness.Context(t), p, &out, Answered)
 	if err != nil {
 		return "", err
 	}
