@@ -232,6 +232,7 @@ func (e *Entry) authorizer(header *Command, out string) (Authorizer, error) {
 	if e.Auth != nil && e.Auth.Type == "oauth" {
 		c, err := e.Auth.Client(e.Identity)
 		if err != nil {
+			//lint:ignore ST1005 it names the server as every problem of an entry does
 			return nil, fmt.Errorf("Server %q: %w", e.Name, err)
 		}
 		return c, nil
