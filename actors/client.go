@@ -2,8 +2,6 @@ package actors
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"log/slog"
 	"runtime/debug"
 	"sync"
@@ -359,108 +357,6 @@ func (c *Client) shutCallbacks() {
 		c.abandoned.Add(int64(n))
 		c.logger().Warn("mcp: close abandoned callbacks still running", "server", c.name, "callbacks", n)
 	}
-}
-
-// call encodes params, sends the request and decodes the result into out.
-// The span starts before the wait for the handshake, so that the wait shows
-// in it (docs/telemetry.md: "queued" events).
-func (c *Client) call(ctx context.Context, method string, params any, out any) error {
-	var opts transport.RequestOptions
-	return c.callProgress(ctx, method, params, out, &opts, nil)
-}
-
-// callProgress is call for a request that carries a progress token
-// (opts.ProgressToken): each notification is decoded once, recorded on the
-// span, and handed to onProgress (which may be nil: the token may be there
-// only to extend the timeout).
-//
-// Progress "MUST increase with each notification"
-// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress),
-// but a request sent again (after a broken 2026-07-28 stream or an expired
-// session) starts over at the server; what is not above the last value
-// delivered is therefore not delivered again. The notifications arrive on
-// the calling goroutine one at a time, so plain variables suffice.
-func (c *Client) callProgress(ctx context.Context, method string, params any, out any, opts *transport.RequestOptions, onProgress func(messages.ProgressParams)) error {
-	var op *telemetry.Op
-	if c.tel != nil {
-		// The span is started by a function of its own, whose frame
-		// (the request's description) is gone before the exchange.
-		ctx, op = c.startCall(ctx, method, params)
-		c.tel.InFlight(c.telemetryName(), 1)
-		defer c.tel.InFlight(c.telemetryName(), -1)
-	}
-	if opts.ProgressToken != "" {
-		opts.OnProgress = progressHook(op, onProgress)
-	}
-	g, err := c.currentObserved(ctx, op)
-	if err == nil {
-		err = c.exchange(ctx, op, g, method, params, out, opts)
-		if errors.Is(err, messages.ErrSessionExpired) {
-			err = c.replay(ctx, op, g, method, params, out, opts, err)
-		}
-	}
-	if err != nil {
-		err = c.masked(named(method, err))
-	}
-	if op != nil {
-		toolError := false
-		if tc, ok := out.(*toolCall); ok && err == nil {
-			toolError = tc.isError()
-		}
-		op.End(err, toolError)
-	}
-	return err
-}
-
-// startCall starts the CLIENT span of a request.
-func (c *Client) startCall(ctx context.Context, method string, params any) (context.Context, *telemetry.Op) {
-	req := telemetry.Request{Peer: c.peer(), Method: method}
-	describe(&req, params, c.tel.RecordsToolArguments())
-	return c.tel.Start(ctx, &req)
-}
-
-// progressHook turns a request's raw progress notifications into
-// onProgress calls, recorded on op. It is made once op is known, so that
-// a call without progress does not move op to the heap (a closure that
-// captured op before its assignment would, on every call).
-func progressHook(op *telemetry.Op, onProgress func(messages.ProgressParams)) func(json.RawMessage) {
-	var last float64
-	var delivered bool
-	return func(raw json.RawMessage) {
-		var p messages.ProgressParams
-		if json.Unmarshal(raw, &p) != nil {
-			return
-		}
-		if delivered && p.Progress <= last {
-			return
-		}
-		last, delivered = p.Progress, true
-		op.Progress(p.Progress, p.Total, p.Message)
-		if onProgress != nil {
-			onProgress(p)
-		}
-	}
-}
-
-// replay sends, once, a request that met an expired HTTP session: the
-// server rejected it unprocessed, and the client actor is starting a new
-// session (a new generation), on which it is sent again. A second expiry
-// is an error; there is no loop. The wait for the new session is bounded
-// by ctx and the connect timeout.
-func (c *Client) replay(ctx context.Context, op *telemetry.Op, old *generation, method string, params any, out any, opts *transport.RequestOptions, why error) error {
-	wait, cancel := context.WithTimeout(ctx, c.cfg.connectTimeout())
-	defer cancel()
-	select {
-	case <-old.replaced:
-	case <-wait.Done():
-		return why
-	}
-	g, err := c.current(wait)
-	if err != nil {
-		return err
-	}
-	op.Reinitialize("HTTP session expired; the request is sent again on the new session")
-	return c.exchange(ctx, op, g, method, params, out, opts)
 }
 
 // currentObserved is current, with the wait for the handshake shown on op.

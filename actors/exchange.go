@@ -13,84 +13,24 @@ import (
 	"github.com/mcpactor/mcpactor/transport"
 )
 
-// The request path. Every request the client makes goes out through
-// send, in one of two ways:
-//
-//   - Client.exchange (and exchangeConn, for the handshake and the
-//     restore of a new session): the wait is inside Conn.Call;
-//   - the plain tools/call of Client.CallTool (tools.go): Conn.Start, a
-//     wait in CallTool's own frame (waitTool), then Conn.Finish.
-//
-// Both hand the first answer to the same continuation: retries (the
-// stateless protocol's re-issue and header re-listing), then rounds (its
-// input_required rounds and task results, or the decoding of the result).
-// The protocol the generation negotiated is a value (generation.stateless)
-// read where the two differ; docs/architecture.md, "The request path",
-// draws it.
-
-// exchange sends one request on g and decodes its result into out (nil to
-// discard it), in g's protocol:
-//
-//   - session (before 2026-07-28): the first answer is the result;
-//   - stateless (2026-07-28): the request carries the _meta members and
-//     HTTP headers of the revision; it is issued again when its stream
-//     breaks, or when the server finds its headers do not match the body;
-//     an input_required answer is met over further rounds, and a task
-//     result is awaited
-//     (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr).
-//
-// When op is set (someone listens), the trace context goes into
-// params._meta (docs/telemetry.md, "Context propagation") and the
-// transport reports the request's way to op. opts is the caller's and is
-// not changed. A request that meets an expired session is not sent again
-// here (Client.replay does).
-func (c *Client) exchange(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, out any, opts *transport.RequestOptions) error {
-	body, err := c.requestBody(g, method, params)
-	if err != nil {
-		return err
-	}
-	own := *opts
-	protocolOptions(g, &own)
-	res, err := c.roundTrip(ctx, op, g, method, params, body, &own, false)
-	res, err = c.retries(ctx, op, g, method, params, body, &own, res, err)
-	return c.rounds(ctx, op, g, method, params, out, &own, body, res, err)
-}
-
-// exchangeConn is the request path on a connection that no generation
-// holds yet: the initialize handshake, and the requests that restore a
-// new session's state. Both are of the session protocol. opts may gain
-// op as its Observer.
+// exchangeConn is a request on a connection that no generation holds
+// yet: the initialize handshake, and the requests that restore a new
+// session's state. Both are of the session protocol. When op is set, the
+// trace context goes into the params' _meta and op becomes opts.Observer.
 func exchangeConn(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, params any, out any, opts *transport.RequestOptions) error {
 	raw, err := encodeParams(params)
 	if err != nil {
 		return encodeError(conn.Server(), method, err)
 	}
-	res, err := send(ctx, op, conn, method, raw, opts)
+	if op != nil {
+		raw = op.InjectParams(raw)
+		opts.Observer = op
+	}
+	res, err := conn.Call(ctx, method, raw, *opts)
 	if err != nil {
 		return err
 	}
 	return decodeInto(conn.Server(), method, res, out, op)
-}
-
-// send hands one request to the transport and waits for its end
-// (Conn.Call). When op is set, the trace context goes into body's _meta
-// and op becomes opts.Observer.
-func send(ctx context.Context, op *telemetry.Op, conn *transport.Conn, method string, body json.RawMessage, opts *transport.RequestOptions) (json.RawMessage, error) {
-	if op != nil {
-		body = op.InjectParams(body)
-		opts.Observer = op
-	}
-	return conn.Call(ctx, method, body, *opts)
-}
-
-// roundTrip sends body once on g: with the request's HTTP headers in the
-// stateless protocol (fresh: the tools listed again first, for their
-// x-mcp-header annotations). It sets opts.Header.
-func (c *Client) roundTrip(ctx context.Context, op *telemetry.Op, g *generation, method string, params any, body []byte, opts *transport.RequestOptions, fresh bool) (json.RawMessage, error) {
-	if err := c.setHeaders(ctx, g, method, params, opts, fresh); err != nil {
-		return nil, err
-	}
-	return send(ctx, op, g.conn, method, body, opts)
 }
 
 // setHeaders puts a stateless request's HTTP headers in opts.Header (none

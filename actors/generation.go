@@ -155,5 +155,5 @@ func closedError(server string, last *generation) error {
 
 // stateless reports whether g speaks the stateless protocol (2026-07-28):
 // the value the request path reads wherever the two protocols differ
-// (exchange.go).
+// (request.go).
 func (g *generation) stateless() bool { return g.sess != nil && g.sess.stateless }

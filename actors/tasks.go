@@ -63,7 +63,7 @@ func (c *Client) StartToolTask(ctx context.Context, name string, args any, call 
 		params = messages.CallToolTaskParams{Name: name, Arguments: args, Meta: call.Meta, Task: messages.TaskRequest{}}
 	}
 	var ans taskAnswer
-	if err := c.callProgress(ctx, messages.MethodToolsCall, params, &ans, &call.Request, call.OnProgress); err != nil {
+	if err := c.callWith(ctx, messages.MethodToolsCall, params, &ans, &call.Request, call.OnProgress); err != nil {
 		return nil, nil, err
 	}
 	return c.taskOrResult(ans.raw)
@@ -224,7 +224,7 @@ func (c *Client) taskStep(ctx context.Context, t *messages.Task, answered map[st
 func (c *Client) taskResult(ctx context.Context, id string) (*messages.CallToolResult, error) {
 	res := new(messages.CallToolResult)
 	opts := blockingOptions(ctx)
-	if err := c.callProgress(ctx, messages.MethodTasksResult, messages.TaskIDParams{TaskID: id}, res, &opts, nil); err != nil {
+	if err := c.callWith(ctx, messages.MethodTasksResult, messages.TaskIDParams{TaskID: id}, res, &opts, nil); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -18,7 +18,7 @@ func (c *Client) Ping(ctx context.Context) error {
 	if c.stateless(ctx) {
 		method = messages.MethodServerDiscover
 	}
-	return c.callProgress(ctx, method, struct{}{}, nil, &opts, nil)
+	return c.callWith(ctx, method, struct{}{}, nil, &opts, nil)
 }
 
 // stateless waits for the handshake and reports whether the connection is of

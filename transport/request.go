@@ -37,11 +37,6 @@ type Pending struct {
 	start time.Time // when Start was called: the request's timeout runs from it
 }
 
-// Reply delivers the request's outcome, once.
-//
-// Deprecated: wait with Await, which also takes progress.
-func (p Pending) Reply() <-chan Outcome { return p.cl.reply }
-
 // Wake says what ended the wait of a Pending request.
 type Wake uint8
 
