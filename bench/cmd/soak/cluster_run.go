@@ -185,17 +185,7 @@ func runCluster(cfg *clusterConfig) (*clusterReport, error) {
 		c.send("load")
 	}
 	faultCtx, stopFaults := context.WithCancel(context.Background())
-	faultsDone := make(chan struct{})
-	go func() {
-		defer close(faultsDone)
-		select {
-		case <-time.After(cfg.quiet):
-		case <-faultCtx.Done():
-			return
-		}
-		r.logf("quiet baseline over: faults start")
-		r.injectFaults(faultCtx)
-	}()
+	faultsDone := faultsAfterQuiet(faultCtx, cfg.quiet, r.logf, r.injectFaults)
 	time.Sleep(cfg.duration)
 	loadEnd := time.Now()
 	stopFaults()

@@ -115,6 +115,24 @@ func newInjector(r *runner) *injector {
 	return &injector{r: r, rng: rand.New(rand.NewPCG(uint64(r.cfg.seed), 0xfa17)), busy: map[string]time.Time{}}
 }
 
+// faultsAfterQuiet runs inject in a goroutine of its own once the quiet
+// baseline (quiet) is over, unless ctx ends first, and logs the start
+// with logf. The channel closes when the goroutine ends.
+func faultsAfterQuiet(ctx context.Context, quiet time.Duration, logf func(string, ...any), inject func(context.Context)) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-time.After(quiet):
+		case <-ctx.Done():
+			return
+		}
+		logf("quiet baseline over: faults start")
+		inject(ctx)
+	}()
+	return done
+}
+
 // run draws faults until ctx ends, then waits for those under way.
 func (in *injector) run(ctx context.Context) {
 	defer in.wg.Wait()

@@ -244,17 +244,7 @@ func run(cfg *config) (*report, error) {
 	}
 	loadStart := r.since()
 	inj := newInjector(r)
-	injDone := make(chan struct{})
-	go func() {
-		defer close(injDone)
-		select {
-		case <-time.After(cfg.quiet):
-		case <-faultCtx.Done():
-			return
-		}
-		r.logf("quiet baseline over: faults start")
-		inj.run(faultCtx)
-	}()
+	injDone := faultsAfterQuiet(faultCtx, cfg.quiet, r.logf, inj.run)
 	loadDone := make(chan int, 1)
 	go func() { loadDone <- r.runLoad(loadCtx) }()
 	time.Sleep(cfg.duration)
