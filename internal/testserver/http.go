@@ -397,7 +397,7 @@ func (h *HTTPHandler) answerJSON(w *statusWriter, r *http.Request, st *stream) {
 			h.sessionNotFound(w)
 			return
 		}
-		if !h.awaitStream(r, st) {
+		if !await(h, r, st.wake) {
 			return
 		}
 	}

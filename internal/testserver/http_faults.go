@@ -99,14 +99,7 @@ func (h *HTTPHandler) delay(r *http.Request, d time.Duration) bool {
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	case <-h.ctx.Done():
-		panic(http.ErrAbortHandler)
-	}
+	return await(h, r, t.C)
 }
 
 // getFault implements HTTPGetStatus: the GET listener answered with a

@@ -261,19 +261,19 @@ func (h *HTTPHandler) pump(w http.ResponseWriter, r *http.Request, st *stream, c
 			abortIf(cause)
 			return
 		}
-		if !h.awaitStream(r, st) {
+		if !await(h, r, st.wake) {
 			return
 		}
 	}
 }
 
-// awaitStream waits until st has more to write, and reports false when
-// the client went away first. The handler shutting down aborts the
+// await waits for ch (a stream's wake, a timer) and reports false when
+// the client of r went away first. h shutting down aborts the
 // connection instead (panic with http.ErrAbortHandler), as a server's
 // exit would.
-func (h *HTTPHandler) awaitStream(r *http.Request, st *stream) bool {
+func await[T any](h *HTTPHandler, r *http.Request, ch <-chan T) bool {
 	select {
-	case <-st.wake:
+	case <-ch:
 		return true
 	case <-r.Context().Done():
 		return false
