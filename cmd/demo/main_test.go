@@ -207,27 +207,40 @@ func ownRoot(s span) bool {
 	return s.root() && (slices.Contains(managerSpans, s.Name) || strings.HasPrefix(s.Name, "notifications/"))
 }
 
-// checkTraceShape: every span is in the trace of one step, and each step is
-// one trace whose root is the step's span.
-func checkTraceShape(t *testing.T, path string, steps []string) {
+// readJSONLines decodes each line of the file at path (a --trace file,
+// one span a line) as a T, failing the test on a line that is not one.
+func readJSONLines[T any](t *testing.T, path string) []T {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var spans []span
+	var out []T
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var s span
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil || s.Name == "" {
-			t.Fatalf("trace line is not a span: %v %q", err, sc.Text())
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("trace line is not JSON: %v %q", err, sc.Text())
 		}
-		spans = append(spans, s)
+		out = append(out, v)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// checkTraceShape: every span is in the trace of one step, and each step is
+// one trace whose root is the step's span.
+func checkTraceShape(t *testing.T, path string, steps []string) {
+	t.Helper()
+	spans := readJSONLines[span](t, path)
+	for _, s := range spans {
+		if s.Name == "" {
+			t.Fatalf("trace line is not a span: %+v", s)
+		}
 	}
 	stepOf := map[string]string{} // trace id -> step
 	managerTrace := map[string]bool{}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,24 +52,7 @@ func TestDemoRestart(t *testing.T) {
 			Value struct{ Value any }
 		}
 	}
-	f, err := os.Open(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var spans []recorded
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var s recorded
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			t.Fatal(err)
-		}
-		spans = append(spans, s)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	spans := readJSONLines[recorded](t, trace)
 	attr := func(s recorded, key string) any {
 		for _, a := range s.Attributes {
 			if a.Key == key {
