@@ -46,7 +46,7 @@ func (c *Client) ProtocolVersion() string { return c.h.ProtocolVersion() }
 
 // Stats returns the client's counts of dropped and refused input and
 // output, over all its connections.
-func (c *Client) Stats() Stats { return statsOf(c.h.Stats()) }
+func (c *Client) Stats() Stats { return c.h.Stats() }
 
 // InFlight reports the requests of the current connection that are queued
 // or awaiting an answer.
@@ -62,22 +62,20 @@ func (c *Client) Err() error { return c.h.Err() }
 func (c *Client) Done() <-chan struct{} { return c.h.Done() }
 
 // Generation describes one connection of a Client; see Client.Generation.
-type Generation struct {
-	// Number is 1 for the first connection and one more for each repair.
-	Number uint64
-	// Ready is closed when the generation's handshake has ended, either
-	// way; Client.Err then tells which.
-	Ready <-chan struct{}
-	// Replaced is closed when a newer generation starts or the client is
-	// closed for good: the moment to look again.
-	Replaced <-chan struct{}
-}
+// It is declared in the engine, which hands it out; its fields:
+//
+//   - Number is 1 for the first connection and one more for each repair.
+//   - Ready is closed when the generation's handshake has ended, either
+//     way; Client.Err then tells which.
+//   - Replaced is closed when a newer generation starts or the client is
+//     closed for good: the moment to look again.
+type Generation = actors.Generation
 
 // Generation returns the current connection generation: its number (1 for
 // the first connection, one more for each repair), a channel closed when
 // its handshake has ended, and one closed when it is replaced or the client
 // closes. Err, ServerInfo, Capabilities and ProtocolVersion describe it.
-func (c *Client) Generation() Generation { return Generation(c.h.Generation()) }
+func (c *Client) Generation() Generation { return c.h.Generation() }
 
 // Reconnect replaces the connection: a new process (or dial) and handshake,
 // waited for within ctx. Calls still pending on the old connection fail
@@ -124,7 +122,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any) (*messages
 // CallToolWith is CallTool with per-call options: timeout, progress, an
 // absolute cap, _meta.
 func (c *Client) CallToolWith(ctx context.Context, name string, args any, opts CallOptions) (*messages.CallToolResult, error) {
-	return c.h.CallToolWith(ctx, name, args, opts.call())
+	return c.h.CallToolWith(ctx, name, args, opts)
 }
 
 // Resources yields every resource the server lists

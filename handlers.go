@@ -61,10 +61,10 @@ func (h Handlers) engine() actors.Handlers {
 	if h.Roots != nil || h.Sampling != nil || h.Elicitation != nil {
 		e.Answer = h.answer
 	}
-	if f := h.NotificationContext; f != nil {
-		e.NotificationContext = func(ctx context.Context, server string, n actors.Notification) { f(ctx, server, notificationOf(n)) }
-	} else if f := h.Notification; f != nil {
-		e.Notification = func(server string, n actors.Notification) { f(server, notificationOf(n)) }
+	if h.NotificationContext != nil {
+		e.NotificationContext = h.NotificationContext
+	} else {
+		e.Notification = h.Notification
 	}
 	return e
 }
@@ -117,9 +117,4 @@ func encodeAnswer[T any](res *T, err error) (json.RawMessage, error) {
 
 func invalidParams(err error) *messages.Error {
 	return &messages.Error{Code: messages.CodeInvalidParams, Message: "Invalid params: " + err.Error()}
-}
-
-// notificationOf is the user's form of a notification the engine heard.
-func notificationOf(n actors.Notification) Notification {
-	return Notification{Method: n.Method, Params: n.Params, Generation: n.Generation}
 }

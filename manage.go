@@ -365,7 +365,7 @@ func (m *Manager) CallTool(ctx context.Context, exposed string, args any) (*mess
 
 // CallToolWith is CallTool with per-call options.
 func (m *Manager) CallToolWith(ctx context.Context, exposed string, args any, opts CallOptions) (*messages.CallToolResult, error) {
-	return m.m.CallToolWith(ctx, exposed, args, opts.call())
+	return m.m.CallToolWith(ctx, exposed, args, opts)
 }
 
 // Client returns the client of a managed server, for its other methods.

@@ -21,7 +21,7 @@ type ServerTask = supervisor.ServerTask
 // server made one, else the result. The task is the caller's to await
 // (AwaitTask) or cancel (CancelTask).
 func (m *Manager) StartToolTask(ctx context.Context, exposed string, args any, opts CallOptions) (*TaskRef, *messages.CallToolResult, error) {
-	return m.m.StartToolTask(ctx, exposed, args, opts.call())
+	return m.m.StartToolTask(ctx, exposed, args, opts)
 }
 
 // Task returns the server's account of the task ref names (tasks/get).

@@ -1,15 +1,12 @@
 package mcpactor
 
 import (
-	"encoding/json"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Options configure a Runtime. The zero value is ready to use.
@@ -69,48 +66,36 @@ type Options struct {
 	Telemetry telemetry.Options
 }
 
-// CallOptions tune one tool call. The zero value uses the server's request
-// timeout and asks for no progress.
-type CallOptions struct {
-	// Timeout overrides the server's request timeout for this call.
-	Timeout time.Duration
-	// OnProgress receives this call's progress notifications, in order, on
-	// the calling goroutine. Setting it sends a progress token
-	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
-	OnProgress func(messages.ProgressParams)
-	// ResetTimeoutOnProgress restarts the timeout at each progress
-	// notification, up to MaxTotalTimeout. It sends a progress token even
-	// without OnProgress.
-	ResetTimeoutOnProgress bool
-	// MaxTotalTimeout is an absolute cap that progress cannot extend.
-	MaxTotalTimeout time.Duration
-	// Meta is sent as params._meta (progressToken is added when needed).
-	Meta messages.Meta
-	// ValidateOutput checks this call's result against the tool's
-	// outputSchema, as ServerConfig.ValidateOutput does for every call.
-	ValidateOutput bool
-	// BusyRetryUnsafe lets this call be sent again after a 429 or 503
-	// with Retry-After (http), as lists and reads are: for a tool the
-	// caller knows is safe to run twice (ServerConfig.BusyRetries).
-	BusyRetryUnsafe bool
-}
+// CallOptions tune one tool call. The zero value uses the server's
+// request timeout and asks for no progress. The engine declares it, since
+// it makes the call; its fields:
+//
+//   - Timeout (time.Duration) overrides the server's request timeout for
+//     this call.
+//   - OnProgress (func(messages.ProgressParams)) receives this call's
+//     progress notifications, in order, on the calling goroutine. Setting
+//     it sends a progress token
+//     (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
+//   - ResetTimeoutOnProgress (bool) restarts the timeout at each progress
+//     notification, up to MaxTotalTimeout. It sends a progress token even
+//     without OnProgress.
+//   - MaxTotalTimeout (time.Duration) is an absolute cap that progress
+//     cannot extend.
+//   - Meta (messages.Meta) is sent as params._meta (progressToken is
+//     added when needed).
+//   - ValidateOutput (bool) checks this call's result against the tool's
+//     outputSchema, as ServerConfig.ValidateOutput does for every call.
+//   - BusyRetryUnsafe (bool) lets this call be sent again after a 429 or
+//     503 with Retry-After (http), as lists and reads are: for a tool the
+//     caller knows is safe to run twice (ServerConfig.BusyRetries).
+type CallOptions = actors.Call
 
-// call is the engine's form of o.
-func (o CallOptions) call() actors.Call {
-	return actors.Call{
-		Request: transport.RequestOptions{Timeout: o.Timeout, ResetTimeoutOnProgress: o.ResetTimeoutOnProgress,
-			MaxTotalTimeout: o.MaxTotalTimeout, BusyRetryUnsafe: o.BusyRetryUnsafe},
-		Meta:           o.Meta,
-		OnProgress:     o.OnProgress,
-		ValidateOutput: o.ValidateOutput,
-	}
-}
-
-// Notification is one notification from a server.
-type Notification struct {
-	Method string          // e.g. notifications/tools/list_changed, notifications/message
-	Params json.RawMessage // as the server sent them
-	// Generation is the number of the connection it arrived on
-	// (Client.Generation).
-	Generation uint64
-}
+// Notification is one notification from a server, as Handlers get it.
+// The engine declares it, since it queues them; its fields:
+//
+//   - Method names it, e.g. notifications/tools/list_changed or
+//     notifications/message.
+//   - Params are its params as the server sent them (json.RawMessage).
+//   - Generation is the number of the connection it arrived on
+//     (Client.Generation).
+type Notification = actors.Notification

@@ -1,73 +1,41 @@
 package mcpactor
 
-import (
-	"github.com/mcpactor/mcpactor/actors"
-	"github.com/mcpactor/mcpactor/transport"
-)
+import "github.com/mcpactor/mcpactor/actors"
 
 // Stats count what a client dropped or refused, over all its connections,
 // and the user callbacks that misbehaved (Client.Stats). Nothing is dropped
 // silently: each drop is counted here, logged, and reported as the
-// mcpactor.transport.frames.dropped metric (docs/telemetry.md).
-type Stats struct {
-	Malformed       int64 // lines that were not JSON, or JSON but not JSON-RPC
-	Oversized       int64 // messages over MaxFrameSize, discarded
-	UnknownIDs      int64 // responses to ids never issued (or to id null)
-	LateResponses   int64 // responses to requests already ended by timeout or cancellation
-	DroppedProgress int64 // progress nobody waited for, or a slow OnProgress could not take
-	RefusedBatches  int64 // JSON-RPC batches from a server that did not negotiate 2025-03-26
-	InboundRequests int64 // server-to-client requests received
-	// InvalidRequests counts server requests whose id was null, an object,
-	// an array, a boolean or a fraction, answered with Invalid Request.
-	InvalidRequests int64
-	// BadResponses counts answers that could not be used (both result and
-	// error, nested too deeply...); their request failed at once.
-	BadResponses int64
-	// DroppedStderrLines counts stderr lines a slow Options.StderrLine
-	// callback could not take, and those still queued for it when a Close
-	// ran out of time.
-	DroppedStderrLines int64
-	// BusyRetries counts requests sent again after a 429 or 503 with
-	// Retry-After (ServerConfig.BusyRetries).
-	BusyRetries int64
-	// DroppedWrites counts requests whose call ended before they were
-	// written; nothing was sent for them.
-	DroppedWrites int64
-	// WriteOverflow counts the runtime's own small messages
-	// (cancellations, error replies) dropped behind a stuck write.
-	WriteOverflow int64
-	// DroppedNotifications counts notifications dropped because
-	// Handlers.Notification fell behind (Options.NotificationQueue).
-	DroppedNotifications int64
-	// AbandonedCallbacks counts handler and subscriber calls still running
-	// when Close returned.
-	AbandonedCallbacks int64
-	// PanickedCallbacks counts calls of user code (Handlers, their
-	// Notification, Options.StderrLine) that panicked: each panic was
-	// recovered and logged with its stack, a request handler's answered
-	// with an internal error, and the client went on.
-	PanickedCallbacks int64
-}
-
-// statsOf names the engine's tallies.
-func statsOf(s actors.Stats) Stats {
-	t := &s.Transport
-	return Stats{
-		Malformed:            t[transport.Malformed],
-		Oversized:            t[transport.Oversized],
-		UnknownIDs:           t[transport.UnknownIDs],
-		LateResponses:        t[transport.LateResponses],
-		DroppedProgress:      t[transport.DroppedProgress],
-		RefusedBatches:       t[transport.RefusedBatches],
-		InboundRequests:      t[transport.InboundRequests],
-		InvalidRequests:      t[transport.InvalidRequests],
-		BadResponses:         t[transport.BadResponses],
-		DroppedStderrLines:   t[transport.DroppedStderrLines],
-		DroppedWrites:        t[transport.DroppedWrites],
-		BusyRetries:          t[transport.BusyRetries],
-		WriteOverflow:        t[transport.WriteOverflow],
-		DroppedNotifications: s.DroppedNotifications,
-		AbandonedCallbacks:   s.AbandonedCallbacks,
-		PanickedCallbacks:    s.PanickedCallbacks,
-	}
-}
+// mcpactor.transport.frames.dropped metric (docs/telemetry.md). The engine
+// declares it, since it does the counting; each field is an int64:
+//
+//   - Malformed: lines that were not JSON, or JSON but not JSON-RPC.
+//   - Oversized: messages over ServerConfig.MaxFrameSize, discarded.
+//   - UnknownIDs: responses to ids never issued (or to id null).
+//   - LateResponses: responses to requests already ended by timeout or
+//     cancellation.
+//   - DroppedProgress: progress nobody waited for, or a slow
+//     CallOptions.OnProgress could not take.
+//   - RefusedBatches: JSON-RPC batches from a server that did not
+//     negotiate 2025-03-26.
+//   - InboundRequests: server-to-client requests received.
+//   - InvalidRequests: server requests whose id was null, an object, an
+//     array, a boolean or a fraction, answered with Invalid Request.
+//   - BadResponses: answers that could not be used (both result and
+//     error, nested too deeply...); their request failed at once.
+//   - DroppedStderrLines: stderr lines a slow Options.StderrLine could not
+//     take, and those still queued for it when a Close ran out of time.
+//   - BusyRetries: requests sent again after a 429 or 503 with
+//     Retry-After (ServerConfig.BusyRetries).
+//   - DroppedWrites: requests whose call ended before they were written;
+//     nothing was sent for them.
+//   - WriteOverflow: the runtime's own small messages (cancellations,
+//     error replies) dropped behind a stuck write.
+//   - DroppedNotifications: notifications dropped because
+//     Handlers.Notification fell behind (Options.NotificationQueue).
+//   - AbandonedCallbacks: handler and subscriber calls still running when
+//     Close returned.
+//   - PanickedCallbacks: calls of user code (Handlers, their
+//     Notification, Options.StderrLine) that panicked: each panic was
+//     recovered and logged with its stack, a request handler's answered
+//     with an internal error, and the client went on.
+type Stats = actors.Stats

@@ -30,7 +30,7 @@ type TaskError = messages.TaskError
 // answered at once (a tool or server without tasks, or a server that
 // chose not to make one).
 func (c *Client) StartToolTask(ctx context.Context, name string, args any, opts CallOptions) (*messages.Task, *messages.CallToolResult, error) {
-	return c.h.StartToolTask(ctx, name, args, opts.call())
+	return c.h.StartToolTask(ctx, name, args, opts)
 }
 
 // Task returns the server's account of task id (tasks/get).

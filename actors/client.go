@@ -196,26 +196,6 @@ func (c *Client) ProtocolVersion() string {
 	return ""
 }
 
-// Stats are a client's tallies over all its connections: its transports'
-// (Transport, indexed by transport.Count) and those of the user callbacks
-// it ran. The root package's Stats documents each.
-type Stats struct {
-	Transport            transport.Stats
-	DroppedNotifications int64
-	AbandonedCallbacks   int64
-	PanickedCallbacks    int64
-}
-
-// Stats returns the counts so far.
-func (c *Client) Stats() Stats {
-	return Stats{
-		Transport:            c.stats.Snapshot(),
-		DroppedNotifications: c.droppedNotes.Load(),
-		AbandonedCallbacks:   c.abandoned.Load(),
-		PanickedCallbacks:    c.panicked.Load(),
-	}
-}
-
 // MailboxDepth reports the messages from the server's reader waiting in the
 // current transport actor's mailbox, each a run of frames read together (0
 // before the handshake).

@@ -12,7 +12,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // A new connection generation under load: 10,000 calls in flight on the
@@ -22,7 +21,7 @@ func TestReconnectUnderLoad(t *testing.T) {
 	s := connect(t, testserver.Options{NoiseEvery: 1}, actors.Env{}, nil)
 	s.mustEcho("noise follows this answer")
 	before := s.c.Stats()
-	if before.Transport[transport.Malformed] == 0 {
+	if before.Malformed == 0 {
 		t.Fatal("no noise counted before the reconnect")
 	}
 	const n = 10000
@@ -70,7 +69,7 @@ func TestReconnectUnderLoad(t *testing.T) {
 	if s.c.Err() != nil || s.c.ProtocolVersion() == "" {
 		t.Errorf("generation 2: Err %v, version %q", s.c.Err(), s.c.ProtocolVersion())
 	}
-	if after := s.c.Stats(); after.Transport[transport.Malformed] < before.Transport[transport.Malformed] || after.Transport[transport.LateResponses] != 0 {
+	if after := s.c.Stats(); after.Malformed < before.Malformed || after.LateResponses != 0 {
 		t.Errorf("stats across generations: before %+v, after %+v", before, after)
 	}
 }

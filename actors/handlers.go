@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Handlers are how a client answers the requests a server sends it and
@@ -60,5 +59,12 @@ func (h *Handlers) answers(method string) bool {
 	return false
 }
 
-// Notification is one notification from a server.
-type Notification = transport.InboundNotification
+// Notification is one notification from a server, as a subscriber gets
+// it. The root package re-exports it as mcpactor.Notification.
+type Notification struct {
+	Method string          // e.g. notifications/tools/list_changed, notifications/message
+	Params json.RawMessage // as the server sent them
+	// Generation is the number of the connection it arrived on
+	// (Client.Generation).
+	Generation uint64
+}

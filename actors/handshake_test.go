@@ -14,7 +14,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 func TestHandshakeEstablishesSession(t *testing.T) {
@@ -195,7 +194,7 @@ func TestBannerDoesNotBreakTheHandshake(t *testing.T) {
 	for i := range 6 {
 		s.mustEcho(fmt.Sprint(i))
 	}
-	if st := s.c.Stats(); st.Transport[transport.Malformed] == 0 || st.Transport[transport.UnknownIDs] == 0 {
+	if st := s.c.Stats(); st.Malformed == 0 || st.UnknownIDs == 0 {
 		t.Errorf("stats %+v", st)
 	}
 }

@@ -183,7 +183,7 @@ func (a *clientActor) notification(n transport.InboundNotification) {
 	if n.Generation == a.gen.n {
 		a.h.noteChange(n.Method, n.Params)
 	}
-	if a.closing || n.Generation != a.gen.n || !a.env.Handlers.notified() || !a.notes.push(inboundNote{n: n, ctx: ctx, op: op}) {
+	if a.closing || n.Generation != a.gen.n || !a.env.Handlers.notified() || !a.notes.push(inboundNote{n: Notification{Method: n.Method, Params: n.Params, Generation: n.Generation}, ctx: ctx, op: op}) {
 		op.End(nil, false)
 	}
 }

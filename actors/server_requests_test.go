@@ -14,7 +14,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 // ask has the server send method with params to the client (the ask-client
@@ -94,7 +93,7 @@ func TestServerRequestsAnsweredByHandlers(t *testing.T) {
 	if answer, isError := s.mustAsk(messages.MethodPing, nil); isError || answer != "{}" {
 		t.Errorf("ping answered %s", answer)
 	}
-	if st := s.c.Stats(); st.Transport[transport.InboundRequests] != 4 {
+	if st := s.c.Stats(); st.InboundRequests != 4 {
 		t.Errorf("stats %+v", st)
 	}
 }

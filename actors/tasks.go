@@ -63,7 +63,8 @@ func (c *Client) StartToolTask(ctx context.Context, name string, args any, call 
 		params = messages.CallToolTaskParams{Name: name, Arguments: args, Meta: call.Meta, Task: messages.TaskRequest{}}
 	}
 	var ans taskAnswer
-	if err := c.callWith(ctx, messages.MethodToolsCall, params, &ans, &call.Request, call.OnProgress); err != nil {
+	opts := options(&call)
+	if err := c.callWith(ctx, messages.MethodToolsCall, params, &ans, &opts, call.OnProgress); err != nil {
 		return nil, nil, err
 	}
 	return c.taskOrResult(ans.raw)
@@ -280,7 +281,8 @@ func (c *Client) callAsTask(ctx context.Context, name string, args any, call *Ca
 	if err != nil || t == nil {
 		return res, err
 	}
-	return c.awaitOwnTask(ctx, t.TaskID, &call.Request)
+	opts := options(call)
+	return c.awaitOwnTask(ctx, t.TaskID, &opts)
 }
 
 // mustRunAsTask reports whether err is a 2025-11-25 server's refusal of

@@ -14,13 +14,12 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 )
 
 func TestTimeoutTellsTheServer(t *testing.T) {
 	s := connect(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, actors.Env{}, nil)
 	start := time.Now()
-	_, err := s.c.CallToolWith(harness.Context(t), "echo", map[string]any{"message": "x"}, actors.Call{Request: transport.RequestOptions{Timeout: 200 * time.Millisecond}})
+	_, err := s.c.CallToolWith(harness.Context(t), "echo", map[string]any{"message": "x"}, actors.Call{Timeout: 200 * time.Millisecond})
 	var te *messages.TimeoutError
 	if !errors.As(err, &te) || !errors.Is(err, messages.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` ||
 		te.Server != "ts" || te.Method != messages.MethodToolsCall || !te.ID.IsValid() {
@@ -104,7 +103,7 @@ func TestProgressArrivesInOrderOnTheCallingGoroutine(t *testing.T) {
 			}
 		}
 	}
-	if st := s.c.Stats(); st.Transport[transport.DroppedProgress] != 0 || st.Transport[transport.UnknownIDs] != 0 {
+	if st := s.c.Stats(); st.DroppedProgress != 0 || st.UnknownIDs != 0 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -141,14 +140,14 @@ func TestResetTimeoutOnProgress(t *testing.T) {
 	args := map[string]any{"steps": 40, "intervalMs": 20}
 	steps := 0
 	res, err := s.c.CallToolWith(harness.Context(t), "progress", args, actors.Call{
-		Request:    transport.RequestOptions{Timeout: 400 * time.Millisecond, ResetTimeoutOnProgress: true},
+		Timeout: 400 * time.Millisecond, ResetTimeoutOnProgress: true,
 		OnProgress: func(messages.ProgressParams) { steps++ },
 	})
 	if err != nil || text(t, res) != "done" || steps != 40 {
 		t.Fatalf("with reset: %+v, %v after %d steps", res, err, steps)
 	}
 	_, err = s.c.CallToolWith(harness.Context(t), "progress", args, actors.Call{
-		Request: transport.RequestOptions{Timeout: 400 * time.Millisecond}, OnProgress: func(messages.ProgressParams) {},
+		Timeout: 400 * time.Millisecond, OnProgress: func(messages.ProgressParams) {},
 	})
 	if err == nil || !strings.HasPrefix(err.Error(), `MCP server "ts": tools/call (id `) || !strings.HasSuffix(err.Error(), "): Request timeout after 400ms") {
 		t.Fatalf("without reset: %v", err)
@@ -159,7 +158,7 @@ func TestMaxTotalTimeoutCapsProgress(t *testing.T) {
 	s := connect(t, testserver.Options{ReportCancels: true}, actors.Env{}, nil)
 	start := time.Now()
 	_, err := s.c.CallToolWith(harness.Context(t), "progress", map[string]any{"steps": 1000, "intervalMs": 20}, actors.Call{
-		Request:    transport.RequestOptions{Timeout: 400 * time.Millisecond, ResetTimeoutOnProgress: true, MaxTotalTimeout: 700 * time.Millisecond},
+		Timeout: 400 * time.Millisecond, ResetTimeoutOnProgress: true, MaxTotalTimeout: 700 * time.Millisecond,
 		OnProgress: func(messages.ProgressParams) {},
 	})
 	took := time.Since(start)

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
@@ -108,18 +109,32 @@ func (c *Client) ListTools(ctx context.Context) ([]messages.Tool, error) {
 	return cachedList(ctx, c, messages.MethodToolsList, c.tools)
 }
 
-// Call is how one tools/call is made, beyond its name and arguments: the
-// transport's options for the request (its timeout and the progress rules
-// that extend it), the _meta sent with it and who hears its progress. The
-// root package's CallOptions is what a user fills; it becomes a Call.
-// The client sets Request.ProgressToken and Request.OnProgress itself.
+// Call tunes one tool call. The zero value uses the server's request
+// timeout and asks for no progress. The root package re-exports it as
+// mcpactor.CallOptions; ServerConfig is the root package's.
 type Call struct {
-	Request    transport.RequestOptions
-	Meta       messages.Meta
+	// Timeout overrides the server's request timeout for this call.
+	Timeout time.Duration
+	// OnProgress receives this call's progress notifications, in order, on
+	// the calling goroutine. Setting it sends a progress token
+	// (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/progress).
 	OnProgress func(messages.ProgressParams)
-	// ValidateOutput checks the result against the tool's outputSchema
-	// (checkOutput), as Spec.ValidateOutput does for every call.
+	// ResetTimeoutOnProgress restarts the timeout at each progress
+	// notification, up to MaxTotalTimeout. It sends a progress token even
+	// without OnProgress.
+	ResetTimeoutOnProgress bool
+	// MaxTotalTimeout is an absolute cap that progress cannot extend.
+	MaxTotalTimeout time.Duration
+	// Meta is sent as params._meta (progressToken is added when needed).
+	Meta messages.Meta
+	// ValidateOutput checks this call's result against the tool's
+	// outputSchema (checkOutput), as ServerConfig.ValidateOutput does for
+	// every call.
 	ValidateOutput bool
+	// BusyRetryUnsafe lets this call be sent again after a 429 or 503
+	// with Retry-After (http), as lists and reads are: for a tool the
+	// caller knows is safe to run twice (ServerConfig.BusyRetries).
+	BusyRetryUnsafe bool
 }
 
 // CallTool calls the tool name with args (anything that encodes as a JSON
@@ -205,12 +220,13 @@ func (c *Client) waitTool(r *request, tc *toolCall, opts *transport.RequestOptio
 }
 
 // options are the transport's options a call is made with (call nil:
-// the defaults).
+// the defaults). The client sets ProgressToken and OnProgress itself.
 func options(call *Call) transport.RequestOptions {
 	if call == nil {
 		return transport.RequestOptions{}
 	}
-	return call.Request
+	return transport.RequestOptions{Timeout: call.Timeout, ResetTimeoutOnProgress: call.ResetTimeoutOnProgress,
+		MaxTotalTimeout: call.MaxTotalTimeout, BusyRetryUnsafe: call.BusyRetryUnsafe}
 }
 
 // askProgress gives a tools/call a progress token of its own.
