@@ -2,20 +2,18 @@ package actors
 
 import (
 	"fmt"
-	"net/url"
-	"regexp"
 	"time"
 
-	"github.com/mcpactor/mcpactor/internal/redact"
+	"github.com/mcpactor/mcpactor/internal/reach"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
 // Transport types of a server configuration.
 const (
-	typeStdio = "stdio"
-	typeHTTP  = "http"
-	typeSSE   = "sse"
+	typeStdio = reach.Stdio
+	typeHTTP  = reach.HTTP
+	typeSSE   = reach.SSE
 )
 
 // DefaultConnectTimeout bounds spawning a server and its handshake
@@ -68,68 +66,29 @@ type Spec struct {
 
 // typeStream is the transport type of a Spec with Dial: stdio's framing
 // over a stream the program provides.
-const typeStream = "stream"
+const typeStream = reach.Stream
 
 // TransportType returns the effective transport type.
-func (c *Spec) TransportType() string {
-	switch {
-	case c.Stdio.Dial != nil && c.Type == "":
-		return typeStream
-	case c.Type != "":
-		return c.Type
-	case c.Stdio.Command == "" && c.HTTP.URL != "":
-		return typeHTTP
-	default:
-		return typeStdio
-	}
-}
+func (c *Spec) TransportType() string { return c.target().Kind() }
 
-// validName is what a server may be called: it is part of exposed tool
-// names (mcp__<server>__<tool>), of telemetry and of cache file names.
-var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
-
-// ValidName reports whether name is a valid server name: 1 to 100
-// letters, digits, '-', '_' or '.'.
-func ValidName(name string) bool { return validName.MatchString(name) }
-
-// NameProblem is the configuration problem of an invalid server name.
-func NameProblem(name string) string {
-	return fmt.Sprintf("Server %q: name must be 1 to 100 letters, digits, '-', '_' or '.'", name)
+// target is what the reach checks read of c.
+func (c *Spec) target() reach.Target {
+	return reach.Target{Type: c.Type, Command: c.Stdio.Command, URL: c.HTTP.URL, Dial: c.Stdio.Dial != nil}
 }
 
 // Validate checks the server's name and the fields that decide how the
 // server is reached.
 func (c *Spec) Validate(name string) error {
 	var problems []string
-	if !ValidName(name) {
-		problems = append(problems, NameProblem(name))
+	if !reach.ValidName(name) {
+		problems = append(problems, reach.NameProblem(name))
 	}
 	if _, bad := Extensions(c.Extensions); len(bad) > 0 {
 		for _, p := range bad {
 			problems = append(problems, fmt.Sprintf("Server %q: %s", name, p))
 		}
 	}
-	if c.Stdio.Command != "" && c.HTTP.URL != "" {
-		problems = append(problems, fmt.Sprintf(`Server %q: both "command" and "url" are set - server should be either stdio (command) OR http/sse (url), not both`, name))
-	}
-	switch t := c.TransportType(); t {
-	case typeStream:
-		if c.Stdio.Command != "" || c.HTTP.URL != "" {
-			problems = append(problems, fmt.Sprintf(`Server %q: "dial" is set together with "command" or "url" - choose one way to reach the server`, name))
-		}
-	case typeStdio:
-		if c.Stdio.Command == "" {
-			problems = append(problems, fmt.Sprintf(`Server %q: stdio server requires "command" field`, name))
-		}
-	case typeHTTP, typeSSE:
-		if c.HTTP.URL == "" {
-			problems = append(problems, fmt.Sprintf(`Server %q: %s server requires "url" field`, name, t))
-		} else if p := urlProblem(c.HTTP.URL); p != "" {
-			problems = append(problems, fmt.Sprintf(`Server %q: "url" %s`, name, p))
-		}
-	default:
-		problems = append(problems, fmt.Sprintf(`Server %q: unknown server type %q`, name, t))
-	}
+	problems = append(problems, reach.Problems(name, c.target())...)
 	switch c.Stdio.InheritEnv {
 	case transport.EnvInheritAll, transport.EnvInheritSafe, transport.EnvInheritNone:
 	default:
@@ -139,22 +98,6 @@ func (c *Spec) Validate(name string) error {
 		return &messages.ConfigError{Server: name, Problems: problems}
 	}
 	return nil
-}
-
-// urlProblem says what makes raw unusable as an http server's endpoint, in
-// words that quote no part of it (it may carry a credential).
-func urlProblem(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "is not a valid URL: " + redact.ParseProblem(raw) // net/url's text quotes a piece of it
-	}
-	switch {
-	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Sprintf("must be an http or https URL (the scheme is %q)", u.Scheme)
-	case u.Host == "":
-		return "has no host"
-	}
-	return ""
 }
 
 func (c *Spec) probeTimeout() time.Duration {
