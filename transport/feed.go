@@ -73,6 +73,20 @@ type decoded struct {
 	msgs  []jsonrpc.Message // the messages, in order (several for a batch)
 	batch bool              // a JSON-RPC batch, judged as a whole by the core
 	note  any               // instead: what the actor must do about a bad frame
+	// one is the message of a frame that held one (msgs is then nil):
+	// the common case, carried without a slice of its own.
+	one    jsonrpc.Message
+	single bool
+}
+
+// inboundOne is one message a feed hands to the actor, with what it must
+// give back (release) once it has dealt with it: the common case of an
+// HTTP answer, in one allocation where fed and inbound would take three
+// (the slice, and each boxed).
+type inboundOne struct {
+	msg   jsonrpc.Message
+	proto string // HTTP version of the response it came on
+	bytes int64
 }
 
 // decodeFrame decodes one frame. A frame that is not a usable JSON-RPC
@@ -98,7 +112,7 @@ func decodeFrame(frame []byte, stats *Counters, log *slog.Logger, server string)
 	}
 	m, err := jsonrpc.DecodeMessage(frame)
 	if err == nil {
-		return decoded{msgs: []jsonrpc.Message{m}}
+		return decoded{one: m, single: true}
 	}
 	if errors.Is(err, messages.ErrInvalidRequestID) {
 		stats.drop(InvalidRequests)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"sync/atomic"
 	"time"
 )
@@ -84,6 +83,9 @@ func (e *refusedBody) Unwrap() error { return e.err }
 
 // fenceRefusal returns the fence's own error if err is a refusal of it.
 func fenceRefusal(err error) (error, bool) {
+	if err == nil {
+		return nil, false // without the allocation errors.As's target costs
+	}
 	var r *refusedBody
 	if errors.As(err, &r) {
 		return r.err, true
@@ -91,7 +93,9 @@ func fenceRefusal(err error) (error, bool) {
 	return nil, false
 }
 
-// fencedBody is a request body that asks the fence at its first Read:
+// fencedBody is the body of every POST: one object that is both its reader
+// and its closer (bytes.NewReader and io.NopCloser would be two per
+// request). With a fence it asks the fence at its first Read:
 // net/http reads the body when it writes the request on a connection it
 // holds, after any dial, TLS handshake or Authorizer's token fetch, so the
 // check is as late as the client can make it. A refused body fails the
@@ -102,13 +106,14 @@ func fenceRefusal(err error) (error, bool) {
 // redirect) gets a body of its own through GetBody, and is asked again.
 type fencedBody struct {
 	rest    []byte
-	fence   func() error
+	all     []byte       // the whole body, for GetBody
+	fence   func() error // nil: no fence to ask
 	asked   bool
-	written func() // the observer's Written, or nil
+	written func() // the observer's Written, or nil; with a fence only
 }
 
 func (b *fencedBody) Read(p []byte) (int, error) {
-	if !b.asked {
+	if !b.asked && b.fence != nil {
 		b.asked = true
 		if err := checkFence(b.fence); err != nil {
 			b.rest = nil
@@ -128,13 +133,10 @@ func (b *fencedBody) Read(p []byte) (int, error) {
 
 func (b *fencedBody) Close() error { return nil }
 
-// fenceBody makes req's body, body, ask fence before it is sent; written,
-// if set, hears when the first attempt's body passes.
-func fenceBody(req *http.Request, body []byte, fence func() error, written func()) {
-	req.Body = &fencedBody{rest: body, fence: fence, written: written}
-	req.GetBody = func() (io.ReadCloser, error) {
-		return &fencedBody{rest: body, fence: fence}, nil
-	}
+// again is the body of a further attempt (GetBody): the whole body, the
+// fence asked again, the observer not told twice.
+func (b *fencedBody) again() (io.ReadCloser, error) {
+	return &fencedBody{rest: b.all, all: b.all, fence: b.fence}, nil
 }
 
 // refuse ends the requests among frames, which the fence kept from the

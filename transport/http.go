@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -153,6 +154,15 @@ type httpActor struct {
 	// request carries them, made once: read-only, their values shared by
 	// every request.
 	headers http.Header
+	// sessionValue and versionValue are the values of Mcp-Session-Id and
+	// MCP-Protocol-Version as a request's header carries them, made once
+	// when the session or version is set: every POST shares them.
+	sessionValue []string
+	versionValue []string
+	// target is cfg.URL parsed once (nil if it does not parse: each
+	// request then fails as it tries), shared read-only by every request
+	// to it.
+	target *url.URL
 }
 
 // headerOf is m as an http.Header, its keys canonical: the form a request
@@ -169,7 +179,7 @@ func headerOf(m map[string]string) http.Header {
 }
 
 func newHTTPActor(cfg HTTPConfig, conn *Conn, owner *actor.PID) *httpActor {
-	a := &httpActor{cfg: cfg, conn: conn, secrets: redact.Values(cfg.Headers), headers: headerOf(cfg.Headers)}
+	a := &httpActor{cfg: cfg, conn: conn, secrets: redact.Values(cfg.Headers), headers: headerOf(cfg.Headers), target: parseTarget(cfg.URL)}
 	a.sink = &postSink{a: a, aborts: make(map[int64]context.CancelFunc)}
 	a.sink.notes, a.sink.endNotes = context.WithCancel(conn.end.life)
 	a.core = newRPCCore(cfg.Server, owner, cfg.Generation, a.sink, cfg.Logger, conn.stats, conn.budget, conn.limits)
@@ -214,6 +224,10 @@ func (a *httpActor) Receive(ctx actor.Context) {
 		a.handle(ctx, m.msg)
 		a.feed.release(m.bytes)
 		a.drainStep()
+	case inboundOne:
+		a.core.receiveOne(ctx, m) // not through handle: m would be boxed again
+		a.feed.release(m.bytes)
+		a.drainStep()
 	case *actor.Started:
 		a.self = ctx.Self()
 		a.feed = newFeed(a.conn, a.self)
@@ -223,6 +237,7 @@ func (a *httpActor) Receive(ctx actor.Context) {
 		}
 	case Established:
 		a.version = m.ProtocolVersion
+		a.versionValue = headerValue(m.ProtocolVersion)
 		a.stateless = m.Stateless
 		a.core.batches = m.ProtocolVersion == messages.Version20250326
 	case listen:
@@ -255,6 +270,7 @@ func (a *httpActor) handle(ctx actor.Context, msg any) {
 	case sessionAssigned:
 		if a.session == "" && validSessionID(m.id) {
 			a.session = m.id
+			a.sessionValue = headerValue(m.id)
 			a.conn.session.Store(&m.id)
 		}
 	case notify:

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,6 +66,9 @@ func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 		version:   a.version,
 		headers:   a.headers,
 		stateless: a.stateless,
+
+		sessionValue: a.sessionValue,
+		versionValue: a.versionValue,
 	}
 	if c != nil {
 		p.id, p.method, p.call, p.extra = c.id, c.method, c, c.header
@@ -105,7 +107,9 @@ func (s *postSink) start(p *post) {
 	if p.id != 0 {
 		ctx, cancel = context.WithCancel(a.conn.end.life)
 		if p.call != nil && p.call.values != nil {
-			ctx = withValues(ctx, p.call.values)
+			// Held in p rather than allocated for the request.
+			p.values = valuesContext{Context: ctx, values: p.call.values}
+			ctx = &p.values
 		}
 		s.aborts[p.id] = cancel
 	} else {
@@ -123,20 +127,16 @@ func (s *postSink) start(p *post) {
 	}()
 }
 
-// withValues is ctx with the values of values as well: the POST of a
-// call lives as the connection does, and acts for whom the call acts for.
-// ctx is asked first, so that the context package still finds ctx's own
-// cancellation when it derives from it.
-func withValues(ctx, values context.Context) context.Context {
-	return valuesContext{Context: ctx, values: values}
-}
-
+// valuesContext is Context with the values of values as well: the POST of
+// a call lives as the connection does, and acts for whom the call acts
+// for. Context is asked first, so that the context package still finds
+// its own cancellation when it derives from it.
 type valuesContext struct {
 	context.Context
 	values context.Context
 }
 
-func (c valuesContext) Value(key any) any {
+func (c *valuesContext) Value(key any) any {
 	if v := c.Context.Value(key); v != nil {
 		return v
 	}
@@ -217,56 +217,19 @@ type post struct {
 	legacy    bool              // HTTP+SSE: the answer comes on the stream, not here
 	stateless bool              // 2026-07-28: a broken stream is not resumed
 	gate      bool              // notifications/initialized: later POSTs wait for it
+	// sessionValue and versionValue are session and version as the
+	// actor made them header values, once (httpActor.sessionValue).
+	sessionValue, versionValue []string
+	// values is the context of a call's POST, when the call carries its
+	// caller's values (withValues).
+	values valuesContext
+	// first is the body of the first attempt, held here rather than
+	// allocated for it.
+	first fencedBody
 	// proto is the HTTP version of the response being read ("1.1",
 	// "2"), which the server's requests and notifications on it carry.
 	proto string
 }
-
-// accept is the Accept header of every POST: a server may answer a request
-// with JSON or with an event stream, and the client must take either.
-const accept = "application/json, text/event-stream"
-
-func (s *postSink) request(ctx context.Context, method, url string, body []byte, p *post) (*http.Request, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url, rd)
-	if err != nil {
-		return nil, err
-	}
-	// One map of the right size, and the constant values shared (net/http
-	// never changes a request's header values): Header.Set would grow the
-	// map from empty and allocate each value, on every request.
-	h := make(http.Header, len(p.headers)+len(p.extra)+4)
-	for k, vs := range p.headers {
-		h[k] = vs // shared: a RoundTripper must not modify the request (net/http)
-	}
-	for k, v := range p.extra {
-		h.Set(k, v)
-	}
-	if body != nil {
-		h["Content-Type"], h["Accept"] = contentTypeJSON, acceptPost
-	} else if method == http.MethodGet {
-		h["Accept"] = acceptStream
-	}
-	if p.session != "" {
-		h["Mcp-Session-Id"] = []string{p.session}
-	}
-	if p.version != "" {
-		h["Mcp-Protocol-Version"] = []string{p.version}
-	}
-	req.Header = h
-	return req, nil
-}
-
-// The values of the headers every request carries, shared by all of
-// them; read-only.
-var (
-	contentTypeJSON = []string{"application/json"}
-	acceptPost      = []string{accept}
-	acceptStream    = []string{"text/event-stream"}
-)
 
 // run sends the POST and reads its answer; a request the server asks to
 // send again later (busyDelay) is, after the delay.
@@ -300,38 +263,48 @@ type retryObserver interface {
 // retries counts the times p was sent again already.
 func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Duration, bool) {
 	a := s.a
-	req, err := s.request(ctx, http.MethodPost, p.url, p.body, p)
+	// The fence, if any, is asked, and the observer told, as the body is
+	// about to be written (fencedBody).
+	body := &p.first
+	if retries > 0 {
+		// An earlier attempt's body may still be read by net/http
+		// (RoundTrip may close it after it returns): a new one.
+		body = new(fencedBody)
+	}
+	*body = fencedBody{rest: p.body, all: p.body, fence: a.cfg.Fence}
+	if body.fence != nil && p.call != nil && p.call.obs != nil {
+		body.written = p.call.obs.Written
+	}
+	req, err := s.request(ctx, http.MethodPost, p.url, body, p)
 	if err != nil {
 		a.conn.budget.release(p.weight)
 		s.fail(ctx, p, &messages.TransportClosedError{Server: a.cfg.Server, Cause: err})
 		return 0, false
 	}
-	if fence := a.cfg.Fence; fence != nil {
-		// The fence is asked, and the observer told, as the body is
-		// about to be written (fencedBody).
-		var written func()
-		if p.call != nil && p.call.obs != nil {
-			written = p.call.obs.Written
-		}
-		fenceBody(req, p.body, fence, written)
-	} else if p.call != nil && p.call.obs != nil {
+	if body.fence == nil && p.call != nil && p.call.obs != nil {
 		p.call.obs.Written()
 	}
 	// The body's bytes stop counting against the write budget once they
 	// are written, not when the answer's headers come: a slow tool must
 	// not hold budget for bytes long sent. A small body is released with
-	// the answer: what it holds is little, and the trace would cost every
-	// request an allocation or three.
-	var once sync.Once
+	// the answer: what it holds is little, and the trace (with the Once
+	// its callback and Do's return share) would cost every request
+	// allocations.
 	weight := p.weight // the callback may run after Do returns: it reads its own copy
-	release := func() { once.Do(func() { a.conn.budget.release(weight) }) }
+	var early *sync.Once
 	if len(p.body) >= earlyReleaseBytes {
+		early = new(sync.Once)
 		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
-			WroteRequest: func(httptrace.WroteRequestInfo) { release() },
+			WroteRequest: func(httptrace.WroteRequestInfo) { early.Do(func() { a.conn.budget.release(weight) }) },
 		}))
 	}
 	resp, err := a.cfg.Client.Do(req)
-	release()    // written or never will be
+	// Written, or never will be.
+	if early != nil {
+		early.Do(func() { a.conn.budget.release(weight) })
+	} else {
+		a.conn.budget.release(weight)
+	}
 	p.weight = 0 // released: a retry holds none
 	if refused, ok := fenceRefusal(err); ok {
 		s.fail(ctx, p, refused)
@@ -343,7 +316,9 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
-		p.body = nil // not to be sent again: let it go while the answer streams
+		// Not to be sent again: let it go while the answer streams.
+		// (GetBody, which reads all, is not called once Do has returned.)
+		p.body, body.all = nil, nil
 	}
 	observeProtocol(p.call, resp)
 	p.proto = httpVersion(resp.ProtoMajor, resp.ProtoMinor)
@@ -436,6 +411,13 @@ func (s *postSink) deliver(ctx context.Context, p *post, frame []byte) bool {
 		s.send(ctx, d.note, 0)
 		if b, ok := d.note.(badResponse); ok {
 			return b.id == p.id
+		}
+		return false
+	case d.single:
+		s.a.feed.send(inboundOne{msg: d.one, proto: p.proto, bytes: n}, n)
+		if d.one.Kind() == jsonrpc.KindResponse {
+			id, ok := d.one.ID.Int64()
+			return ok && id == p.id
 		}
 		return false
 	case len(d.msgs) == 0:

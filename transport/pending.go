@@ -73,6 +73,12 @@ func newRPCCore(server string, owner *actor.PID, gen uint64, sink frameSink, log
 	}
 }
 
+// receiveOne dispatches one message a feed handed over.
+func (r *rpcCore) receiveOne(ctx actor.Context, m inboundOne) {
+	r.proto = m.proto
+	r.dispatch(ctx, m.msg)
+}
+
 // receive handles the messages common to every transport; it reports
 // whether msg was one of them.
 func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
@@ -95,6 +101,8 @@ func (r *rpcCore) receive(ctx actor.Context, msg any) bool {
 			return true
 		}
 		r.sink.commitFrame(encodeResponse(r.sink.frameBuffer(frameSize("", m.result)), m), nil, m.weight)
+	case inboundOne:
+		r.receiveOne(ctx, m)
 	case inbound:
 		r.proto = m.proto
 		for _, msg := range m.msgs {
