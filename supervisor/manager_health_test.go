@@ -207,15 +207,7 @@ func TestRemoveCancelsValueCommands(t *testing.T) {
 	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*supervisor.Server{srv}})
 	t.Cleanup(func() { closeManager(t, m) })
 
-	var pid int
-	harness.WaitFor(t, "the command running", func() bool {
-		b, err := os.ReadFile(pidFile)
-		if err != nil || !strings.HasSuffix(string(b), "\n") {
-			return false
-		}
-		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil
-	})
+	pid := waitCommandPID(t, pidFile)
 	start := time.Now()
 	if err := m.Remove(harness.Context(t), "secret"); err != nil {
 		t.Fatal(err)
@@ -314,4 +306,20 @@ func sleepingCommandServer(t *testing.T) (srv *supervisor.Server, pidFile string
 		t.Fatal(err)
 	}
 	return entryServers(f.Servers["secret"])[0], pidFile
+}
+
+// waitCommandPID waits for sleepingCommandServer's command to write its
+// pid (a whole line, so that a half-written file is not read as a pid).
+func waitCommandPID(t *testing.T, pidFile string) int {
+	t.Helper()
+	var pid int
+	harness.WaitFor(t, "the command running", func() bool {
+		b, err := os.ReadFile(pidFile)
+		if err != nil || !strings.HasSuffix(string(b), "\n") {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	})
+	return pid
 }

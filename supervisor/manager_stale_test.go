@@ -2,9 +2,6 @@ package supervisor_test
 
 import (
 	"context"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -114,15 +111,7 @@ func TestManagerRemoveDuringResolveFreesTheSlotOnce(t *testing.T) {
 	if err := m.Add(ctx, srv); err != nil {
 		t.Fatal(err)
 	}
-	var pid int
-	harness.WaitFor(t, "the command running", func() bool {
-		b, err := os.ReadFile(pidFile)
-		if err != nil || !strings.HasSuffix(string(b), "\n") {
-			return false
-		}
-		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil
-	})
+	pid := waitCommandPID(t, pidFile)
 	if err := m.Remove(ctx, "secret"); err != nil {
 		t.Fatal(err)
 	}
