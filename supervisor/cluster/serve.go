@@ -162,14 +162,10 @@ func (m *Member) invoke(ctx context.Context, act *activation, req *request) (jso
 	var err error
 	switch req.Method {
 	case methodCallTool:
-		var args any
-		if len(req.Args) > 0 {
-			args = req.Args
-		}
 		var opts mcpactor.CallOptions
 		if opts, err = req.callOptions(); err == nil {
 			opts.OnProgress = m.progressFor(req)
-			v, err = m.callTool(ctx, act, req.Name, args, opts)
+			v, err = m.callTool(ctx, act, req.Name, req.toolArgs(), opts)
 		}
 	case methodListTools:
 		v, err = m.listTools(ctx, act)

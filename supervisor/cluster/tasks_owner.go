@@ -24,13 +24,9 @@ func (m *Member) invokeTask(ctx context.Context, act *activation, req *request) 
 	ref := mcpactor.TaskRef{Server: act.name, ID: req.Name}
 	switch req.Method {
 	case methodStartTask:
-		var args any
-		if len(req.Args) > 0 {
-			args = req.Args
-		}
 		var opts mcpactor.CallOptions
 		if opts, err = req.callOptions(); err == nil {
-			v, err = m.startTask(ctx, act, req.Name, args, opts)
+			v, err = m.startTask(ctx, act, req.Name, req.toolArgs(), opts)
 		}
 	case methodGetTask:
 		v, err = m.mgr.Task(ctx, ref)

@@ -98,6 +98,16 @@ type request struct {
 
 func (r *request) identity() Identity { return Identity{Server: r.Server, Tenant: r.Tenant} }
 
+// toolArgs are the tools/call's arguments as the caller gave them, and a
+// nil any when it gave none: an empty json.RawMessage in an any is not
+// nil, and would reach the server as arguments it was never sent.
+func (r *request) toolArgs() any {
+	if len(r.Args) == 0 {
+		return nil
+	}
+	return r.Args
+}
+
 // callOptions are the tools/call's options as the caller set them; a
 // negative duration (no caller sends one) counts as unset.
 func (r *request) callOptions() (mcpactor.CallOptions, error) {

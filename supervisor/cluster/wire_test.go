@@ -56,6 +56,25 @@ func TestWireRoundTrip(t *testing.T) {
 	}
 }
 
+// The owner calls the tool with the arguments the caller sent, and with
+// none (a nil any) when it sent none, however the hop decoded them.
+func TestToolArgs(t *testing.T) {
+	for _, args := range []json.RawMessage{nil, {}, json.RawMessage(`{"path":"a"}`)} {
+		_, got, _, err := decode(encodeRequest(&request{Method: methodCallTool, Name: "read", Args: args}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := got.toolArgs()
+		if len(args) == 0 {
+			if v != nil {
+				t.Errorf("Args %q: toolArgs = %#v, want nil", args, v)
+			}
+		} else if raw, ok := v.(json.RawMessage); !ok || string(raw) != string(args) {
+			t.Errorf("Args %q: toolArgs = %#v", args, v)
+		}
+	}
+}
+
 func TestWireErrors(t *testing.T) {
 	id := Identity{Server: "files", Tenant: "bob"}
 	cases := []struct {
