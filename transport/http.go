@@ -114,6 +114,7 @@ func SpawnHTTP(parent actor.SpawnerContext, root *actor.RootContext, owner *acto
 	cfg.setDefaults()
 	conn := newConn(cfg.Server, cfg.Generation, root, cfg.Limits, cfg.Counters)
 	conn.session = new(atomic.Pointer[string])
+	conn.pool = new(sync.Pool) // call records are reused (Conn.take)
 	props := actor.PropsFromProducer(func() actor.Actor { return newHTTPActor(cfg, conn, owner) }, guardianAtRoot(parent)...)
 	conn.pid = parent.Spawn(props)
 	return conn

@@ -88,8 +88,8 @@ func TestHTTPCallAllocations(t *testing.T) {
 		stateless bool
 		bound     float64
 	}{
-		{"session 2025-11-25", false, 73},
-		{"stateless 2026-07-28", true, 74},
+		{"session 2025-11-25", false, 70},
+		{"stateless 2026-07-28", true, 71},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := echoAllocs(t, url, tc.stateless)

@@ -83,11 +83,11 @@ func (s *postSink) busyDelay(p *post, resp *http.Response, e *messages.HTTPStatu
 	cfg := &s.a.cfg
 	e.RetryAfter, e.Retries = d, retries
 	switch {
-	case p.id == 0 || p.call == nil:
+	case p.id == 0:
 		// A notification or response: nobody waits for it, and it is
 		// not held for a retry.
 		e.NotRetried = "not a request"
-	case !safeToRepeat[p.method] && !p.call.busyRetry && !cfg.BusyRetryUnsafe:
+	case !safeToRepeat[p.method] && !p.busyRetry && !cfg.BusyRetryUnsafe:
 		e.NotRetried = p.method + " may act twice if sent again, and the caller did not allow it"
 	case retries >= cfg.BusyRetries:
 		e.NotRetried = fmt.Sprintf("the %d retries allowed are spent", max(cfg.BusyRetries, 0))
@@ -108,9 +108,9 @@ func (s *postSink) busyDelay(p *post, resp *http.Response, e *messages.HTTPStatu
 // timer restarts on progress keeps it with its caller; the wait is then
 // bounded by the POST's context, which that timer ends.
 func (p *post) deadline() (time.Time, bool) {
-	d := p.call.deadline
-	if p.call.values != nil {
-		if cd, ok := p.call.values.Deadline(); ok && (d.IsZero() || cd.Before(d)) {
+	d := p.callDeadline
+	if p.callValues != nil {
+		if cd, ok := p.callValues.Deadline(); ok && (d.IsZero() || cd.Before(d)) {
 			d = cd
 		}
 	}

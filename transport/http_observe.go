@@ -13,13 +13,14 @@ type protocolObserver interface {
 	SetNetworkProtocolVersion(v string)
 }
 
-// observeProtocol tells c's observer the HTTP version of resp, an answer
-// to c's request (its POST, or the GET resuming its stream).
-func observeProtocol(c *call, resp *http.Response) {
-	if c == nil || c.obs == nil {
+// observeProtocol tells a request's observer obs (nil: none) the HTTP
+// version of resp, an answer to the request (its POST, or the GET resuming
+// its stream).
+func observeProtocol(obs CallObserver, resp *http.Response) {
+	if obs == nil {
 		return
 	}
-	if o, ok := c.obs.(protocolObserver); ok {
+	if o, ok := obs.(protocolObserver); ok {
 		if v := httpVersion(resp.ProtoMajor, resp.ProtoMinor); v != "" {
 			o.SetNetworkProtocolVersion(v)
 		}

@@ -71,7 +71,11 @@ func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 		versionValue: a.versionValue,
 	}
 	if c != nil {
-		p.id, p.method, p.call, p.extra = c.id, c.method, c, c.header
+		// What the POST's goroutine needs of the call is copied: the
+		// record is reused once its caller has the outcome (Conn.take),
+		// and the goroutine may outlive the call.
+		p.id, p.method, p.extra = c.id, c.method, c.header
+		p.obs, p.callValues, p.callDeadline, p.busyRetry = c.obs, c.values, c.deadline, c.busyRetry
 		c.where = frameSent
 	}
 	p.gate = s.gateNext
@@ -106,9 +110,9 @@ func (s *postSink) start(p *post) {
 	var cancel context.CancelFunc
 	if p.id != 0 {
 		ctx, cancel = context.WithCancel(a.conn.end.life)
-		if p.call != nil && p.call.values != nil {
+		if p.callValues != nil {
 			// Held in p rather than allocated for the request.
-			p.values = valuesContext{Context: ctx, values: p.call.values}
+			p.values = valuesContext{Context: ctx, values: p.callValues}
 			ctx = &p.values
 		}
 		s.aborts[p.id] = cancel
@@ -204,19 +208,26 @@ func (s *postSink) abortAll() {
 // post is one message on its way: what its goroutine needs, copied from
 // the actor's state when it started.
 type post struct {
-	id        int64 // the request's id; 0 for a notification or response
-	method    string
-	call      *call // nil for a notification or response
-	body      []byte
-	weight    int64
-	url       string
-	session   string
-	version   string
-	headers   http.Header       // the server's configured headers (httpActor.headers), read-only
-	extra     map[string]string // the request's own (2026-07-28's Mcp-Method and the like)
-	legacy    bool              // HTTP+SSE: the answer comes on the stream, not here
-	stateless bool              // 2026-07-28: a broken stream is not resumed
-	gate      bool              // notifications/initialized: later POSTs wait for it
+	id     int64 // the request's id; 0 for a notification or response
+	method string
+	// What a request's POST needs of its call (nil and zero for a
+	// notification or response): its observer, its caller's context (for
+	// values and deadline), its deadline, and whether it may be sent
+	// again after a busy answer. Copies: the call's record is reused.
+	obs          CallObserver
+	callValues   context.Context
+	callDeadline time.Time
+	busyRetry    bool
+	body         []byte
+	weight       int64
+	url          string
+	session      string
+	version      string
+	headers      http.Header       // the server's configured headers (httpActor.headers), read-only
+	extra        map[string]string // the request's own (2026-07-28's Mcp-Method and the like)
+	legacy       bool              // HTTP+SSE: the answer comes on the stream, not here
+	stateless    bool              // 2026-07-28: a broken stream is not resumed
+	gate         bool              // notifications/initialized: later POSTs wait for it
 	// sessionValue and versionValue are session and version as the
 	// actor made them header values, once (httpActor.sessionValue).
 	sessionValue, versionValue []string
@@ -243,8 +254,8 @@ func (s *postSink) run(ctx context.Context, p *post) {
 			return // the call ended meanwhile: retired, or the transport closing
 		}
 		s.a.conn.stats.drop(BusyRetries)
-		if p.call != nil {
-			if r, ok := p.call.obs.(retryObserver); ok {
+		if p.obs != nil {
+			if r, ok := p.obs.(retryObserver); ok {
 				r.Retry(retries+1, "HTTP busy; Retry-After "+wait.String())
 			}
 		}
@@ -272,8 +283,8 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		body = new(fencedBody)
 	}
 	*body = fencedBody{rest: p.body, all: p.body, fence: a.cfg.Fence}
-	if body.fence != nil && p.call != nil && p.call.obs != nil {
-		body.written = p.call.obs.Written
+	if body.fence != nil && p.obs != nil {
+		body.written = p.obs.Written
 	}
 	req, err := s.request(ctx, http.MethodPost, p.url, body, p)
 	if err != nil {
@@ -281,8 +292,8 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		s.fail(ctx, p, &messages.TransportClosedError{Server: a.cfg.Server, Cause: err})
 		return 0, false
 	}
-	if body.fence == nil && p.call != nil && p.call.obs != nil {
-		p.call.obs.Written()
+	if body.fence == nil && p.obs != nil {
+		p.obs.Written()
 	}
 	// The body's bytes stop counting against the write budget once they
 	// are written, not when the answer's headers come: a slow tool must
@@ -320,7 +331,7 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		// (GetBody, which reads all, is not called once Do has returned.)
 		p.body, body.all = nil, nil
 	}
-	observeProtocol(p.call, resp)
+	observeProtocol(p.obs, resp)
 	p.proto = httpVersion(resp.ProtoMajor, resp.ProtoMinor)
 	if p.method == messages.MethodInitialize {
 		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
@@ -479,8 +490,8 @@ func (s *postSink) readStream(ctx context.Context, p *post, body io.ReadCloser) 
 		if !sleepCtx(ctx, s.delay(retry, attempts)) {
 			return
 		}
-		if p.call != nil {
-			if r, ok := p.call.obs.(interface{ Resume(string) }); ok {
+		if p.obs != nil {
+			if r, ok := p.obs.(interface{ Resume(string) }); ok {
 				r.Resume("stream broke before the response; Last-Event-ID " + lastID)
 			}
 		}
@@ -563,7 +574,7 @@ func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadC
 	if err != nil {
 		return nil, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets)
 	}
-	observeProtocol(p.call, resp)
+	observeProtocol(p.obs, resp)
 	p.proto = httpVersion(resp.ProtoMajor, resp.ProtoMinor)
 	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		defer resp.Body.Close()

@@ -159,8 +159,8 @@ func (c *Conn) send(ctx context.Context, method string, params json.RawMessage, 
 	return cl, nil
 }
 
-// take returns a call record with an empty reply channel: a pooled one on
-// a stream transport, else a new one.
+// take returns a call record with an empty reply channel: a pooled one if
+// there is one, else a new one.
 //
 // A record goes back to the pool (release) only once its caller has read
 // the outcome: the actor has then removed it from the pending table, the
@@ -171,8 +171,9 @@ func (c *Conn) send(ctx context.Context, method string, params json.RawMessage, 
 // late answer is matched by id, and ids are never reused, so it cannot
 // reach a reused record. Records of calls that had progress or a timer of
 // their own, or that ended with the transport before their outcome was
-// read, are not reused. HTTP transports hand records to POST goroutines
-// that may outlive the call, so they do not pool.
+// read, are not reused. An HTTP transport's POST goroutines, which may
+// outlive the call, keep copies of what they need of it (post), never the
+// record.
 func (c *Conn) take() *call {
 	if c.pool != nil {
 		if cl, ok := c.pool.Get().(*call); ok {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -26,6 +27,7 @@ func SpawnLegacySSE(parent actor.SpawnerContext, root *actor.RootContext, owner 
 	cfg.setDefaults()
 	conn := newConn(cfg.Server, cfg.Generation, root, cfg.Limits, cfg.Counters)
 	conn.session = new(atomic.Pointer[string])
+	conn.pool = new(sync.Pool) // call records are reused (Conn.take)
 	props := actor.PropsFromProducer(func() actor.Actor {
 		a := newHTTPActor(cfg, conn, owner)
 		a.legacy = &legacyState{}
