@@ -76,20 +76,11 @@ func (r recordingLogger) Errorln(args ...any) {
 // gRPC's logger), gRPC logs go to the logger the config names.
 func TestGRPCLoggerRestored(t *testing.T) {
 	rec := recordingLogger{LoggerV2: grpclog.NewLoggerV2(discardW{}, discardW{}, discardW{}), errors: make(chan string, 1)}
-	cfg, err := Config{Etcd: EtcdConfig{Endpoints: []string{"unused"}}, Servers: testConfigServers(), GRPCLogger: rec}.normalize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys, r, addr, err := startRemote(cfg, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		r.Shutdown(false)
-		sys.Shutdown()
+	t.Cleanup(func() { // after the remote layer's stop (cleanups run last first)
 		time.Sleep(50 * time.Millisecond)
 		restoreGRPCLogger(nil)
-	}()
+	})
+	_, addr := startTestRemote(t, Config{Etcd: EtcdConfig{Endpoints: []string{"unused"}}, Servers: testConfigServers(), GRPCLogger: rec})
 	if addr == "" {
 		t.Error("no address")
 	}
@@ -99,6 +90,26 @@ func TestGRPCLoggerRestored(t *testing.T) {
 	default:
 		t.Error("gRPC's logger was not restored after the remote layer started")
 	}
+}
+
+// startTestRemote starts the remote layer alone (no etcd) for c, and
+// stops it when the test ends; it returns c normalized and the layer's
+// address.
+func startTestRemote(t *testing.T, c Config) (Config, string) {
+	t.Helper()
+	cfg, err := c.normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, r, addr, err := startRemote(cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		r.Shutdown(false)
+		sys.Shutdown()
+	})
+	return cfg, addr
 }
 
 type discardW struct{}

@@ -53,22 +53,11 @@ func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
 // it calls); a plaintext peer and a peer without a certificate do not.
 func TestRemoteMutualTLS(t *testing.T) {
 	cert, pool := selfSigned(t)
-	cfg, err := Config{
+	cfg, addr := startTestRemote(t, Config{
 		Etcd: EtcdConfig{Endpoints: []string{"unused"}}, Servers: testConfigServers(), Secret: "s3cret",
 		ServerTLS: &tls.Config{Certificates: []tls.Certificate{cert}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS13},
 		ClientTLS: &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, MinVersion: tls.VersionTLS13},
-	}.normalize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sys, r, addr, err := startRemote(cfg, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		r.Shutdown(false)
-		sys.Shutdown()
-	}()
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	call := func(opts ...grpc.DialOption) error {
