@@ -48,7 +48,7 @@ func Start(opts Options) (*Runtime, error) {
 		system: system,
 		env: actors.Env{
 			ClientInfo:            opts.ClientInfo,
-			Handlers:              opts.Handlers.engine(),
+			Handlers:              opts.Handlers,
 			Logger:                logger,
 			StderrLine:            opts.StderrLine,
 			NotificationQueue:     opts.NotificationQueue,
@@ -68,7 +68,7 @@ func Start(opts Options) (*Runtime, error) {
 		if err != nil {
 			return nil, err
 		}
-		rt.env.Handlers.Capabilities.Extensions = ext
+		rt.env.Extensions = ext
 	}
 	rt.env = rt.env.Shared()
 	rt.clients.Store(&[]ownedClient{})

@@ -2,7 +2,6 @@ package actors_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -25,14 +24,14 @@ func TestCloseIsBoundedByItsContext(t *testing.T) {
 	defer close(release) // let the abandoned handler go before goleak looks
 	entered := make(chan struct{})
 	var answered atomic.Bool
-	env := actors.Env{Handlers: answering(map[string]answerFunc{
-		messages.MethodSamplingCreateMessage: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	env := actors.Env{Handlers: actors.Handlers{
+		Sampling: func(context.Context, string, *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
 			close(entered)
 			<-release // ignores its context, as a careless handler would
 			answered.Store(true)
-			return json.RawMessage(`{"role":"assistant","model":"m","content":{"type":"text","text":"late"}}`), nil
+			return &messages.CreateMessageResult{Role: "assistant", Model: "m", Content: messages.TextContent("late")}, nil
 		},
-	})}
+	}}
 	s := connect(t, testserver.Options{}, env, nil)
 	go s.c.CallTool(harness.Context(t), "ask-client", map[string]any{"method": messages.MethodSamplingCreateMessage, "params": map[string]any{"messages": []any{}, "maxTokens": 1}})
 	<-entered

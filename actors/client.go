@@ -87,7 +87,8 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	env.Logger = mask.Logger(env.Logger)
 	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), giveUp: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger, mask: mask}
 	h.spawnCtx = telemetry.Detach(ctx)
-	env.Handlers.Capabilities.Extensions = withExtensions(env.Handlers.Capabilities.Extensions, cfg.Extensions)
+	caps := env.Handlers.capabilities()
+	caps.Extensions = withExtensions(env.Extensions, cfg.Extensions)
 	h.handlers = env.Handlers
 	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, h.telemetryName()))
 	h.gen.Store(newGeneration(1))
@@ -97,8 +98,8 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	}
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &clientActor{h: h, env: env, supervisor: supervisor,
-			legacy:    newSessionProtocol(name, cfg.ProtocolVersion, env),
-			stateless: &statelessProtocol{server: name, caps: withTasks(env.Handlers.Capabilities), info: env.ClientInfo, tel: env.Telemetry}}
+			legacy:    newSessionProtocol(name, cfg.ProtocolVersion, caps, env),
+			stateless: &statelessProtocol{server: name, caps: withTasks(caps), info: env.ClientInfo, tel: env.Telemetry}}
 	}, opts...)
 	h.pid = parent.Spawn(props)
 	return h

@@ -40,6 +40,11 @@ type Env struct {
 	// HTTPClient sends the requests of every HTTP server; nil makes one
 	// (transport.NewHTTPClient) per runtime.
 	HTTPClient *http.Client
+	// Extensions are the client's extensions with their settings, by
+	// identifier, as Extensions returns them, declared in the client's
+	// capabilities to every server (beside a server's own,
+	// Spec.Extensions).
+	Extensions map[string]any
 
 	// memo remembers the HTTP endpoints that speak only legacy HTTP+SSE.
 	memo *transportMemo

@@ -1,4 +1,4 @@
-package mcpactor
+package actors
 
 import (
 	"context"
@@ -33,13 +33,16 @@ func TestCapabilitiesFromHandlers(t *testing.T) {
 		{"all", Handlers{Roots: roots, Sampling: sampling, Elicitation: elicit, Notification: notify},
 			`{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`},
 	} {
-		e := tc.h.engine()
-		got, err := json.Marshal(e.Capabilities)
+		got, err := json.Marshal(tc.h.capabilities())
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s: declared %s, %v; want %s", tc.name, got, err, tc.want)
 		}
-		if (e.Answer != nil) != (tc.want != `{}`) {
-			t.Errorf("%s: Answer set = %v", tc.name, e.Answer != nil)
+		// What is declared is what is answered, and nothing else.
+		for method, key := range map[string]string{messages.MethodRootsList: `"roots"`,
+			messages.MethodSamplingCreateMessage: `"sampling"`, messages.MethodElicitationCreate: `"elicitation"`} {
+			if tc.h.answers(method) != strings.Contains(tc.want, key) {
+				t.Errorf("%s: answers %s = %v", tc.name, method, tc.h.answers(method))
+			}
 		}
 	}
 }
@@ -63,7 +66,7 @@ func TestHandlersDecodeAndEncode(t *testing.T) {
 			return &messages.ElicitResult{Action: messages.ElicitActionAccept, Content: map[string]any{"name": "Ada"}}, nil
 		},
 	}
-	answer := h.engine().Answer
+	answer := h.answer
 	ctx := context.Background()
 
 	if got, err := answer(ctx, "files", messages.MethodRootsList, nil); err != nil || string(got) != `{"roots":[]}` || gotServer != "files" {
@@ -94,10 +97,10 @@ func TestHandlersDecodeAndEncode(t *testing.T) {
 	}
 }
 
-// A handler's error goes to the engine as it is (which sends a
+// A handler's error comes out of answer as it is (handlerFor sends a
 // *messages.Error as is and any other as -32603), and a nil result with
-// no error is left for the engine to refuse.
-func TestHandlerErrorsReachTheEngine(t *testing.T) {
+// no error is left for handlerFor to refuse.
+func TestHandlerErrorsComeOutAsTheyAre(t *testing.T) {
 	urlRequired := &messages.Error{Code: messages.CodeURLElicitationRequired, Message: "open this URL"}
 	h := Handlers{
 		Elicitation: func(context.Context, string, *messages.ElicitParams) (*messages.ElicitResult, error) {
@@ -107,7 +110,7 @@ func TestHandlerErrorsReachTheEngine(t *testing.T) {
 			return nil, nil
 		},
 	}
-	answer := h.engine().Answer
+	answer := h.answer
 	if _, err := answer(context.Background(), "s", messages.MethodElicitationCreate, json.RawMessage(`{"message":"m"}`)); err != urlRequired {
 		t.Errorf("elicitation error = %v", err)
 	}

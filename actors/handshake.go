@@ -53,12 +53,12 @@ type sessionProtocol struct {
 	tel    *telemetry.Telemetry
 }
 
-func newSessionProtocol(server, pinned string, env Env) *sessionProtocol {
+func newSessionProtocol(server, pinned string, caps messages.ClientCapabilities, env Env) *sessionProtocol {
 	offer := messages.Version20251125
 	if pinned != "" && slices.Contains(messages.SessionEraVersions(), pinned) {
 		offer = pinned
 	}
-	return &sessionProtocol{server: server, offer: offer, accept: messages.SessionEraVersions(), caps: env.Handlers.Capabilities, info: env.ClientInfo, tel: env.Telemetry}
+	return &sessionProtocol{server: server, offer: offer, accept: messages.SessionEraVersions(), caps: caps, info: env.ClientInfo, tel: env.Telemetry}
 }
 
 func (e *sessionProtocol) handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error) {

@@ -2,7 +2,6 @@ package actors_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -169,28 +168,4 @@ func concurrently(t *testing.T, n int, call func(i int) error) []error {
 		t.Fatal("calls did not all end")
 	}
 	return errs
-}
-
-// answerFunc answers one method of a server's requests, raw params in,
-// raw result out: the engine's side of a handler.
-type answerFunc func(ctx context.Context, server string, params json.RawMessage) (json.RawMessage, error)
-
-// answering is engine handlers that answer each method of answers with its
-// function, declaring exactly those methods' capabilities.
-func answering(answers map[string]answerFunc) actors.Handlers {
-	var h actors.Handlers
-	for method := range answers {
-		switch method {
-		case messages.MethodRootsList:
-			h.Capabilities.Roots = &messages.RootsCapability{ListChanged: true}
-		case messages.MethodSamplingCreateMessage:
-			h.Capabilities.Sampling = &messages.SamplingCapability{}
-		case messages.MethodElicitationCreate:
-			h.Capabilities.Elicitation = &messages.ElicitationCapability{Form: &messages.ElicitationFormCapability{}}
-		}
-	}
-	h.Answer = func(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error) {
-		return answers[method](ctx, server, params)
-	}
-	return h
 }

@@ -135,7 +135,7 @@ func handlerFor(h *Handlers, server, method string) handlerFunc {
 		return nil
 	}
 	return func(ctx context.Context, params json.RawMessage) (json.RawMessage, *messages.Error, error) {
-		res, err := h.Answer(ctx, server, method, params)
+		res, err := h.answer(ctx, server, method, params)
 		if err != nil {
 			var rpcErr *messages.Error
 			if errors.As(err, &rpcErr) {

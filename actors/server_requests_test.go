@@ -43,27 +43,30 @@ func (s *server) mustAsk(method string, params any) (string, bool) {
 	return answer, isError
 }
 
-// A server's requests reach the engine's Answer as their method and raw
-// params, and its raw result reaches the server as the answer. (Decoding
-// for the user's typed handlers is the root package's: handlers_test.go.)
+// A server's requests reach the handler of their method decoded, naming
+// the server, and the handler's result reaches the server as the answer.
 func TestServerRequestsAnsweredByHandlers(t *testing.T) {
-	var gotSampling json.RawMessage
-	echo := func(result string) answerFunc {
-		return func(_ context.Context, server string, params json.RawMessage) (json.RawMessage, error) {
-			if server != "ts" {
-				t.Errorf("asked for server %q", server)
-			}
-			return json.RawMessage(result), nil
+	var gotSampling messages.CreateMessageParams
+	server := func(name string) {
+		if name != "ts" {
+			t.Errorf("asked for server %q", name)
 		}
 	}
-	env := actors.Env{Handlers: answering(map[string]answerFunc{
-		messages.MethodRootsList: echo(`{"roots":[{"uri":"file:///work","name":"work"}]}`),
-		messages.MethodSamplingCreateMessage: func(_ context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
-			gotSampling = params
-			return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"sampled"},"model":"test-model"}`), nil
+	env := actors.Env{Handlers: actors.Handlers{
+		Roots: func(_ context.Context, name string) ([]messages.Root, error) {
+			server(name)
+			return []messages.Root{{URI: "file:///work", Name: "work"}}, nil
 		},
-		messages.MethodElicitationCreate: echo(`{"action":"decline"}`),
-	})}
+		Sampling: func(_ context.Context, name string, p *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
+			server(name)
+			gotSampling = *p
+			return &messages.CreateMessageResult{Role: "assistant", Content: messages.TextContent("sampled"), Model: "test-model"}, nil
+		},
+		Elicitation: func(_ context.Context, name string, _ *messages.ElicitParams) (*messages.ElicitResult, error) {
+			server(name)
+			return &messages.ElicitResult{Action: messages.ElicitActionDecline}, nil
+		},
+	}}
 	s := connect(t, testserver.Options{}, env, nil)
 
 	answer, isError := s.mustAsk(messages.MethodRootsList, nil)
@@ -80,9 +83,8 @@ func TestServerRequestsAnsweredByHandlers(t *testing.T) {
 	if isError || json.Unmarshal([]byte(answer), &sampled) != nil || sampled.Model != "test-model" || sampled.Content.Text != "sampled" {
 		t.Errorf("sampling answered %s (error %v)", answer, isError)
 	}
-	var p messages.CreateMessageParams
-	if json.Unmarshal(gotSampling, &p) != nil || p.MaxTokens != 10 || len(p.Messages) != 1 {
-		t.Errorf("the handler got %s", gotSampling)
+	if gotSampling.MaxTokens != 10 || len(gotSampling.Messages) != 1 {
+		t.Errorf("the handler got %+v", gotSampling)
 	}
 
 	if answer, isError = s.mustAsk(messages.MethodElicitationCreate, map[string]any{"message": "m"}); isError || answer != `{"action":"decline"}` {
@@ -120,20 +122,20 @@ func TestServerRequestsWithoutHandlers(t *testing.T) {
 // error the handler chose (*messages.Error) is sent as it is.
 func TestHandlerErrors(t *testing.T) {
 	var logs harness.Log
-	env := actors.Env{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Handlers: answering(map[string]answerFunc{
-		messages.MethodRootsList: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	env := actors.Env{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Handlers: actors.Handlers{
+		Roots: func(context.Context, string) ([]messages.Root, error) {
 			return nil, errors.New("roots unavailable: /home/alice/secret-project")
 		},
-		messages.MethodElicitationCreate: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		Elicitation: func(context.Context, string, *messages.ElicitParams) (*messages.ElicitResult, error) {
 			return nil, &messages.Error{Code: messages.CodeURLElicitationRequired, Message: "open this URL", Data: json.RawMessage(`{"url":"https://x"}`)}
 		},
-		messages.MethodSamplingCreateMessage: func(_ context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
-			if string(params) == `{"maxTokens":2}` {
+		Sampling: func(_ context.Context, _ string, p *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
+			if p.MaxTokens == 2 {
 				return nil, nil // no result and no error
 			}
 			panic("the sampling handler blew up")
 		},
-	})}
+	}}
 	s := connect(t, testserver.Options{}, env, nil)
 	for _, tc := range []struct {
 		method string
@@ -171,14 +173,14 @@ func TestHandlerContextEndsOnClose(t *testing.T) {
 	// end, and Close does not wait for it forever.
 	var ended atomic.Bool
 	started := make(chan struct{})
-	env := actors.Env{Handlers: answering(map[string]answerFunc{
-		messages.MethodRootsList: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
+	env := actors.Env{Handlers: actors.Handlers{
+		Roots: func(ctx context.Context, _ string) ([]messages.Root, error) {
 			close(started)
 			<-ctx.Done()
 			ended.Store(true)
 			return nil, ctx.Err()
 		},
-	})}
+	}}
 	s := connect(t, testserver.Options{}, env, nil)
 	go s.ask(context.Background(), messages.MethodRootsList, nil)
 	select {
@@ -200,16 +202,16 @@ func TestTooManyConcurrentServerRequests(t *testing.T) {
 	// Beyond MaxConcurrentHandlers, requests are refused, not queued.
 	release := make(chan struct{})
 	var running atomic.Int32
-	env := actors.Env{MaxConcurrentHandlers: 2, Handlers: answering(map[string]answerFunc{
-		messages.MethodRootsList: func(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
+	env := actors.Env{MaxConcurrentHandlers: 2, Handlers: actors.Handlers{
+		Roots: func(ctx context.Context, _ string) ([]messages.Root, error) {
 			running.Add(1)
 			select {
 			case <-release:
 			case <-ctx.Done():
 			}
-			return json.RawMessage(`{"roots":[]}`), nil
+			return nil, nil
 		},
-	})}
+	}}
 	s := connect(t, testserver.Options{}, env, nil)
 	ctx := harness.Context(t)
 	results := make(chan string, 2)

@@ -2,11 +2,11 @@ package actors_test
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -23,11 +23,11 @@ import (
 // for one call), and the fulfilment span had no server name.
 func TestMultiRoundCallTelemetry(t *testing.T) {
 	te := newTracedEnv(t)
-	te.env.Handlers = answering(map[string]answerFunc{
-		messages.MethodRootsList: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
-			return json.RawMessage(`{"roots":[{"uri":"file:///tmp"}]}`), nil
+	te.env.Handlers = actors.Handlers{
+		Roots: func(context.Context, string) ([]messages.Root, error) {
+			return []messages.Root{{URI: "file:///tmp"}}, nil
 		},
-	})
+	}
 	s := connect(t, testserver.Options{Stateless: true}, te.env, nil)
 	if _, err := s.c.CallTool(harness.Context(t), "ask-client", map[string]any{"method": messages.MethodRootsList}); err != nil {
 		t.Fatalf("ask-client: %v", err)
