@@ -189,7 +189,7 @@ func BenchmarkFailover(b *testing.B) {
 	var ended, again, lost []float64
 	for range b.N {
 		b.StopTimer()
-		c := newClusterOn(b, etcdFor(b), 3, ttl)
+		c := newCluster(b, 3, ttl)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
 		info, err := c.driver.Info(ctx, "alpha")
 		if err != nil {
@@ -203,11 +203,7 @@ func BenchmarkFailover(b *testing.B) {
 				results <- err
 			}()
 		}
-		c.eventually("the calls are in flight", func() bool {
-			c.driver.calls.mu.Lock()
-			defer c.driver.calls.mu.Unlock()
-			return len(c.driver.calls.calls) == failoverCalls
-		})
+		c.eventually("the calls are in flight", func() bool { return c.inFlight() == failoverCalls })
 		b.StartTimer()
 		killed := time.Now()
 		c.member(info.Member).signal(syscall.SIGKILL)
@@ -311,14 +307,7 @@ type benchCluster struct {
 
 func newBenchCluster(b *testing.B) *benchCluster {
 	b.Helper()
-	e, err := newEtcd()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		e.stop(false)
-		os.RemoveAll(e.dir)
-	})
+	e := privateEtcd(b)
 	spec := memberSpec{Name: "m1", Endpoint: e.endpoint(), Prefix: "/bench/", TTL: 3 * time.Second, Run: "bench", BenchGRPC: true}
 	p := startMember(b, spec)
 	driverSpec := spec

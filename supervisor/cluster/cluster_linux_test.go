@@ -106,10 +106,7 @@ func TestKillOwner(t *testing.T) {
 	c := newCluster(t, 3, ttl)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	before, err := c.driver.Info(ctx, "alpha")
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := c.info(ctx, "alpha")
 	c.eventually("alpha's tools cached", func() bool { return c.driver.view.cachedTools(Identity{Server: "alpha"}) != nil })
 	victim := c.member(before.Member)
 
@@ -128,11 +125,7 @@ func TestKillOwner(t *testing.T) {
 			results <- ended{err, time.Now()}
 		}()
 	}
-	c.eventually("the calls are in flight to the owner", func() bool {
-		c.driver.calls.mu.Lock()
-		defer c.driver.calls.mu.Unlock()
-		return len(c.driver.calls.calls) == inFlight
-	})
+	c.eventually("the calls are in flight to the owner", func() bool { return c.inFlight() == inFlight })
 	time.Sleep(200 * time.Millisecond) // and have reached its server
 	killed := time.Now()
 	victim.signal(syscall.SIGKILL)
@@ -158,24 +151,10 @@ func TestKillOwner(t *testing.T) {
 		t.Errorf("calls in flight ended %v after the kill", slowest)
 	}
 
-	var after SessionInfo
-	for {
-		cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
-		got, err := callText(cctx, c.driver.As(""), "alpha", "echo", map[string]any{"message": "again"})
-		ccancel()
-		if err == nil && got == "again" {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("alpha never answered again after the kill: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	c.waitEcho(ctx, "again", "alpha never answered again after the kill")
 	back := time.Since(killed)
 	t.Logf("alpha answered again %v after the kill (lease TTL %v)", back, ttl)
-	if after, err = c.driver.Info(ctx, "alpha"); err != nil {
-		t.Fatal(err)
-	}
+	after := c.info(ctx, "alpha")
 	if after.Member == victim.name || after.Generation <= before.Generation {
 		t.Errorf("after the kill alpha is %+v, was %+v", after, before)
 	}

@@ -145,6 +145,21 @@ func (e *etcdProc) stop(kill bool) {
 	}
 }
 
+// privateEtcd starts an etcd for the test alone, stopped and removed when
+// it ends.
+func privateEtcd(t testing.TB) *etcdProc {
+	t.Helper()
+	e, err := newEtcd()
+	if err != nil {
+		t.Fatalf("embedded etcd: %v", err)
+	}
+	t.Cleanup(func() {
+		e.stop(false)
+		os.RemoveAll(e.dir)
+	})
+	return e
+}
+
 var (
 	sharedEtcdOnce sync.Once
 	sharedEtcd     *etcdProc

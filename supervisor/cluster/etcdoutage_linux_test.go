@@ -5,7 +5,6 @@ package cluster
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,21 +16,10 @@ import (
 // because that same member is; once etcd is back, calls are answered.
 func TestEtcdOutageEndsCalls(t *testing.T) {
 	const ttl = 2 * time.Second
-	e, err := newEtcd()
-	if err != nil {
-		t.Fatalf("embedded etcd: %v", err)
-	}
-	t.Cleanup(func() {
-		e.stop(false)
-		os.RemoveAll(e.dir)
-	})
-	c := newClusterOn(t, e, 2, ttl)
+	c, e := newClusterAlone(t, 2, ttl)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
 	defer cancel()
-	before, err := c.driver.Info(ctx, "alpha")
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := c.info(ctx, "alpha")
 	e.stop(true)
 	c.eventually("the owner fences itself while etcd is down", func() bool {
 		return len(ofMember(c.servers(), before.Member)) == 0
@@ -58,12 +46,7 @@ func TestEtcdOutageEndsCalls(t *testing.T) {
 	if err := e.start(); err != nil {
 		t.Fatalf("etcd restart: %v", err)
 	}
-	c.eventually("alpha answers once etcd is back", func() bool {
-		cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
-		defer ccancel()
-		got, err := callText(cctx, c.driver.As(""), "alpha", "echo", map[string]any{"message": "back"})
-		return err == nil && got == "back"
-	})
+	c.waitEcho(ctx, "back", "alpha never answered after etcd came back")
 }
 
 func TestNotOwnerErrorNeverContradictsItself(t *testing.T) {

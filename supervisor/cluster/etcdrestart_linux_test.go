@@ -4,7 +4,6 @@ package cluster
 
 import (
 	"context"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -16,21 +15,10 @@ import (
 // again, and every member's calls are answered again.
 func TestEtcdRestart(t *testing.T) {
 	const ttl = 2 * time.Second
-	e, err := newEtcd()
-	if err != nil {
-		t.Fatalf("embedded etcd: %v", err)
-	}
-	t.Cleanup(func() {
-		e.stop(false)
-		os.RemoveAll(e.dir)
-	})
-	c := newClusterOn(t, e, 2, ttl)
+	c, e := newClusterAlone(t, 2, ttl)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
 	defer cancel()
-	before, err := c.driver.Info(ctx, "alpha")
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := c.info(ctx, "alpha")
 
 	var mu sync.Mutex
 	worst := 0
@@ -70,18 +58,7 @@ func TestEtcdRestart(t *testing.T) {
 		t.Fatalf("etcd restart: %v", err)
 	}
 	up := time.Now()
-	for {
-		cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
-		got, err := callText(cctx, c.driver.As(""), "alpha", "echo", map[string]any{"message": "back"})
-		ccancel()
-		if err == nil && got == "back" {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("alpha never answered after etcd came back: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	c.waitEcho(ctx, "back", "alpha never answered after etcd came back")
 	t.Logf("alpha answered %v after etcd came back", time.Since(up))
 	for _, m := range c.members {
 		r := m.do(control{Op: "call", Server: "beta", Tool: "echo", Args: []byte(`{"message":"hi"}`)})

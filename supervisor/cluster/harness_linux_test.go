@@ -35,27 +35,34 @@ type testCluster struct {
 // under a prefix of the test's own, and the driver.
 func newCluster(t testing.TB, n int, ttl time.Duration) *testCluster {
 	t.Helper()
-	return newClusterOn(t, etcdFor(t), n, ttl)
+	return newClusterWith(t, etcdFor(t), n, memberSpec{TTL: ttl})
 }
 
-// newClusterOn is newCluster on etcd e.
-func newClusterOn(t testing.TB, e *etcdProc, n int, ttl time.Duration) *testCluster {
+// newClusterAlone is newCluster on an etcd of its own, for a test that
+// stops and starts it (every other test shares one).
+func newClusterAlone(t testing.TB, n int, ttl time.Duration) (*testCluster, *etcdProc) {
 	t.Helper()
-	return newClusterWith(t, e, n, memberSpec{TTL: ttl})
+	e := privateEtcd(t)
+	return newClusterWith(t, e, n, memberSpec{TTL: ttl}), e
 }
 
-// newClusterWith is newClusterOn with the members' spec: its TTL, Servers
+// testSpec is the spec every member of a test's cluster shares: etcd e,
+// a prefix and a secret of the test's own, and lease ttl.
+func testSpec(t testing.TB, e *etcdProc, ttl time.Duration) memberSpec {
+	run := strconv.FormatInt(time.Now().UnixNano(), 36)
+	return memberSpec{Endpoint: e.endpoint(), Prefix: "/test/" + t.Name() + "/" + run + "/", TTL: ttl,
+		Secret: "test-secret-" + run, Run: run}
+}
+
+// newClusterWith is newCluster on etcd e with the members' spec: its TTL, Servers
 // and Restart (the rest is the cluster's own).
 func newClusterWith(t testing.TB, e *etcdProc, n int, spec memberSpec) *testCluster {
 	t.Helper()
-	run := strconv.FormatInt(time.Now().UnixNano(), 36)
-	c := &testCluster{t: t, run: run, base: memberSpec{
-		Endpoint: e.endpoint(), Prefix: "/test/" + t.Name() + "/" + run + "/", TTL: spec.TTL,
-		Secret: "test-secret-" + run, Run: run, Servers: spec.Servers, Restart: spec.Restart,
-		DisabledTools: spec.DisabledTools, PanicTenant: spec.PanicTenant, TeeDir: spec.TeeDir,
-		MaxServeTimeout: spec.MaxServeTimeout, MaxTenantActivations: spec.MaxTenantActivations,
-		TaskURL: spec.TaskURL, CallTimeout: spec.CallTimeout,
-	}}
+	base := testSpec(t, e, spec.TTL)
+	base.Servers, base.Restart, base.DisabledTools = spec.Servers, spec.Restart, spec.DisabledTools
+	base.PanicTenant, base.TeeDir, base.TaskURL, base.CallTimeout = spec.PanicTenant, spec.TeeDir, spec.TaskURL, spec.CallTimeout
+	base.MaxServeTimeout, base.MaxTenantActivations = spec.MaxServeTimeout, spec.MaxTenantActivations
+	c := &testCluster{t: t, run: base.Run, base: base}
 	c.members = make([]*memberProc, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -73,22 +80,67 @@ func newClusterWith(t testing.TB, e *etcdProc, n int, spec memberSpec) *testClus
 	}
 	driver := c.base
 	driver.Name, driver.CallOnly = "driver", true
+	d := startLocal(t, "driver", driver.config())
+	c.driver = d
+	c.eventually("the driver sees every member", func() bool { return len(d.Members()) == n+1 })
+	return c
+}
+
+// startLocal starts a member in the test process (one that is not a
+// child: the driver, or a test's own caller) and stops it when the test
+// ends; what names it in failures.
+func startLocal(t testing.TB, what string, cfg Config) *Member {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	d, err := Start(ctx, driver.config())
+	m, err := Start(ctx, cfg)
 	if err != nil {
-		t.Fatalf("driver: %v", err)
+		t.Fatalf("%s: %v", what, err)
 	}
-	c.driver = d
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 		defer cancel()
-		if err := d.Stop(ctx); err != nil {
-			t.Errorf("driver Stop: %v", err)
+		if err := m.Stop(ctx); err != nil {
+			t.Errorf("%s Stop: %v", what, err)
 		}
 	})
-	c.eventually("the driver sees every member", func() bool { return len(d.Members()) == n+1 })
-	return c
+	return m
+}
+
+// info is the driver's SessionInfo of server; an error fails the test.
+func (c *testCluster) info(ctx context.Context, server string) SessionInfo {
+	c.t.Helper()
+	info, err := c.driver.Info(ctx, server)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return info
+}
+
+// inFlight is how many calls the driver is waiting on.
+func (c *testCluster) inFlight() int {
+	c.driver.calls.mu.Lock()
+	defer c.driver.calls.mu.Unlock()
+	return len(c.driver.calls.calls)
+}
+
+// waitEcho calls alpha's echo with msg (each try bounded, so that a try
+// sent to a dead or fenced owner does not spend ctx) until it is
+// answered, failing the test with what once ctx ends.
+func (c *testCluster) waitEcho(ctx context.Context, msg, what string) {
+	c.t.Helper()
+	for {
+		cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
+		got, err := callText(cctx, c.driver.As(""), "alpha", "echo", map[string]any{"message": msg})
+		ccancel()
+		if err == nil && got == textResult(msg) {
+			return
+		}
+		if ctx.Err() != nil {
+			c.t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // member returns the child named name.

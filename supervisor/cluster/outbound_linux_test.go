@@ -8,7 +8,6 @@ import (
 	"errors"
 	"net"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,9 +39,7 @@ func (stallPeer) Receive(s remote.Remoting_ReceiveServer) error {
 // serving calls to other members (issue 34, item 4).
 func TestStalledPeerBounded(t *testing.T) {
 	e := etcdFor(t)
-	run := strconv.FormatInt(time.Now().UnixNano(), 36)
-	base := memberSpec{Endpoint: e.endpoint(), Prefix: "/test/" + t.Name() + "/" + run + "/", TTL: 2 * time.Second,
-		Secret: "test-secret-" + run, Run: run}
+	base := testSpec(t, e, 2*time.Second)
 	m1 := base
 	m1.Name = "m1"
 	startMember(t, m1)
@@ -52,17 +49,9 @@ func TestStalledPeerBounded(t *testing.T) {
 	callerSpec.Name, callerSpec.CallOnly = "caller", true
 	cfg := callerSpec.config()
 	cfg.MaxOutboundBytes, cfg.OutboundStallTimeout = limit, 2*time.Second
+	caller := startLocal(t, "caller", cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	caller, err := Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := caller.Stop(ctx); err != nil {
-			t.Errorf("caller Stop: %v", err)
-		}
-	}()
 
 	// After the caller's start, whose remote layer writes gRPC's
 	// process-wide logger, which a running gRPC server reads.

@@ -145,9 +145,7 @@ func findSpan(t *testing.T, where string, spans []recordedSpan, name, kind strin
 // ("alpha.<tenant digest>.<generation>") (issue 36, items 6 and 7).
 func TestHopTraceParents(t *testing.T) {
 	e := etcdFor(t)
-	run := strconv.FormatInt(time.Now().UnixNano(), 36)
-	base := memberSpec{Endpoint: e.endpoint(), Prefix: "/test/" + t.Name() + "/" + run + "/", TTL: 2 * time.Second,
-		Secret: "test-secret-" + run, Run: run}
+	base := testSpec(t, e, 2*time.Second)
 	ownerSpec := base
 	ownerSpec.Name, ownerSpec.Traced = "owner", true
 	owner := startMember(t, ownerSpec)
@@ -159,17 +157,9 @@ func TestHopTraceParents(t *testing.T) {
 	cfg := callerSpec.config()
 	cfg.Runtime.Telemetry = telemetry.Options{TracerProvider: tp,
 		Propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})}
+	caller := startLocal(t, "caller", cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	caller, err := Start(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := caller.Stop(ctx); err != nil {
-			t.Errorf("caller Stop: %v", err)
-		}
-	}()
 	for len(caller.Members()) != 2 {
 		if ctx.Err() != nil {
 			t.Fatalf("the caller sees %v", caller.Members())

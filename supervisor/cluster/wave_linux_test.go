@@ -20,21 +20,14 @@ func TestNoSecondWave(t *testing.T) {
 	c := newCluster(t, 3, ttl)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	before, err := c.driver.Info(ctx, "alpha")
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := c.info(ctx, "alpha")
 	victim := c.member(before.Member)
 	first := make(chan error, 1)
 	go func() {
 		_, err := c.driver.CallTool(ctx, "alpha", "sleep", map[string]any{"ms": 25000})
 		first <- err
 	}()
-	c.eventually("a call in flight to the owner", func() bool {
-		c.driver.calls.mu.Lock()
-		defer c.driver.calls.mu.Unlock()
-		return len(c.driver.calls.calls) == 1
-	})
+	c.eventually("a call in flight to the owner", func() bool { return c.inFlight() == 1 })
 	victim.signal(syscall.SIGKILL)
 	if err := <-first; !errors.Is(err, ErrMemberLost) {
 		t.Fatalf("the call in flight ended with %v, want ErrMemberLost", err)
