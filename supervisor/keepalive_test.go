@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http/httptest"
+	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,32 +22,19 @@ import (
 // generation, under the same restart policy as a crash; a healthy server
 // beside it is never disturbed.
 func TestKeepaliveRestartsAStuckServer(t *testing.T) {
-	var mu sync.Mutex
-	var states []supervisor.State
+	events := &eventLog{}
 	stuck := testServer(t, "stuck", testserver.Options{IgnorePing: true}, "stuck")
 	stuck.Keepalive = 100 * time.Millisecond
 	healthy := testServer(t, "healthy", testserver.Options{}, "healthy")
 	healthy.Keepalive = 100 * time.Millisecond
 	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{stuck, healthy},
-		OnEvent: func(e supervisor.Event) {
-			if e.Server == "stuck" && e.Kind == supervisor.EventStateChanged {
-				mu.Lock()
-				states = append(states, e.State)
-				mu.Unlock()
-			}
-		}})
+		OnEvent: events.add})
 
 	harness.WaitFor(t, "the stuck server restarted", func() bool {
 		st := status(m, "stuck")
 		return st.Restarts() >= 1 && st.State() == supervisor.StateReady && st.Generation() >= 2
 	})
-	mu.Lock()
-	sawUnhealthy := false
-	for _, s := range states {
-		sawUnhealthy = sawUnhealthy || s == supervisor.StateUnhealthy
-	}
-	mu.Unlock()
-	if !sawUnhealthy {
+	if states := events.states("stuck"); !slices.Contains(states, supervisor.StateUnhealthy) {
 		t.Errorf("states %v: never unhealthy", states)
 	}
 	if err := status(m, "stuck").LastError(); err == nil || !strings.Contains(err.Error(), "ping") {

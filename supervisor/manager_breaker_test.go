@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,18 +52,11 @@ func breakerOpen(t *testing.T, m *supervisor.Manager) *supervisor.ServerView {
 func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
 	f := newFlakyHTTP(t)
 	const rest = 200 * time.Millisecond
-	var mu sync.Mutex
-	var states []supervisor.State
+	events := &eventLog{}
 	m := manage(t, supervisor.ManagerOptions{
 		Servers:        []*supervisor.Server{httpServer(t, "remote", f.URL, breakerPolicy)},
 		BreakerBackoff: rest, BreakerRetry: time.Hour,
-		OnEvent: func(e supervisor.Event) {
-			if e.Kind == supervisor.EventStateChanged {
-				mu.Lock()
-				states = append(states, e.State)
-				mu.Unlock()
-			}
-		}})
+		OnEvent: events.add})
 	echo(t, m, "mcp__remote__echo", "before")
 	st := tripBreaker(t, m, f)
 	// The trial is due one rest (jittered down to half) after the failure
@@ -79,10 +71,8 @@ func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
 
 	// Down for a while: trials fail, each opening the breaker again.
 	harness.WaitFor(t, "two failed trials", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
 		opened := 0
-		for _, s := range states {
+		for _, s := range events.states("remote") {
 			if s == supervisor.StateBreakerOpen {
 				opened++
 			}

@@ -27,6 +27,20 @@ func (l *eventLog) add(e supervisor.Event) {
 	l.mu.Unlock()
 }
 
+// states returns the states server has changed to (EventStateChanged),
+// in order.
+func (l *eventLog) states(server string) []supervisor.State {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []supervisor.State
+	for _, e := range l.events {
+		if e.Server == server && e.Kind == supervisor.EventStateChanged {
+			out = append(out, e.State)
+		}
+	}
+	return out
+}
+
 // count returns how many events of kind server has had, and empties the
 // log when reset.
 func (l *eventLog) count(server string, kind supervisor.EventKind, reset bool) int {

@@ -9,9 +9,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -68,18 +68,11 @@ func httpServer(t *testing.T, name, url string, p config.RestartPolicy) *supervi
 // later call succeeds.
 func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 	f := newFlakyHTTP(t)
-	var mu sync.Mutex
-	var states []supervisor.State
+	events := &eventLog{}
 	m := manage(t, supervisor.ManagerOptions{
 		Servers: []*supervisor.Server{httpServer(t, "remote", f.URL,
 			config.RestartPolicy{MaxRestarts: 1000, BackoffMin: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond})},
-		OnEvent: func(e supervisor.Event) {
-			if e.Kind == supervisor.EventStateChanged {
-				mu.Lock()
-				states = append(states, e.State)
-				mu.Unlock()
-			}
-		}})
+		OnEvent: events.add})
 	echo(t, m, "mcp__remote__echo", "before")
 
 	f.failing.Store(true)
@@ -90,14 +83,7 @@ func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 		}
 	}
 	harness.WaitFor(t, "the server marked unhealthy", func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, s := range states {
-			if s == supervisor.StateUnhealthy {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(events.states("remote"), supervisor.StateUnhealthy)
 	})
 	if st := status(m, "remote"); st.Restarts() < 1 || st.State() == supervisor.StateReady {
 		t.Errorf("after the failures: %+v, want restarting and not ready", st)
