@@ -2,6 +2,7 @@ package supervisor_test
 
 import (
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,35 @@ import (
 	"github.com/mcpactor/mcpactor/supervisor"
 )
 
+// listGate holds the first list of one kind that a manager fetches
+// (through WithListedHook) until it is opened, and counts the lists of
+// that kind.
+type listGate struct {
+	kind     string
+	lists    atomic.Int32
+	entered  chan struct{} // closed once the first list is held
+	release  chan struct{}
+	openOnce sync.Once
+}
+
+func newListGate(kind string) *listGate {
+	return &listGate{kind: kind, entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+// hook is the manager's listed hook.
+func (g *listGate) hook(_, kind string) {
+	if kind != g.kind {
+		return
+	}
+	if g.lists.Add(1) == 1 {
+		close(g.entered)
+		<-g.release
+	}
+}
+
+// open lets the held list go on; calling it again does nothing.
+func (g *listGate) open() { g.openOnce.Do(func() { close(g.release) }) }
+
 // A list_changed that arrives while a list of the same kind is in flight
 // is not dropped: that list's answer may predate the change, so the
 // manager lists again once it is in (else it would keep the old list
@@ -19,23 +49,14 @@ import (
 func TestManagerListsAgainAfterAChangeDuringAListing(t *testing.T) {
 	for _, kind := range []string{"tools", "prompts", "resources"} {
 		t.Run(kind, func(t *testing.T) {
-			var lists atomic.Int32
-			entered, release := make(chan struct{}), make(chan struct{})
-			opts := supervisor.WithListedHook(supervisor.ManagerOptions{}, func(_, k string) {
-				if k != kind {
-					return
-				}
-				if lists.Add(1) == 1 { // the first list: held while the change comes
-					close(entered)
-					<-release
-				}
-			})
-			m := manage(t, opts)
+			gate := newListGate(kind) // the first list: held while the change comes
+			defer gate.open()
+			m := manage(t, supervisor.WithListedHook(supervisor.ManagerOptions{}, gate.hook))
 			ctx := harness.Context(t)
 			if err := m.Add(ctx, testServer(t, "s", testserver.Options{}, t.Name())); err != nil {
 				t.Fatal(err)
 			}
-			<-entered
+			<-gate.entered
 			c, ok := m.Client("s")
 			if !ok {
 				t.Fatal("no client")
@@ -46,11 +67,11 @@ func TestManagerListsAgainAfterAChangeDuringAListing(t *testing.T) {
 				t.Fatal(err)
 			}
 			time.Sleep(200 * time.Millisecond) // the notification reaches the manager meanwhile
-			close(release)
+			gate.open()
 			deadline := time.Now().Add(harness.Bound)
-			for lists.Load() < 2 {
+			for gate.lists.Load() < 2 {
 				if time.Now().After(deadline) {
-					t.Fatalf("the change during the listing was dropped: %d %s lists", lists.Load(), kind)
+					t.Fatalf("the change during the listing was dropped: %d %s lists", gate.lists.Load(), kind)
 				}
 				time.Sleep(10 * time.Millisecond)
 			}

@@ -20,12 +20,11 @@ import (
 func TestManagerIgnoresTheListsOfAReplacedServer(t *testing.T) {
 	for _, kind := range []string{"tools", "prompts", "resources"} {
 		t.Run(kind, func(t *testing.T) {
-			entered, release, approve := make(chan struct{}), make(chan struct{}), make(chan struct{})
-			var once sync.Once
-			var releaseOnce, approveOnce sync.Once
-			releaseOld := func() { releaseOnce.Do(func() { close(release) }) }
+			gate := newListGate(kind) // the old server's list: held until it is replaced
+			approve := make(chan struct{})
+			var approveOnce sync.Once
 			approveNew := func() { approveOnce.Do(func() { close(approve) }) }
-			defer releaseOld()
+			defer gate.open()
 			defer approveNew()
 			opts := supervisor.ManagerOptions{
 				Cache: &toolcache.Cache{Dir: t.TempDir()},
@@ -33,24 +32,13 @@ func TestManagerIgnoresTheListsOfAReplacedServer(t *testing.T) {
 				// when the old list arrives.
 				Approve: func(*supervisor.Server) bool { <-approve; return true },
 			}
-			opts = supervisor.WithListedHook(opts, func(_, k string) {
-				if k != kind {
-					return
-				}
-				held := false
-				once.Do(func() { held = true })
-				if held { // the old server's list: held until it is replaced
-					close(entered)
-					<-release
-				}
-			})
-			m := manage(t, opts)
+			m := manage(t, supervisor.WithListedHook(opts, gate.hook))
 			ctx := harness.Context(t)
 			if err := m.Add(ctx, testServer(t, "s", testserver.Options{}, t.Name()+"-old")); err != nil {
 				t.Fatal(err)
 			}
 			select {
-			case <-entered:
+			case <-gate.entered:
 			case <-ctx.Done():
 				t.Fatalf("no %s list of the old server", kind)
 			}
@@ -59,7 +47,7 @@ func TestManagerIgnoresTheListsOfAReplacedServer(t *testing.T) {
 			if err := m.Add(ctx, next); err != nil {
 				t.Fatal(err)
 			}
-			releaseOld()
+			gate.open()
 			// Let the old list reach the actor before the new server is
 			// approved (the test holds either way; without the wait, a
 			// regression could go unseen).
