@@ -51,12 +51,7 @@ func TestAnyMemberCallsAnyServer(t *testing.T) {
 	if _, err := c.driver.CallTool(ctx, "nope", "echo", nil); !errors.Is(err, ErrUnknownServer) {
 		t.Errorf("CallTool(nope) = %v, want ErrUnknownServer", err)
 	}
-	byID := running(c.servers())
-	for _, srv := range testServers {
-		if n := len(byID[srv]); n != 1 {
-			t.Errorf("%s runs as %d processes, want 1", srv, n)
-		}
-	}
+	c.oneProcessEach(testServers...)
 }
 
 // TestRemoteRefusesStrangers: a member's remote layer refuses the gRPC
@@ -180,12 +175,7 @@ func TestTenantsKeptApart(t *testing.T) {
 			}
 		}
 	}
-	byID := running(c.servers())
-	for _, id := range []string{"alpha", "alpha@alice", "alpha@bob"} {
-		if n := len(byID[id]); n != 1 {
-			t.Errorf("%s runs as %d processes, want 1", id, n)
-		}
-	}
+	c.oneProcessEach("alpha", "alpha@alice", "alpha@bob")
 }
 
 // TestListChangedRefreshesTheSharedCache: a server's tools/list_changed

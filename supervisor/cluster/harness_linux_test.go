@@ -165,6 +165,18 @@ func (c *testCluster) eventually(what string, cond func() bool) {
 	}
 }
 
+// oneProcessEach checks that each identity (server, or server@tenant)
+// runs as one process across the cluster.
+func (c *testCluster) oneProcessEach(ids ...string) {
+	c.t.Helper()
+	byID := running(c.servers())
+	for _, id := range ids {
+		if n := len(byID[id]); n != 1 {
+			c.t.Errorf("%s runs as %d processes, want 1", id, n)
+		}
+	}
+}
+
 // serverProc is one test server process of this cluster, found in /proc
 // by its envIdentity mark.
 type serverProc struct {
