@@ -58,8 +58,14 @@ func checkEverythingSampling(t *testing.T, c *mcpactor.Client, rec *peerRecorder
 		p.Temperature == nil || *p.Temperature != 0.7 {
 		t.Errorf("sampling params: maxTokens %d, systemPrompt %q, temperature %v", p.MaxTokens, p.SystemPrompt, p.Temperature)
 	}
+	checkResultHas(t, res, cannedSample, cannedModel, `"role": "assistant"`, `"stopReason": "endTurn"`)
+}
+
+// checkResultHas fails t for each of wants that res's text lacks.
+func checkResultHas(t *testing.T, res *messages.CallToolResult, wants ...string) {
+	t.Helper()
 	text := resultText(res)
-	for _, want := range []string{cannedSample, cannedModel, `"role": "assistant"`, `"stopReason": "endTurn"`} {
+	for _, want := range wants {
 		if !strings.Contains(text, want) {
 			t.Errorf("tool result lacks %q:\n%s", want, text)
 		}
@@ -148,8 +154,7 @@ func checkEverythingElicitation(t *testing.T, c *mcpactor.Client, rec *peerRecor
 		t.Errorf("requestedSchema type %q required %v", schema.Type, schema.Required)
 	}
 
-	text := resultText(res)
-	for _, want := range []string{
+	checkResultHas(t, res,
 		"User provided the requested information",
 		"- Name: Ada Lovelace",
 		"- Agreed to terms: true",
@@ -161,11 +166,7 @@ func checkEverythingElicitation(t *testing.T, c *mcpactor.Client, rec *peerRecor
 		`"firstLine": "It was a dark and stormy night."`,
 		`"untitledSingleSelectEnum": "Monica"`,
 		`"legacyTitledEnum": "pet-1"`,
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("tool result lacks %q:\n%s", want, text)
-		}
-	}
+	)
 }
 
 // checkGoSDKElicitation has the go-sdk server ask for a form, which rec's
