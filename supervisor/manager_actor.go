@@ -570,19 +570,30 @@ func (a *managerActor) list(mb *member) {
 	}
 	mb.listing = true
 	a.toolListings++
+	name := mb.srv.Name
+	a.listOff(mb, "tools", func(ctx context.Context, c *actors.Client) (any, error) {
+		tools, hints, err := c.ListToolsWithHints(ctx)
+		return toolsListed{name: name, member: mb, tools: tools, hints: hints, err: err}, err
+	})
+}
+
+// listOff runs list on mb's client off the actor, bounded by the server's
+// request timeout and in a trace of its own (the refresh span, the
+// request its child), then calls the listed hook with kind and sends the
+// actor the message list returns.
+func (a *managerActor) listOff(mb *member, kind string, list func(context.Context, *actors.Client) (any, error)) {
 	c, name, root, self, hook := mb.client, mb.srv.Name, a.root, a.self, a.opts.listedHook
 	timeout := mb.requestTimeout()
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		// A trace of its own: the refresh span, the request its child.
 		ctx, task := c.StartTask(ctx, telemetry.TaskRefresh, "")
-		tools, hints, err := c.ListToolsWithHints(ctx)
+		m, err := list(ctx, c)
 		task.End(err, false)
 		if hook != nil {
-			hook(name, "tools")
+			hook(name, kind)
 		}
-		root.Send(self, toolsListed{name: name, member: mb, tools: tools, hints: hints, err: err})
+		root.Send(self, m)
 	}()
 }
 

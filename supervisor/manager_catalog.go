@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/telemetry"
 )
 
 // Prompts and resources across servers, beside the tools: each server's
@@ -176,24 +175,16 @@ func (a *managerActor) listCatalog(mb *member, kind string) {
 		return
 	}
 	mb.catalogListing[kind] = true
-	c, name, root, self, hook := mb.client, mb.srv.Name, a.root, a.self, a.opts.listedHook
-	timeout := mb.requestTimeout()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		ctx, task := c.StartTask(ctx, telemetry.TaskRefresh, "")
+	name := mb.srv.Name
+	a.listOff(mb, kind, func(ctx context.Context, c *actors.Client) (any, error) {
 		m := catalogListed{name: name, member: mb, kind: kind}
 		if kind == catalogPrompts {
 			m.prompts, m.err = c.ListPrompts(ctx)
 		} else {
 			m.resources, m.err = c.ListResources(ctx)
 		}
-		task.End(m.err, false)
-		if hook != nil {
-			hook(name, kind)
-		}
-		root.Send(self, m)
-	}()
+		return m, m.err
+	})
 }
 
 func (a *managerActor) catalogListed(m catalogListed) {
