@@ -1,7 +1,6 @@
 package mcpactor_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -31,29 +30,18 @@ type mrtrCall struct {
 	RequestState   *string         `json:"requestState"`
 }
 
-func (s *mrtrServer) dial(context.Context) (io.ReadWriteCloser, error) {
-	ours, theirs := net.Pipe()
-	go s.serve(theirs)
-	return ours, nil
+func (s *mrtrServer) dial(ctx context.Context) (io.ReadWriteCloser, error) {
+	return pipeDial(s.serve)(ctx)
+}
+
+// mrtrParams are the params of a request that mrtrServer reads.
+type mrtrParams struct {
+	Name string `json:"name"`
+	mrtrCall
 }
 
 func (s *mrtrServer) serve(conn net.Conn) {
-	defer conn.Close()
-	in := bufio.NewScanner(conn)
-	in.Buffer(nil, 1<<20)
-	var writeMu sync.Mutex
-	for in.Scan() {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Name string `json:"name"`
-				mrtrCall
-			} `json:"params"`
-		}
-		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
-			continue
-		}
+	serveLines(conn, func(req lineRequest[mrtrParams]) (map[string]any, map[string]any) {
 		result := map[string]any{"resultType": "complete"}
 		switch req.Method {
 		case messages.MethodServerDiscover:
@@ -77,14 +65,8 @@ func (s *mrtrServer) serve(conn net.Conn) {
 				result["content"] = []any{map[string]any{"type": "text", "text": "done"}}
 			}
 		}
-		line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": result})
-		writeMu.Lock()
-		_, err := conn.Write(append(line, '\n'))
-		writeMu.Unlock()
-		if err != nil {
-			return
-		}
-	}
+		return result, nil
+	})
 }
 
 func (s *mrtrServer) callsOf(tool string) []mrtrCall {

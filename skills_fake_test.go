@@ -1,7 +1,6 @@
 package mcpactor_test
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -28,28 +27,18 @@ type skillServer struct {
 	listPage int // skills per page of skills/list; 0: one page
 }
 
-func (s *skillServer) dial(context.Context) (io.ReadWriteCloser, error) {
-	ours, theirs := net.Pipe()
-	go s.serve(theirs)
-	return ours, nil
+func (s *skillServer) dial(ctx context.Context) (io.ReadWriteCloser, error) {
+	return pipeDial(s.serve)(ctx)
+}
+
+// skillParams are the params of a request that skillServer reads.
+type skillParams struct {
+	URI    string `json:"uri"`
+	Cursor string `json:"cursor"`
 }
 
 func (s *skillServer) serve(conn net.Conn) {
-	defer conn.Close()
-	in := bufio.NewScanner(conn)
-	in.Buffer(nil, 1<<20)
-	for in.Scan() {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				URI    string `json:"uri"`
-				Cursor string `json:"cursor"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
-			continue // a notification
-		}
+	serveLines(conn, func(req lineRequest[skillParams]) (map[string]any, map[string]any) {
 		s.mu.Lock()
 		s.methods = append(s.methods, req.Method)
 		if req.Method == messages.MethodResourcesRead {
@@ -57,18 +46,11 @@ func (s *skillServer) serve(conn net.Conn) {
 		}
 		s.mu.Unlock()
 		result, rpcErr := s.answer(req.Method, req.Params.URI, req.Params.Cursor)
-		answer := map[string]any{"jsonrpc": "2.0", "id": req.ID}
-		if rpcErr != nil {
-			answer["error"] = rpcErr
-		} else {
+		if rpcErr == nil {
 			result["resultType"] = "complete"
-			answer["result"] = result
 		}
-		line, _ := json.Marshal(answer)
-		if _, err := conn.Write(append(line, '\n')); err != nil {
-			return
-		}
-	}
+		return result, rpcErr
+	})
 }
 
 func (s *skillServer) answer(method, uri, cursor string) (map[string]any, map[string]any) {

@@ -4,7 +4,6 @@ package mcpactor_test
 // initialize, and retries of a refused version.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,29 +84,18 @@ type refusingServer struct {
 }
 
 func (s *refusingServer) dial(ctx context.Context) (io.ReadWriteCloser, error) {
-	ours, theirs := net.Pipe()
-	go s.serve(theirs)
-	return ours, nil
+	return pipeDial(s.serve)(ctx)
+}
+
+// probeParams are the params of a request that refusingServer reads.
+type probeParams struct {
+	Meta map[string]json.RawMessage `json:"_meta"`
 }
 
 func (s *refusingServer) serve(conn net.Conn) {
-	defer conn.Close()
-	in := bufio.NewScanner(conn)
-	in.Buffer(nil, 1<<20)
-	for in.Scan() {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(in.Bytes(), &req) != nil || len(req.ID) == 0 {
-			continue // a notification
-		}
+	serveLines(conn, func(req lineRequest[probeParams]) (map[string]any, map[string]any) {
 		var offered string
 		_ = json.Unmarshal(req.Params.Meta[messages.MetaKeyProtocolVersion], &offered)
-		var answer any
 		switch req.Method {
 		case messages.MethodServerDiscover:
 			s.mu.Lock()
@@ -115,24 +103,19 @@ func (s *refusingServer) serve(conn net.Conn) {
 			refuse := len(s.offered) <= s.refusals
 			s.mu.Unlock()
 			if refuse {
-				answer = map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{
+				return nil, map[string]any{
 					"code": -32022, "message": "Unsupported protocol version",
-					"data": map[string]any{"supported": s.supported, "requested": offered}}}
-				break
+					"data": map[string]any{"supported": s.supported, "requested": offered}}
 			}
-			answer = map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{
+			return map[string]any{
 				"resultType": "complete", "supportedVersions": s.supported, "capabilities": map[string]any{"tools": map[string]any{}},
-				"serverInfo": map[string]any{"name": "refusing", "version": "1"}}}
+				"serverInfo": map[string]any{"name": "refusing", "version": "1"}}, nil
 		case messages.MethodToolsList:
-			answer = map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{"resultType": "complete", "tools": []any{}}}
+			return map[string]any{"resultType": "complete", "tools": []any{}}, nil
 		default:
-			answer = map[string]any{"jsonrpc": "2.0", "id": req.ID, "error": map[string]any{"code": -32601, "message": "Method not found"}}
+			return nil, map[string]any{"code": -32601, "message": "Method not found"}
 		}
-		line, _ := json.Marshal(answer)
-		if _, err := conn.Write(append(line, '\n')); err != nil {
-			return
-		}
-	}
+	})
 }
 
 func (s *refusingServer) probes() []string {
