@@ -53,6 +53,23 @@ func StrEnd(b []byte, i int) int {
 	}
 }
 
+// StringInto reads the string value starting at b[v]: when it is a
+// terminated string, *dst becomes its raw contents (between the quotes,
+// still escaped). It returns what a member function of ScanObject returns:
+// the index just past the string, Skip when the value is not a string (to
+// have it skipped), or Bad when it is not terminated. It costs a call more
+// than StrEnd: scanners keep StrEnd for fields read on every answer.
+func StringInto(b []byte, v int, dst *[]byte) int {
+	if v >= len(b) || b[v] != '"' {
+		return Skip
+	}
+	e := StrEnd(b, v)
+	if e > 0 {
+		*dst = b[v+1 : e-1]
+	}
+	return e
+}
+
 // SkipValue returns the index just past the value starting at b[i], or -1
 // if there is none.
 func SkipValue(b []byte, i int) int {

@@ -1,6 +1,9 @@
 package jsonscan
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestSkipValue(t *testing.T) {
 	for _, c := range []struct {
@@ -45,5 +48,35 @@ func TestScanObjectAndKeys(t *testing.T) {
 	}
 	if ScanObject([]byte(`{"a" 1}`), 0, func([]byte, int) int { return Skip }) != Bad {
 		t.Error("a member without a colon is not Bad")
+	}
+}
+
+func TestStringInto(t *testing.T) {
+	doc := []byte(`"a\"b" 7 "open`)
+	var dst []byte
+	if e := StringInto(doc, 0, &dst); e != 6 || string(dst) != `a\"b` {
+		t.Errorf("StringInto at a string = %d, %q", e, dst)
+	}
+	if e := StringInto(doc, 7, &dst); e != Skip || string(dst) != `a\"b` {
+		t.Errorf("StringInto at a number = %d, dst %q (want Skip, dst kept)", e, dst)
+	}
+	if e := StringInto(doc, 9, &dst); e != Bad || string(dst) != `a\"b` {
+		t.Errorf("StringInto at an open string = %d, dst %q (want Bad, dst kept)", e, dst)
+	}
+	if e := StringInto(doc, len(doc), &dst); e != Skip {
+		t.Errorf("StringInto past the end = %d, want Skip", e)
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "plain", "hello-1-2", `quo"te\back`, "q\"b\\s/", "\b\f\n\r\t\x01\x1f", "é日本😀 ☃", "\ufffd", "bad\xffutf8", "\xe2\x82"} {
+		want, _ := json.Marshal(s)
+		if got := AppendString(nil, s); string(got) != string(want) {
+			t.Errorf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+	}
+	// encoding/json's HTML escaping is left out: JSON does not need it.
+	if got := AppendString(nil, "<>&\u2028"); string(got) != "\"<>&\u2028\"" {
+		t.Errorf("AppendString(<>&U+2028) = %s", got)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/mcpactor/mcpactor/bench/internal/jsonscan"
 )
 
 // Load is what a measurement's calls are: which tool, with which
@@ -112,8 +114,8 @@ func (l Load) AppendWant(b []byte, i uint64) []byte {
 // AppendArgs appends the JSON object {key: value}, value a string.
 func AppendArgs(b []byte, key, value string) []byte {
 	b = append(b, '{')
-	b = AppendJSONString(b, key)
+	b = jsonscan.AppendString(b, key)
 	b = append(b, ':')
-	b = AppendJSONString(b, value)
+	b = jsonscan.AppendString(b, value)
 	return append(b, '}')
 }

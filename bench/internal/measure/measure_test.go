@@ -49,20 +49,7 @@ func TestLatenciesPrecision(t *testing.T) {
 	}
 }
 
-func TestAppendJSONString(t *testing.T) {
-	for _, s := range []string{"", "hello-1-2", `quo"te\back`, "tab\tnl\nctl\x01\x1f", "héllo ☃", "bad\xffutf8", "\xe2\x82"} {
-		b := AppendJSONString(nil, s)
-		var got string
-		if err := json.Unmarshal(b, &got); err != nil {
-			t.Fatalf("%q encodes as %s: %v", s, b, err)
-		}
-		want, _ := json.Marshal(s)
-		var w string
-		_ = json.Unmarshal(want, &w)
-		if got != w {
-			t.Errorf("%q round-trips as %q, want %q", s, got, w)
-		}
-	}
+func TestAppendToolCall(t *testing.T) {
 	req := AppendToolCall(nil, 7, "echo", AppendArgs(nil, "message", "hi"))
 	var m struct {
 		ID     int64  `json:"id"`

@@ -3,7 +3,8 @@ package measure
 import (
 	"fmt"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/mcpactor/mcpactor/bench/internal/jsonscan"
 )
 
 // The hand-written reference clients build their requests' JSON by hand,
@@ -62,48 +63,7 @@ func AppendToolCall(b []byte, id int64, tool string, args []byte) []byte {
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, id, 10)
 	b = append(b, `,"method":"tools/call","params":{"name":`...)
-	b = AppendJSONString(b, tool)
+	b = jsonscan.AppendString(b, tool)
 	b = append(b, `,"arguments":`...)
 	return append(b, args...)
 }
-
-// AppendJSONString appends s as a JSON string literal, invalid UTF-8
-// replaced by U+FFFD as encoding/json does. Bytes that need no escape are
-// copied in runs; escapes is the short form of the others, where there is
-// one.
-func AppendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(append(b, s[start:i]...), `\ufffd`...)
-				start = i + size
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		b = append(b, s[start:i]...)
-		if e := escapes[c]; e != 0 {
-			b = append(b, '\\', e)
-		} else {
-			b = append(b, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-const hexDigit = "0123456789abcdef"
-
-// escapes maps the ASCII bytes JSON has a two-character escape for to its
-// second character.
-var escapes = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't'}

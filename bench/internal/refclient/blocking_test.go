@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/bench/internal/jsonscan"
 )
 
 func startBlocking(t *testing.T, cmd *exec.Cmd) *Blocking {
@@ -31,7 +33,7 @@ func message(n int) string {
 }
 
 func echoArgs(msg string) json.RawMessage {
-	return append(appendString([]byte(`{"message":`), msg), '}')
+	return append(jsonscan.AppendString([]byte(`{"message":`), msg), '}')
 }
 
 func TestBlockingEcho(t *testing.T) {

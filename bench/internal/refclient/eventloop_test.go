@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpactor/mcpactor/bench/internal/jsonscan"
 )
 
 func startEventLoop(t *testing.T, cmd *exec.Cmd) *EventLoop {
@@ -23,15 +25,15 @@ func startEventLoop(t *testing.T, cmd *exec.Cmd) *EventLoop {
 }
 
 // echoLoad calls echo with message(i) and wants it back, escaped as
-// appendString escapes it (fastserver returns the string as it came).
+// jsonscan.AppendString escapes it (fastserver returns the string as it came).
 var echoLoad = Load{
 	Tool: "echo",
 	Args: func(b []byte, i uint64) []byte {
 		b = append(b, `{"message":`...)
-		return append(appendString(b, message(int(i))), '}')
+		return append(jsonscan.AppendString(b, message(int(i))), '}')
 	},
 	Want: func(b []byte, i uint64) []byte {
-		q := appendString(b, message(int(i)))
+		q := jsonscan.AppendString(b, message(int(i)))
 		return append(q[:len(b)], q[len(b)+1:len(q)-1]...)
 	},
 }

@@ -2,7 +2,6 @@ package refclient
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/mcpactor/mcpactor/bench/internal/jsonscan"
 )
@@ -69,13 +68,7 @@ func parseResult(b []byte, v int, a *answer) int {
 			a.isError = e > 0 && string(b[v:e]) == "true"
 			return e
 		case jsonscan.KeyIs(k, "protocolVersion"):
-			if v < len(b) && b[v] == '"' {
-				e := jsonscan.StrEnd(b, v)
-				if e > 0 {
-					a.proto = b[v+1 : e-1]
-				}
-				return e
-			}
+			return jsonscan.StringInto(b, v, &a.proto)
 		}
 		return jsonscan.Skip
 	})
@@ -148,13 +141,7 @@ func parseError(b []byte, v int, a *answer) int {
 			}
 			return e
 		case jsonscan.KeyIs(k, "message"):
-			if v < len(b) && b[v] == '"' {
-				e := jsonscan.StrEnd(b, v)
-				if e > 0 {
-					a.message = b[v+1 : e-1]
-				}
-				return e
-			}
+			return jsonscan.StringInto(b, v, &a.message)
 		}
 		return jsonscan.Skip
 	})
@@ -174,52 +161,4 @@ func parseID(raw []byte) (id uint64, ok bool) {
 		id = id*10 + uint64(c-'0')
 	}
 	return id, true
-}
-
-// appendString appends s as a JSON string literal. Names of tools are
-// plain ASCII in practice, so the common case is one copy; anything else
-// is escaped by the rules of encoding/json (without its HTML escaping,
-// which JSON does not need).
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, s[start:i]...)
-				b = append(b, `\ufffd`...)
-				start = i + 1
-			}
-			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
-			const hex = "0123456789abcdef"
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
