@@ -165,7 +165,7 @@ func (e *EventLoop) run(ctx context.Context, load Load, lanes int, reissue bool,
 		done:   make(chan struct{}),
 	}
 	r.mid = append(r.mid, e.p.opts.paramsHead()...)
-	r.mid = appendString(r.mid, load.Tool)
+	r.mid = jsonscan.AppendString(r.mid, load.Tool)
 	r.mid = append(r.mid, `,"arguments":`...)
 	defer func() { e.nextBase = max(e.nextBase, r.maxID+1) }()
 
