@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"google.golang.org/grpc"
 )
 
 // TestRepliesOnlyToKnownMembers: requests whose reply address is not the
@@ -22,7 +20,7 @@ func TestRepliesOnlyToKnownMembers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	m1 := c.member("m1")
-	rec, _ := c.driver.view.member("m1")
+	addr := c.memberAddress("m1")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -39,11 +37,7 @@ func TestRepliesOnlyToKnownMembers(t *testing.T) {
 			conn.Close()
 		}
 	}()
-	conn, err := grpc.NewClient(rec.Address, dialOptions(c.base.config())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := c.dialAsPeer(addr)
 	stranger := l.Addr().String()
 	var msgs [][]byte
 	for _, r := range []*request{
@@ -54,7 +48,7 @@ func TestRepliesOnlyToKnownMembers(t *testing.T) {
 		r.Server, r.Method, r.Timeout = "alpha", methodInfo, 5*time.Second
 		msgs = append(msgs, encodeRequest(r).GetValue())
 	}
-	if err := sendMessages(ctx, conn, rec.Address, msgs...); err != nil {
+	if err := sendMessages(ctx, conn, addr, msgs...); err != nil {
 		t.Fatal(err)
 	}
 	c.eventually("the requests refused", func() bool { return m1.counters().RefusedRequests == 3 })

@@ -62,11 +62,7 @@ func TestRemoteRefusesStrangers(t *testing.T) {
 	c := newCluster(t, 1, 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	rec, ok := c.driver.view.member("m1")
-	if !ok {
-		t.Fatal("m1 not in the view")
-	}
-	conn, err := grpc.NewClient(rec.Address, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(c.memberAddress("m1"), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}

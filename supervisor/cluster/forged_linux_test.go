@@ -49,11 +49,7 @@ func TestForgedResponseRefused(t *testing.T) {
 		}
 		return false
 	})
-	conn, err := grpc.NewClient(c.driver.Address(), dialOptions(c.base.config())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := c.dialAsPeer(c.driver.Address())
 	forged := `{"content":[{"type":"text","text":"forged"}]}`
 	for i, r := range []*response{
 		{ID: reqID, Member: "m1", Result: []byte(forged)},

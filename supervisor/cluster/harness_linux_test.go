@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/mcpactor/mcpactor/internal/proctest"
 )
 
@@ -163,6 +165,29 @@ func (c *testCluster) eventually(what string, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// memberAddress is member name's remote address, as the driver sees it.
+func (c *testCluster) memberAddress(name string) string {
+	c.t.Helper()
+	rec, ok := c.driver.view.member(name)
+	if !ok {
+		c.t.Fatalf("%s not in the view", name)
+	}
+	return rec.Address
+}
+
+// dialAsPeer connects to addr with a member's dial options (the
+// cluster's secret and TLS), for a test that plays a peer; the
+// connection is closed when the test ends.
+func (c *testCluster) dialAsPeer(addr string) *grpc.ClientConn {
+	c.t.Helper()
+	conn, err := grpc.NewClient(addr, dialOptions(c.base.config())...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { conn.Close() })
+	return conn
 }
 
 // oneProcessEach checks that each identity (server, or server@tenant)

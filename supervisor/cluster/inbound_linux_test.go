@@ -23,17 +23,10 @@ func TestMalformedBatchesRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	m1 := c.member("m1")
-	rec, ok := c.driver.view.member("m1")
-	if !ok {
-		t.Fatal("m1 not in the view")
-	}
-	conn, err := grpc.NewClient(rec.Address, dialOptions(c.base.config())...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	addr := c.memberAddress("m1")
+	conn := c.dialAsPeer(addr)
 	for _, bc := range malformedBatches {
-		b := validBatch(rec.Address)
+		b := validBatch(addr)
 		bc.edit(b)
 		err := sendBatch(ctx, conn, b)
 		if status.Code(err) != codes.InvalidArgument {
