@@ -319,27 +319,20 @@ func (h *httpConn) waitWire(t *testing.T, what string, match func(exchange) bool
 type sharedHTTP struct {
 	spec func(t *testing.T) httpSpec // fails t if the peer is not installed
 
-	turn sync.Mutex // held by the test whose turn it is on conn
+	sharedUse[httpSpec] // its turn is taken on conn
 
-	mu    sync.Mutex // guards the fields below
-	users int
-	peer  *httpPeer
-	err   error
-	conn  *httpConn
-	cerr  error
-	specV httpSpec
+	// guarded by mu
+	peer *httpPeer
+	err  error
+	conn *httpConn
+	cerr error
 }
 
 // count counts t as a user until it ends. Call it for every shared server
 // a test uses, and then t.Parallel.
 func (s *sharedHTTP) count(t *testing.T) {
 	t.Helper()
-	spec := s.spec(t)
-	s.mu.Lock()
-	s.users++
-	s.specV = spec
-	s.mu.Unlock()
-	t.Cleanup(func() { s.release(t) })
+	s.countUser(t, s.spec(t), s.release)
 }
 
 // server returns the running server, starting it if need be.
@@ -398,15 +391,12 @@ func (s *sharedHTTP) own(t *testing.T, plain bool) *httpConn {
 // release ends t's use; the last user stops the shared connection and the
 // server and reports to t what went wrong in stopping them.
 func (s *sharedHTTP) release(t *testing.T) {
-	s.mu.Lock()
-	s.users--
 	var peer *httpPeer
 	var conn *httpConn
-	if s.users == 0 {
+	s.leave(func() {
 		peer, conn = s.peer, s.conn
 		s.peer, s.err, s.conn, s.cerr = nil, nil, nil, nil
-	}
-	s.mu.Unlock()
+	})
 	if conn != nil {
 		if err := conn.stop(); err != nil {
 			t.Error(err)

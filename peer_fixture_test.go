@@ -153,6 +153,39 @@ func ownPeer(t *testing.T, spec peerSpec) *peerFixture {
 	return f
 }
 
+// sharedUse is what sharedPeer and sharedHTTP have in common: the count
+// of the tests that use one shared server, so that the last to end stops
+// it, and the turn those tests take on it. Users are counted before they
+// call t.Parallel, so that the count is complete before any of them runs.
+type sharedUse[S any] struct {
+	turn sync.Mutex // held by the test whose turn it is
+
+	mu    sync.Mutex // guards the fields below and those of the type that embeds it
+	users int        // tests counted and not yet ended
+	specV S          // the spec of the last user counted
+}
+
+// countUser counts t, whose peer is spec, as a user until it ends; then
+// release runs.
+func (s *sharedUse[S]) countUser(t *testing.T, spec S, release func(*testing.T)) {
+	s.mu.Lock()
+	s.users++
+	s.specV = spec
+	s.mu.Unlock()
+	t.Cleanup(func() { release(t) })
+}
+
+// leave ends a use; the last one runs last with mu held, so that it takes
+// what is to be stopped before another test can start it again.
+func (s *sharedUse[S]) leave(last func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users--
+	if s.users == 0 {
+		last()
+	}
+}
+
 // sharedPeer is one peer connection shared by several top-level tests, so
 // that a slow server start is paid once, not once per test.
 //
@@ -171,25 +204,16 @@ func ownPeer(t *testing.T, spec peerSpec) *peerFixture {
 type sharedPeer struct {
 	spec func(t *testing.T) peerSpec // fails t if the peer is not installed
 
-	turn sync.Mutex // held by the test whose turn it is
-
-	mu    sync.Mutex // guards the fields below
-	users int        // tests counted and not yet ended
-	fix   *peerFixture
-	err   error    // why it could not be started
-	specV peerSpec // the spec of the last user counted
+	sharedUse[peerSpec]
+	fix *peerFixture // guarded by mu
+	err error        // why it could not be started; guarded by mu
 }
 
 // count counts t as a user until it ends. Call it before t.Parallel (run
 // does), and take in t or one of its subtests.
 func (s *sharedPeer) count(t *testing.T) {
 	t.Helper()
-	spec := s.spec(t)
-	s.mu.Lock()
-	s.users++
-	s.specV = spec
-	s.mu.Unlock()
-	t.Cleanup(func() { s.release(t) })
+	s.countUser(t, s.spec(t), s.release)
 }
 
 // take returns the shared connection for t's turn, starting the server if
@@ -215,14 +239,11 @@ func (s *sharedPeer) take(t *testing.T) *peerFixture {
 // release ends t's use; the last user stops the server and reports to t
 // whatever went wrong in stopping it.
 func (s *sharedPeer) release(t *testing.T) {
-	s.mu.Lock()
-	s.users--
 	var fix *peerFixture
-	if s.users == 0 {
+	s.leave(func() {
 		fix = s.fix
 		s.fix, s.err = nil, nil
-	}
-	s.mu.Unlock()
+	})
 	if fix != nil {
 		fix.stop(t)
 	}
