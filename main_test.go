@@ -268,21 +268,23 @@ func (r *peerRecorder) rootsCallCount() int {
 }
 
 func (r *peerRecorder) lastSampling() *messages.CreateMessageParams {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.samplings) == 0 {
-		return nil
-	}
-	return r.samplings[len(r.samplings)-1]
+	return lastRecorded(r, &r.samplings)
 }
 
 func (r *peerRecorder) lastElicit() *messages.ElicitParams {
+	return lastRecorded(r, &r.elicits)
+}
+
+// lastRecorded returns the last of the params r recorded in list, or nil
+// if there are none yet; list is read under r.mu, as the handlers append
+// to it.
+func lastRecorded[P any](r *peerRecorder, list *[]*P) *P {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.elicits) == 0 {
+	if len(*list) == 0 {
 		return nil
 	}
-	return r.elicits[len(r.elicits)-1]
+	return (*list)[len(*list)-1]
 }
 
 // check fails the test if a handler was called with another server's name,
