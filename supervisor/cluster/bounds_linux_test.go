@@ -70,9 +70,7 @@ func TestPeerBoundsHold(t *testing.T) {
 	c := newClusterWith(t, etcdFor(t), 1, memberSpec{TTL: 2 * time.Second, MaxServeTimeout: time.Second, MaxTenantActivations: 2})
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	if _, err := c.driver.Info(ctx, "alpha"); err != nil {
-		t.Fatal(err)
-	}
+	c.info(ctx, "alpha")
 	cctx, ccancel := context.WithTimeout(ctx, 20*time.Second)
 	start := time.Now()
 	_, err := c.driver.CallTool(cctx, "alpha", "sleep", map[string]any{"ms": 3000})

@@ -32,10 +32,7 @@ func TestNoWriteAfterTheLapse(t *testing.T) {
 	c := newClusterWith(t, etcdFor(t), 3, memberSpec{TTL: ttl, TeeDir: dir})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
 	defer cancel()
-	before, err := c.driver.Info(ctx, "alpha")
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := c.info(ctx, "alpha")
 	owner := c.member(before.Member)
 	logPath := filepath.Join(dir, owner.name+".alpha.log")
 	sent := func() int {

@@ -22,9 +22,7 @@ func TestErrorsAcrossTheHop(t *testing.T) {
 	c := newCluster(t, 1, 2*time.Second)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	if _, err := c.driver.Info(ctx, "alpha"); err != nil {
-		t.Fatal(err)
-	}
+	c.info(ctx, "alpha")
 	c.eventually("alpha's listing in on its owner", func() bool {
 		_, err := c.driver.CallTool(ctx, "alpha", "no_such_tool", nil)
 		return errors.As(err, new(*mcpactor.UnknownToolError))

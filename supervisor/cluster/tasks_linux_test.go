@@ -116,10 +116,7 @@ func TestTaskSurvivesOwnerKill(t *testing.T) {
 	c, srv, finish := taskCluster(t, 3, ttl)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	before, err := c.driver.Info(ctx, taskServer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := c.info(ctx, taskServer)
 	var a, b, cc *memberProc
 	for _, p := range c.members {
 		switch {
@@ -164,10 +161,7 @@ func TestTaskSurvivesOwnerKill(t *testing.T) {
 	if seen := strings.Split(statuses, "|"); seen[0] != string(messages.TaskWorking) || seen[len(seen)-1] != string(messages.TaskCompleted) {
 		t.Errorf("statuses heard %v; want working first, completed last", seen)
 	}
-	after, err := c.driver.Info(ctx, taskServer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := c.info(ctx, taskServer)
 	if after.Member == b.name || after.Generation <= before.Generation {
 		t.Errorf("owner after the kill %s (generation %d); want another than %s (generation %d)", after.Member, after.Generation, b.name, before.Generation)
 	}
