@@ -127,15 +127,9 @@ func TestUnencodableArgumentsMatchErrInvalidArguments(t *testing.T) {
 // errors.Is, with ErrUnknownTool and ErrUnknownServer.
 func TestManagerUnknownNamesMatchSentinels(t *testing.T) {
 	t.Parallel()
-	rt := startRuntime(t, mcpactor.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	m, err := rt.Manage(ctx, mcpactor.ManageOptions{NoCache: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, _, m := startManager(t, mcpactor.ManageOptions{NoCache: true})
 	defer m.Close(ctx)
-	_, err = m.CallTool(ctx, "mcp__nobody__echo", nil)
+	_, err := m.CallTool(ctx, "mcp__nobody__echo", nil)
 	var ut *mcpactor.UnknownToolError
 	if !errors.Is(err, mcpactor.ErrUnknownTool) || !errors.As(err, &ut) {
 		t.Errorf("CallTool of an unknown tool: %v (%T), want ErrUnknownTool", err, err)

@@ -1,7 +1,6 @@
 package mcpactor_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -35,10 +34,7 @@ func TestApproveSeesTheEntryAsServerConfig(t *testing.T) {
 	}
 	var mu sync.Mutex
 	asked := map[string]*mcpactor.Server{}
-	rt := startRuntime(t, mcpactor.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	m, err := rt.Manage(ctx, mcpactor.ManageOptions{NoCache: true,
+	ctx, _, m := startManager(t, mcpactor.ManageOptions{NoCache: true,
 		Discover: &mcpactor.DiscoverOptions{Home: home, ProjectDir: project, Lookup: func(k string) (string, bool) { return "alice", k == "WHO" }},
 		Approve: func(s *mcpactor.Server) bool {
 			mu.Lock()
@@ -46,9 +42,6 @@ func TestApproveSeesTheEntryAsServerConfig(t *testing.T) {
 			asked[s.Name] = s
 			return false
 		}})
-	if err != nil {
-		t.Fatalf("Manage: %v", err)
-	}
 	defer m.Close(ctx)
 	for {
 		mu.Lock()

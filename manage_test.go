@@ -120,6 +120,20 @@ func writeJSON(t *testing.T, v any) string {
 	return path
 }
 
+// startManager starts a runtime for t and a Manager on it with opts,
+// failing t if the Manager does not start. ctx bounds the test; the
+// runtime stops when t ends.
+func startManager(t *testing.T, opts mcpactor.ManageOptions) (context.Context, *mcpactor.Runtime, *mcpactor.Manager) {
+	t.Helper()
+	rt := startRuntime(t, mcpactor.Options{})
+	ctx := waitCtx(t)
+	m, err := rt.Manage(ctx, opts)
+	if err != nil {
+		t.Fatalf("Manage: %v", err)
+	}
+	return ctx, rt, m
+}
+
 // A file with one bad entry is a partial result: Manage returns a working
 // manager and no error, and the problem is on the manager (Warnings,
 // Invalid), not only in the log.
@@ -129,13 +143,7 @@ func TestManageKeepsConfigProblems(t *testing.T) {
 		"good": map[string]any{"command": echo.Command, "args": echo.Args, "env": echo.Env},
 		"bad":  map[string]any{"type": "sse"},
 	}})
-	rt := startRuntime(t, mcpactor.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	m, err := rt.Manage(ctx, mcpactor.ManageOptions{ConfigFile: file, NoCache: true})
-	if err != nil {
-		t.Fatalf("Manage: %v", err)
-	}
+	ctx, _, m := startManager(t, mcpactor.ManageOptions{ConfigFile: file, NoCache: true})
 	if inv := m.Invalid(); len(inv) != 1 || inv[0].Name != "bad" || inv[0].File != file || !strings.Contains(inv[0].Problems[0], `"url"`) {
 		t.Errorf("Invalid = %+v", inv)
 	}
@@ -155,17 +163,11 @@ func TestManageVSCodeFile(t *testing.T) {
 	file := writeJSON(t, map[string]any{"servers": map[string]any{
 		"vs": map[string]any{"type": "stdio", "command": echo.Command, "args": echo.Args, "env": echo.Env},
 	}})
-	rt := startRuntime(t, mcpactor.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	m, err := rt.Manage(ctx, mcpactor.ManageOptions{ConfigFile: file, NoCache: true})
-	if err != nil {
-		t.Fatalf("Manage: %v", err)
-	}
+	ctx, rt, m := startManager(t, mcpactor.ManageOptions{ConfigFile: file, NoCache: true})
 	if _, err := m.CallTool(ctx, "mcp__vs__echo", map[string]any{"message": "hi"}); err != nil {
 		t.Errorf("the VS Code file's server: %v", err)
 	}
-	_, err = rt.Manage(ctx, mcpactor.ManageOptions{ConfigFile: writeJSON(t, map[string]any{"other": map[string]any{}})})
+	_, err := rt.Manage(ctx, mcpactor.ManageOptions{ConfigFile: writeJSON(t, map[string]any{"other": map[string]any{}})})
 	if err == nil || !strings.Contains(err.Error(), `no "mcpServers" or "servers" object`) {
 		t.Errorf("a file without servers: %v", err)
 	}
@@ -174,13 +176,7 @@ func TestManageVSCodeFile(t *testing.T) {
 // Manage with no servers gives an empty, working manager that Add grows;
 // after Close its methods say ErrManagerClosed.
 func TestManageEmptyGrowsAndCloses(t *testing.T) {
-	rt := startRuntime(t, mcpactor.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	m, err := rt.Manage(ctx, mcpactor.ManageOptions{NoCache: true})
-	if err != nil {
-		t.Fatalf("Manage with no servers: %v", err)
-	}
+	ctx, _, m := startManager(t, mcpactor.ManageOptions{NoCache: true})
 	if len(m.Status()) != 0 {
 		t.Fatalf("status %v", m.Status())
 	}
@@ -216,14 +212,8 @@ func TestManageEmptyGrowsAndCloses(t *testing.T) {
 // prompts by exposed name, resources by server and URI.
 func TestManageEverythingPromptsAndResources(t *testing.T) {
 	node, script := peers.ServerEverything(t)
-	rt := startRuntime(t, mcpactor.Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	m, err := rt.Manage(ctx, mcpactor.ManageOptions{NoCache: true, Servers: map[string]mcpactor.ServerConfig{
+	ctx, _, m := startManager(t, mcpactor.ManageOptions{NoCache: true, Servers: map[string]mcpactor.ServerConfig{
 		"everything": {Command: node, Args: []string{script, "stdio"}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var prompts []mcpactor.ManagedPrompt
 	for range 400 {
 		if prompts = m.ListPrompts(); len(prompts) > 0 && len(m.ListResources()) > 0 {
