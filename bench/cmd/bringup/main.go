@@ -70,12 +70,9 @@ func main() {
 	cfg.noise.Flags(flag.CommandLine)
 	flag.Parse()
 
-	for _, c := range strings.Split(clients, ",") {
-		c = strings.TrimSpace(c)
-		if _, ok := driverByName(c); !ok {
-			fatalf("unknown client %q (want some of %s)", c, strings.Join(driverNames(true), ","))
-		}
-		cfg.clients = append(cfg.clients, c)
+	var err error
+	if cfg.clients, err = measure.ParseList("client", clients, driverNames(true)); err != nil {
+		fatalf("%v", err)
 	}
 	if cfg.rounds < 1 || cfg.servers < 1 {
 		fatalf("-rounds and -servers must be positive")
@@ -108,11 +105,8 @@ func main() {
 
 	results := run(&cfg, kinds)
 	report := render(&cfg, kinds, results, strings.TrimSpace(serverNote+"\n"+everythingNote))
-	if err := measure.WriteReport(report, cfg.out); err != nil {
-		fatalf("writing %s: %v", cfg.out, err)
-	}
-	if err := measure.WriteResults(cfg.json, resultsOf(&cfg, kinds, results)); err != nil {
-		fatalf("writing %s: %v", cfg.json, err)
+	if err := measure.WriteOutputs(report, cfg.out, resultsOf(&cfg, kinds, results), cfg.json); err != nil {
+		fatalf("%v", err)
 	}
 }
 

@@ -68,11 +68,8 @@ func main() {
 	}
 	maps := merge(hop, rest)
 	report, ok := render(&cfg, maps)
-	if err := measure.WriteReport(report, cfg.out); err != nil {
-		fatalf("writing %s: %v", cfg.out, err)
-	}
-	if err := measure.WriteResults(cfg.json, results(maps)); err != nil {
-		fatalf("writing %s: %v", cfg.json, err)
+	if err := measure.WriteOutputs(report, cfg.out, results(maps), cfg.json); err != nil {
+		fatalf("%v", err)
 	}
 	if !ok {
 		fatalf("calls were lost: see the report")

@@ -79,13 +79,10 @@ func main() {
 	fmt.Fprintf(&b, "- allocations: every allocation of %d calls (`runtime.MemProfileRate = 1`), per call, by the first function outside the runtime that made it\n\n", n)
 	areas := writeCPU(&b, cpu)
 	writeAllocs(&b, allocs, n)
-	if err := measure.WriteReport(b.String(), *out); err != nil {
-		fatalf("writing %s: %v", *out, err)
-	}
 	r := measure.Result{Bench: "hotpath", Server: measure.ServerFast, Load: measure.EchoFixed.Name, Client: measure.OursName, InFlight: *inflight,
 		Rate: s.Rate, CPU: float64(s.CPUPerCall) / float64(time.Microsecond), Extra: areas}
-	if err := measure.WriteResults(*jsonOut, []measure.Result{r}); err != nil {
-		fatalf("writing %s: %v", *jsonOut, err)
+	if err := measure.WriteOutputs(b.String(), *out, []measure.Result{r}, *jsonOut); err != nil {
+		fatalf("%v", err)
 	}
 }
 

@@ -57,20 +57,13 @@ func main() {
 	if err != nil {
 		fatalf("%v", err)
 	}
-	for _, s := range strings.Split(servers, ",") {
-		s = strings.TrimSpace(s)
-		if _, ok := serverDescs[s]; !ok {
-			fatalf("unknown server %q (want some of %s)", s, strings.Join(serverOrder, ","))
-		}
-		cfg.servers = append(cfg.servers, s)
+	if cfg.servers, err = measure.ParseList("server", servers, serverOrder); err != nil {
+		fatalf("%v", err)
 	}
 
 	results := run(&cfg)
-	if err := measure.WriteReport(render(&cfg, results), cfg.Out); err != nil {
-		fatalf("writing %s: %v", cfg.Out, err)
-	}
-	if err := measure.WriteResults(cfg.JSON, resultsOf(&cfg, results)); err != nil {
-		fatalf("writing %s: %v", cfg.JSON, err)
+	if err := measure.WriteOutputs(render(&cfg, results), cfg.Out, resultsOf(&cfg, results), cfg.JSON); err != nil {
+		fatalf("%v", err)
 	}
 }
 

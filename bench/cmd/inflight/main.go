@@ -69,11 +69,8 @@ func main() {
 	if !slices.Contains(measure.StdioServers, cfg.server) {
 		fatalf("unknown server %q", cfg.server)
 	}
-	for _, c := range strings.Split(clients, ",") {
-		if c = strings.TrimSpace(c); !slices.Contains(measure.StdioClients, c) {
-			fatalf("unknown client %q (want some of %s)", c, strings.Join(measure.StdioClients, ","))
-		}
-		cfg.clients = append(cfg.clients, c)
+	if cfg.clients, err = measure.ParseList("client", clients, measure.StdioClients); err != nil {
+		fatalf("%v", err)
 	}
 	if cfg.rounds < 1 || cfg.ms < 0 {
 		fatalf("-rounds must be positive and -ms not negative")
@@ -81,20 +78,14 @@ func main() {
 
 	if cfg.idle {
 		report, results := runIdle(&cfg)
-		if err := measure.WriteReport(report, cfg.out); err != nil {
-			fatalf("writing %s: %v", cfg.out, err)
-		}
-		if err := measure.WriteResults(cfg.json, results); err != nil {
-			fatalf("writing %s: %v", cfg.json, err)
+		if err := measure.WriteOutputs(report, cfg.out, results, cfg.json); err != nil {
+			fatalf("%v", err)
 		}
 		return
 	}
 	results := run(&cfg)
-	if err := measure.WriteReport(render(&cfg, results), cfg.out); err != nil {
-		fatalf("writing %s: %v", cfg.out, err)
-	}
-	if err := measure.WriteResults(cfg.json, resultsOf(&cfg, results)); err != nil {
-		fatalf("writing %s: %v", cfg.json, err)
+	if err := measure.WriteOutputs(render(&cfg, results), cfg.out, resultsOf(&cfg, results), cfg.json); err != nil {
+		fatalf("%v", err)
 	}
 }
 

@@ -124,11 +124,8 @@ func main() {
 	}
 
 	results := run(&cfg)
-	if err := measure.WriteReport(render(&cfg, results, note), cfg.out); err != nil {
-		fatalf("writing %s: %v", cfg.out, err)
-	}
-	if err := measure.WriteResults(cfg.json, resultsOf(&cfg, results)); err != nil {
-		fatalf("writing %s: %v", cfg.json, err)
+	if err := measure.WriteOutputs(render(&cfg, results, note), cfg.out, resultsOf(&cfg, results), cfg.json); err != nil {
+		fatalf("%v", err)
 	}
 }
 

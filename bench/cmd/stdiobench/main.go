@@ -59,20 +59,14 @@ func main() {
 	if err := cfg.Check(); err != nil {
 		fatalf("%v", err)
 	}
-	for _, s := range strings.Split(servers, ",") {
-		s = strings.TrimSpace(s)
-		if !slices.Contains(measure.StdioServers, s) {
-			fatalf("unknown server %q (want some of %s)", s, strings.Join(measure.StdioServers, ","))
-		}
-		cfg.servers = append(cfg.servers, s)
+	var err error
+	if cfg.servers, err = measure.ParseList("server", servers, measure.StdioServers); err != nil {
+		fatalf("%v", err)
 	}
 
 	results := run(&cfg)
-	if err := measure.WriteReport(render(&cfg, results), cfg.Out); err != nil {
-		fatalf("writing %s: %v", cfg.Out, err)
-	}
-	if err := measure.WriteResults(cfg.JSON, resultsOf(&cfg, results)); err != nil {
-		fatalf("writing %s: %v", cfg.JSON, err)
+	if err := measure.WriteOutputs(render(&cfg, results), cfg.Out, resultsOf(&cfg, results), cfg.JSON); err != nil {
+		fatalf("%v", err)
 	}
 }
 

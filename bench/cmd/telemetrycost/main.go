@@ -123,11 +123,8 @@ func main() {
 		}
 	}
 	b.WriteString("\n")
-	if err := measure.WriteReport(b.String(), cfg.Out); err != nil {
-		fatalf("writing %s: %v", cfg.Out, err)
-	}
-	if err := measure.WriteResults(cfg.JSON, rs); err != nil {
-		fatalf("writing %s: %v", cfg.JSON, err)
+	if err := measure.WriteOutputs(b.String(), cfg.Out, rs, cfg.JSON); err != nil {
+		fatalf("%v", err)
 	}
 }
 

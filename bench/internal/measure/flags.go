@@ -3,7 +3,6 @@ package measure
 import (
 	"flag"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,13 +50,8 @@ func (f *CallFlags) Check() error {
 	if f.InFlight, err = Levels(f.inflight); err != nil {
 		return err
 	}
-	f.Clients = nil
-	for _, c := range strings.Split(f.clients, ",") {
-		c = strings.TrimSpace(c)
-		if !slices.Contains(f.known, c) {
-			return fmt.Errorf("unknown client %q (want some of %s)", c, strings.Join(f.known, ","))
-		}
-		f.Clients = append(f.Clients, c)
+	if f.Clients, err = ParseList("client", f.clients, f.known); err != nil {
+		return err
 	}
 	f.Loads = nil
 	for _, name := range strings.Split(f.loads, ",") {

@@ -67,3 +67,17 @@ func ReadResults(path string) ([]Result, error) {
 	}
 	return rs, nil
 }
+
+// WriteOutputs writes a program's two outputs: report (to stdout, and to
+// reportPath unless it is empty, as WriteReport does) and rs (to jsonPath
+// unless it is empty, as WriteResults does). The error names the file
+// that could not be written.
+func WriteOutputs(report, reportPath string, rs []Result, jsonPath string) error {
+	if err := WriteReport(report, reportPath); err != nil {
+		return fmt.Errorf("writing %s: %w", reportPath, err)
+	}
+	if err := WriteResults(jsonPath, rs); err != nil {
+		return fmt.Errorf("writing %s: %w", jsonPath, err)
+	}
+	return nil
+}
