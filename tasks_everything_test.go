@@ -131,8 +131,18 @@ func TestTaskInputRequired(t *testing.T) {
 // TestTaskCancel: a cancelled task ends AwaitTask with *TaskError.
 func TestTaskCancel(t *testing.T) {
 	c, _ := taskPeer(t)
-	ctx := taskCtx(t)
-	task, _, err := c.StartToolTask(ctx, researchTool, map[string]any{"topic": "cancel"}, mcpactor.CallOptions{})
+	task, te := cancelStartedTask(t, taskCtx(t), c, researchTool, map[string]any{"topic": "cancel"})
+	if te.TaskID != task.TaskID || te.Server != "everything" {
+		t.Fatalf("AwaitTask after cancel = %v; want task %s of server everything", te, task.TaskID)
+	}
+}
+
+// cancelStartedTask starts tool as a task on c, cancels it and returns the
+// task and the *TaskError its AwaitTask ended with, failing t if it did not
+// end cancelled.
+func cancelStartedTask(t *testing.T, ctx context.Context, c *mcpactor.Client, tool string, args any) (*messages.Task, *mcpactor.TaskError) {
+	t.Helper()
+	task, _, err := c.StartToolTask(ctx, tool, args, mcpactor.CallOptions{})
 	if err != nil || task == nil {
 		t.Fatalf("StartToolTask: %v, %v", task, err)
 	}
@@ -141,9 +151,10 @@ func TestTaskCancel(t *testing.T) {
 	}
 	_, err = c.AwaitTask(ctx, task.TaskID, nil)
 	var te *mcpactor.TaskError
-	if !errors.As(err, &te) || te.Status != messages.TaskCancelled || te.TaskID != task.TaskID || te.Server != "everything" {
+	if !errors.As(err, &te) || te.Status != messages.TaskCancelled {
 		t.Fatalf("AwaitTask after cancel = %v; want *TaskError cancelled", err)
 	}
+	return task, te
 }
 
 // TestTaskCallTimeout: a call whose task outlives the call's timeout ends

@@ -152,18 +152,7 @@ func TestTaskExtensionCancelAndList(t *testing.T) {
 	srv := taskServer()
 	c := connectTasks(t, srv, srv.InProcess())
 	ctx := taskCtx(t)
-	task, _, err := c.StartToolTask(ctx, "forever", nil, mcpactor.CallOptions{})
-	if err != nil || task == nil {
-		t.Fatalf("StartToolTask: %v, %v", task, err)
-	}
-	if err := c.CancelTask(ctx, task.TaskID); err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.AwaitTask(ctx, task.TaskID, nil)
-	var te *mcpactor.TaskError
-	if !errors.As(err, &te) || te.Status != messages.TaskCancelled {
-		t.Fatalf("AwaitTask after cancel = %v; want *TaskError cancelled", err)
-	}
+	cancelStartedTask(t, ctx, c, "forever", nil)
 	if _, err := c.ListTasks(ctx); !errors.Is(err, mcpactor.ErrUnsupported) {
 		t.Errorf("ListTasks = %v; want ErrUnsupported", err)
 	}
