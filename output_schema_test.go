@@ -91,14 +91,22 @@ func TestValidateOutputPerCall(t *testing.T) {
 // connectWeather connects srv with cfg as "weather", stopped with the test.
 func connectWeather(t *testing.T, srv *mcptest.Server, cfg mcpactor.ServerConfig) (*mcpactor.Client, context.Context) {
 	t.Helper()
+	return connectFake(t, mcpactor.Options{}, srv, "weather", cfg)
+}
+
+// connectFake starts a runtime with opts and connects it to the fake srv
+// with cfg as name; srv and the runtime stop when t ends (the runtime
+// first), and ctx, the test's bound, is cancelled before them.
+func connectFake(t *testing.T, opts mcpactor.Options, srv *mcptest.Server, name string, cfg mcpactor.ServerConfig) (*mcpactor.Client, context.Context) {
+	t.Helper()
 	t.Cleanup(srv.Close)
-	rt, err := mcpactor.Start(mcpactor.Options{})
+	rt, err := mcpactor.Start(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Stop(context.Background()) })
 	ctx := taskCtx(t)
-	c, err := rt.Connect(ctx, "weather", cfg)
+	c, err := rt.Connect(ctx, name, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

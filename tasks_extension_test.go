@@ -47,21 +47,16 @@ func taskServer() *mcptest.Server {
 	}}
 }
 
+// connectTasks connects srv with cfg as "tasks", from a runtime whose
+// elicitation handler answers "teal", and fails t unless the 2026-07-28
+// era was negotiated.
 func connectTasks(t *testing.T, srv *mcptest.Server, cfg mcpactor.ServerConfig) *mcpactor.Client {
 	t.Helper()
-	rt, err := mcpactor.Start(mcpactor.Options{Handlers: mcpactor.Handlers{
+	c, _ := connectFake(t, mcpactor.Options{Handlers: mcpactor.Handlers{
 		Elicitation: func(_ context.Context, _ string, p *messages.ElicitParams) (*messages.ElicitResult, error) {
 			return &messages.ElicitResult{Action: messages.ElicitActionAccept, Content: map[string]any{"colour": "teal"}}, nil
 		},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Stop(context.Background()); srv.Close() })
-	c, err := rt.Connect(taskCtx(t), "tasks", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	}}, srv, "tasks", cfg)
 	if c.ProtocolVersion() != messages.Version20260728 {
 		t.Fatalf("protocol %s, want %s", c.ProtocolVersion(), messages.Version20260728)
 	}
@@ -216,19 +211,9 @@ func TestTaskExtensionPersistedID(t *testing.T) {
 // the call's deadline.
 func TestTaskExtensionInputNobodyAnswers(t *testing.T) {
 	srv := taskServer()
-	t.Cleanup(srv.Close)
-	rt, err := mcpactor.Start(mcpactor.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Stop(context.Background()) })
-	ctx := taskCtx(t)
-	c, err := rt.Connect(ctx, "tasks", srv.InProcess())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ctx := connectFake(t, mcpactor.Options{}, srv, "tasks", srv.InProcess())
 	start := time.Now()
-	_, err = c.CallToolWith(ctx, "ask", nil, mcpactor.CallOptions{Timeout: 20 * time.Second})
+	_, err := c.CallToolWith(ctx, "ask", nil, mcpactor.CallOptions{Timeout: 20 * time.Second})
 	if !errors.Is(err, mcpactor.ErrInvalidResult) {
 		t.Fatalf("err = %v; want the input no handler answers (ErrInvalidResult)", err)
 	}
