@@ -221,17 +221,11 @@ func (r *peerRecorder) options() mcpactor.Options {
 				return append([]messages.Root(nil), r.roots...), nil
 			},
 			Sampling: func(_ context.Context, server string, p *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
-				r.mu.Lock()
-				r.checkServer(server)
-				r.samplings = append(r.samplings, p)
-				r.mu.Unlock()
+				recordParams(r, server, &r.samplings, p)
 				return r.sample(p)
 			},
 			Elicitation: func(_ context.Context, server string, p *messages.ElicitParams) (*messages.ElicitResult, error) {
-				r.mu.Lock()
-				r.checkServer(server)
-				r.elicits = append(r.elicits, p)
-				r.mu.Unlock()
+				recordParams(r, server, &r.elicits, p)
 				return r.elicit(p)
 			},
 			Notification: func(server string, n mcpactor.Notification) {
@@ -273,6 +267,14 @@ func (r *peerRecorder) lastSampling() *messages.CreateMessageParams {
 
 func (r *peerRecorder) lastElicit() *messages.ElicitParams {
 	return lastRecorded(r, &r.elicits)
+}
+
+// recordParams adds the params p, which server sent, to r's list, under r.mu.
+func recordParams[P any](r *peerRecorder, server string, list *[]*P, p *P) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.checkServer(server)
+	*list = append(*list, p)
 }
 
 // lastRecorded returns the last of the params r recorded in list, or nil
