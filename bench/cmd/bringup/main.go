@@ -77,21 +77,12 @@ func main() {
 	if cfg.rounds < 1 || cfg.servers < 1 {
 		fatalf("-rounds and -servers must be positive")
 	}
-	serverNote := ""
-	switch cfg.serverPath {
-	case "auto":
-		path, cleanup, err := buildBenchServer()
-		if err != nil {
-			serverNote = "could not build bench/cmd/benchserver (" + err.Error() + "): the test server is this program re-executed"
-			fmt.Fprintln(os.Stderr, "bringup: "+serverNote)
-			cfg.serverPath = ""
-		} else {
-			defer cleanup()
-			cfg.serverPath = path
-		}
-	case "self":
-		cfg.serverPath = ""
-	}
+	// bench/cmd/benchserver is the test server as a program of its own,
+	// about half this one's size, without the client libraries and their
+	// init work.
+	serverPath, serverNote, cleanup := measure.ServerBinary("bringup", cfg.serverPath, "benchserver", "test server")
+	defer cleanup()
+	cfg.serverPath = serverPath
 	kinds := []string{"testserver"}
 	everythingNote := ""
 	if cfg.everything > 0 {

@@ -36,13 +36,9 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -107,21 +103,11 @@ func main() {
 		fatalf("-rounds, -inflight and the session counts must be positive")
 	}
 
-	note := ""
-	switch cfg.serverPath {
-	case "auto":
-		path, cleanup, err := buildFastServer()
-		if err != nil {
-			note = "could not build bench/cmd/fastserver (" + err.Error() + "): the fast server is this program re-executed"
-			fmt.Fprintln(os.Stderr, "scale: "+note)
-			cfg.serverPath = ""
-		} else {
-			defer cleanup()
-			cfg.serverPath = path
-		}
-	case "self":
-		cfg.serverPath = ""
-	}
+	// bench/cmd/fastserver is much smaller than this program (no client
+	// libraries), so that hundreds of servers start quickly and hold little.
+	serverPath, note, cleanup := measure.ServerBinary("scale", cfg.serverPath, "fastserver", "fast server")
+	defer cleanup()
+	cfg.serverPath = serverPath
 
 	results := run(&cfg)
 	if err := measure.WriteOutputs(render(&cfg, results, note), cfg.out, resultsOf(&cfg, results), cfg.json); err != nil {
@@ -193,31 +179,4 @@ func errorNote(r result) string {
 		return ""
 	}
 	return fmt.Sprintf("  errors=%d first: %s", r.Errors, measure.OneLine(r.FirstErr))
-}
-
-// buildFastServer builds bench/cmd/fastserver into a temporary directory:
-// a program much smaller than this one (no client libraries), so that
-// hundreds of servers start quickly and hold little. It needs the go
-// command and this source tree.
-func buildFastServer() (path string, cleanup func(), err error) {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok || !filepath.IsAbs(file) {
-		return "", nil, fmt.Errorf("no source path")
-	}
-	module := filepath.Join(filepath.Dir(file), "..", "..")
-	if _, err := os.Stat(filepath.Join(module, "cmd", "fastserver")); err != nil {
-		return "", nil, err
-	}
-	dir, err := os.MkdirTemp("", "scale-")
-	if err != nil {
-		return "", nil, err
-	}
-	path = filepath.Join(dir, "fastserver")
-	cmd := exec.Command("go", "build", "-o", path, "./cmd/fastserver")
-	cmd.Dir = module
-	if out, err := cmd.CombinedOutput(); err != nil {
-		_ = os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("go build: %v: %s", err, bytes.TrimSpace(out))
-	}
-	return path, func() { _ = os.RemoveAll(dir) }, nil
 }
