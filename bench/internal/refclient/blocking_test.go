@@ -16,13 +16,7 @@ import (
 
 func startBlocking(t *testing.T, cmd *exec.Cmd) *Blocking {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	b, err := StartBlocking(ctx, cmd)
-	if err != nil {
-		t.Fatalf("StartBlocking: %v", err)
-	}
-	return b
+	return mustStart(t, "StartBlocking", StartBlocking, cmd)
 }
 
 // message is the n-th unique message, with everything JSON must escape

@@ -15,13 +15,7 @@ import (
 
 func startEventLoop(t *testing.T, cmd *exec.Cmd) *EventLoop {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	e, err := StartEventLoop(ctx, cmd)
-	if err != nil {
-		t.Fatalf("StartEventLoop: %v", err)
-	}
-	return e
+	return mustStart(t, "StartEventLoop", StartEventLoop, cmd)
 }
 
 // echoLoad calls echo with message(i) and wants it back, escaped as

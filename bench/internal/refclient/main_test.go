@@ -151,6 +151,19 @@ func leaked(stacks string) bool {
 	return false
 }
 
+// mustStart starts a client of cmd with start (named name in the failure),
+// the handshake bounded by 10s, and fails t if it cannot.
+func mustStart[C any](t *testing.T, name string, start func(context.Context, *exec.Cmd) (C, error), cmd *exec.Cmd) C {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := start(ctx, cmd)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return c
+}
+
 func closeOK(t *testing.T, c interface{ Close(context.Context) error }) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
