@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"time"
@@ -74,29 +72,9 @@ func startServer(kind string) (*serverProc, error) {
 		return nil, fmt.Errorf("unknown server %q", kind)
 	}
 	cmd.Stderr = os.Stderr
-	p, err := measure.StartProc(cmd)
+	p, url, err := measure.StartHTTPProc(cmd, 30*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	type got struct {
-		url string
-		err error
-	}
-	ch := make(chan got, 1)
-	go func() {
-		u, err := testserver.ReadURL(p.Stdout)
-		ch <- got{u, err}
-		_, _ = io.Copy(io.Discard, p.Stdout)
-	}()
-	select {
-	case g := <-ch:
-		if g.err != nil {
-			_ = p.Stop(5 * time.Second)
-			return nil, g.err
-		}
-		return &serverProc{Proc: p, url: g.url}, nil
-	case <-time.After(30 * time.Second):
-		_ = p.Stop(5 * time.Second)
-		return nil, errors.New("the server wrote no URL in 30 s")
-	}
+	return &serverProc{Proc: p, url: url}, nil
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"time"
@@ -109,30 +107,9 @@ func startHTTP(spec) (*environment, func(), error) {
 	cmd := exec.Command(path, args...)
 	cmd.Env = env
 	cmd.Stderr = os.Stderr
-	p, err := measure.StartProc(cmd)
+	p, url, err := measure.StartHTTPProc(cmd, 30*time.Second)
 	if err != nil {
 		return nil, nil, err
 	}
-	type got struct {
-		url string
-		err error
-	}
-	ch := make(chan got, 1)
-	go func() {
-		u, err := testserver.ReadURL(p.Stdout)
-		ch <- got{u, err}
-		_, _ = io.Copy(io.Discard, p.Stdout)
-	}()
-	stop := func() { _ = p.Stop(5 * time.Second) }
-	select {
-	case g := <-ch:
-		if g.err != nil {
-			stop()
-			return nil, nil, g.err
-		}
-		return &environment{url: g.url}, stop, nil
-	case <-time.After(30 * time.Second):
-		stop()
-		return nil, nil, errors.New("the HTTP test server wrote no URL in 30 s")
-	}
+	return &environment{url: url}, func() { _ = p.Stop(5 * time.Second) }, nil
 }
