@@ -577,11 +577,7 @@ func scHTTPCloseInFlight(ctx context.Context, r *run) string {
 					ok++
 					continue
 				}
-				k := oneLine(e.err.Error())
-				if len(k) > 100 {
-					k = k[:100] + "…"
-				}
-				kinds[digits.ReplaceAllString(k, "N")]++
+				kinds[errorKind(e.err)]++
 			case <-limit:
 				break collect
 			}

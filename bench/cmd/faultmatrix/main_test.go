@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -145,5 +146,19 @@ func TestLeftovers(t *testing.T) {
 	}
 	if ids := goroutines(); len(ids) == 0 {
 		t.Error("goroutines found none")
+	}
+}
+
+func TestErrorKind(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("call 17 failed\nafter 250ms"), "call N failed after Nms"},
+		{errors.New(strings.Repeat("x", 98) + "12345"), strings.Repeat("x", 98) + "N…"},
+	} {
+		if got := errorKind(c.err); got != c.want {
+			t.Errorf("errorKind(%q) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }

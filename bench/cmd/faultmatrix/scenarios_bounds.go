@@ -113,6 +113,16 @@ const (
 // calls' errors group by kind.
 var digits = regexp.MustCompile(`[0-9]+`)
 
+// errorKind is err's text on one line, cut at 100 bytes, with its numbers
+// as N: the key under which a scenario counts the calls' errors.
+func errorKind(err error) string {
+	k := oneLine(err.Error())
+	if len(k) > 100 {
+		k = k[:100] + "…"
+	}
+	return digits.ReplaceAllString(k, "N")
+}
+
 func scStopReading(ctx context.Context, r *run) string {
 	before := children(os.Getpid())
 	c, _, err := dial(ctx, r, dialOpts{}, connectTimeout)
@@ -174,11 +184,7 @@ collect:
 				ok++
 				continue
 			}
-			k := oneLine(e.err.Error())
-			if len(k) > 100 {
-				k = k[:100] + "…"
-			}
-			kinds[digits.ReplaceAllString(k, "N")]++
+			kinds[errorKind(e.err)]++
 		case <-limit:
 			break collect
 		}
