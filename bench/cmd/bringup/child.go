@@ -1,14 +1,10 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
 	"runtime"
-	"strings"
 	"time"
 
+	"github.com/mcpactor/mcpactor/bench/internal/measure"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 )
 
@@ -55,34 +51,11 @@ type result struct {
 // measureInChild runs one measurement in a fresh process: this program,
 // with envMeasure set.
 func measureInChild(sp spec) result {
-	fail := func(err error) result {
+	r, err := measure.RunChild[spec, result](envMeasure, resultPrefix, sp)
+	if err != nil {
 		return result{Client: sp.Client, Kind: sp.Kind, Servers: sp.Servers, Errors: sp.Servers, FirstErr: err.Error()}
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fail(err)
-	}
-	js, err := json.Marshal(sp)
-	if err != nil {
-		return fail(err)
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), envMeasure+"="+string(js))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	for _, line := range strings.Split(string(out), "\n") {
-		if rest, ok := strings.CutPrefix(line, resultPrefix); ok {
-			var r result
-			if jerr := json.Unmarshal([]byte(rest), &r); jerr != nil {
-				return fail(jerr)
-			}
-			return r
-		}
-	}
-	if err == nil {
-		err = fmt.Errorf("no result line in %q", out)
-	}
-	return fail(fmt.Errorf("measurement process: %w", err))
+	return r
 }
 
 // runIfChild serves and exits when this program was started as a child:
@@ -91,13 +64,12 @@ func measureInChild(sp spec) result {
 // its result. Otherwise it returns at once.
 func runIfChild() {
 	testserver.RunIfChild()
-	js := os.Getenv(envMeasure)
-	if js == "" {
+	sp, ok, err := measure.ChildSpec[spec](envMeasure)
+	if !ok {
 		return
 	}
-	var sp spec
-	if err := json.Unmarshal([]byte(js), &sp); err != nil {
-		fatalf("bad %s: %v", envMeasure, err)
+	if err != nil {
+		fatalf("%v", err)
 	}
 	if sp.MemProfile != "" {
 		// Every allocation sampled, so that the profile accounts for each
@@ -105,8 +77,5 @@ func runIfChild() {
 		// slower).
 		runtime.MemProfileRate = 1
 	}
-	r := bringUp(sp)
-	b, _ := json.Marshal(r)
-	fmt.Println(resultPrefix + string(b))
-	os.Exit(0)
+	measure.ChildReply(resultPrefix, bringUp(sp))
 }

@@ -1,11 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/mcpactor/mcpactor/bench/internal/measure"
@@ -84,36 +79,13 @@ func (r *result) fail(n int, err error) {
 // measureInChild runs one measurement in a fresh process: this program,
 // with envMeasure set.
 func measureInChild(sp spec) result {
-	r := result{Scenario: sp.Scenario, Client: sp.Client, Sessions: sp.Sessions}
-	exe, err := os.Executable()
+	got, err := measure.RunChild[spec, result](envMeasure, resultPrefix, sp)
 	if err != nil {
+		r := result{Scenario: sp.Scenario, Client: sp.Client, Sessions: sp.Sessions}
 		r.fail(sp.Sessions, err)
 		return r
 	}
-	js, err := json.Marshal(sp)
-	if err != nil {
-		r.fail(sp.Sessions, err)
-		return r
-	}
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), envMeasure+"="+string(js))
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	for line := range strings.SplitSeq(string(out), "\n") {
-		if rest, ok := strings.CutPrefix(line, resultPrefix); ok {
-			var got result
-			if jerr := json.Unmarshal([]byte(rest), &got); jerr != nil {
-				r.fail(sp.Sessions, jerr)
-				return r
-			}
-			return got
-		}
-	}
-	if err == nil {
-		err = fmt.Errorf("no result line in %q", out)
-	}
-	r.fail(sp.Sessions, fmt.Errorf("measurement process: %w", err))
-	return r
+	return got
 }
 
 // runIfChild serves and exits when this program was started as a child:
@@ -123,16 +95,12 @@ func measureInChild(sp spec) result {
 // returns at once.
 func runIfChild() {
 	measure.RunStdioServerIfChild()
-	js := os.Getenv(envMeasure)
-	if js == "" {
+	sp, ok, err := measure.ChildSpec[spec](envMeasure)
+	if !ok {
 		return
 	}
-	var sp spec
-	if err := json.Unmarshal([]byte(js), &sp); err != nil {
-		fatalf("bad %s: %v", envMeasure, err)
+	if err != nil {
+		fatalf("%v", err)
 	}
-	r := measureHere(sp)
-	b, _ := json.Marshal(r)
-	fmt.Println(resultPrefix + string(b))
-	os.Exit(0)
+	measure.ChildReply(resultPrefix, measureHere(sp))
 }
