@@ -377,29 +377,49 @@ func (r *clusterRun) inject(kind string) *clusterFault {
 		}
 		f.Detail = fmt.Sprintf("(%d servers at its Stop, which took %v)", len(f.Servers), time.Duration(f.End-f.At).Round(time.Millisecond))
 	case fServerKill:
-		// A server of a random member that owns one.
-		r.mu.Lock()
-		order := r.rng.Perm(len(r.members))
-		cands := slices.Clone(r.members)
-		r.mu.Unlock()
-		for _, j := range order {
-			procs := serverProcs(cands[j].pid())
-			if len(procs) == 0 {
-				continue
+		// A server of a random member that owns one. Right after a fault
+		// that moved every identity (etcd's restart) none may be owned
+		// yet: an identity is started again at its next call, within the
+		// recovery bound, which is as long as this waits for one.
+		deadline := time.Now().Add(r.cfg.ttl + r.cfg.connectBound)
+		for {
+			if r.killOwnedServer(f) {
+				return f
 			}
-			pids := slices.Sorted(maps.Keys(procs))
-			p := pids[r.rng.IntN(len(pids))]
-			f.Member, f.Inst = cands[j].name, cands[j].inst
-			f.Servers = map[int]string{p: procs[p]}
-			f.At = time.Now().UnixNano()
-			if proc, err := os.FindProcess(p); err == nil {
-				_ = proc.Signal(syscall.SIGKILL)
+			if time.Now().After(deadline) {
+				break
 			}
-			f.End = f.At
-			f.Detail = fmt.Sprintf("(%s, pid %d)", procs[p], p)
-			return f
+			time.Sleep(100 * time.Millisecond)
 		}
+		f.At = time.Now().UnixNano()
+		f.End = f.At
 		f.Err = "no member owned a server"
 	}
 	return f
+}
+
+// killOwnedServer kills a server of a random member that owns one, and
+// records it in f; false if no member owns a server.
+func (r *clusterRun) killOwnedServer(f *clusterFault) bool {
+	r.mu.Lock()
+	order := r.rng.Perm(len(r.members))
+	cands := slices.Clone(r.members)
+	r.mu.Unlock()
+	for _, j := range order {
+		procs := serverProcs(cands[j].pid())
+		if len(procs) == 0 {
+			continue
+		}
+		p := slices.Sorted(maps.Keys(procs))[r.rng.IntN(len(procs))]
+		f.Member, f.Inst = cands[j].name, cands[j].inst
+		f.Servers = map[int]string{p: procs[p]}
+		f.At = time.Now().UnixNano()
+		if proc, err := os.FindProcess(p); err == nil {
+			_ = proc.Signal(syscall.SIGKILL)
+		}
+		f.End = f.At
+		f.Detail = fmt.Sprintf("(%s, pid %d)", procs[p], p)
+		return true
+	}
+	return false
 }
