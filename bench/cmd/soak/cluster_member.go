@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -89,6 +90,11 @@ func runMemberChild(specJSON string) int {
 		LeaseTTL: spec.TTL,
 		Secret:   spec.Secret,
 		Servers:  servers,
+		// Ownership events (activations started and stopped, fences,
+		// members lost) go to the member's stderr, which the run keeps
+		// beside the history (member.NAME.INST.err): what a failed
+		// fencing check needs to be explained.
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
 	})
 	if err != nil {
 		cancel()
