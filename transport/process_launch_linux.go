@@ -3,6 +3,7 @@ package transport
 import (
 	"os/exec"
 	"runtime"
+	"sync"
 	"syscall"
 )
 
@@ -18,35 +19,91 @@ import (
 // process: it fires when that thread exits. Go's runtime ends an OS thread
 // when a goroutine locked to it returns without unlocking, whichever
 // goroutine that is, so a thread that once forked a server may be ended
-// later by unrelated code, killing the server with it. launch therefore
-// forks from a goroutine locked to its thread, and keeps that goroutine,
-// and so the thread, for the server's whole life: it goes on to wait for
-// the server (a wait that holds a thread anyway, blocked in waitid), and
-// returns, ending the thread, only once the server has been reaped.
+// later by unrelated code, killing the server with it. Every server is
+// therefore forked by one goroutine locked to its thread, the spawner,
+// which lives while any server it forked does: it returns, ending the
+// thread, only once every one of them has been reaped.
+//
+// One thread for all servers, not one each: a thread costs its stacks
+// (Go's 16 KiB system stack and 32 KiB signal stack) and the kernel's
+// share, which at hundreds of servers was most of a server's memory
+// (docs/benchmarks.md, "One runtime at scale"). Forks are serialised by
+// it, which costs little: Go takes a process-wide lock around every fork
+// anyway, and a fork holds its thread only until the child has exec'd.
 
 // parentDeath makes cmd's process receive SIGKILL when the thread that
 // starts it exits.
 func parentDeath(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }
 
+// spawner is the forking thread's bookkeeping.
+var spawner struct {
+	mu sync.Mutex
+	// held counts the servers forked and not yet reaped, and the starts
+	// under way: while it is above zero the thread must live.
+	held int
+	// starts reaches the spawner's goroutine; nil while none runs.
+	starts chan spawn
+}
+
+// spawn asks the spawner to start cmd; the outcome of cmd.Start comes back
+// on done.
+type spawn struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
 // launch starts cmd. If it started, the returned run must be called once,
-// with the function that waits for the server and reports its end: it runs
-// on the goroutine that forked the server, which is locked to its thread
-// until run's function returns.
+// with the function that waits for the server and reports its end; the
+// spawner's thread lives at least until that function returns, which it
+// must only once the server has been reaped.
 func launch(cmd *exec.Cmd) (run func(waiter func()), err error) {
-	started := make(chan error, 1)
-	next := make(chan func(), 1)
-	go func() {
-		// Never unlocked: returning locked ends the thread, which is
-		// what must happen only after the server is gone.
-		runtime.LockOSThread()
-		err := cmd.Start()
-		started <- err
-		if err == nil {
-			(<-next)()
-		}
-	}()
-	if err := <-started; err != nil {
+	starts := holdSpawner()
+	done := make(chan error, 1)
+	starts <- spawn{cmd: cmd, done: done}
+	if err := <-done; err != nil {
+		releaseSpawner()
 		return nil, err
 	}
-	return func(waiter func()) { next <- waiter }, nil
+	return func(waiter func()) {
+		go func() {
+			defer releaseSpawner()
+			waiter()
+		}()
+	}, nil
+}
+
+// holdSpawner keeps the spawner alive, starting it if none runs, and
+// returns its queue.
+func holdSpawner() chan<- spawn {
+	spawner.mu.Lock()
+	defer spawner.mu.Unlock()
+	spawner.held++
+	if spawner.starts == nil {
+		spawner.starts = make(chan spawn)
+		go runSpawner(spawner.starts)
+	}
+	return spawner.starts
+}
+
+// releaseSpawner gives back a hold; the last one ends the spawner, and its
+// thread with it, which no server of ours survives (none is left).
+func releaseSpawner() {
+	spawner.mu.Lock()
+	defer spawner.mu.Unlock()
+	spawner.held--
+	if spawner.held == 0 {
+		close(spawner.starts)
+		spawner.starts = nil
+	}
+}
+
+// runSpawner forks every server it is given from its own thread, and keeps
+// that thread until its queue is closed.
+func runSpawner(starts <-chan spawn) {
+	// Never unlocked: returning locked ends the thread, which is what must
+	// happen only once no server it forked is alive.
+	runtime.LockOSThread()
+	for s := range starts {
+		s.done <- s.cmd.Start()
+	}
 }
