@@ -35,6 +35,27 @@ type activation struct {
 	lease      clientv3.LeaseID
 	generation int64
 	ready      chan struct{} // closed when client or err is set
+	// gone is closed once the activation's servers are dropped (it failed
+	// to start, or was deactivated): the next activation of id on this
+	// member starts only then (activate), and a fence revokes the lease
+	// only then (fenceLease), so that one member never runs two servers
+	// of one identity, nor lets another member start one while its own
+	// still runs.
+	gone     chan struct{}
+	goneOnce sync.Once
+	// stopStart cancels the start (claimAndConnect) and releases its
+	// timer; fenceLease calls it for an activation still starting.
+	stopStart context.CancelFunc
+	// fenced is set when the member's lease was fenced while the
+	// activation started: it gives up, and leaves its key to the lease.
+	fenced atomic.Bool
+	// writer is the token of the connect attempt whose server may be
+	// written to (fence): each attempt takes a new one (addServer), a
+	// failed attempt gives it up (0), and retiredWriter, once set, stays:
+	// the activation is no longer its identity's current one on this
+	// member, and none of its servers is written to again.
+	writer   atomic.Int64
+	attempts int64 // the last token taken; the start's goroutine only
 	// name is the server's name in the member's manager: unique per
 	// identity and generation (clientName).
 	name string
@@ -85,10 +106,14 @@ func (m *Member) activate(ctx context.Context, id Identity, method string) (*act
 		if id.Tenant != "" {
 			m.tenantActs++
 		}
-		act = &activation{id: id, ready: make(chan struct{})}
+		// The previous activation of id on this member, if its servers
+		// are still being dropped: the new one starts after them.
+		prev := m.retiring[id]
+		sctx, cancel := context.WithTimeout(m.starting, m.cfg.CallTimeout)
+		act = &activation{id: id, ready: make(chan struct{}), gone: make(chan struct{}), stopStart: cancel}
 		m.acts[id] = act
 		m.wg.Go(func() {
-			m.start(act)
+			m.start(sctx, act, prev)
 		})
 	}
 	m.mu.Unlock()
@@ -106,21 +131,46 @@ func (m *Member) activate(ctx context.Context, id Identity, method string) (*act
 	return act, nil
 }
 
-// start takes the ownership key of act.id and starts its server. On
-// failure act.err is set and act is forgotten, so that the next call tries
-// again.
-func (m *Member) start(act *activation) {
-	err := m.claimAndConnect(act)
+// start takes the ownership key of act.id and starts its server, once
+// prev (the identity's previous activation on this member, or nil) is
+// gone. On failure act.err is set and act is forgotten, so that the next
+// call tries again.
+func (m *Member) start(ctx context.Context, act *activation, prev *activation) {
+	defer act.stopStart()
+	var err error
+	if prev != nil {
+		// Bounded: a deactivation drops its servers within closeWithin.
+		// Not by ctx: a start that gave up here would let a third
+		// activation start before prev is gone.
+		select {
+		case <-prev.gone:
+		case <-m.starting.Done():
+			err = fmt.Errorf("cluster: %s activate: member %s: %w", act.id, m.cfg.Name, ErrStopped)
+		}
+	}
+	if err == nil {
+		err = m.claimAndConnect(ctx, act)
+	}
+	if err == nil && act.fenced.Load() {
+		// Connected just as the lease was fenced: its server goes now.
+		m.dropServer(act.name, act.client)
+		err = m.lapsed(act)
+	}
 	if err != nil {
+		if act.fenced.Load() {
+			err = m.lapsed(act)
+		}
 		act.err = err
 		m.forget(act)
+		act.markGone(m)
 	}
 	close(act.ready)
 	if err != nil {
 		return
 	}
-	// A fence that ran while the server started skipped act (not ready
-	// then); fenceAt was zeroed before it looked, so this sees it.
+	// A fence that ran while the server started stopped act (above); one
+	// that runs from here on finds it ready. fenceAt was zeroed before
+	// either looked, so this sees a fence that raced with both.
 	if !m.lease.valid(act.lease) {
 		m.deactivate(act, "fenced while starting", false)
 		return
@@ -141,7 +191,13 @@ func (m *Member) start(act *activation) {
 	})
 }
 
-func (m *Member) claimAndConnect(act *activation) error {
+// lapsed is the error of an activation whose start the member's fence
+// stopped.
+func (m *Member) lapsed(act *activation) error {
+	return &NotOwnerError{Identity: act.id, Member: m.cfg.Name, Method: "activate", Reason: "its lease lapsed while the activation started"}
+}
+
+func (m *Member) claimAndConnect(ctx context.Context, act *activation) error {
 	id := act.id
 	base, ok := m.cfg.Servers[id.Server]
 	if !ok {
@@ -163,8 +219,6 @@ func (m *Member) claimAndConnect(act *activation) error {
 	if !ok {
 		return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "activate", Reason: "it holds no valid lease"}
 	}
-	ctx, cancel := context.WithTimeout(m.starting, m.cfg.CallTimeout)
-	defer cancel()
 	rec, _ := json.Marshal(ownerRecord{Member: m.cfg.Name, Address: m.addr})
 	key := m.view.ownersPrefix() + id.key()
 	// The claim is worth nothing once the lease lapses: bounded by it,
@@ -192,14 +246,24 @@ func (m *Member) claimAndConnect(act *activation) error {
 	}
 	act.lease, act.generation = lease, resp.Header.Revision
 	if !m.lease.valid(lease) { // fenced while the transaction ran
-		m.release(act)
+		m.releaseStarted(act)
 		return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "activate", Reason: "its lease could not be renewed in time"}
 	}
 	if err := m.connect(ctx, act, cfg); err != nil {
-		m.release(act)
+		m.releaseStarted(act)
 		return err
 	}
 	return nil
+}
+
+// releaseStarted gives up the key of act, whose start failed, unless the
+// member's fence stopped it: the key then goes with the lease, which the
+// fence revokes once every server of it is gone (fenceLease), and a
+// release now could let another member start the identity before that.
+func (m *Member) releaseStarted(act *activation) {
+	if !act.fenced.Load() {
+		m.release(act)
+	}
 }
 
 // connect adds act's server to the member's manager and waits until it
@@ -210,7 +274,6 @@ func (m *Member) claimAndConnect(act *activation) error {
 // it makes wait out ProbeTimeout. A memo the server contradicts (it was
 // replaced) is dropped, and the server added again, probed.
 func (m *Member) connect(ctx context.Context, act *activation, cfg mcpactor.ServerConfig) error {
-	cfg.Fence = m.fence(act, cfg.Fence)
 	// Telemetry names the server as the user configured it: the manager's
 	// name holds the tenant's digest and the generation, and metric
 	// series keyed by it would grow with every failover.
@@ -223,7 +286,7 @@ func (m *Member) connect(ctx context.Context, act *activation, cfg mcpactor.Serv
 		cfg.ProtocolVersion = memo
 	}
 	c, err := m.addServer(ctx, act, name, cfg)
-	if err != nil && memo != "" && ctx.Err() == nil {
+	if err != nil && memo != "" && ctx.Err() == nil && !act.fenced.Load() {
 		m.log("cluster era memo contradicted", "identity", act.id.String(), "era", memo, "err", err)
 		m.putEra(act, "")
 		cfg.ProtocolVersion, memo = "", ""
@@ -246,7 +309,18 @@ func (m *Member) connect(ctx context.Context, act *activation, cfg mcpactor.Serv
 // (its key is released, the next call tries again): the manager's
 // restart policy is for a server that has been up, not for one that
 // cannot start.
+//
+// Each call is an attempt with a write token of its own (activation.
+// writer): a failed attempt gives its token up before its server is
+// dropped, so that a server being dropped, or one the manager was about
+// to restart, is never written to while the next attempt's server (the
+// era memo's probed retry) starts.
 func (m *Member) addServer(ctx context.Context, act *activation, name string, cfg mcpactor.ServerConfig) (*mcpactor.Client, error) {
+	token, ok := act.nextWriter()
+	if !ok {
+		return nil, m.lapsed(act)
+	}
+	cfg.Fence = m.fence(act, token, cfg.Fence)
 	act.setState("", nil)
 	m.mu.Lock()
 	m.names[name] = act
@@ -257,6 +331,7 @@ func (m *Member) addServer(ctx context.Context, act *activation, name string, cf
 		c, err = m.awaitReady(ctx, act, name)
 	}
 	if err != nil {
+		act.endWriter(token)
 		m.dropServer(name, c)
 		m.mu.Lock()
 		if m.names[name] == act {
@@ -268,24 +343,77 @@ func (m *Member) addServer(ctx context.Context, act *activation, name string, cf
 	return c, nil
 }
 
-// fence is the ServerConfig.Fence of act's server: the transport calls
-// it right before each write to the server (a stdio write, an HTTP
-// request), and writes nothing when it fails. The lease check before a
-// call reaches the transport is not enough: a member paused after it
-// would, on resuming, write what it had queued to a server it no longer
-// owns, after the new owner's server started. Checked at the write, on
-// the boot clock, a lapsed lease stops every frame; the calls end with
-// *NotOwnerError on the owner, which the caller receives as
-// *MemberLostError (the owner's lease lapsed under the call). The residual
-// window is a pause between this check and the write system call
-// (docs/cluster.md, "Fencing at the write"). user is the configuration's
-// own Fence, checked after ours.
-func (m *Member) fence(act *activation, user func() error) func() error {
-	lease, id := act.lease, act.id
+// retiredWriter is activation.writer once the activation is no longer
+// current.
+const retiredWriter = -1
+
+// nextWriter takes a new write token for a connect attempt of act; false
+// if act is retired.
+func (act *activation) nextWriter() (int64, bool) {
+	prev := act.writer.Load()
+	if prev == retiredWriter {
+		return 0, false
+	}
+	act.attempts++
+	if !act.writer.CompareAndSwap(prev, act.attempts) {
+		return 0, false // retired meanwhile: it only ever moves to retiredWriter
+	}
+	return act.attempts, true
+}
+
+// endWriter gives up token, a failed attempt's, unless act was retired.
+func (act *activation) endWriter(token int64) { act.writer.CompareAndSwap(token, 0) }
+
+// retire makes act's fence refuse every write from now on, for good.
+func (act *activation) retire() { act.writer.Store(retiredWriter) }
+
+// markGone records that act's servers are dropped: the next activation
+// of its identity on this member may start.
+func (act *activation) markGone(m *Member) {
+	act.goneOnce.Do(func() {
+		m.mu.Lock()
+		if m.retiring[act.id] == act {
+			delete(m.retiring, act.id)
+		}
+		m.mu.Unlock()
+		close(act.gone)
+	})
+}
+
+// fence is the ServerConfig.Fence of one connect attempt (token) of
+// act's server: the transport calls it right before each write to the
+// server (a stdio write, an HTTP request), and writes nothing when it
+// fails. The lease check before a call reaches the transport is not
+// enough: a member paused after it would, on resuming, write what it had
+// queued to a server it no longer owns, after the new owner's server
+// started. Checked at the write, on the boot clock, a lapsed lease stops
+// every frame; the calls end with *NotOwnerError on the owner, which the
+// caller receives as *MemberLostError (the owner's lease lapsed under
+// the call). The residual window is a pause between this check and the
+// write system call (docs/cluster.md, "Fencing at the write").
+//
+// A valid lease is not enough either: the fence names the activation
+// (its generation, the ownership key's create revision, and the
+// attempt's token). A write is refused once the activation is no longer
+// the identity's current one on this member (deactivated, or stopped by
+// a fence while it started), once its attempt was given up, and once
+// this member's view of etcd holds a newer generation of the identity
+// (another activation, anywhere, took the key since). user is the
+// configuration's own Fence, checked after ours.
+func (m *Member) fence(act *activation, token int64, user func() error) func() error {
+	lease, id, gen := act.lease, act.id, act.generation
 	return func() error {
+		if act.writer.Load() != token {
+			return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "write",
+				Reason: fmt.Sprintf("its activation of generation %d (attempt %d) is no longer the current one (nothing was sent)", gen, token)}
+		}
 		if !m.lease.valid(lease) {
 			return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "write",
 				Reason: "its lease lapsed before the write (nothing was sent)"}
+		}
+		if rec, ok := m.view.owner(id); ok && rec.Generation > gen {
+			return &NotOwnerError{Identity: id, Member: m.cfg.Name, Method: "write", Owner: rec.Member,
+				Reason: fmt.Sprintf("generation %d of the identity superseded its activation's %d (nothing was sent)", rec.Generation, gen)}
 		}
 		if user != nil {
 			return user()
@@ -320,14 +448,19 @@ func (m *Member) putEra(act *activation, era string) {
 	_, _ = m.etcd.Put(ctx, key, era)
 }
 
-// forget removes act from the tables if it is still there.
+// forget removes act from the tables if it is still there, and retires
+// it: its fence refuses every write from now on, and until its servers
+// are dropped (markGone) a new activation of its identity on this member
+// waits for them.
 func (m *Member) forget(act *activation) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.acts[act.id] != act {
 		return false
 	}
+	act.retire()
 	delete(m.acts, act.id)
+	m.retiring[act.id] = act
 	if act.id.Tenant != "" {
 		m.tenantActs--
 	}
@@ -345,6 +478,7 @@ func (m *Member) deactivate(act *activation, reason string, release bool) {
 	}
 	m.log("cluster activation stopped", "identity", act.id.String(), "generation", act.generation, "reason", reason)
 	m.dropServer(act.name, act.client)
+	act.markGone(m)
 	if release {
 		m.release(act)
 	}
@@ -383,30 +517,54 @@ func (m *Member) release(act *activation) {
 }
 
 // fenceLease stops, at once and in parallel, every activation bound to
-// lease id. Their keys go with the lease.
-func (m *Member) fenceLease(id clientv3.LeaseID, reason string) {
+// lease id, those still starting included (their writes are refused from
+// now on and their start is cancelled: a server they started is dropped
+// by addServer), and waits, at most TTL/3 (what the fence leaves before
+// etcd may expire the lease), until every server of them, and of those
+// already being deactivated, is gone. It reports whether they all are:
+// only then may the lease be revoked, which lets another member take the
+// identities at once; otherwise the lease is left to expire. Their keys
+// go with the lease.
+func (m *Member) fenceLease(id clientv3.LeaseID, reason string) bool {
 	m.mu.Lock()
-	var doomed []*activation
+	var doomed, starting, all []*activation
 	for _, act := range m.acts {
 		select {
 		case <-act.ready:
 			if act.err == nil && act.lease == id {
 				doomed = append(doomed, act)
+				all = append(all, act)
 			}
-		default: // still starting: its own validity check refuses it
+		default:
+			// Starting, under lease id or none yet (a claim under a
+			// fenced lease fails): it must not outlive the fence.
+			starting = append(starting, act)
+			all = append(all, act)
 		}
 	}
+	for _, act := range m.retiring {
+		all = append(all, act)
+	}
 	m.mu.Unlock()
-	done := make(chan struct{}, len(doomed))
+	for _, act := range starting {
+		act.fenced.Store(true)
+		act.retire()
+		act.stopStart()
+	}
 	for _, act := range doomed {
-		go func() {
-			m.deactivate(act, "fenced: "+reason, false)
-			done <- struct{}{}
-		}()
+		m.wg.Go(func() { m.deactivate(act, "fenced: "+reason, false) })
 	}
-	for range doomed {
-		<-done
+	t := time.NewTimer(m.cfg.LeaseTTL / 3)
+	defer t.Stop()
+	for _, act := range all {
+		select {
+		case <-act.gone:
+		case <-t.C:
+			m.log("cluster fence: a server of the lease may still run; the lease is left to expire", "identity", act.id.String())
+			return false
+		}
 	}
+	return true
 }
 
 // refreshTools stores act's tool list in the shared cache, readable by

@@ -38,16 +38,25 @@ type leaseKeeper struct {
 	ttl    time.Duration
 	base   time.Duration // the boot clock's reading at the start: fenceAt's origin
 	onJoin func(ctx context.Context, id clientv3.LeaseID) error
-	// onFence stops every activation bound to lease id. It must return
-	// within TTL/6.
-	onFence func(id clientv3.LeaseID, reason string)
+	// onFence stops every activation bound to lease id (their servers
+	// are killed within TTL/6) and reports whether all of them are gone:
+	// only then is the lease revoked. It returns within TTL/3.
+	onFence func(id clientv3.LeaseID, reason string) bool
 	log     func(msg string, args ...any)
 
 	mu      sync.Mutex
 	id      clientv3.LeaseID // 0: none
-	fenceAt time.Duration    // since base
-	changed chan struct{}    // closed and replaced when id or fenceAt moves
-	joined  chan struct{}    // closed at the first join
+	fencing clientv3.LeaseID // the lease a fence is stopping, if any
+	// stale are fenced leases whose revocation failed (etcd was
+	// unreachable): etcd keeps them, and the ownership keys bound to
+	// them, until they expire, and keeps them longer if it restarts.
+	// The next join revokes them, so that those identities are free at
+	// once (their servers are gone: a lease whose servers may still run
+	// is never revoked, only left to expire).
+	stale   []clientv3.LeaseID
+	fenceAt time.Duration // since base
+	changed chan struct{} // closed and replaced when id or fenceAt moves
+	joined  chan struct{} // closed at the first join
 	// etcdErr is the error of the last grant or renewal, nil once one
 	// succeeds: with no valid lease, the member cannot reach etcd.
 	etcdErr error
@@ -143,7 +152,8 @@ func (k *leaseKeeper) run(ctx context.Context) {
 	}
 }
 
-// join grants a lease and registers the member under it.
+// join grants a lease and registers the member under it; once etcd has
+// answered the grant, it revokes the stale leases first.
 func (k *leaseKeeper) join(ctx context.Context) error {
 	sent := k.now()
 	gctx, cancel := context.WithTimeout(ctx, k.ttl)
@@ -153,6 +163,7 @@ func (k *leaseKeeper) join(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	k.revokeStale()
 	if err := k.onJoin(gctx, resp.ID); err != nil {
 		k.revoke(resp.ID)
 		return err
@@ -218,25 +229,60 @@ func (k *leaseKeeper) watchdog(ctx context.Context) {
 	}
 }
 
-// fence stops everything bound to lease id, then drops the lease so that
-// the member joins again with a new one.
+// fence stops everything bound to lease id, revokes it once all of that
+// is gone, then drops it so that the member joins again with a new one.
+// The watchdog and a renewal told the lease is gone may both fence it:
+// the first does it, the other returns at once, and neither drops a lease
+// other than id.
 func (k *leaseKeeper) fence(id clientv3.LeaseID, reason string) {
 	k.mu.Lock()
-	if k.id != id {
+	if k.id != id || k.fencing == id {
 		k.mu.Unlock()
 		return
 	}
 	k.fenceAt = 0 // valid fails from here on
+	k.fencing = id
 	k.mu.Unlock()
 	k.log("cluster member fenced itself", "reason", reason)
-	k.onFence(id, reason)
-	k.revoke(id)
-	k.set(0, 0)
+	if k.onFence(id, reason) && !k.revoke(id) {
+		k.mu.Lock()
+		k.stale = append(k.stale, id)
+		k.mu.Unlock()
+	}
+	k.mu.Lock()
+	k.fencing = 0
+	if k.id == id {
+		k.id, k.fenceAt = 0, 0
+		close(k.changed)
+		k.changed = make(chan struct{})
+	}
+	k.mu.Unlock()
 }
 
 // revoke gives the lease up, best effort: it expires by itself anyway.
-func (k *leaseKeeper) revoke(id clientv3.LeaseID) {
+// It reports whether etcd answered (a lease already gone counts).
+func (k *leaseKeeper) revoke(id clientv3.LeaseID) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), k.margin())
 	defer cancel()
-	_, _ = k.cli.Revoke(ctx, id)
+	_, err := k.cli.Revoke(ctx, id)
+	return err == nil || errors.Is(err, rpctypes.ErrLeaseNotFound)
+}
+
+// revokeStale revokes the stale leases etcd answers for.
+func (k *leaseKeeper) revokeStale() {
+	k.mu.Lock()
+	stale := k.stale
+	k.stale = nil
+	k.mu.Unlock()
+	var left []clientv3.LeaseID
+	for _, id := range stale {
+		if !k.revoke(id) {
+			left = append(left, id)
+		}
+	}
+	if len(left) > 0 {
+		k.mu.Lock()
+		k.stale = append(k.stale, left...)
+		k.mu.Unlock()
+	}
 }

@@ -49,6 +49,9 @@ type Member struct {
 	// tenantActs counts the entries of acts with a tenant.
 	tenantActs int
 	names      map[string]*activation // by the manager's name of the server
+	// retiring holds, by identity, the activation last forgotten until
+	// its servers are dropped (activation.gone).
+	retiring map[Identity]*activation
 
 	calls    pendingCalls
 	counts   counters
@@ -73,7 +76,7 @@ func Start(ctx context.Context, cfg Config) (m *Member, err error) {
 		cfg.Logger.Warn("cluster member accepts unauthenticated peers (InsecureAllowUnauthenticated): anyone who reaches "+
 			cfg.BindAddress+" can run tools on every session", "member", cfg.Name)
 	}
-	m = &Member{cfg: cfg, acts: map[Identity]*activation{}, names: map[string]*activation{}}
+	m = &Member{cfg: cfg, acts: map[Identity]*activation{}, names: map[string]*activation{}, retiring: map[Identity]*activation{}}
 	m.calls.init()
 	m.tel = newHopTelemetry(cfg.Runtime.Telemetry)
 	m.ctx, m.cancel = context.WithCancel(context.Background())

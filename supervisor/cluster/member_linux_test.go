@@ -77,6 +77,11 @@ type memberSpec struct {
 	// TeeDir/<member>.<identity>.log: the server's own log of what it
 	// was sent.
 	TeeDir string `json:"teeDir,omitempty"`
+	// LogDir, when set, runs every server as a logging server
+	// (loggingServer: its log of each request it read, in LogDir), after
+	// SlowStart.
+	LogDir    string        `json:"logDir,omitempty"`
+	SlowStart time.Duration `json:"slowStart,omitempty"`
 	// MaxServeTimeout and MaxTenantActivations are the Config's.
 	MaxServeTimeout time.Duration `json:"maxServeTimeout,omitempty"`
 	// CallTimeout is the Config's (every member's and the driver's).
@@ -137,6 +142,9 @@ func (s memberSpec) config() Config {
 			if id.Server == taskServer {
 				return mcpactor.ServerConfig{URL: s.TaskURL, Identity: id.Tenant}, nil
 			}
+			if s.LogDir != "" {
+				return loggingServer(s, id), nil
+			}
 			path, args, env := testserver.Command(testserver.Options{ProtocolVersion: tenantVersions[id.Tenant], SilentOnUnknown: id.Tenant == silentTenant})
 			m := map[string]string{}
 			for _, kv := range env {
@@ -179,6 +187,8 @@ func runChild() {
 		runEtcdChild()
 	case "member":
 		runMemberChild()
+	case "logserver":
+		runLogServer()
 	}
 }
 
