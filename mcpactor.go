@@ -3,7 +3,6 @@ package mcpactor
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -23,7 +22,6 @@ import (
 type Runtime struct {
 	system    *actor.ActorSystem
 	env       actors.Env
-	tel       *telemetry.Telemetry
 	unobserve func()
 	ownsHTTP  bool // env.HTTPClient was made by Start, so Stop closes it
 
@@ -38,30 +36,12 @@ type Runtime struct {
 // is for options that cannot work: an Extensions entry that is not one
 // (*ConfigError).
 func Start(opts Options) (*Runtime, error) {
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
 	system := actorsys.New()
 	shrinkRegistry(system)
-	rt := &Runtime{
-		system: system,
-		env: actors.Env{
-			ClientInfo:            opts.ClientInfo,
-			Handlers:              opts.Handlers,
-			Logger:                logger,
-			StderrLine:            opts.StderrLine,
-			NotificationQueue:     opts.NotificationQueue,
-			MaxNotificationBytes:  opts.MaxNotificationBytes,
-			MaxConcurrentHandlers: opts.MaxConcurrentHandlers,
-			HTTPClient:            opts.HTTPClient,
-		},
-		stopping: make(chan struct{}),
-	}
+	rt := &Runtime{system: system, env: actors.Env{Options: opts}, stopping: make(chan struct{})}
 	if !opts.Telemetry.Disabled {
-		rt.tel = telemetry.New(opts.Telemetry)
-		rt.env.Telemetry = rt.tel
-		rt.unobserve = rt.tel.RegisterMailboxDepth(rt.observeMailboxes)
+		rt.env.Instruments = telemetry.New(opts.Telemetry)
+		rt.unobserve = rt.env.Instruments.RegisterMailboxDepth(rt.observeMailboxes)
 	}
 	if len(opts.Extensions) > 0 {
 		ext, err := declaredExtensions(opts.Extensions)
@@ -177,9 +157,9 @@ func (rt *Runtime) stop(ctx context.Context) error {
 		rt.env.HTTPClient.CloseIdleConnections()
 	}
 	rt.system.Shutdown()
-	if rt.tel != nil {
+	if rt.env.Instruments != nil {
 		rt.unobserve()
-		rt.tel.Close()
+		rt.env.Instruments.Close()
 	}
 	return errors.Join(errs...)
 }

@@ -24,14 +24,14 @@ func TestCloseIsBoundedByItsContext(t *testing.T) {
 	defer close(release) // let the abandoned handler go before goleak looks
 	entered := make(chan struct{})
 	var answered atomic.Bool
-	env := actors.Env{Handlers: actors.Handlers{
+	env := actors.Env{Options: actors.Options{Handlers: actors.Handlers{
 		Sampling: func(context.Context, string, *messages.CreateMessageParams) (*messages.CreateMessageResult, error) {
 			close(entered)
 			<-release // ignores its context, as a careless handler would
 			answered.Store(true)
 			return &messages.CreateMessageResult{Role: "assistant", Model: "m", Content: messages.TextContent("late")}, nil
 		},
-	}}
+	}}}
 	s := connect(t, testserver.Options{}, env, nil)
 	go s.c.CallTool(harness.Context(t), "ask-client", map[string]any{"method": messages.MethodSamplingCreateMessage, "params": map[string]any{"messages": []any{}, "maxTokens": 1}})
 	<-entered
@@ -59,7 +59,7 @@ func TestCloseIsBoundedByItsContext(t *testing.T) {
 func TestNoStderrCallbackAfterClose(t *testing.T) {
 	var closed atomic.Bool
 	var seen, late atomic.Int64
-	env := actors.Env{StderrLine: func(_, _ string) {
+	env := actors.Env{Options: actors.Options{StderrLine: func(_, _ string) {
 		seen.Add(1)
 		// A callback that passed the gate just before Close shut it can
 		// get here after Close returned: it is abandoned, not late, and
@@ -67,7 +67,7 @@ func TestNoStderrCallbackAfterClose(t *testing.T) {
 		if closed.Load() {
 			late.Add(1)
 		}
-	}}
+	}}}
 	c := actors.Spawn(context.Background(), harness.ActorSystem(t).Root, "flood", config(testserver.Options{}, "stderr-after-close"), env, nil)
 	if _, err := c.CallTool(harness.Context(t), "stderr-flood", map[string]any{"bytes": 200 << 20}); err != nil {
 		t.Fatal(err)
@@ -91,13 +91,13 @@ func TestNotificationQueueIsBoundedInBytes(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	entered := make(chan struct{}, 1)
-	env := actors.Env{Handlers: actors.Handlers{Notification: func(string, actors.Notification) {
+	env := actors.Env{Options: actors.Options{Handlers: actors.Handlers{Notification: func(string, actors.Notification) {
 		select {
 		case entered <- struct{}{}:
 		default:
 		}
 		<-release
-	}}, MaxNotificationBytes: 4 << 20}
+	}}, MaxNotificationBytes: 4 << 20}}
 	s := connect(t, testserver.Options{}, env, nil)
 	base := harness.LiveHeap()
 	if _, err := s.c.CallTool(harness.Context(t), "notify-flood", map[string]any{"count": 32, "bytes": 1 << 20}); err != nil {
@@ -134,7 +134,7 @@ func TestStartFailureKeepsItsCause(t *testing.T) {
 // and Done closes. protoactor does not restart it.
 func TestClientActorPanicIsContained(t *testing.T) {
 	var logs harness.Log
-	s := connect(t, testserver.Options{}, actors.Env{Logger: logs.Logger()}, nil)
+	s := connect(t, testserver.Options{}, actors.Env{Options: actors.Options{Logger: logs.Logger()}}, nil)
 	pid := s.pid()
 	const n = 10
 	errs := make(chan error, n)

@@ -85,12 +85,12 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	// masking handler: what a server echoed of its configuration, or a
 	// URL with its key in the path, is masked whoever logs it.
 	env.Logger = mask.Logger(env.Logger)
-	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), giveUp: make(chan struct{}), onClosed: onClosed, tel: env.Telemetry, log: env.Logger, mask: mask}
+	h := &Client{name: name, cfg: cfg, root: root, closed: make(chan struct{}), giveUp: make(chan struct{}), onClosed: onClosed, tel: env.Instruments, log: env.Logger, mask: mask}
 	h.spawnCtx = telemetry.Detach(ctx)
 	caps := env.Handlers.capabilities()
 	caps.Extensions = withExtensions(env.Extensions, cfg.Extensions)
 	h.handlers = env.Handlers
-	h.stats = transport.NewCounters(dropReporter(env.Telemetry, env.Logger, h.telemetryName()))
+	h.stats = transport.NewCounters(dropReporter(env.Instruments, env.Logger, h.telemetryName()))
 	h.gen.Store(newGeneration(1))
 	opts := []actor.PropsOption{actor.WithSupervisor(stopOnPanic)}
 	if supervisor == nil {
@@ -99,7 +99,7 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &clientActor{h: h, env: env, supervisor: supervisor,
 			legacy:    newSessionProtocol(name, cfg.ProtocolVersion, caps, env),
-			stateless: &statelessProtocol{server: name, caps: withTasks(caps), info: env.ClientInfo, tel: env.Telemetry}}
+			stateless: &statelessProtocol{server: name, caps: withTasks(caps), info: env.ClientInfo, tel: env.Instruments}}
 	}, opts...)
 	h.pid = parent.Spawn(props)
 	return h

@@ -241,7 +241,7 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 	root, self, e, name, cfg := ctx.ActorSystem().Root, ctx.Self(), a.protocolFor(kind), a.h.name, &a.h.cfg
 	restore := a.wanted.snapshot()
 	peer := basePeer(name, cfg, a.h.mask)
-	tel, reason := a.env.Telemetry, a.hsReason
+	tel, reason := a.env.Instruments, a.hsReason
 	go func() {
 		// One connection is one trace: its handshake's requests (and what
 		// it asks again of a repaired connection) are children of its
@@ -603,5 +603,5 @@ func (a *clientActor) endSession(err error) {
 	if errors.As(err, &closed) && closed.Closed {
 		err = nil
 	}
-	a.env.Telemetry.SessionEnded(&a.sess.peer, a.started, err)
+	a.env.Instruments.SessionEnded(&a.sess.peer, a.started, err)
 }

@@ -58,7 +58,7 @@ func newSessionProtocol(server, pinned string, caps messages.ClientCapabilities,
 	if pinned != "" && slices.Contains(messages.SessionEraVersions(), pinned) {
 		offer = pinned
 	}
-	return &sessionProtocol{server: server, offer: offer, accept: messages.SessionEraVersions(), caps: caps, info: env.ClientInfo, tel: env.Telemetry}
+	return &sessionProtocol{server: server, offer: offer, accept: messages.SessionEraVersions(), caps: caps, info: env.ClientInfo, tel: env.Instruments}
 }
 
 func (e *sessionProtocol) handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error) {

@@ -21,7 +21,7 @@ import (
 func TestServerEchoOfConfiguredEnvMasked(t *testing.T) {
 	const secret = "Ev6-PLANTED-actors-env-9b1"
 	var logs harness.Log
-	env := actors.Env{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	env := actors.Env{Options: actors.Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}}
 	s := connect(t, testserver.Options{}, env, func(cfg *actors.Spec) { cfg.Stdio.Env["SERVICE_TOKEN"] = secret })
 
 	_, err := s.c.CallTool(harness.Context(t), "echo-env", map[string]any{"names": []string{"SERVICE_TOKEN"}})

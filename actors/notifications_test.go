@@ -70,7 +70,7 @@ func (s *server) notify(seq int) {
 
 func TestNotificationsArriveInOrder(t *testing.T) {
 	box := &inbox{}
-	s := connect(t, testserver.Options{}, actors.Env{Handlers: actors.Handlers{Notification: box.deliver}}, nil)
+	s := connect(t, testserver.Options{}, actors.Env{Options: actors.Options{Handlers: actors.Handlers{Notification: box.deliver}}}, nil)
 	const n = 50
 	for i := range n {
 		s.notify(i)
@@ -97,7 +97,7 @@ func TestNotificationsArriveInOrder(t *testing.T) {
 
 func TestSlowSubscriberNeverDelaysResponses(t *testing.T) {
 	box := &inbox{gate: make(chan struct{})}
-	s := connect(t, testserver.Options{}, actors.Env{Handlers: actors.Handlers{Notification: box.deliver}}, nil)
+	s := connect(t, testserver.Options{}, actors.Env{Options: actors.Options{Handlers: actors.Handlers{Notification: box.deliver}}}, nil)
 	// The subscriber is stuck on the first notification; calls go on.
 	for i := range 20 {
 		s.notify(i)
@@ -123,7 +123,7 @@ func TestSlowSubscriberNeverDelaysResponses(t *testing.T) {
 func TestNotificationOverflowDropsTheOldest(t *testing.T) {
 	const n, queue = 30, 4
 	box := &inbox{gate: make(chan struct{})}
-	s := connect(t, testserver.Options{}, actors.Env{NotificationQueue: queue, Handlers: actors.Handlers{Notification: box.deliver}}, nil)
+	s := connect(t, testserver.Options{}, actors.Env{Options: actors.Options{NotificationQueue: queue, Handlers: actors.Handlers{Notification: box.deliver}}}, nil)
 	for i := range n {
 		s.notify(i)
 	}
@@ -169,7 +169,7 @@ func TestCloseWithABlockedSubscriber(t *testing.T) {
 	gate := make(chan struct{})
 	defer close(gate) // let the stuck subscriber go at the end (goleak)
 	box := &inbox{gate: gate}
-	s := connect(t, testserver.Options{}, actors.Env{Handlers: actors.Handlers{Notification: box.deliver}}, nil)
+	s := connect(t, testserver.Options{}, actors.Env{Options: actors.Options{Handlers: actors.Handlers{Notification: box.deliver}}}, nil)
 	s.notify(1)
 	s.notify(2) // queued behind the stuck one
 	harness.WaitFor(t, "the subscriber to be stuck", func() bool {

@@ -196,7 +196,7 @@ func (a *clientActor) notification(n transport.InboundNotification) {
 // server's trace. The params are decoded only when telemetry is on.
 func (a *clientActor) noteOp(n transport.InboundNotification) (context.Context, *telemetry.Op) {
 	ctx := context.Background()
-	if a.env.Telemetry == nil {
+	if a.env.Instruments == nil {
 		return ctx, nil
 	}
 	var p struct {
@@ -208,7 +208,7 @@ func (a *clientActor) noteOp(n transport.InboundNotification) (context.Context, 
 	if n.Method == messages.NotificationResourcesUpdated {
 		req.ResourceURI = p.URI
 	}
-	return a.env.Telemetry.StartServer(ctx, &req, p.Meta)
+	return a.env.Instruments.StartServer(ctx, &req, p.Meta)
 }
 
 // cancelHandlers cancels the handlers serving requests of generation gen,
@@ -231,14 +231,14 @@ func (a *clientActor) refuse(conn *transport.Conn, req transport.InboundRequest,
 // "Context propagation"). The _meta is decoded only when someone listens.
 func (a *clientActor) serverOp(req transport.InboundRequest) (context.Context, *telemetry.Op) {
 	ctx := context.Background()
-	if a.env.Telemetry == nil {
+	if a.env.Instruments == nil {
 		return ctx, nil
 	}
 	var p struct {
 		Meta messages.Meta `json:"_meta"`
 	}
 	_ = json.Unmarshal(req.Params, &p) // a malformed _meta only loses the parent
-	return a.env.Telemetry.StartServer(ctx, &telemetry.Request{Peer: inboundPeer(a.h.peer(), req.HTTPVersion), Method: req.Method, ID: req.ID}, p.Meta)
+	return a.env.Instruments.StartServer(ctx, &telemetry.Request{Peer: inboundPeer(a.h.peer(), req.HTTPVersion), Method: req.Method, ID: req.ID}, p.Meta)
 }
 
 // inboundPeer is the peer of a message the server sent on an HTTP

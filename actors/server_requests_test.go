@@ -52,7 +52,7 @@ func TestServerRequestsAnsweredByHandlers(t *testing.T) {
 			t.Errorf("asked for server %q", name)
 		}
 	}
-	env := actors.Env{Handlers: actors.Handlers{
+	env := actors.Env{Options: actors.Options{Handlers: actors.Handlers{
 		Roots: func(_ context.Context, name string) ([]messages.Root, error) {
 			server(name)
 			return []messages.Root{{URI: "file:///work", Name: "work"}}, nil
@@ -66,7 +66,7 @@ func TestServerRequestsAnsweredByHandlers(t *testing.T) {
 			server(name)
 			return &messages.ElicitResult{Action: messages.ElicitActionDecline}, nil
 		},
-	}}
+	}}}
 	s := connect(t, testserver.Options{}, env, nil)
 
 	answer, isError := s.mustAsk(messages.MethodRootsList, nil)
@@ -122,7 +122,7 @@ func TestServerRequestsWithoutHandlers(t *testing.T) {
 // error the handler chose (*messages.Error) is sent as it is.
 func TestHandlerErrors(t *testing.T) {
 	var logs harness.Log
-	env := actors.Env{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Handlers: actors.Handlers{
+	env := actors.Env{Options: actors.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), Handlers: actors.Handlers{
 		Roots: func(context.Context, string) ([]messages.Root, error) {
 			return nil, errors.New("roots unavailable: /home/alice/secret-project")
 		},
@@ -135,7 +135,7 @@ func TestHandlerErrors(t *testing.T) {
 			}
 			panic("the sampling handler blew up")
 		},
-	}}
+	}}}
 	s := connect(t, testserver.Options{}, env, nil)
 	for _, tc := range []struct {
 		method string
@@ -173,14 +173,14 @@ func TestHandlerContextEndsOnClose(t *testing.T) {
 	// end, and Close does not wait for it forever.
 	var ended atomic.Bool
 	started := make(chan struct{})
-	env := actors.Env{Handlers: actors.Handlers{
+	env := actors.Env{Options: actors.Options{Handlers: actors.Handlers{
 		Roots: func(ctx context.Context, _ string) ([]messages.Root, error) {
 			close(started)
 			<-ctx.Done()
 			ended.Store(true)
 			return nil, ctx.Err()
 		},
-	}}
+	}}}
 	s := connect(t, testserver.Options{}, env, nil)
 	go s.ask(context.Background(), messages.MethodRootsList, nil)
 	select {
@@ -202,7 +202,7 @@ func TestTooManyConcurrentServerRequests(t *testing.T) {
 	// Beyond MaxConcurrentHandlers, requests are refused, not queued.
 	release := make(chan struct{})
 	var running atomic.Int32
-	env := actors.Env{MaxConcurrentHandlers: 2, Handlers: actors.Handlers{
+	env := actors.Env{Options: actors.Options{MaxConcurrentHandlers: 2, Handlers: actors.Handlers{
 		Roots: func(ctx context.Context, _ string) ([]messages.Root, error) {
 			running.Add(1)
 			select {
@@ -211,7 +211,7 @@ func TestTooManyConcurrentServerRequests(t *testing.T) {
 			}
 			return nil, nil
 		},
-	}}
+	}}}
 	s := connect(t, testserver.Options{}, env, nil)
 	ctx := harness.Context(t)
 	results := make(chan string, 2)

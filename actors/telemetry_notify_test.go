@@ -89,7 +89,7 @@ func TestNotificationServerSpan(t *testing.T) {
 	if len(pts) != 1 || pts[0].Count != 1 {
 		t.Errorf("mcp.server.operation.duration points for the notification: %+v, want one of count 1", pts)
 	}
-	if n := te.env.Telemetry.OpenOps(); n != 0 {
+	if n := te.env.Instruments.OpenOps(); n != 0 {
 		t.Errorf("%d Ops left open", n)
 	}
 }

@@ -33,7 +33,7 @@ func newTracedEnv(t *testing.T) *tracedEnv {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(te.metrics))
 	tel := telemetry.New(telemetry.Options{TracerProvider: tp, MeterProvider: mp,
 		Propagator: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})})
-	te.env = actors.Env{Telemetry: tel}
+	te.env = actors.Env{Instruments: tel}
 	t.Cleanup(func() {
 		_ = tel.Close()
 		_ = tp.Shutdown(context.Background())

@@ -22,11 +22,11 @@ func TestManagerCachedEraSkipsTheProbe(t *testing.T) {
 	cache := &toolcache.Cache{Dir: filepath.Join(t.TempDir(), "cache")}
 	run := func() (probes int64, entry *toolcache.Entry) {
 		var seen atomic.Int64
-		env := actors.Env{StderrLine: func(_, line string) {
+		env := actors.Env{Options: actors.Options{StderrLine: func(_, line string) {
 			if strings.Contains(line, "ignored server/discover") {
 				seen.Add(1)
 			}
-		}}
+		}}}
 		srv := testServer(t, "silent", testserver.Options{SilentOnUnknown: true}, "silent")
 		srv.Spec.ProbeTimeout = 300 * time.Millisecond
 		m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{srv}, Cache: cache, Env: env})

@@ -38,7 +38,7 @@ func (a *managerActor) failed(mb *member, err error, reason string) {
 	mb.backoff++
 	mb.restarts++
 	a.log.Info("mcp: restarting server", "server", name, "in", delay, "err", oneLine(errText(err)))
-	if t := a.opts.Env.Telemetry; t != nil {
+	if t := a.opts.Env.Instruments; t != nil {
 		t.Restarted(cmp.Or(mb.srv.Spec.TelemetryName, name), reason)
 	}
 	mb.nextTrial = now.Add(delay)

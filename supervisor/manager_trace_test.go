@@ -33,7 +33,7 @@ func TestManagerBackgroundWorkTraces(t *testing.T) {
 
 	srv := testServer(t, "ka", testserver.Options{}, "ka")
 	srv.Keepalive = 50 * time.Millisecond
-	manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{srv}, Env: actors.Env{Telemetry: tel}})
+	manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{srv}, Env: actors.Env{Instruments: tel}})
 
 	childOf := func(task, method string) bool {
 		byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}
