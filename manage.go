@@ -311,7 +311,7 @@ func onEvent(f func(ManagerEvent)) func(supervisor.Event) {
 		return nil
 	}
 	return func(e supervisor.Event) {
-		f(ManagerEvent{Kind: e.Kind, Server: e.Server, State: ServerState(e.State.String()), Err: e.Err})
+		f(ManagerEvent(e))
 	}
 }
 
@@ -378,7 +378,7 @@ func (m *Manager) Client(server string) (*Client, bool) {
 }
 
 // Status returns every managed server's state, sorted by name.
-func (m *Manager) Status() []ServerStatus { return convertAll(m.m.Servers(), statusOf) }
+func (m *Manager) Status() []ServerStatus { return m.m.Status() }
 
 // Add starts a server given in code (replacing one of the same name whose
 // configuration differs).

@@ -65,7 +65,7 @@ func TestThirdPartyBangIsPlain(t *testing.T) {
 	}
 	m := manage(t, supervisor.ManagerOptions{Servers: entryServers(d.Servers...), Approve: func(*supervisor.Server) bool { return true }})
 	for _, name := range []string{"cursor-user", "cursor-project"} {
-		if st := status(m, name); st.State() != supervisor.StateReady {
+		if st := status(m, name); st.State != supervisor.StateReady {
 			t.Errorf("%s: %+v", name, st)
 		}
 	}
@@ -95,7 +95,7 @@ func TestNativeProjectCommandNeedsApproval(t *testing.T) {
 	sys := harness.ActorSystem(t)
 	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: entryServers(d.Servers...)})
 	t.Cleanup(func() { closeManager(t, m) })
-	harness.WaitFor(t, "proj refused", func() bool { return status(m, "proj").State() == supervisor.StateRefused })
+	harness.WaitFor(t, "proj refused", func() bool { return status(m, "proj").State == supervisor.StateRefused })
 	time.Sleep(200 * time.Millisecond)
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Errorf("the command of a server not approved ran (%v)", err)

@@ -34,7 +34,7 @@ func TestManagerCachedEraSkipsTheProbe(t *testing.T) {
 		harness.WaitFor(t, "the tool list cached", func() bool {
 			e, ok := cache.Load(key)
 			entry = e
-			return ok && !e.FetchedAt.IsZero() && status(m, "silent").State() == supervisor.StateReady
+			return ok && !e.FetchedAt.IsZero() && status(m, "silent").State == supervisor.StateReady
 		})
 		echo(t, m, "mcp__silent__echo", "spoken in the session era")
 		closeManager(t, m)

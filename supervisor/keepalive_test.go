@@ -32,24 +32,24 @@ func TestKeepaliveRestartsAStuckServer(t *testing.T) {
 
 	harness.WaitFor(t, "the stuck server restarted", func() bool {
 		st := status(m, "stuck")
-		return st.Restarts() >= 1 && st.State() == supervisor.StateReady && st.Generation() >= 2
+		return st.Restarts >= 1 && st.State == supervisor.StateReady && st.Generation >= 2
 	})
 	if states := events.states("stuck"); !slices.Contains(states, supervisor.StateUnhealthy) {
 		t.Errorf("states %v: never unhealthy", states)
 	}
-	if err := status(m, "stuck").LastError(); err == nil || !strings.Contains(err.Error(), "ping") {
+	if err := status(m, "stuck").LastError; err == nil || !strings.Contains(err.Error(), "ping") {
 		t.Errorf("last error %v: want the ping that failed", err)
 	}
-	if st := status(m, "healthy"); st.Restarts() != 0 || st.State() != supervisor.StateReady {
+	if st := status(m, "healthy"); st.Restarts != 0 || st.State != supervisor.StateReady {
 		t.Errorf("the healthy server was disturbed: %+v", st)
 	}
 	echo(t, m, "mcp__stuck__echo", "served between restarts")
 
 	// It stays stuck: the restart policy's window fills and the breaker
 	// opens, as for a server that keeps crashing.
-	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "stuck").State() == supervisor.StateBreakerOpen })
-	if st := status(m, "stuck"); st.Restarts() != stuck.Restart.MaxRestarts {
-		t.Errorf("%d restarts before the breaker opened, want %d", st.Restarts(), stuck.Restart.MaxRestarts)
+	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "stuck").State == supervisor.StateBreakerOpen })
+	if st := status(m, "stuck"); st.Restarts != stuck.Restart.MaxRestarts {
+		t.Errorf("%d restarts before the breaker opened, want %d", st.Restarts, stuck.Restart.MaxRestarts)
 	}
 }
 
@@ -78,8 +78,8 @@ func TestKeepaliveCountsAnErrorAnswerAsAlive(t *testing.T) {
 
 	// Ten pings answered with an error: before, the third restarted it.
 	harness.WaitFor(t, "ten pings", func() bool { return pings.Load() >= 10 })
-	if st := status(m, "noping"); st.Restarts() != 0 || st.State() != supervisor.StateReady || st.Generation() != 1 {
-		t.Errorf("after %d pings answered -32601: %v, generation %d; want ready, never restarted", pings.Load(), st, st.Generation())
+	if st := status(m, "noping"); st.Restarts != 0 || st.State != supervisor.StateReady || st.Generation != 1 {
+		t.Errorf("after %d pings answered -32601: %v, generation %d; want ready, never restarted", pings.Load(), st, st.Generation)
 	}
 	echo(t, m, "mcp__noping__echo", "still served")
 }

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -164,33 +163,6 @@ type Manager struct {
 	failFast    bool
 	waitBound   time.Duration                // ManagerOptions.RestartWait
 	skills      atomic.Pointer[skillListing] // the last ListSkills (manager_skills.go)
-}
-
-// State is where a managed server is in its life. The root package's
-// ServerState documents each; its values are the names String gives.
-type State uint8
-
-// The states of a managed server. The zero State is none: the view of a
-// server the manager does not have.
-const (
-	StateConnecting State = iota + 1
-	StateReady
-	StateRestarting
-	StateBreakerOpen
-	StateUnhealthy
-	StateDisabled
-	StateRefused
-	StateFailed
-)
-
-var stateNames = [...]string{"", "connecting", "ready", "restarting", "breaker open", "unhealthy", "disabled", "not approved", "failed"}
-
-// String is the state's name, as the root package's ServerState holds it.
-func (s State) String() string {
-	if int(s) < len(stateNames) {
-		return stateNames[s]
-	}
-	return "state " + strconv.Itoa(int(s))
 }
 
 // Manage starts a manager for opts.Servers under parent (the runtime's
@@ -360,11 +332,11 @@ func (m *Manager) Client(server string) (*actors.Client, bool) {
 	return v.client, true
 }
 
-// Servers returns every server as the manager last published it, by
+// servers returns every server as the manager last published it, by
 // name.
-func (m *Manager) Servers() []*ServerView {
+func (m *Manager) servers() []*serverView {
 	views := slices.Clone(m.snap.Load().views)
-	slices.SortFunc(views, func(a, b *ServerView) int { return compare(a.srv.Name, b.srv.Name) })
+	slices.SortFunc(views, func(a, b *serverView) int { return compare(a.srv.Name, b.srv.Name) })
 	return views
 }
 

@@ -92,7 +92,7 @@ type member struct {
 	// view is the member as the last snapshot published shows it;
 	// dirty says it may be out of date, and the member is in
 	// managerActor.dirty (publish).
-	view  *ServerView
+	view  *serverView
 	dirty bool
 }
 
@@ -787,7 +787,7 @@ func (mb *member) setErr(err error) {
 
 // recovered marks the last error past: the server is ready (or its tools
 // listed) since. The error is kept, with its time, for the record
-// (ServerView.LastErrorPast); the caller marks the member changed.
+// (ServerStatus.LastErrorPast); the caller marks the member changed.
 func (mb *member) recovered() {
 	if mb.lastErr != nil {
 		mb.errPast = true

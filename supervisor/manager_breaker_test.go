@@ -21,7 +21,7 @@ var breakerPolicy = config.RestartPolicy{MaxRestarts: 1, Window: time.Minute, Ba
 
 // tripBreaker takes the flaky server down, waits for its breaker to
 // open, and returns the view that showed it open.
-func tripBreaker(t *testing.T, m *supervisor.Manager, f *flakyHTTP) *supervisor.ServerView {
+func tripBreaker(t *testing.T, m *supervisor.Manager, f *flakyHTTP) supervisor.ServerStatus {
 	t.Helper()
 	f.failing.Store(true)
 	ctx := harness.Context(t)
@@ -33,12 +33,12 @@ func tripBreaker(t *testing.T, m *supervisor.Manager, f *flakyHTTP) *supervisor.
 
 // breakerOpen waits for the breaker of remote to be open, and returns the
 // view that showed it so (a later one may show its trial).
-func breakerOpen(t *testing.T, m *supervisor.Manager) *supervisor.ServerView {
+func breakerOpen(t *testing.T, m *supervisor.Manager) supervisor.ServerStatus {
 	t.Helper()
-	var open *supervisor.ServerView
+	var open supervisor.ServerStatus
 	harness.WaitFor(t, "the breaker open", func() bool {
 		open = status(m, "remote")
-		return open.State() == supervisor.StateBreakerOpen
+		return open.State == supervisor.StateBreakerOpen
 	})
 	return open
 }
@@ -61,7 +61,7 @@ func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
 	st := tripBreaker(t, m, f)
 	// The trial is due one rest (jittered down to half) after the failure
 	// that opened the breaker.
-	if gap := st.NextTrial().Sub(st.LastErrorAt()); gap < rest/2-10*time.Millisecond || gap > rest+time.Second {
+	if gap := st.NextTrial.Sub(st.LastErrorAt); gap < rest/2-10*time.Millisecond || gap > rest+time.Second {
 		t.Errorf("breaker open: next trial %v after the failure, want within the first rest (%v)", gap, rest)
 	}
 	_, err := m.CallTool(harness.Context(t), "mcp__remote__echo", map[string]any{"message": "x"})
@@ -79,11 +79,11 @@ func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
 		}
 		return opened >= 3
 	})
-	due := max(time.Until(breakerOpen(t, m).NextTrial()), 0)
+	due := max(time.Until(breakerOpen(t, m).NextTrial), 0)
 
 	back := time.Now()
 	f.failing.Store(false)
-	harness.WaitFor(t, "the server ready again", func() bool { return status(m, "remote").State() == supervisor.StateReady })
+	harness.WaitFor(t, "the server ready again", func() bool { return status(m, "remote").State == supervisor.StateReady })
 	took := time.Since(back)
 	// The trial due then comes within its rest (at most 4x the first,
 	// after two failed trials; 8x allows for a third that began before
@@ -91,8 +91,8 @@ func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
 	if took > due+8*rest+5*time.Second {
 		t.Errorf("ready %v after the server came back (the next trial was due in %v), want about one rest", took, due)
 	}
-	if st := status(m, "remote"); !st.NextTrial().IsZero() {
-		t.Errorf("ready, yet a trial is due at %v", st.NextTrial())
+	if st := status(m, "remote"); !st.NextTrial.IsZero() {
+		t.Errorf("ready, yet a trial is due at %v", st.NextTrial)
 	}
 	echo(t, m, "mcp__remote__echo", "after")
 }
@@ -138,7 +138,7 @@ func TestRestartAfterTheCommandIsInstalled(t *testing.T) {
 	real := s.Spec.Stdio.Command
 	s.Spec.Stdio.Command = filepath.Join(t.TempDir(), "late-server")
 	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}})
-	harness.WaitFor(t, "late failed", func() bool { return status(m, "late").State() == supervisor.StateFailed })
+	harness.WaitFor(t, "late failed", func() bool { return status(m, "late").State == supervisor.StateFailed })
 	ctx := harness.Context(t)
 	if err := m.Restart(ctx, "late"); !errors.Is(err, messages.ErrServerUnavailable) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Restart with the command still missing: %v, want unavailable, with its start error", err)

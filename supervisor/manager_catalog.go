@@ -235,7 +235,7 @@ func (a *managerActor) catalogSettled(mb *member) {
 // exposedCatalog names the prompts and lists the resources of a
 // snapshot's servers once, when first read.
 type exposedCatalog struct {
-	views     []*ServerView
+	views     []*serverView
 	once      sync.Once
 	prompts   []Prompt
 	byName    map[string]promptRef
@@ -251,7 +251,7 @@ func (e *exposedCatalog) get() *exposedCatalog {
 }
 
 func (e *exposedCatalog) build() {
-	index, n := exposedNames(e.views, func(v *ServerView) []messages.Prompt { return v.prompts }, func(p messages.Prompt) string { return p.Name })
+	index, n := exposedNames(e.views, func(v *serverView) []messages.Prompt { return v.prompts }, func(p messages.Prompt) string { return p.Name })
 	e.byName = make(map[string]promptRef, n)
 	for _, v := range e.views {
 		name := v.srv.Name

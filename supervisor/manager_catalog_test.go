@@ -179,7 +179,7 @@ func TestManagerCatalogsNotHeldByAHungStart(t *testing.T) {
 	}, Startup: supervisor.StartupImmediate}
 	m := manage(t, supervisor.WithCatalogStall(opts, 100*time.Millisecond))
 	harness.WaitFor(t, "the catalogs of the server that is up", func() bool { return len(m.Prompts()) == 2 && len(m.Resources()) > 0 })
-	if st := status(m, "hang"); st.State() != supervisor.StateConnecting {
-		t.Errorf("the hung server is %s; want it still connecting", st.State())
+	if st := status(m, "hang"); st.State != supervisor.StateConnecting {
+		t.Errorf("the hung server is %s; want it still connecting", st.State)
 	}
 }

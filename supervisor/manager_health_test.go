@@ -85,12 +85,12 @@ func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 	harness.WaitFor(t, "the server marked unhealthy", func() bool {
 		return slices.Contains(events.states("remote"), supervisor.StateUnhealthy)
 	})
-	if st := status(m, "remote"); st.Restarts() < 1 || st.State() == supervisor.StateReady {
+	if st := status(m, "remote"); st.Restarts < 1 || st.State == supervisor.StateReady {
 		t.Errorf("after the failures: %+v, want restarting and not ready", st)
 	}
 
 	f.failing.Store(false)
-	harness.WaitFor(t, "the server ready again", func() bool { return status(m, "remote").State() == supervisor.StateReady })
+	harness.WaitFor(t, "the server ready again", func() bool { return status(m, "remote").State == supervisor.StateReady })
 	echo(t, m, "mcp__remote__echo", "after")
 }
 
@@ -110,7 +110,7 @@ func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 	for range supervisor.CallFailureThreshold {
 		m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "down"})
 	}
-	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "remote").State() == supervisor.StateBreakerOpen })
+	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "remote").State == supervisor.StateBreakerOpen })
 
 	_, err := m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "x"})
 	var ue *messages.ServerUnavailableError
@@ -169,16 +169,16 @@ func TestManagerDoesNotRestartWhatCannotStart(t *testing.T) {
 		t.Errorf("Manage took %v for servers that cannot start", d)
 	}
 	for _, s := range servers {
-		harness.WaitFor(t, s.Name+" failed", func() bool { return status(m, s.Name).State() == supervisor.StateFailed })
+		harness.WaitFor(t, s.Name+" failed", func() bool { return status(m, s.Name).State == supervisor.StateFailed })
 	}
 	time.Sleep(300 * time.Millisecond) // a restart would have begun (the backoff starts at 500 ms / 2)
 	for _, s := range servers {
 		st := status(m, s.Name)
-		if st.State() != supervisor.StateFailed || st.Restarts() != 0 || !errors.Is(st.LastError(), messages.ErrStart) {
+		if st.State != supervisor.StateFailed || st.Restarts != 0 || !errors.Is(st.LastError, messages.ErrStart) {
 			t.Errorf("%s: %+v, want failed with its start error and no restart", s.Name, st)
 		}
-		if s.Name == "badformat" && !errors.Is(st.LastError(), syscall.ENOEXEC) {
-			t.Errorf("%s: last error %v, want its cause, exec format error", s.Name, st.LastError())
+		if s.Name == "badformat" && !errors.Is(st.LastError, syscall.ENOEXEC) {
+			t.Errorf("%s: last error %v, want its cause, exec format error", s.Name, st.LastError)
 		}
 	}
 }

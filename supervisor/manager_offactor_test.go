@@ -60,7 +60,7 @@ func TestManagerSlowApproveHoldsOnlyItsServer(t *testing.T) {
 		t.Fatalf("Approve asked about %q", name)
 	}
 	harness.WaitFor(t, "a and b up while Approve is out", func() bool {
-		return status(m, "a").State() == supervisor.StateReady && status(m, "b").State() == supervisor.StateReady &&
+		return status(m, "a").State == supervisor.StateReady && status(m, "b").State == supervisor.StateReady &&
 			slices.Equal(toolServers(m), []string{"a", "b"})
 	})
 	echo(t, m, "mcp__b__echo", "not held up")
@@ -68,7 +68,7 @@ func TestManagerSlowApproveHoldsOnlyItsServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	harness.WaitFor(t, "c up while Approve is out", func() bool { return slices.Equal(toolServers(m), []string{"a", "b", "c"}) })
-	if st := status(m, "vetted"); st.State() != supervisor.StateConnecting || st.ToolCount() != 0 || !st.ToolsPending() {
+	if st := status(m, "vetted"); st.State != supervisor.StateConnecting || st.Tools != 0 || !st.ToolsPending {
 		t.Errorf("vetted while Approve is out: %+v", st)
 	}
 
@@ -97,10 +97,10 @@ func TestManagerApprovePanicRefusesItsServer(t *testing.T) {
 			return true
 		}})
 	st := status(m, "bad")
-	if st.State() != supervisor.StateRefused || st.LastError() == nil || !strings.Contains(st.LastError().Error(), "Approve panicked") {
+	if st.State != supervisor.StateRefused || st.LastError == nil || !strings.Contains(st.LastError.Error(), "Approve panicked") {
 		t.Errorf("bad: %+v", st)
 	}
-	if st := status(m, "good"); st.State() != supervisor.StateReady {
+	if st := status(m, "good"); st.State != supervisor.StateReady {
 		t.Errorf("good: %+v", st)
 	}
 	echo(t, m, "mcp__good__echo", "asked after a panic")
@@ -187,9 +187,9 @@ func TestManagerSlowCacheWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	harness.WaitFor(t, "b gone, d up", func() bool { return slices.Equal(toolServers(m), []string{"a", "c", "d"}) })
-	for _, st := range m.Servers() {
-		if st.State() != supervisor.StateReady {
-			t.Errorf("%s: %+v", st.Name(), st)
+	for _, st := range m.Status() {
+		if st.State != supervisor.StateReady {
+			t.Errorf("%s: %+v", st.Name, st)
 		}
 	}
 	mu.Lock()

@@ -90,18 +90,18 @@ func TestManagerRetriesAFailedToolList(t *testing.T) {
 	}
 	// Two retries: 0.5 s, then 1 s.
 	deadline := time.Now().Add(harness.Bound + 2*time.Second)
-	for status(m, "s").ToolCount() == 0 {
+	for status(m, "s").Tools == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("no tools after two failed lists: %+v", status(m, "s"))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	st := status(m, "s")
-	if st.State() != supervisor.StateReady || st.Restarts() != 0 || st.ToolsPending() {
+	if st.State != supervisor.StateReady || st.Restarts != 0 || st.ToolsPending {
 		t.Errorf("listed again by a restart, or still pending: %+v", st)
 	}
-	if st.LastError() == nil || !strings.Contains(st.LastError().Error(), "tools/list") {
-		t.Errorf("LastError = %v, want the failed tools/list", st.LastError())
+	if st.LastError == nil || !strings.Contains(st.LastError.Error(), "tools/list") {
+		t.Errorf("LastError = %v, want the failed tools/list", st.LastError)
 	}
 	echo(t, m, "mcp__s__echo", "after the retry")
 }

@@ -59,7 +59,7 @@ func (m *Manager) ListSkills(ctx context.Context) ([]Skill, error) {
 		err    error
 	}
 	s := m.snap.Load()
-	var servers []*ServerView
+	var servers []*serverView
 	for _, v := range s.views {
 		if v == nil || v.srv == nil || v.client == nil || v.state != StateReady {
 			continue

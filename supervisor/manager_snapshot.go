@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcpactor/mcpactor/actors"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
 
@@ -26,7 +25,7 @@ type snapshot struct {
 	// of N servers publishes a few snapshots per server, and making every
 	// member's status, client and tools (or a map of them) again for each
 	// cost N² (docs/benchmarks.md, "8. Bring-up of 100 stdio servers").
-	views []*ServerView
+	views []*serverView
 	index map[string]int
 	// exposed is the tools under their exposed names, built from views
 	// the first time a caller asks, and shared with the next snapshot
@@ -47,20 +46,20 @@ func newSnapshot() *snapshot {
 
 // server is the view of a server; nil for a name the manager does not
 // have.
-func (s *snapshot) server(name string) *ServerView {
+func (s *snapshot) server(name string) *serverView {
 	if i, ok := s.index[name]; ok {
 		return s.views[i]
 	}
 	return nil
 }
 
-// ServerView is one managed server as the manager last published it
-// (Manager.Servers): made by the actor from its member (viewOf), and
-// read-only once published, so that reading it takes no lock and never
-// waits for the actor. What changes with every call (calls in flight, the
-// connection's version and number, latencies) is read live from the
-// server's client and latency ring, at the call of the method.
-type ServerView struct {
+// serverView is one managed server as the manager last published it:
+// made by the actor from its member (viewOf), and read-only once
+// published, so that reading it takes no lock and never waits for the
+// actor. Its ServerStatus (status) reads what changes with every call
+// (calls in flight, the connection's version and number, latencies) live
+// from the server's client and latency ring.
+type serverView struct {
 	state        State
 	lastErr      error
 	lastErrAt    time.Time
@@ -80,113 +79,35 @@ type ServerView struct {
 	resources []messages.Resource
 }
 
-// Name is the server's name; "" in the zero view.
-func (v *ServerView) Name() string {
+// name is the server's name; "" in the zero view.
+func (v *serverView) name() string {
 	if v.srv == nil {
 		return ""
 	}
 	return v.srv.Name
 }
 
-// State is where the server is in its life.
-func (v *ServerView) State() State { return v.state }
-
-// Source is where its configuration came from.
-func (v *ServerView) Source() config.Source {
-	if v.srv == nil {
-		return config.Source{}
+// status is the server's ServerStatus now: the view's, with what changes
+// with every call read live.
+func (v *serverView) status() ServerStatus {
+	st := ServerStatus{Name: v.name(), State: v.state, LastError: v.lastErr, LastErrorAt: v.lastErrAt,
+		LastErrorPast: v.errPast, NextTrial: v.nextTrial, Restarts: v.restarts, Tools: len(v.tools),
+		ToolsPending: v.toolsPending, Cached: v.cached}
+	if v.srv != nil {
+		st.Source = v.srv.Source
 	}
-	return v.srv.Source
-}
-
-// LastError is its last failure (a process's exit status and stderr, a
-// failed tools/list), nil before any. It is kept after the server
-// recovers, marked past (LastErrorPast).
-func (v *ServerView) LastError() error { return v.lastErr }
-
-// LastErrorAt is when LastError happened; zero without one.
-func (v *ServerView) LastErrorAt() time.Time { return v.lastErrAt }
-
-// LastErrorPast reports that the server has recovered since LastError (a
-// connection ready since, its tools listed since): the error is history,
-// not a current problem.
-func (v *ServerView) LastErrorPast() bool { return v.errPast }
-
-// NextTrial is when the manager next tries to connect the server on its
-// own: the end of a restart's backoff (restarting), or the breaker's
-// next trial (breaker open); zero when none is scheduled.
-func (v *ServerView) NextTrial() time.Time { return v.nextTrial }
-
-// Restarts counts the restarts of its connection.
-func (v *ServerView) Restarts() int { return v.restarts }
-
-// ToolCount is how many tools it offers. A server still starting
-// without a cached list offers none yet (ToolsPending): its tools arrive
-// with an EventToolsChanged.
-func (v *ServerView) ToolCount() int { return len(v.tools) }
-
-// ToolsPending reports that it is starting, or up, and has no tools to
-// offer yet, live or cached.
-func (v *ServerView) ToolsPending() bool { return v.toolsPending }
-
-// Cached reports that the tools it offers are the tool-list cache's.
-func (v *ServerView) Cached() bool { return v.cached }
-
-// String is the view in one line, for logs and test failures.
-func (v *ServerView) String() string {
-	s := fmt.Sprintf("%s: %s, %d tools", v.Name(), v.state, len(v.tools))
-	if v.toolsPending {
-		s += " (pending)"
-	} else if v.cached {
-		s += " (cached)"
+	if v.client != nil {
+		st.InFlight, st.ProtocolVersion, st.Generation = v.client.InFlight(), v.client.ProtocolVersion(), v.client.Generation().Number
 	}
-	s += fmt.Sprintf(", %d restarts", v.restarts)
-	if v.lastErr != nil {
-		if v.errPast {
-			s += ", recovered from"
-		}
-		s += ", last error: " + v.lastErr.Error()
+	if v.latency != nil {
+		st.P50, st.P99 = v.latency.percentiles()
 	}
-	return s
-}
-
-// InFlight is the number of its calls in flight now.
-func (v *ServerView) InFlight() int {
-	if v.client == nil {
-		return 0
-	}
-	return v.client.InFlight()
-}
-
-// ProtocolVersion is the current connection's, "" before one.
-func (v *ServerView) ProtocolVersion() string {
-	if v.client == nil {
-		return ""
-	}
-	return v.client.ProtocolVersion()
-}
-
-// Generation is the current connection's number: 1, and one more per
-// restart; 0 before a connection.
-func (v *ServerView) Generation() uint64 {
-	if v.client == nil {
-		return 0
-	}
-	return v.client.Generation().Number
-}
-
-// Latency is the median and the 99th percentile of its recent calls
-// through the manager; zero before any.
-func (v *ServerView) Latency() (p50, p99 time.Duration) {
-	if v.latency == nil {
-		return 0, 0
-	}
-	return v.latency.percentiles()
+	return st
 }
 
 // healthOf is the server's count of failed calls; nil for a server that
 // is not there (observe then counts nothing).
-func (v *ServerView) healthOf() *callHealth {
+func (v *serverView) healthOf() *callHealth {
 	if v == nil {
 		return nil
 	}
@@ -194,8 +115,8 @@ func (v *ServerView) healthOf() *callHealth {
 }
 
 // viewOf is mb as callers are to see it.
-func viewOf(mb *member) *ServerView {
-	return &ServerView{state: mb.state, lastErr: mb.lastErr, lastErrAt: mb.lastErrAt, errPast: mb.errPast, nextTrial: mb.nextTrial, restarts: mb.restarts, cached: mb.cached,
+func viewOf(mb *member) *serverView {
+	return &serverView{state: mb.state, lastErr: mb.lastErr, lastErrAt: mb.lastErrAt, errPast: mb.errPast, nextTrial: mb.nextTrial, restarts: mb.restarts, cached: mb.cached,
 		toolsPending: mb.toolsPending(), client: mb.liveClient(), latency: mb.latency, health: mb.health,
 		srv: mb.srv, tools: mb.tools, prompts: mb.prompts, resources: mb.resources}
 }
@@ -219,7 +140,7 @@ func (mb *member) toolsPending() bool {
 // shows it: publish skips a member marked changed that is as it was, and
 // the tests' check (checkViews) finds a change that was not marked.
 // (latency and health are the member's for its life.)
-func (v *ServerView) current(mb *member) bool {
+func (v *serverView) current(mb *member) bool {
 	return v.state == mb.state && v.restarts == mb.restarts && v.cached == mb.cached &&
 		v.toolsPending == mb.toolsPending() && v.srv == mb.srv &&
 		v.client == mb.liveClient() &&
@@ -229,11 +150,11 @@ func (v *ServerView) current(mb *member) bool {
 }
 
 // sameTools reports whether v and w offer the same tools the same way.
-func (v *ServerView) sameTools(w *ServerView) bool {
+func (v *serverView) sameTools(w *serverView) bool {
 	return sameSlice(v.tools, w.tools) && v.cached == w.cached && v.client == w.client && v.srv == w.srv
 }
 
-func (v *ServerView) sameCatalog(w *ServerView) bool {
+func (v *serverView) sameCatalog(w *serverView) bool {
 	return sameSlice(v.prompts, w.prompts) && sameSlice(v.resources, w.resources)
 }
 
@@ -257,7 +178,7 @@ func sameErr(a, b error) bool {
 // exposedTools names the tools of a snapshot's servers once, when first
 // read; what it is built from never changes after publishing.
 type exposedTools struct {
-	views  []*ServerView
+	views  []*serverView
 	once   sync.Once
 	tools  []Tool
 	byName map[string]toolRef
@@ -270,7 +191,7 @@ func (e *exposedTools) get() ([]Tool, map[string]toolRef) {
 }
 
 func (e *exposedTools) build() {
-	index, n := exposedNames(e.views, func(v *ServerView) []messages.Tool { return v.tools }, func(t messages.Tool) string { return t.Name })
+	index, n := exposedNames(e.views, func(v *serverView) []messages.Tool { return v.tools }, func(t messages.Tool) string { return t.Name })
 	e.tools, e.byName = make([]Tool, 0, n), make(map[string]toolRef, n)
 	for _, v := range e.views {
 		name := v.srv.Name
@@ -290,7 +211,7 @@ func (e *exposedTools) build() {
 // exposedNames works out the exposed names (mcp__<server>__<name>) of
 // what views offer, items(v) being a view's tools or its prompts, and
 // returns them with how many there are.
-func exposedNames[T any](views []*ServerView, items func(*ServerView) []T, name func(T) string) (*naming.ToolIndex, int) {
+func exposedNames[T any](views []*serverView, items func(*serverView) []T, name func(T) string) (*naming.ToolIndex, int) {
 	var pairs []naming.ToolPair
 	for _, v := range views {
 		for _, it := range items(v) {
@@ -347,7 +268,7 @@ func (a *managerActor) publish() {
 		a.checkViews()
 	}
 	prev := a.h.snap.Load()
-	var views []*ServerView // prev.views with the changed members' views, once copied
+	var views []*serverView // prev.views with the changed members' views, once copied
 	// Members that came or went: every view is placed anew, by a new
 	// index.
 	reindex := len(prev.index) != len(a.members)
@@ -394,7 +315,7 @@ func (a *managerActor) publish() {
 				catalogStale = catalogStale || len(v.prompts) > 0 || len(v.resources) > 0
 			}
 		}
-		index, views = make(map[string]int, len(a.members)), make([]*ServerView, 0, len(a.members))
+		index, views = make(map[string]int, len(a.members)), make([]*serverView, 0, len(a.members))
 		for name, mb := range a.members {
 			index[name] = len(views)
 			views = append(views, mb.view) // made when it was added (changed)

@@ -33,8 +33,8 @@ func TestManagerSnapshotFollowsMembers(t *testing.T) {
 	}
 	names := func() string {
 		var out []string
-		for _, st := range m.Servers() {
-			out = append(out, st.Name())
+		for _, st := range m.Status() {
+			out = append(out, st.Name)
 		}
 		return strings.Join(out, ",")
 	}
@@ -61,7 +61,7 @@ func TestManagerSnapshotFollowsMembers(t *testing.T) {
 	}
 	harness.WaitFor(t, "the new b up", func() bool {
 		st := status(m, "b")
-		return st.State() == supervisor.StateReady && st.ToolCount() == before["b"] && !st.ToolsPending()
+		return st.State == supervisor.StateReady && st.Tools == before["b"] && !st.ToolsPending
 	})
 	if n := toolsOf(); n["b"] != before["b"] || n["a"] != before["a"] || n["c"] != before["c"] || names() != "a,b,c" {
 		t.Errorf("after Add(b): tools %v, servers %s", n, names())

@@ -52,14 +52,14 @@ func TestManagerIgnoresTheListsOfAReplacedServer(t *testing.T) {
 			// approved (the test holds either way; without the wait, a
 			// regression could go unseen).
 			time.Sleep(100 * time.Millisecond)
-			if st := status(m, "s"); st.State() != supervisor.StateConnecting || st.ToolCount() != 0 || len(m.Prompts()) != 0 || len(m.Resources()) != 0 {
+			if st := status(m, "s"); st.State != supervisor.StateConnecting || st.Tools != 0 || len(m.Prompts()) != 0 || len(m.Resources()) != 0 {
 				t.Errorf("the new server, waiting for approval, has the old one's lists: %+v, %d prompts, %d resources",
 					st, len(m.Prompts()), len(m.Resources()))
 			}
 			approveNew()
 			harness.WaitFor(t, "the new server up, with its lists", func() bool {
 				st := status(m, "s")
-				return st.State() == supervisor.StateReady && st.ToolCount() > 0 && len(m.Prompts()) == 2 && len(m.Resources()) > 0
+				return st.State == supervisor.StateReady && st.Tools > 0 && len(m.Prompts()) == 2 && len(m.Resources()) > 0
 			})
 			echo(t, m, "mcp__s__echo", "the new one")
 		})
@@ -84,7 +84,7 @@ func TestManagerRemoveMidHandshakeFreesTheSlot(t *testing.T) {
 	}
 	harness.WaitFor(t, "the next server up", func() bool {
 		st := status(m, "next")
-		return st.State() == supervisor.StateReady && st.ToolCount() > 0
+		return st.State == supervisor.StateReady && st.Tools > 0
 	})
 	echo(t, m, "mcp__next__echo", "a slot was free")
 }
@@ -122,7 +122,7 @@ func TestManagerRemoveDuringResolveFreesTheSlotOnce(t *testing.T) {
 	}
 	harness.WaitFor(t, "the next server up", func() bool {
 		st := status(m, "next")
-		return st.State() == supervisor.StateReady && st.ToolCount() > 0
+		return st.State == supervisor.StateReady && st.Tools > 0
 	})
 }
 

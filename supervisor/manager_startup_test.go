@@ -34,7 +34,7 @@ func TestManageStartupPolicies(t *testing.T) {
 				t.Errorf("Manage returned after %v", d)
 			}
 			st := status(m, "slow")
-			if st.State() != supervisor.StateConnecting || st.ToolCount() != 0 || !st.ToolsPending() || len(m.Tools()) != 0 {
+			if st.State != supervisor.StateConnecting || st.Tools != 0 || !st.ToolsPending || len(m.Tools()) != 0 {
 				t.Errorf("at return: %+v, tools %v", st, m.Tools())
 			}
 			select {
@@ -42,7 +42,7 @@ func TestManageStartupPolicies(t *testing.T) {
 			case <-time.After(harness.Bound):
 				t.Fatal("no EventToolsChanged")
 			}
-			if st := status(m, "slow"); st.State() != supervisor.StateReady || st.ToolCount() == 0 || st.ToolsPending() {
+			if st := status(m, "slow"); st.State != supervisor.StateReady || st.Tools == 0 || st.ToolsPending {
 				t.Errorf("after the event: %+v", st)
 			}
 		})
@@ -52,7 +52,7 @@ func TestManageStartupPolicies(t *testing.T) {
 		delay := filepath.Join(t.TempDir(), "delay")
 		os.WriteFile(delay, []byte("1"), 0o600)
 		m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{slowStart(t, delay)}})
-		if st := status(m, "slow"); st.State() != supervisor.StateReady || st.ToolCount() == 0 || st.ToolsPending() {
+		if st := status(m, "slow"); st.State != supervisor.StateReady || st.Tools == 0 || st.ToolsPending {
 			t.Errorf("the default returned before the uncached server: %+v", st)
 		}
 	})
@@ -61,8 +61,8 @@ func TestManageStartupPolicies(t *testing.T) {
 // A manager may start with no server and grow with Add.
 func TestManageEmptyThenAdd(t *testing.T) {
 	m := manage(t, supervisor.ManagerOptions{})
-	if len(m.Servers()) != 0 || len(m.Tools()) != 0 {
-		t.Fatalf("empty manager: %v %v", m.Servers(), m.Tools())
+	if len(m.Status()) != 0 || len(m.Tools()) != 0 {
+		t.Fatalf("empty manager: %v %v", m.Status(), m.Tools())
 	}
 	if err := m.Add(harness.Context(t), testServer(t, "late", testserver.Options{}, "late")); err != nil {
 		t.Fatal(err)

@@ -102,7 +102,7 @@ func (m *Manager) ListTasks(ctx context.Context) ([]ServerTask, error) {
 	}
 	var out []ServerTask
 	var errs []error
-	for _, v := range m.Servers() {
+	for _, v := range m.servers() {
 		c := v.client
 		if c == nil || !listsTasks(c.Capabilities()) {
 			continue

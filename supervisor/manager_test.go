@@ -63,15 +63,15 @@ func closeManager(t *testing.T, m *supervisor.Manager) {
 	}
 }
 
-// status is the server's view; the zero view (no state, no tools) while
-// the manager has no server of that name.
-func status(m *supervisor.Manager, name string) *supervisor.ServerView {
-	for _, s := range m.Servers() {
-		if s.Name() == name {
+// status is the server's status; the zero ServerStatus (no state, no
+// tools) while the manager has no server of that name.
+func status(m *supervisor.Manager, name string) supervisor.ServerStatus {
+	for _, s := range m.Status() {
+		if s.Name == name {
 			return s
 		}
 	}
-	return &supervisor.ServerView{}
+	return supervisor.ServerStatus{}
 }
 
 func echo(t *testing.T, m *supervisor.Manager, tool, msg string) {
@@ -91,7 +91,7 @@ func TestManagerStartsServersAndRoutesCalls(t *testing.T) {
 		testServer(t, "gamma", testserver.Options{}, "gamma"),
 	}})
 	for _, name := range []string{"alpha", "beta", "gamma"} {
-		if st := status(m, name); st.State() != supervisor.StateReady {
+		if st := status(m, name); st.State != supervisor.StateReady {
 			t.Errorf("%s: %+v", name, st)
 		}
 	}
@@ -163,7 +163,7 @@ func TestManagerGateOffersCachedTools(t *testing.T) {
 			cached = tl.Cached
 		}
 	}
-	if !cached || status(m, "slow").State() != supervisor.StateConnecting {
+	if !cached || status(m, "slow").State != supervisor.StateConnecting {
 		t.Fatalf("at the gate: cached %v, status %+v", cached, status(m, "slow"))
 	}
 	echo(t, m, "mcp__slow__echo", "waited for the live server")
@@ -182,7 +182,7 @@ func TestManagerGateOffersCachedTools(t *testing.T) {
 	// Without a cache entry the server is awaited.
 	other := &toolcache.Cache{Dir: filepath.Join(dir, "empty")}
 	m2 := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{slowStart(t, delay)}, Cache: other, Gate: 250 * time.Millisecond})
-	if st := status(m2, "slow"); st.State() != supervisor.StateReady {
+	if st := status(m2, "slow"); st.State != supervisor.StateReady {
 		t.Errorf("without a cache, Manage returned before the server was up: %+v", st)
 	}
 }
@@ -220,7 +220,7 @@ func TestManagerRestartsADeadServer(t *testing.T) {
 	proctest.WaitGone(t, pid)
 	harness.WaitFor(t, "the restart", func() bool {
 		st := status(m, "phoenix")
-		return st.State() == supervisor.StateReady && st.Restarts() == 1 && st.Generation() == 2
+		return st.State == supervisor.StateReady && st.Restarts == 1 && st.Generation == 2
 	})
 	echo(t, m, "mcp__phoenix__echo", "risen")
 	harness.WaitFor(t, "restarting, then ready again", func() bool {
@@ -259,11 +259,11 @@ func TestManagerBreakerStopsRestarts(t *testing.T) {
 	sys := harness.ActorSystem(t)
 	m, _ := supervisor.Manage(ctx, sys.Root, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}})
 	t.Cleanup(func() { closeManager(t, m) })
-	harness.WaitFor(t, "the breaker", func() bool { return status(m, "doomed").State() == supervisor.StateBreakerOpen })
-	restarts := status(m, "doomed").Restarts()
+	harness.WaitFor(t, "the breaker", func() bool { return status(m, "doomed").State == supervisor.StateBreakerOpen })
+	restarts := status(m, "doomed").Restarts
 	time.Sleep(time.Second) // a busy loop would restart it again meanwhile
 	st := status(m, "doomed")
-	if st.Restarts() != restarts || restarts != 2 || st.State() != supervisor.StateBreakerOpen || !strings.Contains(fmt.Sprint(st.LastError()), "cannot start") {
+	if st.Restarts != restarts || restarts != 2 || st.State != supervisor.StateBreakerOpen || !strings.Contains(fmt.Sprint(st.LastError), "cannot start") {
 		t.Errorf("after the breaker opened: %+v (restarts then: %d)", st, restarts)
 	}
 }
@@ -283,7 +283,7 @@ func TestManagerRemoveWhileConnecting(t *testing.T) {
 		t.Fatal(err)
 	}
 	proctest.WaitGone(t, pid)
-	harness.WaitFor(t, "the server forgotten", func() bool { return len(m.Servers()) == 0 })
+	harness.WaitFor(t, "the server forgotten", func() bool { return len(m.Status()) == 0 })
 	if len(m.Tools()) != 0 {
 		t.Errorf("tools left: %v", m.Tools())
 	}
@@ -310,7 +310,7 @@ func TestManagerReload(t *testing.T) {
 	// own, which may come after its process is up: forget it only once
 	// the tools are there and its event had time to arrive.
 	harness.WaitFor(t, "keep's tools listed", func() bool {
-		return status(m, "keep").State() == supervisor.StateReady && status(m, "keep").ToolCount() > 0
+		return status(m, "keep").State == supervisor.StateReady && status(m, "keep").Tools > 0
 	})
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		mu.Lock()
@@ -331,13 +331,13 @@ func TestManagerReload(t *testing.T) {
 	}
 	proctest.WaitGone(t, changePID)
 	harness.WaitFor(t, "the changed and added servers up", func() bool {
-		return status(m, "change").State() == supervisor.StateReady && status(m, "added").State() == supervisor.StateReady &&
-			status(m, "added").ToolCount() > 0
+		return status(m, "change").State == supervisor.StateReady && status(m, "added").State == supervisor.StateReady &&
+			status(m, "added").Tools > 0
 	})
 	if gone, _ := proctest.Gone(keepPID); gone {
 		t.Error("the unchanged server was stopped")
 	}
-	if st := status(m, "keep"); st.Generation() != 1 || st.State() != supervisor.StateReady {
+	if st := status(m, "keep"); st.Generation != 1 || st.State != supervisor.StateReady {
 		t.Errorf("the unchanged server: %+v", st)
 	}
 	mu.Lock()

@@ -14,8 +14,8 @@ import (
 // known (live or cached) and lacks the tool owns nothing: the name is
 // simply unknown. Names shortened with a hash (over 64 characters) still
 // start with the server's prefix, so they are found too.
-func owner(s *snapshot, exposed string) *ServerView {
-	var found *ServerView
+func owner(s *snapshot, exposed string) *serverView {
+	var found *serverView
 	longest := 0
 	for _, v := range s.views {
 		if v == nil || v.srv == nil || len(v.tools) > 0 || (v.state == StateReady && !v.toolsPending) {
@@ -32,7 +32,7 @@ func owner(s *snapshot, exposed string) *ServerView {
 // unknownName is the error for an exposed name no server offers now: its
 // owner's unavailability, with the state and last error ("no such tool"
 // would hide why the tool is missing), or *UnknownToolError.
-func unknownName(v *ServerView, exposed string) error {
+func unknownName(v *serverView, exposed string) error {
 	if v == nil {
 		return &messages.UnknownToolError{Name: exposed}
 	}
@@ -42,6 +42,6 @@ func unknownName(v *ServerView, exposed string) error {
 // listing reports whether v is about to list its tools for the first
 // time: a call of one of them waits for that list, as a call of a cached
 // tool waits for its server's handshake.
-func listing(v *ServerView) bool {
+func listing(v *serverView) bool {
 	return v != nil && (v.state == StateConnecting || v.toolsPending)
 }

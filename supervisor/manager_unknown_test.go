@@ -25,7 +25,7 @@ func TestToolOfAFailedServerIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}})
-	harness.WaitFor(t, "missing-cmd failed", func() bool { return status(m, "missing-cmd").State() == supervisor.StateFailed })
+	harness.WaitFor(t, "missing-cmd failed", func() bool { return status(m, "missing-cmd").State == supervisor.StateFailed })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -57,8 +57,8 @@ func TestToolOfAServerStillListingWaits(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- m.Add(ctx, s) }()
-	harness.WaitFor(t, "late known to the manager", func() bool { return status(m, "late").Name() == "late" })
-	if st := status(m, "late"); st.State() == supervisor.StateReady {
+	harness.WaitFor(t, "late known to the manager", func() bool { return status(m, "late").Name == "late" })
+	if st := status(m, "late"); st.State == supervisor.StateReady {
 		t.Fatalf("late is ready already (%+v): the test needs a call made while it starts", st)
 	}
 	res, err := m.CallTool(ctx, "mcp__late__echo", map[string]any{"message": "x"})

@@ -65,7 +65,7 @@ func waiting(st State) bool {
 }
 
 // restartWait is how long a call waits for server v to be ready.
-func (m *Manager) restartWait(v *ServerView) time.Duration {
+func (m *Manager) restartWait(v *serverView) time.Duration {
 	if m.waitBound > 0 {
 		return m.waitBound
 	}

@@ -23,7 +23,7 @@ func restartingForAnHour(t *testing.T, m *supervisor.Manager, f *flakyHTTP) {
 	for range supervisor.CallFailureThreshold {
 		m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "down"})
 	}
-	harness.WaitFor(t, "the server restarting", func() bool { return status(m, "remote").State() == supervisor.StateRestarting })
+	harness.WaitFor(t, "the server restarting", func() bool { return status(m, "remote").State == supervisor.StateRestarting })
 }
 
 var hourPolicy = config.RestartPolicy{MaxRestarts: 1000, BackoffMin: time.Hour, BackoffMax: time.Hour}

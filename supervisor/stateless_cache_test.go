@@ -24,7 +24,7 @@ func TestManagerStatelessServerCacheEntry(t *testing.T) {
 	}
 	cache := &toolcache.Cache{Dir: filepath.Join(t.TempDir(), "cache")}
 	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}, Cache: cache})
-	if st := status(m, "modern"); st.State() != supervisor.StateReady || st.ProtocolVersion() != messages.Version20260728 {
+	if st := status(m, "modern"); st.State != supervisor.StateReady || st.ProtocolVersion != messages.Version20260728 {
 		t.Fatalf("status %+v: want ready in 2026-07-28", st)
 	}
 	var entry *toolcache.Entry
