@@ -7,8 +7,8 @@ import (
 	"github.com/mcpactor/mcpactor/supervisor"
 )
 
-// TaskRef names a task of a managed server: its server's name and the
-// task's id. It encodes as JSON ({"server":...,"id":...}), so that a
+// TaskRef names a task of a managed server: its server's name (Server)
+// and the task's id (ID). It encodes as JSON ({"server":...,"id":...}), so that a
 // caller can keep it and await the task later, from another Manager too.
 type TaskRef = supervisor.TaskRef
 
