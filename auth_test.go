@@ -54,12 +54,12 @@ func TestAuthorizationFailureIsNotUnreachable(t *testing.T) {
 	rt := startRuntime(t, mcpactor.Options{})
 	url := closedURL(t) + "/mcp"
 	_, err := rt.Connect(waitCtx(t), "refused", mcpactor.ServerConfig{URL: url, Auth: refusingAuth{}, ConnectTimeout: 5 * time.Second})
-	if !errors.Is(err, mcpactor.ErrAuthorization) || errors.Is(err, mcpactor.ErrUnreachable) ||
+	if !errors.Is(err, mcpactor.ErrAuthorization) || errors.Is(err, mcpactor.ErrHTTP) ||
 		!strings.Contains(err.Error(), "authorization failed") || !strings.Contains(err.Error(), "token endpoint refused") {
 		t.Errorf("Connect with a refusing authorizer: %v, want ErrAuthorization (not ErrUnreachable) with the authorizer's reason", err)
 	}
 	_, err = rt.Connect(waitCtx(t), "down", mcpactor.ServerConfig{URL: url, Auth: passingAuth{}, ConnectTimeout: 5 * time.Second})
-	if !errors.Is(err, mcpactor.ErrUnreachable) || errors.Is(err, mcpactor.ErrAuthorization) {
+	if !errors.Is(err, mcpactor.ErrHTTP) || errors.Is(err, mcpactor.ErrAuthorization) {
 		t.Errorf("Connect through a passing authorizer to a closed port: %v, want ErrUnreachable", err)
 	}
 }
@@ -197,8 +197,8 @@ func TestHTTPStaticBearer(t *testing.T) {
 	}
 	// Without the header: the server's 401 reaches the caller.
 	_, err = rt.Connect(ctx, "nokey", mcpactor.ServerConfig{URL: p.url()})
-	var se *mcpactor.HTTPStatusError
-	if !errors.As(err, &se) || se.Status != http.StatusUnauthorized {
+	var se *mcpactor.Error
+	if !(errors.As(err, &se) && se.HTTPStatus()) || se.Status != http.StatusUnauthorized {
 		t.Errorf("Connect without the header: %v, want HTTP 401", err)
 	}
 }

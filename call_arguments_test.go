@@ -29,8 +29,8 @@ func TestCallToolRefusesNonObjectArguments(t *testing.T) {
 	}
 	for _, args := range []any{[]int{1, 2}, "text", 42, true, json.RawMessage(` [1]`), json.RawMessage(`null`)} {
 		_, err := c.CallTool(waitCtx(t), "echo", args)
-		var ae *mcpactor.ArgumentsError
-		if !errors.Is(err, mcpactor.ErrInvalidArguments) || !errors.As(err, &ae) || ae.Server != "args" || ae.Tool != "echo" ||
+		var ae *mcpactor.Error
+		if !errors.Is(err, mcpactor.ErrInvalidArguments) || !(errors.As(err, &ae) && errors.Is(ae, mcpactor.ErrInvalidArguments)) || ae.Server != "args" || ae.Tool != "echo" ||
 			!strings.Contains(err.Error(), `"args"`) || !strings.Contains(err.Error(), `"echo"`) {
 			t.Errorf("CallTool(echo, %#v): %v, want an *ArgumentsError naming the server and the tool", args, err)
 		}

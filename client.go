@@ -79,7 +79,8 @@ func (c *Client) Generation() Generation { return c.h.Generation() }
 
 // Reconnect replaces the connection: a new process (or dial) and handshake,
 // waited for within ctx. Calls still pending on the old connection fail
-// with a *TransportClosedError whose cause is a *ReplacedError; calls made
+// with an ErrTransportClosed *Error whose cause says the connection was
+// replaced (its Next names the new one); calls made
 // meanwhile wait for the new connection. It returns the new handshake's
 // error, if any. Requests are never resent: a tool call may not be
 // idempotent.
@@ -90,7 +91,7 @@ func (c *Client) Reconnect(ctx context.Context) error { return c.h.Reconnect(ctx
 // SIGTERM, then SIGKILL) and reaped. Close returns when all is released or
 // when ctx ends (DefaultCloseTimeout when it has no deadline), whichever is
 // first: then the remaining grace periods are skipped, the server is
-// killed, and Close returns within 100 ms, with an *IncompleteCloseError if
+// killed, and Close returns within 100 ms, with an ErrTimeout *Error if
 // the teardown had not finished by then. The stderr lines the server wrote
 // before it ended reach Options.StderrLine before Close returns; those a
 // Close that ran out of time gives up on are counted in
@@ -107,7 +108,7 @@ func (c *Client) Tools(ctx context.Context) iter.Seq2[messages.Tool, error] { re
 
 // ListTools returns all the server's tools, every page read. When the
 // listing is cut short (a repeated cursor, MaxPages) the tools read so far
-// come with a *PaginationError.
+// come with an ErrBadResponse *Error (Pages, Cursor).
 func (c *Client) ListTools(ctx context.Context) ([]messages.Tool, error) { return c.h.ListTools(ctx) }
 
 // CallTool calls the tool name with args (anything that encodes as a JSON

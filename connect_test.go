@@ -42,8 +42,8 @@ func TestConnectDoesNotOverrunItsDeadline(t *testing.T) {
 		cfg.ConnectTimeout = 300 * time.Millisecond
 		start := time.Now()
 		_, err := rt.Connect(waitCtx(t), "stuck", cfg)
-		var cte *messages.ConnectTimeoutError
-		if !errors.As(err, &cte) {
+		var cte *messages.CallError
+		if !(errors.As(err, &cte) && cte.ConnectTimeout()) {
 			t.Fatalf("got %v, want a ConnectTimeoutError", err)
 		}
 		if d := time.Since(start); d > 5*time.Second {
@@ -175,8 +175,8 @@ func TestConnectTimeoutShowsSkippedStdout(t *testing.T) {
 	// it out whole.
 	cfg.ConnectTimeout = 3 * time.Second
 	_, err := rt.Connect(waitCtx(t), "banner", cfg)
-	var ct *mcpactor.ConnectTimeoutError
-	if !errors.As(err, &ct) || !errors.Is(err, mcpactor.ErrConnectTimeout) {
+	var ct *mcpactor.Error
+	if !(errors.As(err, &ct) && ct.ConnectTimeout()) || !errors.Is(err, mcpactor.ErrTimeout) {
 		t.Fatalf("Connect: %v, want a *ConnectTimeoutError", err)
 	}
 	if ct.SkippedStdout != 2 || !strings.Contains(err.Error(), "2 non-JSON lines on stdout were skipped") ||

@@ -43,7 +43,7 @@
 // cancellation. Errors name the server and the method, never a credential,
 // and match the sentinels of this package with errors.Is (ErrTimeout,
 // ErrServerUnavailable, ErrConfig, ...) and their carrier types with
-// errors.As (*RPCError, *ServerUnavailableError, *StartError, ...).
+// errors.As (*Error, *RPCError, *ConfigError, *TaskError).
 //
 // # Telemetry
 //

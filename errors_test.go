@@ -10,7 +10,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -41,8 +40,8 @@ func TestErrorTextsNameServerAndMethod(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.CallToolWith(waitCtx(t), "sleep", map[string]any{"ms": 20000}, mcpactor.CallOptions{Timeout: 200 * time.Millisecond})
-	var te *mcpactor.TimeoutError
-	if !errors.As(err, &te) || !errors.Is(err, mcpactor.ErrTimeout) {
+	var te *mcpactor.Error
+	if !(errors.As(err, &te) && te.Timeout()) || !errors.Is(err, mcpactor.ErrTimeout) {
 		t.Fatalf("sleep past its timeout: %v, want a *TimeoutError", err)
 	}
 	if got, want := err.Error(), `MCP server "files-A.1": tools/call (id `+te.ID.String()+`): Request timeout after 200ms`; got != want {
@@ -50,8 +49,8 @@ func TestErrorTextsNameServerAndMethod(t *testing.T) {
 	}
 
 	_, err = c.CallTool(waitCtx(t), "crash", map[string]any{"code": 3, "stderr": "listening on stdio"})
-	var tc *mcpactor.TransportClosedError
-	if !errors.As(err, &tc) || !errors.Is(err, mcpactor.ErrTransportClosed) {
+	var tc *mcpactor.Error
+	if !(errors.As(err, &tc) && tc.TransportClosed()) || !errors.Is(err, mcpactor.ErrTransportClosed) {
 		t.Fatalf("crash: %v, want a *TransportClosedError", err)
 	}
 	if got, want := err.Error(), `MCP server "files-A.1": tools/call: Transport closed: exit status 3; stderr: listening on stdio`; got != want {
@@ -108,8 +107,8 @@ func TestUnencodableArgumentsMatchErrInvalidArguments(t *testing.T) {
 	}
 	for _, args := range []any{struct{ X chan int }{make(chan int)}, map[string]any{"f": func() {}}} {
 		_, err := c.CallTool(waitCtx(t), "echo", args)
-		var ae *mcpactor.ArgumentsError
-		if !errors.Is(err, mcpactor.ErrInvalidArguments) || !errors.As(err, &ae) || ae.Server != "enc" || ae.Tool != "echo" || ae.Err == nil {
+		var ae *mcpactor.Error
+		if !errors.Is(err, mcpactor.ErrInvalidArguments) || !(errors.As(err, &ae) && errors.Is(ae, mcpactor.ErrInvalidArguments)) || ae.Server != "enc" || ae.Tool != "echo" || ae.Cause == nil {
 			t.Errorf("CallTool(%T): %v (%T), want an *ArgumentsError matching ErrInvalidArguments", args, err, err)
 		}
 		_, err = c.CallToolWith(waitCtx(t), "echo", args, mcpactor.CallOptions{OnProgress: func(messages.ProgressParams) {}})
@@ -130,23 +129,23 @@ func TestManagerUnknownNamesMatchSentinels(t *testing.T) {
 	ctx, _, m := startManager(t, mcpactor.ManageOptions{NoCache: true})
 	defer m.Close(ctx)
 	_, err := m.CallTool(ctx, "mcp__nobody__echo", nil)
-	var ut *mcpactor.UnknownToolError
-	if !errors.Is(err, mcpactor.ErrUnknownTool) || !errors.As(err, &ut) {
+	var ut *mcpactor.Error
+	if !errors.Is(err, mcpactor.ErrNotFound) || !(errors.As(err, &ut) && ut.UnknownTool()) {
 		t.Errorf("CallTool of an unknown tool: %v (%T), want ErrUnknownTool", err, err)
 	}
-	if _, err := m.GetPrompt(ctx, "mcp__nobody__p", nil); !errors.Is(err, mcpactor.ErrUnknownTool) {
+	if _, err := m.GetPrompt(ctx, "mcp__nobody__p", nil); !errors.Is(err, mcpactor.ErrNotFound) {
 		t.Errorf("GetPrompt of an unknown prompt: %v (%T), want ErrUnknownTool", err, err)
 	}
 	for what, err := range map[string]error{
 		"Remove":  m.Remove(ctx, "nobody"),
 		"Restart": m.Restart(ctx, "nobody"),
 	} {
-		var us *mcpactor.UnknownServerError
-		if !errors.Is(err, mcpactor.ErrUnknownServer) || !errors.As(err, &us) {
+		var us *mcpactor.Error
+		if !errors.Is(err, mcpactor.ErrNotFound) || !(errors.As(err, &us) && us.UnknownServer()) {
 			t.Errorf("%s of an unknown server: %v (%T), want ErrUnknownServer", what, err, err)
 		}
 	}
-	if _, err := m.ReadResource(ctx, "nobody", "file:///x"); !errors.Is(err, mcpactor.ErrUnknownServer) {
+	if _, err := m.ReadResource(ctx, "nobody", "file:///x"); !errors.Is(err, mcpactor.ErrNotFound) {
 		t.Errorf("ReadResource of an unknown server: %v (%T), want ErrUnknownServer", err, err)
 	}
 }
@@ -172,98 +171,47 @@ type errorSample struct {
 func pipeBroken() error { return &os.PathError{Op: "write", Path: "|1", Err: syscall.EPIPE} }
 
 var errorSamples = map[string]errorSample{
-	"messages.TransportClosedError": {sample: func() error {
-		return &messages.TransportClosedError{Server: "s", Method: "tools/call", Cause: pipeBroken(), ExitStatus: "signal: killed"}
+	"messages.CallError": {sample: func() error {
+		return messages.NewTransportClosed(&messages.CallError{Server: "s", Method: "tools/call", Cause: pipeBroken(), ExitStatus: "signal: killed"})
 	}},
-	"messages.TimeoutError":  {sample: func() error { return &messages.TimeoutError{Server: "s", Method: "tools/call", After: time.Second} }},
-	"messages.CanceledError": {sample: func() error { return &messages.CanceledError{Server: "s", Method: "tools/call", Err: context.Canceled} }},
 	"messages.RPCError": {sample: func() error {
 		return &messages.RPCError{Server: "s", Method: "tools/call", Code: -32602, Message: "bad"}
 	}},
-	"messages.ConnectTimeoutError": {sample: func() error {
-		return &messages.ConnectTimeoutError{Server: "s", After: time.Second}
-	}},
-	"messages.ServerNotConnectedError": {sample: func() error { return &messages.ServerNotConnectedError{Server: "s"} }},
-	"messages.UnsupportedVersionError": {sample: func() error { return &messages.UnsupportedVersionError{Server: "s", Version: "1999-01-01"} }},
-	"messages.BadResponseError":        {sample: func() error { return &messages.BadResponseError{Server: "s", Method: "tools/call", Problem: "both"} }},
-	"messages.StartError":              {sample: func() error { return &messages.StartError{Server: "s", Command: "x", Err: fs.ErrNotExist} }},
-	"messages.FrameTooLargeError":      {sample: func() error { return &messages.FrameTooLargeError{Server: "s", Size: 2, Limit: 1} }},
-	"messages.WriteStallError":         {sample: func() error { return &messages.WriteStallError{After: time.Second} }},
-	"messages.ArgumentsError": {sample: func() error {
-		return &messages.ArgumentsError{Server: "s", Tool: "t", Err: errors.New("json: unsupported type: chan int")}
-	}},
 	"messages.ConfigError": {sample: func() error { return &messages.ConfigError{Server: "s", Problems: []string{"no command"}} }},
-	"messages.FallbackError": {sample: func() error {
-		return &messages.FallbackError{Server: "s", Streamable: &messages.HTTPStatusError{Server: "s", Status: 404},
-			Legacy: &messages.RequestError{Server: "s", Err: syscall.ECONNREFUSED}}
-	}},
-	"messages.PaginationError":      {sample: func() error { return &messages.PaginationError{Server: "s", Method: "tools/list", Reason: "repeated"} }},
-	"messages.ReplacedError":        {sample: func() error { return &messages.ReplacedError{Server: "s", Generation: 1, Next: 2} }},
-	"messages.IncompleteCloseError": {sample: func() error { return &messages.IncompleteCloseError{Server: "s", Err: context.DeadlineExceeded} }},
-	"messages.InvalidResultError": {sample: func() error {
-		return &messages.InvalidResultError{Server: "s", Method: "tools/list", Err: errors.New("not an object")}
-	}},
-	"messages.UnsupportedError":    {sample: func() error { return &messages.UnsupportedError{Server: "s", Method: "m", Version: "v"} }},
-	"messages.HTTPStatusError":     {sample: func() error { return &messages.HTTPStatusError{Server: "s", Status: 500} }},
-	"messages.SessionExpiredError": {sample: func() error { return &messages.SessionExpiredError{Server: "s", Status: 404} }},
-	"messages.NoResponseError":     {sample: func() error { return &messages.NoResponseError{Server: "s", ID: 1} }},
-	"messages.BadBodyError":        {sample: func() error { return &messages.BadBodyError{Server: "s", Status: 200, Problem: "HTML"} }},
-	"messages.RequestError": {sample: func() error {
-		return &messages.RequestError{Server: "s", Method: "tools/call", Err: syscall.ECONNREFUSED}
-	}},
-	"messages.StreamBrokenError":      {sample: func() error { return &messages.StreamBrokenError{Server: "s", ID: 1} }},
-	"messages.UnknownToolError":       {sample: func() error { return &messages.UnknownToolError{Name: "mcp__x__y"} }},
-	"messages.UnknownServerError":     {sample: func() error { return &messages.UnknownServerError{Name: "x"} }},
-	"messages.ServerUnavailableError": {sample: func() error { return &messages.ServerUnavailableError{Server: "s", State: "failed"} }},
 	"messages.TaskError": {sample: func() error {
 		return &messages.TaskError{Server: "s", TaskID: "t", Status: messages.TaskFailed,
 			Err: &messages.RPCError{Server: "s", Method: "tools/call", Code: -32603, Message: "disk full"}}
-	}},
-	"messages.OutputSchemaError":      {inside: "the Err of a *messages.InvalidResultError (ErrInvalidResult): a tool's structured output its outputSchema refuses"},
-	"messages.SkillVerificationError": {inside: "the Err of a *messages.InvalidResultError (ErrInvalidResult): a skill file whose size, digest or frontmatter is not its entry's"},
-	"messages.ExtensionNotDeclaredError": {sample: func() error {
-		return &messages.ExtensionNotDeclaredError{Server: "s", Extension: "io.modelcontextprotocol/skills", Method: "skills/list"}
 	}},
 	"messages.Error": {inside: "the JSON-RPC error object on the wire: an answer carrying one reaches the caller as a *messages.RPCError; " +
 		"a handler that returns one has its code sent to the server"},
 	"transport.QueueTimeoutError": {sample: func() error {
 		return &transport.QueueTimeoutError{Server: "s", Method: "tools/call", After: time.Second, MaxInFlight: 1}
 	}},
-	"transport.PanicError": {inside: "the Cause of the *messages.TransportClosedError of a transport actor that panicked"},
+	"transport.PanicError": {inside: "the Cause of the *messages.CallError of a transport actor that panicked"},
 	"transport.FencePanicError": {inside: "the refusal of a ServerConfig.Fence that panicked: the caller's own callback, as " +
 		"the fence's own errors are the caller's"},
-	"transport.oversizedError":        {inside: "the reader's; an oversized answer ends its request with a *messages.FrameTooLargeError"},
-	"transport.sseEventTooLargeError": {inside: "an SSE stream over the cap: the Err of a *messages.RequestError (the answer broke off)"},
+	"transport.oversizedError":        {inside: "the reader's; an oversized answer ends its request with a *messages.CallError"},
+	"transport.sseEventTooLargeError": {inside: "an SSE stream over the cap: the Cause of a *messages.CallError (the answer broke off)"},
 	"transport.refusedBody":           {inside: "a fenced HTTP body's refusal, unwrapped to the fence's own error before it reaches a caller"},
-	"transport.quietURLError":         {inside: "the Err of a *messages.RequestError, a net/http error with the URL left out"},
-	"transport.envInheritanceError":   {inside: "the Err of a *messages.StartError: the environment could not be built"},
-	"transport.networkError":          {inside: "the Err of a *messages.RequestError (ErrUnreachable)"},
-	"transport.authFailure":           {inside: "the Err of a *messages.RequestError (ErrAuthorization), which it matches"},
-	"actors.versionRefused":           {inside: "a probe's refusal, turned into its *messages.UnsupportedVersionError before it leaves the client"},
-	"supervisor.restartWaitError":     {inside: "the Err of a *messages.ServerUnavailableError (a call that waited for a restart)"},
-	"config.commandError":             {inside: "a ServerStatus.LastError; it matches ErrValueCommand"},
+	"transport.quietURLError":         {inside: "the Cause of a *messages.CallError, a net/http error with the URL left out"},
+	"transport.envInheritanceError":   {inside: "the Cause of a *messages.CallError: the environment could not be built"},
+	"transport.networkError":          {inside: "the Cause of a *messages.CallError (ErrHTTP: unreachable)"},
+	"transport.authFailure":           {inside: "the Cause of a *messages.CallError (ErrAuthorization), which it matches"},
+	"actors.versionRefused":           {inside: "a probe's refusal, turned into its *messages.CallError before it leaves the client"},
+	"supervisor.restartWaitError":     {inside: "the Cause of a *messages.CallError (a call that waited for a restart)"},
+	"config.commandError":             {inside: "a ServerStatus.LastError; it matches ErrConfig"},
 }
 
 // rootSentinels are the sentinels of the root package, and the context
 // errors a caller's own context ends a call with.
 func rootSentinels() map[string]error {
 	return map[string]error{
-		"ErrTransportClosed": mcpactor.ErrTransportClosed, "ErrTimeout": mcpactor.ErrTimeout,
-		"ErrConnectTimeout": mcpactor.ErrConnectTimeout, "ErrStart": mcpactor.ErrStart,
-		"ErrUnsupportedVersion": mcpactor.ErrUnsupportedVersion, "ErrFrameTooLarge": mcpactor.ErrFrameTooLarge,
-		"ErrBadResponse": mcpactor.ErrBadResponse, "ErrWriteStalled": mcpactor.ErrWriteStalled,
-		"ErrServerNotConnected": mcpactor.ErrServerNotConnected, "ErrUnsupported": mcpactor.ErrUnsupported,
-		"ErrSessionExpired": mcpactor.ErrSessionExpired, "ErrHTTPStatus": mcpactor.ErrHTTPStatus,
-		"ErrUnreachable": mcpactor.ErrUnreachable, "ErrBrokenAnswer": mcpactor.ErrBrokenAnswer,
-		"ErrStreamBroken": mcpactor.ErrStreamBroken, "ErrAuthorization": mcpactor.ErrAuthorization,
-		"ErrNoResponse": mcpactor.ErrNoResponse, "ErrBadBody": mcpactor.ErrBadBody, "ErrRPC": mcpactor.ErrRPC,
-		"ErrInvalidArguments": mcpactor.ErrInvalidArguments, "ErrInvalidResult": mcpactor.ErrInvalidResult,
-		"ErrPagination": mcpactor.ErrPagination, "ErrConfig": mcpactor.ErrConfig, "ErrReplaced": mcpactor.ErrReplaced,
-		"ErrIncompleteClose": mcpactor.ErrIncompleteClose, "ErrStopped": mcpactor.ErrStopped,
-		"ErrUnknownTool": mcpactor.ErrUnknownTool, "ErrUnknownServer": mcpactor.ErrUnknownServer,
-		"ErrManagerClosed": mcpactor.ErrManagerClosed, "ErrValueCommand": mcpactor.ErrValueCommand,
-		"ErrServerUnavailable": mcpactor.ErrServerUnavailable,
-		"context.Canceled":     context.Canceled, "context.DeadlineExceeded": context.DeadlineExceeded,
+		"ErrTransportClosed": mcpactor.ErrTransportClosed, "ErrTimeout": mcpactor.ErrTimeout, "ErrStart": mcpactor.ErrStart,
+		"ErrRPC": mcpactor.ErrRPC, "ErrHTTP": mcpactor.ErrHTTP, "ErrAuthorization": mcpactor.ErrAuthorization,
+		"ErrBadResponse": mcpactor.ErrBadResponse, "ErrInvalidArguments": mcpactor.ErrInvalidArguments,
+		"ErrConfig": mcpactor.ErrConfig, "ErrUnsupported": mcpactor.ErrUnsupported, "ErrStopped": mcpactor.ErrStopped,
+		"ErrServerUnavailable": mcpactor.ErrServerUnavailable, "ErrNotFound": mcpactor.ErrNotFound,
+		"context.Canceled": context.Canceled, "context.DeadlineExceeded": context.DeadlineExceeded,
 	}
 }
 
@@ -333,7 +281,7 @@ func errorTypesIn(t *testing.T, dirs []string) []string {
 			}
 		}
 	}
-	if len(out) < 20 {
+	if len(out) < 10 {
 		t.Fatalf("the walk found %d error types: %v", len(out), out)
 	}
 	slices.Sort(out)

@@ -47,7 +47,7 @@ func Example_library() {
 	// detected and spoken to as such; Type: "sse" asks for it outright).
 	// c, err := rt.Connect(ctx, "remote", mcpactor.ServerConfig{URL: "https://example.com/mcp"})
 	if err != nil {
-		log.Fatal(err) // e.g. *mcpactor.ConnectTimeoutError, *mcpactor.StartError, the server's stderr excerpt
+		log.Fatal(err) // an *mcpactor.Error: its Kind (ErrTimeout, ErrStart, ...), the server's stderr excerpt
 	}
 
 	tools, err := c.ListTools(ctx) // every page; c.Tools(ctx) is the iterator form

@@ -223,8 +223,9 @@ func ExampleHandlers() {
 	// the server got: {"roots":[{"uri":"file:///home/ada/project","name":"project"}]}
 }
 
-// Errors carry their details in the typed errors of package messages: use
-// errors.As to read them, and errors.Is with the sentinels of this package.
+// Errors are *Error values (or *RPCError, for a JSON-RPC error answer):
+// use errors.Is with the sentinels of this package to tell their kind, and
+// errors.As to read their details.
 func Example_errorHandling() {
 	ctx := context.Background()
 	rt, err := mcpactor.Start(mcpactor.Options{})
@@ -242,8 +243,8 @@ func Example_errorHandling() {
 	// A call that takes longer than its timeout. The server is told to
 	// cancel it; the connection stays usable.
 	_, err = c.CallToolWith(ctx, "sleep", map[string]any{"ms": 5000}, mcpactor.CallOptions{Timeout: 100 * time.Millisecond})
-	var timeout *messages.TimeoutError
-	if errors.As(err, &timeout) {
+	var timeout *mcpactor.Error
+	if errors.As(err, &timeout) && timeout.Kind == mcpactor.ErrTimeout {
 		fmt.Println(err)
 		fmt.Println("method:", timeout.Method, "server:", timeout.Server)
 	}
@@ -251,7 +252,7 @@ func Example_errorHandling() {
 
 	// A JSON-RPC error answer from the server.
 	_, err = c.CallTool(ctx, "rpc-error", map[string]any{"code": -32602, "message": "bad input"})
-	var rpcErr *messages.RPCError
+	var rpcErr *mcpactor.RPCError
 	if errors.As(err, &rpcErr) {
 		fmt.Println("code:", rpcErr.Code, "message:", rpcErr.Message)
 	}
@@ -260,6 +261,40 @@ func Example_errorHandling() {
 	// method: tools/call server: demo
 	// is ErrTimeout: true
 	// code: -32602 message: bad input
+}
+
+// An *Error says what failed (its Kind, which errors.Is matches), where
+// (Server, Method) and the details of its kind: here, a server that
+// exited during a call, with its exit status and what it wrote to stderr.
+func ExampleError() {
+	ctx := context.Background()
+	rt, err := mcpactor.Start(mcpactor.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer rt.Stop(ctx)
+	c, err := rt.Connect(ctx, "demo", mcptest.Stdio("everyday"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	_, err = c.CallTool(ctx, "crash", nil)
+	// readme:begin errors
+	var e *mcpactor.Error
+	if errors.As(err, &e) {
+		fmt.Println("kind:", e.Kind)
+		fmt.Println("server:", e.Server, "method:", e.Method)
+		fmt.Println("exit:", e.ExitStatus, "stderr:", e.Stderr)
+	}
+	// readme:end errors
+	fmt.Println("is ErrTransportClosed:", errors.Is(err, mcpactor.ErrTransportClosed))
+	// Output:
+	// kind: Transport closed
+	// server: demo method: tools/call
+	// exit: exit status 2 stderr: crashed on purpose
+	// is ErrTransportClosed: true
 }
 
 // TestCallToolWithDeliversEveryProgress backs what ExampleClient_CallToolWith

@@ -139,12 +139,12 @@ func TestHTTPNeitherTransportSaysWhy(t *testing.T) {
 		t.Fatal("Connect succeeded")
 	}
 	msg := err.Error()
-	if !errors.Is(err, mcpactor.ErrHTTPStatus) || !strings.Contains(msg, "404") || !strings.Contains(msg, `"nowhere"`) ||
+	if !errors.Is(err, mcpactor.ErrHTTP) || !strings.Contains(msg, "404") || !strings.Contains(msg, `"nowhere"`) ||
 		!strings.Contains(msg, srv.URL) || strings.Contains(msg, "\n") {
 		t.Fatalf("error %q: want one line naming the server, the URL and HTTP 404, matching ErrHTTPStatus", msg)
 	}
-	var fe *mcpactor.FallbackError
-	if !errors.As(err, &fe) {
+	var fe *mcpactor.Error
+	if !(errors.As(err, &fe) && fe.Fallback()) {
 		t.Fatalf("error %T: want a *FallbackError carrying both attempts", err)
 	}
 }
@@ -206,11 +206,11 @@ func TestBusyRetryOptIn(t *testing.T) {
 			}
 			defer cl.Close(ctx)
 			_, err = cl.CallToolWith(ctx, "echo", args, mcpactor.CallOptions{BusyRetryUnsafe: c.call})
-			var se *messages.HTTPStatusError
+			var se *messages.CallError
 			switch {
 			case c.wantRetry && err != nil:
 				t.Fatalf("CallTool = %v, want it sent again after the 429", err)
-			case !c.wantRetry && (!errors.As(err, &se) || se.Status != http.StatusTooManyRequests):
+			case !c.wantRetry && (!(errors.As(err, &se) && se.HTTPStatus()) || se.Status != http.StatusTooManyRequests):
 				t.Fatalf("CallTool = %v, want the 429 as *HTTPStatusError", err)
 			}
 			want := int64(0)

@@ -56,7 +56,7 @@ type ManageOptions struct {
 	// FailFast makes calls to a restarting server fail at once; by
 	// default they wait for the restart, bounded by their context and by
 	// RestartWait. A wait that runs out fails with a
-	// *ServerUnavailableError that names the server, says the call waited
+	// ErrServerUnavailable *Error that names the server, says the call waited
 	// for a restart and carries the server's last error; it matches
 	// ErrServerUnavailable and the context's error
 	// (context.DeadlineExceeded) alike.
@@ -172,35 +172,6 @@ const (
 	StartupImmediate = supervisor.StartupImmediate
 )
 
-// The manager's errors.
-var (
-	// ErrManagerClosed is returned by a Manager's methods after Close.
-	ErrManagerClosed = messages.ErrManagerClosed
-	// ErrValueCommand: a server's "!command" env or header value could
-	// not be computed (it failed, timed out, or was stopped by Remove or
-	// Close); the server was not started, and is failed with this as its
-	// last error, which names the server and the key, never the output.
-	ErrValueCommand = config.ErrCommand
-	// ErrServerUnavailable matches a *ServerUnavailableError.
-	ErrServerUnavailable = messages.ErrServerUnavailable
-)
-
-// The manager's typed errors, for errors.As.
-type (
-	// UnknownToolError reports an exposed tool or prompt name no managed
-	// server offers.
-	UnknownToolError = messages.UnknownToolError
-	// UnknownServerError reports a server name the manager does not manage.
-	UnknownServerError = messages.UnknownServerError
-	// ServerUnavailableError reports a call to a server that cannot take
-	// it now (failed, breaker open, disabled, not approved; with FailFast,
-	// restarting or unhealthy; a restart waited for too long), with its
-	// state (a ServerState's text) and last error. It matches
-	// ErrServerUnavailable and ErrServerNotConnected, and, after a wait
-	// that ran out, the context's error.
-	ServerUnavailableError = messages.ServerUnavailableError
-)
-
 // CallFailureThreshold is how many calls through a manager in a row may
 // fail in the transport (unreachable, session expired, no response, HTTP
 // 5xx) before the server is marked unhealthy and restarted; a success
@@ -253,7 +224,7 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 	}
 	select {
 	case <-rt.stopping:
-		return nil, ErrStopped
+		return nil, &Error{Kind: ErrStopped}
 	default:
 	}
 	sm, err := supervisor.Manage(ctx, rt.system.Root, mo)
@@ -273,7 +244,7 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 	}
 	// Stop began meanwhile and will not see this manager.
 	m.Close(context.WithoutCancel(ctx))
-	return nil, ErrStopped
+	return nil, &Error{Kind: ErrStopped}
 }
 
 // Manager runs a set of servers (Runtime.Manage). Its methods are safe for
@@ -394,7 +365,7 @@ func (m *Manager) Add(ctx context.Context, name string, cfg ServerConfig) error 
 // restart budget renewed: a server behind its open breaker without
 // waiting for the next trial, one waiting out a restart's backoff, one
 // that failed to start (a command since installed), or a ready one. It
-// returns nil once the server is ready with its tools listed, a *ServerUnavailableError (its
+// returns nil once the server is ready with its tools listed, an ErrServerUnavailable *Error (its
 // state and last error) if the attempt failed, or ctx's error. A
 // disabled server, or one not approved, is not started.
 func (m *Manager) Restart(ctx context.Context, name string) error { return m.m.Restart(ctx, name) }

@@ -33,7 +33,7 @@ func (m *Manager) ListSkills(ctx context.Context) ([]ManagedSkill, error) {
 // ReadSkill loads a skill of the last listing by its exposed name: its
 // SKILL.md, read from the server that listed it and verified against the
 // entry (size, digest, frontmatter); see Client.ReadSkill. A name not in
-// the last listing is an *UnknownToolError.
+// the last listing is an ErrNotFound *Error.
 func (m *Manager) ReadSkill(ctx context.Context, exposed string) ([]byte, error) {
 	return m.m.ReadSkill(ctx, exposed)
 }

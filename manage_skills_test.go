@@ -73,8 +73,8 @@ func TestManagerSkillsAcrossServers(t *testing.T) {
 		t.Fatalf("ReadSkillFile(docs) = %q, %v", forms, err)
 	}
 	_, err = m.ReadSkill(ctx, "mcp__wiki__pdf-processing")
-	var v *mcpactor.SkillVerificationError
-	if !errors.As(err, &v) || v.Server != "wiki" || v.Check != messages.SkillCheckDigest {
+	var v *mcpactor.Error
+	if !(errors.As(err, &v) && v.InvalidResult()) || v.Server != "wiki" || v.Check != messages.SkillCheckDigest {
 		t.Fatalf("ReadSkill(wiki) = %v, want wiki's digest check failed", err)
 	}
 	if _, reads := docs.sent(); len(reads) != 2 {
@@ -83,7 +83,7 @@ func TestManagerSkillsAcrossServers(t *testing.T) {
 	if _, reads := wiki.sent(); !slices.Equal(reads, []string{"skill://pdf-processing/SKILL.md"}) {
 		t.Errorf("wiki read %q, want its SKILL.md only", reads)
 	}
-	if _, err := m.ReadSkill(ctx, "mcp__docs__nope"); !errors.Is(err, mcpactor.ErrUnknownTool) {
+	if _, err := m.ReadSkill(ctx, "mcp__docs__nope"); !errors.Is(err, mcpactor.ErrNotFound) {
 		t.Errorf("ReadSkill of an unknown name: %v, want ErrUnknownTool", err)
 	}
 }

@@ -84,7 +84,7 @@ func TestManagerTasks(t *testing.T) {
 	if !errors.As(err, &te) || te.Status != messages.TaskCancelled || te.Server != "modern" {
 		t.Fatalf("AwaitTask after CancelTask = %v; want *TaskError cancelled", err)
 	}
-	if _, err := m.Task(ctx, mcpactor.TaskRef{Server: "nowhere", ID: "x"}); !errors.Is(err, mcpactor.ErrUnknownServer) {
+	if _, err := m.Task(ctx, mcpactor.TaskRef{Server: "nowhere", ID: "x"}); !errors.Is(err, mcpactor.ErrNotFound) {
 		t.Errorf("Task on an unknown server = %v; want ErrUnknownServer", err)
 	}
 }

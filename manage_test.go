@@ -188,8 +188,8 @@ func TestManageEmptyGrowsAndCloses(t *testing.T) {
 		if _, res = m.CallTool(ctx, "mcp__late__echo", map[string]any{"message": "x"}); res == nil {
 			break
 		}
-		var unknown *mcpactor.UnknownToolError
-		if !errors.As(res, &unknown) {
+		var unknown *mcpactor.Error
+		if !(errors.As(res, &unknown) && unknown.UnknownTool()) {
 			break
 		}
 		waitABit()
@@ -200,10 +200,10 @@ func TestManageEmptyGrowsAndCloses(t *testing.T) {
 	if err := m.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.CallTool(ctx, "mcp__late__echo", nil); !errors.Is(err, mcpactor.ErrManagerClosed) {
+	if _, err := m.CallTool(ctx, "mcp__late__echo", nil); !errors.Is(err, mcpactor.ErrStopped) {
 		t.Errorf("CallTool after Close: %v", err)
 	}
-	if err := m.Add(ctx, "x", mcptest.Stdio("echo")); !errors.Is(err, mcpactor.ErrManagerClosed) {
+	if err := m.Add(ctx, "x", mcptest.Stdio("echo")); !errors.Is(err, mcpactor.ErrStopped) {
 		t.Errorf("Add after Close: %v", err)
 	}
 }
@@ -299,7 +299,7 @@ func TestRestartByNewConfigKeepsToolsOffered(t *testing.T) {
 					len(tools), len(tools) > 0 && tools[0].Cached)
 			}
 			_, err = m.CallTool(ctx, "mcp__a__echo", map[string]any{"message": "during"})
-			if unknown := (*mcpactor.UnknownToolError)(nil); errors.As(err, &unknown) {
+			if messages.Find(err, (*mcpactor.Error).UnknownTool) != nil {
 				t.Fatalf("the call failed as if the server had been removed: %v", err)
 			}
 			if err != nil {

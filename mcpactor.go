@@ -78,7 +78,7 @@ func (rt *Runtime) open(ctx context.Context, name string, cfg ServerConfig) (*Cl
 	reply := make(chan opened, 1)
 	select {
 	case <-rt.stopping:
-		return nil, ErrStopped
+		return nil, &Error{Kind: ErrStopped}
 	default:
 	}
 	rt.system.Root.Send(rt.owner, openClient{ctx: ctx, name: name, cfg: ecfg, reply: reply})
@@ -91,13 +91,13 @@ func (rt *Runtime) open(ctx context.Context, name string, cfg ServerConfig) (*Cl
 	case <-rt.stopping:
 		// Stop began while we asked: the owner may have answered (then
 		// Stop closes that client) or be gone.
-		return nil, ErrStopped
+		return nil, &Error{Kind: ErrStopped}
 	}
 }
 
 // Connect starts the server name and waits until its handshake is done. On
 // failure everything started for it has been torn down and the error says
-// why: a *StartError, a *ConnectTimeoutError, an unsupported protocol
+// why: an *Error of kind ErrStart, ErrTimeout, ErrUnsupported (a protocol
 // version, or the server's end with its exit status and stderr.
 func (rt *Runtime) Connect(ctx context.Context, name string, cfg ServerConfig) (*Client, error) {
 	c, err := rt.open(ctx, name, cfg)

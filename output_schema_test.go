@@ -59,8 +59,8 @@ func TestValidateOutput(t *testing.T) {
 		"remote":  {"", "does not compile"},
 	} {
 		_, err := c.CallTool(ctx, tool, nil)
-		var se *mcpactor.OutputSchemaError
-		if !errors.Is(err, mcpactor.ErrInvalidResult) || !errors.As(err, &se) {
+		var se *mcpactor.Error
+		if !errors.Is(err, mcpactor.ErrBadResponse) || !(errors.As(err, &se) && se.InvalidResult()) {
 			t.Errorf("%s: err = %v; want *OutputSchemaError in ErrInvalidResult", tool, err)
 			continue
 		}
@@ -83,7 +83,7 @@ func TestValidateOutputPerCall(t *testing.T) {
 	if _, err := c.CallTool(ctx, "bad", nil); err != nil {
 		t.Fatalf("unchecked call: %v", err)
 	}
-	if _, err := c.CallToolWith(ctx, "bad", nil, mcpactor.CallOptions{ValidateOutput: true}); !errors.Is(err, mcpactor.ErrInvalidResult) {
+	if _, err := c.CallToolWith(ctx, "bad", nil, mcpactor.CallOptions{ValidateOutput: true}); !errors.Is(err, mcpactor.ErrBadResponse) {
 		t.Fatalf("checked call: %v; want ErrInvalidResult", err)
 	}
 }

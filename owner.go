@@ -73,7 +73,7 @@ func (o *owner) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case openClient:
 		if o.stopped {
-			m.reply <- opened{err: ErrStopped}
+			m.reply <- opened{err: &Error{Kind: ErrStopped}}
 			return
 		}
 		if err := o.nameTaken(m.name); err != nil {

@@ -35,8 +35,8 @@ func TestHTTPStreamClosedMidCall(t *testing.T) {
 	run(t, func(t *testing.T, pc *peerConn) {
 		h := pc.http
 		_, err := h.c.CallTool(waitCtx(t), "test_reconnection", nil)
-		var nr *mcpactor.NoResponseError
-		if !errors.As(err, &nr) || !strings.Contains(err.Error(), "no ids to resume from") {
+		var nr *mcpactor.Error
+		if !(errors.As(err, &nr) && nr.NoResponse()) || !strings.Contains(err.Error(), "no ids to resume from") {
 			t.Fatalf("err = %v (%T), want a NoResponseError saying the stream had no ids", err, err)
 		}
 		exs := h.wire()

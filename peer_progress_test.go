@@ -187,9 +187,9 @@ func checkEverythingTimeout(t *testing.T, c *mcpactor.Client) {
 	ctx := waitCtx(t)
 	_, err := c.CallToolWith(ctx, "trigger-long-running-operation",
 		map[string]any{"duration": 6, "steps": 2}, mcpactor.CallOptions{Timeout: 300 * time.Millisecond})
-	var te *messages.TimeoutError
-	if !errors.As(err, &te) {
-		t.Fatalf("err = %v (%T), want *messages.TimeoutError", err, err)
+	var te *messages.CallError
+	if !(errors.As(err, &te) && te.Timeout()) {
+		t.Fatalf("err = %v (%T), want *messages.CallError", err, err)
 	}
 	want := `MCP server "` + everythingServer + `": tools/call (id ` + te.ID.String() + `): Request timeout after 300ms`
 	if !errors.Is(err, mcpactor.ErrTimeout) || err.Error() != want {
@@ -315,9 +315,9 @@ func checkEverythingCancel(t *testing.T, c *mcpactor.Client) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	var ce *messages.CanceledError
-	if !errors.As(err, &ce) || ce.Method != messages.MethodToolsCall {
-		t.Errorf("err = %#v, want a *messages.CanceledError for tools/call", err)
+	var ce *messages.CallError
+	if !(errors.As(err, &ce) && ce.Canceled()) || ce.Method != messages.MethodToolsCall {
+		t.Errorf("err = %#v, want a *messages.CallError for tools/call", err)
 	}
 	harness.WaitFor(t, "the cancelled call to leave the pending table", func() bool { return c.InFlight() == 0 })
 	callOK(t, c, "echo", map[string]any{"message": "after cancel"})

@@ -48,8 +48,8 @@ func checkStatelessMethodsOfTheEra(t *testing.T, c *mcpactor.Client) {
 	if err := c.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
 	}
-	var unsupported *mcpactor.UnsupportedError
-	if err := c.NotifyRootsChanged(ctx); !errors.Is(err, mcpactor.ErrUnsupported) || !errors.As(err, &unsupported) {
+	var unsupported *mcpactor.Error
+	if err := c.NotifyRootsChanged(ctx); !errors.Is(err, mcpactor.ErrUnsupported) || !(errors.As(err, &unsupported) && errors.Is(unsupported, mcpactor.ErrUnsupported)) {
 		t.Errorf("NotifyRootsChanged: %v, want ErrUnsupported", err)
 	}
 }

@@ -123,8 +123,8 @@ type ServerConfig struct {
 	// its draft), as the specification says a client SHOULD
 	// (https://modelcontextprotocol.io/specification/2025-11-25/server/tools#output-schema):
 	// a result whose structuredContent is missing or violates the schema
-	// fails the call with *InvalidResultError (ErrInvalidResult) whose
-	// Err is *OutputSchemaError (the tool, where, the first violation).
+	// fails the call with an ErrBadResponse *Error naming the Tool, where
+	// (Location) and the first Violation.
 	// Results with isError are not checked. The schemas come from the
 	// connection's last tools/list (read once if none was); a $ref that
 	// leaves the schema is an error, never a fetch.

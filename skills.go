@@ -13,17 +13,6 @@ import (
 // its size and SHA-256 digest) and read file by file. docs/skills.md tells
 // the whole of it.
 
-// SkillVerificationError reports a skill's file that does not match its
-// entry (a size, a digest, the frontmatter, a file the entry does not
-// list), or an entry the SEP forbids loading. It comes wrapped in an
-// *InvalidResultError, so errors.Is(err, ErrInvalidResult) holds; no
-// content comes with it.
-type SkillVerificationError = messages.SkillVerificationError
-
-// ExtensionNotDeclaredError reports a request of an extension the server
-// did not declare; errors.Is(err, ErrUnsupported) holds.
-type ExtensionNotDeclaredError = messages.ExtensionNotDeclaredError
-
 // Skills yields every skill the server lists; a failure is yielded last.
 // Nothing is read of them: listing is not loading.
 func (c *Client) Skills(ctx context.Context) iter.Seq2[messages.Skill, error] {
@@ -43,8 +32,8 @@ func (c *Client) GetSkill(ctx context.Context, uri string) (*messages.Skill, err
 
 // ReadSkill loads a skill: reads its SKILL.md and verifies it against the
 // entry (size, then digest, then the frontmatter field by field). Content
-// that fails is not returned: the error is a *SkillVerificationError
-// within an *InvalidResultError.
+// that fails is not returned: the error is an ErrBadResponse *Error
+// naming the Skill, the file (URI) and the Check.
 func (c *Client) ReadSkill(ctx context.Context, s *messages.Skill) ([]byte, error) {
 	return c.h.ReadSkill(ctx, s)
 }

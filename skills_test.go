@@ -99,13 +99,12 @@ func TestSkillLoadsVerified(t *testing.T) {
 }
 
 // verificationFailure checks that err is the typed mismatch: an
-// *InvalidResultError wrapping a *SkillVerificationError that names the
-// server, the skill and the check.
-func verificationFailure(t *testing.T, err error, check string) *mcpactor.SkillVerificationError {
+// ErrBadResponse *Error that names the server, the skill and the check.
+func verificationFailure(t *testing.T, err error, check string) *mcpactor.Error {
 	t.Helper()
-	var v *mcpactor.SkillVerificationError
-	if !errors.Is(err, mcpactor.ErrInvalidResult) || !errors.As(err, &v) {
-		t.Fatalf("err = %v, want an ErrInvalidResult wrapping a *SkillVerificationError", err)
+	var v *mcpactor.Error
+	if !errors.Is(err, mcpactor.ErrBadResponse) || !(errors.As(err, &v) && v.InvalidResult()) {
+		t.Fatalf("err = %v, want an ErrBadResponse naming a skill check", err)
 	}
 	if v.Check != check || v.Server != "docs" || v.Skill != "skill://pdf-processing/SKILL.md" {
 		t.Fatalf("mismatch %+v: want check %q of docs's skill://pdf-processing/SKILL.md", v, check)
@@ -203,8 +202,8 @@ func TestSkillEntriesRefusedUnread(t *testing.T) {
 		"over limit":   {huge, messages.SkillCheckLimit},
 	} {
 		_, err := c.ReadSkill(ctx, &tc.s)
-		var v *mcpactor.SkillVerificationError
-		if !errors.As(err, &v) || v.Check != tc.check || !errors.Is(err, mcpactor.ErrInvalidResult) {
+		var v *mcpactor.Error
+		if !(errors.As(err, &v) && v.InvalidResult()) || v.Check != tc.check || !errors.Is(err, mcpactor.ErrBadResponse) {
 			t.Errorf("%s: ReadSkill = %v, want the %s check failed", name, err, tc.check)
 		}
 	}
@@ -235,8 +234,8 @@ func TestSkillDynamicChecksFrontmatter(t *testing.T) {
 	}
 	skills[0].Frontmatter["description"] = "something else"
 	_, err = c.ReadSkill(waitCtx(t), &skills[0])
-	var v *mcpactor.SkillVerificationError
-	if !errors.As(err, &v) || v.Check != messages.SkillCheckFrontmatter {
+	var v *mcpactor.Error
+	if !(errors.As(err, &v) && v.InvalidResult()) || v.Check != messages.SkillCheckFrontmatter {
 		t.Fatalf("ReadSkill with another description: %v, want the frontmatter check failed", err)
 	}
 }
@@ -249,8 +248,8 @@ func TestSkillsNeedTheExtension(t *testing.T) {
 	srv.undecl = true
 	c := connectSkills(t, srv)
 	_, err := c.ListSkills(waitCtx(t))
-	var nd *mcpactor.ExtensionNotDeclaredError
-	if !errors.Is(err, mcpactor.ErrUnsupported) || !errors.As(err, &nd) || nd.Extension != messages.SkillsExtension {
+	var nd *mcpactor.Error
+	if !errors.Is(err, mcpactor.ErrUnsupported) || !(errors.As(err, &nd) && errors.Is(nd, mcpactor.ErrUnsupported)) || nd.Extension != messages.SkillsExtension {
 		t.Fatalf("ListSkills = %v, want ErrUnsupported naming the extension", err)
 	}
 	if _, err := c.GetSkill(waitCtx(t), "skill://pdf-processing/SKILL.md"); !errors.Is(err, mcpactor.ErrUnsupported) {

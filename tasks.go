@@ -57,7 +57,7 @@ func (c *Client) CancelTask(ctx context.Context, id string) error {
 
 // ListTasks returns the tasks the server lists (tasks/list, 2025-11-25).
 // The 2026-07-28 tasks extension has no list: there it fails with
-// *UnsupportedError.
+// ErrUnsupported *Error.
 func (c *Client) ListTasks(ctx context.Context) ([]messages.Task, error) {
 	return c.h.ListTasks(ctx)
 }

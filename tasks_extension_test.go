@@ -214,7 +214,7 @@ func TestTaskExtensionInputNobodyAnswers(t *testing.T) {
 	c, ctx := connectFake(t, mcpactor.Options{}, srv, "tasks", srv.InProcess())
 	start := time.Now()
 	_, err := c.CallToolWith(ctx, "ask", nil, mcpactor.CallOptions{Timeout: 20 * time.Second})
-	if !errors.Is(err, mcpactor.ErrInvalidResult) {
+	if !errors.Is(err, mcpactor.ErrBadResponse) {
 		t.Fatalf("err = %v; want the input no handler answers (ErrInvalidResult)", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {

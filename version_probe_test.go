@@ -155,8 +155,8 @@ func TestProbeGivesUpOnARepeatedRefusal(t *testing.T) {
 	rt := startRuntime(t, mcpactor.Options{})
 	cfg := mcpactor.ServerConfig{Dial: srv.dial, ProtocolVersion: messages.Version20260728}
 	_, err := rt.Connect(waitCtx(t), "stubborn", cfg)
-	var uv *mcpactor.UnsupportedVersionError
-	if !errors.As(err, &uv) || !uv.Refused || !strings.Contains(err.Error(), "refused protocol version") {
+	var uv *mcpactor.Error
+	if !(errors.As(err, &uv) && errors.Is(uv, mcpactor.ErrUnsupported)) || !uv.Refused || !strings.Contains(err.Error(), "refused protocol version") {
 		t.Fatalf("Connect: %v, want an *UnsupportedVersionError saying the offered version was refused", err)
 	}
 	if got := srv.probes(); len(got) != 2 {

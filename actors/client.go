@@ -238,8 +238,8 @@ func (c *Client) Done() <-chan struct{} { return c.closed }
 
 // Reconnect starts a new connection generation (a new transport and
 // handshake) and waits for its handshake, bounded by ctx. Calls still
-// pending on the old connection fail with a *messages.TransportClosedError
-// whose cause is a *messages.ReplacedError; calls made meanwhile wait for the new
+// pending on the old connection fail with an ErrTransportClosed error
+// whose cause says the connection was replaced; calls made meanwhile wait for the new
 // connection. It returns the new handshake's error, if any.
 func (c *Client) Reconnect(ctx context.Context) error {
 	reply := make(chan *generation, 1)
@@ -279,7 +279,7 @@ const forceWait = 100 * time.Millisecond
 // when it has no deadline), whichever is first. When ctx ends first the
 // remaining grace periods are skipped (the server is killed) and Close
 // returns within 100 ms; if the teardown had not finished by then, with an
-// *messages.IncompleteCloseError (it finishes on its own, and Done tells when).
+// ErrTimeout error (it finishes on its own, and Done tells when).
 // Either way, no callback of this client
 // (handlers, Handlers.Notification, Env.StderrLine) starts after Close
 // returns; those still running are abandoned, counted in
@@ -306,7 +306,7 @@ func (c *Client) Close(ctx context.Context) error {
 		select {
 		case <-c.closed:
 		case <-t.C:
-			err = &messages.IncompleteCloseError{Server: c.name, Err: context.Cause(ctx)}
+			err = messages.NewIncompleteClose(&messages.CallError{Server: c.name, Cause: context.Cause(ctx)})
 		}
 	}
 	c.shutCallbacks()

@@ -327,12 +327,12 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	}
 	if m.err == nil {
 		// Succeeded, but the transport ended meanwhile.
-		m.err = &messages.TransportClosedError{Server: a.h.name}
+		m.err = messages.NewTransportClosed(&messages.CallError{Server: a.h.name})
 	}
 	if fellBack != nil {
 		// Neither transport worked: the user needs both answers (a URL
 		// that is wrong answers 404 to both).
-		m.err = &messages.FallbackError{Server: a.h.name, URL: redact.URL(a.h.cfg.HTTP.URL), Streamable: fellBack, Legacy: m.err}
+		m.err = messages.NewFallback(&messages.CallError{Server: a.h.name, URL: redact.URL(a.h.cfg.HTTP.URL)}, m.err, fellBack)
 	}
 	// A failed connect, or a server that died during it, is torn down
 	// completely before it is reported, so a late success cannot leak a
@@ -347,7 +347,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 		return
 	}
 	conn.BeginClose(nil)
-	if errors.Is(m.err, messages.ErrConnectTimeout) {
+	if messages.Find(m.err, (*messages.CallError).ConnectTimeout) != nil {
 		// The connect timeout is spent and the server never answered:
 		// the grace periods of an orderly close would only make the
 		// caller wait past its deadline. Kill it now.
@@ -393,11 +393,10 @@ func (a *clientActor) transportClosed(ctx actor.Context, m transport.TransportCl
 // (exit status, stderr tail) says more than whichever request noticed
 // first: an initialize whose write failed knows only "broken pipe".
 func (a *clientActor) failedConnectError(conn *transport.Conn) error {
-	if fe, ok := a.failed.(*messages.FallbackError); ok {
-		legacy := *fe
-		a.failed = legacy.Legacy
-		legacy.Legacy = a.failedConnectError(conn)
-		return &legacy
+	if fe, ok := a.failed.(*messages.CallError); ok && fe.Fallback() {
+		legacy, streamable := fallbackAttempts(fe)
+		a.failed = legacy
+		return messages.NewFallback(&messages.CallError{Server: fe.Server, URL: fe.URL}, a.failedConnectError(conn), streamable)
 	}
 	err := a.failed
 	if err == nil || errors.Is(err, messages.ErrTransportClosed) {
@@ -408,13 +407,13 @@ func (a *clientActor) failedConnectError(conn *transport.Conn) error {
 		}
 	}
 	if err == nil {
-		err = &messages.TransportClosedError{Server: a.h.name}
+		err = messages.NewTransportClosed(&messages.CallError{Server: a.h.name})
 	}
 	return err
 }
 
 // reconnect starts the next generation: the current transport is closed
-// (its pending calls fail with a messages.ReplacedError) while a new one starts and
+// (its pending calls fail with a connection-replaced error) while a new one starts and
 // shakes hands. Callers that arrive meanwhile wait for the new generation.
 func (a *clientActor) reconnect(ctx actor.Context, reason string) *generation {
 	if a.closing {
@@ -429,7 +428,7 @@ func (a *clientActor) reconnect(ctx actor.Context, reason string) *generation {
 	a.stopHS()
 	a.stopListen()
 	a.endSession(nil)
-	why := &messages.ReplacedError{Server: a.h.name, Generation: old.n, Next: next.n}
+	why := messages.NewReplaced(&messages.CallError{Server: a.h.name, Generation: old.n, Next: next.n})
 	if conn := a.conns[old.n]; conn != nil {
 		conn.BeginClose(why)
 	}
@@ -488,7 +487,7 @@ func (a *clientActor) close(ctx actor.Context) {
 	final.final = true
 	final.finish(nil, nil, closedError(a.h.name, last))
 	a.h.publish(final)
-	last.finish(a.conns[last.n], nil, &messages.TransportClosedError{Server: a.h.name, Closed: true})
+	last.finish(a.conns[last.n], nil, messages.NewTransportClosed(&messages.CallError{Server: a.h.name, Closed: true}))
 	a.cancelHandlers(0)
 	a.notes.close() // no pushes after this: notification() checks closing
 	a.env.Logger.Debug("mcp: closing", "server", a.h.name, "generation", last.n)
@@ -550,9 +549,9 @@ func (a *clientActor) stopping() {
 	if a.stopHS != nil {
 		a.stopHS()
 	}
-	cause := error(&messages.TransportClosedError{Server: a.h.name, Cause: errClientStopped})
+	cause := error(messages.NewTransportClosed(&messages.CallError{Server: a.h.name, Cause: errClientStopped}))
 	if a.panicked != nil {
-		cause = a.h.masked(&messages.TransportClosedError{Server: a.h.name, Cause: &transport.PanicError{Value: a.panicked}})
+		cause = a.h.masked(messages.NewTransportClosed(&messages.CallError{Server: a.h.name, Cause: &transport.PanicError{Value: a.panicked}}))
 	}
 	if last := a.h.gen.Load(); !last.final {
 		final := newGeneration(last.n + 1)
@@ -599,9 +598,19 @@ func (a *clientActor) endSession(err error) {
 		return // the stateless protocol has no session to time
 	}
 	a.sessionEnded = true
-	var closed *messages.TransportClosedError
-	if errors.As(err, &closed) && closed.Closed {
+	if closed := messages.Find(err, (*messages.CallError).TransportClosed); closed != nil && closed.Closed {
 		err = nil
 	}
 	a.env.Instruments.SessionEnded(&a.sess.peer, a.started, err)
+}
+
+// fallbackAttempts are the legacy and the Streamable HTTP failures a
+// fallback error joins (messages.NewFallback).
+func fallbackAttempts(fe *messages.CallError) (legacy, streamable error) {
+	if j, ok := fe.Cause.(interface{ Unwrap() []error }); ok {
+		if both := j.Unwrap(); len(both) == 2 {
+			return both[0], both[1]
+		}
+	}
+	return fe.Cause, nil
 }

@@ -62,7 +62,7 @@ func (c *Client) retries(ctx context.Context, op *telemetry.Op, g *generation, m
 		switch {
 		case err == nil:
 			return res, nil
-		case errors.Is(err, messages.ErrStreamBroken) && !reissued && ctx.Err() == nil:
+		case messages.Find(err, (*messages.CallError).StreamBroken) != nil && !reissued && ctx.Err() == nil:
 			reissued = true
 			op.Retry(1, "the response stream broke; the request is issued again with a new id")
 		case isHeaderMismatch(err) && method == messages.MethodToolsCall && !relisted:
@@ -170,16 +170,16 @@ func (c *Client) metaMembers(s *session) []byte {
 }
 
 // encodeError reports params that could not be encoded; nothing was sent.
-// It is always an *messages.ArgumentsError, so that errors.Is(err,
-// ErrInvalidArguments) holds whatever part did not encode.
+// It is always a *messages.CallError of kind ErrInvalidArguments,
+// whatever part did not encode.
 func encodeError(server, method string, err error) error {
-	var ae *messages.ArgumentsError
-	if errors.As(err, &ae) {
+	var ae *messages.CallError
+	if errors.As(err, &ae) && errors.Is(ae, messages.ErrInvalidArguments) {
 		named := *ae
 		named.Server = server
 		return &named
 	}
-	return &messages.ArgumentsError{Server: server, Method: method, Err: err}
+	return messages.NewArguments(&messages.CallError{Server: server, Method: method, Cause: err})
 }
 
 // decodeInto decodes an answer into out (nothing when out is nil) and
@@ -189,7 +189,7 @@ func decodeInto(server, method string, res json.RawMessage, out any, op *telemet
 		return nil
 	}
 	if err := decodeResult(res, out); err != nil {
-		return &messages.InvalidResultError{Server: server, Method: method, Err: err, Body: snippet(res)}
+		return messages.NewInvalidResult(&messages.CallError{Server: server, Method: method, Cause: err, Body: snippet(res)})
 	}
 	if op != nil && method == messages.MethodToolsCall && op.RecordsToolArguments() {
 		op.SetToolResult(res)
@@ -204,7 +204,7 @@ func notifyTraced(ctx context.Context, tel *telemetry.Telemetry, peer telemetry.
 	if params != nil {
 		var err error
 		if raw, err = json.Marshal(params); err != nil {
-			err = &messages.ArgumentsError{Server: conn.Server(), Method: method, Err: err}
+			err = messages.NewArguments(&messages.CallError{Server: conn.Server(), Method: method, Cause: err})
 			op.End(err, false)
 			return err
 		}

@@ -150,7 +150,7 @@ func closedError(server string, last *generation) error {
 	if last != nil && last.isReady() && last.err != nil {
 		return last.err
 	}
-	return &messages.TransportClosedError{Server: server, Closed: true}
+	return messages.NewTransportClosed(&messages.CallError{Server: server, Closed: true})
 }
 
 // stateless reports whether g speaks the stateless protocol (2026-07-28):

@@ -44,8 +44,8 @@ func TestReconnectUnderLoad(t *testing.T) {
 	for range n {
 		select {
 		case err := <-errs:
-			var replaced *messages.ReplacedError
-			if !errors.Is(err, messages.ErrTransportClosed) || !errors.As(err, &replaced) || replaced.Generation != 1 || replaced.Next != 2 {
+			replaced := messages.Find(err, (*messages.CallError).Replaced)
+			if !errors.Is(err, messages.ErrTransportClosed) || replaced == nil || replaced.Generation != 1 || replaced.Next != 2 {
 				t.Fatalf("a call of the old generation ended with %v", err)
 			}
 		case <-time.After(harness.Bound):

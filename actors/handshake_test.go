@@ -55,12 +55,12 @@ func TestHandshakeUnsupportedVersion(t *testing.T) {
 	s := open(t, testserver.Options{ProtocolVersion: "1999-01-01"}, actors.Env{}, nil)
 	pid := s.pid()
 	err := s.c.WaitReady(harness.Context(t))
-	var uv *messages.UnsupportedVersionError
-	if !errors.Is(err, messages.ErrUnsupportedVersion) || !errors.As(err, &uv) || uv.Version != "1999-01-01" || uv.Server != "ts" {
+	var uv *messages.CallError
+	if !errors.Is(err, messages.ErrUnsupported) || !(errors.As(err, &uv) && errors.Is(uv, messages.ErrUnsupported)) || uv.Version != "1999-01-01" || uv.Server != "ts" {
 		t.Fatalf("got %v", err)
 	}
 	proctest.AssertGone(t, pid) // torn down without being asked
-	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); !errors.Is(err, messages.ErrUnsupportedVersion) {
+	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); !errors.Is(err, messages.ErrUnsupported) {
 		t.Errorf("a call after the failed handshake: %v", err)
 	}
 	s.failedButOpen()
@@ -78,8 +78,8 @@ func TestHandshakeConnectTimeout(t *testing.T) {
 	pid := s.pid()
 	start := time.Now()
 	err := s.c.WaitReady(harness.Context(t))
-	var ct *messages.ConnectTimeoutError
-	if !errors.As(err, &ct) || !errors.Is(err, messages.ErrConnectTimeout) ||
+	var ct *messages.CallError
+	if !(errors.As(err, &ct) && ct.ConnectTimeout()) || !errors.Is(err, messages.ErrTimeout) ||
 		err.Error() != `Connection to MCP server "ts" timed out after 300ms` {
 		t.Fatalf("got %v", err)
 	}
@@ -145,8 +145,8 @@ func TestWaitForTheHandshakeIsBoundedByTheCaller(t *testing.T) {
 func TestHandshakeCommandNotFound(t *testing.T) {
 	s := open(t, testserver.Options{}, actors.Env{}, func(c *actors.Spec) { c.Stdio.Command = "/nonexistent/mcp-server" })
 	err := s.c.WaitReady(harness.Context(t))
-	var se *messages.StartError
-	if !errors.Is(err, messages.ErrStart) || !errors.As(err, &se) || errors.Is(err, messages.ErrTransportClosed) ||
+	var se *messages.CallError
+	if !errors.Is(err, messages.ErrStart) || !(errors.As(err, &se) && se.Start()) || errors.Is(err, messages.ErrTransportClosed) ||
 		!strings.HasPrefix(err.Error(), `could not start MCP server "ts" (/nonexistent/mcp-server): `) ||
 		!strings.Contains(err.Error(), "no such file or directory") {
 		t.Fatalf("got %v", err)
@@ -233,7 +233,7 @@ func TestConnectViaTheFacadeCleansUpOnFailure(t *testing.T) {
 	cfg := config(testserver.Options{ProtocolVersion: "1999-01-01"}, "facade")
 	start := time.Now()
 	c, err := rt.Connect(harness.Context(t), "facade", mcpactor.ServerConfig{Command: cfg.Stdio.Command, Args: cfg.Stdio.Args, Env: cfg.Stdio.Env})
-	if c != nil || !errors.Is(err, mcpactor.ErrUnsupportedVersion) {
+	if c != nil || !errors.Is(err, mcpactor.ErrUnsupported) {
 		t.Fatalf("Connect = %v, %v", c, err)
 	}
 	if d := time.Since(start); d > 10*time.Second {

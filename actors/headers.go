@@ -299,11 +299,11 @@ func (c *Client) toolHeaderParams(ctx context.Context, g *generation, tool strin
 // isHeaderMismatch reports the stateless protocol's HeaderMismatch error.
 func isHeaderMismatch(err error) bool {
 	var rpc *messages.RPCError
-	var status *messages.HTTPStatusError
+	status := messages.Find(err, (*messages.CallError).HTTPStatus)
 	switch {
 	case errors.As(err, &rpc):
 		return rpc.Code == codeHeaderMismatch
-	case errors.As(err, &status) && status.RPC != nil:
+	case status != nil && status.RPC != nil:
 		return status.RPC.Code == codeHeaderMismatch
 	}
 	return false

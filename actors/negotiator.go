@@ -39,7 +39,7 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 	case slices.Contains(statelessVersions, n.pinned):
 		sess, v, _, err := n.stateless.probe(ctx, conn, peer, 0)
 		if err == nil && v != verdictStateless {
-			err = &messages.UnsupportedVersionError{Server: n.stateless.server, Version: "(session protocol)", Supported: statelessVersions}
+			err = messages.NewUnsupportedVersion(&messages.CallError{Server: n.stateless.server, Version: "(session protocol)", Supported: statelessVersions})
 		}
 		return sess, err
 	case n.pinned != "", !n.probe:
@@ -86,11 +86,11 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 // the stateless protocol sends.
 func isStatelessError(err error) bool {
 	var rpc *messages.RPCError
-	var status *messages.HTTPStatusError
+	status := messages.Find(err, (*messages.CallError).HTTPStatus)
 	switch {
 	case errors.As(err, &rpc):
 		return statelessError(rpc.Code)
-	case errors.As(err, &status) && status.RPC != nil:
+	case status != nil && status.RPC != nil:
 		return statelessError(status.RPC.Code)
 	}
 	return false

@@ -58,8 +58,8 @@ func (c *Client) noteOutputSchemas(tools []messages.Tool, acc map[string]json.Ra
 // the tool's outputSchema, listing the tools first if they have not been
 // listed on this connection. A tool without an outputSchema, and a
 // result with isError (a failure is not shaped as a success), pass. A
-// violation is *messages.InvalidResultError (ErrInvalidResult) whose Err
-// is *messages.OutputSchemaError.
+// violation is a *messages.CallError of kind ErrBadResponse naming the
+// tool, the Location and the Violation.
 func (c *Client) checkOutput(ctx context.Context, tool string, res *messages.CallToolResult) error {
 	if res == nil || res.IsError {
 		return nil
@@ -83,8 +83,8 @@ func (c *Client) checkOutput(ctx context.Context, tool string, res *messages.Cal
 	}
 	cs := schemas.compile(tool, raw)
 	violation := func(msg, at string) error {
-		return &messages.InvalidResultError{Server: c.name, Method: messages.MethodToolsCall,
-			Err: &messages.OutputSchemaError{Tool: tool, Location: at, Violation: msg}, Body: snippet(res.StructuredContent)}
+		return messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: messages.MethodToolsCall,
+			Tool: tool, Location: at, Violation: msg, Body: snippet(res.StructuredContent)})
 	}
 	if cs.err != nil {
 		return violation("the tool's outputSchema does not compile: "+cs.err.Error(), "")

@@ -43,11 +43,11 @@ func pages[T any](server, method string, fetch func(ctx context.Context, cursor 
 					return
 				}
 				if seen[p.next] {
-					yield(zero, &messages.PaginationError{Server: server, Method: method, Cursor: p.next, Pages: n, Reason: "the server repeated a cursor"})
+					yield(zero, messages.NewPagination(&messages.CallError{Server: server, Method: method, Cursor: p.next, Pages: n, Problem: "the server repeated a cursor"}))
 					return
 				}
 				if n >= MaxPages {
-					yield(zero, &messages.PaginationError{Server: server, Method: method, Cursor: p.next, Pages: n, Reason: fmt.Sprintf("more than %d pages", MaxPages)})
+					yield(zero, messages.NewPagination(&messages.CallError{Server: server, Method: method, Cursor: p.next, Pages: n, Problem: fmt.Sprintf("more than %d pages", MaxPages)}))
 					return
 				}
 				seen[p.next] = true

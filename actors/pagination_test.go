@@ -64,8 +64,8 @@ func TestEndlessCursorStops(t *testing.T) {
 	// repeat, keeps what it read, and says why.
 	s := connect(t, testserver.Options{EndlessCursor: true, PageSize: 5}, actors.Env{}, nil)
 	got, err := s.c.ListTools(harness.Context(t))
-	var pe *messages.PaginationError
-	if !errors.As(err, &pe) || pe.Method != messages.MethodToolsList || pe.Server != "ts" || pe.Pages != 2 {
+	var pe *messages.CallError
+	if !(errors.As(err, &pe) && errors.Is(pe, messages.ErrBadResponse)) || pe.Method != messages.MethodToolsList || pe.Server != "ts" || pe.Pages != 2 {
 		t.Fatalf("got %v", err)
 	}
 	if len(got) != 10 {
@@ -80,7 +80,7 @@ func TestEndlessCursorStops(t *testing.T) {
 		}
 		items++
 	}
-	if !errors.As(last, &pe) || items != 10 {
+	if !(errors.As(last, &pe) && errors.Is(pe, messages.ErrBadResponse)) || items != 10 {
 		t.Errorf("iterator: %d items, then %v", items, last)
 	}
 }

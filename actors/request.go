@@ -3,7 +3,6 @@ package actors
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
@@ -166,7 +165,7 @@ func (c *Client) finish(r *request, opts *transport.RequestOptions, res json.Raw
 		err = decodeInto(g.conn.Server(), r.method, res, r.out, r.op)
 	case g.stateless():
 		err = c.moreRounds(r, opts, res, err)
-	case errors.Is(err, messages.ErrSessionExpired):
+	case messages.Find(err, (*messages.CallError).SessionExpired) != nil:
 		err = c.replay(r, opts, err)
 	}
 	c.end(r, err)

@@ -35,7 +35,7 @@ func (c *Client) skillsDeclared(ctx context.Context, method string) error {
 		return err
 	}
 	if _, ok := c.Capabilities().Extensions[messages.SkillsExtension]; !ok {
-		return &messages.ExtensionNotDeclaredError{Server: c.name, Extension: messages.SkillsExtension, Method: method}
+		return messages.NewExtensionNotDeclared(&messages.CallError{Server: c.name, Extension: messages.SkillsExtension, Method: method})
 	}
 	return nil
 }
@@ -78,7 +78,7 @@ func (c *Client) GetSkill(ctx context.Context, uri string) (*messages.Skill, err
 // verifies its size and digest against the entry, and compares the
 // frontmatter it begins with to the entry's, field by field ("Frontmatter
 // Verification"). It returns SKILL.md's bytes; on any discrepancy, an
-// *messages.InvalidResultError wrapping a *messages.SkillVerificationError,
+// *messages.CallError (ErrBadResponse) naming the skill, the file and the check,
 // and no content.
 func (c *Client) ReadSkill(ctx context.Context, s *messages.Skill) ([]byte, error) {
 	if err := checkSkillEntry(c.name, s); err != nil {
@@ -135,8 +135,8 @@ func (c *Client) PrefetchSkill(ctx context.Context, s *messages.Skill) (map[stri
 // readSkillFile reads uri of s (an entry already checked) and verifies it.
 func (c *Client) readSkillFile(ctx context.Context, s *messages.Skill, uri string) ([]byte, error) {
 	fail := func(check, want, got string) error {
-		return &messages.InvalidResultError{Server: c.name, Method: messages.MethodResourcesRead,
-			Err: &messages.SkillVerificationError{Server: c.name, Skill: s.URI, URI: uri, Check: check, Want: want, Got: got}}
+		return messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: messages.MethodResourcesRead,
+			Skill: s.URI, URI: uri, Check: check, Want: want, Got: got})
 	}
 	var listed *messages.SkillResource
 	for i := range s.Resources {
@@ -157,7 +157,7 @@ func (c *Client) readSkillFile(ctx context.Context, s *messages.Skill, uri strin
 	}
 	data, err := skillContent(res, uri)
 	if err != nil {
-		return nil, &messages.InvalidResultError{Server: c.name, Method: messages.MethodResourcesRead, Err: err}
+		return nil, messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: messages.MethodResourcesRead, Cause: err})
 	}
 	if listed == nil { // a dynamic skill: nothing to verify against but the limit
 		if len(data) > messages.SkillMaxBytes {
@@ -216,12 +216,12 @@ func resolveSkillURI(s *messages.Skill, ref string) string {
 // or bytes than the limits every host accepts.
 func checkSkillEntry(server string, s *messages.Skill) error {
 	if s == nil {
-		return &messages.InvalidResultError{Server: server, Method: messages.MethodSkillsList,
-			Err: &messages.SkillVerificationError{Server: server, Check: messages.SkillCheckEntry, Want: "an entry", Got: "none"}}
+		return messages.NewInvalidResult(&messages.CallError{Server: server, Method: messages.MethodSkillsList,
+			Check: messages.SkillCheckEntry, Want: "an entry", Got: "none"})
 	}
 	fail := func(check, want, got string) error {
-		return &messages.InvalidResultError{Server: server, Method: messages.MethodSkillsList,
-			Err: &messages.SkillVerificationError{Server: server, Skill: s.URI, Check: check, Want: want, Got: got}}
+		return messages.NewInvalidResult(&messages.CallError{Server: server, Method: messages.MethodSkillsList,
+			Skill: s.URI, Check: check, Want: want, Got: got})
 	}
 	if !strings.HasSuffix(s.URI, "/SKILL.md") {
 		return fail(messages.SkillCheckEntry, "a uri ending in /SKILL.md", strconv.Quote(s.URI))
@@ -291,8 +291,8 @@ var errNoFrontmatter = errors.New("SKILL.md does not begin with YAML frontmatter
 // entry's, field by field.
 func checkFrontmatter(server string, s *messages.Skill, data []byte) error {
 	fail := func(want, got string) error {
-		return &messages.InvalidResultError{Server: server, Method: messages.MethodResourcesRead,
-			Err: &messages.SkillVerificationError{Server: server, Skill: s.URI, URI: s.URI, Check: messages.SkillCheckFrontmatter, Want: want, Got: got}}
+		return messages.NewInvalidResult(&messages.CallError{Server: server, Method: messages.MethodResourcesRead,
+			Skill: s.URI, URI: s.URI, Check: messages.SkillCheckFrontmatter, Want: want, Got: got})
 	}
 	got, err := parseFrontmatter(data)
 	if err != nil {

@@ -93,7 +93,7 @@ func (e *statelessProtocol) probe(ctx context.Context, conn *transport.Conn, pee
 // answer, with the version to try again with, if the server listed one we
 // speak.
 type versionRefused struct {
-	err   *messages.UnsupportedVersionError
+	err   *messages.CallError
 	retry string
 }
 
@@ -141,18 +141,18 @@ func (e *statelessProtocol) probeWith(ctx context.Context, conn *transport.Conn,
 	if legacy := firstShared(messages.SessionEraVersions(), res.SupportedVersions); legacy != "" {
 		return nil, verdictLegacy, legacy, nil
 	}
-	return nil, verdictStateless, "", &messages.UnsupportedVersionError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(statelessVersions), messages.SessionEraVersions()...)}
+	return nil, verdictStateless, "", messages.NewUnsupportedVersion(&messages.CallError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(statelessVersions), messages.SessionEraVersions()...)})
 }
 
 // judgeError classifies the error a probe offering version met.
 func (e *statelessProtocol) judgeError(err error, version string) (*session, verdict, string, error) {
 	var rpc *messages.RPCError
-	var status *messages.HTTPStatusError
+	status := messages.Find(err, (*messages.CallError).HTTPStatus)
 	code, data := int64(0), json.RawMessage(nil)
 	switch {
 	case errors.As(err, &rpc):
 		code, data = rpc.Code, rpc.Data
-	case errors.As(err, &status) && status.RPC != nil:
+	case status != nil && status.RPC != nil:
 		code, data = status.RPC.Code, status.RPC.Data
 	case errors.As(err, &status), errors.Is(err, messages.ErrTimeout):
 		// An HTTP server that does not know the method (a session-protocol
@@ -175,8 +175,8 @@ func (e *statelessProtocol) judgeError(err error, version string) (*session, ver
 		if legacy := firstShared(messages.SessionEraVersions(), d.Supported); legacy != "" && stateless == "" {
 			return nil, verdictLegacy, legacy, nil
 		}
-		refused := &messages.UnsupportedVersionError{Server: e.server, Version: version, Refused: true,
-			Supported: append(slices.Clone(statelessVersions), messages.SessionEraVersions()...), Theirs: d.Supported}
+		refused := messages.NewUnsupportedVersion(&messages.CallError{Server: e.server, Version: version, Refused: true,
+			Supported: append(slices.Clone(statelessVersions), messages.SessionEraVersions()...), Theirs: d.Supported})
 		return nil, verdictStateless, "", &versionRefused{err: refused, retry: stateless}
 	}
 	return nil, verdictStateless, "", err

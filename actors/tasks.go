@@ -113,7 +113,7 @@ func (c *Client) decodeTask(method string, raw json.RawMessage) (*messages.Task,
 }
 
 func (c *Client) invalid(method string, err error, raw json.RawMessage) error {
-	return &messages.InvalidResultError{Server: c.name, Method: method, Err: err, Body: snippet(raw)}
+	return messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: method, Cause: err, Body: snippet(raw)})
 }
 
 // CancelTask asks the server to cancel task id (tasks/cancel).
@@ -124,14 +124,14 @@ func (c *Client) CancelTask(ctx context.Context, id string) error {
 
 // ListTasks returns the server's tasks, every page read (tasks/list). The
 // 2026-07-28 extension has no list: there, it fails with
-// *messages.UnsupportedError.
+// ErrUnsupported error.
 func (c *Client) ListTasks(ctx context.Context) ([]messages.Task, error) {
 	g, err := c.current(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if g.sess.stateless {
-		return nil, &messages.UnsupportedError{Server: c.name, Method: messages.MethodTasksList, Version: g.sess.version}
+		return nil, messages.NewUnsupported(&messages.CallError{Server: c.name, Method: messages.MethodTasksList, Version: g.sess.version})
 	}
 	return collect(pages(c.name, messages.MethodTasksList, func(ctx context.Context, cursor string) (page[messages.Task], error) {
 		var res messages.ListTasksResult
@@ -382,7 +382,7 @@ func (c *Client) taskWait(ctx context.Context, opts *transport.RequestOptions) (
 	if d < 0 {
 		return context.WithCancel(ctx)
 	}
-	return context.WithTimeoutCause(ctx, d, &messages.TimeoutError{Server: c.name, Method: messages.MethodToolsCall, After: d})
+	return context.WithTimeoutCause(ctx, d, messages.NewTimeout(&messages.CallError{Server: c.name, Method: messages.MethodToolsCall, After: d}))
 }
 
 // awaitRoundTask goes on from a 2026-07-28 tools/call the server answered

@@ -20,8 +20,8 @@ func TestTimeoutTellsTheServer(t *testing.T) {
 	s := connect(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, actors.Env{}, nil)
 	start := time.Now()
 	_, err := s.c.CallToolWith(harness.Context(t), "echo", map[string]any{"message": "x"}, actors.Call{Timeout: 200 * time.Millisecond})
-	var te *messages.TimeoutError
-	if !errors.As(err, &te) || !errors.Is(err, messages.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` ||
+	var te *messages.CallError
+	if !(errors.As(err, &te) && te.Timeout()) || !errors.Is(err, messages.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` ||
 		te.Server != "ts" || te.Method != messages.MethodToolsCall || !te.ID.IsValid() {
 		t.Fatalf("got %#v", err)
 	}
@@ -52,8 +52,8 @@ func TestCancellationTellsTheServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	_, err := s.c.CallTool(ctx, "echo", map[string]any{"message": "x"})
-	var ce *messages.CanceledError
-	if !errors.As(err, &ce) || !errors.Is(err, context.Canceled) || errors.Is(err, messages.ErrTimeout) || !ce.ID.IsValid() {
+	var ce *messages.CallError
+	if !(errors.As(err, &ce) && ce.Canceled()) || !errors.Is(err, context.Canceled) || errors.Is(err, messages.ErrTimeout) || !ce.ID.IsValid() {
 		t.Fatalf("got %#v", err)
 	}
 	line := s.stderr.Wait(t, "cancelled "+ce.ID.String())
@@ -162,8 +162,8 @@ func TestMaxTotalTimeoutCapsProgress(t *testing.T) {
 		OnProgress: func(messages.ProgressParams) {},
 	})
 	took := time.Since(start)
-	var te *messages.TimeoutError
-	if !errors.As(err, &te) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 700ms` {
+	var te *messages.CallError
+	if !(errors.As(err, &te) && te.Timeout()) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 700ms` {
 		t.Fatalf("got %v", err)
 	}
 	if took < 700*time.Millisecond || took > 10*time.Second {

@@ -1,7 +1,6 @@
 package actors
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -59,8 +58,8 @@ func basePeer(name string, cfg *Spec, mask *redact.Masker) telemetry.Peer {
 // servers answer 404 with -32601 and 400 with -32020, -32021 or -32022)
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
 func legacyHint(err error) bool {
-	var se *messages.HTTPStatusError
-	if !errors.As(err, &se) {
+	se := messages.Find(err, (*messages.CallError).HTTPStatus)
+	if se == nil {
 		return false
 	}
 	switch se.Status {

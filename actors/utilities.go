@@ -61,14 +61,14 @@ func (c *Client) SetLoggingLevel(ctx context.Context, level messages.LoggingLeve
 // (client/roots, "Root List Changes").
 //
 // The stateless protocol has no such notification: it returns an
-// *messages.UnsupportedError there.
+// ErrUnsupported error there.
 func (c *Client) NotifyRootsChanged(ctx context.Context) error {
 	g, err := c.current(ctx)
 	if err != nil {
 		return err
 	}
 	if g.sess.stateless {
-		return &messages.UnsupportedError{Server: c.name, Method: messages.NotificationRootsListChanged, Version: g.sess.version}
+		return messages.NewUnsupported(&messages.CallError{Server: c.name, Method: messages.NotificationRootsListChanged, Version: g.sess.version})
 	}
 	return c.masked(notifyTraced(ctx, c.tel, c.peer(), g.conn, messages.NotificationRootsListChanged, nil))
 }

@@ -35,18 +35,18 @@ func TestRPCErrorNotPrefixedTwice(t *testing.T) {
 // A cancelled call names the server, the method and the id, and still
 // matches its context's cause.
 func TestCanceledErrorText(t *testing.T) {
-	err := error(&CanceledError{Server: "files", Method: "tools/call", ID: Int64ID(7), Err: context.Canceled})
+	err := error(NewCanceled(&CallError{Server: "files", Method: "tools/call", ID: Int64ID(7), Cause: context.Canceled}))
 	if got, want := err.Error(), `MCP server "files": tools/call (id 7) cancelled: context canceled`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Error("not context.Canceled")
 	}
-	unsent := &CanceledError{Server: "files", Method: "tools/call", Err: context.DeadlineExceeded}
+	unsent := NewCanceled(&CallError{Server: "files", Method: "tools/call", Cause: context.DeadlineExceeded})
 	if got, want := unsent.Error(), `MCP server "files": tools/call cancelled: context deadline exceeded`; got != want || !errors.Is(unsent, context.DeadlineExceeded) {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got := (&CanceledError{Err: context.Canceled}).Error(); got != "context canceled" {
+	if got := NewCanceled(&CallError{Cause: context.Canceled}).Error(); got != "context canceled" {
 		t.Errorf("bare: %q", got)
 	}
 }
@@ -61,29 +61,29 @@ func TestRequestErrorTextsNameServerAndMethod(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&TimeoutError{After: 200 * time.Millisecond}, "Request timeout after 200ms"},
-		{&TimeoutError{Server: "files", Method: "tools/call", ID: Int64ID(7), After: 200 * time.Millisecond},
+		{NewTimeout(&CallError{After: 200 * time.Millisecond}), "Request timeout after 200ms"},
+		{NewTimeout(&CallError{Server: "files", Method: "tools/call", ID: Int64ID(7), After: 200 * time.Millisecond}),
 			`MCP server "files": tools/call (id 7): Request timeout after 200ms`},
-		{&TimeoutError{Server: "files", Method: "notifications/roots/list_changed", Notify: true, After: time.Second},
+		{NewTimeout(&CallError{Server: "files", Method: "notifications/roots/list_changed", Notify: true, After: time.Second}),
 			`MCP server "files": notifications/roots/list_changed: Notify timeout after 1000ms`},
 		{&RPCError{Server: "files", Method: "tools/call", ID: Int64ID(7), Code: -32602, Message: "Invalid params"},
 			`MCP server "files": tools/call (id 7): MCP error -32602: Invalid params`},
-		{&TransportClosedError{Server: "files", Method: "tools/call", ExitStatus: "signal: killed", Cause: pipe, StderrTail: "server ready on stdio"},
+		{NewTransportClosed(&CallError{Server: "files", Method: "tools/call", ExitStatus: "signal: killed", Cause: pipe, Stderr: "server ready on stdio"}),
 			`MCP server "files": tools/call: Transport closed: signal: killed; stderr: server ready on stdio`},
-		{&TransportClosedError{Server: "files", Method: "tools/call", Cause: pipe},
+		{NewTransportClosed(&CallError{Server: "files", Method: "tools/call", Cause: pipe}),
 			`MCP server "files": tools/call: Transport closed: write |1: broken pipe`},
-		{&TransportClosedError{Server: "files", Cause: &WriteStallError{After: time.Second}, ExitStatus: "signal: killed"},
+		{NewTransportClosed(&CallError{Server: "files", Cause: NewWriteStall(&CallError{After: time.Second}), ExitStatus: "signal: killed"}),
 			`MCP server "files": Transport closed: signal: killed: write stalled: the server read none of our input for 1000ms`},
-		{&FrameTooLargeError{Server: "files", Method: "tools/call", ID: Int64ID(2), Size: 20, Limit: 10},
+		{NewFrameTooLarge(&CallError{Server: "files", Method: "tools/call", ID: Int64ID(2), Size: 20, Limit: 10}),
 			`MCP server "files": tools/call (id 2): response of 20 bytes exceeds the 10-byte frame limit`},
-		{&NoResponseError{Server: "remote", Method: "tools/call", ID: 4, Reason: "no event ids"},
+		{NewNoResponse(&CallError{Server: "remote", Method: "tools/call", ID: Int64ID(4), Problem: "no event ids"}),
 			`MCP server "remote": tools/call: No response received for request ID 4 (no event ids)`},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("got  %q\nwant %q", got, tc.want)
 		}
 	}
-	tc := &TransportClosedError{Server: "files", ExitStatus: "signal: killed", Cause: pipe}
+	tc := NewTransportClosed(&CallError{Server: "files", ExitStatus: "signal: killed", Cause: pipe})
 	if !errors.Is(tc, syscall.EPIPE) {
 		t.Error("the broken pipe left the chain, not only the text")
 	}
@@ -92,18 +92,18 @@ func TestRequestErrorTextsNameServerAndMethod(t *testing.T) {
 // What a server printed on stdout shows in the errors that end a
 // connection and time out a connect.
 func TestStdoutInErrors(t *testing.T) {
-	tc := &TransportClosedError{Server: "s", ExitStatus: "exit status 1", StderrTail: "oops", StdoutExcerpt: "Error: no API key"}
+	tc := NewTransportClosed(&CallError{Server: "s", ExitStatus: "exit status 1", Stderr: "oops", Stdout: "Error: no API key"})
 	if got, want := tc.Error(), `MCP server "s": Transport closed: exit status 1; stderr: oops; stdout (not JSON-RPC): Error: no API key`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	for _, tc := range []struct {
-		e    ConnectTimeoutError
+		e    *CallError
 		want string
 	}{
-		{ConnectTimeoutError{Server: "s", After: time.Second}, `Connection to MCP server "s" timed out after 1000ms`},
-		{ConnectTimeoutError{Server: "s", After: time.Second, SkippedStdout: 1, FirstStdout: "Listening on :8080"},
+		{NewConnectTimeout(&CallError{Server: "s", After: time.Second}), `Connection to MCP server "s" timed out after 1000ms`},
+		{NewConnectTimeout(&CallError{Server: "s", After: time.Second, SkippedStdout: 1, Stdout: "Listening on :8080"}),
 			`Connection to MCP server "s" timed out after 1000ms; 1 non-JSON line on stdout was skipped: "Listening on :8080"`},
-		{ConnectTimeoutError{Server: "s", After: time.Second, SkippedStdout: 3, FirstStdout: "Welcome!"},
+		{NewConnectTimeout(&CallError{Server: "s", After: time.Second, SkippedStdout: 3, Stdout: "Welcome!"}),
 			`Connection to MCP server "s" timed out after 1000ms; 3 non-JSON lines on stdout were skipped, the first: "Welcome!"`},
 	} {
 		if got := tc.e.Error(); got != tc.want {
@@ -112,20 +112,44 @@ func TestStdoutInErrors(t *testing.T) {
 	}
 }
 
-// A 2026-07-28 request whose stream broke twice reaches the caller as a
-// *StreamBrokenError; a caller of the root package tells it with
-// ErrStreamBroken, or as any answer that broke off (found by the soak:
-// it matched no root error, docs/reliability.md).
-func TestStreamBrokenMatchesBrokenAnswer(t *testing.T) {
-	var err error = fmt.Errorf("call: %w", &StreamBrokenError{Server: "s", ID: 7})
-	if !errors.Is(err, ErrStreamBroken) || !errors.Is(err, ErrBrokenAnswer) {
-		t.Errorf("%v matches ErrStreamBroken %v, ErrBrokenAnswer %v; want both", err,
-			errors.Is(err, ErrStreamBroken), errors.Is(err, ErrBrokenAnswer))
+// A 2026-07-28 request whose stream broke twice reaches the caller as an
+// ErrHTTP whose answer broke off (found by the soak: it once matched no
+// root error, docs/reliability.md); the runtime tells it apart, and the
+// text says what happened.
+func TestStreamBrokenMatchesHTTP(t *testing.T) {
+	var err error = fmt.Errorf("call: %w", NewStreamBroken(&CallError{Server: "s", ID: Int64ID(7)}))
+	if !errors.Is(err, ErrHTTP) {
+		t.Errorf("%v does not match ErrHTTP", err)
 	}
-	if errors.Is(err, ErrUnreachable) {
-		t.Errorf("%v matches ErrUnreachable: the server was reached", err)
+	if e := Find(err, (*CallError).BrokenAnswer); e == nil || !e.StreamBroken() || e.Unreachable() {
+		t.Errorf("%v: not told apart as a stream broken", err)
 	}
 	if got, want := err.Error(), `call: MCP server "s": the response stream of request 7 broke before its response`; got != want {
 		t.Errorf("text %q, want %q", got, want)
+	}
+}
+
+// Each case of a *CallError survives its JSON (a cluster hop's form):
+// kind, case and fields, so the text reads the same.
+func TestCallErrorJSONRoundTrip(t *testing.T) {
+	for _, e := range []*CallError{
+		NewTimeout(&CallError{Server: "files", Method: "tools/call", ID: Int64ID(7), After: 200 * time.Millisecond}),
+		NewSessionExpired(&CallError{Server: "r", Method: "tools/call", SessionID: "abc", Status: 404}),
+		NewReplaced(&CallError{Server: "s", Generation: 2, Next: 3}),
+		NewCanceled(&CallError{Server: "s", Method: "ping", Cause: context.DeadlineExceeded}),
+		NewHTTPStatus(&CallError{Server: "r", Status: 500, URL: "http://h/mcp", RPC: &Error{Code: -1, Message: "no"}}),
+	} {
+		b, err := e.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back CallError
+		back.Cause = e.Cause
+		if err := back.UnmarshalJSON(b); err != nil {
+			t.Fatal(err)
+		}
+		if back.Error() != e.Error() || back.Kind != e.Kind || back.form != e.form {
+			t.Errorf("%s: back as %q (kind %v)", b, back.Error(), back.Kind)
+		}
 	}
 }

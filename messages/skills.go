@@ -3,8 +3,6 @@ package messages
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"strconv"
 )
 
 // The skills extension (SEP-2640,
@@ -139,7 +137,7 @@ type GetSkillResult struct {
 	CacheScope string `json:"cacheScope,omitempty"`
 }
 
-// The checks a skill's file can fail (SkillVerificationError.Check).
+// The checks a skill's file can fail (CallError.Check).
 const (
 	// SkillCheckEntry: the entry itself is not loadable (no SKILL.md
 	// listed, a malformed digest, resources neither an array nor
@@ -158,51 +156,3 @@ const (
 	// entry's.
 	SkillCheckFrontmatter = "frontmatter"
 )
-
-// SkillVerificationError reports a skill's file that does not match the
-// entry it was read against (SEP-2640, "Integrity and Verification"): its
-// content is not returned. It comes wrapped in an *InvalidResultError of
-// resources/read (errors.Is(err, ErrInvalidResult)), or of the method that
-// returned the entry when the entry itself is at fault.
-type SkillVerificationError struct {
-	Server string
-	Skill  string // the skill's URI (its SKILL.md)
-	URI    string // the file checked; "" for the entry
-	Check  string // SkillCheckEntry, SkillCheckSize, ...
-	Want   string // what the entry says
-	Got    string // what was read
-}
-
-// Error names the server, the skill (and the file, when not the skill's
-// own entry), the check that failed and, when known, what was wanted and
-// what was found.
-func (e *SkillVerificationError) Error() string {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "MCP server %s: skill %s", strconv.Quote(e.Server), e.Skill)
-	if e.URI != "" && e.URI != e.Skill {
-		fmt.Fprintf(&b, ", file %s,", e.URI)
-	}
-	fmt.Fprintf(&b, " fails its %s check", e.Check)
-	if e.Want != "" || e.Got != "" {
-		fmt.Fprintf(&b, ": want %s, got %s", e.Want, e.Got)
-	}
-	return b.String()
-}
-
-// ExtensionNotDeclaredError reports a request of an extension the server
-// did not declare in its capabilities: it is not sent.
-// errors.Is(err, ErrUnsupported) is true.
-type ExtensionNotDeclaredError struct {
-	Server    string
-	Extension string
-	Method    string
-}
-
-// Error reads `MCP server "<server>" does not declare the extension
-// <extension>, so <method> is not sent`.
-func (e *ExtensionNotDeclaredError) Error() string {
-	return "MCP server " + strconv.Quote(e.Server) + " does not declare the extension " + e.Extension + ", so " + e.Method + " is not sent"
-}
-
-// Is makes errors.Is(err, ErrUnsupported) true.
-func (e *ExtensionNotDeclaredError) Is(target error) bool { return target == ErrUnsupported }

@@ -159,7 +159,7 @@ type Manager struct {
 	// cache.
 	cacheWrites *cacheWriter
 	done        chan struct{}
-	closed      atomic.Bool // Close was called: calls fail with messages.ErrManagerClosed
+	closed      atomic.Bool // Close was called: calls fail with messages.NewManagerClosed()
 	failFast    bool
 	waitBound   time.Duration                // ManagerOptions.RestartWait
 	skills      atomic.Pointer[skillListing] // the last ListSkills (manager_skills.go)
@@ -256,7 +256,7 @@ func (m *Manager) unavailable(s *snapshot, server string) error {
 	default:
 		return nil
 	}
-	return &messages.ServerUnavailableError{Server: server, State: v.state.String(), Err: v.lastErr}
+	return messages.NewUnavailable(&messages.CallError{Server: server, State: v.state.String(), Cause: v.lastErr})
 }
 
 // route finds the client that serves an exposed tool name. A tool offered
@@ -269,7 +269,7 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 	var wait time.Duration
 	for {
 		if m.closed.Load() {
-			return toolRef{}, messages.ErrManagerClosed
+			return toolRef{}, messages.NewManagerClosed()
 		}
 		s := m.snap.Load()
 		_, byName := s.exposed.get()
@@ -298,9 +298,9 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 		case ref.client != nil:
 			return ref, nil
 		case v == nil:
-			return ref, &messages.ServerUnavailableError{Server: ref.server}
+			return ref, messages.NewUnavailable(&messages.CallError{Server: ref.server})
 		case ok && v.state != StateConnecting:
-			return ref, &messages.ServerUnavailableError{Server: ref.server, State: v.state.String(), Err: v.lastErr}
+			return ref, messages.NewUnavailable(&messages.CallError{Server: ref.server, State: v.state.String(), Cause: v.lastErr})
 		}
 		if expired == nil {
 			wait = ref.connectTimeout
@@ -314,11 +314,11 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 		select {
 		case <-s.replaced:
 		case <-expired:
-			return ref, &messages.ConnectTimeoutError{Server: ref.server, After: wait}
+			return ref, messages.NewConnectTimeout(&messages.CallError{Server: ref.server, After: wait})
 		case <-m.done:
-			return ref, messages.ErrManagerClosed
+			return ref, messages.NewManagerClosed()
 		case <-ctx.Done():
-			return ref, &messages.CanceledError{Server: ref.server, Method: method, Err: context.Cause(ctx)}
+			return ref, messages.NewCanceled(&messages.CallError{Server: ref.server, Method: method, Cause: context.Cause(ctx)})
 		}
 	}
 }
@@ -344,7 +344,7 @@ func (m *Manager) servers() []*serverView {
 // configuration differs).
 func (m *Manager) Add(ctx context.Context, s *Server) error {
 	if m.closed.Load() {
-		return messages.ErrManagerClosed
+		return messages.NewManagerClosed()
 	}
 	return m.ask(ctx, func(reply chan error) any { return addServer{srv: s, trace: telemetry.Detach(ctx), reply: reply} })
 }
@@ -353,7 +353,7 @@ func (m *Manager) Add(ctx context.Context, s *Server) error {
 // (connecting included): nothing of it is left running.
 func (m *Manager) Remove(ctx context.Context, name string) error {
 	if m.closed.Load() {
-		return messages.ErrManagerClosed
+		return messages.NewManagerClosed()
 	}
 	return m.ask(ctx, func(reply chan error) any { return removeServer{name: name, reply: reply} })
 }
@@ -362,12 +362,12 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 // budget renewed, whatever it was doing (a breaker's rest, a restart's
 // backoff, a start that failed, a ready connection); from an open
 // breaker, the connection is its trial. It returns once the server is
-// ready with its tools listed, or with a *messages.ServerUnavailableError (its state and last
+// ready with its tools listed, or with an ErrServerUnavailable error (its state and last
 // error) once the attempt failed, or when ctx ends. A disabled server,
 // or one not approved, is not started.
 func (m *Manager) Restart(ctx context.Context, name string) error {
 	if m.closed.Load() {
-		return messages.ErrManagerClosed
+		return messages.NewManagerClosed()
 	}
 	if err := m.ask(ctx, func(reply chan error) any { return restartServer{name: name, reply: reply} }); err != nil {
 		return err
@@ -377,16 +377,16 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 		v := s.server(name)
 		switch {
 		case v == nil:
-			return &messages.UnknownServerError{Name: name}
+			return messages.NewUnknownServer(&messages.CallError{Server: name})
 		case v.state == StateReady && !v.toolsPending:
 			return nil
 		case v.state != StateConnecting && v.state != StateReady:
-			return &messages.ServerUnavailableError{Server: name, State: v.state.String(), Err: v.lastErr}
+			return messages.NewUnavailable(&messages.CallError{Server: name, State: v.state.String(), Cause: v.lastErr})
 		}
 		select {
 		case <-s.replaced:
 		case <-m.done:
-			return messages.ErrManagerClosed
+			return messages.NewManagerClosed()
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
@@ -398,7 +398,7 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 // unchanged ones go on undisturbed, tools and all.
 func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
 	if m.closed.Load() {
-		return messages.ErrManagerClosed
+		return messages.NewManagerClosed()
 	}
 	return m.ask(ctx, func(reply chan error) any {
 		return reloadServers{servers: servers, trace: telemetry.Detach(ctx), reply: reply}
@@ -410,12 +410,12 @@ func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
 // cache. It returns when all are done or ctx ends.
 func (m *Manager) Close(ctx context.Context) error {
 	m.closed.Store(true)
-	// messages.ErrManagerClosed here means the manager finished closing (for this
+	// messages.ErrStopped here means the manager finished closing (for this
 	// call or a concurrent one, or it stopped on its own) before its
 	// answer was read: not a failure, and the cache is flushed all the
 	// same.
 	err := m.ask(ctx, func(reply chan error) any { return closeManager{ctx: ctx, reply: reply} })
-	if err != nil && !errors.Is(err, messages.ErrManagerClosed) {
+	if err != nil && !errors.Is(err, messages.ErrStopped) {
 		return err
 	}
 	select {
@@ -431,7 +431,7 @@ func (m *Manager) ask(ctx context.Context, msg func(chan error) any) error {
 	reply := make(chan error, 1)
 	select {
 	case <-m.done:
-		return messages.ErrManagerClosed
+		return messages.NewManagerClosed()
 	default:
 	}
 
@@ -440,7 +440,7 @@ func (m *Manager) ask(ctx context.Context, msg func(chan error) any) error {
 	case err := <-reply:
 		return err
 	case <-m.done:
-		return messages.ErrManagerClosed
+		return messages.NewManagerClosed()
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}

@@ -343,7 +343,7 @@ func (a *managerActor) recoverPanic() {
 // both.
 func (a *managerActor) add(ctx actor.Context, trace context.Context, s *Server) error {
 	if a.closing {
-		return messages.ErrManagerClosed
+		return messages.NewManagerClosed()
 	}
 	var previous []messages.Tool
 	if old := a.members[s.Name]; old != nil {

@@ -110,8 +110,8 @@ func TestRestartTriesNow(t *testing.T) {
 	ctx := harness.Context(t)
 
 	err := m.Restart(ctx, "remote")
-	var ue *messages.ServerUnavailableError
-	if !errors.As(err, &ue) || ue.State != supervisor.StateBreakerOpen.String() || ue.Err == nil {
+	var ue *messages.CallError
+	if !(errors.As(err, &ue) && ue.Unavailable()) || ue.State != supervisor.StateBreakerOpen.String() || ue.Cause == nil {
 		t.Errorf("Restart of a server still down: %v, want its breaker open again, with its last error", err)
 	}
 
@@ -125,8 +125,8 @@ func TestRestartTriesNow(t *testing.T) {
 	}
 	echo(t, m, "mcp__remote__echo", "after")
 
-	var unknown *messages.UnknownServerError
-	if err := m.Restart(ctx, "nobody"); !errors.As(err, &unknown) {
+	var unknown *messages.CallError
+	if err := m.Restart(ctx, "nobody"); !(errors.As(err, &unknown) && unknown.UnknownServer()) {
 		t.Errorf("Restart of an unknown server: %v", err)
 	}
 }

@@ -38,8 +38,8 @@ func TestManagerPromptsAndResources(t *testing.T) {
 	if err != nil || len(res.Messages) == 0 || res.Messages[0].Content.Text != "Hello, Ada!" {
 		t.Fatalf("GetPrompt: %+v, %v", res, err)
 	}
-	var unknown *messages.UnknownToolError
-	if _, err := m.GetPrompt(ctx, "mcp__beta__nope", nil); !errors.As(err, &unknown) {
+	var unknown *messages.CallError
+	if _, err := m.GetPrompt(ctx, "mcp__beta__nope", nil); !(errors.As(err, &unknown) && unknown.UnknownTool()) {
 		t.Errorf("unknown prompt: %v", err)
 	}
 
@@ -48,8 +48,8 @@ func TestManagerPromptsAndResources(t *testing.T) {
 	if err != nil || len(read.Contents) == 0 || read.Contents[0].URI != r.Resource.URI {
 		t.Fatalf("ReadResource(%s, %s): %+v, %v", r.Server, r.Resource.URI, read, err)
 	}
-	var noServer *messages.UnknownServerError
-	if _, err := m.ReadResource(ctx, "gamma", r.Resource.URI); !errors.As(err, &noServer) {
+	var noServer *messages.CallError
+	if _, err := m.ReadResource(ctx, "gamma", r.Resource.URI); !(errors.As(err, &noServer) && noServer.UnknownServer()) {
 		t.Errorf("unknown server: %v", err)
 	}
 
@@ -62,10 +62,10 @@ func TestManagerPromptsAndResources(t *testing.T) {
 		}
 	}
 	closeManager(t, m)
-	if _, err := m.GetPrompt(ctx, "mcp__alpha__simple", nil); !errors.Is(err, messages.ErrManagerClosed) {
+	if _, err := m.GetPrompt(ctx, "mcp__alpha__simple", nil); !errors.Is(err, messages.ErrStopped) {
 		t.Errorf("GetPrompt after Close: %v", err)
 	}
-	if _, err := m.ReadResource(ctx, "alpha", r.Resource.URI); !errors.Is(err, messages.ErrManagerClosed) {
+	if _, err := m.ReadResource(ctx, "alpha", r.Resource.URI); !errors.Is(err, messages.ErrStopped) {
 		t.Errorf("ReadResource after Close: %v", err)
 	}
 }

@@ -73,7 +73,7 @@ func transportFailure(err error) bool {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		// The caller gave up (its context ended, or the request timeout
-		// did), even when the transport wraps it in a RequestError: a
+		// did), even when the transport wraps it in an unreachable error: a
 		// slow answer is not a dead connection (CallFailureThreshold).
 		return false
 	}
@@ -83,8 +83,7 @@ func transportFailure(err error) bool {
 		// a slow answer as well.
 		return false
 	}
-	var status *messages.HTTPStatusError
-	if errors.As(err, &status) {
+	if status := messages.Find(err, (*messages.CallError).HTTPStatus); status != nil {
 		return status.Status >= 500
 	}
 	if errors.Is(err, messages.ErrAuthorization) {
@@ -92,10 +91,14 @@ func transportFailure(err error) bool {
 		// take): a new connection would meet it again.
 		return false
 	}
-	var request *messages.RequestError
-	return errors.As(err, &request) ||
-		errors.Is(err, messages.ErrSessionExpired) ||
-		errors.Is(err, messages.ErrNoResponse)
+	return messages.Find(err, lostExchange) != nil
+}
+
+// lostExchange reports an HTTP exchange that failed for want of the
+// connection: no answer, an answer that broke off, a session that
+// expired, an SSE stream that ended with no response.
+func lostExchange(e *messages.CallError) bool {
+	return e.Unreachable() || e.BrokenAnswer() && !e.StreamBroken() || e.SessionExpired() || e.NoResponse()
 }
 
 // cannotHeal reports a start error that no restart will mend: the command
@@ -112,8 +115,7 @@ func cannotHeal(err error) bool {
 	if errors.As(err, &ue) && ue.Op == "parse" {
 		return true
 	}
-	var se *messages.StartError
-	if !errors.As(err, &se) {
+	if messages.Find(err, (*messages.CallError).Start) == nil {
 		return false
 	}
 	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||

@@ -95,9 +95,9 @@ func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 }
 
 // A call to a tool of a server behind its open breaker fails at once
-// with a *messages.ServerUnavailableError naming the server, its state and its
-// last error, on one line; a tool nobody offers is an *messages.UnknownToolError.
-// After Close, every method says messages.ErrManagerClosed.
+// with an ErrServerUnavailable error naming the server, its state and its
+// last error, on one line; a tool nobody offers is an ErrNotFound error.
+// After Close, every method says messages.ErrStopped.
 func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 	f := newFlakyHTTP(t)
 	m := manage(t, supervisor.ManagerOptions{
@@ -113,18 +113,18 @@ func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "remote").State == supervisor.StateBreakerOpen })
 
 	_, err := m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "x"})
-	var ue *messages.ServerUnavailableError
-	if !errors.As(err, &ue) || ue.Server != "remote" || ue.State != supervisor.StateBreakerOpen.String() || ue.Err == nil {
+	var ue *messages.CallError
+	if !(errors.As(err, &ue) && ue.Unavailable()) || ue.Server != "remote" || ue.State != supervisor.StateBreakerOpen.String() || ue.Cause == nil {
 		t.Fatalf("call to a server behind its breaker: %v (%#v)", err, ue)
 	}
-	if !errors.Is(err, messages.ErrServerUnavailable) || !errors.Is(err, messages.ErrServerNotConnected) {
-		t.Errorf("%v does not match messages.ErrServerUnavailable and ErrServerNotConnected", err)
+	if !errors.Is(err, messages.ErrServerUnavailable) {
+		t.Errorf("%v does not match messages.ErrServerUnavailable", err)
 	}
 	if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || !strings.Contains(msg, `"remote"`) || !strings.Contains(msg, "breaker open") || !strings.Contains(msg, "503") {
 		t.Errorf("message %q: want one line naming the server, its state and its last error", msg)
 	}
-	var unknown *messages.UnknownToolError
-	if _, err := m.CallTool(ctx, "mcp__remote__nope", nil); !errors.As(err, &unknown) {
+	var unknown *messages.CallError
+	if _, err := m.CallTool(ctx, "mcp__remote__nope", nil); !(errors.As(err, &unknown) && unknown.UnknownTool()) {
 		t.Errorf("unknown tool: %v", err)
 	}
 
@@ -136,8 +136,8 @@ func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 		"Remove":   m.Remove(ctx, "remote"),
 		"Reload":   m.Reload(ctx, nil),
 	} {
-		if !errors.Is(err, messages.ErrManagerClosed) {
-			t.Errorf("%s after Close: %v, want messages.ErrManagerClosed", what, err)
+		if !errors.Is(err, messages.ErrStopped) {
+			t.Errorf("%s after Close: %v, want messages.ErrStopped", what, err)
 		}
 	}
 }
@@ -255,7 +255,9 @@ func (e timeoutError) Temporary() bool { return e.timeout }
 // is gone: they leave the count of transport failures alone, even when
 // the transport reports them as a failed request.
 func TestTransportFailureLeavesOutTimeouts(t *testing.T) {
-	request := func(err error) error { return &messages.RequestError{Server: "s", Method: "tools/call", Err: err} }
+	request := func(err error) error {
+		return messages.NewRequestFailed(&messages.CallError{Server: "s", Method: "tools/call", Cause: err}, false)
+	}
 	for _, c := range []struct {
 		name string
 		err  error

@@ -18,7 +18,7 @@ import (
 func (a *managerActor) remove(name string) error {
 	mb := a.members[name]
 	if mb == nil {
-		return &messages.UnknownServerError{Name: name}
+		return messages.NewUnknownServer(&messages.CallError{Server: name})
 	}
 	if mb.removing {
 		return nil

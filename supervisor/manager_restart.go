@@ -160,11 +160,11 @@ func effectiveRestart(p config.RestartPolicy) config.RestartPolicy {
 func (a *managerActor) restart(name string) error {
 	mb := a.members[name]
 	if mb == nil || mb.removing || a.closing {
-		return &messages.UnknownServerError{Name: name}
+		return messages.NewUnknownServer(&messages.CallError{Server: name})
 	}
 	switch mb.state {
 	case StateDisabled, StateRefused:
-		return &messages.ServerUnavailableError{Server: name, State: mb.state.String(), Err: mb.lastErr}
+		return messages.NewUnavailable(&messages.CallError{Server: name, State: mb.state.String(), Cause: mb.lastErr})
 	case StateConnecting:
 		if mb.client == nil {
 			return nil // starting already: waiting for approval, the cache or a slot

@@ -51,7 +51,7 @@ type skillListing struct {
 // with the others' skills.
 func (m *Manager) ListSkills(ctx context.Context) ([]Skill, error) {
 	if m.closed.Load() {
-		return nil, messages.ErrManagerClosed
+		return nil, messages.NewManagerClosed()
 	}
 	type listed struct {
 		server string
@@ -151,7 +151,7 @@ func (m *Manager) heldSkill(exposed string) (Skill, error) {
 			return s, nil
 		}
 	}
-	return Skill{}, &messages.UnknownToolError{Name: exposed}
+	return Skill{}, messages.NewUnknownTool(&messages.CallError{Tool: exposed})
 }
 
 // ReadSkill loads a skill of the last listing by its exposed name: its
@@ -183,7 +183,7 @@ func (m *Manager) ReadSkillFile(ctx context.Context, exposed, uri string) ([]byt
 // readSkill reads SKILL.md (uri "") or a file of sk on its server.
 func (m *Manager) readSkill(ctx context.Context, sk Skill, uri string) ([]byte, error) {
 	if m.closed.Load() {
-		return nil, messages.ErrManagerClosed
+		return nil, messages.NewManagerClosed()
 	}
 	s := m.snap.Load()
 	start := time.Now()

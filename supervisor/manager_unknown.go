@@ -31,12 +31,12 @@ func owner(s *snapshot, exposed string) *serverView {
 
 // unknownName is the error for an exposed name no server offers now: its
 // owner's unavailability, with the state and last error ("no such tool"
-// would hide why the tool is missing), or *UnknownToolError.
+// would hide why the tool is missing), or an unknown-tool ErrNotFound error.
 func unknownName(v *serverView, exposed string) error {
 	if v == nil {
-		return &messages.UnknownToolError{Name: exposed}
+		return messages.NewUnknownTool(&messages.CallError{Tool: exposed})
 	}
-	return &messages.ServerUnavailableError{Server: v.srv.Name, State: v.state.String(), Err: v.lastErr}
+	return messages.NewUnavailable(&messages.CallError{Server: v.srv.Name, State: v.state.String(), Cause: v.lastErr})
 }
 
 // listing reports whether v is about to list its tools for the first

@@ -14,7 +14,7 @@ import (
 // its client made) waits for it to be ready, unless FailFast, bounded by
 // the call's context and by ManagerOptions.RestartWait (default: the
 // server's connect timeout). A wait that runs out ends with an error that
-// says so: a *messages.ServerUnavailableError naming the server and its
+// says so: an ErrServerUnavailable error naming the server and its
 // state, whose cause (restartWaitError) names the method, says how long
 // the call waited for what, and carries the context's error and the
 // server's last error, so that errors.Is matches both
@@ -90,11 +90,11 @@ func (m *Manager) awaitReady(ctx context.Context, s *snapshot, server, method st
 		v = s.server(server)
 		switch {
 		case v == nil:
-			return s, &messages.ServerUnavailableError{Server: server}
+			return s, messages.NewUnavailable(&messages.CallError{Server: server})
 		case v.state == StateReady:
 			return s, nil
 		case !waiting(v.state):
-			return s, &messages.ServerUnavailableError{Server: server, State: v.state.String(), Err: v.lastErr}
+			return s, messages.NewUnavailable(&messages.CallError{Server: server, State: v.state.String(), Cause: v.lastErr})
 		}
 		if m.failFast && v.state != StateConnecting {
 			return s, m.unavailable(s, server)
@@ -103,7 +103,7 @@ func (m *Manager) awaitReady(ctx context.Context, s *snapshot, server, method st
 		case <-s.replaced:
 			s = m.snap.Load()
 		case <-m.done:
-			return s, messages.ErrManagerClosed
+			return s, messages.NewManagerClosed()
 		case <-wait.Done():
 			return s, m.gaveUp(server, method, start, restart, context.Cause(wait))
 		}
@@ -115,10 +115,10 @@ func (m *Manager) awaitReady(ctx context.Context, s *snapshot, server, method st
 func (m *Manager) gaveUp(server, method string, start time.Time, restart bool, cause error) error {
 	v := m.snap.Load().server(server)
 	if v == nil {
-		return &messages.ServerUnavailableError{Server: server, Err: cause}
+		return messages.NewUnavailable(&messages.CallError{Server: server, Cause: cause})
 	}
-	return &messages.ServerUnavailableError{Server: server, State: v.state.String(), Err: &restartWaitError{
-		method: method, waited: time.Since(start), restart: restart || v.restarts > 0, cause: cause, last: v.lastErr}}
+	return messages.NewUnavailable(&messages.CallError{Server: server, State: v.state.String(), Cause: &restartWaitError{
+		method: method, waited: time.Since(start), restart: restart || v.restarts > 0, cause: cause, last: v.lastErr}})
 }
 
 // waitedOut turns the bare context error of a call that waited inside its

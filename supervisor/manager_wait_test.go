@@ -34,8 +34,8 @@ var hourPolicy = config.RestartPolicy{MaxRestarts: 1000, BackoffMin: time.Hour, 
 // the context's error.
 func checkGaveUp(t *testing.T, err error, want error) {
 	t.Helper()
-	var ue *messages.ServerUnavailableError
-	if !errors.As(err, &ue) || ue.Server != "remote" {
+	var ue *messages.CallError
+	if !(errors.As(err, &ue) && ue.Unavailable()) || ue.Server != "remote" {
 		t.Fatalf("call that waited for a restart: %v (%T), want a *ServerUnavailableError for remote", err, err)
 	}
 	if !errors.Is(err, messages.ErrServerUnavailable) || !errors.Is(err, want) {

@@ -37,7 +37,7 @@ func TestCancellingSpan(t *testing.T) {
 	if r.tel.OpenOps() != 1 {
 		t.Errorf("OpenOps = %d, want 1 (the request; the notification's span has ended)", r.tel.OpenOps())
 	}
-	op.End(&messages.TimeoutError{}, false)
+	op.End(messages.NewTimeout(&messages.CallError{}), false)
 
 	spans := r.sr.Ended()
 	if len(spans) != 2 {

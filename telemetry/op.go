@@ -761,12 +761,12 @@ func (o *Op) LateResponse() {
 // (SERVER).
 //
 // error.type is the JSON-RPC code as a string for a *messages.RPCError, a
-// *messages.Error or a *messages.HTTPStatusError whose body held a
-// JSON-RPC error; the HTTP status as a string for another
-// *messages.HTTPStatusError or a *messages.SessionExpiredError;
+// *messages.Error or an HTTP error status whose body held a JSON-RPC
+// error; the HTTP status as a string for another error status or a
+// session that expired;
 // "tool_error" for toolError; "timeout" when errors.Is(err,
 // messages.ErrTimeout) or errors.Is(err, context.DeadlineExceeded);
-// "cancelled" for context.Canceled or a *messages.CanceledError;
+// "cancelled" for context.Canceled or a call cancelled;
 // "transport_closed" when errors.Is(err, messages.ErrTransportClosed);
 // "_OTHER" otherwise.
 //
@@ -967,25 +967,22 @@ func classify(err error, toolError bool, m *redact.Masker) outcome {
 		c := strconv.FormatInt(wireErr.Code, 10)
 		return outcome{errType: c, code: c, num: wireErr.Code, hasCode: true, desc: m.Text(wireErr.Message)}
 	}
-	var status *messages.HTTPStatusError
-	if errors.As(err, &status) {
+	if status := messages.Find(err, (*messages.CallError).HTTPStatus); status != nil {
 		return httpOutcome(status.Status, status.RPC, err, m)
 	}
-	var expired *messages.SessionExpiredError
-	if errors.As(err, &expired) && expired.Status > 0 {
+	if expired := messages.Find(err, (*messages.CallError).SessionExpired); expired != nil && expired.Status > 0 {
 		return httpOutcome(expired.Status, nil, err, m)
 	}
 	desc := m.Text(err.Error())
-	var canceled *messages.CanceledError
 	switch {
 	case toolError:
 		return outcome{errType: ErrorTypeToolError, desc: desc}
 	case errors.Is(err, messages.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		// A caller's deadline is a timeout too, even when the runtime
-		// reports it as a cancellation (*messages.CanceledError
-		// unwraps to its context's cause).
+		// reports it as a cancellation (its Kind is the context's
+		// error).
 		return outcome{errType: ErrorTypeTimeout, desc: desc}
-	case errors.Is(err, context.Canceled), errors.As(err, &canceled):
+	case errors.Is(err, context.Canceled), messages.Find(err, (*messages.CallError).Canceled) != nil:
 		return outcome{errType: ErrorTypeCancelled, desc: desc}
 	case errors.Is(err, messages.ErrTransportClosed):
 		return outcome{errType: ErrorTypeTransportClosed, desc: desc}
@@ -1001,7 +998,7 @@ func classify(err error, toolError bool, m *redact.Masker) outcome {
 // (error.type in
 // https://github.com/open-telemetry/semantic-conventions/blob/v1.43.0/docs/registry/attributes/error.md
 // and the HTTP spans' conventions), not "_OTHER".
-func httpOutcome(status int, rpc *messages.RPCErrorBody, err error, m *redact.Masker) outcome {
+func httpOutcome(status int, rpc *messages.Error, err error, m *redact.Masker) outcome {
 	if rpc != nil {
 		c := strconv.FormatInt(rpc.Code, 10)
 		desc := rpc.Message

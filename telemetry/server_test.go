@@ -273,7 +273,7 @@ func TestInjectParams(t *testing.T) {
 func TestSessionEnded(t *testing.T) {
 	r := newRig(t, Options{})
 	start := time.Now().Add(-3 * time.Second)
-	r.tel.SessionEnded(&httpPeer, start, &messages.TransportClosedError{})
+	r.tel.SessionEnded(&httpPeer, start, messages.NewTransportClosed(&messages.CallError{}))
 	stateless := httpPeer
 	stateless.ProtocolVersion = messages.Version20260728
 	r.tel.SessionEnded(&stateless, start, nil)

@@ -48,7 +48,7 @@ func callSequence(tel *Telemetry, ctx context.Context, meta messages.Meta) {
 // have marshalled already (their cost is the transport's, not ours).
 var cancelled = json.RawMessage(`{"requestId":42,"reason":"timeout"}`)
 
-var errTimedOut error = &messages.TimeoutError{Server: "files", Method: messages.MethodToolsCall}
+var errTimedOut error = messages.NewTimeout(&messages.CallError{Server: "files", Method: messages.MethodToolsCall})
 
 // remoteCtx holds a sampled span context, as a caller inside a traced
 // request would.

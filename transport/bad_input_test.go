@@ -39,12 +39,12 @@ func TestUnusableAnswerFailsItsCallAtOnce(t *testing.T) {
 				t.Errorf("took %v: the call waited for its timeout", d)
 			}
 			if tc.limit > 0 {
-				if !errors.Is(err, messages.ErrFrameTooLarge) {
+				if !errors.Is(err, messages.ErrBadResponse) {
 					t.Fatalf("got %v, want a FrameTooLargeError", err)
 				}
 			} else {
-				var bad *messages.BadResponseError
-				if !errors.As(err, &bad) || !errors.Is(err, messages.ErrBadResponse) || !strings.Contains(bad.Problem, tc.problem) || bad.Method != messages.MethodToolsCall {
+				var bad *messages.CallError
+				if !(errors.As(err, &bad) && errors.Is(bad, messages.ErrBadResponse)) || !errors.Is(err, messages.ErrBadResponse) || !strings.Contains(bad.Problem, tc.problem) || bad.Method != messages.MethodToolsCall {
 					t.Fatalf("got %v, want a BadResponseError naming %q", err, tc.problem)
 				}
 				if st := s.conn.Stats(); st[BadResponses] != 1 || st[Malformed] != 0 {

@@ -72,7 +72,7 @@ func TestBatchAcceptedWhenNegotiated(t *testing.T) {
 func TestBatchRefusedOtherwise(t *testing.T) {
 	conn, answer := startBatchServer(t, false)
 	_, err := conn.Call(harness.Context(t), "tools/list", nil, RequestOptions{})
-	if _, ok := err.(*messages.TimeoutError); !ok {
+	if e, ok := err.(*messages.CallError); !ok || !e.Timeout() {
 		t.Fatalf("the answer came only inside a refused batch: got %v, want a timeout", err)
 	}
 	got := answer()

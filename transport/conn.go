@@ -248,9 +248,9 @@ func (c *Conn) queueWait(ctx context.Context, method string, opts *RequestOption
 	}
 	why := func() error {
 		if context.Cause(wctx) == errQueueTimeout && ctx.Err() == nil {
-			return &messages.TimeoutError{Server: c.server, Method: method, After: limit}
+			return messages.NewTimeout(&messages.CallError{Server: c.server, Method: method, After: limit})
 		}
-		return &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
+		return messages.NewCanceled(&messages.CallError{Server: c.server, Method: method, Cause: context.Cause(ctx)})
 	}
 	return wctx, cancel, why
 }
@@ -402,7 +402,7 @@ func (c *Conn) Close(ctx context.Context) error {
 }
 
 // BeginClose starts the orderly shutdown that Close waits for and returns
-// at once. Pending requests fail with a *messages.TransportClosedError
+// at once. Pending requests fail with an ErrTransportClosed error
 // whose Cause is cause (nil for a plain close).
 func (c *Conn) BeginClose(cause error) {
 	c.root.Send(c.pid, closeRequest{cause: cause})

@@ -133,8 +133,8 @@ func TestDeadlinesOfManyCalls(t *testing.T) {
 	wg.Wait()
 	for i, ms := range timeouts {
 		d := ms * time.Millisecond
-		var te *messages.TimeoutError
-		if !errors.As(errs[i], &te) || te.After != d {
+		var te *messages.CallError
+		if !(errors.As(errs[i], &te) && te.Timeout()) || te.After != d {
 			t.Errorf("call %d: %v, want a timeout after %v", i, errs[i], d)
 			continue
 		}
@@ -149,8 +149,8 @@ func TestDeadlinesOfManyCalls(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	_, err := s.conn.Call(cctx, "tools/call", toolParams("sleep", map[string]any{"ms": 5000}), RequestOptions{Timeout: time.Minute})
-	var ce *messages.CanceledError
-	if !errors.As(err, &ce) {
+	var ce *messages.CallError
+	if !(errors.As(err, &ce) && ce.Canceled()) {
 		t.Errorf("context ended: %v, want a cancellation", err)
 	}
 	s.mustEcho("after")

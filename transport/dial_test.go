@@ -60,8 +60,8 @@ func TestDialFailure(t *testing.T) {
 		return nil, refused
 	}})
 	_, err := conn.Call(harness.Context(t), messages.MethodPing, nil, RequestOptions{})
-	var se *messages.StartError
-	if !errors.As(err, &se) || !errors.Is(err, refused) || err.Error() != `could not start MCP server "nowhere": connection refused` {
+	var se *messages.CallError
+	if !(errors.As(err, &se) && se.Start()) || !errors.Is(err, refused) || err.Error() != `could not start MCP server "nowhere": connection refused` {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -29,7 +29,7 @@ var errUnknownEnvInheritance = errors.New("unknown environment inheritance polic
 
 // envInheritanceError refuses to start a stdio server whose
 // StdioConfig.InheritEnv is none of the policies above: a misspelt "safe"
-// must not quietly pass the whole environment. The server's StartError
+// must not quietly pass the whole environment. The server's ErrStart error
 // carries it.
 type envInheritanceError struct{ Policy EnvInheritance }
 

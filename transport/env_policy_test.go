@@ -67,8 +67,8 @@ func TestStdioEnvInheritance(t *testing.T) {
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{Server: "files", Command: "/bin/true", InheritEnv: "everything"})
 	<-conn.Done()
 	err := conn.Err()
-	var se *messages.StartError
-	if !errors.As(err, &se) || !errors.Is(err, errUnknownEnvInheritance) || !strings.Contains(err.Error(), `"files"`) || !strings.Contains(err.Error(), `"everything"`) {
+	var se *messages.CallError
+	if !(errors.As(err, &se) && se.Start()) || !errors.Is(err, errUnknownEnvInheritance) || !strings.Contains(err.Error(), `"files"`) || !strings.Contains(err.Error(), `"everything"`) {
 		t.Errorf("unknown policy: %v", err)
 	}
 }

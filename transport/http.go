@@ -319,11 +319,11 @@ func (a *httpActor) postFailed(m postFailed) {
 // sessionRefused) to a request that carried the session id: the server
 // ended the session and did not process the request
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management).
-// The request fails with a messages.SessionExpiredError, which its caller may send
+// The request fails with a session-expired ErrHTTP error, which its caller may send
 // once more on the next connection; the owner hears of it once, and starts
 // that connection.
 func (a *httpActor) sessionLost(ctx actor.Context, m sessionLost) {
-	a.core.resolve(m.id, Outcome{err: &messages.SessionExpiredError{Server: a.cfg.Server, Method: m.method, SessionID: m.session, Status: m.status}})
+	a.core.resolve(m.id, Outcome{err: messages.NewSessionExpired(&messages.CallError{Server: a.cfg.Server, Method: m.method, SessionID: m.session, Status: m.status})})
 	if a.expired || m.session != a.session {
 		return
 	}
@@ -370,7 +370,7 @@ func (a *httpActor) closeNow(cause error) {
 		a.drainEnd.Stop()
 	}
 	a.closing, a.byUser = true, true
-	a.core.failAll(&messages.TransportClosedError{Server: a.cfg.Server, Cause: cause, Closed: cause == nil})
+	a.core.failAll(messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: cause, Closed: cause == nil}))
 	a.wind(true)
 }
 
@@ -395,7 +395,7 @@ func (a *httpActor) failed(ctx actor.Context, cause error) {
 		return
 	}
 	a.closing = true
-	a.endErr = &messages.TransportClosedError{Server: a.cfg.Server, Cause: cause}
+	a.endErr = messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: cause})
 	a.core.failAll(a.endErr)
 	a.wind(false)
 }
@@ -434,7 +434,7 @@ func (a *httpActor) wind(endSession bool) {
 func (a *httpActor) finish(ctx actor.Context) {
 	err := a.endErr
 	if err == nil {
-		err = &messages.TransportClosedError{Server: a.cfg.Server, Closed: true}
+		err = messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Closed: true})
 	}
 	if a.core.owner != nil {
 		ctx.Send(a.core.owner, TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
@@ -472,7 +472,7 @@ func (a *httpActor) stoppedError() error {
 	if a.panicked != nil {
 		cause = &PanicError{Value: a.panicked}
 	}
-	return &messages.TransportClosedError{Server: a.cfg.Server, Cause: cause}
+	return messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: cause})
 }
 
 func (a *httpActor) publish(err error) {
@@ -480,7 +480,7 @@ func (a *httpActor) publish(err error) {
 		return
 	}
 	if err == nil {
-		err = &messages.TransportClosedError{Server: a.cfg.Server}
+		err = messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server})
 	}
 	a.conn.end.err, a.conn.end.byUser = err, a.byUser
 	close(a.conn.end.done)

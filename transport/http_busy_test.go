@@ -134,8 +134,8 @@ func TestHTTPBusyToolCallNotRetriedByDefault(t *testing.T) {
 	st.refuse.Store(1)
 	c := startStorm(t, st, nil)
 	_, err := c.echo("once")
-	var he *messages.HTTPStatusError
-	if !errors.As(err, &he) || he.Status != http.StatusTooManyRequests || he.Retries != 0 ||
+	var he *messages.CallError
+	if !(errors.As(err, &he) && he.HTTPStatus()) || he.Status != http.StatusTooManyRequests || he.Retries != 0 ||
 		!strings.Contains(he.NotRetried, "tools/call may act twice") ||
 		!strings.Contains(err.Error(), "Retry-After: 0s") || !strings.Contains(err.Error(), "not retried: tools/call may act twice") {
 		t.Fatalf("tools/call: %v, want HTTP 429 not retried", err)
@@ -174,8 +174,8 @@ func TestHTTPBusyBeyondDeadlineFailsAtOnce(t *testing.T) {
 	st.refuse.Store(-1)
 	c := startStorm(t, st, nil)
 	_, err := c.conn.Call(harness.Context(t), messages.MethodToolsList, nil, RequestOptions{Timeout: 2 * time.Second})
-	var he *messages.HTTPStatusError
-	if !errors.As(err, &he) || he.RetryAfter != 5*time.Second || !strings.Contains(he.NotRetried, "would pass the call's deadline") ||
+	var he *messages.CallError
+	if !(errors.As(err, &he) && he.HTTPStatus()) || he.RetryAfter != 5*time.Second || !strings.Contains(he.NotRetried, "would pass the call's deadline") ||
 		!strings.Contains(err.Error(), "not retried: it would pass the call's deadline") {
 		t.Fatalf("tools/list with a 2s timeout, Retry-After 5: %v", err)
 	}
@@ -186,13 +186,13 @@ func TestHTTPBusyBeyondDeadlineFailsAtOnce(t *testing.T) {
 	// The caller's context's deadline counts as well.
 	ctx, cancel := context.WithTimeout(harness.Context(t), 2*time.Second)
 	defer cancel()
-	if _, err := c.conn.Call(ctx, messages.MethodToolsList, nil, RequestOptions{}); !errors.As(err, &he) ||
+	if _, err := c.conn.Call(ctx, messages.MethodToolsList, nil, RequestOptions{}); !(errors.As(err, &he) && he.HTTPStatus()) ||
 		!strings.Contains(he.NotRetried, "deadline") {
 		t.Fatalf("tools/list with a 2s context, Retry-After 5: %v", err)
 	}
 
 	st.after = func() string { return "3600" }
-	if _, err := c.conn.Call(harness.Context(t), messages.MethodToolsList, nil, RequestOptions{Timeout: -1}); !errors.As(err, &he) ||
+	if _, err := c.conn.Call(harness.Context(t), messages.MethodToolsList, nil, RequestOptions{Timeout: -1}); !(errors.As(err, &he) && he.HTTPStatus()) ||
 		he.RetryAfter != time.Hour || !strings.Contains(he.NotRetried, "MaxRetryDelay 30s") {
 		t.Fatalf("tools/list, Retry-After an hour: %v", err)
 	}
@@ -211,8 +211,8 @@ func TestHTTPBusyRetriesSpent(t *testing.T) {
 	st.refuse.Store(-1)
 	c := startStorm(t, st, func(cfg *HTTPConfig) { cfg.BusyRetries = 2 })
 	_, err := c.conn.Call(harness.Context(t), messages.MethodToolsList, nil, RequestOptions{})
-	var he *messages.HTTPStatusError
-	if !errors.As(err, &he) || he.Retries != 2 || !strings.Contains(he.NotRetried, "the 2 retries allowed are spent") ||
+	var he *messages.CallError
+	if !(errors.As(err, &he) && he.HTTPStatus()) || he.Retries != 2 || !strings.Contains(he.NotRetried, "the 2 retries allowed are spent") ||
 		!strings.Contains(err.Error(), "retried 2 times") {
 		t.Fatalf("tools/list in a storm: %v", err)
 	}

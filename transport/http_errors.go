@@ -8,21 +8,21 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// requestError builds the messages.RequestError of a request to rawURL that failed
+// requestError builds the error (messages.NewRequestFailed) of a request to rawURL that failed
 // with err. net/http's *url.Error quotes the URL as it was, credentials and
 // all: it is kept (for errors.As and its Timeout) with the URL masked, and
 // the text shows only what went wrong. secrets are the configured header
 // values, masked wherever they show.
-func requestError(server, method, rawURL string, broken bool, err error, secrets []string) *messages.RequestError {
+func requestError(server, method, rawURL string, broken bool, err error, secrets []string) *messages.CallError {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = &quietURLError{ue: &url.Error{Op: ue.Op, URL: redact.URL(ue.URL), Err: ue.Err}, secrets: secrets}
 	}
-	return &messages.RequestError{Server: server, Method: method, URL: redact.URL(rawURL), BrokenAnswer: broken, Err: err}
+	return messages.NewRequestFailed(&messages.CallError{Server: server, Method: method, URL: redact.URL(rawURL), Cause: err}, broken)
 }
 
 // quietURLError is a *url.Error whose text leaves out the operation and the
-// URL (the messages.RequestError around it names them, masked): what went wrong
+// URL (the error around it names them, masked): what went wrong
 // only, with secrets masked.
 type quietURLError struct {
 	ue      *url.Error

@@ -34,8 +34,8 @@ func TestHTTPSessionExpired(t *testing.T) {
 
 	_, errs := concurrently(t, 8, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 	for i, err := range errs {
-		var se *messages.SessionExpiredError
-		if !errors.As(err, &se) || !errors.Is(err, messages.ErrSessionExpired) || se.SessionID != session || se.Method != "tools/call" {
+		var se *messages.CallError
+		if !(errors.As(err, &se) && se.SessionExpired()) || !errors.Is(err, messages.ErrHTTP) || se.SessionID != session || se.Method != "tools/call" {
 			t.Errorf("call %d: %v, want messages.SessionExpiredError", i, err)
 		}
 	}
@@ -63,8 +63,8 @@ func TestHTTPServerErrorThenRecovery(t *testing.T) {
 
 			_, errs := concurrently(t, 3, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 			for i, err := range errs {
-				var he *messages.HTTPStatusError
-				if !errors.As(err, &he) || !errors.Is(err, messages.ErrHTTPStatus) || he.Status != status ||
+				var he *messages.CallError
+				if !(errors.As(err, &he) && he.HTTPStatus()) || !errors.Is(err, messages.ErrHTTP) || he.Status != status ||
 					he.RPC == nil || !strings.Contains(he.Error(), fmt.Sprint("HTTP ", status)) {
 					t.Errorf("call %d: %v, want HTTP %d", i, err, status)
 				}
@@ -131,8 +131,8 @@ func TestHTTPStreamClosedWithoutIDs(t *testing.T) {
 	c.initialize(messages.Version20251125)
 	start := time.Now()
 	_, err := c.echo("lost")
-	var nr *messages.NoResponseError
-	if !errors.As(err, &nr) || !errors.Is(err, messages.ErrNoResponse) || nr.ID == 0 || !strings.Contains(err.Error(), "no ids") {
+	var nr *messages.CallError
+	if !(errors.As(err, &nr) && nr.NoResponse()) || !errors.Is(err, messages.ErrHTTP) || !nr.ID.IsValid() || !strings.Contains(err.Error(), "no ids") {
 		t.Fatalf("got %v, want messages.NoResponseError", err)
 	}
 	if d := time.Since(start); d > harness.Bound/2 {
@@ -195,9 +195,9 @@ func TestHTTPBodyNotJSON(t *testing.T) {
 	c.initialize(messages.Version20251125)
 	_, errs := concurrently(t, 4, func(i int) (string, error) { return c.echo("x") })
 	for _, err := range errs {
-		var bb *messages.BadBodyError
-		if !errors.As(err, &bb) || !errors.Is(err, messages.ErrBadBody) || bb.Server != "ts-http" ||
-			!strings.HasPrefix(bb.Head, "502 Bad Gateway") || !strings.Contains(err.Error(), `"ts-http"`) ||
+		var bb *messages.CallError
+		if !(errors.As(err, &bb) && bb.BadBody()) || !errors.Is(err, messages.ErrHTTP) || bb.Server != "ts-http" ||
+			!strings.HasPrefix(bb.Body, "502 Bad Gateway") || !strings.Contains(err.Error(), `"ts-http"`) ||
 			!strings.Contains(err.Error(), "502 Bad Gateway") || strings.ContainsAny(err.Error(), "<\n") {
 			t.Fatalf("got %v, want messages.BadBodyError", err)
 		}
@@ -219,8 +219,8 @@ func TestHTTPSlowLorisBody(t *testing.T) {
 			start := time.Now()
 			_, err := c.call(harness.Context(t), "echo", map[string]any{"message": "x"}, RequestOptions{Timeout: timeout})
 			took := time.Since(start)
-			var te *messages.TimeoutError
-			if !errors.As(err, &te) || te.After != timeout {
+			var te *messages.CallError
+			if !(errors.As(err, &te) && te.Timeout()) || te.After != timeout {
 				t.Fatalf("got %v, want a timeout", err)
 			}
 			if took < timeout || took > timeout+5*time.Second {
@@ -308,8 +308,8 @@ func TestHTTPCloseWithRequestsInFlight(t *testing.T) {
 			}()
 			_, errs := concurrently(t, n, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 			for i, err := range errs {
-				var tc *messages.TransportClosedError
-				if !errors.As(err, &tc) || !errors.Is(err, messages.ErrTransportClosed) || !tc.Closed {
+				var tc *messages.CallError
+				if !(errors.As(err, &tc) && tc.TransportClosed()) || !errors.Is(err, messages.ErrTransportClosed) || !tc.Closed {
 					t.Errorf("call %d: %v, want Transport closed", i, err)
 				}
 			}
@@ -349,8 +349,8 @@ func TestHTTPFrameOverCap(t *testing.T) {
 				return c.call(harness.Context(t), "big", map[string]any{"bytes": limit + i}, RequestOptions{})
 			})
 			for i, err := range errs {
-				var fe *messages.FrameTooLargeError
-				if !errors.As(err, &fe) || !errors.Is(err, messages.ErrFrameTooLarge) || fe.Limit != limit || fe.ID.String() == "" {
+				var fe *messages.CallError
+				if !(errors.As(err, &fe) && fe.FrameTooLarge()) || !errors.Is(err, messages.ErrBadResponse) || fe.Limit != limit || fe.ID.String() == "" {
 					t.Errorf("call %d: %v, want FrameTooLargeError", i, err)
 				}
 			}
@@ -439,7 +439,7 @@ func TestHTTPListenerSessionExpired(t *testing.T) {
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
 		t.Errorf("told %d more times", n)
 	}
-	if _, err := c.echo("x"); !errors.Is(err, messages.ErrSessionExpired) {
+	if _, err := c.echo("x"); !errors.Is(err, messages.ErrHTTP) {
 		t.Errorf("a call after: %v", err)
 	}
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
@@ -501,12 +501,12 @@ func TestHTTPResumptionSessionExpired(t *testing.T) {
 		p.h.EndSessions()
 	}()
 	_, err := c.echo("x")
-	var nr *messages.NoResponseError
-	if !errors.As(err, &nr) || !strings.Contains(err.Error(), "404") {
+	var nr *messages.CallError
+	if !(errors.As(err, &nr) && nr.NoResponse()) || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("got %v, want messages.NoResponseError after a 404", err)
 	}
 	ownerNext[SessionExpired](t, c.owner)
-	if _, err := c.echo("y"); !errors.Is(err, messages.ErrSessionExpired) {
+	if _, err := c.echo("y"); !errors.Is(err, messages.ErrHTTP) {
 		t.Errorf("the next call: %v", err)
 	}
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {

@@ -88,8 +88,8 @@ func TestLegacySSEEndpointOnAnotherOrigin(t *testing.T) {
 	c := dialHTTP(t, p.legacyURL(), clientOpts{legacy: true})
 	_, errs := concurrently(t, 3, func(i int) (string, error) { return c.echo("x") })
 	for _, err := range errs {
-		var tc *messages.TransportClosedError
-		if !errors.As(err, &tc) || !errors.Is(err, errEndpointOrigin) || tc.Closed {
+		var tc *messages.CallError
+		if !(errors.As(err, &tc) && tc.TransportClosed()) || !errors.Is(err, errEndpointOrigin) || tc.Closed {
 			t.Fatalf("got %v, want the endpoint refused", err)
 		}
 	}
@@ -121,8 +121,8 @@ func TestLegacySSEStreamEnds(t *testing.T) {
 	}()
 	_, errs := concurrently(t, 10, func(i int) (string, error) { return c.echo("x") })
 	for i, err := range errs {
-		var tc *messages.TransportClosedError
-		if !errors.As(err, &tc) || tc.Closed {
+		var tc *messages.CallError
+		if !(errors.As(err, &tc) && tc.TransportClosed()) || tc.Closed {
 			t.Errorf("call %d: %v, want Transport closed by the server", i, err)
 		}
 	}
@@ -140,7 +140,7 @@ func TestLegacySSEFrameOverCap(t *testing.T) {
 	c := dialHTTP(t, p.legacyURL(), clientOpts{legacy: true, tune: func(cfg *HTTPConfig) { cfg.MaxFrameSize = limit }})
 	c.initialize(messages.Version20241105)
 	_, err := c.call(harness.Context(t), "big", map[string]any{"bytes": limit}, RequestOptions{})
-	if !errors.Is(err, messages.ErrFrameTooLarge) {
+	if !errors.Is(err, messages.ErrBadResponse) {
 		t.Fatalf("got %v, want FrameTooLargeError", err)
 	}
 	c.mustEcho("after")

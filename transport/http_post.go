@@ -289,7 +289,7 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 	req, err := s.request(ctx, http.MethodPost, p.url, body, p)
 	if err != nil {
 		a.conn.budget.release(p.weight)
-		s.fail(ctx, p, &messages.TransportClosedError{Server: a.cfg.Server, Cause: err})
+		s.fail(ctx, p, messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: err}))
 		return 0, false
 	}
 	if body.fence == nil && p.obs != nil {
@@ -369,8 +369,8 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		if len(head) == 0 {
 			problem = "no body"
 		}
-		s.fail(ctx, p, &messages.BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
-			ContentType: resp.Header.Get("Content-Type"), Head: maskedExcerpt(head, more, a.secrets), Problem: problem})
+		s.fail(ctx, p, messages.NewBadBody(&messages.CallError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
+			ContentType: resp.Header.Get("Content-Type"), Body: maskedExcerpt(head, more, a.secrets), Problem: problem}))
 	}
 	return 0, false
 }
@@ -386,14 +386,14 @@ func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
 	}
 	if len(body) > limit {
 		a.conn.stats.drop(Oversized)
-		s.fail(ctx, p, &messages.FrameTooLargeError{Server: a.cfg.Server, Method: p.method,
-			ID: messages.Int64ID(p.id), Size: int64(len(body)), Limit: limit})
+		s.fail(ctx, p, messages.NewFrameTooLarge(&messages.CallError{Server: a.cfg.Server, Method: p.method,
+			ID: messages.Int64ID(p.id), Size: int64(len(body)), Limit: limit}))
 		return
 	}
 	if !s.deliver(ctx, p, body) {
-		s.fail(ctx, p, &messages.BadBodyError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
-			ContentType: resp.Header.Get("Content-Type"), Head: maskedExcerpt(body[:min(len(body), 1024)], len(body) > 1024, a.secrets),
-			Problem: "a body that is not its JSON-RPC response"})
+		s.fail(ctx, p, messages.NewBadBody(&messages.CallError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
+			ContentType: resp.Header.Get("Content-Type"), Body: maskedExcerpt(body[:min(len(body), 1024)], len(body) > 1024, a.secrets),
+			Problem: "a body that is not its JSON-RPC response"}))
 	}
 }
 
@@ -475,16 +475,16 @@ func (s *postSink) readStream(ctx context.Context, p *post, body io.ReadCloser) 
 		if p.stateless {
 			// The 2026-07-28 era has no resumption: the request is lost,
 			// and issued again by the client with a new id.
-			s.fail(ctx, p, &messages.StreamBrokenError{Server: a.cfg.Server, ID: p.id})
+			s.fail(ctx, p, messages.NewStreamBroken(&messages.CallError{Server: a.cfg.Server, ID: messages.Int64ID(p.id)}))
 			return
 		}
 		if lastID == "" {
-			s.fail(ctx, p, &messages.NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "the stream ended and its events had no ids to resume from"})
+			s.fail(ctx, p, messages.NewNoResponse(&messages.CallError{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: "the stream ended and its events had no ids to resume from"}))
 			return
 		}
 		attempts++
 		if attempts > a.cfg.ResumeAttempts {
-			s.fail(ctx, p, &messages.NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: fmt.Sprintf("the stream broke %d times without a new event", attempts-1)})
+			s.fail(ctx, p, messages.NewNoResponse(&messages.CallError{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: fmt.Sprintf("the stream broke %d times without a new event", attempts-1)}))
 			return
 		}
 		if !sleepCtx(ctx, s.delay(retry, attempts)) {
@@ -586,9 +586,9 @@ func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadC
 				// acted on, so it fails as unanswered, not as expired.
 				s.send(ctx, sessionLost{method: p.method, session: p.session, status: e.Status}, 0)
 			}
-			return nil, &messages.NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream failed: " + e.Error()}
+			return nil, messages.NewNoResponse(&messages.CallError{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: "resuming the stream failed: " + e.Error()})
 		}
-		return nil, &messages.NoResponseError{Server: a.cfg.Server, ID: p.id, Reason: "resuming the stream gave no event stream"}
+		return nil, messages.NewNoResponse(&messages.CallError{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: "resuming the stream gave no event stream"})
 	}
 	return resp.Body, nil
 }
@@ -669,12 +669,12 @@ func mediaType(ct string) string {
 // statusError builds the error of a non-2xx answer to a request to rawURL,
 // keeping a one-line excerpt of its body (secrets, the configured header
 // values, masked) and its authorization hints.
-func statusError(server, method, rawURL string, resp *http.Response, secrets []string) *messages.HTTPStatusError {
+func statusError(server, method, rawURL string, resp *http.Response, secrets []string) *messages.CallError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10+1))
 	more := len(body) > 4<<10
 	body = body[:min(len(body), 4<<10)]
-	e := &messages.HTTPStatusError{Server: server, Method: method, URL: redact.URL(rawURL), Status: resp.StatusCode,
-		WWWAuthenticate: resp.Header.Get("WWW-Authenticate"), AuthServer: resp.Header.Get("Mcp-Auth-Server")}
+	e := messages.NewHTTPStatus(&messages.CallError{Server: server, Method: method, URL: redact.URL(rawURL), Status: resp.StatusCode,
+		WWWAuthenticate: resp.Header.Get("WWW-Authenticate"), AuthServer: resp.Header.Get("Mcp-Auth-Server")})
 	var env struct {
 		Error *struct {
 			Code    int64           `json:"code"`
@@ -683,7 +683,7 @@ func statusError(server, method, rawURL string, resp *http.Response, secrets []s
 		} `json:"error"`
 	}
 	if json.Unmarshal(body, &env) == nil && env.Error != nil {
-		e.RPC = &messages.RPCErrorBody{Code: env.Error.Code, Message: redact.Text(env.Error.Message, secrets...), Data: env.Error.Data}
+		e.RPC = &messages.Error{Code: env.Error.Code, Message: redact.Text(env.Error.Message, secrets...), Data: env.Error.Data}
 	}
 	e.Body = maskedExcerpt(body, more, secrets)
 	if e.Body == "" {

@@ -133,8 +133,8 @@ func TestHTTPCrossOriginRedirect(t *testing.T) {
 	}})
 	params, _ := json.Marshal(messages.InitializeParams{ProtocolVersion: messages.Version20251125})
 	_, err := c.conn.Call(harness.Context(t), messages.MethodInitialize, params, RequestOptions{NoCancel: true})
-	var re *messages.RequestError
-	if !errors.As(err, &re) || !errors.Is(err, errCrossOriginRedirect) {
+	var re *messages.CallError
+	if !(errors.As(err, &re) && errors.Is(re, messages.ErrHTTP)) || !errors.Is(err, errCrossOriginRedirect) {
 		t.Fatalf("got %v, want the redirect refused", err)
 	}
 	if n := len(target.h.Exchanges()); n != 0 {
@@ -264,8 +264,8 @@ func TestHTTPChildProcess(t *testing.T) {
 		return c.call(harness.Context(t), "sleep", map[string]any{"ms": 60000}, RequestOptions{})
 	})
 	for i, err := range errs {
-		var re *messages.RequestError
-		if !errors.As(err, &re) {
+		var re *messages.CallError
+		if !(errors.As(err, &re) && errors.Is(re, messages.ErrHTTP)) {
 			t.Errorf("call %d: %v, want a messages.RequestError", i, err)
 		}
 	}
@@ -279,7 +279,7 @@ func TestHTTPChildProcess(t *testing.T) {
 	case <-time.After(harness.Bound):
 		t.Fatal("the child did not exit")
 	}
-	if _, err := c.echo("gone"); !errors.As(err, new(*messages.RequestError)) {
+	if _, err := c.echo("gone"); !errors.Is(err, messages.ErrHTTP) {
 		t.Errorf("a call after the crash: %v", err)
 	}
 	if c.conn.Err() != nil {

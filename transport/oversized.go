@@ -50,8 +50,8 @@ func (r *rpcCore) failOversized(m oversizedResponse) {
 	if !ok {
 		return
 	}
-	r.resolve(m.id, Outcome{err: &messages.FrameTooLargeError{
-		Server: r.server, Method: c.method, ID: messages.Int64ID(m.id), Size: m.size, Limit: m.limit}})
+	r.resolve(m.id, Outcome{err: messages.NewFrameTooLarge(&messages.CallError{
+		Server: r.server, Method: c.method, ID: messages.Int64ID(m.id), Size: m.size, Limit: m.limit})})
 }
 
 // failBadResponse ends the call whose answer could not be used.
@@ -61,8 +61,8 @@ func (r *rpcCore) failBadResponse(m badResponse) {
 		return
 	}
 	r.log.Warn("mcp: unusable answer failed its request", "server", r.server, "id", m.id, "method", c.method, "problem", m.problem)
-	r.resolve(m.id, Outcome{err: &messages.BadResponseError{
-		Server: r.server, Method: c.method, ID: messages.Int64ID(m.id), Problem: m.problem}})
+	r.resolve(m.id, Outcome{err: messages.NewBadResponse(&messages.CallError{
+		Server: r.server, Method: c.method, ID: messages.Int64ID(m.id), Problem: m.problem})})
 }
 
 // refuseInvalidRequest answers a server request that had no usable id.

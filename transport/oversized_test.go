@@ -43,8 +43,8 @@ func TestOversizedAnswerFailsItsCallAtOnce(t *testing.T) {
 	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.MaxFrameSize = limit })
 	start := time.Now()
 	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("big", map[string]any{"bytes": 2 * limit}), RequestOptions{})
-	var tooLarge *messages.FrameTooLargeError
-	if !errors.As(err, &tooLarge) || !errors.Is(err, messages.ErrFrameTooLarge) || tooLarge.Limit != limit {
+	var tooLarge *messages.CallError
+	if !(errors.As(err, &tooLarge) && tooLarge.FrameTooLarge()) || !errors.Is(err, messages.ErrBadResponse) || tooLarge.Limit != limit {
 		t.Fatalf("got %v, want a FrameTooLargeError", err)
 	}
 	if d := time.Since(start); d > 10*time.Second { // the request timeout is 30 s

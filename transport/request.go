@@ -14,9 +14,9 @@ import (
 // Call is the three in a row.
 
 // Call sends a request and waits for its single end: the result, a JSON-RPC
-// error (*messages.RPCError), a timeout (*messages.TimeoutError), the
-// context's end (*messages.CanceledError) or the transport's end
-// (*messages.TransportClosedError). On timeout or cancellation the server is
+// error (*messages.RPCError), a timeout (ErrTimeout), the
+// context's end (its Kind the context's error) or the transport's end
+// (ErrTransportClosed), each a *messages.CallError. On timeout or cancellation the server is
 // sent notifications/cancelled
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation)
 // unless opts.NoCancel, and a late answer is ignored. It is Start, Await
@@ -116,7 +116,7 @@ func (c *Conn) Finish(ctx context.Context, p Pending, out *Outcome, woke Wake) (
 // the stack while the call waits (see await).
 func (c *Conn) send(ctx context.Context, method string, params json.RawMessage, opts *RequestOptions, start time.Time) (*call, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, &messages.CanceledError{Server: c.server, Method: method, Err: context.Cause(ctx)}
+		return nil, messages.NewCanceled(&messages.CallError{Server: c.server, Method: method, Cause: context.Cause(ctx)})
 	}
 	if !opts.Unslotted {
 		select {
@@ -325,8 +325,8 @@ func (c *Conn) abandon(cl *call) {
 
 // canceled retires a call whose context ended.
 func (c *Conn) canceled(ctx context.Context, cl *call) (json.RawMessage, error) {
-	why := &messages.CanceledError{Server: c.server, Method: cl.method, Err: context.Cause(ctx)}
-	return c.retire(cl, why.Err.Error(), why)
+	why := messages.NewCanceled(&messages.CallError{Server: c.server, Method: cl.method, Cause: context.Cause(ctx)})
+	return c.retire(cl, why.Cause.Error(), why)
 }
 
 // ended is the outcome of a call whose transport has ended. The actor
@@ -343,12 +343,12 @@ func (c *Conn) ended(cl *call) (json.RawMessage, error) {
 
 // timeoutError is the error of a call its timer retired.
 func (c *Conn) timeoutError(cl *call) error {
-	return &messages.TimeoutError{Server: c.server, Method: cl.method, After: time.Duration(cl.after.Load())}
+	return messages.NewTimeout(&messages.CallError{Server: c.server, Method: cl.method, After: time.Duration(cl.after.Load())})
 }
 
 // timeoutText is the reason sent in notifications/cancelled on a timeout.
 func timeoutText(d time.Duration) string {
-	return (&messages.TimeoutError{After: d}).Error()
+	return (messages.NewTimeout(&messages.CallError{After: d})).Error()
 }
 
 // noTimeout stands for "no timer": about 292 years.
@@ -425,10 +425,7 @@ func (c *Conn) finish(cl *call, out *Outcome, why error) (json.RawMessage, error
 			if why == nil { // retired by the caller's timer, not by ctx
 				why = c.timeoutError(cl)
 			}
-			switch w := why.(type) {
-			case *messages.TimeoutError:
-				w.ID = id
-			case *messages.CanceledError:
+			if w, ok := why.(*messages.CallError); ok && (w.Timeout() || w.Canceled()) {
 				w.ID = id
 			}
 			return nil, why

@@ -79,8 +79,8 @@ func TestStartedRequestKeepsItsOwnTimer(t *testing.T) {
 	}
 	out, woke := s.conn.Await(ctx, p, &opts)
 	_, err = s.conn.Finish(ctx, p, &out, woke)
-	var te *messages.TimeoutError
-	if !errors.As(err, &te) || woke != Answered {
+	var te *messages.CallError
+	if !(errors.As(err, &te) && te.Timeout()) || woke != Answered {
 		t.Fatalf("woke %d: %v, want a timeout delivered as the call's outcome", woke, err)
 	}
 	if steps == 0 {

@@ -31,7 +31,7 @@ import (
 //
 // Only a message that carried a session id is judged; without one, no
 // session can have been refused.
-func sessionRefused(e *messages.HTTPStatusError) bool {
+func sessionRefused(e *messages.CallError) bool {
 	switch {
 	case e.Status == http.StatusNotFound:
 		return true

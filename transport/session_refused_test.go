@@ -26,8 +26,8 @@ func TestHTTPSessionRefused400(t *testing.T) {
 
 	_, errs := concurrently(t, 4, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 	for i, err := range errs {
-		var se *messages.SessionExpiredError
-		if !errors.As(err, &se) || !errors.Is(err, messages.ErrSessionExpired) || se.SessionID != session || se.Status != http.StatusBadRequest {
+		var se *messages.CallError
+		if !(errors.As(err, &se) && se.SessionExpired()) || !errors.Is(err, messages.ErrHTTP) || se.SessionID != session || se.Status != http.StatusBadRequest {
 			t.Fatalf("call %d: %v, want a messages.SessionExpiredError with status 400", i, err)
 		}
 		if msg := err.Error(); !strings.Contains(msg, "HTTP 400") || strings.Contains(msg, "404") || !strings.Contains(msg, `"ts-http"`) {
@@ -48,7 +48,7 @@ func TestHTTPListenerSessionRefused400(t *testing.T) {
 	c.conn.Listen(harness.Context(t))
 	p.h.EndSessions()
 	ownerNext[SessionExpired](t, c.owner)
-	if _, err := c.echo("x"); !errors.Is(err, messages.ErrSessionExpired) {
+	if _, err := c.echo("x"); !errors.Is(err, messages.ErrHTTP) {
 		t.Errorf("a call after: %v", err)
 	}
 }
@@ -60,8 +60,8 @@ func TestHTTPBadRequestIsNoExpiry(t *testing.T) {
 	c := dialHTTP(t, p.url, clientOpts{})
 	c.initialize(messages.Version20251125)
 	_, err := c.echo("refused")
-	var he *messages.HTTPStatusError
-	if !errors.As(err, &he) || he.Status != http.StatusBadRequest || errors.Is(err, messages.ErrSessionExpired) {
+	var he *messages.CallError
+	if !(errors.As(err, &he) && he.HTTPStatus()) || he.Status != http.StatusBadRequest || messages.Find(err, (*messages.CallError).SessionExpired) != nil {
 		t.Fatalf("got %v, want HTTP 400 and no expiry", err)
 	}
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
@@ -72,24 +72,24 @@ func TestHTTPBadRequestIsNoExpiry(t *testing.T) {
 
 // The rule itself, on the answers servers give.
 func TestSessionRefusedRule(t *testing.T) {
-	rpc := func(msg string) *messages.RPCErrorBody { return &messages.RPCErrorBody{Code: -32000, Message: msg} }
+	rpc := func(msg string) *messages.Error { return &messages.Error{Code: -32000, Message: msg} }
 	for _, tc := range []struct {
-		e    messages.HTTPStatusError
+		e    messages.CallError
 		want bool
 	}{
-		{messages.HTTPStatusError{Status: 404, Body: "Not Found"}, true},
-		{messages.HTTPStatusError{Status: 400, Body: "Bad Request: No valid session ID provided"}, true},
-		{messages.HTTPStatusError{Status: 400, Body: "{}", RPC: rpc("Bad Request: No valid session ID provided")}, true},
-		{messages.HTTPStatusError{Status: 400, Body: "Invalid or expired session"}, true},
-		{messages.HTTPStatusError{Status: 410, Body: "session terminated"}, true},
-		{messages.HTTPStatusError{Status: 400, Body: "SESSION NOT FOUND"}, true},
-		{messages.HTTPStatusError{Status: 400, Body: "Bad Request: Mcp-Session-Id header is required"}, false},
-		{messages.HTTPStatusError{Status: 400, Body: "Invalid params"}, false},
-		{messages.HTTPStatusError{Status: 401, Body: "invalid session token"}, false},
-		{messages.HTTPStatusError{Status: 403, Body: "session invalid for this user"}, false},
-		{messages.HTTPStatusError{Status: 429, Body: "too many sessions, unknown client"}, false},
-		{messages.HTTPStatusError{Status: 500, Body: "session not found"}, false},
-		{messages.HTTPStatusError{Status: 503, Body: "Service Unavailable"}, false},
+		{messages.CallError{Status: 404, Body: "Not Found"}, true},
+		{messages.CallError{Status: 400, Body: "Bad Request: No valid session ID provided"}, true},
+		{messages.CallError{Status: 400, Body: "{}", RPC: rpc("Bad Request: No valid session ID provided")}, true},
+		{messages.CallError{Status: 400, Body: "Invalid or expired session"}, true},
+		{messages.CallError{Status: 410, Body: "session terminated"}, true},
+		{messages.CallError{Status: 400, Body: "SESSION NOT FOUND"}, true},
+		{messages.CallError{Status: 400, Body: "Bad Request: Mcp-Session-Id header is required"}, false},
+		{messages.CallError{Status: 400, Body: "Invalid params"}, false},
+		{messages.CallError{Status: 401, Body: "invalid session token"}, false},
+		{messages.CallError{Status: 403, Body: "session invalid for this user"}, false},
+		{messages.CallError{Status: 429, Body: "too many sessions, unknown client"}, false},
+		{messages.CallError{Status: 500, Body: "session not found"}, false},
+		{messages.CallError{Status: 503, Body: "Service Unavailable"}, false},
 	} {
 		if got := sessionRefused(&tc.e); got != tc.want {
 			t.Errorf("%d %q (rpc %v): %v, want %v", tc.e.Status, tc.e.Body, tc.e.RPC, got, tc.want)

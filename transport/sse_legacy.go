@@ -97,9 +97,9 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 1025))
 		more := len(head) > 1024
 		head = head[:min(len(head), 1024)]
-		return &messages.BadBodyError{Server: a.cfg.Server, URL: redact.URL(p.url), Status: resp.StatusCode,
-			ContentType: resp.Header.Get("Content-Type"), Head: maskedExcerpt(head, more, a.secrets),
-			Problem: "no event stream to a GET"}
+		return messages.NewBadBody(&messages.CallError{Server: a.cfg.Server, URL: redact.URL(p.url), Status: resp.StatusCode,
+			ContentType: resp.Header.Get("Content-Type"), Body: maskedExcerpt(head, more, a.secrets),
+			Problem: "no event stream to a GET"})
 	}
 	base := resp.Request.URL
 	stream := &post{proto: httpVersion(resp.ProtoMajor, resp.ProtoMinor)}

@@ -140,8 +140,8 @@ func TestEndlessLine(t *testing.T) {
 	})
 	errs = append(errs, <-first)
 	for i, err := range errs {
-		var te *messages.TimeoutError
-		if !errors.As(err, &te) || !errors.Is(err, messages.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 300ms` {
+		var te *messages.CallError
+		if !(errors.As(err, &te) && te.Timeout()) || !errors.Is(err, messages.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 300ms` {
 			t.Errorf("call %d: %v, want a 300 ms timeout", i, err)
 		}
 	}
@@ -192,12 +192,12 @@ func TestStderrFlood(t *testing.T) {
 	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") || !strings.HasSuffix(err.Error(), "last words") {
 		t.Fatalf("crash: %v", err)
 	}
-	var tce *messages.TransportClosedError
-	if !errors.As(err, &tce) || len(tce.StderrTail) > stderrHeadBytes+stderrTailBytes+64 {
-		t.Errorf("stderr excerpt of %d bytes", len(tce.StderrTail))
+	var tce *messages.CallError
+	if !(errors.As(err, &tce) && tce.TransportClosed()) || len(tce.Stderr) > stderrHeadBytes+stderrTailBytes+64 {
+		t.Errorf("stderr excerpt of %d bytes", len(tce.Stderr))
 	}
-	if !strings.HasPrefix(tce.StderrTail, "testserver stderr flood line 00000001 ") {
-		t.Errorf("the excerpt lost the first line: %.100q", tce.StderrTail)
+	if !strings.HasPrefix(tce.Stderr, "testserver stderr flood line 00000001 ") {
+		t.Errorf("the excerpt lost the first line: %.100q", tce.Stderr)
 	}
 }
 
@@ -342,8 +342,8 @@ func TestNeverAnsweredCallTimesOutAndIsCancelled(t *testing.T) {
 	s := startServer(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, nil, nil, nil)
 	ctx := harness.Context(t)
 	_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), RequestOptions{Timeout: 200 * time.Millisecond})
-	var te *messages.TimeoutError
-	if !errors.As(err, &te) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` || te.Method != "tools/call" || !te.ID.IsValid() {
+	var te *messages.CallError
+	if !(errors.As(err, &te) && te.Timeout()) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` || te.Method != "tools/call" || !te.ID.IsValid() {
 		t.Fatalf("got %#v", err)
 	}
 	// basic/utilities/cancellation: the server is told which request.
@@ -377,8 +377,8 @@ func TestContextCancellation(t *testing.T) {
 			ctx, cancel := tc.ctx()
 			defer cancel()
 			_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), RequestOptions{})
-			var ce *messages.CanceledError
-			if !errors.As(err, &ce) || !errors.Is(err, tc.want) || errors.Is(err, messages.ErrTimeout) || !ce.ID.IsValid() {
+			var ce *messages.CallError
+			if !(errors.As(err, &ce) && ce.Canceled()) || !errors.Is(err, tc.want) || errors.Is(err, messages.ErrTimeout) || !ce.ID.IsValid() {
 				t.Fatalf("got %#v", err)
 			}
 			s.stderr.Wait(t, "cancelled "+ce.ID.String()+" ")
@@ -402,8 +402,8 @@ func TestNoCancelIsNeverCancelled(t *testing.T) {
 	}
 	// A cancellation sent after it would be reported before this one.
 	_, err = s.conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), RequestOptions{Timeout: 100 * time.Millisecond})
-	var te *messages.TimeoutError
-	if !errors.As(err, &te) {
+	var te *messages.CallError
+	if !(errors.As(err, &te) && te.Timeout()) {
 		t.Fatalf("got %v", err)
 	}
 	s.stderr.Wait(t, "cancelled "+te.ID.String()+" ")

@@ -22,8 +22,8 @@ func TestStdoutCauseShownOnExit(t *testing.T) {
 	})
 	<-s.conn.Done()
 	err := s.conn.Err()
-	var tc *messages.TransportClosedError
-	if !errors.As(err, &tc) {
+	var tc *messages.CallError
+	if !(errors.As(err, &tc) && tc.TransportClosed()) {
 		t.Fatalf("Err = %v, want a TransportClosedError", err)
 	}
 	msg := err.Error()
@@ -48,9 +48,9 @@ func TestStdoutExcerptBounded(t *testing.T) {
 		c.Command, c.Args = "/bin/sh", []string{"-c", `head -c 5000 /dev/zero | tr '\0' x; echo; exit 2`}
 	})
 	<-s.conn.Done()
-	var tc *messages.TransportClosedError
-	if !errors.As(s.conn.Err(), &tc) || len(tc.StdoutExcerpt) > skippedLineBytes+3 || !strings.HasSuffix(tc.StdoutExcerpt, "x...") {
-		t.Errorf("excerpt %q (%d bytes): want the line cut to %d bytes", tc.StdoutExcerpt, len(tc.StdoutExcerpt), skippedLineBytes)
+	var tc *messages.CallError
+	if !(errors.As(s.conn.Err(), &tc) && tc.TransportClosed()) || len(tc.Stdout) > skippedLineBytes+3 || !strings.HasSuffix(tc.Stdout, "x...") {
+		t.Errorf("excerpt %q (%d bytes): want the line cut to %d bytes", tc.Stdout, len(tc.Stdout), skippedLineBytes)
 	}
 
 	clean := startServer(t, testserver.Options{}, nil, nil, nil)
@@ -61,7 +61,7 @@ func TestStdoutExcerptBounded(t *testing.T) {
 	if err := clean.close(); err != nil {
 		t.Fatal(err)
 	}
-	if !errors.As(clean.conn.Err(), &tc) || tc.StdoutExcerpt != "" {
+	if !(errors.As(clean.conn.Err(), &tc) && tc.TransportClosed()) || tc.Stdout != "" {
 		t.Errorf("Err = %v", clean.conn.Err())
 	}
 }

@@ -25,7 +25,7 @@ func guardianAtRoot(parent actor.SpawnerContext) []actor.PropsOption {
 	return nil
 }
 
-// PanicError is the cause carried by the TransportClosedError of a
+// PanicError is the cause carried by the ErrTransportClosed error of a
 // transport whose actor panicked.
 type PanicError struct {
 	Value any // what was passed to panic

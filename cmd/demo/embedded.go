@@ -260,8 +260,8 @@ func timeoutWithCancel(ctx context.Context, m *mcpactor.Manager, t target, cance
 	start := time.Now()
 	_, err := m.CallToolWith(ctx, t.tools["sleep"], map[string]any{"ms": 10000}, mcpactor.CallOptions{Timeout: 300 * time.Millisecond})
 	r.record(t.name, time.Since(start), err, false) // the summary counts it: a timeout, as intended
-	var te *messages.TimeoutError
-	if !errors.As(err, &te) {
+	var te *mcpactor.Error
+	if !errors.As(err, &te) || te.Kind != mcpactor.ErrTimeout {
 		r.fail("sleep with a 300ms timeout: got %v, want a timeout", err)
 		return
 	}

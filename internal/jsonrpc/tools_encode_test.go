@@ -67,9 +67,9 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 	// protocol has them be one.
 	for _, notObject := range []any{map[string]any(nil), []int{1}, "text", 3, false, json.RawMessage(` [1]`), json.RawMessage(`null`)} {
 		_, err := AppendCallToolParams(nil, &messages.CallToolParams{Name: "t", Arguments: notObject})
-		var ae *messages.ArgumentsError
-		if !errors.Is(err, messages.ErrInvalidArguments) || !errors.As(err, &ae) || ae.Tool != "t" {
-			t.Errorf("arguments %#v: %v, want an *messages.ArgumentsError", notObject, err)
+		var ae *messages.CallError
+		if !errors.Is(err, messages.ErrInvalidArguments) || !(errors.As(err, &ae) && errors.Is(ae, messages.ErrInvalidArguments)) || ae.Tool != "t" {
+			t.Errorf("arguments %#v: %v, want an *messages.CallError", notObject, err)
 		}
 	}
 	for _, bad := range []any{func() {}, map[string]any{"nan": math.NaN()}, []any{math.Inf(1)},

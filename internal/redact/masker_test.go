@@ -64,7 +64,7 @@ func TestMaskerErrorKeepsTypes(t *testing.T) {
 	rpc := &messages.RPCError{Server: "files", Method: "tools/call", Code: -32000,
 		Message: "bad credentials " + headerSecret, Data: json.RawMessage(`{"env":"` + envSecret + `"}`)}
 	wrapped := fmt.Errorf("call failed (%s): %w", userSecret, rpc)
-	for _, err := range []error{rpc, wrapped, &messages.TransportClosedError{Server: "files", Cause: rpc, StderrTail: "fatal " + envSecret}} {
+	for _, err := range []error{rpc, wrapped, messages.NewTransportClosed(&messages.CallError{Server: "files", Cause: rpc, Stderr: "fatal " + envSecret})} {
 		got := m.Error(err)
 		if v := leaked(got.Error()); v != "" {
 			t.Errorf("Error(%T) text left %s: %s", err, v, got)
@@ -86,7 +86,7 @@ func TestMaskerErrorKeepsTypes(t *testing.T) {
 	if rpc.Message != "bad credentials "+headerSecret {
 		t.Fatal("Error changed the caller's error in place")
 	}
-	clean := &messages.TimeoutError{Server: "files", Method: "ping"}
+	clean := messages.NewTimeout(&messages.CallError{Server: "files", Method: "ping"})
 	if got := m.Error(clean); got != error(clean) {
 		t.Fatal("an error with nothing to mask was replaced")
 	}

@@ -143,7 +143,7 @@ type Config struct {
 // selects the manager's defaults.
 type Supervision struct {
 	// FailFast makes calls to an owned server that is restarting fail at
-	// once with *mcpactor.ServerUnavailableError; by default they wait
+	// once with an ErrServerUnavailable *mcpactor.Error; by default they wait
 	// for the restart (bounded by their context and the connect timeout).
 	FailFast bool
 	// BreakerBackoff and BreakerRetry are the circuit breaker of an owned
@@ -151,7 +151,7 @@ type Supervision struct {
 	// (default 5 s, jittered) before one trial connection, and each failed
 	// trial doubles the rest up to BreakerRetry (default 5 minutes), as
 	// mcpactor.ManageOptions says; its calls meanwhile fail at once with
-	// *mcpactor.ServerUnavailableError.
+	// an ErrServerUnavailable *mcpactor.Error.
 	BreakerBackoff time.Duration
 	BreakerRetry   time.Duration
 	// RestartWait bounds a call's wait for an owned server that is

@@ -61,7 +61,7 @@
 // the transport is restarted on the same member with the restart policy
 // of its ServerConfig (backoff, then the circuit breaker), keepalive
 // pings apply, and a call to a server whose breaker is open fails at once
-// with *mcpactor.ServerUnavailableError, carried across the hop.
+// with an ErrServerUnavailable *mcpactor.Error, carried across the hop.
 // Member.Status lists the owned identities with the manager's status.
 // Config.Supervision tunes the manager.
 //

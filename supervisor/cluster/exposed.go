@@ -69,7 +69,7 @@ func (e Exposed) LoadTools(ctx context.Context) ([]mcpactor.ManagedTool, error) 
 
 // CallTool calls a tool by its exposed name on the session that offers
 // it, wherever it lives. A name no server offers is an
-// *mcpactor.UnknownToolError, as the Manager's.
+// an ErrNotFound *mcpactor.Error, as the Manager's.
 func (e Exposed) CallTool(ctx context.Context, exposed string, args any) (*messages.CallToolResult, error) {
 	return e.CallToolWith(ctx, exposed, args, mcpactor.CallOptions{})
 }
@@ -77,7 +77,7 @@ func (e Exposed) CallTool(ctx context.Context, exposed string, args any) (*messa
 // callGrace is how much longer than the owner's own timeout a caller
 // waits for its answer when the options allow a call longer than
 // Config.CallTimeout, so that the call ends with the owner's
-// *mcpactor.TimeoutError, not with the caller's deadline.
+// ErrTimeout *mcpactor.Error, not with the caller's deadline.
 const callGrace = time.Second
 
 // CallToolWith is CallTool with per-call options. Timeout,
@@ -94,7 +94,7 @@ const callGrace = time.Second
 // without one, Config.MaxServeTimeout) plus callGrace, and the caller
 // waits at most Timeout (or Config.CallTimeout) plus callGrace between
 // two progress notifications: the owner enforces the same Timeout,
-// reset by the same notifications, so its *mcpactor.TimeoutError
+// reset by the same notifications, so its ErrTimeout *mcpactor.Error
 // arrives first.
 func (e Exposed) CallToolWith(ctx context.Context, exposed string, args any, opts mcpactor.CallOptions) (*messages.CallToolResult, error) {
 	m := e.t.m
@@ -331,7 +331,7 @@ func (e Exposed) resolve(ctx context.Context, exposed string) (naming.ToolPair, 
 	if p, ok := e.catalog(lists).byName[exposed]; ok {
 		return p, nil
 	}
-	unknown := &mcpactor.UnknownToolError{Name: exposed}
+	unknown := messages.NewUnknownTool(&messages.CallError{Tool: exposed})
 	if err != nil {
 		return naming.ToolPair{}, fmt.Errorf("%w (listing tools failed: %w)", unknown, err)
 	}

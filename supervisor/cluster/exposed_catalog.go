@@ -44,7 +44,7 @@ func (e Exposed) LoadPrompts(ctx context.Context) ([]mcpactor.ManagedPrompt, err
 // offers it, wherever it lives, as the Manager's GetPrompt does. A name
 // the loaded lists do not give is looked for in fresh lists of the
 // servers it could be made from; a name none offers is an
-// *mcpactor.UnknownToolError, as the Manager's (ErrUnknownTool matches
+// an ErrNotFound *mcpactor.Error, as the Manager's (ErrNotFound matches
 // unknown tool and prompt names alike).
 func (e Exposed) GetPrompt(ctx context.Context, exposed string, args map[string]string) (*messages.GetPromptResult, error) {
 	_, byName := e.promptCatalog(e.t.m.catalogs.promptLists(e.t))
@@ -56,7 +56,7 @@ func (e Exposed) GetPrompt(ctx context.Context, exposed string, args map[string]
 		pair, ok = byName[exposed]
 	}
 	if !ok {
-		unknown := &mcpactor.UnknownToolError{Name: exposed}
+		unknown := messages.NewUnknownTool(&messages.CallError{Tool: exposed})
 		if err != nil {
 			return nil, fmt.Errorf("%w (listing prompts failed: %w)", unknown, err)
 		}

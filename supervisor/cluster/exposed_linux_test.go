@@ -18,7 +18,7 @@ import (
 // TestExposedLikeManager: a member's Exposed lists every server's tools
 // under the names a Manager running the same servers gives them, calls
 // by those names (a tenant's sessions apart from the shared ones),
-// refuses unknown names with *mcpactor.UnknownToolError as the Manager
+// refuses unknown names with *mcpactor.Error as the Manager
 // does, and reports a status per server by the user's name.
 func TestExposedLikeManager(t *testing.T) {
 	c := newCluster(t, 2, 2*time.Second)
@@ -60,9 +60,9 @@ func TestExposedLikeManager(t *testing.T) {
 	for _, name := range []string{"mcp__alpha__nope", "nope", "mcp__nope__echo"} {
 		_, err := api.CallTool(ctx, name, nil)
 		_, lerr := local.CallTool(ctx, name, nil)
-		var unknown, lunknown *mcpactor.UnknownToolError
-		if !errors.As(err, &unknown) || unknown.Name != name || !errors.Is(err, mcpactor.ErrUnknownTool) ||
-			!errors.As(lerr, &lunknown) || *lunknown != *unknown {
+		var unknown, lunknown *mcpactor.Error
+		if !(errors.As(err, &unknown) && unknown.UnknownTool()) || unknown.Tool != name || !errors.Is(err, mcpactor.ErrNotFound) ||
+			!(errors.As(lerr, &lunknown) && lunknown.UnknownTool()) || lunknown.Error() != unknown.Error() {
 			t.Errorf("CallTool(%s) = %v; the Manager's: %v", name, err, lerr)
 		}
 	}
@@ -106,7 +106,7 @@ func TestExposedLikeManager(t *testing.T) {
 
 // TestExposedCallOptions: Timeout and MaxTotalTimeout reach the owner's
 // request to the server (each ends a long call with the owner's
-// *mcpactor.TimeoutError, long before the server would answer) and Meta
+// an ErrTimeout *mcpactor.Error, long before the server would answer) and Meta
 // is sent as params._meta. OnProgress: progress_linux_test.go.
 func TestExposedCallOptions(t *testing.T) {
 	c := newCluster(t, 1, 2*time.Second)
@@ -123,8 +123,8 @@ func TestExposedCallOptions(t *testing.T) {
 	} {
 		start := time.Now()
 		_, err := api.CallToolWith(ctx, "mcp__alpha__sleep", map[string]any{"ms": sleep.Milliseconds()}, opts)
-		var timeout *mcpactor.TimeoutError
-		if !errors.Is(err, mcpactor.ErrTimeout) || !errors.As(err, &timeout) || time.Since(start) >= sleep/2 {
+		var timeout *mcpactor.Error
+		if !errors.Is(err, mcpactor.ErrTimeout) || !(errors.As(err, &timeout) && timeout.Timeout()) || time.Since(start) >= sleep/2 {
 			t.Errorf("CallToolWith(%+v) = %v after %v, want the owner's timeout well before %v", opts, err, time.Since(start), sleep)
 		}
 	}
@@ -231,8 +231,8 @@ func TestExposedPromptsAndResources(t *testing.T) {
 	for _, name := range []string{"mcp__alpha__nope", "nope"} {
 		_, err := api.GetPrompt(ctx, name, nil)
 		_, lerr := local.GetPrompt(ctx, name, nil)
-		var unknown, lunknown *mcpactor.UnknownToolError
-		if !errors.As(err, &unknown) || !errors.As(lerr, &lunknown) || *unknown != *lunknown || !errors.Is(err, mcpactor.ErrUnknownTool) {
+		var unknown, lunknown *mcpactor.Error
+		if !(errors.As(err, &unknown) && unknown.UnknownTool()) || !(errors.As(lerr, &lunknown) && lunknown.UnknownTool()) || unknown.Error() != lunknown.Error() || !errors.Is(err, mcpactor.ErrNotFound) {
 			t.Errorf("GetPrompt(%s) = %v; the Manager's: %v", name, err, lerr)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -28,41 +27,29 @@ type hopError struct {
 	Causes    map[string]*hopError `json:"c,omitempty"` // its error fields, by field name
 	Text      string               `json:"x,omitempty"` // the error's text
 	Sentinels []string             `json:"s,omitempty"` // hopSentinels it matched
+	Joined    []*hopError          `json:"j,omitempty"` // the errors it joins (errors.Join), when of no type
 }
 
 // hopSentinels are the sentinels a caller may match after the hop, by
-// their wire names.
+// their wire names: the runtime's kinds (by the names their errors'
+// JSON gives them) and the decoder's.
 var hopSentinels = map[string]error{
-	"transport-closed": messages.ErrTransportClosed, "timeout": messages.ErrTimeout, "connect-timeout": messages.ErrConnectTimeout,
-	"start": messages.ErrStart, "unsupported-version": messages.ErrUnsupportedVersion, "frame-too-large": messages.ErrFrameTooLarge,
-	"bad-response": messages.ErrBadResponse, "write-stalled": messages.ErrWriteStalled, "server-not-connected": messages.ErrServerNotConnected,
-	"unsupported": messages.ErrUnsupported, "session-expired": messages.ErrSessionExpired, "http-status": messages.ErrHTTPStatus,
-	"unreachable": messages.ErrUnreachable, "broken-answer": messages.ErrBrokenAnswer, "stream-broken": messages.ErrStreamBroken,
-	"authorization": messages.ErrAuthorization, "no-response": messages.ErrNoResponse, "bad-body": messages.ErrBadBody,
-	"rpc": messages.ErrRPC, "invalid-arguments": messages.ErrInvalidArguments, "invalid-result": messages.ErrInvalidResult,
-	"pagination": messages.ErrPagination, "config": messages.ErrConfig, "replaced": messages.ErrReplaced,
-	"incomplete-close": messages.ErrIncompleteClose, "manager-closed": messages.ErrManagerClosed,
-	"server-unavailable": messages.ErrServerUnavailable, "runtime-stopped": mcpactor.ErrStopped,
-	"unknown-tool": messages.ErrUnknownTool, "unknown-server": messages.ErrUnknownServer,
+	"transport-closed": messages.ErrTransportClosed, "timeout": messages.ErrTimeout, "start": messages.ErrStart,
+	"rpc": messages.ErrRPC, "http": messages.ErrHTTP, "authorization": messages.ErrAuthorization,
+	"bad-response": messages.ErrBadResponse, "invalid-arguments": messages.ErrInvalidArguments,
+	"config": messages.ErrConfig, "unsupported": messages.ErrUnsupported, "stopped": messages.ErrStopped,
+	"server-unavailable": messages.ErrServerUnavailable, "not-found": messages.ErrNotFound,
 	"not-json-rpc": messages.ErrNotJSONRPC, "invalid-request-id": messages.ErrInvalidRequestID,
-	"value-command": mcpactor.ErrValueCommand,
-	"canceled":      context.Canceled, "deadline-exceeded": context.DeadlineExceeded,
+	"canceled": context.Canceled, "deadline-exceeded": context.DeadlineExceeded,
 }
 
-// hopTypes are the typed errors rebuilt after the hop, by name.
+// hopTypes are the typed errors rebuilt after the hop, by name. A
+// *messages.CallError crosses as its JSON (its kind and case by name,
+// its fields) and its Cause.
 var hopTypes = map[string]reflect.Type{}
 
 func init() {
-	for _, e := range []error{
-		&messages.TransportClosedError{}, &messages.TimeoutError{}, &messages.CanceledError{}, &messages.RPCError{},
-		&messages.ConnectTimeoutError{}, &messages.ServerNotConnectedError{}, &messages.UnsupportedVersionError{},
-		&messages.FrameTooLargeError{}, &messages.HTTPStatusError{}, &messages.SessionExpiredError{}, &messages.NoResponseError{},
-		&messages.BadBodyError{}, &messages.RequestError{}, &messages.StreamBrokenError{}, &messages.UnknownToolError{},
-		&messages.UnknownServerError{}, &messages.ServerUnavailableError{}, &messages.BadResponseError{}, &messages.StartError{},
-		&messages.ArgumentsError{}, &messages.WriteStallError{}, &messages.ConfigError{}, &messages.FallbackError{},
-		&messages.PaginationError{}, &messages.ReplacedError{}, &messages.IncompleteCloseError{}, &messages.InvalidResultError{},
-		&messages.UnsupportedError{}, &messages.TaskError{},
-	} {
+	for _, e := range []error{&messages.CallError{}, &messages.RPCError{}, &messages.ConfigError{}, &messages.TaskError{}} {
 		t := reflect.TypeOf(e)
 		hopTypes[t.Elem().Name()] = t
 	}
@@ -71,7 +58,10 @@ func init() {
 // maxHopDepth bounds the nesting of causes encoded.
 const maxHopDepth = 4
 
-var errorType = reflect.TypeFor[error]()
+var (
+	errorType = reflect.TypeFor[error]()
+	joinType  = reflect.TypeOf(errors.Join(errors.New("")))
+)
 
 // encodeHopError is err's hopError, with the manager's name of the
 // server (internal, "" when none) replaced by the identity's.
@@ -92,6 +82,13 @@ func encodeHop(err error, names *strings.Replacer, depth int) *hopError {
 		}
 	}
 	slices.Sort(h.Sentinels)
+	if j, ok := err.(interface{ Unwrap() []error }); ok && reflect.TypeOf(err) == joinType && depth < maxHopDepth {
+		// Both attempts of an http server's fallback (messages.NewFallback).
+		for _, e := range j.Unwrap() {
+			h.Joined = append(h.Joined, encodeHop(e, names, depth+1))
+		}
+		return h
+	}
 	typed := firstTyped(err)
 	if typed == nil {
 		return h
@@ -99,10 +96,11 @@ func encodeHop(err error, names *strings.Replacer, depth int) *hopError {
 	v := reflect.ValueOf(typed).Elem()
 	h.Type = v.Type().Name()
 	fields := map[string]any{}
+	m, marshals := typed.(json.Marshaler)
 	for i := range v.NumField() {
 		f, fv := v.Type().Field(i), v.Field(i)
 		switch {
-		case !f.IsExported():
+		case !f.IsExported(), f.Name == "Kind":
 		case f.Type == errorType:
 			if cause, ok := fv.Interface().(error); ok && cause != nil && depth < maxHopDepth {
 				if h.Causes == nil {
@@ -110,6 +108,7 @@ func encodeHop(err error, names *strings.Replacer, depth int) *hopError {
 				}
 				h.Causes[f.Name] = encodeHop(cause, names, depth+1)
 			}
+		case marshals:
 		case f.Type.Kind() == reflect.String:
 			fields[f.Name] = names.Replace(fv.String())
 		case f.Type.Kind() == reflect.Interface, f.Type.Kind() == reflect.Func, f.Type.Kind() == reflect.Chan:
@@ -117,7 +116,11 @@ func encodeHop(err error, names *strings.Replacer, depth int) *hopError {
 			fields[f.Name] = fv.Interface()
 		}
 	}
-	if b, err := json.Marshal(fields); err == nil {
+	if marshals {
+		if b, err := m.MarshalJSON(); err == nil {
+			h.Fields = []byte(names.Replace(string(b)))
+		}
+	} else if b, err := json.Marshal(fields); err == nil {
 		h.Fields = b
 	}
 	return h
@@ -187,17 +190,29 @@ func (h *hopError) rebuild(server string) error {
 	}
 	for name, c := range h.Causes {
 		if f := v.Elem().FieldByName(name); f.IsValid() && f.CanSet() && f.Type() == errorType && c != nil {
-			cause := c.rebuild(server)
-			if cause == nil {
-				cause = &hopText{text: c.Text, errs: sentinelsOf(c)}
-			}
-			f.Set(reflect.ValueOf(cause))
+			f.Set(reflect.ValueOf(c.rebuildAny(server)))
 		}
 	}
 	if f := v.Elem().FieldByName("Server"); f.IsValid() && f.CanSet() && f.Kind() == reflect.String && f.String() != "" {
 		f.SetString(server)
 	}
 	return v.Interface().(error)
+}
+
+// rebuildAny is h's error: its typed error, the errors it joins, or its
+// text with its sentinels.
+func (h *hopError) rebuildAny(server string) error {
+	if len(h.Joined) > 0 {
+		errs := make([]error, len(h.Joined))
+		for i, j := range h.Joined {
+			errs[i] = j.rebuildAny(server)
+		}
+		return errors.Join(errs...)
+	}
+	if e := h.rebuild(server); e != nil {
+		return e
+	}
+	return &hopText{text: h.Text, errs: sentinelsOf(h)}
 }
 
 func sentinelsOf(h *hopError) []error {

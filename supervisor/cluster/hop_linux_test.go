@@ -5,6 +5,7 @@ package cluster
 import (
 	"context"
 	"errors"
+	"github.com/mcpactor/mcpactor/messages"
 	"testing"
 	"time"
 
@@ -15,8 +16,8 @@ import (
 // reach a caller on another member as the same types, with the same
 // fields, as a Manager on one machine returns them, naming the server as
 // the user did: a tool the server does not offer is an
-// *mcpactor.UnknownToolError (not a result with IsError), arguments
-// that are not an object an *mcpactor.ArgumentsError, a JSON-RPC error
+// an ErrNotFound *mcpactor.Error (not a result with IsError), arguments
+// that are not an object an *mcpactor.Error, a JSON-RPC error
 // an *mcpactor.RPCError.
 func TestErrorsAcrossTheHop(t *testing.T) {
 	c := newCluster(t, 1, 2*time.Second)
@@ -25,16 +26,16 @@ func TestErrorsAcrossTheHop(t *testing.T) {
 	c.info(ctx, "alpha")
 	c.eventually("alpha's listing in on its owner", func() bool {
 		_, err := c.driver.CallTool(ctx, "alpha", "no_such_tool", nil)
-		return errors.As(err, new(*mcpactor.UnknownToolError))
+		return messages.Find(err, (*messages.CallError).UnknownTool) != nil
 	})
 	res, err := c.driver.CallTool(ctx, "alpha", "no_such_tool", map[string]any{})
-	var unknown *mcpactor.UnknownToolError
-	if !errors.As(err, &unknown) || unknown.Name != "no_such_tool" || res != nil {
+	var unknown *mcpactor.Error
+	if !(errors.As(err, &unknown) && unknown.UnknownTool()) || unknown.Tool != "no_such_tool" || res != nil {
 		t.Errorf("unknown tool = %+v, %v; want *UnknownToolError", res, err)
 	}
 	_, err = c.driver.CallTool(ctx, "alpha", "echo", []int{1, 2})
-	var args *mcpactor.ArgumentsError
-	if !errors.Is(err, mcpactor.ErrInvalidArguments) || !errors.As(err, &args) || args.Server != "alpha" || args.Tool != "echo" {
+	var args *mcpactor.Error
+	if !errors.Is(err, mcpactor.ErrInvalidArguments) || !(errors.As(err, &args) && errors.Is(args, mcpactor.ErrInvalidArguments)) || args.Server != "alpha" || args.Tool != "echo" {
 		t.Errorf("arguments not an object = %v (%#v); want *ArgumentsError naming alpha", err, args)
 	}
 	_, err = c.driver.CallTool(ctx, "alpha", "rpc-error", map[string]any{"code": -32000, "message": "refused"})

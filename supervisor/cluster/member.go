@@ -252,7 +252,7 @@ func (m *Member) shutdown(ctx context.Context) error {
 		m.sys.Shutdown()
 	}
 	if m.mgr != nil {
-		if err := m.mgr.Close(ctx); err != nil && !errors.Is(err, mcpactor.ErrManagerClosed) {
+		if err := m.mgr.Close(ctx); err != nil && !errors.Is(err, mcpactor.ErrStopped) {
 			errs = append(errs, err)
 		}
 	}

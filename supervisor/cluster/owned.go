@@ -144,7 +144,7 @@ func (m *Member) awaitReady(ctx context.Context, act *activation, name string) (
 		case "", mcpactor.StateConnecting:
 		default:
 			if err == nil {
-				err = &mcpactor.ServerUnavailableError{Server: name, State: string(st)}
+				err = messages.NewUnavailable(&messages.CallError{Server: name, State: string(st)})
 			}
 			c, _ := m.mgr.Client(name)
 			return c, err
@@ -212,19 +212,19 @@ func (m *Member) Status() []OwnedServer {
 // it offers the tool under, so that the manager's breaker, its count of
 // transport failures and its wait for a restart apply. A tool the
 // configuration's EnabledTools and DisabledTools leave out is refused
-// with *mcpactor.UnknownToolError, as the manager refuses a tool it does
+// with an ErrNotFound *mcpactor.Error, as the manager refuses a tool it does
 // not offer: those lists are the operator's policy, which a call from
 // another member must not get round. Any other tool the manager does not
 // offer (its listing is not in yet) is called on the server's client
 // directly, as a runtime's client would: the server answers. A tool
 // missing from a listing the manager has is refused with
-// *mcpactor.UnknownToolError, as the manager refuses it.
+// an ErrNotFound *mcpactor.Error, as the manager refuses it.
 //
 // opts are the caller's call options (the request's), applied here on
 // the owner, where the server's request timeout runs.
 func (m *Member) callTool(ctx context.Context, act *activation, tool string, args any, opts mcpactor.CallOptions) (*messages.CallToolResult, error) {
 	if !act.offers(tool) {
-		return nil, &mcpactor.UnknownToolError{Name: tool}
+		return nil, messages.NewUnknownTool(&messages.CallError{Tool: tool})
 	}
 	for _, fresh := range []bool{false, true} {
 		exposed, ok := m.exposedName(act, tool, fresh)
@@ -235,8 +235,7 @@ func (m *Member) callTool(ctx context.Context, act *activation, tool string, arg
 			continue
 		}
 		res, err := m.mgr.CallToolWith(ctx, exposed, args, opts)
-		var unknown *mcpactor.UnknownToolError
-		if !errors.As(err, &unknown) {
+		if messages.Find(err, (*messages.CallError).UnknownTool) == nil {
 			return res, err
 		}
 		// Renamed meanwhile (another server's tool came to share its
@@ -252,7 +251,7 @@ func (m *Member) callTool(ctx context.Context, act *activation, tool string, arg
 		if exposed, ok := m.exposedName(act, tool, true); ok {
 			return m.mgr.CallToolWith(ctx, exposed, args, opts)
 		}
-		return nil, &mcpactor.UnknownToolError{Name: tool}
+		return nil, messages.NewUnknownTool(&messages.CallError{Tool: tool})
 	}
 	return act.client.CallToolWith(ctx, tool, args, opts)
 }
@@ -299,13 +298,12 @@ func (m *Member) exposedName(act *activation, tool string, fresh bool) (string, 
 
 // ownedError is err of a call to act's server, as the manager sees it: a
 // call that failed while the server cannot take calls (its breaker open,
-// failed; with FailFast, restarting) is a *mcpactor.ServerUnavailableError
+// failed; with FailFast, restarting) is an ErrServerUnavailable *mcpactor.Error
 // naming its state and last error, as the manager's own routing answers.
 func (m *Member) ownedError(act *activation, err error) error {
-	var unavailable *mcpactor.ServerUnavailableError
 	var rpc *messages.RPCError
 	switch {
-	case err == nil, errors.As(err, &unavailable), errors.As(err, &rpc),
+	case err == nil, messages.Find(err, (*messages.CallError).Unavailable) != nil, errors.As(err, &rpc),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	}
@@ -322,5 +320,5 @@ func (m *Member) ownedError(act *activation, err error) error {
 	default:
 		return err
 	}
-	return &mcpactor.ServerUnavailableError{Server: act.name, State: string(s.State), Err: s.LastError}
+	return messages.NewUnavailable(&messages.CallError{Server: act.name, State: string(s.State), Cause: s.LastError})
 }

@@ -49,7 +49,7 @@ func (m *Member) invokeTask(ctx context.Context, act *activation, req *request) 
 // manager refuses it when the configuration leaves it out.
 func (m *Member) startTask(ctx context.Context, act *activation, tool string, args any, opts mcpactor.CallOptions) (taskStart, error) {
 	if !act.offers(tool) {
-		return taskStart{}, &mcpactor.UnknownToolError{Name: tool}
+		return taskStart{}, messages.NewUnknownTool(&messages.CallError{Tool: tool})
 	}
 	for _, fresh := range []bool{false, true} {
 		exposed, ok := m.exposedName(act, tool, fresh)
@@ -57,8 +57,7 @@ func (m *Member) startTask(ctx context.Context, act *activation, tool string, ar
 			continue
 		}
 		ref, res, err := m.mgr.StartToolTask(ctx, exposed, args, opts)
-		var unknown *mcpactor.UnknownToolError
-		if errors.As(err, &unknown) {
+		if messages.Find(err, (*messages.CallError).UnknownTool) != nil {
 			continue // renamed or gone meanwhile: read the names again
 		}
 		if err != nil {

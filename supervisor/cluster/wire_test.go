@@ -98,16 +98,16 @@ func TestWireErrors(t *testing.T) {
 	if !errors.As(got, &rpc) || rpc.Code != -32602 || rpc.Message != "bad" {
 		t.Errorf("RPC error came back as %#v", got)
 	}
-	var unavailable *mcpactor.ServerUnavailableError
+	var unavailable *mcpactor.Error
 	last := &messages.RPCError{Code: -32000, Message: "handshake refused"}
-	got = encodeError(fmt.Errorf("call: %w", &mcpactor.ServerUnavailableError{Server: "files.12", State: "breaker open", Err: last}), "files.12", id).decode(id, "m1", methodCallTool)
-	if !errors.As(got, &unavailable) || !errors.Is(got, mcpactor.ErrServerUnavailable) || unavailable.State != "breaker open" ||
-		unavailable.Server != id.String() || unavailable.Err == nil || !strings.Contains(unavailable.Err.Error(), "handshake refused") {
+	got = encodeError(fmt.Errorf("call: %w", messages.NewUnavailable(&messages.CallError{Server: "files.12", State: "breaker open", Cause: last})), "files.12", id).decode(id, "m1", methodCallTool)
+	if !(errors.As(got, &unavailable) && unavailable.Unavailable()) || !errors.Is(got, mcpactor.ErrServerUnavailable) || unavailable.State != "breaker open" ||
+		unavailable.Server != id.String() || unavailable.Cause == nil || !strings.Contains(unavailable.Cause.Error(), "handshake refused") {
 		t.Errorf("unavailable came back as %#v", got)
 	}
-	var unknownTool *mcpactor.UnknownToolError
-	got = encodeError(fmt.Errorf("call: %w", &mcpactor.UnknownToolError{Name: "rm_rf"}), "files.12", id).decode(id, "m1", methodCallTool)
-	if !errors.As(got, &unknownTool) || unknownTool.Name != "rm_rf" {
+	var unknownTool *mcpactor.Error
+	got = encodeError(fmt.Errorf("call: %w", messages.NewUnknownTool(&messages.CallError{Tool: "rm_rf"})), "files.12", id).decode(id, "m1", methodCallTool)
+	if !(errors.As(got, &unknownTool) && unknownTool.UnknownTool()) || unknownTool.Tool != "rm_rf" {
 		t.Errorf("unknown tool came back as %#v", got)
 	}
 	var remote *RemoteError
@@ -144,47 +144,77 @@ func TestClientName(t *testing.T) {
 func TestErrorsKeepTheirIdentity(t *testing.T) {
 	id := Identity{Server: "files", Tenant: "bob"}
 	const internal = "files.5f0c2a1b.12"
-	stall := &messages.WriteStallError{After: 3 * time.Second}
+	stall := messages.NewWriteStall(&messages.CallError{After: 3 * time.Second})
 	cases := []struct {
 		in       error
 		target   any // a pointer to the type errors.As must find
 		check    func(got any) bool
 		matching []error
 	}{
-		{&messages.TimeoutError{Server: internal, Method: "tools/call", ID: messages.Int64ID(7), After: 1500 * time.Millisecond}, new(*messages.TimeoutError),
+		{messages.NewTimeout(&messages.CallError{Server: internal, Method: "tools/call", ID: messages.Int64ID(7), After: 1500 * time.Millisecond}), new(*messages.CallError),
 			func(got any) bool {
-				e := got.(*messages.TimeoutError)
-				return e.After == 1500*time.Millisecond && e.Method == "tools/call" && e.ID == messages.Int64ID(7)
+				e := got.(*messages.CallError)
+				return e.Timeout() && e.After == 1500*time.Millisecond && e.Method == "tools/call" && e.ID == messages.Int64ID(7)
 			},
 			[]error{mcpactor.ErrTimeout}},
-		{&messages.ArgumentsError{Server: internal, Tool: "read", Got: "a JSON array"}, new(*messages.ArgumentsError),
+		{messages.NewArguments(&messages.CallError{Server: internal, Tool: "read", Got: "a JSON array"}), new(*messages.CallError),
 			func(got any) bool {
-				e := got.(*messages.ArgumentsError)
+				e := got.(*messages.CallError)
 				return e.Tool == "read" && e.Got == "a JSON array"
 			},
 			[]error{mcpactor.ErrInvalidArguments}},
-		{fmt.Errorf("call: %w", &messages.CanceledError{Server: internal, Method: "tools/call", Err: context.DeadlineExceeded}), new(*messages.CanceledError),
-			func(got any) bool { return got.(*messages.CanceledError).Method == "tools/call" },
+		{fmt.Errorf("call: %w", messages.NewCanceled(&messages.CallError{Server: internal, Method: "tools/call", Cause: context.DeadlineExceeded})), new(*messages.CallError),
+			func(got any) bool { e := got.(*messages.CallError); return e.Canceled() && e.Method == "tools/call" },
 			[]error{context.DeadlineExceeded}},
-		{&messages.TransportClosedError{Server: internal, ExitStatus: "exit status 3", Cause: stall}, new(*messages.TransportClosedError),
-			func(got any) bool { return got.(*messages.TransportClosedError).ExitStatus == "exit status 3" },
-			[]error{mcpactor.ErrTransportClosed, mcpactor.ErrWriteStalled}},
-		{&messages.ConnectTimeoutError{Server: internal, After: 2 * time.Second}, new(*messages.ConnectTimeoutError),
-			func(got any) bool { return got.(*messages.ConnectTimeoutError).After == 2*time.Second },
-			[]error{mcpactor.ErrConnectTimeout}},
+		{messages.NewTransportClosed(&messages.CallError{Server: internal, ExitStatus: "exit status 3", Cause: stall}), new(*messages.CallError),
+			func(got any) bool {
+				e := got.(*messages.CallError)
+				return e.ExitStatus == "exit status 3" && messages.Find(e, (*messages.CallError).WriteStalled) != nil
+			},
+			[]error{mcpactor.ErrTransportClosed}},
+		{messages.NewTransportClosed(&messages.CallError{Server: internal, Cause: messages.NewReplaced(&messages.CallError{Server: internal, Generation: 1, Next: 2})}), new(*messages.CallError),
+			func(got any) bool {
+				r := messages.Find(got.(error), (*messages.CallError).Replaced)
+				return r != nil && r.Next == 2
+			},
+			[]error{mcpactor.ErrTransportClosed}},
+		{messages.NewConnectTimeout(&messages.CallError{Server: internal, After: 2 * time.Second}), new(*messages.CallError),
+			func(got any) bool {
+				e := got.(*messages.CallError)
+				return e.ConnectTimeout() && e.After == 2*time.Second
+			},
+			[]error{mcpactor.ErrTimeout}},
+		{messages.NewSessionExpired(&messages.CallError{Server: internal, Method: "tools/call", Status: 404, SessionID: "s1"}), new(*messages.CallError),
+			func(got any) bool {
+				e := got.(*messages.CallError)
+				return e.SessionExpired() && e.Status == 404 && e.SessionID == "s1"
+			},
+			[]error{mcpactor.ErrHTTP}},
+		{messages.NewFallback(&messages.CallError{Server: internal, URL: "http://h/mcp"},
+			messages.NewHTTPStatus(&messages.CallError{Server: internal, Status: 404, URL: "http://h/sse"}),
+			messages.NewHTTPStatus(&messages.CallError{Server: internal, Status: 405, URL: "http://h/mcp", RPC: &messages.Error{Code: -32601, Message: "no"}})), new(*messages.CallError),
+			func(got any) bool {
+				e := got.(*messages.CallError)
+				both, ok := e.Cause.(interface{ Unwrap() []error })
+				return e.Fallback() && ok && len(both.Unwrap()) == 2 && messages.Find(both.Unwrap()[1], (*messages.CallError).HTTPStatus).RPC.Code == -32601
+			},
+			[]error{mcpactor.ErrHTTP}},
 		{&messages.RPCError{Server: internal, Method: "tools/call", Code: -32602, Message: "unknown tool in " + internal, Data: []byte(`{"a":1}`)}, new(*messages.RPCError),
 			func(got any) bool {
 				e := got.(*messages.RPCError)
 				return e.Code == -32602 && string(e.Data) == `{"a":1}`
 			},
 			[]error{mcpactor.ErrRPC}},
-		{fmt.Errorf("manager: %w", &messages.ServerUnavailableError{Server: internal, State: "breaker open", Err: stall}), new(*messages.ServerUnavailableError),
-			func(got any) bool { return got.(*messages.ServerUnavailableError).State == "breaker open" },
-			[]error{mcpactor.ErrServerUnavailable, mcpactor.ErrServerNotConnected, mcpactor.ErrWriteStalled}},
-		{&messages.UnknownToolError{Name: "rm_rf"}, new(*messages.UnknownToolError),
-			func(got any) bool { return got.(*messages.UnknownToolError).Name == "rm_rf" }, []error{mcpactor.ErrUnknownTool}},
-		{fmt.Errorf("value: %w", mcpactor.ErrValueCommand), new(*RemoteError),
-			func(got any) bool { return true }, []error{mcpactor.ErrValueCommand}},
+		{fmt.Errorf("manager: %w", messages.NewUnavailable(&messages.CallError{Server: internal, State: "breaker open", Cause: stall})), new(*messages.CallError),
+			func(got any) bool {
+				e := got.(*messages.CallError)
+				return e.Unavailable() && e.State == "breaker open"
+			},
+			[]error{mcpactor.ErrServerUnavailable, mcpactor.ErrTransportClosed}},
+		{messages.NewUnknownTool(&messages.CallError{Tool: "rm_rf"}), new(*messages.CallError),
+			func(got any) bool { e := got.(*messages.CallError); return e.UnknownTool() && e.Tool == "rm_rf" }, []error{mcpactor.ErrNotFound}},
+		{fmt.Errorf("value: %w", mcpactor.ErrConfig), new(*RemoteError),
+			func(got any) bool { return true }, []error{mcpactor.ErrConfig}},
 		{fmt.Errorf("wrapped text: %w", mcpactor.ErrUnsupported), new(*RemoteError),
 			func(got any) bool { return strings.Contains(got.(*RemoteError).Message, "wrapped text") },
 			[]error{mcpactor.ErrUnsupported}},
@@ -203,6 +233,9 @@ func TestErrorsKeepTheirIdentity(t *testing.T) {
 			if !errors.Is(got, s) {
 				t.Errorf("%v came back as %v, which does not match %v", c.in, got, s)
 			}
+		}
+		if want := strings.ReplaceAll(c.in.Error(), internal, id.String()); got.Error() != want && !errors.As(got, new(*RemoteError)) {
+			t.Errorf("%v came back reading %q, want %q", c.in, got.Error(), want)
 		}
 		if strings.Contains(got.Error(), internal) || strings.Contains(fmt.Sprintf("%+v", typed), internal) {
 			t.Errorf("%v came back naming the manager's name: %v / %+v", c.in, got, typed)

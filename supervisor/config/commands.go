@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // Values computed by a command (docs/configuration.md, "Values"): an env or
@@ -55,8 +57,12 @@ func (e *commandError) Unwrap() error { return e.Err }
 // started. The error names the server and the key, never the output.
 var ErrCommand = errors.New("configuration value command failed")
 
-// Is makes errors.Is(err, ErrCommand) true.
-func (e *commandError) Is(target error) bool { return target == ErrCommand }
+// Is makes errors.Is(err, ErrCommand) and errors.Is(err,
+// messages.ErrConfig) true: to a user, a value that could not be
+// computed is a configuration that cannot work.
+func (e *commandError) Is(target error) bool {
+	return target == ErrCommand || target == messages.ErrConfig
+}
 
 // errCommandTimeout is the Err of a commandError whose command ran longer
 // than commandTimeout.

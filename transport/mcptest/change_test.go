@@ -224,7 +224,7 @@ func TestStartHTTPWith(t *testing.T) {
 	t.Cleanup(h.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	if _, err := rt.Connect(ctx, "locked-out", h.Config()); !errors.Is(err, mcpactor.ErrHTTPStatus) {
+	if _, err := rt.Connect(ctx, "locked-out", h.Config()); !errors.Is(err, mcpactor.ErrHTTP) {
 		t.Fatalf("without the key: %v, want ErrHTTPStatus", err)
 	}
 	if got := s.Received(); len(got) != 0 {

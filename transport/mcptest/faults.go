@@ -16,7 +16,7 @@ import (
 type Fault struct {
 	// Delay holds the answer back this long. A client whose timeout
 	// (ServerConfig.RequestTimeout, CallOptions.Timeout) is shorter
-	// returns an error matching mcpactor.ErrTimeout (*mcpactor.TimeoutError)
+	// returns an *mcpactor.Error matching mcpactor.ErrTimeout
 	// and cancels the call, which ends the wait: the server records the
 	// cancellation (Cancellations) and never answers.
 	Delay time.Duration
@@ -34,23 +34,23 @@ type Fault struct {
 	// Oversized pads the answer's text to this many bytes. Over
 	// ServerConfig.MaxFrameSize (the longest line over InProcess and
 	// Stdio, JSON body or SSE event over HTTP, legacy SSE included), the
-	// client fails the call at once with mcpactor.ErrFrameTooLarge
-	// (*mcpactor.FrameTooLargeError), and the connection lives on.
+	// client fails the call at once with mcpactor.ErrBadResponse
+	// (Error.Size over Error.Limit), and the connection lives on.
 	Oversized int
 }
 
 // Crash is a server exit on a tool call: Stderr is written to stderr,
 // then the server ends with exit status Code. Over InProcess, Stdio and
 // legacy SSE the client fails every call in flight with an error matching
-// mcpactor.ErrTransportClosed (*mcpactor.TransportClosedError); from a
+// mcpactor.ErrTransportClosed; from a
 // Stdio child its text holds the exit status and an excerpt of Stderr.
 // Over Streamable HTTP, where each call is a request of its own, the
 // call's event stream breaks, the client's attempt to resume it meets
-// the ended session, and the call fails with mcpactor.ErrNoResponse
-// (*mcpactor.NoResponseError); with Faults.HTTPJSONAnswers the aborted
-// request fails it with mcpactor.ErrUnreachable instead; in the
+// the ended session, and the call fails with mcpactor.ErrHTTP
+// (no response received); with Faults.HTTPJSONAnswers the aborted
+// request fails it with mcpactor.ErrHTTP (unreachable) instead; in the
 // 2026-07-28 revision (Server.Stateless), which has no session to resume
-// in, with mcpactor.ErrStreamBroken (*mcpactor.StreamBrokenError). A
+// in, with mcpactor.ErrHTTP (the response stream broke). A
 // manager restarts the server by its ServerConfig.Restart policy:
 // InProcess and HTTP servers come back as fresh connections to the same
 // Server.
@@ -74,12 +74,12 @@ type Faults struct {
 	// being unbuffered; Stdio once the pipe's buffer is full), and its
 	// callers wait for room in ServerConfig.MaxWriteBytes. A write blocked
 	// longer than ServerConfig.WriteStallTimeout fails the connection, and
-	// every call on it, with an error matching mcpactor.ErrWriteStalled
-	// (*mcpactor.WriteStallError) and mcpactor.ErrTransportClosed.
+	// every call on it, with an error matching mcpactor.ErrTransportClosed
+	// whose cause is the write stall.
 	SlowReads time.Duration
 	// SlowInitialize delays the initialize answer: with a shorter
 	// ServerConfig.ConnectTimeout, Connect returns
-	// mcpactor.ErrConnectTimeout (*mcpactor.ConnectTimeoutError).
+	// mcpactor.ErrTimeout ("Connection to MCP server ... timed out").
 	SlowInitialize time.Duration
 	// IgnorePing leaves pings unanswered, as a server alive but stuck:
 	// Client.Ping returns mcpactor.ErrTimeout when its timeout passes. A
@@ -101,7 +101,7 @@ type Faults struct {
 
 	// HTTPFailCalls answers the first HTTPFailCalls tools/call POSTs with
 	// HTTPFailStatus (500 when 0) without handling them: the call fails
-	// with mcpactor.ErrHTTPStatus (*mcpactor.HTTPStatusError).
+	// with mcpactor.ErrHTTP (Error.Status).
 	HTTPFailCalls  int
 	HTTPFailStatus int
 	// HTTPExpireSessionAfter ends a Streamable HTTP session once it has
@@ -110,7 +110,7 @@ type Faults struct {
 	// The client meets the 404 on its next request, initializes a new
 	// session and sends the request again there, so the call succeeds;
 	// only a request refused on the new session too fails, with
-	// mcpactor.ErrSessionExpired (*mcpactor.SessionExpiredError).
+	// mcpactor.ErrHTTP ("session expired").
 	HTTPExpireSessionAfter int
 	// HTTPJSONAnswers answers every request with one JSON body rather
 	// than an event stream of its own. What a call sends before its answer

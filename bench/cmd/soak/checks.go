@@ -487,9 +487,9 @@ func (r *report) makeChecks() {
 	add("no progress after a call returned", r.lateProgress == 0, "%d progress notifications delivered after their call returned", r.lateProgress)
 	add("a \"removed\" outcome only while removed", r.removedBad == 0, "%d calls failed as removed outside any Remove..Add%s", r.removedBad, listSuffix(r.removedExamples))
 	r.checks = append(r.checks, check{Name: "no call to a server a Reload restarts fails as removed (found by the soak)", Pass: r.reloadDrops == 0,
-		Detail: fmt.Sprintf("%d calls failed with *UnknownToolError while a Reload restarted their server (TestSoakFound_ReloadDropsTools)", r.reloadDrops)})
+		Detail: fmt.Sprintf("%d calls failed with an unknown-tool ErrNotFound while a Reload restarted their server (TestSoakFound_ReloadDropsTools)", r.reloadDrops)})
 	r.checks = append(r.checks, check{Name: "every error matches a root error (found by the soak)", Pass: r.byCause[causeStreamBroken] == 0,
-		Detail: fmt.Sprintf("%d calls failed with *messages.StreamBrokenError, which matches none of the root package's errors (TestSoakFound_StreamBrokenUnmatched)%s", r.byCause[causeStreamBroken], listSuffix(r.findingErrs[findStreamBroken]))})
+		Detail: fmt.Sprintf("%d calls failed with a broken response stream, which matches none of the root package's errors (TestSoakFound_StreamBrokenUnmatched)%s", r.byCause[causeStreamBroken], listSuffix(r.findingErrs[findStreamBroken]))})
 	r.checks = append(r.checks, r.isolationCheck())
 	var notRecovered, injectFailed []string
 	checked := 0

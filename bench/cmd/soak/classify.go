@@ -70,77 +70,75 @@ func classify(res *messages.CallToolResult, err error) (class, cause) {
 		}
 		return cResult, causeNone
 	}
-	var (
-		unavailable *mcpactor.ServerUnavailableError
-		unknownTool *mcpactor.UnknownToolError
-		unknownSrv  *mcpactor.UnknownServerError
-		rpc         *mcpactor.RPCError
-		canceled    *mcpactor.CanceledError
-		closed      *mcpactor.TransportClosedError
-	)
+	var rpc *mcpactor.RPCError
+	closed := messages.Find(err, (*mcpactor.Error).TransportClosed)
 	switch {
-	case errors.As(err, &unavailable):
+	case found(err, (*mcpactor.Error).Unavailable):
 		return cServerDown, causeNone
-	case errors.As(err, &unknownTool), errors.As(err, &unknownSrv):
+	case found(err, (*mcpactor.Error).UnknownTool), found(err, (*mcpactor.Error).UnknownServer):
 		return cRemoved, causeNone
-	case errors.Is(err, mcpactor.ErrManagerClosed):
+	case errors.Is(err, mcpactor.ErrStopped):
 		return cServerDown, causeClosed
-	case hasType(err, "*messages.StreamBrokenError") && !matchesRoot(err):
+	case found(err, (*mcpactor.Error).StreamBroken) && !matchesRoot(err):
 		// Found by the soak: the runtime returned it matching no error
 		// of the root package (TestSoakFound_StreamBrokenUnmatched).
 		// Classified here so that the run goes on, and failed on.
 		return cTransport, causeStreamBroken
 	case isQueueTimeout(err):
 		return cQueueTimeout, causeNone
-	case errors.Is(err, mcpactor.ErrConnectTimeout):
+	case found(err, (*mcpactor.Error).ConnectTimeout):
 		return cConnectTimeout, causeNone
-	case errors.Is(err, mcpactor.ErrTimeout):
+	case errors.Is(err, mcpactor.ErrTimeout) && !found(err, (*mcpactor.Error).IncompleteClose):
 		return cTimeout, causeNone
-	case errors.As(err, &canceled), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case found(err, (*mcpactor.Error).Canceled), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return cCancelled, causeNone
 	case errors.As(err, &rpc):
 		return cRPCError, causeNone
-	case errors.Is(err, mcpactor.ErrFrameTooLarge):
+	case found(err, (*mcpactor.Error).FrameTooLarge):
 		return cProtocol, causeFrameTooLarge
-	case errors.Is(err, mcpactor.ErrBadResponse), errors.Is(err, mcpactor.ErrInvalidResult):
+	case errors.Is(err, mcpactor.ErrBadResponse):
 		return cProtocol, causeOther
-	case errors.As(err, &closed):
+	case closed != nil:
 		switch {
-		case errors.Is(err, mcpactor.ErrReplaced):
+		case found(err, (*mcpactor.Error).Replaced):
 			return cTransport, causeReplaced
-		case errors.Is(err, mcpactor.ErrWriteStalled):
+		case found(err, (*mcpactor.Error).WriteStalled):
 			return cTransport, causeWriteStall
 		case closed.Closed:
 			return cTransport, causeClosed
 		case closed.ExitStatus != "":
 			return cTransport, causeExited
-		case errors.Is(err, mcpactor.ErrUnreachable):
+		case found(err, (*mcpactor.Error).Unreachable):
 			return cTransport, causeUnreachable
-		case errors.Is(err, mcpactor.ErrBrokenAnswer):
+		case found(err, (*mcpactor.Error).BrokenAnswer):
 			return cTransport, causeBroken
-		case errors.Is(err, mcpactor.ErrSessionExpired):
+		case found(err, (*mcpactor.Error).SessionExpired):
 			return cTransport, causeSession
 		}
 		return cTransport, causeOther
-	case errors.Is(err, mcpactor.ErrWriteStalled):
+	case found(err, (*mcpactor.Error).WriteStalled):
 		return cTransport, causeWriteStall
-	case errors.Is(err, mcpactor.ErrUnreachable):
+	case found(err, (*mcpactor.Error).Unreachable):
 		return cTransport, causeUnreachable
-	case errors.Is(err, mcpactor.ErrBrokenAnswer):
+	case found(err, (*mcpactor.Error).BrokenAnswer):
 		return cTransport, causeBroken
-	case errors.Is(err, mcpactor.ErrHTTPStatus):
+	case found(err, (*mcpactor.Error).HTTPStatus):
 		return cTransport, causeHTTPStatus
-	case errors.Is(err, mcpactor.ErrSessionExpired):
+	case found(err, (*mcpactor.Error).SessionExpired):
 		return cTransport, causeSession
-	case errors.Is(err, mcpactor.ErrNoResponse):
+	case found(err, (*mcpactor.Error).NoResponse):
 		return cTransport, causeNoResponse
-	case errors.Is(err, mcpactor.ErrBadBody):
+	case found(err, (*mcpactor.Error).BadBody):
 		return cTransport, causeBadBody
-	case errors.Is(err, mcpactor.ErrServerNotConnected), errors.Is(err, mcpactor.ErrTransportClosed):
+	case found(err, (*mcpactor.Error).NotConnected), errors.Is(err, mcpactor.ErrTransportClosed):
 		return cTransport, causeOther
 	}
 	return cUnknown, causeNone
 }
+
+// found reports whether err's tree holds an *mcpactor.Error of the case
+// is tells.
+func found(err error, is func(*mcpactor.Error) bool) bool { return messages.Find(err, is) != nil }
 
 // isQueueTimeout finds the transport's *QueueTimeoutError in err's chain.
 // The root package does not name that type (it matches ErrTimeout), and the
@@ -160,13 +158,10 @@ func hasType(err error, name string) bool {
 // rootErrors are the root package's sentinels: every error the runtime
 // returns should match one of them (or be the caller's context error).
 var rootErrors = []error{
-	mcpactor.ErrTransportClosed, mcpactor.ErrTimeout, mcpactor.ErrConnectTimeout, mcpactor.ErrStart,
-	mcpactor.ErrUnsupportedVersion, mcpactor.ErrFrameTooLarge, mcpactor.ErrBadResponse, mcpactor.ErrWriteStalled,
-	mcpactor.ErrServerNotConnected, mcpactor.ErrUnsupported, mcpactor.ErrSessionExpired, mcpactor.ErrHTTPStatus,
-	mcpactor.ErrUnreachable, mcpactor.ErrBrokenAnswer, mcpactor.ErrAuthorization, mcpactor.ErrNoResponse,
-	mcpactor.ErrBadBody, mcpactor.ErrRPC, mcpactor.ErrInvalidArguments, mcpactor.ErrInvalidResult,
-	mcpactor.ErrPagination, mcpactor.ErrConfig, mcpactor.ErrReplaced, mcpactor.ErrIncompleteClose,
-	mcpactor.ErrManagerClosed, mcpactor.ErrServerUnavailable, context.Canceled, context.DeadlineExceeded,
+	mcpactor.ErrTransportClosed, mcpactor.ErrTimeout, mcpactor.ErrStart, mcpactor.ErrRPC, mcpactor.ErrHTTP,
+	mcpactor.ErrAuthorization, mcpactor.ErrBadResponse, mcpactor.ErrInvalidArguments, mcpactor.ErrConfig,
+	mcpactor.ErrUnsupported, mcpactor.ErrStopped, mcpactor.ErrServerUnavailable, mcpactor.ErrNotFound,
+	context.Canceled, context.DeadlineExceeded,
 }
 
 func matchesRoot(err error) bool {

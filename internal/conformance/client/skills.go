@@ -36,8 +36,8 @@ func loadSkills(ctx context.Context, c *mcpactor.Client) error {
 	for i := range skills {
 		s := &skills[i]
 		if _, err := c.ReadSkill(ctx, s); err != nil {
-			var v *mcpactor.SkillVerificationError
-			if errors.As(err, &v) {
+			var v *mcpactor.Error
+			if errors.As(err, &v) && v.Check != "" {
 				fmt.Fprintf(os.Stderr, "refused: %v\n", err)
 				continue
 			}

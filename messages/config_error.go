@@ -1,0 +1,16 @@
+package messages
+
+import "strings"
+
+// ConfigError lists what is wrong with a server configuration, in the
+// words users of other MCP clients know.
+type ConfigError struct {
+	Server   string
+	Problems []string
+}
+
+// Error lists the problems, separated by "; ".
+func (e *ConfigError) Error() string { return strings.Join(e.Problems, "; ") }
+
+// Is makes errors.Is(err, ErrConfig) true.
+func (e *ConfigError) Is(target error) bool { return target == ErrConfig }
