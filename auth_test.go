@@ -48,7 +48,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // TestAuthorizationFailureIsNotUnreachable checks that an Authorizer's own
 // failure is reported as an authorization failure, not as the server being
 // unreachable, while a network failure that passes through an Authorizer
-// is still ErrUnreachable.
+// is still ErrHTTP.
 func TestAuthorizationFailureIsNotUnreachable(t *testing.T) {
 	t.Parallel()
 	rt := startRuntime(t, mcpactor.Options{})
@@ -56,11 +56,11 @@ func TestAuthorizationFailureIsNotUnreachable(t *testing.T) {
 	_, err := rt.Connect(waitCtx(t), "refused", mcpactor.ServerConfig{URL: url, Auth: refusingAuth{}, ConnectTimeout: 5 * time.Second})
 	if !errors.Is(err, mcpactor.ErrAuthorization) || errors.Is(err, mcpactor.ErrHTTP) ||
 		!strings.Contains(err.Error(), "authorization failed") || !strings.Contains(err.Error(), "token endpoint refused") {
-		t.Errorf("Connect with a refusing authorizer: %v, want ErrAuthorization (not ErrUnreachable) with the authorizer's reason", err)
+		t.Errorf("Connect with a refusing authorizer: %v, want ErrAuthorization (not ErrHTTP) with the authorizer's reason", err)
 	}
 	_, err = rt.Connect(waitCtx(t), "down", mcpactor.ServerConfig{URL: url, Auth: passingAuth{}, ConnectTimeout: 5 * time.Second})
 	if !errors.Is(err, mcpactor.ErrHTTP) || errors.Is(err, mcpactor.ErrAuthorization) {
-		t.Errorf("Connect through a passing authorizer to a closed port: %v, want ErrUnreachable", err)
+		t.Errorf("Connect through a passing authorizer to a closed port: %v, want ErrHTTP", err)
 	}
 }
 

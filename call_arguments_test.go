@@ -32,7 +32,7 @@ func TestCallToolRefusesNonObjectArguments(t *testing.T) {
 		var ae *mcpactor.Error
 		if !errors.Is(err, mcpactor.ErrInvalidArguments) || !(errors.As(err, &ae) && errors.Is(ae, mcpactor.ErrInvalidArguments)) || ae.Server != "args" || ae.Tool != "echo" ||
 			!strings.Contains(err.Error(), `"args"`) || !strings.Contains(err.Error(), `"echo"`) {
-			t.Errorf("CallTool(echo, %#v): %v, want an *ArgumentsError naming the server and the tool", args, err)
+			t.Errorf("CallTool(echo, %#v): %v, want an ErrInvalidArguments error naming the server and the tool", args, err)
 		}
 	}
 	if st := c.Stats(); st.Malformed != 0 || st.BadResponses != 0 {

@@ -177,7 +177,7 @@ func TestConnectTimeoutShowsSkippedStdout(t *testing.T) {
 	_, err := rt.Connect(waitCtx(t), "banner", cfg)
 	var ct *mcpactor.Error
 	if !(errors.As(err, &ct) && ct.ConnectTimeout()) || !errors.Is(err, mcpactor.ErrTimeout) {
-		t.Fatalf("Connect: %v, want a *ConnectTimeoutError", err)
+		t.Fatalf("Connect: %v, want a connect-timeout error", err)
 	}
 	if ct.SkippedStdout != 2 || !strings.Contains(err.Error(), "2 non-JSON lines on stdout were skipped") ||
 		!strings.Contains(err.Error(), "Please log in first") {

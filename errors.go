@@ -98,7 +98,7 @@ var (
 // Error is every failure of a call, a connect, a close or the Manager,
 // for errors.As. Its fields, set where they apply:
 //
-//   - Kind: one of the sentinels above, or context.Canceled /
+//   - Kind: one of the Err sentinels of this package, or context.Canceled /
 //     context.DeadlineExceeded for a caller's context that ended first
 //     (errors.Is matches Kind).
 //   - Server, Method, ID (the request id; zero when none), URL (HTTP only,

@@ -42,7 +42,7 @@ func TestErrorTextsNameServerAndMethod(t *testing.T) {
 	_, err = c.CallToolWith(waitCtx(t), "sleep", map[string]any{"ms": 20000}, mcpactor.CallOptions{Timeout: 200 * time.Millisecond})
 	var te *mcpactor.Error
 	if !(errors.As(err, &te) && te.Timeout()) || !errors.Is(err, mcpactor.ErrTimeout) {
-		t.Fatalf("sleep past its timeout: %v, want a *TimeoutError", err)
+		t.Fatalf("sleep past its timeout: %v, want an ErrTimeout error", err)
 	}
 	if got, want := err.Error(), `MCP server "files-A.1": tools/call (id `+te.ID.String()+`): Request timeout after 200ms`; got != want {
 		t.Errorf("timeout text = %q, want %q", got, want)
@@ -51,7 +51,7 @@ func TestErrorTextsNameServerAndMethod(t *testing.T) {
 	_, err = c.CallTool(waitCtx(t), "crash", map[string]any{"code": 3, "stderr": "listening on stdio"})
 	var tc *mcpactor.Error
 	if !(errors.As(err, &tc) && tc.TransportClosed()) || !errors.Is(err, mcpactor.ErrTransportClosed) {
-		t.Fatalf("crash: %v, want a *TransportClosedError", err)
+		t.Fatalf("crash: %v, want an ErrTransportClosed error", err)
 	}
 	if got, want := err.Error(), `MCP server "files-A.1": tools/call: Transport closed: exit status 3; stderr: listening on stdio`; got != want {
 		t.Errorf("crash text = %q, want %q", got, want)
@@ -94,7 +94,7 @@ func TestConfigSyntaxErrorMatchesErrConfig(t *testing.T) {
 
 // TestUnencodableArgumentsMatchErrInvalidArguments checks that arguments
 // encoding/json cannot encode are refused, before anything is sent, with
-// an *ArgumentsError: errors.Is(err, ErrInvalidArguments), naming the
+// an ErrInvalidArguments error: errors.Is(err, ErrInvalidArguments), naming the
 // server and the tool, and unwrapping to encoding/json's reason.
 func TestUnencodableArgumentsMatchErrInvalidArguments(t *testing.T) {
 	t.Parallel()
@@ -109,7 +109,7 @@ func TestUnencodableArgumentsMatchErrInvalidArguments(t *testing.T) {
 		_, err := c.CallTool(waitCtx(t), "echo", args)
 		var ae *mcpactor.Error
 		if !errors.Is(err, mcpactor.ErrInvalidArguments) || !(errors.As(err, &ae) && errors.Is(ae, mcpactor.ErrInvalidArguments)) || ae.Server != "enc" || ae.Tool != "echo" || ae.Cause == nil {
-			t.Errorf("CallTool(%T): %v (%T), want an *ArgumentsError matching ErrInvalidArguments", args, err, err)
+			t.Errorf("CallTool(%T): %v (%T), want an ErrInvalidArguments error matching ErrInvalidArguments", args, err, err)
 		}
 		_, err = c.CallToolWith(waitCtx(t), "echo", args, mcpactor.CallOptions{OnProgress: func(messages.ProgressParams) {}})
 		if !errors.Is(err, mcpactor.ErrInvalidArguments) {
@@ -123,7 +123,7 @@ func TestUnencodableArgumentsMatchErrInvalidArguments(t *testing.T) {
 
 // TestManagerUnknownNamesMatchSentinels checks that a tool no managed
 // server offers and a server the manager does not manage are told by
-// errors.Is, with ErrUnknownTool and ErrUnknownServer.
+// errors.Is, with ErrNotFound and ErrUnknownServer.
 func TestManagerUnknownNamesMatchSentinels(t *testing.T) {
 	t.Parallel()
 	ctx, _, m := startManager(t, mcpactor.ManageOptions{NoCache: true})
@@ -131,10 +131,10 @@ func TestManagerUnknownNamesMatchSentinels(t *testing.T) {
 	_, err := m.CallTool(ctx, "mcp__nobody__echo", nil)
 	var ut *mcpactor.Error
 	if !errors.Is(err, mcpactor.ErrNotFound) || !(errors.As(err, &ut) && ut.UnknownTool()) {
-		t.Errorf("CallTool of an unknown tool: %v (%T), want ErrUnknownTool", err, err)
+		t.Errorf("CallTool of an unknown tool: %v (%T), want ErrNotFound", err, err)
 	}
 	if _, err := m.GetPrompt(ctx, "mcp__nobody__p", nil); !errors.Is(err, mcpactor.ErrNotFound) {
-		t.Errorf("GetPrompt of an unknown prompt: %v (%T), want ErrUnknownTool", err, err)
+		t.Errorf("GetPrompt of an unknown prompt: %v (%T), want ErrNotFound", err, err)
 	}
 	for what, err := range map[string]error{
 		"Remove":  m.Remove(ctx, "nobody"),

@@ -141,11 +141,11 @@ func TestHTTPNeitherTransportSaysWhy(t *testing.T) {
 	msg := err.Error()
 	if !errors.Is(err, mcpactor.ErrHTTP) || !strings.Contains(msg, "404") || !strings.Contains(msg, `"nowhere"`) ||
 		!strings.Contains(msg, srv.URL) || strings.Contains(msg, "\n") {
-		t.Fatalf("error %q: want one line naming the server, the URL and HTTP 404, matching ErrHTTPStatus", msg)
+		t.Fatalf("error %q: want one line naming the server, the URL and HTTP 404, matching ErrHTTP", msg)
 	}
 	var fe *mcpactor.Error
 	if !(errors.As(err, &fe) && fe.Fallback()) {
-		t.Fatalf("error %T: want a *FallbackError carrying both attempts", err)
+		t.Fatalf("error %T: want a fallback error carrying both attempts", err)
 	}
 }
 
@@ -211,7 +211,7 @@ func TestBusyRetryOptIn(t *testing.T) {
 			case c.wantRetry && err != nil:
 				t.Fatalf("CallTool = %v, want it sent again after the 429", err)
 			case !c.wantRetry && (!(errors.As(err, &se) && se.HTTPStatus()) || se.Status != http.StatusTooManyRequests):
-				t.Fatalf("CallTool = %v, want the 429 as *HTTPStatusError", err)
+				t.Fatalf("CallTool = %v, want the 429 as HTTP status error", err)
 			}
 			want := int64(0)
 			if c.wantRetry {

@@ -84,6 +84,6 @@ func TestManagerSkillsAcrossServers(t *testing.T) {
 		t.Errorf("wiki read %q, want its SKILL.md only", reads)
 	}
 	if _, err := m.ReadSkill(ctx, "mcp__docs__nope"); !errors.Is(err, mcpactor.ErrNotFound) {
-		t.Errorf("ReadSkill of an unknown name: %v, want ErrUnknownTool", err)
+		t.Errorf("ReadSkill of an unknown name: %v, want ErrNotFound", err)
 	}
 }

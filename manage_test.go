@@ -174,7 +174,7 @@ func TestManageVSCodeFile(t *testing.T) {
 }
 
 // Manage with no servers gives an empty, working manager that Add grows;
-// after Close its methods say ErrManagerClosed.
+// after Close its methods say ErrStopped.
 func TestManageEmptyGrowsAndCloses(t *testing.T) {
 	ctx, _, m := startManager(t, mcpactor.ManageOptions{NoCache: true})
 	if len(m.Status()) != 0 {
@@ -262,7 +262,7 @@ func TestManageConfigErrorsMatchErrConfig(t *testing.T) {
 // A server whose configuration a Reload or an Add changes is restarted;
 // meanwhile its tools stay offered, and a call to one waits for the new
 // server, as it waits for one restarting after a crash. Found by the soak
-// (docs/reliability.md): the call failed with *UnknownToolError, as if
+// (docs/reliability.md): the call failed with unknown-tool error, as if
 // the server had been removed.
 func TestRestartByNewConfigKeepsToolsOffered(t *testing.T) {
 	for _, how := range []string{"Reload", "Add"} {

@@ -61,7 +61,7 @@ func TestValidateOutput(t *testing.T) {
 		_, err := c.CallTool(ctx, tool, nil)
 		var se *mcpactor.Error
 		if !errors.Is(err, mcpactor.ErrBadResponse) || !(errors.As(err, &se) && se.InvalidResult()) {
-			t.Errorf("%s: err = %v; want *OutputSchemaError in ErrInvalidResult", tool, err)
+			t.Errorf("%s: err = %v; want output-schema error in ErrBadResponse", tool, err)
 			continue
 		}
 		if se.Tool != tool || se.Location != want.at || !strings.Contains(se.Error(), want.says) {
@@ -84,7 +84,7 @@ func TestValidateOutputPerCall(t *testing.T) {
 		t.Fatalf("unchecked call: %v", err)
 	}
 	if _, err := c.CallToolWith(ctx, "bad", nil, mcpactor.CallOptions{ValidateOutput: true}); !errors.Is(err, mcpactor.ErrBadResponse) {
-		t.Fatalf("checked call: %v; want ErrInvalidResult", err)
+		t.Fatalf("checked call: %v; want ErrBadResponse", err)
 	}
 }
 

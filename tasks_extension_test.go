@@ -215,7 +215,7 @@ func TestTaskExtensionInputNobodyAnswers(t *testing.T) {
 	start := time.Now()
 	_, err := c.CallToolWith(ctx, "ask", nil, mcpactor.CallOptions{Timeout: 20 * time.Second})
 	if !errors.Is(err, mcpactor.ErrBadResponse) {
-		t.Fatalf("err = %v; want the input no handler answers (ErrInvalidResult)", err)
+		t.Fatalf("err = %v; want the input no handler answers (ErrBadResponse)", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the wait ended after %v, at the deadline rather than at the refusal", d)

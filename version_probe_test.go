@@ -157,7 +157,7 @@ func TestProbeGivesUpOnARepeatedRefusal(t *testing.T) {
 	_, err := rt.Connect(waitCtx(t), "stubborn", cfg)
 	var uv *mcpactor.Error
 	if !(errors.As(err, &uv) && errors.Is(uv, mcpactor.ErrUnsupported)) || !uv.Refused || !strings.Contains(err.Error(), "refused protocol version") {
-		t.Fatalf("Connect: %v, want an *UnsupportedVersionError saying the offered version was refused", err)
+		t.Fatalf("Connect: %v, want an ErrUnsupported error saying the offered version was refused", err)
 	}
 	if got := srv.probes(); len(got) != 2 {
 		t.Errorf("probes %q: want exactly one retry", got)

@@ -14,9 +14,8 @@ var kindNames = map[error]string{
 	context.Canceled: "canceled", context.DeadlineExceeded: "deadline-exceeded",
 }
 
-// KindByName is the kind of the given wire name (KindName's inverse), or
-// nil.
-func KindByName(name string) error {
+// kindByName is the kind of the given wire name, or nil.
+func kindByName(name string) error {
 	for k, n := range kindNames {
 		if n == name {
 			return k
@@ -24,10 +23,6 @@ func KindByName(name string) error {
 	}
 	return nil
 }
-
-// KindName is the wire name of a kind (a sentinel of this package, or a
-// context error), or "".
-func KindName(kind error) string { return kindNames[kind] }
 
 // callErrorFields is a CallError without its methods, for its JSON.
 type callErrorFields CallError
@@ -59,7 +54,7 @@ func (e *CallError) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	e.Kind, e.Cause, e.form = KindByName(v.Kind), cause, formPlain
+	e.Kind, e.Cause, e.form = kindByName(v.Kind), cause, formPlain
 	for f, name := range formNames {
 		if name == v.Case && name != "" {
 			e.form = form(f)

@@ -32,18 +32,18 @@ func TestToolOfAFailedServerIsUnavailable(t *testing.T) {
 	_, err = m.CallTool(ctx, "mcp__missing-cmd__echo", map[string]any{})
 	var ue *messages.CallError
 	if !(errors.As(err, &ue) && ue.Unavailable()) || ue.Server != "missing-cmd" || ue.State != "failed" {
-		t.Fatalf("CallTool = %v, want *ServerUnavailableError for missing-cmd, failed", err)
+		t.Fatalf("CallTool = %v, want ErrServerUnavailable error for missing-cmd, failed", err)
 	}
 	if !errors.Is(err, exec.ErrNotFound) || !errors.Is(err, messages.ErrStart) {
 		t.Errorf("CallTool = %v, want the start error's cause kept", err)
 	}
 	if _, err := m.GetPrompt(ctx, "mcp__missing-cmd__greet", nil); !(errors.As(err, &ue) && ue.Unavailable()) {
-		t.Errorf("GetPrompt = %v, want *ServerUnavailableError", err)
+		t.Errorf("GetPrompt = %v, want ErrServerUnavailable error", err)
 	}
 
 	var unknown *messages.CallError
 	if _, err := m.CallTool(ctx, "mcp__nobody__echo", nil); !(errors.As(err, &unknown) && unknown.UnknownTool()) {
-		t.Errorf("CallTool of no server's tool = %v, want *UnknownToolError", err)
+		t.Errorf("CallTool of no server's tool = %v, want unknown-tool error", err)
 	}
 }
 

@@ -36,7 +36,7 @@ func checkGaveUp(t *testing.T, err error, want error) {
 	t.Helper()
 	var ue *messages.CallError
 	if !(errors.As(err, &ue) && ue.Unavailable()) || ue.Server != "remote" {
-		t.Fatalf("call that waited for a restart: %v (%T), want a *ServerUnavailableError for remote", err, err)
+		t.Fatalf("call that waited for a restart: %v (%T), want an ErrServerUnavailable error for remote", err, err)
 	}
 	if !errors.Is(err, messages.ErrServerUnavailable) || !errors.Is(err, want) {
 		t.Errorf("%v: matches ErrServerUnavailable %v, %v %v", err, errors.Is(err, messages.ErrServerUnavailable), want, errors.Is(err, want))

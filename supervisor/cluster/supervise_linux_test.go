@@ -128,7 +128,7 @@ func TestOwnedServerBreaker(t *testing.T) {
 			break
 		}
 		if err == nil || errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			t.Fatalf("echo with the breaker open = %v after %v; want *ServerUnavailableError at once", err, took)
+			t.Fatalf("echo with the breaker open = %v after %v; want ErrServerUnavailable error at once", err, took)
 		}
 		time.Sleep(50 * time.Millisecond) // the manager has not heard of the exit yet
 	}

@@ -227,7 +227,7 @@ func TestTaskErrorsAcrossTheHop(t *testing.T) {
 		t.Errorf("ListTasks = %+v, %v; want none (the 2026-07-28 extension has no list)", tasks, err)
 	}
 	if _, _, err := e.StartToolTask(ctx, "mcp__tasks__nothing", nil, mcpactor.CallOptions{}); !errors.Is(err, mcpactor.ErrNotFound) {
-		t.Errorf("StartToolTask of an unknown tool = %v; want ErrUnknownTool", err)
+		t.Errorf("StartToolTask of an unknown tool = %v; want ErrNotFound", err)
 	}
 }
 

@@ -225,7 +225,7 @@ func TestStartHTTPWith(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if _, err := rt.Connect(ctx, "locked-out", h.Config()); !errors.Is(err, mcpactor.ErrHTTP) {
-		t.Fatalf("without the key: %v, want ErrHTTPStatus", err)
+		t.Fatalf("without the key: %v, want ErrHTTP", err)
 	}
 	if got := s.Received(); len(got) != 0 {
 		t.Fatalf("the server received %d messages past the middleware", len(got))

@@ -135,7 +135,7 @@ func TestFaultGarbage(t *testing.T) {
 }
 
 // An answer over ServerConfig.MaxFrameSize fails its call with
-// ErrFrameTooLarge, and the connection lives on, by every way: a line
+// ErrBadResponse, and the connection lives on, by every way: a line
 // over stdio and InProcess, a JSON body or an SSE event over HTTP.
 func TestFaultOversized(t *testing.T) {
 	for _, w := range ways {

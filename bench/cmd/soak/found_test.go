@@ -16,7 +16,7 @@ import (
 
 // TestSoakFound_ReloadDropsTools: a Reload that changes one server's
 // configuration restarts it; meanwhile a call to one of its tools fails
-// with *UnknownToolError ("no managed server offers a tool named ..."),
+// with unknown-tool error ("no managed server offers a tool named ..."),
 // as if the server had been removed, where a call to a server restarting
 // after a crash waits for it (ManageOptions.FailFast unset). The caller
 // took the name from ListTools and the server is still configured.
@@ -48,8 +48,8 @@ func TestSoakFound_ReloadDropsTools(t *testing.T) {
 // TestSoakFound_StreamBrokenUnmatched: over Streamable HTTP in the
 // 2026-07-28 era, a call whose response stream breaks before its answer
 // (and again when the client issues it once more) fails with
-// *messages.StreamBrokenError, which matches none of the root package's
-// errors (not ErrBrokenAnswer, not ErrTransportClosed, ...): a caller of
+// stream-broken error, which matches none of the root package's
+// errors (not ErrHTTP, not ErrTransportClosed, ...): a caller of
 // the public API cannot tell it, where the package documents that every
 // error the runtime returns is one of its errors or wraps one.
 func TestSoakFound_StreamBrokenUnmatched(t *testing.T) {
