@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/redirect"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 	"github.com/mcpactor/mcpactor/transport/oauth"
@@ -198,7 +199,7 @@ func TestHTTPStaticBearer(t *testing.T) {
 	// Without the header: the server's 401 reaches the caller.
 	_, err = rt.Connect(ctx, "nokey", mcpactor.ServerConfig{URL: p.url()})
 	var se *mcpactor.Error
-	if !(errors.As(err, &se) && se.HTTPStatus()) || se.Status != http.StatusUnauthorized {
+	if !(errors.As(err, &se) && callerr.HTTPStatus(se) == se) || se.Status != http.StatusUnauthorized {
 		t.Errorf("Connect without the header: %v, want HTTP 401", err)
 	}
 }

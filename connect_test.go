@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
@@ -42,8 +43,8 @@ func TestConnectDoesNotOverrunItsDeadline(t *testing.T) {
 		cfg.ConnectTimeout = 300 * time.Millisecond
 		start := time.Now()
 		_, err := rt.Connect(waitCtx(t), "stuck", cfg)
-		var cte *messages.CallError
-		if !(errors.As(err, &cte) && cte.ConnectTimeout()) {
+		var cte *callerr.Error
+		if !(errors.As(err, &cte) && callerr.ConnectTimeout(cte) == cte) {
 			t.Fatalf("got %v, want a ConnectTimeoutError", err)
 		}
 		if d := time.Since(start); d > 5*time.Second {
@@ -176,7 +177,7 @@ func TestConnectTimeoutShowsSkippedStdout(t *testing.T) {
 	cfg.ConnectTimeout = 3 * time.Second
 	_, err := rt.Connect(waitCtx(t), "banner", cfg)
 	var ct *mcpactor.Error
-	if !(errors.As(err, &ct) && ct.ConnectTimeout()) || !errors.Is(err, mcpactor.ErrTimeout) {
+	if !(errors.As(err, &ct) && callerr.ConnectTimeout(ct) == ct) || !errors.Is(err, mcpactor.ErrTimeout) {
 		t.Fatalf("Connect: %v, want a connect-timeout error", err)
 	}
 	if ct.SkippedStdout != 2 || !strings.Contains(err.Error(), "2 non-JSON lines on stdout were skipped") ||

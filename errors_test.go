@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -41,7 +42,7 @@ func TestErrorTextsNameServerAndMethod(t *testing.T) {
 	}
 	_, err = c.CallToolWith(waitCtx(t), "sleep", map[string]any{"ms": 20000}, mcpactor.CallOptions{Timeout: 200 * time.Millisecond})
 	var te *mcpactor.Error
-	if !(errors.As(err, &te) && te.Timeout()) || !errors.Is(err, mcpactor.ErrTimeout) {
+	if !(errors.As(err, &te) && callerr.Timeout(te) == te) || !errors.Is(err, mcpactor.ErrTimeout) {
 		t.Fatalf("sleep past its timeout: %v, want an ErrTimeout error", err)
 	}
 	if got, want := err.Error(), `MCP server "files-A.1": tools/call (id `+te.ID.String()+`): Request timeout after 200ms`; got != want {
@@ -50,7 +51,7 @@ func TestErrorTextsNameServerAndMethod(t *testing.T) {
 
 	_, err = c.CallTool(waitCtx(t), "crash", map[string]any{"code": 3, "stderr": "listening on stdio"})
 	var tc *mcpactor.Error
-	if !(errors.As(err, &tc) && tc.TransportClosed()) || !errors.Is(err, mcpactor.ErrTransportClosed) {
+	if !(errors.As(err, &tc) && callerr.TransportClosed(tc) == tc) || !errors.Is(err, mcpactor.ErrTransportClosed) {
 		t.Fatalf("crash: %v, want an ErrTransportClosed error", err)
 	}
 	if got, want := err.Error(), `MCP server "files-A.1": tools/call: Transport closed: exit status 3; stderr: listening on stdio`; got != want {
@@ -130,7 +131,7 @@ func TestManagerUnknownNamesMatchSentinels(t *testing.T) {
 	defer m.Close(ctx)
 	_, err := m.CallTool(ctx, "mcp__nobody__echo", nil)
 	var ut *mcpactor.Error
-	if !errors.Is(err, mcpactor.ErrNotFound) || !(errors.As(err, &ut) && ut.UnknownTool()) {
+	if !errors.Is(err, mcpactor.ErrNotFound) || !(errors.As(err, &ut) && callerr.UnknownTool(ut) == ut) {
 		t.Errorf("CallTool of an unknown tool: %v (%T), want ErrNotFound", err, err)
 	}
 	if _, err := m.GetPrompt(ctx, "mcp__nobody__p", nil); !errors.Is(err, mcpactor.ErrNotFound) {
@@ -141,7 +142,7 @@ func TestManagerUnknownNamesMatchSentinels(t *testing.T) {
 		"Restart": m.Restart(ctx, "nobody"),
 	} {
 		var us *mcpactor.Error
-		if !errors.Is(err, mcpactor.ErrNotFound) || !(errors.As(err, &us) && us.UnknownServer()) {
+		if !errors.Is(err, mcpactor.ErrNotFound) || !(errors.As(err, &us) && callerr.UnknownServer(us) == us) {
 			t.Errorf("%s of an unknown server: %v (%T), want ErrUnknownServer", what, err, err)
 		}
 	}
@@ -155,7 +156,7 @@ func TestManagerUnknownNamesMatchSentinels(t *testing.T) {
 // client (actors), its transports and the Manager (supervisor, its
 // configuration) make. supervisor/cluster and transport/oauth have
 // sentinels of their own, in their own packages.
-var surfacingPackages = []string{".", "messages", "transport", "actors", "supervisor", "supervisor/config"}
+var surfacingPackages = []string{".", "messages", "internal/callerr", "transport", "actors", "supervisor", "supervisor/config"}
 
 // errorSample is how an error type of surfacingPackages reaches a caller
 // of the root package. sample is one made as its constructors make it,
@@ -171,8 +172,8 @@ type errorSample struct {
 func pipeBroken() error { return &os.PathError{Op: "write", Path: "|1", Err: syscall.EPIPE} }
 
 var errorSamples = map[string]errorSample{
-	"messages.CallError": {sample: func() error {
-		return messages.NewTransportClosed(&messages.CallError{Server: "s", Method: "tools/call", Cause: pipeBroken(), ExitStatus: "signal: killed"})
+	"callerr.Error": {sample: func() error {
+		return callerr.NewTransportClosed(&callerr.Error{Server: "s", Method: "tools/call", Cause: pipeBroken(), ExitStatus: "signal: killed"})
 	}},
 	"messages.RPCError": {sample: func() error {
 		return &messages.RPCError{Server: "s", Method: "tools/call", Code: -32602, Message: "bad"}
@@ -187,18 +188,18 @@ var errorSamples = map[string]errorSample{
 	"transport.QueueTimeoutError": {sample: func() error {
 		return &transport.QueueTimeoutError{Server: "s", Method: "tools/call", After: time.Second, MaxInFlight: 1}
 	}},
-	"transport.PanicError": {inside: "the Cause of the *messages.CallError of a transport actor that panicked"},
+	"transport.PanicError": {inside: "the Cause of the *callerr.Error of a transport actor that panicked"},
 	"transport.FencePanicError": {inside: "the refusal of a ServerConfig.Fence that panicked: the caller's own callback, as " +
 		"the fence's own errors are the caller's"},
-	"transport.oversizedError":        {inside: "the reader's; an oversized answer ends its request with a *messages.CallError"},
-	"transport.sseEventTooLargeError": {inside: "an SSE stream over the cap: the Cause of a *messages.CallError (the answer broke off)"},
+	"transport.oversizedError":        {inside: "the reader's; an oversized answer ends its request with a *callerr.Error"},
+	"transport.sseEventTooLargeError": {inside: "an SSE stream over the cap: the Cause of a *callerr.Error (the answer broke off)"},
 	"transport.refusedBody":           {inside: "a fenced HTTP body's refusal, unwrapped to the fence's own error before it reaches a caller"},
-	"transport.quietURLError":         {inside: "the Cause of a *messages.CallError, a net/http error with the URL left out"},
-	"transport.envInheritanceError":   {inside: "the Cause of a *messages.CallError: the environment could not be built"},
-	"transport.networkError":          {inside: "the Cause of a *messages.CallError (ErrHTTP: unreachable)"},
-	"transport.authFailure":           {inside: "the Cause of a *messages.CallError (ErrAuthorization), which it matches"},
-	"actors.versionRefused":           {inside: "a probe's refusal, turned into its *messages.CallError before it leaves the client"},
-	"supervisor.restartWaitError":     {inside: "the Cause of a *messages.CallError (a call that waited for a restart)"},
+	"transport.quietURLError":         {inside: "the Cause of a *callerr.Error, a net/http error with the URL left out"},
+	"transport.envInheritanceError":   {inside: "the Cause of a *callerr.Error: the environment could not be built"},
+	"transport.networkError":          {inside: "the Cause of a *callerr.Error (ErrHTTP: unreachable)"},
+	"transport.authFailure":           {inside: "the Cause of a *callerr.Error (ErrAuthorization), which it matches"},
+	"actors.versionRefused":           {inside: "a probe's refusal, turned into its *callerr.Error before it leaves the client"},
+	"supervisor.restartWaitError":     {inside: "the Cause of a *callerr.Error (a call that waited for a restart)"},
 	"config.commandError":             {inside: "a ServerStatus.LastError; it matches ErrConfig"},
 }
 

@@ -3,9 +3,12 @@ package mcpactor_test
 import (
 	"go/ast"
 	"go/token"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcpactor/mcpactor"
 )
 
 // maxErrorIdentifiers bounds the error vocabulary a user must know
@@ -14,7 +17,7 @@ const maxErrorIdentifiers = 20
 
 // TestErrorVocabularyIsSmall counts the root package's exported error
 // identifiers: variables and constants named Err... or declared as a
-// sentinel (errors.New, messages.Err...), and types named Error or
+// sentinel (errors.New, errkind.Err...), and types named Error or
 // ...Error. A new one fails this test above the bound.
 func TestErrorVocabularyIsSmall(t *testing.T) {
 	t.Parallel()
@@ -68,4 +71,19 @@ func isSentinel(e ast.Expr) bool {
 		return strings.HasPrefix(v.Sel.Name, "Err")
 	}
 	return false
+}
+
+// TestErrorCarrierMethods: *Error shows a user the methods of an error and
+// nothing else; its cases are told by Kind and its fields (its doc says
+// which), not by methods of its own.
+func TestErrorCarrierMethods(t *testing.T) {
+	t.Parallel()
+	var methods []string
+	typ := reflect.TypeFor[*mcpactor.Error]()
+	for i := range typ.NumMethod() {
+		methods = append(methods, typ.Method(i).Name)
+	}
+	if want := []string{"Error", "Is", "Unwrap"}; !slices.Equal(methods, want) {
+		t.Errorf("*mcpactor.Error has the methods %v, want %v", methods, want)
+	}
 }

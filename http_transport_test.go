@@ -18,6 +18,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
@@ -144,7 +145,7 @@ func TestHTTPNeitherTransportSaysWhy(t *testing.T) {
 		t.Fatalf("error %q: want one line naming the server, the URL and HTTP 404, matching ErrHTTP", msg)
 	}
 	var fe *mcpactor.Error
-	if !(errors.As(err, &fe) && fe.Fallback()) {
+	if !(errors.As(err, &fe) && callerr.Fallback(fe) == fe) {
 		t.Fatalf("error %T: want a fallback error carrying both attempts", err)
 	}
 }
@@ -206,11 +207,11 @@ func TestBusyRetryOptIn(t *testing.T) {
 			}
 			defer cl.Close(ctx)
 			_, err = cl.CallToolWith(ctx, "echo", args, mcpactor.CallOptions{BusyRetryUnsafe: c.call})
-			var se *messages.CallError
+			var se *callerr.Error
 			switch {
 			case c.wantRetry && err != nil:
 				t.Fatalf("CallTool = %v, want it sent again after the 429", err)
-			case !c.wantRetry && (!(errors.As(err, &se) && se.HTTPStatus()) || se.Status != http.StatusTooManyRequests):
+			case !c.wantRetry && (!(errors.As(err, &se) && callerr.HTTPStatus(se) == se) || se.Status != http.StatusTooManyRequests):
 				t.Fatalf("CallTool = %v, want the 429 as HTTP status error", err)
 			}
 			want := int64(0)

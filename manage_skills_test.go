@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -74,7 +75,7 @@ func TestManagerSkillsAcrossServers(t *testing.T) {
 	}
 	_, err = m.ReadSkill(ctx, "mcp__wiki__pdf-processing")
 	var v *mcpactor.Error
-	if !(errors.As(err, &v) && v.InvalidResult()) || v.Server != "wiki" || v.Check != messages.SkillCheckDigest {
+	if !(errors.As(err, &v) && callerr.InvalidResult(v) == v) || v.Server != "wiki" || v.Check != messages.SkillCheckDigest {
 		t.Fatalf("ReadSkill(wiki) = %v, want wiki's digest check failed", err)
 	}
 	if _, reads := docs.sent(); len(reads) != 2 {

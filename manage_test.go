@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/peers"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
@@ -189,7 +190,7 @@ func TestManageEmptyGrowsAndCloses(t *testing.T) {
 			break
 		}
 		var unknown *mcpactor.Error
-		if !(errors.As(res, &unknown) && unknown.UnknownTool()) {
+		if !(errors.As(res, &unknown) && callerr.UnknownTool(unknown) == unknown) {
 			break
 		}
 		waitABit()
@@ -299,7 +300,7 @@ func TestRestartByNewConfigKeepsToolsOffered(t *testing.T) {
 					len(tools), len(tools) > 0 && tools[0].Cached)
 			}
 			_, err = m.CallTool(ctx, "mcp__a__echo", map[string]any{"message": "during"})
-			if messages.Find(err, (*mcpactor.Error).UnknownTool) != nil {
+			if callerr.UnknownTool(err) != nil {
 				t.Fatalf("the call failed as if the server had been removed: %v", err)
 			}
 			if err != nil {

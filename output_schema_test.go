@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
@@ -60,7 +61,7 @@ func TestValidateOutput(t *testing.T) {
 	} {
 		_, err := c.CallTool(ctx, tool, nil)
 		var se *mcpactor.Error
-		if !errors.Is(err, mcpactor.ErrBadResponse) || !(errors.As(err, &se) && se.InvalidResult()) {
+		if !errors.Is(err, mcpactor.ErrBadResponse) || !(errors.As(err, &se) && callerr.InvalidResult(se) == se) {
 			t.Errorf("%s: err = %v; want output-schema error in ErrBadResponse", tool, err)
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -36,7 +37,7 @@ func TestHTTPStreamClosedMidCall(t *testing.T) {
 		h := pc.http
 		_, err := h.c.CallTool(waitCtx(t), "test_reconnection", nil)
 		var nr *mcpactor.Error
-		if !(errors.As(err, &nr) && nr.NoResponse()) || !strings.Contains(err.Error(), "no ids to resume from") {
+		if !(errors.As(err, &nr) && callerr.NoResponse(nr) == nr) || !strings.Contains(err.Error(), "no ids to resume from") {
 			t.Fatalf("err = %v (%T), want a NoResponseError saying the stream had no ids", err, err)
 		}
 		exs := h.wire()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -187,9 +188,9 @@ func checkEverythingTimeout(t *testing.T, c *mcpactor.Client) {
 	ctx := waitCtx(t)
 	_, err := c.CallToolWith(ctx, "trigger-long-running-operation",
 		map[string]any{"duration": 6, "steps": 2}, mcpactor.CallOptions{Timeout: 300 * time.Millisecond})
-	var te *messages.CallError
-	if !(errors.As(err, &te) && te.Timeout()) {
-		t.Fatalf("err = %v (%T), want *messages.CallError", err, err)
+	var te *callerr.Error
+	if !(errors.As(err, &te) && callerr.Timeout(te) == te) {
+		t.Fatalf("err = %v (%T), want *callerr.Error", err, err)
 	}
 	want := `MCP server "` + everythingServer + `": tools/call (id ` + te.ID.String() + `): Request timeout after 300ms`
 	if !errors.Is(err, mcpactor.ErrTimeout) || err.Error() != want {
@@ -315,9 +316,9 @@ func checkEverythingCancel(t *testing.T, c *mcpactor.Client) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	var ce *messages.CallError
-	if !(errors.As(err, &ce) && ce.Canceled()) || ce.Method != messages.MethodToolsCall {
-		t.Errorf("err = %#v, want a *messages.CallError for tools/call", err)
+	var ce *callerr.Error
+	if !(errors.As(err, &ce) && callerr.Canceled(ce) == ce) || ce.Method != messages.MethodToolsCall {
+		t.Errorf("err = %#v, want a *callerr.Error for tools/call", err)
 	}
 	harness.WaitFor(t, "the cancelled call to leave the pending table", func() bool { return c.InFlight() == 0 })
 	callOK(t, c, "echo", map[string]any{"message": "after cancel"})

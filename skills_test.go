@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -103,7 +104,7 @@ func TestSkillLoadsVerified(t *testing.T) {
 func verificationFailure(t *testing.T, err error, check string) *mcpactor.Error {
 	t.Helper()
 	var v *mcpactor.Error
-	if !errors.Is(err, mcpactor.ErrBadResponse) || !(errors.As(err, &v) && v.InvalidResult()) {
+	if !errors.Is(err, mcpactor.ErrBadResponse) || !(errors.As(err, &v) && callerr.InvalidResult(v) == v) {
 		t.Fatalf("err = %v, want an ErrBadResponse naming a skill check", err)
 	}
 	if v.Check != check || v.Server != "docs" || v.Skill != "skill://pdf-processing/SKILL.md" {
@@ -203,7 +204,7 @@ func TestSkillEntriesRefusedUnread(t *testing.T) {
 	} {
 		_, err := c.ReadSkill(ctx, &tc.s)
 		var v *mcpactor.Error
-		if !(errors.As(err, &v) && v.InvalidResult()) || v.Check != tc.check || !errors.Is(err, mcpactor.ErrBadResponse) {
+		if !(errors.As(err, &v) && callerr.InvalidResult(v) == v) || v.Check != tc.check || !errors.Is(err, mcpactor.ErrBadResponse) {
 			t.Errorf("%s: ReadSkill = %v, want the %s check failed", name, err, tc.check)
 		}
 	}
@@ -235,7 +236,7 @@ func TestSkillDynamicChecksFrontmatter(t *testing.T) {
 	skills[0].Frontmatter["description"] = "something else"
 	_, err = c.ReadSkill(waitCtx(t), &skills[0])
 	var v *mcpactor.Error
-	if !(errors.As(err, &v) && v.InvalidResult()) || v.Check != messages.SkillCheckFrontmatter {
+	if !(errors.As(err, &v) && callerr.InvalidResult(v) == v) || v.Check != messages.SkillCheckFrontmatter {
 		t.Fatalf("ReadSkill with another description: %v, want the frontmatter check failed", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -87,7 +88,7 @@ func TestPingTakesNoSlot(t *testing.T) {
 		busy <- err
 	}()
 	<-started // the slow call holds the only slot
-	if _, err := s.c.CallTool(ctx, "echo", map[string]any{"message": "queued"}); !errors.Is(err, messages.ErrTimeout) {
+	if _, err := s.c.CallTool(ctx, "echo", map[string]any{"message": "queued"}); !errors.Is(err, errkind.ErrTimeout) {
 		t.Fatalf("a call with the slot taken: %v, want a queue timeout", err)
 	}
 	if err := s.c.Ping(ctx); err != nil {

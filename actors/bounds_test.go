@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -122,7 +123,7 @@ func TestStartFailureKeepsItsCause(t *testing.T) {
 	usage += "Use \"server --help\" for more information."
 	s := open(t, testserver.Options{ExitAtStart: true, ExitCode: 1, StderrOnExit: usage}, actors.Env{}, nil)
 	err := s.c.WaitReady(harness.Context(t))
-	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "Error: failed to load kubeconfig") ||
+	if !errors.Is(err, errkind.ErrTransportClosed) || !strings.Contains(err.Error(), "Error: failed to load kubeconfig") ||
 		!strings.Contains(err.Error(), `Use "server --help" for more information.`) || !strings.Contains(err.Error(), "bytes of stderr cut") {
 		t.Fatalf("the error lost the cause or the end:\n%v", err)
 	}
@@ -149,7 +150,7 @@ func TestClientActorPanicIsContained(t *testing.T) {
 	for range n {
 		select {
 		case err := <-errs:
-			if !errors.Is(err, messages.ErrTransportClosed) {
+			if !errors.Is(err, errkind.ErrTransportClosed) {
 				t.Errorf("pending call: %v", err)
 			}
 		case <-time.After(harness.Bound):

@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
@@ -306,7 +307,7 @@ func (c *Client) Close(ctx context.Context) error {
 		select {
 		case <-c.closed:
 		case <-t.C:
-			err = messages.NewIncompleteClose(&messages.CallError{Server: c.name, Cause: context.Cause(ctx)})
+			err = callerr.NewIncompleteClose(&callerr.Error{Server: c.name, Cause: context.Cause(ctx)})
 		}
 	}
 	c.shutCallbacks()

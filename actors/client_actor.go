@@ -9,8 +9,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/sourcegraph/conc"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/redact"
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -327,12 +328,12 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 	}
 	if m.err == nil {
 		// Succeeded, but the transport ended meanwhile.
-		m.err = messages.NewTransportClosed(&messages.CallError{Server: a.h.name})
+		m.err = callerr.NewTransportClosed(&callerr.Error{Server: a.h.name})
 	}
 	if fellBack != nil {
 		// Neither transport worked: the user needs both answers (a URL
 		// that is wrong answers 404 to both).
-		m.err = messages.NewFallback(&messages.CallError{Server: a.h.name, URL: redact.URL(a.h.cfg.HTTP.URL)}, m.err, fellBack)
+		m.err = callerr.NewFallback(&callerr.Error{Server: a.h.name, URL: redact.URL(a.h.cfg.HTTP.URL)}, m.err, fellBack)
 	}
 	// A failed connect, or a server that died during it, is torn down
 	// completely before it is reported, so a late success cannot leak a
@@ -347,7 +348,7 @@ func (a *clientActor) handshakeDone(ctx actor.Context, m handshakeDone) {
 		return
 	}
 	conn.BeginClose(nil)
-	if messages.Find(m.err, (*messages.CallError).ConnectTimeout) != nil {
+	if callerr.ConnectTimeout(m.err) != nil {
 		// The connect timeout is spent and the server never answered:
 		// the grace periods of an orderly close would only make the
 		// caller wait past its deadline. Kill it now.
@@ -393,13 +394,13 @@ func (a *clientActor) transportClosed(ctx actor.Context, m transport.TransportCl
 // (exit status, stderr tail) says more than whichever request noticed
 // first: an initialize whose write failed knows only "broken pipe".
 func (a *clientActor) failedConnectError(conn *transport.Conn) error {
-	if fe, ok := a.failed.(*messages.CallError); ok && fe.Fallback() {
+	if fe, ok := a.failed.(*callerr.Error); ok && callerr.Fallback(fe) == fe {
 		legacy, streamable := fallbackAttempts(fe)
 		a.failed = legacy
-		return messages.NewFallback(&messages.CallError{Server: fe.Server, URL: fe.URL}, a.failedConnectError(conn), streamable)
+		return callerr.NewFallback(&callerr.Error{Server: fe.Server, URL: fe.URL}, a.failedConnectError(conn), streamable)
 	}
 	err := a.failed
-	if err == nil || errors.Is(err, messages.ErrTransportClosed) {
+	if err == nil || errors.Is(err, errkind.ErrTransportClosed) {
 		if conn != nil {
 			if final := conn.Err(); final != nil {
 				return a.h.masked(final)
@@ -407,7 +408,7 @@ func (a *clientActor) failedConnectError(conn *transport.Conn) error {
 		}
 	}
 	if err == nil {
-		err = messages.NewTransportClosed(&messages.CallError{Server: a.h.name})
+		err = callerr.NewTransportClosed(&callerr.Error{Server: a.h.name})
 	}
 	return err
 }
@@ -428,7 +429,7 @@ func (a *clientActor) reconnect(ctx actor.Context, reason string) *generation {
 	a.stopHS()
 	a.stopListen()
 	a.endSession(nil)
-	why := messages.NewReplaced(&messages.CallError{Server: a.h.name, Generation: old.n, Next: next.n})
+	why := callerr.NewReplaced(&callerr.Error{Server: a.h.name, Generation: old.n, Next: next.n})
 	if conn := a.conns[old.n]; conn != nil {
 		conn.BeginClose(why)
 	}
@@ -487,7 +488,7 @@ func (a *clientActor) close(ctx actor.Context) {
 	final.final = true
 	final.finish(nil, nil, closedError(a.h.name, last))
 	a.h.publish(final)
-	last.finish(a.conns[last.n], nil, messages.NewTransportClosed(&messages.CallError{Server: a.h.name, Closed: true}))
+	last.finish(a.conns[last.n], nil, callerr.NewTransportClosed(&callerr.Error{Server: a.h.name, Closed: true}))
 	a.cancelHandlers(0)
 	a.notes.close() // no pushes after this: notification() checks closing
 	a.env.Logger.Debug("mcp: closing", "server", a.h.name, "generation", last.n)
@@ -549,9 +550,9 @@ func (a *clientActor) stopping() {
 	if a.stopHS != nil {
 		a.stopHS()
 	}
-	cause := error(messages.NewTransportClosed(&messages.CallError{Server: a.h.name, Cause: errClientStopped}))
+	cause := error(callerr.NewTransportClosed(&callerr.Error{Server: a.h.name, Cause: errClientStopped}))
 	if a.panicked != nil {
-		cause = a.h.masked(messages.NewTransportClosed(&messages.CallError{Server: a.h.name, Cause: &transport.PanicError{Value: a.panicked}}))
+		cause = a.h.masked(callerr.NewTransportClosed(&callerr.Error{Server: a.h.name, Cause: &transport.PanicError{Value: a.panicked}}))
 	}
 	if last := a.h.gen.Load(); !last.final {
 		final := newGeneration(last.n + 1)
@@ -598,15 +599,15 @@ func (a *clientActor) endSession(err error) {
 		return // the stateless protocol has no session to time
 	}
 	a.sessionEnded = true
-	if closed := messages.Find(err, (*messages.CallError).TransportClosed); closed != nil && closed.Closed {
+	if closed := callerr.TransportClosed(err); closed != nil && closed.Closed {
 		err = nil
 	}
 	a.env.Instruments.SessionEnded(&a.sess.peer, a.started, err)
 }
 
 // fallbackAttempts are the legacy and the Streamable HTTP failures a
-// fallback error joins (messages.NewFallback).
-func fallbackAttempts(fe *messages.CallError) (legacy, streamable error) {
+// fallback error joins (callerr.NewFallback).
+func fallbackAttempts(fe *callerr.Error) (legacy, streamable error) {
 	if j, ok := fe.Cause.(interface{ Unwrap() []error }); ok {
 		if both := j.Unwrap(); len(both) == 2 {
 			return both[0], both[1]

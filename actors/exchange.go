@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
@@ -62,7 +64,7 @@ func (c *Client) retries(ctx context.Context, op *telemetry.Op, g *generation, m
 		switch {
 		case err == nil:
 			return res, nil
-		case messages.Find(err, (*messages.CallError).StreamBroken) != nil && !reissued && ctx.Err() == nil:
+		case callerr.StreamBroken(err) != nil && !reissued && ctx.Err() == nil:
 			reissued = true
 			op.Retry(1, "the response stream broke; the request is issued again with a new id")
 		case isHeaderMismatch(err) && method == messages.MethodToolsCall && !relisted:
@@ -170,16 +172,16 @@ func (c *Client) metaMembers(s *session) []byte {
 }
 
 // encodeError reports params that could not be encoded; nothing was sent.
-// It is always a *messages.CallError of kind ErrInvalidArguments,
+// It is always a *callerr.Error of kind ErrInvalidArguments,
 // whatever part did not encode.
 func encodeError(server, method string, err error) error {
-	var ae *messages.CallError
-	if errors.As(err, &ae) && errors.Is(ae, messages.ErrInvalidArguments) {
+	var ae *callerr.Error
+	if errors.As(err, &ae) && errors.Is(ae, errkind.ErrInvalidArguments) {
 		named := *ae
 		named.Server = server
 		return &named
 	}
-	return messages.NewArguments(&messages.CallError{Server: server, Method: method, Cause: err})
+	return callerr.NewArguments(&callerr.Error{Server: server, Method: method, Cause: err})
 }
 
 // decodeInto decodes an answer into out (nothing when out is nil) and
@@ -189,7 +191,7 @@ func decodeInto(server, method string, res json.RawMessage, out any, op *telemet
 		return nil
 	}
 	if err := decodeResult(res, out); err != nil {
-		return messages.NewInvalidResult(&messages.CallError{Server: server, Method: method, Cause: err, Body: snippet(res)})
+		return callerr.NewInvalidResult(&callerr.Error{Server: server, Method: method, Cause: err, Body: snippet(res)})
 	}
 	if op != nil && method == messages.MethodToolsCall && op.RecordsToolArguments() {
 		op.SetToolResult(res)
@@ -204,7 +206,7 @@ func notifyTraced(ctx context.Context, tel *telemetry.Telemetry, peer telemetry.
 	if params != nil {
 		var err error
 		if raw, err = json.Marshal(params); err != nil {
-			err = messages.NewArguments(&messages.CallError{Server: conn.Server(), Method: method, Cause: err})
+			err = callerr.NewArguments(&callerr.Error{Server: conn.Server(), Method: method, Cause: err})
 			op.End(err, false)
 			return err
 		}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/transport"
 )
 
@@ -150,7 +150,7 @@ func closedError(server string, last *generation) error {
 	if last != nil && last.isReady() && last.err != nil {
 		return last.err
 	}
-	return messages.NewTransportClosed(&messages.CallError{Server: server, Closed: true})
+	return callerr.NewTransportClosed(&callerr.Error{Server: server, Closed: true})
 }
 
 // stateless reports whether g speaks the stateless protocol (2026-07-28):

@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 // A new connection generation under load: 10,000 calls in flight on the
@@ -44,8 +45,8 @@ func TestReconnectUnderLoad(t *testing.T) {
 	for range n {
 		select {
 		case err := <-errs:
-			replaced := messages.Find(err, (*messages.CallError).Replaced)
-			if !errors.Is(err, messages.ErrTransportClosed) || replaced == nil || replaced.Generation != 1 || replaced.Next != 2 {
+			replaced := callerr.Replaced(err)
+			if !errors.Is(err, errkind.ErrTransportClosed) || replaced == nil || replaced.Generation != 1 || replaced.Next != 2 {
 				t.Fatalf("a call of the old generation ended with %v", err)
 			}
 		case <-time.After(harness.Bound):
@@ -92,7 +93,7 @@ func TestCallsAcrossRepeatedReconnects(t *testing.T) {
 				switch {
 				case err == nil && got == msg:
 					ok.Add(1)
-				case errors.Is(err, messages.ErrTransportClosed):
+				case errors.Is(err, errkind.ErrTransportClosed):
 					replaced.Add(1)
 				default:
 					t.Errorf("echo %s: %q, %v", msg, got, err)
@@ -137,7 +138,7 @@ func TestCallsDuringARepairWaitForIt(t *testing.T) {
 func TestReconnectAfterClose(t *testing.T) {
 	s := connect(t, testserver.Options{}, actors.Env{}, nil)
 	s.close()
-	if err := s.c.Reconnect(harness.Context(t)); !errors.Is(err, messages.ErrTransportClosed) {
+	if err := s.c.Reconnect(harness.Context(t)); !errors.Is(err, errkind.ErrTransportClosed) {
 		t.Errorf("Reconnect after Close: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -80,7 +81,7 @@ func (e *sessionProtocol) handshake(ctx context.Context, conn *transport.Conn, p
 	// Version negotiation: the server answers with ours or another it
 	// supports; if we do not speak that one we must disconnect.
 	if !slices.Contains(e.accept, res.ProtocolVersion) {
-		return nil, messages.NewUnsupportedVersion(&messages.CallError{Server: e.server, Version: res.ProtocolVersion, Supported: e.accept})
+		return nil, callerr.NewUnsupportedVersion(&callerr.Error{Server: e.server, Version: res.ProtocolVersion, Supported: e.accept})
 	}
 	// Before notifications/initialized: an HTTP transport sends the version
 	// with it, and with every request after.
@@ -100,7 +101,7 @@ func connectError(ctx context.Context, conn *transport.Conn, server string, cfg 
 		// (a banner, a prompt, its failure) and never answered: what it
 		// printed says why.
 		n, first := conn.SkippedStdout()
-		return messages.NewConnectTimeout(&messages.CallError{Server: server, After: cfg.connectTimeout(), SkippedStdout: n, Stdout: first})
+		return callerr.NewConnectTimeout(&callerr.Error{Server: server, After: cfg.connectTimeout(), SkippedStdout: n, Stdout: first})
 	}
 	return err
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -55,12 +57,12 @@ func TestHandshakeUnsupportedVersion(t *testing.T) {
 	s := open(t, testserver.Options{ProtocolVersion: "1999-01-01"}, actors.Env{}, nil)
 	pid := s.pid()
 	err := s.c.WaitReady(harness.Context(t))
-	var uv *messages.CallError
-	if !errors.Is(err, messages.ErrUnsupported) || !(errors.As(err, &uv) && errors.Is(uv, messages.ErrUnsupported)) || uv.Version != "1999-01-01" || uv.Server != "ts" {
+	var uv *callerr.Error
+	if !errors.Is(err, errkind.ErrUnsupported) || !(errors.As(err, &uv) && errors.Is(uv, errkind.ErrUnsupported)) || uv.Version != "1999-01-01" || uv.Server != "ts" {
 		t.Fatalf("got %v", err)
 	}
 	proctest.AssertGone(t, pid) // torn down without being asked
-	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); !errors.Is(err, messages.ErrUnsupported) {
+	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); !errors.Is(err, errkind.ErrUnsupported) {
 		t.Errorf("a call after the failed handshake: %v", err)
 	}
 	s.failedButOpen()
@@ -78,8 +80,8 @@ func TestHandshakeConnectTimeout(t *testing.T) {
 	pid := s.pid()
 	start := time.Now()
 	err := s.c.WaitReady(harness.Context(t))
-	var ct *messages.CallError
-	if !(errors.As(err, &ct) && ct.ConnectTimeout()) || !errors.Is(err, messages.ErrTimeout) ||
+	var ct *callerr.Error
+	if !(errors.As(err, &ct) && callerr.ConnectTimeout(ct) == ct) || !errors.Is(err, errkind.ErrTimeout) ||
 		err.Error() != `Connection to MCP server "ts" timed out after 300ms` {
 		t.Fatalf("got %v", err)
 	}
@@ -145,8 +147,8 @@ func TestWaitForTheHandshakeIsBoundedByTheCaller(t *testing.T) {
 func TestHandshakeCommandNotFound(t *testing.T) {
 	s := open(t, testserver.Options{}, actors.Env{}, func(c *actors.Spec) { c.Stdio.Command = "/nonexistent/mcp-server" })
 	err := s.c.WaitReady(harness.Context(t))
-	var se *messages.CallError
-	if !errors.Is(err, messages.ErrStart) || !(errors.As(err, &se) && se.Start()) || errors.Is(err, messages.ErrTransportClosed) ||
+	var se *callerr.Error
+	if !errors.Is(err, errkind.ErrStart) || !(errors.As(err, &se) && callerr.Start(se) == se) || errors.Is(err, errkind.ErrTransportClosed) ||
 		!strings.HasPrefix(err.Error(), `could not start MCP server "ts" (/nonexistent/mcp-server): `) ||
 		!strings.Contains(err.Error(), "no such file or directory") {
 		t.Fatalf("got %v", err)
@@ -159,11 +161,11 @@ func TestHandshakeServerExitsAtStart(t *testing.T) {
 	for range 3 { // the write of initialize may or may not beat the exit
 		s := open(t, testserver.Options{ExitAtStart: true, ExitCode: 3, StderrOnExit: "error: MCP_API_KEY is not set"}, actors.Env{}, nil)
 		err := s.c.WaitReady(harness.Context(t))
-		if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") ||
+		if !errors.Is(err, errkind.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") ||
 			!strings.Contains(err.Error(), "error: MCP_API_KEY is not set") {
 			t.Fatalf("got %v", err)
 		}
-		if !errors.Is(s.c.Err(), messages.ErrTransportClosed) {
+		if !errors.Is(s.c.Err(), errkind.ErrTransportClosed) {
 			t.Errorf("Err = %v", s.c.Err())
 		}
 		s.failedButOpen()
@@ -183,7 +185,7 @@ func TestCloseDuringTheHandshake(t *testing.T) {
 		t.Errorf("Close took %v", d)
 	}
 	err := <-waiting
-	if !errors.Is(err, messages.ErrTransportClosed) || errors.Is(err, context.Canceled) {
+	if !errors.Is(err, errkind.ErrTransportClosed) || errors.Is(err, context.Canceled) {
 		t.Errorf("WaitReady after Close: %v", err)
 	}
 	proctest.AssertGone(t, pid)
@@ -203,7 +205,7 @@ func TestServerDiesAfterTheHandshake(t *testing.T) {
 	s := connect(t, testserver.Options{}, actors.Env{}, nil)
 	pid := s.pid()
 	_, err := s.c.CallTool(harness.Context(t), "crash", map[string]any{"code": 9, "stderr": "segmentation fault"})
-	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 9") ||
+	if !errors.Is(err, errkind.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 9") ||
 		!strings.Contains(err.Error(), "segmentation fault") {
 		t.Fatalf("got %v", err)
 	}
@@ -214,7 +216,7 @@ func TestServerDiesAfterTheHandshake(t *testing.T) {
 		t.Errorf("Err = %v, want %s", s.c.Err(), want)
 	}
 	start := time.Now()
-	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); !errors.Is(err, messages.ErrTransportClosed) {
+	if _, err := s.c.CallTool(harness.Context(t), "echo", nil); !errors.Is(err, errkind.ErrTransportClosed) {
 		t.Errorf("a later call: %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -299,7 +300,7 @@ func (c *Client) toolHeaderParams(ctx context.Context, g *generation, tool strin
 // isHeaderMismatch reports the stateless protocol's HeaderMismatch error.
 func isHeaderMismatch(err error) bool {
 	var rpc *messages.RPCError
-	status := messages.Find(err, (*messages.CallError).HTTPStatus)
+	status := callerr.HTTPStatus(err)
 	switch {
 	case errors.As(err, &rpc):
 		return rpc.Code == codeHeaderMismatch

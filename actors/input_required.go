@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -24,10 +25,10 @@ func (c *Client) nextRound(ctx context.Context, g *generation, method, rt string
 	switch rt {
 	case messages.ResultTypeInputRequired:
 		if !inputRequests(method) {
-			return nil, messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: method, Cause: errors.New("input_required is not allowed for " + method), Body: snippet(res)})
+			return nil, callerr.NewInvalidResult(&callerr.Error{Server: c.name, Method: method, Cause: errors.New("input_required is not allowed for " + method), Body: snippet(res)})
 		}
 		if round >= maxInputRounds {
-			return nil, messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: method, Cause: fmt.Errorf("still asking for input after %d rounds", round), Body: snippet(res)})
+			return nil, callerr.NewInvalidResult(&callerr.Error{Server: c.name, Method: method, Cause: fmt.Errorf("still asking for input after %d rounds", round), Body: snippet(res)})
 		}
 		more, err := c.fulfil(ctx, g.sess.peer, res)
 		if err != nil {
@@ -35,7 +36,7 @@ func (c *Client) nextRound(ctx context.Context, g *generation, method, rt string
 		}
 		return withMembers(base, more), nil
 	default:
-		return nil, messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: method, Cause: fmt.Errorf("unknown resultType %q", rt), Body: snippet(res)})
+		return nil, callerr.NewInvalidResult(&callerr.Error{Server: c.name, Method: method, Cause: fmt.Errorf("unknown resultType %q", rt), Body: snippet(res)})
 	}
 }
 
@@ -61,20 +62,20 @@ func (c *Client) fulfil(ctx context.Context, peer telemetry.Peer, res json.RawMe
 		RequestState  json.RawMessage                  `json:"requestState"`
 	}
 	if err := json.Unmarshal(res, &ir); err != nil {
-		return nil, messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: "input_required", Cause: err, Body: snippet(res)})
+		return nil, callerr.NewInvalidResult(&callerr.Error{Server: c.name, Method: "input_required", Cause: err, Body: snippet(res)})
 	}
 	responses := make(map[string]json.RawMessage, len(ir.InputRequests))
 	for key, req := range ir.InputRequests {
 		run := handlerFor(&c.handlers, c.name, req.Method)
 		if run == nil {
-			return nil, messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: req.Method, Cause: errors.New("the server asked for input no handler answers"), Body: snippet(res)})
+			return nil, callerr.NewInvalidResult(&callerr.Error{Server: c.name, Method: req.Method, Cause: errors.New("the server asked for input no handler answers"), Body: snippet(res)})
 		}
 		ictx, iop := c.tel.StartInternal(ctx, &telemetry.Request{Peer: peer, Method: req.Method})
 		var result json.RawMessage
 		var rpcErr *messages.Error
 		if !c.callbacks.enter() {
 			iop.End(errClientStopped, false)
-			return nil, messages.NewTransportClosed(&messages.CallError{Server: c.name, Closed: true})
+			return nil, callerr.NewTransportClosed(&callerr.Error{Server: c.name, Closed: true})
 		}
 		var failure error
 		result, rpcErr, failure = runHandler(ictx, run, transport.InboundRequest{Method: req.Method, Params: req.Params}, c.logger(), c.name, &c.panicked)

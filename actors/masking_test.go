@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -26,7 +27,7 @@ func TestServerEchoOfConfiguredEnvMasked(t *testing.T) {
 
 	_, err := s.c.CallTool(harness.Context(t), "echo-env", map[string]any{"names": []string{"SERVICE_TOKEN"}})
 	var rpc *messages.RPCError
-	if !errors.As(err, &rpc) || !errors.Is(err, messages.ErrRPC) || rpc.Code != -32000 {
+	if !errors.As(err, &rpc) || !errors.Is(err, errkind.ErrRPC) || rpc.Code != -32000 {
 		t.Fatalf("CallTool(echo-env) = %v, want the server's JSON-RPC error", err)
 	}
 	if strings.Contains(err.Error(), secret) || strings.Contains(rpc.Message, secret) || strings.Contains(string(rpc.Data), secret) {

@@ -1,6 +1,8 @@
 package actors
 
-import "github.com/mcpactor/mcpactor/messages"
+import (
+	"github.com/mcpactor/mcpactor/internal/callerr"
+)
 
 // named returns err with the request's method in the errors that end a
 // request but are made for the whole connection: a transport closed (one
@@ -11,7 +13,7 @@ import "github.com/mcpactor/mcpactor/messages"
 //
 //go:noinline
 func named(method string, err error) error {
-	if e, ok := err.(*messages.CallError); ok && e.Method == "" && (e.TransportClosed() || e.NoResponse()) {
+	if e, ok := err.(*callerr.Error); ok && e.Method == "" && (callerr.TransportClosed(e) == e || callerr.NoResponse(e) == e) {
 		cp := *e
 		cp.Method = method
 		return &cp

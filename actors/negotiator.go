@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -39,7 +40,7 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 	case slices.Contains(statelessVersions, n.pinned):
 		sess, v, _, err := n.stateless.probe(ctx, conn, peer, 0)
 		if err == nil && v != verdictStateless {
-			err = messages.NewUnsupportedVersion(&messages.CallError{Server: n.stateless.server, Version: "(session protocol)", Supported: statelessVersions})
+			err = callerr.NewUnsupportedVersion(&callerr.Error{Server: n.stateless.server, Version: "(session protocol)", Supported: statelessVersions})
 		}
 		return sess, err
 	case n.pinned != "", !n.probe:
@@ -86,7 +87,7 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 // the stateless protocol sends.
 func isStatelessError(err error) bool {
 	var rpc *messages.RPCError
-	status := messages.Find(err, (*messages.CallError).HTTPStatus)
+	status := callerr.HTTPStatus(err)
 	switch {
 	case errors.As(err, &rpc):
 		return statelessError(rpc.Code)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -58,7 +59,7 @@ func (c *Client) noteOutputSchemas(tools []messages.Tool, acc map[string]json.Ra
 // the tool's outputSchema, listing the tools first if they have not been
 // listed on this connection. A tool without an outputSchema, and a
 // result with isError (a failure is not shaped as a success), pass. A
-// violation is a *messages.CallError of kind ErrBadResponse naming the
+// violation is a *callerr.Error of kind ErrBadResponse naming the
 // tool, the Location and the Violation.
 func (c *Client) checkOutput(ctx context.Context, tool string, res *messages.CallToolResult) error {
 	if res == nil || res.IsError {
@@ -83,7 +84,7 @@ func (c *Client) checkOutput(ctx context.Context, tool string, res *messages.Cal
 	}
 	cs := schemas.compile(tool, raw)
 	violation := func(msg, at string) error {
-		return messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: messages.MethodToolsCall,
+		return callerr.NewInvalidResult(&callerr.Error{Server: c.name, Method: messages.MethodToolsCall,
 			Tool: tool, Location: at, Violation: msg, Body: snippet(res.StructuredContent)})
 	}
 	if cs.err != nil {

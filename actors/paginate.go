@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 )
 
 // MaxPages bounds the pages one listing will follow: cursors are opaque
@@ -43,11 +43,11 @@ func pages[T any](server, method string, fetch func(ctx context.Context, cursor 
 					return
 				}
 				if seen[p.next] {
-					yield(zero, messages.NewPagination(&messages.CallError{Server: server, Method: method, Cursor: p.next, Pages: n, Problem: "the server repeated a cursor"}))
+					yield(zero, callerr.NewPagination(&callerr.Error{Server: server, Method: method, Cursor: p.next, Pages: n, Problem: "the server repeated a cursor"}))
 					return
 				}
 				if n >= MaxPages {
-					yield(zero, messages.NewPagination(&messages.CallError{Server: server, Method: method, Cursor: p.next, Pages: n, Problem: fmt.Sprintf("more than %d pages", MaxPages)}))
+					yield(zero, callerr.NewPagination(&callerr.Error{Server: server, Method: method, Cursor: p.next, Pages: n, Problem: fmt.Sprintf("more than %d pages", MaxPages)}))
 					return
 				}
 				seen[p.next] = true

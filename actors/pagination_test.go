@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -64,8 +66,8 @@ func TestEndlessCursorStops(t *testing.T) {
 	// repeat, keeps what it read, and says why.
 	s := connect(t, testserver.Options{EndlessCursor: true, PageSize: 5}, actors.Env{}, nil)
 	got, err := s.c.ListTools(harness.Context(t))
-	var pe *messages.CallError
-	if !(errors.As(err, &pe) && errors.Is(pe, messages.ErrBadResponse)) || pe.Method != messages.MethodToolsList || pe.Server != "ts" || pe.Pages != 2 {
+	var pe *callerr.Error
+	if !(errors.As(err, &pe) && errors.Is(pe, errkind.ErrBadResponse)) || pe.Method != messages.MethodToolsList || pe.Server != "ts" || pe.Pages != 2 {
 		t.Fatalf("got %v", err)
 	}
 	if len(got) != 10 {
@@ -80,7 +82,7 @@ func TestEndlessCursorStops(t *testing.T) {
 		}
 		items++
 	}
-	if !(errors.As(last, &pe) && errors.Is(pe, messages.ErrBadResponse)) || items != 10 {
+	if !(errors.As(last, &pe) && errors.Is(pe, errkind.ErrBadResponse)) || items != 10 {
 		t.Errorf("iterator: %d items, then %v", items, last)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
@@ -165,7 +166,7 @@ func (c *Client) finish(r *request, opts *transport.RequestOptions, res json.Raw
 		err = decodeInto(g.conn.Server(), r.method, res, r.out, r.op)
 	case g.stateless():
 		err = c.moreRounds(r, opts, res, err)
-	case messages.Find(err, (*messages.CallError).SessionExpired) != nil:
+	case callerr.SessionExpired(err) != nil:
 		err = c.replay(r, opts, err)
 	}
 	c.end(r, err)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -35,7 +36,7 @@ func (c *Client) skillsDeclared(ctx context.Context, method string) error {
 		return err
 	}
 	if _, ok := c.Capabilities().Extensions[messages.SkillsExtension]; !ok {
-		return messages.NewExtensionNotDeclared(&messages.CallError{Server: c.name, Extension: messages.SkillsExtension, Method: method})
+		return callerr.NewExtensionNotDeclared(&callerr.Error{Server: c.name, Extension: messages.SkillsExtension, Method: method})
 	}
 	return nil
 }
@@ -78,7 +79,7 @@ func (c *Client) GetSkill(ctx context.Context, uri string) (*messages.Skill, err
 // verifies its size and digest against the entry, and compares the
 // frontmatter it begins with to the entry's, field by field ("Frontmatter
 // Verification"). It returns SKILL.md's bytes; on any discrepancy, an
-// *messages.CallError (ErrBadResponse) naming the skill, the file and the check,
+// *callerr.Error (ErrBadResponse) naming the skill, the file and the check,
 // and no content.
 func (c *Client) ReadSkill(ctx context.Context, s *messages.Skill) ([]byte, error) {
 	if err := checkSkillEntry(c.name, s); err != nil {
@@ -135,7 +136,7 @@ func (c *Client) PrefetchSkill(ctx context.Context, s *messages.Skill) (map[stri
 // readSkillFile reads uri of s (an entry already checked) and verifies it.
 func (c *Client) readSkillFile(ctx context.Context, s *messages.Skill, uri string) ([]byte, error) {
 	fail := func(check, want, got string) error {
-		return messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: messages.MethodResourcesRead,
+		return callerr.NewInvalidResult(&callerr.Error{Server: c.name, Method: messages.MethodResourcesRead,
 			Skill: s.URI, URI: uri, Check: check, Want: want, Got: got})
 	}
 	var listed *messages.SkillResource
@@ -157,7 +158,7 @@ func (c *Client) readSkillFile(ctx context.Context, s *messages.Skill, uri strin
 	}
 	data, err := skillContent(res, uri)
 	if err != nil {
-		return nil, messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: messages.MethodResourcesRead, Cause: err})
+		return nil, callerr.NewInvalidResult(&callerr.Error{Server: c.name, Method: messages.MethodResourcesRead, Cause: err})
 	}
 	if listed == nil { // a dynamic skill: nothing to verify against but the limit
 		if len(data) > messages.SkillMaxBytes {
@@ -216,11 +217,11 @@ func resolveSkillURI(s *messages.Skill, ref string) string {
 // or bytes than the limits every host accepts.
 func checkSkillEntry(server string, s *messages.Skill) error {
 	if s == nil {
-		return messages.NewInvalidResult(&messages.CallError{Server: server, Method: messages.MethodSkillsList,
+		return callerr.NewInvalidResult(&callerr.Error{Server: server, Method: messages.MethodSkillsList,
 			Check: messages.SkillCheckEntry, Want: "an entry", Got: "none"})
 	}
 	fail := func(check, want, got string) error {
-		return messages.NewInvalidResult(&messages.CallError{Server: server, Method: messages.MethodSkillsList,
+		return callerr.NewInvalidResult(&callerr.Error{Server: server, Method: messages.MethodSkillsList,
 			Skill: s.URI, Check: check, Want: want, Got: got})
 	}
 	if !strings.HasSuffix(s.URI, "/SKILL.md") {
@@ -291,7 +292,7 @@ var errNoFrontmatter = errors.New("SKILL.md does not begin with YAML frontmatter
 // entry's, field by field.
 func checkFrontmatter(server string, s *messages.Skill, data []byte) error {
 	fail := func(want, got string) error {
-		return messages.NewInvalidResult(&messages.CallError{Server: server, Method: messages.MethodResourcesRead,
+		return callerr.NewInvalidResult(&callerr.Error{Server: server, Method: messages.MethodResourcesRead,
 			Skill: s.URI, URI: s.URI, Check: messages.SkillCheckFrontmatter, Want: want, Got: got})
 	}
 	got, err := parseFrontmatter(data)

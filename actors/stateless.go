@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
@@ -93,7 +95,7 @@ func (e *statelessProtocol) probe(ctx context.Context, conn *transport.Conn, pee
 // answer, with the version to try again with, if the server listed one we
 // speak.
 type versionRefused struct {
-	err   *messages.CallError
+	err   *callerr.Error
 	retry string
 }
 
@@ -141,20 +143,20 @@ func (e *statelessProtocol) probeWith(ctx context.Context, conn *transport.Conn,
 	if legacy := firstShared(messages.SessionEraVersions(), res.SupportedVersions); legacy != "" {
 		return nil, verdictLegacy, legacy, nil
 	}
-	return nil, verdictStateless, "", messages.NewUnsupportedVersion(&messages.CallError{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(statelessVersions), messages.SessionEraVersions()...)})
+	return nil, verdictStateless, "", callerr.NewUnsupportedVersion(&callerr.Error{Server: e.server, Version: res.SupportedVersions[0], Supported: append(slices.Clone(statelessVersions), messages.SessionEraVersions()...)})
 }
 
 // judgeError classifies the error a probe offering version met.
 func (e *statelessProtocol) judgeError(err error, version string) (*session, verdict, string, error) {
 	var rpc *messages.RPCError
-	status := messages.Find(err, (*messages.CallError).HTTPStatus)
+	status := callerr.HTTPStatus(err)
 	code, data := int64(0), json.RawMessage(nil)
 	switch {
 	case errors.As(err, &rpc):
 		code, data = rpc.Code, rpc.Data
 	case status != nil && status.RPC != nil:
 		code, data = status.RPC.Code, status.RPC.Data
-	case errors.As(err, &status), errors.Is(err, messages.ErrTimeout):
+	case errors.As(err, &status), errors.Is(err, errkind.ErrTimeout):
 		// An HTTP server that does not know the method (a session-protocol
 		// server answers 400, 404 or 405), or a server that stays silent
 		// before initialize.
@@ -175,7 +177,7 @@ func (e *statelessProtocol) judgeError(err error, version string) (*session, ver
 		if legacy := firstShared(messages.SessionEraVersions(), d.Supported); legacy != "" && stateless == "" {
 			return nil, verdictLegacy, legacy, nil
 		}
-		refused := messages.NewUnsupportedVersion(&messages.CallError{Server: e.server, Version: version, Refused: true,
+		refused := callerr.NewUnsupportedVersion(&callerr.Error{Server: e.server, Version: version, Refused: true,
 			Supported: append(slices.Clone(statelessVersions), messages.SessionEraVersions()...), Theirs: d.Supported})
 		return nil, verdictStateless, "", &versionRefused{err: refused, retry: stateless}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
@@ -113,7 +114,7 @@ func (c *Client) decodeTask(method string, raw json.RawMessage) (*messages.Task,
 }
 
 func (c *Client) invalid(method string, err error, raw json.RawMessage) error {
-	return messages.NewInvalidResult(&messages.CallError{Server: c.name, Method: method, Cause: err, Body: snippet(raw)})
+	return callerr.NewInvalidResult(&callerr.Error{Server: c.name, Method: method, Cause: err, Body: snippet(raw)})
 }
 
 // CancelTask asks the server to cancel task id (tasks/cancel).
@@ -131,7 +132,7 @@ func (c *Client) ListTasks(ctx context.Context) ([]messages.Task, error) {
 		return nil, err
 	}
 	if g.sess.stateless {
-		return nil, messages.NewUnsupported(&messages.CallError{Server: c.name, Method: messages.MethodTasksList, Version: g.sess.version})
+		return nil, callerr.NewUnsupported(&callerr.Error{Server: c.name, Method: messages.MethodTasksList, Version: g.sess.version})
 	}
 	return collect(pages(c.name, messages.MethodTasksList, func(ctx context.Context, cursor string) (page[messages.Task], error) {
 		var res messages.ListTasksResult
@@ -382,7 +383,7 @@ func (c *Client) taskWait(ctx context.Context, opts *transport.RequestOptions) (
 	if d < 0 {
 		return context.WithCancel(ctx)
 	}
-	return context.WithTimeoutCause(ctx, d, messages.NewTimeout(&messages.CallError{Server: c.name, Method: messages.MethodToolsCall, After: d}))
+	return context.WithTimeoutCause(ctx, d, callerr.NewTimeout(&callerr.Error{Server: c.name, Method: messages.MethodToolsCall, After: d}))
 }
 
 // awaitRoundTask goes on from a 2026-07-28 tools/call the server answered

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -20,8 +22,8 @@ func TestTimeoutTellsTheServer(t *testing.T) {
 	s := connect(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, actors.Env{}, nil)
 	start := time.Now()
 	_, err := s.c.CallToolWith(harness.Context(t), "echo", map[string]any{"message": "x"}, actors.Call{Timeout: 200 * time.Millisecond})
-	var te *messages.CallError
-	if !(errors.As(err, &te) && te.Timeout()) || !errors.Is(err, messages.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` ||
+	var te *callerr.Error
+	if !(errors.As(err, &te) && callerr.Timeout(te) == te) || !errors.Is(err, errkind.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` ||
 		te.Server != "ts" || te.Method != messages.MethodToolsCall || !te.ID.IsValid() {
 		t.Fatalf("got %#v", err)
 	}
@@ -52,8 +54,8 @@ func TestCancellationTellsTheServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	_, err := s.c.CallTool(ctx, "echo", map[string]any{"message": "x"})
-	var ce *messages.CallError
-	if !(errors.As(err, &ce) && ce.Canceled()) || !errors.Is(err, context.Canceled) || errors.Is(err, messages.ErrTimeout) || !ce.ID.IsValid() {
+	var ce *callerr.Error
+	if !(errors.As(err, &ce) && callerr.Canceled(ce) == ce) || !errors.Is(err, context.Canceled) || errors.Is(err, errkind.ErrTimeout) || !ce.ID.IsValid() {
 		t.Fatalf("got %#v", err)
 	}
 	line := s.stderr.Wait(t, "cancelled "+ce.ID.String())
@@ -162,8 +164,8 @@ func TestMaxTotalTimeoutCapsProgress(t *testing.T) {
 		OnProgress: func(messages.ProgressParams) {},
 	})
 	took := time.Since(start)
-	var te *messages.CallError
-	if !(errors.As(err, &te) && te.Timeout()) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 700ms` {
+	var te *callerr.Error
+	if !(errors.As(err, &te) && callerr.Timeout(te) == te) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 700ms` {
 		t.Fatalf("got %v", err)
 	}
 	if took < 700*time.Millisecond || took > 10*time.Second {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/redact"
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -58,7 +58,7 @@ func basePeer(name string, cfg *Spec, mask *redact.Masker) telemetry.Peer {
 // servers answer 404 with -32601 and 400 with -32020, -32021 or -32022)
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility).
 func legacyHint(err error) bool {
-	se := messages.Find(err, (*messages.CallError).HTTPStatus)
+	se := callerr.HTTPStatus(err)
 	if se == nil {
 		return false
 	}

@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -68,7 +69,7 @@ func (c *Client) NotifyRootsChanged(ctx context.Context) error {
 		return err
 	}
 	if g.sess.stateless {
-		return messages.NewUnsupported(&messages.CallError{Server: c.name, Method: messages.NotificationRootsListChanged, Version: g.sess.version})
+		return callerr.NewUnsupported(&callerr.Error{Server: c.name, Method: messages.NotificationRootsListChanged, Version: g.sess.version})
 	}
 	return c.masked(notifyTraced(ctx, c.tel, c.peer(), g.conn, messages.NotificationRootsListChanged, nil))
 }

@@ -3,12 +3,14 @@
 // (https://modelcontextprotocol.io/specification/2025-11-25/schema, and
 // those 2026-07-28 adds: server/discover, input-required results) with
 // their decoders, the JSON-RPC 2.0 request id and error object
-// (https://www.jsonrpc.org/specification), and the typed errors and
-// sentinels callers test with errors.Is and errors.As. The JSON-RPC codec
-// itself (envelope, encoders, frame scanners, buffer pools) is internal to
+// (https://www.jsonrpc.org/specification), and the errors that carry a
+// server's words (RPCError, TaskError) or a configuration's problems
+// (ConfigError). The JSON-RPC codec itself (envelope, encoders, frame
+// scanners, buffer pools) and the runtime's error carrier are internal to
 // the module.
 //
 // The root package, github.com/mcpactor/mcpactor, is the supported API; it
-// takes and returns these payload types as they are, and re-exports the
-// errors.
+// takes and returns these payload types as they are, and exports the
+// sentinels these errors match (mcpactor.ErrRPC, mcpactor.ErrConfig) and
+// the carrier of every other failure (mcpactor.Error).
 package messages

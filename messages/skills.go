@@ -137,7 +137,7 @@ type GetSkillResult struct {
 	CacheScope string `json:"cacheScope,omitempty"`
 }
 
-// The checks a skill's file can fail (CallError.Check).
+// The checks a skill's file can fail (mcpactor.Error.Check).
 const (
 	// SkillCheckEntry: the entry itself is not loadable (no SKILL.md
 	// listed, a malformed digest, resources neither an array nor

@@ -163,7 +163,7 @@ type ListTasksResult struct {
 
 // TaskError is how a task that did not complete ends a call that awaited
 // it: failed (Err is the task's JSON-RPC error, an *RPCError, so that
-// errors.Is(err, ErrRPC) holds) or cancelled (Err is context.Canceled:
+// errors.Is(err, mcpactor.ErrRPC) holds) or cancelled (Err is context.Canceled:
 // errors.Is(err, context.Canceled) holds, as for a request cancelled).
 type TaskError struct {
 	Server  string

@@ -27,6 +27,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
 	"github.com/mcpactor/mcpactor/telemetry"
@@ -159,7 +161,7 @@ type Manager struct {
 	// cache.
 	cacheWrites *cacheWriter
 	done        chan struct{}
-	closed      atomic.Bool // Close was called: calls fail with messages.NewManagerClosed()
+	closed      atomic.Bool // Close was called: calls fail with callerr.NewManagerClosed()
 	failFast    bool
 	waitBound   time.Duration                // ManagerOptions.RestartWait
 	skills      atomic.Pointer[skillListing] // the last ListSkills (manager_skills.go)
@@ -256,7 +258,7 @@ func (m *Manager) unavailable(s *snapshot, server string) error {
 	default:
 		return nil
 	}
-	return messages.NewUnavailable(&messages.CallError{Server: server, State: v.state.String(), Cause: v.lastErr})
+	return callerr.NewUnavailable(&callerr.Error{Server: server, State: v.state.String(), Cause: v.lastErr})
 }
 
 // route finds the client that serves an exposed tool name. A tool offered
@@ -269,7 +271,7 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 	var wait time.Duration
 	for {
 		if m.closed.Load() {
-			return toolRef{}, messages.NewManagerClosed()
+			return toolRef{}, callerr.NewManagerClosed()
 		}
 		s := m.snap.Load()
 		_, byName := s.exposed.get()
@@ -298,9 +300,9 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 		case ref.client != nil:
 			return ref, nil
 		case v == nil:
-			return ref, messages.NewUnavailable(&messages.CallError{Server: ref.server})
+			return ref, callerr.NewUnavailable(&callerr.Error{Server: ref.server})
 		case ok && v.state != StateConnecting:
-			return ref, messages.NewUnavailable(&messages.CallError{Server: ref.server, State: v.state.String(), Cause: v.lastErr})
+			return ref, callerr.NewUnavailable(&callerr.Error{Server: ref.server, State: v.state.String(), Cause: v.lastErr})
 		}
 		if expired == nil {
 			wait = ref.connectTimeout
@@ -314,11 +316,11 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 		select {
 		case <-s.replaced:
 		case <-expired:
-			return ref, messages.NewConnectTimeout(&messages.CallError{Server: ref.server, After: wait})
+			return ref, callerr.NewConnectTimeout(&callerr.Error{Server: ref.server, After: wait})
 		case <-m.done:
-			return ref, messages.NewManagerClosed()
+			return ref, callerr.NewManagerClosed()
 		case <-ctx.Done():
-			return ref, messages.NewCanceled(&messages.CallError{Server: ref.server, Method: method, Cause: context.Cause(ctx)})
+			return ref, callerr.NewCanceled(&callerr.Error{Server: ref.server, Method: method, Cause: context.Cause(ctx)})
 		}
 	}
 }
@@ -344,7 +346,7 @@ func (m *Manager) servers() []*serverView {
 // configuration differs).
 func (m *Manager) Add(ctx context.Context, s *Server) error {
 	if m.closed.Load() {
-		return messages.NewManagerClosed()
+		return callerr.NewManagerClosed()
 	}
 	return m.ask(ctx, func(reply chan error) any { return addServer{srv: s, trace: telemetry.Detach(ctx), reply: reply} })
 }
@@ -353,7 +355,7 @@ func (m *Manager) Add(ctx context.Context, s *Server) error {
 // (connecting included): nothing of it is left running.
 func (m *Manager) Remove(ctx context.Context, name string) error {
 	if m.closed.Load() {
-		return messages.NewManagerClosed()
+		return callerr.NewManagerClosed()
 	}
 	return m.ask(ctx, func(reply chan error) any { return removeServer{name: name, reply: reply} })
 }
@@ -367,7 +369,7 @@ func (m *Manager) Remove(ctx context.Context, name string) error {
 // or one not approved, is not started.
 func (m *Manager) Restart(ctx context.Context, name string) error {
 	if m.closed.Load() {
-		return messages.NewManagerClosed()
+		return callerr.NewManagerClosed()
 	}
 	if err := m.ask(ctx, func(reply chan error) any { return restartServer{name: name, reply: reply} }); err != nil {
 		return err
@@ -377,16 +379,16 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 		v := s.server(name)
 		switch {
 		case v == nil:
-			return messages.NewUnknownServer(&messages.CallError{Server: name})
+			return callerr.NewUnknownServer(&callerr.Error{Server: name})
 		case v.state == StateReady && !v.toolsPending:
 			return nil
 		case v.state != StateConnecting && v.state != StateReady:
-			return messages.NewUnavailable(&messages.CallError{Server: name, State: v.state.String(), Cause: v.lastErr})
+			return callerr.NewUnavailable(&callerr.Error{Server: name, State: v.state.String(), Cause: v.lastErr})
 		}
 		select {
 		case <-s.replaced:
 		case <-m.done:
-			return messages.NewManagerClosed()
+			return callerr.NewManagerClosed()
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		}
@@ -398,7 +400,7 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 // unchanged ones go on undisturbed, tools and all.
 func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
 	if m.closed.Load() {
-		return messages.NewManagerClosed()
+		return callerr.NewManagerClosed()
 	}
 	return m.ask(ctx, func(reply chan error) any {
 		return reloadServers{servers: servers, trace: telemetry.Detach(ctx), reply: reply}
@@ -410,12 +412,12 @@ func (m *Manager) Reload(ctx context.Context, servers []*Server) error {
 // cache. It returns when all are done or ctx ends.
 func (m *Manager) Close(ctx context.Context) error {
 	m.closed.Store(true)
-	// messages.ErrStopped here means the manager finished closing (for this
+	// errkind.ErrStopped here means the manager finished closing (for this
 	// call or a concurrent one, or it stopped on its own) before its
 	// answer was read: not a failure, and the cache is flushed all the
 	// same.
 	err := m.ask(ctx, func(reply chan error) any { return closeManager{ctx: ctx, reply: reply} })
-	if err != nil && !errors.Is(err, messages.ErrStopped) {
+	if err != nil && !errors.Is(err, errkind.ErrStopped) {
 		return err
 	}
 	select {
@@ -431,7 +433,7 @@ func (m *Manager) ask(ctx context.Context, msg func(chan error) any) error {
 	reply := make(chan error, 1)
 	select {
 	case <-m.done:
-		return messages.NewManagerClosed()
+		return callerr.NewManagerClosed()
 	default:
 	}
 
@@ -440,7 +442,7 @@ func (m *Manager) ask(ctx context.Context, msg func(chan error) any) error {
 	case err := <-reply:
 		return err
 	case <-m.done:
-		return messages.NewManagerClosed()
+		return callerr.NewManagerClosed()
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}

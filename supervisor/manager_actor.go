@@ -12,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor/naming"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
@@ -343,7 +344,7 @@ func (a *managerActor) recoverPanic() {
 // both.
 func (a *managerActor) add(ctx actor.Context, trace context.Context, s *Server) error {
 	if a.closing {
-		return messages.NewManagerClosed()
+		return callerr.NewManagerClosed()
 	}
 	var previous []messages.Tool
 	if old := a.members[s.Name]; old != nil {

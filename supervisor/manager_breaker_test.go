@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 )
@@ -65,7 +66,7 @@ func TestBreakerTriesAgainOnItsOwn(t *testing.T) {
 		t.Errorf("breaker open: next trial %v after the failure, want within the first rest (%v)", gap, rest)
 	}
 	_, err := m.CallTool(harness.Context(t), "mcp__remote__echo", map[string]any{"message": "x"})
-	if !errors.Is(err, messages.ErrServerUnavailable) {
+	if !errors.Is(err, errkind.ErrServerUnavailable) {
 		t.Errorf("a call while the breaker is open: %v, want ErrServerUnavailable at once", err)
 	}
 
@@ -110,8 +111,8 @@ func TestRestartTriesNow(t *testing.T) {
 	ctx := harness.Context(t)
 
 	err := m.Restart(ctx, "remote")
-	var ue *messages.CallError
-	if !(errors.As(err, &ue) && ue.Unavailable()) || ue.State != supervisor.StateBreakerOpen.String() || ue.Cause == nil {
+	var ue *callerr.Error
+	if !(errors.As(err, &ue) && callerr.Unavailable(ue) == ue) || ue.State != supervisor.StateBreakerOpen.String() || ue.Cause == nil {
 		t.Errorf("Restart of a server still down: %v, want its breaker open again, with its last error", err)
 	}
 
@@ -125,8 +126,8 @@ func TestRestartTriesNow(t *testing.T) {
 	}
 	echo(t, m, "mcp__remote__echo", "after")
 
-	var unknown *messages.CallError
-	if err := m.Restart(ctx, "nobody"); !(errors.As(err, &unknown) && unknown.UnknownServer()) {
+	var unknown *callerr.Error
+	if err := m.Restart(ctx, "nobody"); !(errors.As(err, &unknown) && callerr.UnknownServer(unknown) == unknown) {
 		t.Errorf("Restart of an unknown server: %v", err)
 	}
 }
@@ -140,7 +141,7 @@ func TestRestartAfterTheCommandIsInstalled(t *testing.T) {
 	m := manage(t, supervisor.ManagerOptions{Servers: []*supervisor.Server{s}})
 	harness.WaitFor(t, "late failed", func() bool { return status(m, "late").State == supervisor.StateFailed })
 	ctx := harness.Context(t)
-	if err := m.Restart(ctx, "late"); !errors.Is(err, messages.ErrServerUnavailable) || !errors.Is(err, fs.ErrNotExist) {
+	if err := m.Restart(ctx, "late"); !errors.Is(err, errkind.ErrServerUnavailable) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Restart with the command still missing: %v, want unavailable, with its start error", err)
 	}
 	if err := os.Symlink(real, s.Spec.Stdio.Command); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -292,7 +293,7 @@ func (m *Manager) Resources() []Resource {
 // offers it.
 func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string]string) (*messages.GetPromptResult, error) {
 	if m.closed.Load() {
-		return nil, messages.NewManagerClosed()
+		return nil, callerr.NewManagerClosed()
 	}
 	s := m.snap.Load()
 	ref, ok := s.catalog.get().byName[exposed]
@@ -313,7 +314,7 @@ func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string
 // need not be listed (a resource template's, say); the server decides.
 func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messages.ReadResourceResult, error) {
 	if m.closed.Load() {
-		return nil, messages.NewManagerClosed()
+		return nil, callerr.NewManagerClosed()
 	}
 	s := m.snap.Load()
 	start := time.Now()
@@ -332,7 +333,7 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messag
 func (m *Manager) serverClient(ctx context.Context, s *snapshot, server, method string) (*actors.Client, error) {
 	v := s.server(server)
 	if v == nil {
-		return nil, messages.NewUnknownServer(&messages.CallError{Server: server})
+		return nil, callerr.NewUnknownServer(&callerr.Error{Server: server})
 	}
 	if err := m.unavailable(s, server); err != nil {
 		return nil, err
@@ -345,7 +346,7 @@ func (m *Manager) serverClient(ctx context.Context, s *snapshot, server, method 
 		v = s.server(server)
 	}
 	if v.client == nil {
-		return nil, messages.NewUnavailable(&messages.CallError{Server: server, State: v.state.String(), Cause: v.lastErr})
+		return nil, callerr.NewUnavailable(&callerr.Error{Server: server, State: v.state.String(), Cause: v.lastErr})
 	}
 	return v.client, nil
 }

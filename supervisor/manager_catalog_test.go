@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 )
@@ -38,8 +39,8 @@ func TestManagerPromptsAndResources(t *testing.T) {
 	if err != nil || len(res.Messages) == 0 || res.Messages[0].Content.Text != "Hello, Ada!" {
 		t.Fatalf("GetPrompt: %+v, %v", res, err)
 	}
-	var unknown *messages.CallError
-	if _, err := m.GetPrompt(ctx, "mcp__beta__nope", nil); !(errors.As(err, &unknown) && unknown.UnknownTool()) {
+	var unknown *callerr.Error
+	if _, err := m.GetPrompt(ctx, "mcp__beta__nope", nil); !(errors.As(err, &unknown) && callerr.UnknownTool(unknown) == unknown) {
 		t.Errorf("unknown prompt: %v", err)
 	}
 
@@ -48,8 +49,8 @@ func TestManagerPromptsAndResources(t *testing.T) {
 	if err != nil || len(read.Contents) == 0 || read.Contents[0].URI != r.Resource.URI {
 		t.Fatalf("ReadResource(%s, %s): %+v, %v", r.Server, r.Resource.URI, read, err)
 	}
-	var noServer *messages.CallError
-	if _, err := m.ReadResource(ctx, "gamma", r.Resource.URI); !(errors.As(err, &noServer) && noServer.UnknownServer()) {
+	var noServer *callerr.Error
+	if _, err := m.ReadResource(ctx, "gamma", r.Resource.URI); !(errors.As(err, &noServer) && callerr.UnknownServer(noServer) == noServer) {
 		t.Errorf("unknown server: %v", err)
 	}
 
@@ -62,10 +63,10 @@ func TestManagerPromptsAndResources(t *testing.T) {
 		}
 	}
 	closeManager(t, m)
-	if _, err := m.GetPrompt(ctx, "mcp__alpha__simple", nil); !errors.Is(err, messages.ErrStopped) {
+	if _, err := m.GetPrompt(ctx, "mcp__alpha__simple", nil); !errors.Is(err, errkind.ErrStopped) {
 		t.Errorf("GetPrompt after Close: %v", err)
 	}
-	if _, err := m.ReadResource(ctx, "alpha", r.Resource.URI); !errors.Is(err, messages.ErrStopped) {
+	if _, err := m.ReadResource(ctx, "alpha", r.Resource.URI); !errors.Is(err, errkind.ErrStopped) {
 		t.Errorf("ReadResource after Close: %v", err)
 	}
 }

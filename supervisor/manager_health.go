@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -63,7 +65,7 @@ func answered(err error) bool {
 // server does not work, as opposed to a slow answer, a caller that gave
 // up, or the server's own refusal.
 func transportFailure(err error) bool {
-	if errors.Is(err, messages.ErrTransportClosed) {
+	if errors.Is(err, errkind.ErrTransportClosed) {
 		// A connection that ended is the client's news to the manager
 		// already (actors.ServerDown), which applies the restart
 		// policy once; counting its calls too would restart it twice. A
@@ -83,22 +85,27 @@ func transportFailure(err error) bool {
 		// a slow answer as well.
 		return false
 	}
-	if status := messages.Find(err, (*messages.CallError).HTTPStatus); status != nil {
+	if status := callerr.HTTPStatus(err); status != nil {
 		return status.Status >= 500
 	}
-	if errors.Is(err, messages.ErrAuthorization) {
+	if errors.Is(err, errkind.ErrAuthorization) {
 		// The authorizer's failure (a refused grant, a user step to
 		// take): a new connection would meet it again.
 		return false
 	}
-	return messages.Find(err, lostExchange) != nil
+	return lostExchange(err)
 }
 
 // lostExchange reports an HTTP exchange that failed for want of the
 // connection: no answer, an answer that broke off, a session that
 // expired, an SSE stream that ended with no response.
-func lostExchange(e *messages.CallError) bool {
-	return e.Unreachable() || e.BrokenAnswer() && !e.StreamBroken() || e.SessionExpired() || e.NoResponse()
+// A 2026-07-28 response stream that broke (callerr.StreamBroken) is not
+// one.
+func lostExchange(err error) bool {
+	if broken := callerr.BrokenAnswer(err); broken != nil && callerr.StreamBroken(broken) != broken {
+		return true
+	}
+	return callerr.Unreachable(err) != nil || callerr.SessionExpired(err) != nil || callerr.NoResponse(err) != nil
 }
 
 // cannotHeal reports a start error that no restart will mend: the command
@@ -115,7 +122,7 @@ func cannotHeal(err error) bool {
 	if errors.As(err, &ue) && ue.Op == "parse" {
 		return true
 	}
-	if messages.Find(err, (*messages.CallError).Start) == nil {
+	if callerr.Start(err) == nil {
 		return false
 	}
 	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||

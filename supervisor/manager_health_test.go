@@ -18,10 +18,11 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/transport"
@@ -97,7 +98,7 @@ func TestManagerRestartsAServerWhoseCallsFail(t *testing.T) {
 // A call to a tool of a server behind its open breaker fails at once
 // with an ErrServerUnavailable error naming the server, its state and its
 // last error, on one line; a tool nobody offers is an ErrNotFound error.
-// After Close, every method says messages.ErrStopped.
+// After Close, every method says errkind.ErrStopped.
 func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 	f := newFlakyHTTP(t)
 	m := manage(t, supervisor.ManagerOptions{
@@ -113,18 +114,18 @@ func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 	harness.WaitFor(t, "the breaker open", func() bool { return status(m, "remote").State == supervisor.StateBreakerOpen })
 
 	_, err := m.CallTool(ctx, "mcp__remote__echo", map[string]any{"message": "x"})
-	var ue *messages.CallError
-	if !(errors.As(err, &ue) && ue.Unavailable()) || ue.Server != "remote" || ue.State != supervisor.StateBreakerOpen.String() || ue.Cause == nil {
+	var ue *callerr.Error
+	if !(errors.As(err, &ue) && callerr.Unavailable(ue) == ue) || ue.Server != "remote" || ue.State != supervisor.StateBreakerOpen.String() || ue.Cause == nil {
 		t.Fatalf("call to a server behind its breaker: %v (%#v)", err, ue)
 	}
-	if !errors.Is(err, messages.ErrServerUnavailable) {
-		t.Errorf("%v does not match messages.ErrServerUnavailable", err)
+	if !errors.Is(err, errkind.ErrServerUnavailable) {
+		t.Errorf("%v does not match errkind.ErrServerUnavailable", err)
 	}
 	if msg := err.Error(); strings.ContainsAny(msg, "\r\n") || !strings.Contains(msg, `"remote"`) || !strings.Contains(msg, "breaker open") || !strings.Contains(msg, "503") {
 		t.Errorf("message %q: want one line naming the server, its state and its last error", msg)
 	}
-	var unknown *messages.CallError
-	if _, err := m.CallTool(ctx, "mcp__remote__nope", nil); !(errors.As(err, &unknown) && unknown.UnknownTool()) {
+	var unknown *callerr.Error
+	if _, err := m.CallTool(ctx, "mcp__remote__nope", nil); !(errors.As(err, &unknown) && callerr.UnknownTool(unknown) == unknown) {
 		t.Errorf("unknown tool: %v", err)
 	}
 
@@ -136,8 +137,8 @@ func TestManagerTellsUnavailableFromUnknown(t *testing.T) {
 		"Remove":   m.Remove(ctx, "remote"),
 		"Reload":   m.Reload(ctx, nil),
 	} {
-		if !errors.Is(err, messages.ErrStopped) {
-			t.Errorf("%s after Close: %v, want messages.ErrStopped", what, err)
+		if !errors.Is(err, errkind.ErrStopped) {
+			t.Errorf("%s after Close: %v, want errkind.ErrStopped", what, err)
 		}
 	}
 }
@@ -174,7 +175,7 @@ func TestManagerDoesNotRestartWhatCannotStart(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // a restart would have begun (the backoff starts at 500 ms / 2)
 	for _, s := range servers {
 		st := status(m, s.Name)
-		if st.State != supervisor.StateFailed || st.Restarts != 0 || !errors.Is(st.LastError, messages.ErrStart) {
+		if st.State != supervisor.StateFailed || st.Restarts != 0 || !errors.Is(st.LastError, errkind.ErrStart) {
 			t.Errorf("%s: %+v, want failed with its start error and no restart", s.Name, st)
 		}
 		if s.Name == "badformat" && !errors.Is(st.LastError, syscall.ENOEXEC) {
@@ -256,7 +257,7 @@ func (e timeoutError) Temporary() bool { return e.timeout }
 // the transport reports them as a failed request.
 func TestTransportFailureLeavesOutTimeouts(t *testing.T) {
 	request := func(err error) error {
-		return messages.NewRequestFailed(&messages.CallError{Server: "s", Method: "tools/call", Cause: err}, false)
+		return callerr.NewRequestFailed(&callerr.Error{Server: "s", Method: "tools/call", Cause: err})
 	}
 	for _, c := range []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
@@ -18,7 +19,7 @@ import (
 func (a *managerActor) remove(name string) error {
 	mb := a.members[name]
 	if mb == nil {
-		return messages.NewUnknownServer(&messages.CallError{Server: name})
+		return callerr.NewUnknownServer(&callerr.Error{Server: name})
 	}
 	if mb.removing {
 		return nil

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 )
 
@@ -160,11 +160,11 @@ func effectiveRestart(p config.RestartPolicy) config.RestartPolicy {
 func (a *managerActor) restart(name string) error {
 	mb := a.members[name]
 	if mb == nil || mb.removing || a.closing {
-		return messages.NewUnknownServer(&messages.CallError{Server: name})
+		return callerr.NewUnknownServer(&callerr.Error{Server: name})
 	}
 	switch mb.state {
 	case StateDisabled, StateRefused:
-		return messages.NewUnavailable(&messages.CallError{Server: name, State: mb.state.String(), Cause: mb.lastErr})
+		return callerr.NewUnavailable(&callerr.Error{Server: name, State: mb.state.String(), Cause: mb.lastErr})
 	case StateConnecting:
 		if mb.client == nil {
 			return nil // starting already: waiting for approval, the cache or a slot

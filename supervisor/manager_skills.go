@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
@@ -51,7 +52,7 @@ type skillListing struct {
 // with the others' skills.
 func (m *Manager) ListSkills(ctx context.Context) ([]Skill, error) {
 	if m.closed.Load() {
-		return nil, messages.NewManagerClosed()
+		return nil, callerr.NewManagerClosed()
 	}
 	type listed struct {
 		server string
@@ -151,7 +152,7 @@ func (m *Manager) heldSkill(exposed string) (Skill, error) {
 			return s, nil
 		}
 	}
-	return Skill{}, messages.NewUnknownTool(&messages.CallError{Tool: exposed})
+	return Skill{}, callerr.NewUnknownTool(&callerr.Error{Tool: exposed})
 }
 
 // ReadSkill loads a skill of the last listing by its exposed name: its
@@ -183,7 +184,7 @@ func (m *Manager) ReadSkillFile(ctx context.Context, exposed, uri string) ([]byt
 // readSkill reads SKILL.md (uri "") or a file of sk on its server.
 func (m *Manager) readSkill(ctx context.Context, sk Skill, uri string) ([]byte, error) {
 	if m.closed.Load() {
-		return nil, messages.NewManagerClosed()
+		return nil, callerr.NewManagerClosed()
 	}
 	s := m.snap.Load()
 	start := time.Now()

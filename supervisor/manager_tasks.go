@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -82,7 +84,7 @@ func (m *Manager) AwaitTask(ctx context.Context, ref TaskRef, onStatus func(mess
 // connectionLost reports whether err ended a wait because its server's
 // connection went away, not because of the task.
 func connectionLost(err error) bool {
-	return errors.Is(err, messages.ErrTransportClosed)
+	return errors.Is(err, errkind.ErrTransportClosed)
 }
 
 // CancelTask asks the server to cancel the task ref names (tasks/cancel).
@@ -98,7 +100,7 @@ func (m *Manager) CancelTask(ctx context.Context, ref TaskRef) error {
 // one returned with the rest.
 func (m *Manager) ListTasks(ctx context.Context) ([]ServerTask, error) {
 	if m.closed.Load() {
-		return nil, messages.NewManagerClosed()
+		return nil, callerr.NewManagerClosed()
 	}
 	var out []ServerTask
 	var errs []error
@@ -130,7 +132,7 @@ func listsTasks(caps messages.ServerCapabilities) bool {
 // request, as a call by server name does (serverClient).
 func (m *Manager) onTaskServer(ctx context.Context, server, method string, f func(*actors.Client) error) error {
 	if m.closed.Load() {
-		return messages.NewManagerClosed()
+		return callerr.NewManagerClosed()
 	}
 	s := m.snap.Load()
 	start := time.Now()

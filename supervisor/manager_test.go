@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 	"github.com/mcpactor/mcpactor/supervisor/toolcache"
@@ -208,12 +208,12 @@ func TestManagerRestartsADeadServer(t *testing.T) {
 	}
 	c, _ := m.Client("phoenix")
 	harness.WaitFor(t, "the calls in flight", func() bool { return c.InFlight() == 5 })
-	if _, err := m.CallTool(harness.Context(t), "mcp__phoenix__crash", map[string]any{"code": 3, "stderr": "phoenix burns"}); !errors.Is(err, messages.ErrTransportClosed) {
+	if _, err := m.CallTool(harness.Context(t), "mcp__phoenix__crash", map[string]any{"code": 3, "stderr": "phoenix burns"}); !errors.Is(err, errkind.ErrTransportClosed) {
 		t.Fatalf("crash: %v", err)
 	}
 	for range 5 {
 		err := <-errs
-		if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "phoenix burns") {
+		if !errors.Is(err, errkind.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "phoenix burns") {
 			t.Errorf("a call in flight: %v", err)
 		}
 	}

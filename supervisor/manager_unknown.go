@@ -3,7 +3,7 @@ package supervisor
 import (
 	"strings"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
 
@@ -34,9 +34,9 @@ func owner(s *snapshot, exposed string) *serverView {
 // would hide why the tool is missing), or an unknown-tool ErrNotFound error.
 func unknownName(v *serverView, exposed string) error {
 	if v == nil {
-		return messages.NewUnknownTool(&messages.CallError{Tool: exposed})
+		return callerr.NewUnknownTool(&callerr.Error{Tool: exposed})
 	}
-	return messages.NewUnavailable(&messages.CallError{Server: v.srv.Name, State: v.state.String(), Cause: v.lastErr})
+	return callerr.NewUnavailable(&callerr.Error{Server: v.srv.Name, State: v.state.String(), Cause: v.lastErr})
 }
 
 // listing reports whether v is about to list its tools for the first

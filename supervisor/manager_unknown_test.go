@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -30,19 +31,19 @@ func TestToolOfAFailedServerIsUnavailable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, err = m.CallTool(ctx, "mcp__missing-cmd__echo", map[string]any{})
-	var ue *messages.CallError
-	if !(errors.As(err, &ue) && ue.Unavailable()) || ue.Server != "missing-cmd" || ue.State != "failed" {
+	var ue *callerr.Error
+	if !(errors.As(err, &ue) && callerr.Unavailable(ue) == ue) || ue.Server != "missing-cmd" || ue.State != "failed" {
 		t.Fatalf("CallTool = %v, want ErrServerUnavailable error for missing-cmd, failed", err)
 	}
-	if !errors.Is(err, exec.ErrNotFound) || !errors.Is(err, messages.ErrStart) {
+	if !errors.Is(err, exec.ErrNotFound) || !errors.Is(err, errkind.ErrStart) {
 		t.Errorf("CallTool = %v, want the start error's cause kept", err)
 	}
-	if _, err := m.GetPrompt(ctx, "mcp__missing-cmd__greet", nil); !(errors.As(err, &ue) && ue.Unavailable()) {
+	if _, err := m.GetPrompt(ctx, "mcp__missing-cmd__greet", nil); !(errors.As(err, &ue) && callerr.Unavailable(ue) == ue) {
 		t.Errorf("GetPrompt = %v, want ErrServerUnavailable error", err)
 	}
 
-	var unknown *messages.CallError
-	if _, err := m.CallTool(ctx, "mcp__nobody__echo", nil); !(errors.As(err, &unknown) && unknown.UnknownTool()) {
+	var unknown *callerr.Error
+	if _, err := m.CallTool(ctx, "mcp__nobody__echo", nil); !(errors.As(err, &unknown) && callerr.UnknownTool(unknown) == unknown) {
 		t.Errorf("CallTool of no server's tool = %v, want unknown-tool error", err)
 	}
 }

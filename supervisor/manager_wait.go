@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 )
 
 // A call to a server that is restarting (or unhealthy, or connecting with
@@ -18,7 +18,7 @@ import (
 // state, whose cause (restartWaitError) names the method, says how long
 // the call waited for what, and carries the context's error and the
 // server's last error, so that errors.Is matches both
-// messages.ErrServerUnavailable and context.DeadlineExceeded (or
+// errkind.ErrServerUnavailable and context.DeadlineExceeded (or
 // context.Canceled). A bare "context deadline exceeded", after seconds
 // with no answer, told a log nothing.
 
@@ -90,11 +90,11 @@ func (m *Manager) awaitReady(ctx context.Context, s *snapshot, server, method st
 		v = s.server(server)
 		switch {
 		case v == nil:
-			return s, messages.NewUnavailable(&messages.CallError{Server: server})
+			return s, callerr.NewUnavailable(&callerr.Error{Server: server})
 		case v.state == StateReady:
 			return s, nil
 		case !waiting(v.state):
-			return s, messages.NewUnavailable(&messages.CallError{Server: server, State: v.state.String(), Cause: v.lastErr})
+			return s, callerr.NewUnavailable(&callerr.Error{Server: server, State: v.state.String(), Cause: v.lastErr})
 		}
 		if m.failFast && v.state != StateConnecting {
 			return s, m.unavailable(s, server)
@@ -103,7 +103,7 @@ func (m *Manager) awaitReady(ctx context.Context, s *snapshot, server, method st
 		case <-s.replaced:
 			s = m.snap.Load()
 		case <-m.done:
-			return s, messages.NewManagerClosed()
+			return s, callerr.NewManagerClosed()
 		case <-wait.Done():
 			return s, m.gaveUp(server, method, start, restart, context.Cause(wait))
 		}
@@ -115,9 +115,9 @@ func (m *Manager) awaitReady(ctx context.Context, s *snapshot, server, method st
 func (m *Manager) gaveUp(server, method string, start time.Time, restart bool, cause error) error {
 	v := m.snap.Load().server(server)
 	if v == nil {
-		return messages.NewUnavailable(&messages.CallError{Server: server, Cause: cause})
+		return callerr.NewUnavailable(&callerr.Error{Server: server, Cause: cause})
 	}
-	return messages.NewUnavailable(&messages.CallError{Server: server, State: v.state.String(), Cause: &restartWaitError{
+	return callerr.NewUnavailable(&callerr.Error{Server: server, State: v.state.String(), Cause: &restartWaitError{
 		method: method, waited: time.Since(start), restart: restart || v.restarts > 0, cause: cause, last: v.lastErr}})
 }
 

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 	"github.com/mcpactor/mcpactor/supervisor/config"
 )
@@ -34,12 +35,12 @@ var hourPolicy = config.RestartPolicy{MaxRestarts: 1000, BackoffMin: time.Hour, 
 // the context's error.
 func checkGaveUp(t *testing.T, err error, want error) {
 	t.Helper()
-	var ue *messages.CallError
-	if !(errors.As(err, &ue) && ue.Unavailable()) || ue.Server != "remote" {
+	var ue *callerr.Error
+	if !(errors.As(err, &ue) && callerr.Unavailable(ue) == ue) || ue.Server != "remote" {
 		t.Fatalf("call that waited for a restart: %v (%T), want an ErrServerUnavailable error for remote", err, err)
 	}
-	if !errors.Is(err, messages.ErrServerUnavailable) || !errors.Is(err, want) {
-		t.Errorf("%v: matches ErrServerUnavailable %v, %v %v", err, errors.Is(err, messages.ErrServerUnavailable), want, errors.Is(err, want))
+	if !errors.Is(err, errkind.ErrServerUnavailable) || !errors.Is(err, want) {
+		t.Errorf("%v: matches ErrServerUnavailable %v, %v %v", err, errors.Is(err, errkind.ErrServerUnavailable), want, errors.Is(err, want))
 	}
 	msg := err.Error()
 	for _, part := range []string{`"remote"`, "restarting", "tools/call", "waiting for a restart", "503"} {

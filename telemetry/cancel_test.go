@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -37,7 +38,7 @@ func TestCancellingSpan(t *testing.T) {
 	if r.tel.OpenOps() != 1 {
 		t.Errorf("OpenOps = %d, want 1 (the request; the notification's span has ended)", r.tel.OpenOps())
 	}
-	op.End(messages.NewTimeout(&messages.CallError{}), false)
+	op.End(callerr.NewTimeout(&callerr.Error{}), false)
 
 	spans := r.sr.Ended()
 	if len(spans) != 2 {

@@ -12,6 +12,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -187,13 +189,13 @@ func TestErrorType(t *testing.T) {
 		{"wrapped rpc error", fmt.Errorf("call: %w", rpcErr), false, "-32602", "-32602", "Invalid params: city"},
 		{"wire error", &messages.Error{Code: -32601, Message: "Method not found"}, false, "-32601", "-32601", "Method not found"},
 		{"tool error", nil, true, "tool_error", "", "tool result has isError"},
-		{"timeout", messages.NewTimeout(&messages.CallError{Server: "s", Method: "tools/call", After: time.Second}), false, "timeout", "", `MCP server "s": tools/call: Request timeout after 1000ms`},
-		{"connect timeout", messages.NewConnectTimeout(&messages.CallError{Server: "s", After: time.Second}), false, "timeout", "", ""},
+		{"timeout", callerr.NewTimeout(&callerr.Error{Server: "s", Method: "tools/call", After: time.Second}), false, "timeout", "", `MCP server "s": tools/call: Request timeout after 1000ms`},
+		{"connect timeout", callerr.NewConnectTimeout(&callerr.Error{Server: "s", After: time.Second}), false, "timeout", "", ""},
 		{"context canceled", context.Canceled, false, "cancelled", "", "context canceled"},
-		{"caller deadline", messages.NewCanceled(&messages.CallError{Cause: context.DeadlineExceeded}), false, "timeout", "", "context deadline exceeded"},
+		{"caller deadline", callerr.NewCanceled(&callerr.Error{Cause: context.DeadlineExceeded}), false, "timeout", "", "context deadline exceeded"},
 		{"context deadline", fmt.Errorf("wait: %w", context.DeadlineExceeded), false, "timeout", "", "wait: context deadline exceeded"},
-		{"canceled error with another cause", messages.NewCanceled(&messages.CallError{Cause: errors.New("gone")}), false, "cancelled", "", "gone"},
-		{"transport closed", messages.NewTransportClosed(&messages.CallError{Server: "s", ExitStatus: "exit status 1"}), false, "transport_closed", "", `MCP server "s": Transport closed: exit status 1`},
+		{"canceled error with another cause", callerr.NewCanceled(&callerr.Error{Cause: errors.New("gone")}), false, "cancelled", "", "gone"},
+		{"transport closed", callerr.NewTransportClosed(&callerr.Error{Server: "s", ExitStatus: "exit status 1"}), false, "transport_closed", "", `MCP server "s": Transport closed: exit status 1`},
 		{"other", errors.New("boom"), false, "_OTHER", "", "boom"},
 	}
 	for _, tc := range tests {
@@ -249,7 +251,7 @@ func TestEvents(t *testing.T) {
 	op.Reinitialize("session_expired")
 	op.Event("custom", attribute.String("k", "v"))
 	op.LateResponse() // still open: an event on the span
-	op.End(messages.NewTimeout(&messages.CallError{}), false)
+	op.End(callerr.NewTimeout(&callerr.Error{}), false)
 	op.Progress(3, nil, "after end") // ignored
 	op.Written()                     // ignored
 
@@ -317,7 +319,7 @@ func TestEndExactlyOnce(t *testing.T) {
 	// Racing ends: resolve, timeout and transport close all try to End.
 	done := make(chan struct{})
 	for _, op := range ops {
-		for _, err := range []error{nil, messages.ErrTimeout, messages.NewTransportClosed(&messages.CallError{})} {
+		for _, err := range []error{nil, errkind.ErrTimeout, callerr.NewTransportClosed(&callerr.Error{})} {
 			go func() {
 				op.End(err, false)
 				done <- struct{}{}
@@ -355,7 +357,7 @@ func TestStartInternalAndLateResponse(t *testing.T) {
 	ctx, round := r.tel.Start(context.Background(), &Request{Peer: httpPeer, Method: messages.MethodToolsCall, Target: "book", ID: messages.Int64ID(9)})
 	_, input := r.tel.StartInternal(ctx, &Request{Peer: httpPeer, Method: "sampling/createMessage"})
 	input.End(nil, false)
-	round.End(messages.NewTimeout(&messages.CallError{}), false)
+	round.End(callerr.NewTimeout(&callerr.Error{}), false)
 	round.LateResponse() // after End: a child span
 
 	spans := r.sr.Ended()

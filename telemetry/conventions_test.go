@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -17,7 +18,7 @@ import (
 // error.type and rpc.response.status_code, message as the status), and
 // without one the HTTP status is error.type, not _OTHER.
 func TestHTTPStatusErrorType(t *testing.T) {
-	internal := messages.NewHTTPStatus(&messages.CallError{Server: "weather", Method: messages.MethodToolsCall, URL: "https://mcp.example.com/mcp",
+	internal := callerr.NewHTTPStatus(&callerr.Error{Server: "weather", Method: messages.MethodToolsCall, URL: "https://mcp.example.com/mcp",
 		Status: 500, Body: `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"database down"}}`,
 		RPC: &messages.Error{Code: -32603, Message: "database down"}})
 	tests := []struct {
@@ -30,11 +31,11 @@ func TestHTTPStatusErrorType(t *testing.T) {
 		{"500 with a JSON-RPC error", internal, "-32603", "-32603", "database down"},
 		{"wrapped", fmt.Errorf("call: %w", internal), "-32603", "-32603", "database down"},
 		{"400 with a JSON-RPC error without message",
-			messages.NewHTTPStatus(&messages.CallError{Server: "weather", Status: 400, RPC: &messages.Error{Code: -32600}}),
+			callerr.NewHTTPStatus(&callerr.Error{Server: "weather", Status: 400, RPC: &messages.Error{Code: -32600}}),
 			"-32600", "-32600", `MCP server "weather": HTTP 400`},
-		{"502 without a body", messages.NewHTTPStatus(&messages.CallError{Server: "weather", Status: 502, Body: "Bad Gateway"}), "502", "",
+		{"502 without a body", callerr.NewHTTPStatus(&callerr.Error{Server: "weather", Status: 502, Body: "Bad Gateway"}), "502", "",
 			`MCP server "weather": HTTP 502: Bad Gateway`},
-		{"session expired", messages.NewSessionExpired(&messages.CallError{Server: "weather", Method: messages.MethodToolsCall, Status: 404}), "404", "",
+		{"session expired", callerr.NewSessionExpired(&callerr.Error{Server: "weather", Method: messages.MethodToolsCall, Status: 404}), "404", "",
 			`MCP server "weather": session expired (HTTP 404 to tools/call)`},
 	}
 	for _, tc := range tests {

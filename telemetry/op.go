@@ -16,6 +16,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -765,9 +767,9 @@ func (o *Op) LateResponse() {
 // error; the HTTP status as a string for another error status or a
 // session that expired;
 // "tool_error" for toolError; "timeout" when errors.Is(err,
-// messages.ErrTimeout) or errors.Is(err, context.DeadlineExceeded);
+// errkind.ErrTimeout) or errors.Is(err, context.DeadlineExceeded);
 // "cancelled" for context.Canceled or a call cancelled;
-// "transport_closed" when errors.Is(err, messages.ErrTransportClosed);
+// "transport_closed" when errors.Is(err, errkind.ErrTransportClosed);
 // "_OTHER" otherwise.
 //
 // On a SERVER Op (a request the server made of us), the codes that say the
@@ -967,24 +969,24 @@ func classify(err error, toolError bool, m *redact.Masker) outcome {
 		c := strconv.FormatInt(wireErr.Code, 10)
 		return outcome{errType: c, code: c, num: wireErr.Code, hasCode: true, desc: m.Text(wireErr.Message)}
 	}
-	if status := messages.Find(err, (*messages.CallError).HTTPStatus); status != nil {
+	if status := callerr.HTTPStatus(err); status != nil {
 		return httpOutcome(status.Status, status.RPC, err, m)
 	}
-	if expired := messages.Find(err, (*messages.CallError).SessionExpired); expired != nil && expired.Status > 0 {
+	if expired := callerr.SessionExpired(err); expired != nil && expired.Status > 0 {
 		return httpOutcome(expired.Status, nil, err, m)
 	}
 	desc := m.Text(err.Error())
 	switch {
 	case toolError:
 		return outcome{errType: ErrorTypeToolError, desc: desc}
-	case errors.Is(err, messages.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, errkind.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		// A caller's deadline is a timeout too, even when the runtime
 		// reports it as a cancellation (its Kind is the context's
 		// error).
 		return outcome{errType: ErrorTypeTimeout, desc: desc}
-	case errors.Is(err, context.Canceled), messages.Find(err, (*messages.CallError).Canceled) != nil:
+	case errors.Is(err, context.Canceled), callerr.Canceled(err) != nil:
 		return outcome{errType: ErrorTypeCancelled, desc: desc}
-	case errors.Is(err, messages.ErrTransportClosed):
+	case errors.Is(err, errkind.ErrTransportClosed):
 		return outcome{errType: ErrorTypeTransportClosed, desc: desc}
 	}
 	return outcome{errType: ErrorTypeOther, desc: desc}

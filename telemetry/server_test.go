@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -273,7 +274,7 @@ func TestInjectParams(t *testing.T) {
 func TestSessionEnded(t *testing.T) {
 	r := newRig(t, Options{})
 	start := time.Now().Add(-3 * time.Second)
-	r.tel.SessionEnded(&httpPeer, start, messages.NewTransportClosed(&messages.CallError{}))
+	r.tel.SessionEnded(&httpPeer, start, callerr.NewTransportClosed(&callerr.Error{}))
 	stateless := httpPeer
 	stateless.ProtocolVersion = messages.Version20260728
 	r.tel.SessionEnded(&stateless, start, nil)

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -48,7 +49,7 @@ func callSequence(tel *Telemetry, ctx context.Context, meta messages.Meta) {
 // have marshalled already (their cost is the transport's, not ours).
 var cancelled = json.RawMessage(`{"requestId":42,"reason":"timeout"}`)
 
-var errTimedOut error = messages.NewTimeout(&messages.CallError{Server: "files", Method: messages.MethodToolsCall})
+var errTimedOut error = callerr.NewTimeout(&callerr.Error{Server: "files", Method: messages.MethodToolsCall})
 
 // remoteCtx holds a sampled span context, as a caller inside a traced
 // request would.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -39,12 +41,12 @@ func TestUnusableAnswerFailsItsCallAtOnce(t *testing.T) {
 				t.Errorf("took %v: the call waited for its timeout", d)
 			}
 			if tc.limit > 0 {
-				if !errors.Is(err, messages.ErrBadResponse) {
+				if !errors.Is(err, errkind.ErrBadResponse) {
 					t.Fatalf("got %v, want a FrameTooLargeError", err)
 				}
 			} else {
-				var bad *messages.CallError
-				if !(errors.As(err, &bad) && errors.Is(bad, messages.ErrBadResponse)) || !errors.Is(err, messages.ErrBadResponse) || !strings.Contains(bad.Problem, tc.problem) || bad.Method != messages.MethodToolsCall {
+				var bad *callerr.Error
+				if !(errors.As(err, &bad) && errors.Is(bad, errkind.ErrBadResponse)) || !errors.Is(err, errkind.ErrBadResponse) || !strings.Contains(bad.Problem, tc.problem) || bad.Method != messages.MethodToolsCall {
 					t.Fatalf("got %v, want a BadResponseError naming %q", err, tc.problem)
 				}
 				if st := s.conn.Stats(); st[BadResponses] != 1 || st[Malformed] != 0 {
@@ -70,13 +72,13 @@ func TestStdoutClosedWhileTheServerRuns(t *testing.T) {
 	}()
 	start := time.Now()
 	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("close-stdout", nil), RequestOptions{})
-	if !errors.Is(err, messages.ErrTransportClosed) || !errors.Is(err, errStdoutClosed) {
+	if !errors.Is(err, errkind.ErrTransportClosed) || !errors.Is(err, errStdoutClosed) {
 		t.Fatalf("the call that closed stdout: %v", err)
 	}
-	if err := <-pending; !errors.Is(err, messages.ErrTransportClosed) {
+	if err := <-pending; !errors.Is(err, errkind.ErrTransportClosed) {
 		t.Errorf("the pending call: %v", err)
 	}
-	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, messages.ErrTransportClosed) {
+	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, errkind.ErrTransportClosed) {
 		t.Errorf("a new call: %v", err)
 	}
 	if d := time.Since(start); d > 4*time.Second { // the close graces are 5 s each
@@ -179,7 +181,7 @@ func TestTransportActorPanicIsContained(t *testing.T) {
 		select {
 		case err := <-errs:
 			var pe *PanicError
-			if !errors.Is(err, messages.ErrTransportClosed) || !errors.As(err, &pe) || pe.Value != "boom" {
+			if !errors.Is(err, errkind.ErrTransportClosed) || !errors.As(err, &pe) || pe.Value != "boom" {
 				t.Errorf("pending call: %v", err)
 			}
 		case <-time.After(harness.Bound):
@@ -191,10 +193,10 @@ func TestTransportActorPanicIsContained(t *testing.T) {
 	case <-time.After(harness.Bound):
 		t.Fatal("the transport never published its end")
 	}
-	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, messages.ErrTransportClosed) {
+	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, errkind.ErrTransportClosed) {
 		t.Errorf("a new call: %v", err)
 	}
-	if closed := recv[TransportClosed](t, r); !errors.Is(closed.Err, messages.ErrTransportClosed) {
+	if closed := recv[TransportClosed](t, r); !errors.Is(closed.Err, errkind.ErrTransportClosed) {
 		t.Errorf("owner told %v", closed.Err)
 	}
 	proctest.WaitGone(t, pid)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -72,7 +73,7 @@ func TestBatchAcceptedWhenNegotiated(t *testing.T) {
 func TestBatchRefusedOtherwise(t *testing.T) {
 	conn, answer := startBatchServer(t, false)
 	_, err := conn.Call(harness.Context(t), "tools/list", nil, RequestOptions{})
-	if e, ok := err.(*messages.CallError); !ok || !e.Timeout() {
+	if e, ok := err.(*callerr.Error); !ok || callerr.Timeout(e) != e {
 		t.Fatalf("the answer came only inside a refused batch: got %v, want a timeout", err)
 	}
 	got := answer()

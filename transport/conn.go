@@ -11,6 +11,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -73,9 +75,9 @@ func (e *QueueTimeoutError) Error() string {
 	return fmt.Sprintf("MCP server %q: %s waited %dms for one of its %d in-flight slots; not sent", e.Server, e.Method, e.After.Milliseconds(), e.MaxInFlight)
 }
 
-// Is makes errors.Is(err, messages.ErrTimeout) true: it is a timeout, of
+// Is makes errors.Is(err, errkind.ErrTimeout) true: it is a timeout, of
 // the queue rather than of the server.
-func (e *QueueTimeoutError) Is(target error) bool { return target == messages.ErrTimeout }
+func (e *QueueTimeoutError) Is(target error) bool { return target == errkind.ErrTimeout }
 
 // newConn builds the handle of a transport about to be spawned.
 func newConn(server string, gen uint64, root *actor.RootContext, l Limits, stats *Counters) *Conn {
@@ -248,9 +250,9 @@ func (c *Conn) queueWait(ctx context.Context, method string, opts *RequestOption
 	}
 	why := func() error {
 		if context.Cause(wctx) == errQueueTimeout && ctx.Err() == nil {
-			return messages.NewTimeout(&messages.CallError{Server: c.server, Method: method, After: limit})
+			return callerr.NewTimeout(&callerr.Error{Server: c.server, Method: method, After: limit})
 		}
-		return messages.NewCanceled(&messages.CallError{Server: c.server, Method: method, Cause: context.Cause(ctx)})
+		return callerr.NewCanceled(&callerr.Error{Server: c.server, Method: method, Cause: context.Cause(ctx)})
 	}
 	return wctx, cancel, why
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -133,8 +134,8 @@ func TestDeadlinesOfManyCalls(t *testing.T) {
 	wg.Wait()
 	for i, ms := range timeouts {
 		d := ms * time.Millisecond
-		var te *messages.CallError
-		if !(errors.As(errs[i], &te) && te.Timeout()) || te.After != d {
+		var te *callerr.Error
+		if !(errors.As(errs[i], &te) && callerr.Timeout(te) == te) || te.After != d {
 			t.Errorf("call %d: %v, want a timeout after %v", i, errs[i], d)
 			continue
 		}
@@ -149,8 +150,8 @@ func TestDeadlinesOfManyCalls(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
 	_, err := s.conn.Call(cctx, "tools/call", toolParams("sleep", map[string]any{"ms": 5000}), RequestOptions{Timeout: time.Minute})
-	var ce *messages.CallError
-	if !(errors.As(err, &ce) && ce.Canceled()) {
+	var ce *callerr.Error
+	if !(errors.As(err, &ce) && callerr.Canceled(ce) == ce) {
 		t.Errorf("context ended: %v, want a cancellation", err)
 	}
 	s.mustEcho("after")

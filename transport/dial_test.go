@@ -7,6 +7,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -60,8 +61,8 @@ func TestDialFailure(t *testing.T) {
 		return nil, refused
 	}})
 	_, err := conn.Call(harness.Context(t), messages.MethodPing, nil, RequestOptions{})
-	var se *messages.CallError
-	if !(errors.As(err, &se) && se.Start()) || !errors.Is(err, refused) || err.Error() != `could not start MCP server "nowhere": connection refused` {
+	var se *callerr.Error
+	if !(errors.As(err, &se) && callerr.Start(se) == se) || !errors.Is(err, refused) || err.Error() != `could not start MCP server "nowhere": connection refused` {
 		t.Fatalf("got %v", err)
 	}
 }

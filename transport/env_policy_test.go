@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 // The policies on a given parent environment: all of it, the SDK's short
@@ -67,8 +67,8 @@ func TestStdioEnvInheritance(t *testing.T) {
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{Server: "files", Command: "/bin/true", InheritEnv: "everything"})
 	<-conn.Done()
 	err := conn.Err()
-	var se *messages.CallError
-	if !(errors.As(err, &se) && se.Start()) || !errors.Is(err, errUnknownEnvInheritance) || !strings.Contains(err.Error(), `"files"`) || !strings.Contains(err.Error(), `"everything"`) {
+	var se *callerr.Error
+	if !(errors.As(err, &se) && callerr.Start(se) == se) || !errors.Is(err, errUnknownEnvInheritance) || !strings.Contains(err.Error(), `"files"`) || !strings.Contains(err.Error(), `"everything"`) {
 		t.Errorf("unknown policy: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -323,7 +324,7 @@ func (a *httpActor) postFailed(m postFailed) {
 // once more on the next connection; the owner hears of it once, and starts
 // that connection.
 func (a *httpActor) sessionLost(ctx actor.Context, m sessionLost) {
-	a.core.resolve(m.id, Outcome{err: messages.NewSessionExpired(&messages.CallError{Server: a.cfg.Server, Method: m.method, SessionID: m.session, Status: m.status})})
+	a.core.resolve(m.id, Outcome{err: callerr.NewSessionExpired(&callerr.Error{Server: a.cfg.Server, Method: m.method, SessionID: m.session, Status: m.status})})
 	if a.expired || m.session != a.session {
 		return
 	}
@@ -370,7 +371,7 @@ func (a *httpActor) closeNow(cause error) {
 		a.drainEnd.Stop()
 	}
 	a.closing, a.byUser = true, true
-	a.core.failAll(messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: cause, Closed: cause == nil}))
+	a.core.failAll(callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: cause, Closed: cause == nil}))
 	a.wind(true)
 }
 
@@ -395,7 +396,7 @@ func (a *httpActor) failed(ctx actor.Context, cause error) {
 		return
 	}
 	a.closing = true
-	a.endErr = messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: cause})
+	a.endErr = callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: cause})
 	a.core.failAll(a.endErr)
 	a.wind(false)
 }
@@ -434,7 +435,7 @@ func (a *httpActor) wind(endSession bool) {
 func (a *httpActor) finish(ctx actor.Context) {
 	err := a.endErr
 	if err == nil {
-		err = messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Closed: true})
+		err = callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Closed: true})
 	}
 	if a.core.owner != nil {
 		ctx.Send(a.core.owner, TransportClosed{Err: err, Generation: a.cfg.Generation, Transport: a.conn.id})
@@ -472,7 +473,7 @@ func (a *httpActor) stoppedError() error {
 	if a.panicked != nil {
 		cause = &PanicError{Value: a.panicked}
 	}
-	return messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: cause})
+	return callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: cause})
 }
 
 func (a *httpActor) publish(err error) {
@@ -480,7 +481,7 @@ func (a *httpActor) publish(err error) {
 		return
 	}
 	if err == nil {
-		err = messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server})
+		err = callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server})
 	}
 	a.conn.end.err, a.conn.end.byUser = err, a.byUser
 	close(a.conn.end.done)

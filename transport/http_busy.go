@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -72,7 +73,7 @@ func retryAfter(v string, now time.Time) (d time.Duration, ok bool) {
 // it returns the delay to wait first, or false after recording on e why
 // it is not (NotRetried). Only a 429 or 503 with a usable Retry-After is
 // a candidate; retries counts the times p was already sent again.
-func (s *postSink) busyDelay(p *post, resp *http.Response, e *messages.CallError, retries int, now time.Time) (time.Duration, bool) {
+func (s *postSink) busyDelay(p *post, resp *http.Response, e *callerr.Error, retries int, now time.Time) (time.Duration, bool) {
 	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable {
 		return 0, false
 	}

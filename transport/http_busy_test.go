@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -134,8 +136,8 @@ func TestHTTPBusyToolCallNotRetriedByDefault(t *testing.T) {
 	st.refuse.Store(1)
 	c := startStorm(t, st, nil)
 	_, err := c.echo("once")
-	var he *messages.CallError
-	if !(errors.As(err, &he) && he.HTTPStatus()) || he.Status != http.StatusTooManyRequests || he.Retries != 0 ||
+	var he *callerr.Error
+	if !(errors.As(err, &he) && callerr.HTTPStatus(he) == he) || he.Status != http.StatusTooManyRequests || he.Retries != 0 ||
 		!strings.Contains(he.NotRetried, "tools/call may act twice") ||
 		!strings.Contains(err.Error(), "Retry-After: 0s") || !strings.Contains(err.Error(), "not retried: tools/call may act twice") {
 		t.Fatalf("tools/call: %v, want HTTP 429 not retried", err)
@@ -174,25 +176,25 @@ func TestHTTPBusyBeyondDeadlineFailsAtOnce(t *testing.T) {
 	st.refuse.Store(-1)
 	c := startStorm(t, st, nil)
 	_, err := c.conn.Call(harness.Context(t), messages.MethodToolsList, nil, RequestOptions{Timeout: 2 * time.Second})
-	var he *messages.CallError
-	if !(errors.As(err, &he) && he.HTTPStatus()) || he.RetryAfter != 5*time.Second || !strings.Contains(he.NotRetried, "would pass the call's deadline") ||
+	var he *callerr.Error
+	if !(errors.As(err, &he) && callerr.HTTPStatus(he) == he) || he.RetryAfter != 5*time.Second || !strings.Contains(he.NotRetried, "would pass the call's deadline") ||
 		!strings.Contains(err.Error(), "not retried: it would pass the call's deadline") {
 		t.Fatalf("tools/list with a 2s timeout, Retry-After 5: %v", err)
 	}
-	if errors.Is(err, messages.ErrTimeout) {
+	if errors.Is(err, errkind.ErrTimeout) {
 		t.Errorf("%v: waited out the timeout", err)
 	}
 
 	// The caller's context's deadline counts as well.
 	ctx, cancel := context.WithTimeout(harness.Context(t), 2*time.Second)
 	defer cancel()
-	if _, err := c.conn.Call(ctx, messages.MethodToolsList, nil, RequestOptions{}); !(errors.As(err, &he) && he.HTTPStatus()) ||
+	if _, err := c.conn.Call(ctx, messages.MethodToolsList, nil, RequestOptions{}); !(errors.As(err, &he) && callerr.HTTPStatus(he) == he) ||
 		!strings.Contains(he.NotRetried, "deadline") {
 		t.Fatalf("tools/list with a 2s context, Retry-After 5: %v", err)
 	}
 
 	st.after = func() string { return "3600" }
-	if _, err := c.conn.Call(harness.Context(t), messages.MethodToolsList, nil, RequestOptions{Timeout: -1}); !(errors.As(err, &he) && he.HTTPStatus()) ||
+	if _, err := c.conn.Call(harness.Context(t), messages.MethodToolsList, nil, RequestOptions{Timeout: -1}); !(errors.As(err, &he) && callerr.HTTPStatus(he) == he) ||
 		he.RetryAfter != time.Hour || !strings.Contains(he.NotRetried, "MaxRetryDelay 30s") {
 		t.Fatalf("tools/list, Retry-After an hour: %v", err)
 	}
@@ -211,8 +213,8 @@ func TestHTTPBusyRetriesSpent(t *testing.T) {
 	st.refuse.Store(-1)
 	c := startStorm(t, st, func(cfg *HTTPConfig) { cfg.BusyRetries = 2 })
 	_, err := c.conn.Call(harness.Context(t), messages.MethodToolsList, nil, RequestOptions{})
-	var he *messages.CallError
-	if !(errors.As(err, &he) && he.HTTPStatus()) || he.Retries != 2 || !strings.Contains(he.NotRetried, "the 2 retries allowed are spent") ||
+	var he *callerr.Error
+	if !(errors.As(err, &he) && callerr.HTTPStatus(he) == he) || he.Retries != 2 || !strings.Contains(he.NotRetried, "the 2 retries allowed are spent") ||
 		!strings.Contains(err.Error(), "retried 2 times") {
 		t.Fatalf("tools/list in a storm: %v", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 )
 
 // NewHTTPClient returns the http.Client a runtime shares between its HTTP
@@ -47,7 +47,7 @@ type Authorizer interface {
 // step that did not happen) is not the MCP server being unreachable,
 // though it surfaces from the same RoundTrip: what the base transport
 // returns is marked on its way through the authorizer, and whatever else
-// the authorizer returns is an authorization failure (messages.ErrAuthorization).
+// the authorizer returns is an authorization failure (errkind.ErrAuthorization).
 func authorized(c *http.Client, auth Authorizer, serverURL string) *http.Client {
 	a := *c
 	base := a.Transport
@@ -91,14 +91,14 @@ type networkError struct{ err error }
 func (e *networkError) Error() string { return e.err.Error() }
 func (e *networkError) Unwrap() error { return e.err }
 
-// authFailure is an authorizer's failure: it matches messages.ErrAuthorization and
+// authFailure is an authorizer's failure: it matches errkind.ErrAuthorization and
 // unwraps to the authorizer's error (an *oauth.AuthorizationRequiredError,
 // say).
 type authFailure struct{ err error }
 
 func (e *authFailure) Error() string        { return e.err.Error() }
 func (e *authFailure) Unwrap() error        { return e.err }
-func (e *authFailure) Is(target error) bool { return target == messages.ErrAuthorization }
+func (e *authFailure) Is(target error) bool { return target == errkind.ErrAuthorization }
 
 // errCrossOriginRedirect refuses a redirect of an MCP endpoint to another
 // origin: the request carries the server's configured headers and tokens,

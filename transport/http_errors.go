@@ -4,21 +4,22 @@ import (
 	"errors"
 	"net/url"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/redact"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
-// requestError builds the error (messages.NewRequestFailed) of a request to rawURL that failed
-// with err. net/http's *url.Error quotes the URL as it was, credentials and
+// requestError builds the error (callerr.NewRequestFailed) of a request to
+// rawURL that failed with err; status is the status of an answer that had
+// begun and broke off, 0 when no answer came. net/http's *url.Error quotes the URL as it was, credentials and
 // all: it is kept (for errors.As and its Timeout) with the URL masked, and
 // the text shows only what went wrong. secrets are the configured header
 // values, masked wherever they show.
-func requestError(server, method, rawURL string, broken bool, err error, secrets []string) *messages.CallError {
+func requestError(server, method, rawURL string, status int, err error, secrets []string) *callerr.Error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = &quietURLError{ue: &url.Error{Op: ue.Op, URL: redact.URL(ue.URL), Err: ue.Err}, secrets: secrets}
 	}
-	return messages.NewRequestFailed(&messages.CallError{Server: server, Method: method, URL: redact.URL(rawURL), Cause: err}, broken)
+	return callerr.NewRequestFailed(&callerr.Error{Server: server, Method: method, URL: redact.URL(rawURL), Status: status, Cause: err})
 }
 
 // quietURLError is a *url.Error whose text leaves out the operation and the

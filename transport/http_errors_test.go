@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -43,7 +45,7 @@ func checkOneLine(t *testing.T, msg string, want, hidden []string) {
 	}
 }
 
-// A server that cannot be reached: the error matches messages.ErrHTTP and
+// A server that cannot be reached: the error matches errkind.ErrHTTP and
 // names the server, the URL (its credentials masked) and the method; the
 // connect-time probe server/discover is not named.
 func TestHTTPUnreachable(t *testing.T) {
@@ -54,9 +56,9 @@ func TestHTTPUnreachable(t *testing.T) {
 			cfg.Headers = map[string]string{"Authorization": "Bearer sk-header-secret"}
 		}})
 		_, err := c.conn.Call(harness.Context(t), method, []byte(`{}`), RequestOptions{})
-		var re *messages.CallError
-		if !(errors.As(err, &re) && errors.Is(re, messages.ErrHTTP)) || !errors.Is(err, messages.ErrHTTP) {
-			t.Fatalf("%s: %v, want a messages.RequestError matching messages.ErrHTTP", method, err)
+		var re *callerr.Error
+		if !(errors.As(err, &re) && errors.Is(re, errkind.ErrHTTP)) || !errors.Is(err, errkind.ErrHTTP) {
+			t.Fatalf("%s: %v, want a messages.RequestError matching errkind.ErrHTTP", method, err)
 		}
 		want := []string{`MCP server "ts-http" unreachable at http://`, addr + "/mcp", "v=1", "connection refused"}
 		hidden := []string{"hunter22", "tok-0123456789", "sk-header-secret", "alice"}
@@ -69,7 +71,7 @@ func TestHTTPUnreachable(t *testing.T) {
 	}
 	// A scheme HTTP does not speak is as unreachable.
 	c := dialHTTP(t, "ftp://"+addr+"/mcp", clientOpts{})
-	if _, err := c.conn.Call(harness.Context(t), "tools/call", []byte(`{}`), RequestOptions{}); !errors.Is(err, messages.ErrHTTP) {
+	if _, err := c.conn.Call(harness.Context(t), "tools/call", []byte(`{}`), RequestOptions{}); !errors.Is(err, errkind.ErrHTTP) {
 		t.Errorf("ftp: %v", err)
 	}
 }
@@ -88,8 +90,8 @@ func TestHTTPStatusErrorOneLine(t *testing.T) {
 		cfg.Headers = map[string]string{"X-Api-Key": "k-secret-value"}
 	}})
 	_, err := c.conn.Call(harness.Context(t), "tools/list", []byte(`{}`), RequestOptions{})
-	var he *messages.CallError
-	if !(errors.As(err, &he) && he.HTTPStatus()) || he.Status != http.StatusNotFound {
+	var he *callerr.Error
+	if !(errors.As(err, &he) && callerr.HTTPStatus(he) == he) || he.Status != http.StatusNotFound {
 		t.Fatalf("got %v, want HTTP 404", err)
 	}
 	checkOneLine(t, err.Error(),
@@ -109,7 +111,7 @@ func TestLegacySSEGetFailureSaysWhy(t *testing.T) {
 	}))
 	c := dialHTTP(t, url+"/sse", clientOpts{legacy: true})
 	<-c.conn.Done()
-	if err := c.conn.Err(); !errors.Is(err, messages.ErrTransportClosed) || messages.Find(err, (*messages.CallError).HTTPStatus) == nil {
+	if err := c.conn.Err(); !errors.Is(err, errkind.ErrTransportClosed) || callerr.HTTPStatus(err) == nil {
 		t.Fatalf("Err = %v, want the transport closed by an HTTP status", err)
 	}
 	checkOneLine(t, c.conn.Err().Error(), []string{"HTTP 404", url + "/sse", "no SSE endpoint here (try /mcp)", `"ts-http"`}, nil)
@@ -122,7 +124,7 @@ func TestLegacySSEGetFailureSaysWhy(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the legacy transport did not end")
 	}
-	if err := refused.conn.Err(); !errors.Is(err, messages.ErrHTTP) || !strings.Contains(err.Error(), "/sse") {
+	if err := refused.conn.Err(); !errors.Is(err, errkind.ErrHTTP) || !strings.Contains(err.Error(), "/sse") {
 		t.Errorf("Err = %v, want unreachable, naming the URL", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -34,8 +36,8 @@ func TestHTTPSessionExpired(t *testing.T) {
 
 	_, errs := concurrently(t, 8, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 	for i, err := range errs {
-		var se *messages.CallError
-		if !(errors.As(err, &se) && se.SessionExpired()) || !errors.Is(err, messages.ErrHTTP) || se.SessionID != session || se.Method != "tools/call" {
+		var se *callerr.Error
+		if !(errors.As(err, &se) && callerr.SessionExpired(se) == se) || !errors.Is(err, errkind.ErrHTTP) || se.SessionID != session || se.Method != "tools/call" {
 			t.Errorf("call %d: %v, want messages.SessionExpiredError", i, err)
 		}
 	}
@@ -63,8 +65,8 @@ func TestHTTPServerErrorThenRecovery(t *testing.T) {
 
 			_, errs := concurrently(t, 3, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 			for i, err := range errs {
-				var he *messages.CallError
-				if !(errors.As(err, &he) && he.HTTPStatus()) || !errors.Is(err, messages.ErrHTTP) || he.Status != status ||
+				var he *callerr.Error
+				if !(errors.As(err, &he) && callerr.HTTPStatus(he) == he) || !errors.Is(err, errkind.ErrHTTP) || he.Status != status ||
 					he.RPC == nil || !strings.Contains(he.Error(), fmt.Sprint("HTTP ", status)) {
 					t.Errorf("call %d: %v, want HTTP %d", i, err, status)
 				}
@@ -131,8 +133,8 @@ func TestHTTPStreamClosedWithoutIDs(t *testing.T) {
 	c.initialize(messages.Version20251125)
 	start := time.Now()
 	_, err := c.echo("lost")
-	var nr *messages.CallError
-	if !(errors.As(err, &nr) && nr.NoResponse()) || !errors.Is(err, messages.ErrHTTP) || !nr.ID.IsValid() || !strings.Contains(err.Error(), "no ids") {
+	var nr *callerr.Error
+	if !(errors.As(err, &nr) && callerr.NoResponse(nr) == nr) || !errors.Is(err, errkind.ErrHTTP) || !nr.ID.IsValid() || !strings.Contains(err.Error(), "no ids") {
 		t.Fatalf("got %v, want messages.NoResponseError", err)
 	}
 	if d := time.Since(start); d > harness.Bound/2 {
@@ -195,8 +197,8 @@ func TestHTTPBodyNotJSON(t *testing.T) {
 	c.initialize(messages.Version20251125)
 	_, errs := concurrently(t, 4, func(i int) (string, error) { return c.echo("x") })
 	for _, err := range errs {
-		var bb *messages.CallError
-		if !(errors.As(err, &bb) && bb.BadBody()) || !errors.Is(err, messages.ErrHTTP) || bb.Server != "ts-http" ||
+		var bb *callerr.Error
+		if !(errors.As(err, &bb) && callerr.BadBody(bb) == bb) || !errors.Is(err, errkind.ErrHTTP) || bb.Server != "ts-http" ||
 			!strings.HasPrefix(bb.Body, "502 Bad Gateway") || !strings.Contains(err.Error(), `"ts-http"`) ||
 			!strings.Contains(err.Error(), "502 Bad Gateway") || strings.ContainsAny(err.Error(), "<\n") {
 			t.Fatalf("got %v, want messages.BadBodyError", err)
@@ -219,8 +221,8 @@ func TestHTTPSlowLorisBody(t *testing.T) {
 			start := time.Now()
 			_, err := c.call(harness.Context(t), "echo", map[string]any{"message": "x"}, RequestOptions{Timeout: timeout})
 			took := time.Since(start)
-			var te *messages.CallError
-			if !(errors.As(err, &te) && te.Timeout()) || te.After != timeout {
+			var te *callerr.Error
+			if !(errors.As(err, &te) && callerr.Timeout(te) == te) || te.After != timeout {
 				t.Fatalf("got %v, want a timeout", err)
 			}
 			if took < timeout || took > timeout+5*time.Second {
@@ -242,7 +244,7 @@ func TestHTTPNeverAnswers(t *testing.T) {
 		return c.call(harness.Context(t), "echo", map[string]any{"message": "x"}, RequestOptions{Timeout: 200 * time.Millisecond})
 	})
 	for _, err := range errs {
-		if !errors.Is(err, messages.ErrTimeout) {
+		if !errors.Is(err, errkind.ErrTimeout) {
 			t.Fatalf("got %v, want a timeout", err)
 		}
 	}
@@ -276,7 +278,7 @@ func TestHTTPServerIgnoresBody(t *testing.T) {
 	c.mustEcho("beside the stuck one")
 	select {
 	case err := <-done:
-		if !errors.Is(err, messages.ErrTimeout) {
+		if !errors.Is(err, errkind.ErrTimeout) {
 			t.Fatalf("got %v, want a timeout", err)
 		}
 		if took := time.Since(start); took > timeout+5*time.Second {
@@ -308,8 +310,8 @@ func TestHTTPCloseWithRequestsInFlight(t *testing.T) {
 			}()
 			_, errs := concurrently(t, n, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 			for i, err := range errs {
-				var tc *messages.CallError
-				if !(errors.As(err, &tc) && tc.TransportClosed()) || !errors.Is(err, messages.ErrTransportClosed) || !tc.Closed {
+				var tc *callerr.Error
+				if !(errors.As(err, &tc) && callerr.TransportClosed(tc) == tc) || !errors.Is(err, errkind.ErrTransportClosed) || !tc.Closed {
 					t.Errorf("call %d: %v, want Transport closed", i, err)
 				}
 			}
@@ -322,7 +324,7 @@ func TestHTTPCloseWithRequestsInFlight(t *testing.T) {
 			if len(deletes) != 1 || deletes[0].SessionID != session {
 				t.Errorf("DELETEs %+v, want one for %s", deletes, session)
 			}
-			if _, err := c.echo("after"); !errors.Is(err, messages.ErrTransportClosed) {
+			if _, err := c.echo("after"); !errors.Is(err, errkind.ErrTransportClosed) {
 				t.Errorf("a call after Close: %v", err)
 			}
 			harness.WaitFor(t, "the server's handlers to end", func() bool { return p.h.Active() == 0 })
@@ -349,8 +351,8 @@ func TestHTTPFrameOverCap(t *testing.T) {
 				return c.call(harness.Context(t), "big", map[string]any{"bytes": limit + i}, RequestOptions{})
 			})
 			for i, err := range errs {
-				var fe *messages.CallError
-				if !(errors.As(err, &fe) && fe.FrameTooLarge()) || !errors.Is(err, messages.ErrBadResponse) || fe.Limit != limit || fe.ID.String() == "" {
+				var fe *callerr.Error
+				if !(errors.As(err, &fe) && callerr.FrameTooLarge(fe) == fe) || !errors.Is(err, errkind.ErrBadResponse) || fe.Limit != limit || fe.ID.String() == "" {
 					t.Errorf("call %d: %v, want FrameTooLargeError", i, err)
 				}
 			}
@@ -439,7 +441,7 @@ func TestHTTPListenerSessionExpired(t *testing.T) {
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
 		t.Errorf("told %d more times", n)
 	}
-	if _, err := c.echo("x"); !errors.Is(err, messages.ErrHTTP) {
+	if _, err := c.echo("x"); !errors.Is(err, errkind.ErrHTTP) {
 		t.Errorf("a call after: %v", err)
 	}
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
@@ -501,12 +503,12 @@ func TestHTTPResumptionSessionExpired(t *testing.T) {
 		p.h.EndSessions()
 	}()
 	_, err := c.echo("x")
-	var nr *messages.CallError
-	if !(errors.As(err, &nr) && nr.NoResponse()) || !strings.Contains(err.Error(), "404") {
+	var nr *callerr.Error
+	if !(errors.As(err, &nr) && callerr.NoResponse(nr) == nr) || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("got %v, want messages.NoResponseError after a 404", err)
 	}
 	ownerNext[SessionExpired](t, c.owner)
-	if _, err := c.echo("y"); !errors.Is(err, messages.ErrHTTP) {
+	if _, err := c.echo("y"); !errors.Is(err, errkind.ErrHTTP) {
 		t.Errorf("the next call: %v", err)
 	}
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -88,8 +90,8 @@ func TestLegacySSEEndpointOnAnotherOrigin(t *testing.T) {
 	c := dialHTTP(t, p.legacyURL(), clientOpts{legacy: true})
 	_, errs := concurrently(t, 3, func(i int) (string, error) { return c.echo("x") })
 	for _, err := range errs {
-		var tc *messages.CallError
-		if !(errors.As(err, &tc) && tc.TransportClosed()) || !errors.Is(err, errEndpointOrigin) || tc.Closed {
+		var tc *callerr.Error
+		if !(errors.As(err, &tc) && callerr.TransportClosed(tc) == tc) || !errors.Is(err, errEndpointOrigin) || tc.Closed {
 			t.Fatalf("got %v, want the endpoint refused", err)
 		}
 	}
@@ -121,8 +123,8 @@ func TestLegacySSEStreamEnds(t *testing.T) {
 	}()
 	_, errs := concurrently(t, 10, func(i int) (string, error) { return c.echo("x") })
 	for i, err := range errs {
-		var tc *messages.CallError
-		if !(errors.As(err, &tc) && tc.TransportClosed()) || tc.Closed {
+		var tc *callerr.Error
+		if !(errors.As(err, &tc) && callerr.TransportClosed(tc) == tc) || tc.Closed {
 			t.Errorf("call %d: %v, want Transport closed by the server", i, err)
 		}
 	}
@@ -140,7 +142,7 @@ func TestLegacySSEFrameOverCap(t *testing.T) {
 	c := dialHTTP(t, p.legacyURL(), clientOpts{legacy: true, tune: func(cfg *HTTPConfig) { cfg.MaxFrameSize = limit }})
 	c.initialize(messages.Version20241105)
 	_, err := c.call(harness.Context(t), "big", map[string]any{"bytes": limit}, RequestOptions{})
-	if !errors.Is(err, messages.ErrBadResponse) {
+	if !errors.Is(err, errkind.ErrBadResponse) {
 		t.Fatalf("got %v, want FrameTooLargeError", err)
 	}
 	c.mustEcho("after")

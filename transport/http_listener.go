@@ -94,7 +94,7 @@ func (s *postSink) listen(ctx context.Context, p *post) {
 			if ctx.Err() != nil {
 				return
 			}
-			s.send(ctx, listenerState{note: requestError(a.cfg.Server, "", p.url, false, err, a.secrets).Error()}, 0)
+			s.send(ctx, listenerState{note: requestError(a.cfg.Server, "", p.url, 0, err, a.secrets).Error()}, 0)
 			if !sleepCtx(ctx, s.delay(retry, attempt)) {
 				return
 			}
@@ -183,7 +183,7 @@ func (a *httpActor) deleteSession() {
 		resp, err := a.cfg.Client.Do(req)
 		if err != nil {
 			a.cfg.Logger.Debug("mcp: DELETE of the session failed", "server", a.cfg.Server,
-				"err", requestError(a.cfg.Server, "", p.url, false, err, a.secrets))
+				"err", requestError(a.cfg.Server, "", p.url, 0, err, a.secrets))
 			return
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))

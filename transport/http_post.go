@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
@@ -289,7 +290,7 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 	req, err := s.request(ctx, http.MethodPost, p.url, body, p)
 	if err != nil {
 		a.conn.budget.release(p.weight)
-		s.fail(ctx, p, messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: err}))
+		s.fail(ctx, p, callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: err}))
 		return 0, false
 	}
 	if body.fence == nil && p.obs != nil {
@@ -322,7 +323,7 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		return 0, false
 	}
 	if err != nil {
-		s.fail(ctx, p, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets))
+		s.fail(ctx, p, requestError(a.cfg.Server, p.method, p.url, 0, err, a.secrets))
 		return 0, false
 	}
 	defer resp.Body.Close()
@@ -360,7 +361,7 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 	case "application/json":
 		s.readJSON(ctx, p, resp)
 	case "text/event-stream":
-		s.readStream(ctx, p, resp.Body)
+		s.readStream(ctx, p, resp.StatusCode, resp.Body)
 	default:
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 257))
 		more := len(head) > 256
@@ -369,7 +370,7 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		if len(head) == 0 {
 			problem = "no body"
 		}
-		s.fail(ctx, p, messages.NewBadBody(&messages.CallError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
+		s.fail(ctx, p, callerr.NewBadBody(&callerr.Error{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
 			ContentType: resp.Header.Get("Content-Type"), Body: maskedExcerpt(head, more, a.secrets), Problem: problem}))
 	}
 	return 0, false
@@ -381,17 +382,17 @@ func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
 	limit := a.cfg.MaxFrameSize
 	body, err := readBody(resp, limit)
 	if err != nil {
-		s.fail(ctx, p, requestError(a.cfg.Server, p.method, p.url, true, err, a.secrets))
+		s.fail(ctx, p, requestError(a.cfg.Server, p.method, p.url, resp.StatusCode, err, a.secrets))
 		return
 	}
 	if len(body) > limit {
 		a.conn.stats.drop(Oversized)
-		s.fail(ctx, p, messages.NewFrameTooLarge(&messages.CallError{Server: a.cfg.Server, Method: p.method,
+		s.fail(ctx, p, callerr.NewFrameTooLarge(&callerr.Error{Server: a.cfg.Server, Method: p.method,
 			ID: messages.Int64ID(p.id), Size: int64(len(body)), Limit: limit}))
 		return
 	}
 	if !s.deliver(ctx, p, body) {
-		s.fail(ctx, p, messages.NewBadBody(&messages.CallError{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
+		s.fail(ctx, p, callerr.NewBadBody(&callerr.Error{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
 			ContentType: resp.Header.Get("Content-Type"), Body: maskedExcerpt(body[:min(len(body), 1024)], len(body) > 1024, a.secrets),
 			Problem: "a body that is not its JSON-RPC response"}))
 	}
@@ -455,7 +456,7 @@ func (s *postSink) deliver(ctx context.Context, p *post, frame []byte) bool {
 // with Last-Event-ID picks the stream up where it broke. The budget of
 // attempts resets only when a new event id arrives; a stream whose events
 // carry no id cannot be resumed and fails its request clearly.
-func (s *postSink) readStream(ctx context.Context, p *post, body io.ReadCloser) {
+func (s *postSink) readStream(ctx context.Context, p *post, status int, body io.ReadCloser) {
 	a := s.a
 	var lastID string
 	var retry time.Duration
@@ -475,16 +476,16 @@ func (s *postSink) readStream(ctx context.Context, p *post, body io.ReadCloser) 
 		if p.stateless {
 			// The 2026-07-28 era has no resumption: the request is lost,
 			// and issued again by the client with a new id.
-			s.fail(ctx, p, messages.NewStreamBroken(&messages.CallError{Server: a.cfg.Server, ID: messages.Int64ID(p.id)}))
+			s.fail(ctx, p, callerr.NewStreamBroken(&callerr.Error{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Status: status}))
 			return
 		}
 		if lastID == "" {
-			s.fail(ctx, p, messages.NewNoResponse(&messages.CallError{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: "the stream ended and its events had no ids to resume from"}))
+			s.fail(ctx, p, callerr.NewNoResponse(&callerr.Error{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: "the stream ended and its events had no ids to resume from"}))
 			return
 		}
 		attempts++
 		if attempts > a.cfg.ResumeAttempts {
-			s.fail(ctx, p, messages.NewNoResponse(&messages.CallError{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: fmt.Sprintf("the stream broke %d times without a new event", attempts-1)}))
+			s.fail(ctx, p, callerr.NewNoResponse(&callerr.Error{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: fmt.Sprintf("the stream broke %d times without a new event", attempts-1)}))
 			return
 		}
 		if !sleepCtx(ctx, s.delay(retry, attempts)) {
@@ -567,12 +568,12 @@ func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadC
 	}
 	req, err := s.request(ctx, http.MethodGet, p.url, nil, p)
 	if err != nil {
-		return nil, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets)
+		return nil, requestError(a.cfg.Server, p.method, p.url, 0, err, a.secrets)
 	}
 	req.Header.Set("Last-Event-ID", lastID)
 	resp, err := a.cfg.Client.Do(req)
 	if err != nil {
-		return nil, requestError(a.cfg.Server, p.method, p.url, false, err, a.secrets)
+		return nil, requestError(a.cfg.Server, p.method, p.url, 0, err, a.secrets)
 	}
 	observeProtocol(p.obs, resp)
 	p.proto = httpVersion(resp.ProtoMajor, resp.ProtoMinor)
@@ -586,9 +587,9 @@ func (s *postSink) resume(ctx context.Context, p *post, lastID string) (io.ReadC
 				// acted on, so it fails as unanswered, not as expired.
 				s.send(ctx, sessionLost{method: p.method, session: p.session, status: e.Status}, 0)
 			}
-			return nil, messages.NewNoResponse(&messages.CallError{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: "resuming the stream failed: " + e.Error()})
+			return nil, callerr.NewNoResponse(&callerr.Error{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: "resuming the stream failed: " + e.Error()})
 		}
-		return nil, messages.NewNoResponse(&messages.CallError{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: "resuming the stream gave no event stream"})
+		return nil, callerr.NewNoResponse(&callerr.Error{Server: a.cfg.Server, ID: messages.Int64ID(p.id), Problem: "resuming the stream gave no event stream"})
 	}
 	return resp.Body, nil
 }
@@ -669,11 +670,11 @@ func mediaType(ct string) string {
 // statusError builds the error of a non-2xx answer to a request to rawURL,
 // keeping a one-line excerpt of its body (secrets, the configured header
 // values, masked) and its authorization hints.
-func statusError(server, method, rawURL string, resp *http.Response, secrets []string) *messages.CallError {
+func statusError(server, method, rawURL string, resp *http.Response, secrets []string) *callerr.Error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10+1))
 	more := len(body) > 4<<10
 	body = body[:min(len(body), 4<<10)]
-	e := messages.NewHTTPStatus(&messages.CallError{Server: server, Method: method, URL: redact.URL(rawURL), Status: resp.StatusCode,
+	e := callerr.NewHTTPStatus(&callerr.Error{Server: server, Method: method, URL: redact.URL(rawURL), Status: resp.StatusCode,
 		WWWAuthenticate: resp.Header.Get("WWW-Authenticate"), AuthServer: resp.Header.Get("Mcp-Auth-Server")})
 	var env struct {
 		Error *struct {

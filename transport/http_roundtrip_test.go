@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -133,8 +135,8 @@ func TestHTTPCrossOriginRedirect(t *testing.T) {
 	}})
 	params, _ := json.Marshal(messages.InitializeParams{ProtocolVersion: messages.Version20251125})
 	_, err := c.conn.Call(harness.Context(t), messages.MethodInitialize, params, RequestOptions{NoCancel: true})
-	var re *messages.CallError
-	if !(errors.As(err, &re) && errors.Is(re, messages.ErrHTTP)) || !errors.Is(err, errCrossOriginRedirect) {
+	var re *callerr.Error
+	if !(errors.As(err, &re) && errors.Is(re, errkind.ErrHTTP)) || !errors.Is(err, errCrossOriginRedirect) {
 		t.Fatalf("got %v, want the redirect refused", err)
 	}
 	if n := len(target.h.Exchanges()); n != 0 {
@@ -201,7 +203,7 @@ func TestHTTPHeldBehindInitialized(t *testing.T) {
 	c := dialHTTP(t, p.url, clientOpts{})
 	c.initialize(messages.Version20251125)
 	_, err := c.call(harness.Context(t), "echo", map[string]any{"message": "x"}, RequestOptions{Timeout: 50 * time.Millisecond})
-	if !errors.Is(err, messages.ErrTimeout) {
+	if !errors.Is(err, errkind.ErrTimeout) {
 		t.Fatalf("got %v, want a timeout", err)
 	}
 	go func() {
@@ -210,7 +212,7 @@ func TestHTTPHeldBehindInitialized(t *testing.T) {
 	}()
 	_, errs := concurrently(t, 10, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 	for i, err := range errs {
-		if !errors.Is(err, messages.ErrTransportClosed) {
+		if !errors.Is(err, errkind.ErrTransportClosed) {
 			t.Errorf("call %d: %v", i, err)
 		}
 	}
@@ -264,8 +266,8 @@ func TestHTTPChildProcess(t *testing.T) {
 		return c.call(harness.Context(t), "sleep", map[string]any{"ms": 60000}, RequestOptions{})
 	})
 	for i, err := range errs {
-		var re *messages.CallError
-		if !(errors.As(err, &re) && errors.Is(re, messages.ErrHTTP)) {
+		var re *callerr.Error
+		if !(errors.As(err, &re) && errors.Is(re, errkind.ErrHTTP)) {
 			t.Errorf("call %d: %v, want a messages.RequestError", i, err)
 		}
 	}
@@ -279,7 +281,7 @@ func TestHTTPChildProcess(t *testing.T) {
 	case <-time.After(harness.Bound):
 		t.Fatal("the child did not exit")
 	}
-	if _, err := c.echo("gone"); !errors.Is(err, messages.ErrHTTP) {
+	if _, err := c.echo("gone"); !errors.Is(err, errkind.ErrHTTP) {
 		t.Errorf("a call after the crash: %v", err)
 	}
 	if c.conn.Err() != nil {

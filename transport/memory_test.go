@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -41,7 +43,7 @@ func TestWriteQueueIsBoundedInBytes(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
 			_, err := s.conn.Call(ctx, messages.MethodToolsCall, params, RequestOptions{})
-			if !errors.Is(err, messages.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+			if !errors.Is(err, errkind.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
 				unexpected.Store(err.Error(), true)
 			}
 		}()
@@ -73,7 +75,7 @@ func TestWaitForWriteRoomGivesBackTheSlot(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		_, err := s.conn.Call(ctx, messages.MethodToolsCall, params, RequestOptions{})
 		cancel()
-		if !errors.Is(err, messages.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
+		if !errors.Is(err, errkind.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("call %d: %v, want its deadline", i, err)
 		}
 	}
@@ -93,13 +95,13 @@ func TestStalledWriteFailsTheConnection(t *testing.T) {
 	big := toolParams("echo", map[string]any{"message": string(bytes.Repeat([]byte{'x'}, 4*mib))})
 	start := time.Now()
 	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, big, RequestOptions{})
-	if !errors.Is(err, messages.ErrTransportClosed) || messages.Find(err, (*messages.CallError).WriteStalled) == nil {
+	if !errors.Is(err, errkind.ErrTransportClosed) || callerr.WriteStalled(err) == nil {
 		t.Fatalf("got %v, want the connection failed by a write stall", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the stall was noticed after %v", d)
 	}
-	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, messages.ErrTransportClosed) {
+	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, errkind.ErrTransportClosed) {
 		t.Errorf("a new call: %v", err)
 	}
 }
@@ -159,8 +161,8 @@ func TestQueuedCallsTimeOut(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			_, err := s.conn.Call(context.Background(), messages.MethodToolsCall, params, RequestOptions{Timeout: 300 * time.Millisecond})
-			var te *messages.CallError
-			if !(errors.As(err, &te) && te.Timeout()) || te.After != 300*time.Millisecond {
+			var te *callerr.Error
+			if !(errors.As(err, &te) && callerr.Timeout(te) == te) || te.After != 300*time.Millisecond {
 				unexpected.Store(fmt.Sprint(err), true)
 			}
 		}()

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -50,7 +51,7 @@ func (r *rpcCore) failOversized(m oversizedResponse) {
 	if !ok {
 		return
 	}
-	r.resolve(m.id, Outcome{err: messages.NewFrameTooLarge(&messages.CallError{
+	r.resolve(m.id, Outcome{err: callerr.NewFrameTooLarge(&callerr.Error{
 		Server: r.server, Method: c.method, ID: messages.Int64ID(m.id), Size: m.size, Limit: m.limit})})
 }
 
@@ -61,7 +62,7 @@ func (r *rpcCore) failBadResponse(m badResponse) {
 		return
 	}
 	r.log.Warn("mcp: unusable answer failed its request", "server", r.server, "id", m.id, "method", c.method, "problem", m.problem)
-	r.resolve(m.id, Outcome{err: messages.NewBadResponse(&messages.CallError{
+	r.resolve(m.id, Outcome{err: callerr.NewBadResponse(&callerr.Error{
 		Server: r.server, Method: c.method, ID: messages.Int64ID(m.id), Problem: m.problem})})
 }
 

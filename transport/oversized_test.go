@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -43,8 +45,8 @@ func TestOversizedAnswerFailsItsCallAtOnce(t *testing.T) {
 	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.MaxFrameSize = limit })
 	start := time.Now()
 	_, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("big", map[string]any{"bytes": 2 * limit}), RequestOptions{})
-	var tooLarge *messages.CallError
-	if !(errors.As(err, &tooLarge) && tooLarge.FrameTooLarge()) || !errors.Is(err, messages.ErrBadResponse) || tooLarge.Limit != limit {
+	var tooLarge *callerr.Error
+	if !(errors.As(err, &tooLarge) && callerr.FrameTooLarge(tooLarge) == tooLarge) || !errors.Is(err, errkind.ErrBadResponse) || tooLarge.Limit != limit {
 		t.Fatalf("got %v, want a FrameTooLargeError", err)
 	}
 	if d := time.Since(start); d > 10*time.Second { // the request timeout is 30 s

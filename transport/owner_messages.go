@@ -41,7 +41,7 @@ type InboundNotification struct {
 // TransportClosed tells a transport's owner that it has stopped, and why.
 // Every request that was pending has already been failed with Err.
 type TransportClosed struct {
-	Err        error  // an ErrTransportClosed *messages.CallError
+	Err        error  // an ErrTransportClosed *callerr.Error
 	Generation uint64 // the connection generation that ended
 	// Transport identifies the transport that ended (Conn.ID): a
 	// generation may run two, one after the other, when a Streamable HTTP

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 // panickingObserver panics when told of a late answer: the transport actor
@@ -66,7 +66,7 @@ func TestReaderPathPanicStopsTheTransport(t *testing.T) {
 	})
 	pid := proctest.WaitChild(t, markVar+"="+mark)
 	obs := &panickingObserver{}
-	if _, err := conn.Call(harness.Context(t), "tools/call", nil, RequestOptions{Timeout: 100 * time.Millisecond, Observer: obs}); !errors.Is(err, messages.ErrTimeout) {
+	if _, err := conn.Call(harness.Context(t), "tools/call", nil, RequestOptions{Timeout: 100 * time.Millisecond, Observer: obs}); !errors.Is(err, errkind.ErrTimeout) {
 		t.Fatalf("call 1: %v, want a timeout", err)
 	}
 	errs := make(chan error, pending)
@@ -80,7 +80,7 @@ func TestReaderPathPanicStopsTheTransport(t *testing.T) {
 		select {
 		case err := <-errs:
 			var pe *PanicError
-			if !errors.Is(err, messages.ErrTransportClosed) || !errors.As(err, &pe) || pe.Value != "late answer" {
+			if !errors.Is(err, errkind.ErrTransportClosed) || !errors.As(err, &pe) || pe.Value != "late answer" {
 				t.Errorf("pending call: %v, want the panic", err)
 			}
 		case <-time.After(harness.Bound):
@@ -92,10 +92,10 @@ func TestReaderPathPanicStopsTheTransport(t *testing.T) {
 	case <-time.After(harness.Bound):
 		t.Fatal("the transport never ended")
 	}
-	if closed := recv[TransportClosed](t, r); !errors.Is(closed.Err, messages.ErrTransportClosed) {
+	if closed := recv[TransportClosed](t, r); !errors.Is(closed.Err, errkind.ErrTransportClosed) {
 		t.Errorf("owner told %v", closed.Err)
 	}
-	if _, err := conn.Call(harness.Context(t), "ping", nil, RequestOptions{}); !errors.Is(err, messages.ErrTransportClosed) {
+	if _, err := conn.Call(harness.Context(t), "ping", nil, RequestOptions{}); !errors.Is(err, errkind.ErrTransportClosed) {
 		t.Errorf("a new call: %v", err)
 	}
 	stack := obs.stack.Load()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -16,7 +17,7 @@ import (
 // Call sends a request and waits for its single end: the result, a JSON-RPC
 // error (*messages.RPCError), a timeout (ErrTimeout), the
 // context's end (its Kind the context's error) or the transport's end
-// (ErrTransportClosed), each a *messages.CallError. On timeout or cancellation the server is
+// (ErrTransportClosed), each a *callerr.Error. On timeout or cancellation the server is
 // sent notifications/cancelled
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation)
 // unless opts.NoCancel, and a late answer is ignored. It is Start, Await
@@ -116,7 +117,7 @@ func (c *Conn) Finish(ctx context.Context, p Pending, out *Outcome, woke Wake) (
 // the stack while the call waits (see await).
 func (c *Conn) send(ctx context.Context, method string, params json.RawMessage, opts *RequestOptions, start time.Time) (*call, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, messages.NewCanceled(&messages.CallError{Server: c.server, Method: method, Cause: context.Cause(ctx)})
+		return nil, callerr.NewCanceled(&callerr.Error{Server: c.server, Method: method, Cause: context.Cause(ctx)})
 	}
 	if !opts.Unslotted {
 		select {
@@ -325,7 +326,7 @@ func (c *Conn) abandon(cl *call) {
 
 // canceled retires a call whose context ended.
 func (c *Conn) canceled(ctx context.Context, cl *call) (json.RawMessage, error) {
-	why := messages.NewCanceled(&messages.CallError{Server: c.server, Method: cl.method, Cause: context.Cause(ctx)})
+	why := callerr.NewCanceled(&callerr.Error{Server: c.server, Method: cl.method, Cause: context.Cause(ctx)})
 	return c.retire(cl, why.Cause.Error(), why)
 }
 
@@ -343,12 +344,12 @@ func (c *Conn) ended(cl *call) (json.RawMessage, error) {
 
 // timeoutError is the error of a call its timer retired.
 func (c *Conn) timeoutError(cl *call) error {
-	return messages.NewTimeout(&messages.CallError{Server: c.server, Method: cl.method, After: time.Duration(cl.after.Load())})
+	return callerr.NewTimeout(&callerr.Error{Server: c.server, Method: cl.method, After: time.Duration(cl.after.Load())})
 }
 
 // timeoutText is the reason sent in notifications/cancelled on a timeout.
 func timeoutText(d time.Duration) string {
-	return (messages.NewTimeout(&messages.CallError{After: d})).Error()
+	return (callerr.NewTimeout(&callerr.Error{After: d})).Error()
 }
 
 // noTimeout stands for "no timer": about 292 years.
@@ -425,7 +426,7 @@ func (c *Conn) finish(cl *call, out *Outcome, why error) (json.RawMessage, error
 			if why == nil { // retired by the caller's timer, not by ctx
 				why = c.timeoutError(cl)
 			}
-			if w, ok := why.(*messages.CallError); ok && (w.Timeout() || w.Canceled()) {
+			if w, ok := why.(*callerr.Error); ok && (callerr.Timeout(w) == w || callerr.Canceled(w) == w) {
 				w.ID = id
 			}
 			return nil, why

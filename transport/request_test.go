@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -79,8 +80,8 @@ func TestStartedRequestKeepsItsOwnTimer(t *testing.T) {
 	}
 	out, woke := s.conn.Await(ctx, p, &opts)
 	_, err = s.conn.Finish(ctx, p, &out, woke)
-	var te *messages.CallError
-	if !(errors.As(err, &te) && te.Timeout()) || woke != Answered {
+	var te *callerr.Error
+	if !(errors.As(err, &te) && callerr.Timeout(te) == te) || woke != Answered {
 		t.Fatalf("woke %d: %v, want a timeout delivered as the call's outcome", woke, err)
 	}
 	if steps == 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -40,7 +41,7 @@ func TestLateAnswerReachesTheRetiredCallsObserver(t *testing.T) {
 	t.Cleanup(func() { conn.Close(harness.Context(t)) })
 	obs := &observer{}
 	_, err := conn.Call(harness.Context(t), "tools/call", nil, RequestOptions{Timeout: 100 * time.Millisecond, Observer: obs})
-	if !errors.Is(err, messages.ErrTimeout) {
+	if !errors.Is(err, errkind.ErrTimeout) {
 		t.Fatalf("got %v, want a timeout", err)
 	}
 	harness.WaitFor(t, "the late answer", func() bool { return conn.Stats()[LateResponses] == 1 })

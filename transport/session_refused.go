@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 )
 
 // sessionRefused reports whether an error answer to a message that carried
@@ -31,7 +31,7 @@ import (
 //
 // Only a message that carried a session id is judged; without one, no
 // session can have been refused.
-func sessionRefused(e *messages.CallError) bool {
+func sessionRefused(e *callerr.Error) bool {
 	switch {
 	case e.Status == http.StatusNotFound:
 		return true

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
@@ -26,8 +28,8 @@ func TestHTTPSessionRefused400(t *testing.T) {
 
 	_, errs := concurrently(t, 4, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 	for i, err := range errs {
-		var se *messages.CallError
-		if !(errors.As(err, &se) && se.SessionExpired()) || !errors.Is(err, messages.ErrHTTP) || se.SessionID != session || se.Status != http.StatusBadRequest {
+		var se *callerr.Error
+		if !(errors.As(err, &se) && callerr.SessionExpired(se) == se) || !errors.Is(err, errkind.ErrHTTP) || se.SessionID != session || se.Status != http.StatusBadRequest {
 			t.Fatalf("call %d: %v, want a messages.SessionExpiredError with status 400", i, err)
 		}
 		if msg := err.Error(); !strings.Contains(msg, "HTTP 400") || strings.Contains(msg, "404") || !strings.Contains(msg, `"ts-http"`) {
@@ -48,7 +50,7 @@ func TestHTTPListenerSessionRefused400(t *testing.T) {
 	c.conn.Listen(harness.Context(t))
 	p.h.EndSessions()
 	ownerNext[SessionExpired](t, c.owner)
-	if _, err := c.echo("x"); !errors.Is(err, messages.ErrHTTP) {
+	if _, err := c.echo("x"); !errors.Is(err, errkind.ErrHTTP) {
 		t.Errorf("a call after: %v", err)
 	}
 }
@@ -60,8 +62,8 @@ func TestHTTPBadRequestIsNoExpiry(t *testing.T) {
 	c := dialHTTP(t, p.url, clientOpts{})
 	c.initialize(messages.Version20251125)
 	_, err := c.echo("refused")
-	var he *messages.CallError
-	if !(errors.As(err, &he) && he.HTTPStatus()) || he.Status != http.StatusBadRequest || messages.Find(err, (*messages.CallError).SessionExpired) != nil {
+	var he *callerr.Error
+	if !(errors.As(err, &he) && callerr.HTTPStatus(he) == he) || he.Status != http.StatusBadRequest || callerr.SessionExpired(err) != nil {
 		t.Fatalf("got %v, want HTTP 400 and no expiry", err)
 	}
 	if n := ownerCount[SessionExpired](c.owner, 100*time.Millisecond); n != 0 {
@@ -74,22 +76,22 @@ func TestHTTPBadRequestIsNoExpiry(t *testing.T) {
 func TestSessionRefusedRule(t *testing.T) {
 	rpc := func(msg string) *messages.Error { return &messages.Error{Code: -32000, Message: msg} }
 	for _, tc := range []struct {
-		e    messages.CallError
+		e    callerr.Error
 		want bool
 	}{
-		{messages.CallError{Status: 404, Body: "Not Found"}, true},
-		{messages.CallError{Status: 400, Body: "Bad Request: No valid session ID provided"}, true},
-		{messages.CallError{Status: 400, Body: "{}", RPC: rpc("Bad Request: No valid session ID provided")}, true},
-		{messages.CallError{Status: 400, Body: "Invalid or expired session"}, true},
-		{messages.CallError{Status: 410, Body: "session terminated"}, true},
-		{messages.CallError{Status: 400, Body: "SESSION NOT FOUND"}, true},
-		{messages.CallError{Status: 400, Body: "Bad Request: Mcp-Session-Id header is required"}, false},
-		{messages.CallError{Status: 400, Body: "Invalid params"}, false},
-		{messages.CallError{Status: 401, Body: "invalid session token"}, false},
-		{messages.CallError{Status: 403, Body: "session invalid for this user"}, false},
-		{messages.CallError{Status: 429, Body: "too many sessions, unknown client"}, false},
-		{messages.CallError{Status: 500, Body: "session not found"}, false},
-		{messages.CallError{Status: 503, Body: "Service Unavailable"}, false},
+		{callerr.Error{Status: 404, Body: "Not Found"}, true},
+		{callerr.Error{Status: 400, Body: "Bad Request: No valid session ID provided"}, true},
+		{callerr.Error{Status: 400, Body: "{}", RPC: rpc("Bad Request: No valid session ID provided")}, true},
+		{callerr.Error{Status: 400, Body: "Invalid or expired session"}, true},
+		{callerr.Error{Status: 410, Body: "session terminated"}, true},
+		{callerr.Error{Status: 400, Body: "SESSION NOT FOUND"}, true},
+		{callerr.Error{Status: 400, Body: "Bad Request: Mcp-Session-Id header is required"}, false},
+		{callerr.Error{Status: 400, Body: "Invalid params"}, false},
+		{callerr.Error{Status: 401, Body: "invalid session token"}, false},
+		{callerr.Error{Status: 403, Body: "session invalid for this user"}, false},
+		{callerr.Error{Status: 429, Body: "too many sessions, unknown client"}, false},
+		{callerr.Error{Status: 500, Body: "session not found"}, false},
+		{callerr.Error{Status: 503, Body: "Service Unavailable"}, false},
 	} {
 		if got := sessionRefused(&tc.e); got != tc.want {
 			t.Errorf("%d %q (rpc %v): %v, want %v", tc.e.Status, tc.e.Body, tc.e.RPC, got, tc.want)

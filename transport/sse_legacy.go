@@ -11,8 +11,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/redact"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 // SpawnLegacySSE starts a transport actor for the HTTP+SSE transport of
@@ -81,11 +81,11 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 	a := s.a
 	req, err := s.request(ctx, http.MethodGet, p.url, nil, p)
 	if err != nil {
-		return requestError(a.cfg.Server, "", p.url, false, err, a.secrets)
+		return requestError(a.cfg.Server, "", p.url, 0, err, a.secrets)
 	}
 	resp, err := a.cfg.Client.Do(req)
 	if err != nil {
-		return requestError(a.cfg.Server, "", p.url, false, err, a.secrets)
+		return requestError(a.cfg.Server, "", p.url, 0, err, a.secrets)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
@@ -97,7 +97,7 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 1025))
 		more := len(head) > 1024
 		head = head[:min(len(head), 1024)]
-		return messages.NewBadBody(&messages.CallError{Server: a.cfg.Server, URL: redact.URL(p.url), Status: resp.StatusCode,
+		return callerr.NewBadBody(&callerr.Error{Server: a.cfg.Server, URL: redact.URL(p.url), Status: resp.StatusCode,
 			ContentType: resp.Header.Get("Content-Type"), Body: maskedExcerpt(head, more, a.secrets),
 			Problem: "no event stream to a GET"})
 	}
@@ -113,7 +113,7 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return errStreamEnded
 			}
-			return requestError(a.cfg.Server, "", p.url, true, err, a.secrets)
+			return requestError(a.cfg.Server, "", p.url, resp.StatusCode, err, a.secrets)
 		}
 		switch ev.Type {
 		case "endpoint":

@@ -12,8 +12,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/redact"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 // StdioConfig describes an MCP server run as a subprocess that speaks JSON
@@ -233,7 +233,7 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 		a.writeDone(ctx, *m)
 	case writeStallCheck:
 		if a.out.stalled() {
-			a.fail(ctx, messages.NewWriteStall(&messages.CallError{After: a.cfg.WriteStallTimeout}))
+			a.fail(ctx, callerr.NewWriteStall(&callerr.Error{After: a.cfg.WriteStallTimeout}))
 		}
 	case *actor.Started:
 		a.start(ctx)
@@ -352,7 +352,7 @@ func (a *stdioActor) stoppedError() error {
 	if a.panicked != nil {
 		cause = &PanicError{Value: a.panicked}
 	}
-	return messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: cause})
+	return callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: cause})
 }
 
 func (a *stdioActor) start(ctx actor.Context) {
@@ -364,7 +364,7 @@ func (a *stdioActor) start(ctx actor.Context) {
 	cmd := exec.Command(a.cfg.Command, a.cfg.Args...)
 	proc, err := startProcess(cmd, a.cfg, a.conn, a.self)
 	if err != nil {
-		a.startErr = messages.NewStart(&messages.CallError{Server: a.cfg.Server, Command: a.cfg.Command, Cause: unwrapStart(err)})
+		a.startErr = callerr.NewStart(&callerr.Error{Server: a.cfg.Server, Command: a.cfg.Command, Cause: unwrapStart(err)})
 		a.cfg.Logger.Warn("mcp: could not start server", "server", a.cfg.Server, "err", a.startErr)
 		a.state = lifecycle{closing: true, exited: true, readerDone: true, stderrDone: true}
 		a.maybeFinish(ctx)
@@ -398,7 +398,7 @@ func (a *stdioActor) dialed(ctx actor.Context, m dialed) {
 			m.err = errors.New("the dialer returned no stream")
 		}
 		if !a.state.readerDone {
-			a.startErr = messages.NewStart(&messages.CallError{Server: a.cfg.Server, Cause: m.err})
+			a.startErr = callerr.NewStart(&callerr.Error{Server: a.cfg.Server, Cause: m.err})
 			a.state.closing, a.state.readerDone = true, true
 			a.maybeFinish(ctx)
 		}
@@ -458,7 +458,7 @@ func (a *stdioActor) fail(ctx actor.Context, cause error) {
 
 // closedError is the error pending calls get before the process is gone.
 func (a *stdioActor) closedError(cause error) error {
-	return messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: cause})
+	return callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: cause})
 }
 
 // beginClose starts the shutdown sequence once: no new requests, stdin
@@ -473,7 +473,7 @@ func (a *stdioActor) beginClose(ctx actor.Context, cause error, byUser bool) {
 	}
 	if byUser {
 		// The caller asked: pending requests end now, not after the grace.
-		a.core.failAll(messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: cause, Closed: cause == nil}))
+		a.core.failAll(callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: cause, Closed: cause == nil}))
 	}
 	if a.proc == nil {
 		return
@@ -492,11 +492,11 @@ func (a *stdioActor) maybeFinish(ctx actor.Context) {
 	if !s.finished() {
 		return
 	}
-	var err error = messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Cause: s.cause, ExitStatus: s.exitStatus,
+	var err error = callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: s.cause, ExitStatus: s.exitStatus,
 		Stderr: redact.Text(s.tail, a.conn.skipped.secretValues()...), Stdout: a.conn.skipped.excerpt()})
 	if s.byUser && s.cause == nil {
 		// An asked-for close is not a failure.
-		err = messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server, Closed: true})
+		err = callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Closed: true})
 	}
 	if a.startErr != nil {
 		err = a.startErr // nothing ran: no exit status, no stderr
@@ -525,7 +525,7 @@ func (a *stdioActor) publish(err error) {
 	default:
 	}
 	if err == nil {
-		err = messages.NewTransportClosed(&messages.CallError{Server: a.cfg.Server})
+		err = callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server})
 	}
 	a.conn.end.err, a.conn.end.byUser = err, a.state.byUser
 	close(a.conn.end.done)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/proctest"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -140,8 +142,8 @@ func TestEndlessLine(t *testing.T) {
 	})
 	errs = append(errs, <-first)
 	for i, err := range errs {
-		var te *messages.CallError
-		if !(errors.As(err, &te) && te.Timeout()) || !errors.Is(err, messages.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 300ms` {
+		var te *callerr.Error
+		if !(errors.As(err, &te) && callerr.Timeout(te) == te) || !errors.Is(err, errkind.ErrTimeout) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 300ms` {
 			t.Errorf("call %d: %v, want a 300 ms timeout", i, err)
 		}
 	}
@@ -189,11 +191,11 @@ func TestStderrFlood(t *testing.T) {
 	// End it with a crash: the error carries a bounded excerpt, the first
 	// lines and the last.
 	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 3, "stderr": "last words"}), RequestOptions{})
-	if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") || !strings.HasSuffix(err.Error(), "last words") {
+	if !errors.Is(err, errkind.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") || !strings.HasSuffix(err.Error(), "last words") {
 		t.Fatalf("crash: %v", err)
 	}
-	var tce *messages.CallError
-	if !(errors.As(err, &tce) && tce.TransportClosed()) || len(tce.Stderr) > stderrHeadBytes+stderrTailBytes+64 {
+	var tce *callerr.Error
+	if !(errors.As(err, &tce) && callerr.TransportClosed(tce) == tce) || len(tce.Stderr) > stderrHeadBytes+stderrTailBytes+64 {
 		t.Errorf("stderr excerpt of %d bytes", len(tce.Stderr))
 	}
 	if !strings.HasPrefix(tce.Stderr, "testserver stderr flood line 00000001 ") {
@@ -245,7 +247,7 @@ func TestServerExitsMidRequest(t *testing.T) {
 			_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("crash", map[string]any{"code": 7, "stderr": tc.stderr}), RequestOptions{})
 			check := func(what string, err error) {
 				t.Helper()
-				if !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 7") ||
+				if !errors.Is(err, errkind.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 7") ||
 					tc.stderr != "" && !strings.HasSuffix(err.Error(), tc.stderr) {
 					t.Errorf("%s: %v", what, err)
 				}
@@ -279,7 +281,7 @@ func TestExitAfterRequests(t *testing.T) {
 		return "", err
 	})
 	for i, err := range errs {
-		if !errors.Is(err, messages.ErrTransportClosed) || err.Error() != `MCP server "ts": Transport closed: exit status 4; stderr: fatal: quota exceeded` {
+		if !errors.Is(err, errkind.ErrTransportClosed) || err.Error() != `MCP server "ts": Transport closed: exit status 4; stderr: fatal: quota exceeded` {
 			t.Errorf("call %d: %v", i, err)
 		}
 	}
@@ -304,7 +306,7 @@ func TestServerIgnoringSIGTERMIsKilled(t *testing.T) {
 		t.Errorf("Close took only %v: the server cannot have been killed after both grace periods", took)
 	}
 	for range 2 {
-		if err := <-running; !errors.Is(err, messages.ErrTransportClosed) {
+		if err := <-running; !errors.Is(err, errkind.ErrTransportClosed) {
 			t.Errorf("pending call: %v", err)
 		}
 	}
@@ -342,8 +344,8 @@ func TestNeverAnsweredCallTimesOutAndIsCancelled(t *testing.T) {
 	s := startServer(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, nil, nil, nil)
 	ctx := harness.Context(t)
 	_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), RequestOptions{Timeout: 200 * time.Millisecond})
-	var te *messages.CallError
-	if !(errors.As(err, &te) && te.Timeout()) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` || te.Method != "tools/call" || !te.ID.IsValid() {
+	var te *callerr.Error
+	if !(errors.As(err, &te) && callerr.Timeout(te) == te) || err.Error() != `MCP server "ts": tools/call (id `+te.ID.String()+`): Request timeout after 200ms` || te.Method != "tools/call" || !te.ID.IsValid() {
 		t.Fatalf("got %#v", err)
 	}
 	// basic/utilities/cancellation: the server is told which request.
@@ -377,8 +379,8 @@ func TestContextCancellation(t *testing.T) {
 			ctx, cancel := tc.ctx()
 			defer cancel()
 			_, err := s.conn.Call(ctx, "tools/call", toolParams("echo", map[string]any{"message": "x"}), RequestOptions{})
-			var ce *messages.CallError
-			if !(errors.As(err, &ce) && ce.Canceled()) || !errors.Is(err, tc.want) || errors.Is(err, messages.ErrTimeout) || !ce.ID.IsValid() {
+			var ce *callerr.Error
+			if !(errors.As(err, &ce) && callerr.Canceled(ce) == ce) || !errors.Is(err, tc.want) || errors.Is(err, errkind.ErrTimeout) || !ce.ID.IsValid() {
 				t.Fatalf("got %#v", err)
 			}
 			s.stderr.Wait(t, "cancelled "+ce.ID.String()+" ")
@@ -397,13 +399,13 @@ func TestNoCancelIsNeverCancelled(t *testing.T) {
 	// telling the server.
 	s := startServer(t, testserver.Options{NeverAnswer: true, ReportCancels: true}, nil, nil, nil)
 	_, err := s.conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), RequestOptions{Timeout: 100 * time.Millisecond, NoCancel: true})
-	if !errors.Is(err, messages.ErrTimeout) {
+	if !errors.Is(err, errkind.ErrTimeout) {
 		t.Fatalf("got %v", err)
 	}
 	// A cancellation sent after it would be reported before this one.
 	_, err = s.conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), RequestOptions{Timeout: 100 * time.Millisecond})
-	var te *messages.CallError
-	if !(errors.As(err, &te) && te.Timeout()) {
+	var te *callerr.Error
+	if !(errors.As(err, &te) && callerr.Timeout(te) == te) {
 		t.Fatalf("got %v", err)
 	}
 	s.stderr.Wait(t, "cancelled "+te.ID.String()+" ")
@@ -450,14 +452,14 @@ func TestWriteFailureFailsAtOnce(t *testing.T) {
 	log.Wait(t, "ready")
 	start := time.Now()
 	_, err := conn.Call(harness.Context(t), "tools/call", toolParams("echo", nil), RequestOptions{})
-	if !errors.Is(err, messages.ErrTransportClosed) || errors.Is(err, messages.ErrTimeout) {
+	if !errors.Is(err, errkind.ErrTransportClosed) || errors.Is(err, errkind.ErrTimeout) {
 		t.Fatalf("got %v, want ErrTransportClosed", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the failed write took %v to report", d)
 	}
 	// Later calls fail at once too.
-	if _, err := conn.Call(harness.Context(t), "ping", nil, RequestOptions{}); !errors.Is(err, messages.ErrTransportClosed) {
+	if _, err := conn.Call(harness.Context(t), "ping", nil, RequestOptions{}); !errors.Is(err, errkind.ErrTransportClosed) {
 		t.Errorf("later call: %v", err)
 	}
 }
@@ -467,7 +469,7 @@ func TestCommandNotFound(t *testing.T) {
 	conn := SpawnStdio(sys.Root, sys.Root, nil, StdioConfig{Server: "ghost", Command: "/nonexistent/mcp-server"})
 	_, err := conn.Call(harness.Context(t), "ping", nil, RequestOptions{})
 	// A server that never ran did not close: it could not start.
-	if !errors.Is(err, messages.ErrStart) || errors.Is(err, messages.ErrTransportClosed) ||
+	if !errors.Is(err, errkind.ErrStart) || errors.Is(err, errkind.ErrTransportClosed) ||
 		!strings.HasPrefix(err.Error(), `could not start MCP server "ghost" (/nonexistent/mcp-server): `) ||
 		!strings.Contains(err.Error(), "no such file or directory") {
 		t.Fatalf("got %v", err)
@@ -588,7 +590,7 @@ func TestStoppedByParent(t *testing.T) {
 	running := inFlight(t, s, 3)
 	s.conn.root.Stop(s.conn.pid)
 	for range 3 {
-		if err := <-running; !errors.Is(err, messages.ErrTransportClosed) {
+		if err := <-running; !errors.Is(err, errkind.ErrTransportClosed) {
 			t.Errorf("pending call: %v", err)
 		}
 	}
@@ -613,7 +615,7 @@ func TestWrapperExitsLeavingItsChild(t *testing.T) {
 	case <-time.After(harness.Bound):
 		t.Fatal("the transport waits for the pipes for ever")
 	}
-	if err := s.conn.Err(); !errors.Is(err, messages.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") {
+	if err := s.conn.Err(); !errors.Is(err, errkind.ErrTransportClosed) || !strings.Contains(err.Error(), "exit status 3") {
 		t.Errorf("Err = %v", err)
 	}
 	harness.WaitFor(t, "the orphan to be killed", func() bool {
@@ -629,7 +631,7 @@ func TestLateAnswerIsCountedNotDelivered(t *testing.T) {
 	s := startServer(t, testserver.Options{}, nil, nil, nil)
 	ctx := harness.Context(t)
 	_, err := s.conn.Call(ctx, "tools/call", toolParams("sleep", map[string]any{"ms": 1000}), RequestOptions{Timeout: 50 * time.Millisecond, NoCancel: true})
-	if !errors.Is(err, messages.ErrTimeout) {
+	if !errors.Is(err, errkind.ErrTimeout) {
 		t.Fatalf("got %v", err)
 	}
 	harness.WaitFor(t, "the late answer", func() bool { return s.conn.Stats()[LateResponses] == 1 })

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 // A server that prints its cause on stdout and exits: the closing error
@@ -22,8 +22,8 @@ func TestStdoutCauseShownOnExit(t *testing.T) {
 	})
 	<-s.conn.Done()
 	err := s.conn.Err()
-	var tc *messages.CallError
-	if !(errors.As(err, &tc) && tc.TransportClosed()) {
+	var tc *callerr.Error
+	if !(errors.As(err, &tc) && callerr.TransportClosed(tc) == tc) {
 		t.Fatalf("Err = %v, want a TransportClosedError", err)
 	}
 	msg := err.Error()
@@ -48,8 +48,8 @@ func TestStdoutExcerptBounded(t *testing.T) {
 		c.Command, c.Args = "/bin/sh", []string{"-c", `head -c 5000 /dev/zero | tr '\0' x; echo; exit 2`}
 	})
 	<-s.conn.Done()
-	var tc *messages.CallError
-	if !(errors.As(s.conn.Err(), &tc) && tc.TransportClosed()) || len(tc.Stdout) > skippedLineBytes+3 || !strings.HasSuffix(tc.Stdout, "x...") {
+	var tc *callerr.Error
+	if !(errors.As(s.conn.Err(), &tc) && callerr.TransportClosed(tc) == tc) || len(tc.Stdout) > skippedLineBytes+3 || !strings.HasSuffix(tc.Stdout, "x...") {
 		t.Errorf("excerpt %q (%d bytes): want the line cut to %d bytes", tc.Stdout, len(tc.Stdout), skippedLineBytes)
 	}
 
@@ -61,7 +61,7 @@ func TestStdoutExcerptBounded(t *testing.T) {
 	if err := clean.close(); err != nil {
 		t.Fatal(err)
 	}
-	if !(errors.As(clean.conn.Err(), &tc) && tc.TransportClosed()) || tc.Stdout != "" {
+	if !(errors.As(clean.conn.Err(), &tc) && callerr.TransportClosed(tc) == tc) || tc.Stdout != "" {
 		t.Errorf("Err = %v", clean.conn.Err())
 	}
 }

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"encoding/json"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/rawjson"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -10,7 +11,7 @@ import (
 // AppendCallToolParams appends the JSON encoding of p to b, exactly as
 // json.Marshal would encode it, without reflecting over the struct:
 // tools/call is the hot path. Arguments that encode as anything but an
-// object are refused with a *messages.CallError of kind ErrInvalidArguments. The arguments and _meta go through
+// object are refused with a *callerr.Error of kind ErrInvalidArguments. The arguments and _meta go through
 // appendValue, which leaves only shapes other than the generic JSON ones to
 // encoding/json.
 func AppendCallToolParams(b []byte, p *messages.CallToolParams) ([]byte, error) {
@@ -94,12 +95,12 @@ func appendArguments(b []byte, p *messages.CallToolParams) ([]byte, error) {
 	}
 	if !done {
 		if b, err = appendValue(b, p.Arguments); err != nil {
-			return nil, messages.NewArguments(&messages.CallError{Tool: p.Name, Cause: err})
+			return nil, callerr.NewArguments(&callerr.Error{Tool: p.Name, Cause: err})
 		}
 	}
 	// appendValue writes compact JSON: an object starts at once.
 	if len(b) == mark || b[mark] != '{' {
-		return nil, messages.NewArguments(&messages.CallError{Tool: p.Name, Got: rawjson.KindOf(b[mark:])})
+		return nil, callerr.NewArguments(&callerr.Error{Tool: p.Name, Got: rawjson.KindOf(b[mark:])})
 	}
 	return b, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -67,9 +69,9 @@ func TestAppendCallToolParamsMatchesMarshal(t *testing.T) {
 	// protocol has them be one.
 	for _, notObject := range []any{map[string]any(nil), []int{1}, "text", 3, false, json.RawMessage(` [1]`), json.RawMessage(`null`)} {
 		_, err := AppendCallToolParams(nil, &messages.CallToolParams{Name: "t", Arguments: notObject})
-		var ae *messages.CallError
-		if !errors.Is(err, messages.ErrInvalidArguments) || !(errors.As(err, &ae) && errors.Is(ae, messages.ErrInvalidArguments)) || ae.Tool != "t" {
-			t.Errorf("arguments %#v: %v, want an *messages.CallError", notObject, err)
+		var ae *callerr.Error
+		if !errors.Is(err, errkind.ErrInvalidArguments) || !(errors.As(err, &ae) && errors.Is(ae, errkind.ErrInvalidArguments)) || ae.Tool != "t" {
+			t.Errorf("arguments %#v: %v, want an *callerr.Error", notObject, err)
 		}
 	}
 	for _, bad := range []any{func() {}, map[string]any{"nan": math.NaN()}, []any{math.Inf(1)},
@@ -98,8 +100,8 @@ func FuzzAppendCallToolParams(f *testing.F) {
 			got, err2 := AppendCallToolParams(nil, &p)
 			if err1 == nil && !argumentsAreObject(want) {
 				// Encodable, but not an object: refused (ArgumentsError).
-				if !errors.Is(err2, messages.ErrInvalidArguments) {
-					t.Fatalf("%T: %s: got %s (%v), want messages.ErrInvalidArguments", a, want, got, err2)
+				if !errors.Is(err2, errkind.ErrInvalidArguments) {
+					t.Fatalf("%T: %s: got %s (%v), want errkind.ErrInvalidArguments", a, want, got, err2)
 				}
 				continue
 			}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -64,12 +66,12 @@ func TestMaskerErrorKeepsTypes(t *testing.T) {
 	rpc := &messages.RPCError{Server: "files", Method: "tools/call", Code: -32000,
 		Message: "bad credentials " + headerSecret, Data: json.RawMessage(`{"env":"` + envSecret + `"}`)}
 	wrapped := fmt.Errorf("call failed (%s): %w", userSecret, rpc)
-	for _, err := range []error{rpc, wrapped, messages.NewTransportClosed(&messages.CallError{Server: "files", Cause: rpc, Stderr: "fatal " + envSecret})} {
+	for _, err := range []error{rpc, wrapped, callerr.NewTransportClosed(&callerr.Error{Server: "files", Cause: rpc, Stderr: "fatal " + envSecret})} {
 		got := m.Error(err)
 		if v := leaked(got.Error()); v != "" {
 			t.Errorf("Error(%T) text left %s: %s", err, v, got)
 		}
-		if !errors.Is(got, messages.ErrRPC) {
+		if !errors.Is(got, errkind.ErrRPC) {
 			t.Errorf("Error(%T) no longer matches ErrRPC", err)
 		}
 		var r *messages.RPCError
@@ -86,7 +88,7 @@ func TestMaskerErrorKeepsTypes(t *testing.T) {
 	if rpc.Message != "bad credentials "+headerSecret {
 		t.Fatal("Error changed the caller's error in place")
 	}
-	clean := messages.NewTimeout(&messages.CallError{Server: "files", Method: "ping"})
+	clean := callerr.NewTimeout(&callerr.Error{Server: "files", Method: "ping"})
 	if got := m.Error(clean); got != error(clean) {
 		t.Fatal("an error with nothing to mask was replaced")
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
@@ -331,7 +332,7 @@ func (e Exposed) resolve(ctx context.Context, exposed string) (naming.ToolPair, 
 	if p, ok := e.catalog(lists).byName[exposed]; ok {
 		return p, nil
 	}
-	unknown := messages.NewUnknownTool(&messages.CallError{Tool: exposed})
+	unknown := callerr.NewUnknownTool(&callerr.Error{Tool: exposed})
 	if err != nil {
 		return naming.ToolPair{}, fmt.Errorf("%w (listing tools failed: %w)", unknown, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor/naming"
 )
@@ -56,7 +57,7 @@ func (e Exposed) GetPrompt(ctx context.Context, exposed string, args map[string]
 		pair, ok = byName[exposed]
 	}
 	if !ok {
-		unknown := messages.NewUnknownTool(&messages.CallError{Tool: exposed})
+		unknown := callerr.NewUnknownTool(&callerr.Error{Tool: exposed})
 		if err != nil {
 			return nil, fmt.Errorf("%w (listing prompts failed: %w)", unknown, err)
 		}

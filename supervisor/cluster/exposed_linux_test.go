@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -61,8 +62,8 @@ func TestExposedLikeManager(t *testing.T) {
 		_, err := api.CallTool(ctx, name, nil)
 		_, lerr := local.CallTool(ctx, name, nil)
 		var unknown, lunknown *mcpactor.Error
-		if !(errors.As(err, &unknown) && unknown.UnknownTool()) || unknown.Tool != name || !errors.Is(err, mcpactor.ErrNotFound) ||
-			!(errors.As(lerr, &lunknown) && lunknown.UnknownTool()) || lunknown.Error() != unknown.Error() {
+		if !(errors.As(err, &unknown) && callerr.UnknownTool(unknown) == unknown) || unknown.Tool != name || !errors.Is(err, mcpactor.ErrNotFound) ||
+			!(errors.As(lerr, &lunknown) && callerr.UnknownTool(lunknown) == lunknown) || lunknown.Error() != unknown.Error() {
 			t.Errorf("CallTool(%s) = %v; the Manager's: %v", name, err, lerr)
 		}
 	}
@@ -124,7 +125,7 @@ func TestExposedCallOptions(t *testing.T) {
 		start := time.Now()
 		_, err := api.CallToolWith(ctx, "mcp__alpha__sleep", map[string]any{"ms": sleep.Milliseconds()}, opts)
 		var timeout *mcpactor.Error
-		if !errors.Is(err, mcpactor.ErrTimeout) || !(errors.As(err, &timeout) && timeout.Timeout()) || time.Since(start) >= sleep/2 {
+		if !errors.Is(err, mcpactor.ErrTimeout) || !(errors.As(err, &timeout) && callerr.Timeout(timeout) == timeout) || time.Since(start) >= sleep/2 {
 			t.Errorf("CallToolWith(%+v) = %v after %v, want the owner's timeout well before %v", opts, err, time.Since(start), sleep)
 		}
 	}
@@ -232,7 +233,7 @@ func TestExposedPromptsAndResources(t *testing.T) {
 		_, err := api.GetPrompt(ctx, name, nil)
 		_, lerr := local.GetPrompt(ctx, name, nil)
 		var unknown, lunknown *mcpactor.Error
-		if !(errors.As(err, &unknown) && unknown.UnknownTool()) || !(errors.As(lerr, &lunknown) && lunknown.UnknownTool()) || unknown.Error() != lunknown.Error() || !errors.Is(err, mcpactor.ErrNotFound) {
+		if !(errors.As(err, &unknown) && callerr.UnknownTool(unknown) == unknown) || !(errors.As(lerr, &lunknown) && callerr.UnknownTool(lunknown) == lunknown) || unknown.Error() != lunknown.Error() || !errors.Is(err, mcpactor.ErrNotFound) {
 			t.Errorf("GetPrompt(%s) = %v; the Manager's: %v", name, err, lerr)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -34,22 +36,22 @@ type hopError struct {
 // their wire names: the runtime's kinds (by the names their errors'
 // JSON gives them) and the decoder's.
 var hopSentinels = map[string]error{
-	"transport-closed": messages.ErrTransportClosed, "timeout": messages.ErrTimeout, "start": messages.ErrStart,
-	"rpc": messages.ErrRPC, "http": messages.ErrHTTP, "authorization": messages.ErrAuthorization,
-	"bad-response": messages.ErrBadResponse, "invalid-arguments": messages.ErrInvalidArguments,
-	"config": messages.ErrConfig, "unsupported": messages.ErrUnsupported, "stopped": messages.ErrStopped,
-	"server-unavailable": messages.ErrServerUnavailable, "not-found": messages.ErrNotFound,
+	"transport-closed": errkind.ErrTransportClosed, "timeout": errkind.ErrTimeout, "start": errkind.ErrStart,
+	"rpc": errkind.ErrRPC, "http": errkind.ErrHTTP, "authorization": errkind.ErrAuthorization,
+	"bad-response": errkind.ErrBadResponse, "invalid-arguments": errkind.ErrInvalidArguments,
+	"config": errkind.ErrConfig, "unsupported": errkind.ErrUnsupported, "stopped": errkind.ErrStopped,
+	"server-unavailable": errkind.ErrServerUnavailable, "not-found": errkind.ErrNotFound,
 	"not-json-rpc": messages.ErrNotJSONRPC, "invalid-request-id": messages.ErrInvalidRequestID,
 	"canceled": context.Canceled, "deadline-exceeded": context.DeadlineExceeded,
 }
 
 // hopTypes are the typed errors rebuilt after the hop, by name. A
-// *messages.CallError crosses as its JSON (its kind and case by name,
+// *callerr.Error crosses as its JSON (its kind and case by name,
 // its fields) and its Cause.
 var hopTypes = map[string]reflect.Type{}
 
 func init() {
-	for _, e := range []error{&messages.CallError{}, &messages.RPCError{}, &messages.ConfigError{}, &messages.TaskError{}} {
+	for _, e := range []error{&callerr.Error{}, &messages.RPCError{}, &messages.ConfigError{}, &messages.TaskError{}} {
 		t := reflect.TypeOf(e)
 		hopTypes[t.Elem().Name()] = t
 	}
@@ -83,7 +85,7 @@ func encodeHop(err error, names *strings.Replacer, depth int) *hopError {
 	}
 	slices.Sort(h.Sentinels)
 	if j, ok := err.(interface{ Unwrap() []error }); ok && reflect.TypeOf(err) == joinType && depth < maxHopDepth {
-		// Both attempts of an http server's fallback (messages.NewFallback).
+		// Both attempts of an http server's fallback (callerr.NewFallback).
 		for _, e := range j.Unwrap() {
 			h.Joined = append(h.Joined, encodeHop(e, names, depth+1))
 		}
@@ -96,7 +98,7 @@ func encodeHop(err error, names *strings.Replacer, depth int) *hopError {
 	v := reflect.ValueOf(typed).Elem()
 	h.Type = v.Type().Name()
 	fields := map[string]any{}
-	m, marshals := typed.(json.Marshaler)
+	carrier, isCarrier := typed.(*callerr.Error)
 	for i := range v.NumField() {
 		f, fv := v.Type().Field(i), v.Field(i)
 		switch {
@@ -108,7 +110,7 @@ func encodeHop(err error, names *strings.Replacer, depth int) *hopError {
 				}
 				h.Causes[f.Name] = encodeHop(cause, names, depth+1)
 			}
-		case marshals:
+		case isCarrier:
 		case f.Type.Kind() == reflect.String:
 			fields[f.Name] = names.Replace(fv.String())
 		case f.Type.Kind() == reflect.Interface, f.Type.Kind() == reflect.Func, f.Type.Kind() == reflect.Chan:
@@ -116,8 +118,8 @@ func encodeHop(err error, names *strings.Replacer, depth int) *hopError {
 			fields[f.Name] = fv.Interface()
 		}
 	}
-	if marshals {
-		if b, err := m.MarshalJSON(); err == nil {
+	if isCarrier {
+		if b, err := callerr.Marshal(carrier); err == nil {
 			h.Fields = []byte(names.Replace(string(b)))
 		}
 	} else if b, err := json.Marshal(fields); err == nil {
@@ -185,7 +187,9 @@ func (h *hopError) rebuild(server string) error {
 		return nil
 	}
 	v := reflect.New(t.Elem())
-	if len(h.Fields) > 0 {
+	if carrier, ok := v.Interface().(*callerr.Error); ok && len(h.Fields) > 0 {
+		_ = callerr.Unmarshal(h.Fields, carrier)
+	} else if len(h.Fields) > 0 {
 		_ = json.Unmarshal(h.Fields, v.Interface())
 	}
 	for name, c := range h.Causes {

@@ -5,11 +5,11 @@ package cluster
 import (
 	"context"
 	"errors"
-	"github.com/mcpactor/mcpactor/messages"
 	"testing"
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 )
 
 // TestErrorsAcrossTheHop: errors the owner's runtime and manager return
@@ -26,11 +26,11 @@ func TestErrorsAcrossTheHop(t *testing.T) {
 	c.info(ctx, "alpha")
 	c.eventually("alpha's listing in on its owner", func() bool {
 		_, err := c.driver.CallTool(ctx, "alpha", "no_such_tool", nil)
-		return messages.Find(err, (*messages.CallError).UnknownTool) != nil
+		return callerr.UnknownTool(err) != nil
 	})
 	res, err := c.driver.CallTool(ctx, "alpha", "no_such_tool", map[string]any{})
 	var unknown *mcpactor.Error
-	if !(errors.As(err, &unknown) && unknown.UnknownTool()) || unknown.Tool != "no_such_tool" || res != nil {
+	if !(errors.As(err, &unknown) && callerr.UnknownTool(unknown) == unknown) || unknown.Tool != "no_such_tool" || res != nil {
 		t.Errorf("unknown tool = %+v, %v; want unknown-tool error", res, err)
 	}
 	_, err = c.driver.CallTool(ctx, "alpha", "echo", []int{1, 2})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -144,7 +145,7 @@ func (m *Member) awaitReady(ctx context.Context, act *activation, name string) (
 		case "", mcpactor.StateConnecting:
 		default:
 			if err == nil {
-				err = messages.NewUnavailable(&messages.CallError{Server: name, State: string(st)})
+				err = callerr.NewUnavailable(&callerr.Error{Server: name, State: string(st)})
 			}
 			c, _ := m.mgr.Client(name)
 			return c, err
@@ -224,7 +225,7 @@ func (m *Member) Status() []OwnedServer {
 // the owner, where the server's request timeout runs.
 func (m *Member) callTool(ctx context.Context, act *activation, tool string, args any, opts mcpactor.CallOptions) (*messages.CallToolResult, error) {
 	if !act.offers(tool) {
-		return nil, messages.NewUnknownTool(&messages.CallError{Tool: tool})
+		return nil, callerr.NewUnknownTool(&callerr.Error{Tool: tool})
 	}
 	for _, fresh := range []bool{false, true} {
 		exposed, ok := m.exposedName(act, tool, fresh)
@@ -235,7 +236,7 @@ func (m *Member) callTool(ctx context.Context, act *activation, tool string, arg
 			continue
 		}
 		res, err := m.mgr.CallToolWith(ctx, exposed, args, opts)
-		if messages.Find(err, (*messages.CallError).UnknownTool) == nil {
+		if callerr.UnknownTool(err) == nil {
 			return res, err
 		}
 		// Renamed meanwhile (another server's tool came to share its
@@ -251,7 +252,7 @@ func (m *Member) callTool(ctx context.Context, act *activation, tool string, arg
 		if exposed, ok := m.exposedName(act, tool, true); ok {
 			return m.mgr.CallToolWith(ctx, exposed, args, opts)
 		}
-		return nil, messages.NewUnknownTool(&messages.CallError{Tool: tool})
+		return nil, callerr.NewUnknownTool(&callerr.Error{Tool: tool})
 	}
 	return act.client.CallToolWith(ctx, tool, args, opts)
 }
@@ -303,7 +304,7 @@ func (m *Member) exposedName(act *activation, tool string, fresh bool) (string, 
 func (m *Member) ownedError(act *activation, err error) error {
 	var rpc *messages.RPCError
 	switch {
-	case err == nil, messages.Find(err, (*messages.CallError).Unavailable) != nil, errors.As(err, &rpc),
+	case err == nil, callerr.Unavailable(err) != nil, errors.As(err, &rpc),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	}
@@ -320,5 +321,5 @@ func (m *Member) ownedError(act *activation, err error) error {
 	default:
 		return err
 	}
-	return messages.NewUnavailable(&messages.CallError{Server: act.name, State: string(s.State), Cause: s.LastError})
+	return callerr.NewUnavailable(&callerr.Error{Server: act.name, State: string(s.State), Cause: s.LastError})
 }

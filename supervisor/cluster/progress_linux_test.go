@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -143,7 +144,7 @@ func TestExposedResetTimeoutOnProgress(t *testing.T) {
 	start = time.Now()
 	_, err = api.CallToolWith(context.Background(), "mcp__alpha__sleep", map[string]any{"ms": 20000}, opts)
 	var timeout *mcpactor.Error
-	if !(errors.As(err, &timeout) && timeout.Timeout()) || time.Since(start) > 10*time.Second {
+	if !(errors.As(err, &timeout) && callerr.Timeout(timeout) == timeout) || time.Since(start) > 10*time.Second {
 		t.Errorf("CallToolWith without progress = %v after %v, want the owner's *mcpactor.Error", err, time.Since(start))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 )
 
 // TestOwnedServerRestarted: the stdio server of an identity a member owns
@@ -121,7 +122,7 @@ func TestOwnedServerBreaker(t *testing.T) {
 		_, err = c.driver.CallTool(cctx, "beta", "echo", map[string]any{"message": "hello?"})
 		ccancel()
 		took := time.Since(start)
-		if errors.As(err, &unavailable) && unavailable.Unavailable() {
+		if errors.As(err, &unavailable) && callerr.Unavailable(unavailable) == unavailable {
 			if took > 5*time.Second {
 				t.Errorf("the refusal took %v", took)
 			}
@@ -165,7 +166,7 @@ func TestDisabledToolRefused(t *testing.T) {
 	}
 	_, err := c.driver.CallTool(ctx, "alpha", "crash", map[string]any{"code": 3})
 	var unknown *mcpactor.Error
-	if !(errors.As(err, &unknown) && unknown.UnknownTool()) || unknown.Tool != "crash" {
+	if !(errors.As(err, &unknown) && callerr.UnknownTool(unknown) == unknown) || unknown.Tool != "crash" {
 		t.Fatalf("disabled crash: %v, want *mcpactor.Error", err)
 	}
 	if procs := running(c.servers())["alpha"]; len(procs) != 1 {

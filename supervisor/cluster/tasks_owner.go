@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -49,7 +50,7 @@ func (m *Member) invokeTask(ctx context.Context, act *activation, req *request) 
 // manager refuses it when the configuration leaves it out.
 func (m *Member) startTask(ctx context.Context, act *activation, tool string, args any, opts mcpactor.CallOptions) (taskStart, error) {
 	if !act.offers(tool) {
-		return taskStart{}, messages.NewUnknownTool(&messages.CallError{Tool: tool})
+		return taskStart{}, callerr.NewUnknownTool(&callerr.Error{Tool: tool})
 	}
 	for _, fresh := range []bool{false, true} {
 		exposed, ok := m.exposedName(act, tool, fresh)
@@ -57,7 +58,7 @@ func (m *Member) startTask(ctx context.Context, act *activation, tool string, ar
 			continue
 		}
 		ref, res, err := m.mgr.StartToolTask(ctx, exposed, args, opts)
-		if messages.Find(err, (*messages.CallError).UnknownTool) != nil {
+		if callerr.UnknownTool(err) != nil {
 			continue // renamed or gone meanwhile: read the names again
 		}
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -100,14 +101,14 @@ func TestWireErrors(t *testing.T) {
 	}
 	var unavailable *mcpactor.Error
 	last := &messages.RPCError{Code: -32000, Message: "handshake refused"}
-	got = encodeError(fmt.Errorf("call: %w", messages.NewUnavailable(&messages.CallError{Server: "files.12", State: "breaker open", Cause: last})), "files.12", id).decode(id, "m1", methodCallTool)
-	if !(errors.As(got, &unavailable) && unavailable.Unavailable()) || !errors.Is(got, mcpactor.ErrServerUnavailable) || unavailable.State != "breaker open" ||
+	got = encodeError(fmt.Errorf("call: %w", callerr.NewUnavailable(&callerr.Error{Server: "files.12", State: "breaker open", Cause: last})), "files.12", id).decode(id, "m1", methodCallTool)
+	if !(errors.As(got, &unavailable) && callerr.Unavailable(unavailable) == unavailable) || !errors.Is(got, mcpactor.ErrServerUnavailable) || unavailable.State != "breaker open" ||
 		unavailable.Server != id.String() || unavailable.Cause == nil || !strings.Contains(unavailable.Cause.Error(), "handshake refused") {
 		t.Errorf("unavailable came back as %#v", got)
 	}
 	var unknownTool *mcpactor.Error
-	got = encodeError(fmt.Errorf("call: %w", messages.NewUnknownTool(&messages.CallError{Tool: "rm_rf"})), "files.12", id).decode(id, "m1", methodCallTool)
-	if !(errors.As(got, &unknownTool) && unknownTool.UnknownTool()) || unknownTool.Tool != "rm_rf" {
+	got = encodeError(fmt.Errorf("call: %w", callerr.NewUnknownTool(&callerr.Error{Tool: "rm_rf"})), "files.12", id).decode(id, "m1", methodCallTool)
+	if !(errors.As(got, &unknownTool) && callerr.UnknownTool(unknownTool) == unknownTool) || unknownTool.Tool != "rm_rf" {
 		t.Errorf("unknown tool came back as %#v", got)
 	}
 	var remote *RemoteError
@@ -144,59 +145,62 @@ func TestClientName(t *testing.T) {
 func TestErrorsKeepTheirIdentity(t *testing.T) {
 	id := Identity{Server: "files", Tenant: "bob"}
 	const internal = "files.5f0c2a1b.12"
-	stall := messages.NewWriteStall(&messages.CallError{After: 3 * time.Second})
+	stall := callerr.NewWriteStall(&callerr.Error{After: 3 * time.Second})
 	cases := []struct {
 		in       error
 		target   any // a pointer to the type errors.As must find
 		check    func(got any) bool
 		matching []error
 	}{
-		{messages.NewTimeout(&messages.CallError{Server: internal, Method: "tools/call", ID: messages.Int64ID(7), After: 1500 * time.Millisecond}), new(*messages.CallError),
+		{callerr.NewTimeout(&callerr.Error{Server: internal, Method: "tools/call", ID: messages.Int64ID(7), After: 1500 * time.Millisecond}), new(*callerr.Error),
 			func(got any) bool {
-				e := got.(*messages.CallError)
-				return e.Timeout() && e.After == 1500*time.Millisecond && e.Method == "tools/call" && e.ID == messages.Int64ID(7)
+				e := got.(*callerr.Error)
+				return callerr.Timeout(e) == e && e.After == 1500*time.Millisecond && e.Method == "tools/call" && e.ID == messages.Int64ID(7)
 			},
 			[]error{mcpactor.ErrTimeout}},
-		{messages.NewArguments(&messages.CallError{Server: internal, Tool: "read", Got: "a JSON array"}), new(*messages.CallError),
+		{callerr.NewArguments(&callerr.Error{Server: internal, Tool: "read", Got: "a JSON array"}), new(*callerr.Error),
 			func(got any) bool {
-				e := got.(*messages.CallError)
+				e := got.(*callerr.Error)
 				return e.Tool == "read" && e.Got == "a JSON array"
 			},
 			[]error{mcpactor.ErrInvalidArguments}},
-		{fmt.Errorf("call: %w", messages.NewCanceled(&messages.CallError{Server: internal, Method: "tools/call", Cause: context.DeadlineExceeded})), new(*messages.CallError),
-			func(got any) bool { e := got.(*messages.CallError); return e.Canceled() && e.Method == "tools/call" },
-			[]error{context.DeadlineExceeded}},
-		{messages.NewTransportClosed(&messages.CallError{Server: internal, ExitStatus: "exit status 3", Cause: stall}), new(*messages.CallError),
+		{fmt.Errorf("call: %w", callerr.NewCanceled(&callerr.Error{Server: internal, Method: "tools/call", Cause: context.DeadlineExceeded})), new(*callerr.Error),
 			func(got any) bool {
-				e := got.(*messages.CallError)
-				return e.ExitStatus == "exit status 3" && messages.Find(e, (*messages.CallError).WriteStalled) != nil
+				e := got.(*callerr.Error)
+				return callerr.Canceled(e) == e && e.Method == "tools/call"
+			},
+			[]error{context.DeadlineExceeded}},
+		{callerr.NewTransportClosed(&callerr.Error{Server: internal, ExitStatus: "exit status 3", Cause: stall}), new(*callerr.Error),
+			func(got any) bool {
+				e := got.(*callerr.Error)
+				return e.ExitStatus == "exit status 3" && callerr.WriteStalled(e) != nil
 			},
 			[]error{mcpactor.ErrTransportClosed}},
-		{messages.NewTransportClosed(&messages.CallError{Server: internal, Cause: messages.NewReplaced(&messages.CallError{Server: internal, Generation: 1, Next: 2})}), new(*messages.CallError),
+		{callerr.NewTransportClosed(&callerr.Error{Server: internal, Cause: callerr.NewReplaced(&callerr.Error{Server: internal, Generation: 1, Next: 2})}), new(*callerr.Error),
 			func(got any) bool {
-				r := messages.Find(got.(error), (*messages.CallError).Replaced)
+				r := callerr.Replaced(got.(error))
 				return r != nil && r.Next == 2
 			},
 			[]error{mcpactor.ErrTransportClosed}},
-		{messages.NewConnectTimeout(&messages.CallError{Server: internal, After: 2 * time.Second}), new(*messages.CallError),
+		{callerr.NewConnectTimeout(&callerr.Error{Server: internal, After: 2 * time.Second}), new(*callerr.Error),
 			func(got any) bool {
-				e := got.(*messages.CallError)
-				return e.ConnectTimeout() && e.After == 2*time.Second
+				e := got.(*callerr.Error)
+				return callerr.ConnectTimeout(e) == e && e.After == 2*time.Second
 			},
 			[]error{mcpactor.ErrTimeout}},
-		{messages.NewSessionExpired(&messages.CallError{Server: internal, Method: "tools/call", Status: 404, SessionID: "s1"}), new(*messages.CallError),
+		{callerr.NewSessionExpired(&callerr.Error{Server: internal, Method: "tools/call", Status: 404, SessionID: "s1"}), new(*callerr.Error),
 			func(got any) bool {
-				e := got.(*messages.CallError)
-				return e.SessionExpired() && e.Status == 404 && e.SessionID == "s1"
+				e := got.(*callerr.Error)
+				return callerr.SessionExpired(e) == e && e.Status == 404 && e.SessionID == "s1"
 			},
 			[]error{mcpactor.ErrHTTP}},
-		{messages.NewFallback(&messages.CallError{Server: internal, URL: "http://h/mcp"},
-			messages.NewHTTPStatus(&messages.CallError{Server: internal, Status: 404, URL: "http://h/sse"}),
-			messages.NewHTTPStatus(&messages.CallError{Server: internal, Status: 405, URL: "http://h/mcp", RPC: &messages.Error{Code: -32601, Message: "no"}})), new(*messages.CallError),
+		{callerr.NewFallback(&callerr.Error{Server: internal, URL: "http://h/mcp"},
+			callerr.NewHTTPStatus(&callerr.Error{Server: internal, Status: 404, URL: "http://h/sse"}),
+			callerr.NewHTTPStatus(&callerr.Error{Server: internal, Status: 405, URL: "http://h/mcp", RPC: &messages.Error{Code: -32601, Message: "no"}})), new(*callerr.Error),
 			func(got any) bool {
-				e := got.(*messages.CallError)
+				e := got.(*callerr.Error)
 				both, ok := e.Cause.(interface{ Unwrap() []error })
-				return e.Fallback() && ok && len(both.Unwrap()) == 2 && messages.Find(both.Unwrap()[1], (*messages.CallError).HTTPStatus).RPC.Code == -32601
+				return callerr.Fallback(e) == e && ok && len(both.Unwrap()) == 2 && callerr.HTTPStatus(both.Unwrap()[1]).RPC.Code == -32601
 			},
 			[]error{mcpactor.ErrHTTP}},
 		{&messages.RPCError{Server: internal, Method: "tools/call", Code: -32602, Message: "unknown tool in " + internal, Data: []byte(`{"a":1}`)}, new(*messages.RPCError),
@@ -205,14 +209,14 @@ func TestErrorsKeepTheirIdentity(t *testing.T) {
 				return e.Code == -32602 && string(e.Data) == `{"a":1}`
 			},
 			[]error{mcpactor.ErrRPC}},
-		{fmt.Errorf("manager: %w", messages.NewUnavailable(&messages.CallError{Server: internal, State: "breaker open", Cause: stall})), new(*messages.CallError),
+		{fmt.Errorf("manager: %w", callerr.NewUnavailable(&callerr.Error{Server: internal, State: "breaker open", Cause: stall})), new(*callerr.Error),
 			func(got any) bool {
-				e := got.(*messages.CallError)
-				return e.Unavailable() && e.State == "breaker open"
+				e := got.(*callerr.Error)
+				return callerr.Unavailable(e) == e && e.State == "breaker open"
 			},
 			[]error{mcpactor.ErrServerUnavailable, mcpactor.ErrTransportClosed}},
-		{messages.NewUnknownTool(&messages.CallError{Tool: "rm_rf"}), new(*messages.CallError),
-			func(got any) bool { e := got.(*messages.CallError); return e.UnknownTool() && e.Tool == "rm_rf" }, []error{mcpactor.ErrNotFound}},
+		{callerr.NewUnknownTool(&callerr.Error{Tool: "rm_rf"}), new(*callerr.Error),
+			func(got any) bool { e := got.(*callerr.Error); return callerr.UnknownTool(e) == e && e.Tool == "rm_rf" }, []error{mcpactor.ErrNotFound}},
 		{fmt.Errorf("value: %w", mcpactor.ErrConfig), new(*RemoteError),
 			func(got any) bool { return true }, []error{mcpactor.ErrConfig}},
 		{fmt.Errorf("wrapped text: %w", mcpactor.ErrUnsupported), new(*RemoteError),

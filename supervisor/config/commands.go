@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 )
 
 // Values computed by a command (docs/configuration.md, "Values"): an env or
@@ -58,10 +58,10 @@ func (e *commandError) Unwrap() error { return e.Err }
 var ErrCommand = errors.New("configuration value command failed")
 
 // Is makes errors.Is(err, ErrCommand) and errors.Is(err,
-// messages.ErrConfig) true: to a user, a value that could not be
+// errkind.ErrConfig) true: to a user, a value that could not be
 // computed is a configuration that cannot work.
 func (e *commandError) Is(target error) bool {
-	return target == ErrCommand || target == messages.ErrConfig
+	return target == ErrCommand || target == errkind.ErrConfig
 }
 
 // errCommandTimeout is the Err of a commandError whose command ran longer

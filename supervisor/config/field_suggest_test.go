@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 )
 
 // A misspelled field is named with the field it most likely means, and an
@@ -18,7 +18,7 @@ func TestMisspelledFieldNamed(t *testing.T) {
 		"other": {"command": "npx", "colour": "blue"}
 	}}`
 	f, err := parse([]byte(doc), lookupFrom(nil))
-	if !errors.Is(err, messages.ErrConfig) {
+	if !errors.Is(err, errkind.ErrConfig) {
 		t.Fatalf("err = %v, want the invalid entry's problems as a config error", err)
 	}
 	var problems []string

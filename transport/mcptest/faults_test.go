@@ -3,12 +3,12 @@ package mcptest_test
 import (
 	"context"
 	"errors"
-	"github.com/mcpactor/mcpactor/messages"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
@@ -24,7 +24,7 @@ func TestFaultDelayTimesOut(t *testing.T) {
 			_, err := c.CallToolWith(context.Background(), "echo", nil, mcpactor.CallOptions{Timeout: 50 * time.Millisecond})
 			wantErr(t, err, mcpactor.ErrTimeout)
 			var te *mcpactor.Error
-			if !(errors.As(err, &te) && te.Timeout()) {
+			if !(errors.As(err, &te) && callerr.Timeout(te) == te) {
 				t.Errorf("%T is no *mcpactor.Error", err)
 			}
 			harness.WaitFor(t, "the cancellation", func() bool { return len(s.Cancellations()) == 1 })
@@ -67,19 +67,23 @@ func TestFaultCrash(t *testing.T) {
 			case "streamable-http-2026-07-28":
 				wantErr(t, err, mcpactor.ErrHTTP)
 				var sb *mcpactor.Error
-				if !(errors.As(err, &sb) && sb.StreamBroken()) {
+				if !(errors.As(err, &sb) && callerr.StreamBroken(sb) == sb) {
 					t.Errorf("%T is no *mcpactor.Error", err)
+				} else if sb.Status != 200 {
+					// A caller tells an answer that broke off from one
+					// that never came by its Status.
+					t.Errorf("a response stream that broke has Status %d, want 200", sb.Status)
 				}
 			case "streamable-http":
 				wantErr(t, err, mcpactor.ErrHTTP)
 				var nr *mcpactor.Error
-				if !(errors.As(err, &nr) && nr.NoResponse()) {
+				if !(errors.As(err, &nr) && callerr.NoResponse(nr) == nr) {
 					t.Errorf("%T is no *mcpactor.Error", err)
 				}
 			default:
 				wantErr(t, err, mcpactor.ErrTransportClosed)
 				var tc *mcpactor.Error
-				if !(errors.As(err, &tc) && tc.TransportClosed()) {
+				if !(errors.As(err, &tc) && callerr.TransportClosed(tc) == tc) {
 					t.Errorf("%T is no *mcpactor.Error", err)
 				}
 			}
@@ -160,7 +164,7 @@ func TestFaultOversized(t *testing.T) {
 				_, err := c.CallTool(ctx, "big", nil)
 				wantErr(t, err, mcpactor.ErrBadResponse)
 				var fe *mcpactor.Error
-				if !(errors.As(err, &fe) && fe.FrameTooLarge()) {
+				if !(errors.As(err, &fe) && callerr.FrameTooLarge(fe) == fe) {
 					t.Errorf("%T is no *mcpactor.Error", err)
 				}
 				if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "alive"}); err != nil || text(res) != "alive" {
@@ -199,7 +203,7 @@ func TestFaultSlowReadsStall(t *testing.T) {
 	defer cancel()
 	_, err := rt.Connect(ctx, "fake", cfg)
 	wantErr(t, err, mcpactor.ErrTransportClosed)
-	if messages.Find(err, (*mcpactor.Error).WriteStalled) == nil {
+	if callerr.WriteStalled(err) == nil {
 		t.Errorf("%v: no write stall in it", err)
 	}
 }
@@ -213,7 +217,7 @@ func TestFaultSlowInitialize(t *testing.T) {
 	_, err := rt.Connect(context.Background(), "fake", cfg)
 	wantErr(t, err, mcpactor.ErrTimeout)
 	var ce *mcpactor.Error
-	if !(errors.As(err, &ce) && ce.ConnectTimeout()) {
+	if !(errors.As(err, &ce) && callerr.ConnectTimeout(ce) == ce) {
 		t.Errorf("%T is no *mcpactor.Error", err)
 	}
 }
@@ -306,7 +310,7 @@ func TestFaultHTTPFailCalls(t *testing.T) {
 	_, err := c.CallTool(ctx, "echo", nil)
 	wantErr(t, err, mcpactor.ErrHTTP)
 	var he *mcpactor.Error
-	if !(errors.As(err, &he) && he.HTTPStatus()) || he.Status != 502 {
+	if !(errors.As(err, &he) && callerr.HTTPStatus(he) == he) || he.Status != 502 {
 		t.Errorf("error = %#v", err)
 	}
 	if res, err := c.CallTool(ctx, "echo", map[string]any{"message": "ok"}); err != nil || text(res) != "ok" {

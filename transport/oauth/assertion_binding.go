@@ -9,7 +9,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 )
 
 // The assertion of GrantJWTBearer (the workload's JWT) and the ID-JAG of
@@ -24,7 +24,7 @@ import (
 // sent either (RFC 7523 section 3, item 3).
 
 // ErrIssuerRequired fails GrantJWTBearer and GrantCrossApp without
-// Config.Issuer. The error also matches messages.ErrConfig (the root
+// Config.Issuer. The error also matches errkind.ErrConfig (the root
 // package's ErrConfig).
 var ErrIssuerRequired = errors.New("oauth: the jwt_bearer and cross_app grants need Config.Issuer, the authorization server their assertions may go to")
 
@@ -68,7 +68,7 @@ func (c *Client) assertionIssuer(d *discovery) error {
 	case !c.usesAssertion():
 		return nil
 	case c.cfg.Issuer == "":
-		return fmt.Errorf("%w (%w)", ErrIssuerRequired, messages.ErrConfig)
+		return fmt.Errorf("%w (%w)", ErrIssuerRequired, errkind.ErrConfig)
 	case d.issuer != c.cfg.Issuer:
 		return &IssuerMismatchError{Where: c.cfg.Grant + " grant", Want: c.cfg.Issuer, Got: d.issuer}
 	}

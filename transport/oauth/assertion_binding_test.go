@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpactor/mcpactor/messages"
+	"github.com/mcpactor/mcpactor/internal/errkind"
 )
 
 // TestAssertionIssuerRequired: the JWT bearer grant sends the workload's
@@ -31,7 +31,7 @@ func TestAssertionIssuerRequired(t *testing.T) {
 	}}
 	c := New(Config{Grant: GrantJWTBearer, Assertion: src})
 	_, _, err := post(t, httpClient(c, rs), rs.url(), context.Background())
-	if !errors.Is(err, ErrIssuerRequired) || !errors.Is(err, messages.ErrConfig) {
+	if !errors.Is(err, ErrIssuerRequired) || !errors.Is(err, errkind.ErrConfig) {
 		t.Errorf("no Issuer: %v, want ErrIssuerRequired and ErrConfig", err)
 	}
 	c = New(Config{Grant: GrantJWTBearer, Assertion: src, Issuer: as.srv.URL})

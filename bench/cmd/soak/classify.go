@@ -62,7 +62,10 @@ var causeNames = [nCauses]string{"", "process ended", "connection replaced", "cl
 
 func (c cause) String() string { return causeNames[c] }
 
-// classify tells a call's outcome from its result and error.
+// classify tells a call's outcome from its result and error, with the
+// public API only: errors.Is on the root package's sentinels, and the
+// Kind and documented fields of the *mcpactor.Error values in the chain
+// (the cases of a kind, as mcpactor.Error's doc tells them apart).
 func classify(res *messages.CallToolResult, err error) (class, cause) {
 	if err == nil {
 		if res != nil && res.IsError {
@@ -71,74 +74,133 @@ func classify(res *messages.CallToolResult, err error) (class, cause) {
 		return cResult, causeNone
 	}
 	var rpc *mcpactor.RPCError
-	closed := messages.Find(err, (*mcpactor.Error).TransportClosed)
+	closed := first(err, func(e *mcpactor.Error) bool {
+		return e.Kind == mcpactor.ErrTransportClosed && e.Next == 0 && e.After == 0
+	})
 	switch {
-	case found(err, (*mcpactor.Error).Unavailable):
+	case errors.Is(err, mcpactor.ErrServerUnavailable):
 		return cServerDown, causeNone
-	case found(err, (*mcpactor.Error).UnknownTool), found(err, (*mcpactor.Error).UnknownServer):
+	case errors.Is(err, mcpactor.ErrNotFound):
 		return cRemoved, causeNone
 	case errors.Is(err, mcpactor.ErrStopped):
 		return cServerDown, causeClosed
-	case found(err, (*mcpactor.Error).StreamBroken) && !matchesRoot(err):
+	case !matchesRoot(err) && first(err, brokeOff) != nil:
 		// Found by the soak: the runtime returned it matching no error
 		// of the root package (TestSoakFound_StreamBrokenUnmatched).
 		// Classified here so that the run goes on, and failed on.
 		return cTransport, causeStreamBroken
 	case isQueueTimeout(err):
 		return cQueueTimeout, causeNone
-	case found(err, (*mcpactor.Error).ConnectTimeout):
+	case found(err, isConnectTimeout):
 		return cConnectTimeout, causeNone
-	case errors.Is(err, mcpactor.ErrTimeout) && !found(err, (*mcpactor.Error).IncompleteClose):
+	case errors.Is(err, mcpactor.ErrTimeout) && !found(err, isIncompleteClose):
 		return cTimeout, causeNone
-	case found(err, (*mcpactor.Error).Canceled), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return cCancelled, causeNone
 	case errors.As(err, &rpc):
 		return cRPCError, causeNone
-	case found(err, (*mcpactor.Error).FrameTooLarge):
+	case found(err, isFrameTooLarge):
 		return cProtocol, causeFrameTooLarge
 	case errors.Is(err, mcpactor.ErrBadResponse):
 		return cProtocol, causeOther
 	case closed != nil:
 		switch {
-		case found(err, (*mcpactor.Error).Replaced):
+		case found(err, isReplaced):
 			return cTransport, causeReplaced
-		case found(err, (*mcpactor.Error).WriteStalled):
+		case found(err, isWriteStalled):
 			return cTransport, causeWriteStall
 		case closed.Closed:
 			return cTransport, causeClosed
 		case closed.ExitStatus != "":
 			return cTransport, causeExited
-		case found(err, (*mcpactor.Error).Unreachable):
-			return cTransport, causeUnreachable
-		case found(err, (*mcpactor.Error).BrokenAnswer):
-			return cTransport, causeBroken
-		case found(err, (*mcpactor.Error).SessionExpired):
-			return cTransport, causeSession
+		}
+		for _, c := range []cause{causeUnreachable, causeBroken, causeSession} {
+			if foundHTTP(err, c) {
+				return cTransport, c
+			}
 		}
 		return cTransport, causeOther
-	case found(err, (*mcpactor.Error).WriteStalled):
+	case found(err, isWriteStalled):
 		return cTransport, causeWriteStall
-	case found(err, (*mcpactor.Error).Unreachable):
-		return cTransport, causeUnreachable
-	case found(err, (*mcpactor.Error).BrokenAnswer):
-		return cTransport, causeBroken
-	case found(err, (*mcpactor.Error).HTTPStatus):
-		return cTransport, causeHTTPStatus
-	case found(err, (*mcpactor.Error).SessionExpired):
-		return cTransport, causeSession
-	case found(err, (*mcpactor.Error).NoResponse):
-		return cTransport, causeNoResponse
-	case found(err, (*mcpactor.Error).BadBody):
-		return cTransport, causeBadBody
-	case found(err, (*mcpactor.Error).NotConnected), errors.Is(err, mcpactor.ErrTransportClosed):
+	}
+	for _, c := range []cause{causeUnreachable, causeBroken, causeHTTPStatus, causeSession, causeNoResponse, causeBadBody} {
+		if foundHTTP(err, c) {
+			return cTransport, c
+		}
+	}
+	if errors.Is(err, mcpactor.ErrTransportClosed) {
 		return cTransport, causeOther
 	}
 	return cUnknown, causeNone
 }
 
-// found reports whether err's tree holds an *mcpactor.Error of the case
-// is tells.
-func found(err error, is func(*mcpactor.Error) bool) bool { return messages.Find(err, is) != nil }
+// The cases the soak tells apart within a kind, by the fields
+// mcpactor.Error's doc names for them.
+var (
+	// isConnectTimeout: a connect slower than its timeout, which has no
+	// request (Method) and was not a close.
+	isConnectTimeout = func(e *mcpactor.Error) bool {
+		return e.Kind == mcpactor.ErrTimeout && e.Method == "" && !e.Closed
+	}
+	// isIncompleteClose: a Close or Stop that ran out of time.
+	isIncompleteClose = func(e *mcpactor.Error) bool { return e.Kind == mcpactor.ErrTimeout && e.Closed }
+	// isFrameTooLarge: an answer over the frame cap (Limit).
+	isFrameTooLarge = func(e *mcpactor.Error) bool { return e.Kind == mcpactor.ErrBadResponse && e.Limit > 0 }
+	// isReplaced: a connection a reconnection replaced (Next).
+	isReplaced = func(e *mcpactor.Error) bool { return e.Kind == mcpactor.ErrTransportClosed && e.Next != 0 }
+	// isWriteStalled: a connection whose server read none of its input
+	// for After.
+	isWriteStalled = func(e *mcpactor.Error) bool { return e.Kind == mcpactor.ErrTransportClosed && e.After > 0 }
+)
+
+// brokeOff: an HTTP answer (or a response stream) that began, with a 2xx
+// status, and broke off; told by its fields whatever its Kind, for the
+// finding of an error that matched no root error.
+func brokeOff(e *mcpactor.Error) bool {
+	return e.SessionID == "" && e.Problem == "" && e.Status >= 200 && e.Status < 300
+}
+
+// httpCause is the case of an ErrHTTP error, in the order mcpactor.Error's
+// doc tells them; causeNone for an http server's fallback (both attempts
+// joined in its Cause), whose attempts tell theirs.
+func httpCause(e *mcpactor.Error) cause {
+	if _, joined := e.Cause.(interface{ Unwrap() []error }); joined {
+		return causeNone
+	}
+	switch {
+	case e.SessionID != "":
+		return causeSession
+	case e.Problem != "" && e.Status == 0:
+		return causeNoResponse
+	case e.Problem != "":
+		return causeBadBody
+	case brokeOff(e):
+		return causeBroken
+	case e.Status != 0:
+		return causeHTTPStatus
+	}
+	return causeUnreachable
+}
+
+// foundHTTP reports whether err's chain holds an ErrHTTP error of case c.
+func foundHTTP(err error, c cause) bool {
+	return found(err, func(e *mcpactor.Error) bool { return e.Kind == mcpactor.ErrHTTP && httpCause(e) == c })
+}
+
+// found reports whether err's chain holds an *mcpactor.Error for which is
+// holds.
+func found(err error, is func(*mcpactor.Error) bool) bool { return first(err, is) != nil }
+
+// first is the outermost *mcpactor.Error in err's chain for which is
+// holds, or nil: errors.As, asked of each error of the chain in turn.
+func first(err error, is func(*mcpactor.Error) bool) *mcpactor.Error {
+	for _, e := range chain(err) {
+		if me, ok := e.(*mcpactor.Error); ok && is(me) {
+			return me
+		}
+	}
+	return nil
+}
 
 // isQueueTimeout finds the transport's *QueueTimeoutError in err's chain.
 // The root package does not name that type (it matches ErrTimeout), and the

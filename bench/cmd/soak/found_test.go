@@ -37,7 +37,7 @@ func TestSoakFound_ReloadDropsTools(t *testing.T) {
 	}
 	_, err = m.CallTool(ctx, "mcp__a__echo", map[string]any{"message": "during"})
 	var unknown *mcpactor.Error
-	if errors.As(err, &unknown) && unknown.UnknownTool() {
+	if errors.As(err, &unknown) && errors.Is(err, mcpactor.ErrNotFound) && unknown.Tool != "" {
 		t.Fatalf("a call to the server a Reload restarts failed as if it had been removed: %v", err)
 	}
 	if err != nil {

@@ -189,7 +189,7 @@ func perform(ctx context.Context, m *mcpactor.Manager, s *server, op uint8, c op
 	case opList:
 		cl, ok := m.Client(s.name)
 		if !ok {
-			return nil, messages.NewUnknownServer(&messages.CallError{Server: s.name})
+			return nil, &mcpactor.Error{Kind: mcpactor.ErrNotFound, Server: s.name}
 		}
 		_, err := cl.ListTools(ctx)
 		return nil, err

@@ -1,4 +1,4 @@
-package messages
+package callerr
 
 import (
 	"errors"
@@ -9,10 +9,12 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
 // text is e's one-line text, as its case has always read.
-func (e *CallError) text() string {
+func (e *Error) text() string {
 	switch e.form {
 	case formTransportClosed:
 		return e.transportClosedText()
@@ -64,7 +66,7 @@ func (e *CallError) text() string {
 		return s + ")"
 	case formNoResponse:
 		var b strings.Builder
-		writeRequestPrefix(&b, e.Server, e.Method, ID{})
+		writeRequestPrefix(&b, e.Server, e.Method, messages.ID{})
 		b.WriteString("No response received for request ID " + e.ID.String())
 		if e.Problem != "" {
 			b.WriteString(" (" + e.Problem + ")")
@@ -82,8 +84,6 @@ func (e *CallError) text() string {
 		return s
 	case formFallback:
 		return e.fallbackText()
-	case formNotConnected:
-		return "MCP server not connected: " + e.Server
 	case formUnavailable:
 		s := fmt.Sprintf("MCP server %q is unavailable (%s)", e.Server, e.State)
 		if e.Cause != nil {
@@ -110,9 +110,9 @@ func (e *CallError) text() string {
 // need not be why it ended. A broken pipe the write met is left out of the
 // text when the exit status is known: the server's end says more than the
 // pipe's (the Cause still holds it).
-func (e *CallError) transportClosedText() string {
+func (e *Error) transportClosedText() string {
 	var b strings.Builder
-	writeRequestPrefix(&b, e.Server, e.Method, ID{})
+	writeRequestPrefix(&b, e.Server, e.Method, messages.ID{})
 	b.WriteString("Transport closed")
 	cause := e.Cause
 	if e.ExitStatus != "" && brokenPipe(cause) {
@@ -139,7 +139,7 @@ func (e *CallError) transportClosedText() string {
 // timeout after <ms>ms` (or "Notify timeout ..."), each part only when
 // known; with neither server nor method, the reference text alone, which
 // is also the reason notifications/cancelled gives the server.
-func (e *CallError) timeoutText() string {
+func (e *Error) timeoutText() string {
 	var b strings.Builder
 	writeRequestPrefix(&b, e.Server, e.Method, e.ID)
 	if e.Notify {
@@ -156,7 +156,7 @@ func (e *CallError) timeoutText() string {
 // connectTimeoutText reads "Connection to MCP server "<name>" timed out
 // after <ms>ms", and, when stdout lines were skipped, "; <n> non-JSON
 // lines on stdout were skipped, the first: "<line>"".
-func (e *CallError) connectTimeoutText() string {
+func (e *Error) connectTimeoutText() string {
 	s := "Connection to MCP server " + strconv.Quote(e.Server) + " timed out after " +
 		strconv.FormatInt(e.After.Milliseconds(), 10) + "ms"
 	switch {
@@ -171,7 +171,7 @@ func (e *CallError) connectTimeoutText() string {
 // canceledText reads `MCP server "<name>": <method> (id <id>) cancelled:
 // <cause>`, each part only when known (the id is not, for a call cancelled
 // before it was sent); with neither server nor method, the cause alone.
-func (e *CallError) canceledText() string {
+func (e *Error) canceledText() string {
 	cause := "cancelled"
 	if e.Cause != nil {
 		cause = e.Cause.Error()
@@ -202,7 +202,7 @@ func (e *CallError) canceledText() string {
 // versionText names the server and the version, says whether the server
 // answered with a version we do not speak or refused ours, and lists the
 // versions each side speaks when they are known.
-func (e *CallError) versionText() string {
+func (e *Error) versionText() string {
 	if e.Refused {
 		s := "MCP server " + strconv.Quote(e.Server) + " refused protocol version " + strconv.Quote(e.Version)
 		if len(e.Theirs) > 0 {
@@ -217,7 +217,7 @@ func (e *CallError) versionText() string {
 // invalidResultText reads `MCP server "<server>": invalid <method>
 // result: <why> (result starts "<body>")`; why is the skill check or the
 // outputSchema violation that failed, or the decoding error.
-func (e *CallError) invalidResultText() string {
+func (e *Error) invalidResultText() string {
 	var why string
 	switch {
 	case e.Check != "":
@@ -239,7 +239,7 @@ func (e *CallError) invalidResultText() string {
 // skillText names the server, the skill (and the file, when not the
 // skill's own entry), the check that failed and, when known, what was
 // wanted and what was found.
-func (e *CallError) skillText() string {
+func (e *Error) skillText() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "MCP server %s: skill %s", strconv.Quote(e.Server), e.Skill)
 	if e.URI != "" && e.URI != e.Skill {
@@ -256,7 +256,7 @@ func (e *CallError) skillText() string {
 // must be a JSON object, not <got> (nothing was sent)`, or says that the
 // arguments (a method's params, when Method is set) cannot be encoded as
 // JSON and why; the server prefix only when known.
-func (e *CallError) argumentsText() string {
+func (e *Error) argumentsText() string {
 	var s string
 	switch {
 	case e.Cause != nil && e.Tool != "":
@@ -275,7 +275,7 @@ func (e *CallError) argumentsText() string {
 // httpStatusText reads `MCP server "<name>": HTTP <status> from <url> to
 // <method>: <body> [<hints>]`, each part only when known; a body holding a
 // JSON-RPC error shows its message and code.
-func (e *CallError) httpStatusText() string {
+func (e *Error) httpStatusText() string {
 	var b strings.Builder
 	if e.Server != "" {
 		b.WriteString("MCP server " + strconv.Quote(e.Server) + ": ")
@@ -329,7 +329,7 @@ func (e *CallError) httpStatusText() string {
 // badBodyText names the server, its URL and the method when known, the
 // problem, the HTTP status and Content-Type, and the first bytes of the
 // body.
-func (e *CallError) badBodyText() string {
+func (e *Error) badBodyText() string {
 	s := "MCP server " + strconv.Quote(e.Server)
 	if e.URL != "" {
 		s += " at " + e.URL
@@ -352,7 +352,7 @@ func (e *CallError) badBodyText() string {
 // requestText names the server, its URL and the method when known, and
 // says whether the server was unreachable, the authorization failed or the
 // answer broke off, followed by the cause on one line.
-func (e *CallError) requestText() string {
+func (e *Error) requestText() string {
 	var b strings.Builder
 	b.WriteString("MCP server ")
 	b.WriteString(strconv.Quote(e.Server))
@@ -391,7 +391,7 @@ func (e *CallError) requestText() string {
 // fallbackText reads "<the legacy attempt's error> (as legacy HTTP+SSE,
 // after Streamable HTTP failed: <its error>)": each names the server and
 // the URL (credentials masked) itself.
-func (e *CallError) fallbackText() string {
+func (e *Error) fallbackText() string {
 	var both []error
 	if j, ok := e.Cause.(interface{ Unwrap() []error }); ok {
 		both = j.Unwrap()
@@ -418,7 +418,7 @@ func brokenPipe(err error) bool {
 // writeRequestPrefix writes `MCP server "<name>": <method> (id <id>): `,
 // each part only when known, before the text of an error about a request:
 // a log line then says which server and which request, whoever reads it.
-func writeRequestPrefix(b *strings.Builder, server, method string, id ID) {
+func writeRequestPrefix(b *strings.Builder, server, method string, id messages.ID) {
 	if server != "" {
 		b.WriteString("MCP server ")
 		b.WriteString(strconv.Quote(server))
@@ -441,7 +441,7 @@ func writeRequestPrefix(b *strings.Builder, server, method string, id ID) {
 // connect time, which the user never asked for; an error during it names
 // the server and its URL only.
 func shownMethod(method string) string {
-	if method == MethodServerDiscover {
+	if method == messages.MethodServerDiscover {
 		return ""
 	}
 	return method

@@ -1,68 +1,22 @@
-package messages
+// Package callerr is the runtime's error carrier: the one error type
+// (*Error, the root package's mcpactor.Error) every failure of a call, a
+// connect, a close or a manager is, its cases within a kind (which text it
+// reads as, what the runtime tells apart), their constructors and the
+// functions that find a case in an error's chain, and its form for a
+// cluster hop. The kinds themselves are internal/errkind's sentinels.
+package callerr
 
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
+
+	"github.com/mcpactor/mcpactor/messages"
 )
 
-// The kinds of failure a caller tells apart with errors.Is, all in one
-// list. Every *CallError has one of them as its Kind (or the caller's
-// context error); *RPCError matches ErrRPC and *ConfigError ErrConfig.
-// The root package re-exports them. ErrNotJSONRPC and ErrInvalidRequestID,
-// which mark frames the decoder refuses, stand beside the error object in
-// jsonrpc_error.go.
-var (
-	// ErrTransportClosed: the connection ended (the server exited or
-	// crashed, Close was called, a reconnection replaced it, the server
-	// stopped reading its input). Its text is the one other MCP clients
-	// use, which callers match on.
-	ErrTransportClosed = errors.New("Transport closed")
-	// ErrTimeout: a request got no answer in time, a connect took longer
-	// than its timeout, or a Close or Stop ran out of time.
-	ErrTimeout = errors.New("request timeout")
-	// ErrStart: the server could not be started (its command is missing
-	// or not executable, its dial failed).
-	ErrStart = errors.New("could not start")
-	// ErrRPC: the server answered with a JSON-RPC error (*RPCError), or a
-	// task failed with one.
-	ErrRPC = errors.New("MCP error")
-	// ErrHTTP: an HTTP exchange failed: an error status, a session that
-	// expired twice, a server unreachable, an answer or a response stream
-	// that broke off, an SSE stream that ended with no response, a body
-	// MCP does not allow.
-	ErrHTTP = errors.New("HTTP request failed")
-	// ErrAuthorization: the Authorizer (ServerConfig.Auth) failed before
-	// the server could answer; the error unwraps to the Authorizer's own.
-	ErrAuthorization = errors.New("MCP server authorization failed")
-	// ErrBadResponse: an answer arrived but cannot be used: larger than
-	// the frame cap, both result and error, nested too deeply, a result
-	// that does not decode, a structured output its outputSchema refuses,
-	// a skill that fails verification, a listing cut short.
-	ErrBadResponse = errors.New("unusable response")
-	// ErrInvalidArguments: a request's arguments cannot be sent (they do
-	// not encode as JSON, or a tool call's not as a JSON object).
-	ErrInvalidArguments = errors.New("invalid arguments")
-	// ErrConfig: a server configuration that cannot work, or a "!command"
-	// value that failed; nothing was started.
-	ErrConfig = errors.New("invalid server configuration")
-	// ErrUnsupported: the server or the protocol version does not have
-	// it: a version we do not speak, a method the version lacks, an
-	// extension the server did not declare.
-	ErrUnsupported = errors.New("not part of the protocol version in use")
-	// ErrStopped: the runtime was stopped (Open, Connect) or the manager
-	// closed (any of its methods).
-	ErrStopped = errors.New("mcpactor: runtime stopped")
-	// ErrServerUnavailable: the server is not connected, or the manager's
-	// server cannot take the call now (failed, breaker open, disabled,
-	// restarting).
-	ErrServerUnavailable = errors.New("MCP server unavailable")
-	// ErrNotFound: the manager has no such tool, prompt or server.
-	ErrNotFound = errors.New("not found")
-)
-
-// CallError is every failure of a call, a connect, a close or a manager:
-// its Kind (one of the sentinels above, or context.Canceled /
+// Error is every failure of a call, a connect, a close or a manager:
+// its Kind (one of internal/errkind's sentinels, or context.Canceled /
 // context.DeadlineExceeded for a caller's context that ended), where it
 // happened (Server, Method, ID, URL), its Cause, and the details of its
 // kind in the fields that apply. errors.Is(err, kind) matches Kind;
@@ -70,19 +24,19 @@ var (
 //
 // No credential of a configuration appears in its text or fields, even
 // where the server quoted one back: it reads "REDACTED".
-type CallError struct {
+type Error struct {
 	// Kind is the sentinel the error matches.
 	Kind error
 	// Server is the server's name; Method and ID the request's, when the
 	// failure is a request's (ID is zero otherwise).
 	Server string
 	Method string
-	ID     ID
+	ID     messages.ID
 	// URL is the URL an HTTP request went to, credentials masked.
 	URL string
 	// Cause is the error beneath: the operating system's, the dialer's,
 	// the context's, the decoder's, a server's last error; for a
-	// connection ended by a reconnection or a write stall, an *CallError
+	// connection ended by a reconnection or a write stall, an *Error
 	// saying so. For a server neither HTTP transport could reach, both
 	// attempts (errors.Join, the legacy one first).
 	Cause error
@@ -119,7 +73,7 @@ type CallError struct {
 	// that does not decode, its first bytes.
 	Body string
 	// RPC is the JSON-RPC error an HTTP error's body held, if any.
-	RPC *Error
+	RPC *messages.Error
 	// WWWAuthenticate and AuthServer are the authorization hints of an
 	// error status (the WWW-Authenticate and Mcp-Auth-Server headers).
 	WWWAuthenticate string
@@ -201,22 +155,21 @@ type CallError struct {
 // Error reads as the error always has for its kind and case (the README's
 // errors table quotes the texts): one line, naming the server and the
 // request when known.
-func (e *CallError) Error() string { return e.text() }
+func (e *Error) Error() string { return e.text() }
 
 // Is makes errors.Is(err, e.Kind) true.
-func (e *CallError) Is(target error) bool {
+func (e *Error) Is(target error) bool {
 	return target == e.Kind && target != nil
 }
 
 // Unwrap returns the Cause.
-func (e *CallError) Unwrap() error { return e.Cause }
+func (e *Error) Unwrap() error { return e.Cause }
 
-// Find is the outermost *CallError in err's tree for which is returns
-// true, or nil. The runtime tells apart cases of one kind with it:
-// Find(err, (*CallError).Replaced).
-func Find(err error, is func(*CallError) bool) *CallError {
+// find is the outermost *Error in err's tree whose case is one of forms,
+// or nil.
+func find(err error, forms ...form) *Error {
 	for depth := 0; err != nil && depth < 32; depth++ {
-		if e, ok := err.(*CallError); ok && is(e) {
+		if e, ok := err.(*Error); ok && slices.Contains(forms, e.form) {
 			return e
 		}
 		switch u := err.(type) {
@@ -224,7 +177,7 @@ func Find(err error, is func(*CallError) bool) *CallError {
 			err = u.Unwrap()
 		case interface{ Unwrap() []error }:
 			for _, inner := range u.Unwrap() {
-				if e := Find(inner, is); e != nil {
+				if e := find(inner, forms...); e != nil {
 					return e
 				}
 			}
