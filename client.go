@@ -192,3 +192,10 @@ func (c *Client) Ping(ctx context.Context) error { return c.h.Ping(ctx) }
 // NotifyRootsChanged tells the server that the list of roots
 // (Handlers.Roots) has changed.
 func (c *Client) NotifyRootsChanged(ctx context.Context) error { return c.h.NotifyRootsChanged(ctx) }
+
+// MaxPages bounds the pages one listing follows: 1000.
+const MaxPages = actors.MaxPages
+
+// DefaultCloseTimeout bounds Client.Close and Runtime.Stop when their
+// context has no deadline: 10 seconds.
+const DefaultCloseTimeout = actors.DefaultCloseTimeout

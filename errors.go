@@ -1,8 +1,6 @@
 package mcpactor
 
 import (
-	"time"
-
 	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/messages"
@@ -156,10 +154,3 @@ type (
 	// Problems); it matches ErrConfig.
 	ConfigError = messages.ConfigError
 )
-
-// MaxPages bounds the pages one listing follows.
-const MaxPages = 1000
-
-// DefaultCloseTimeout bounds Client.Close and Runtime.Stop when their
-// context has no deadline.
-const DefaultCloseTimeout = 10 * time.Second

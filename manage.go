@@ -98,36 +98,40 @@ type ManageOptions struct {
 type DiscoverOptions = config.DiscoverOptions
 
 // ManagedTool is a tool as a manager offers it: by its exposed name
-// (mcp__<server>__<tool>, docs/configuration.md "Tool names").
-type ManagedTool struct {
-	Name   string        // the exposed name, which Manager.CallTool takes
-	Server string        // the server that offers it
-	Tool   messages.Tool // the tool as the server lists it (Tool.Name is the server's own name)
-	Cached bool          // offered from the tool-list cache: its server is still starting
-}
+// (mcp__<server>__<tool>, docs/configuration.md "Tool names"). It is
+// declared in supervisor, which names the tools. Its fields:
+//
+//	Name   string        // the exposed name, which Manager.CallTool takes
+//	Server string        // the server that offers it
+//	Tool   messages.Tool // the tool as the server lists it (Tool.Name is the server's own name)
+//	Cached bool          // offered from the tool-list cache: its server is still starting
+type ManagedTool = supervisor.Tool
 
 // ManagedPrompt is a prompt as a manager offers it: by its exposed name
-// (mcp__<server>__<prompt>, named as tools are).
-type ManagedPrompt struct {
-	Name   string
-	Server string
-	Prompt messages.Prompt
-}
+// (mcp__<server>__<prompt>, named as tools are). It is declared in
+// supervisor. Its fields:
+//
+//	Name   string          // the exposed name, which Manager.GetPrompt takes
+//	Server string          // the server that offers it
+//	Prompt messages.Prompt // the prompt as the server lists it, with its own name
+type ManagedPrompt = supervisor.Prompt
 
 // ManagedResource is a resource a managed server lists, with the server's
-// name; read it with Manager.ReadResource(server, Resource.URI).
-type ManagedResource struct {
-	Server   string
-	Resource messages.Resource
-}
+// name; read it with Manager.ReadResource(server, Resource.URI). It is
+// declared in supervisor. Its fields:
+//
+//	Server   string
+//	Resource messages.Resource
+type ManagedResource = supervisor.Resource
 
 // ManagerEvent is a change in the managed servers (ManageOptions.OnEvent).
-type ManagerEvent struct {
-	Kind   EventKind
-	Server string
-	State  ServerState // the server's state after the change
-	Err    error       // with EventStateChanged: why, when it failed
-}
+// It is declared in supervisor, which sends the events. Its fields:
+//
+//	Kind   EventKind
+//	Server string
+//	State  ServerState // the server's state after the change
+//	Err    error       // with EventStateChanged: why, when it failed
+type ManagerEvent = supervisor.Event
 
 // EventKind says what a ManagerEvent reports: a string, one of the
 // constants below. It is declared in supervisor, which sends the events.
@@ -175,8 +179,8 @@ const (
 // CallFailureThreshold is how many calls through a manager in a row may
 // fail in the transport (unreachable, session expired, no response, HTTP
 // 5xx) before the server is marked unhealthy and restarted; a success
-// resets the count.
-const CallFailureThreshold = 3
+// resets the count. It is 3.
+const CallFailureThreshold = supervisor.CallFailureThreshold
 
 // Manage starts a manager of servers: the servers of a configuration file,
 // discovered, or given in code. They connect concurrently; Manage returns
@@ -207,7 +211,7 @@ func (rt *Runtime) Manage(ctx context.Context, opts ManageOptions) (*Manager, er
 	}
 	mo := supervisor.ManagerOptions{
 		Servers: servers, Env: rt.env, Gate: opts.Gate, MaxConnecting: opts.MaxConnecting,
-		Approve: approver(opts.Approve), FailFast: opts.FailFast, RestartWait: opts.RestartWait, BreakerRetry: opts.BreakerRetry, BreakerBackoff: opts.BreakerBackoff, OnEvent: onEvent(opts.OnEvent),
+		Approve: approver(opts.Approve), FailFast: opts.FailFast, RestartWait: opts.RestartWait, BreakerRetry: opts.BreakerRetry, BreakerBackoff: opts.BreakerBackoff, OnEvent: opts.OnEvent,
 		Startup: opts.Startup,
 	}
 	if !opts.NoCache {
@@ -276,29 +280,10 @@ func (m *Manager) Invalid() []InvalidEntry {
 	return slices.Clone(m.report.Load().invalid)
 }
 
-// onEvent gives the manager's events to f, if set, as ManagerEvents.
-func onEvent(f func(ManagerEvent)) func(supervisor.Event) {
-	if f == nil {
-		return nil
-	}
-	return func(e supervisor.Event) {
-		f(ManagerEvent(e))
-	}
-}
-
-// convertAll converts the engine's read-only list to the root's type.
-func convertAll[R, E any](in []E, conv func(E) R) []R {
-	out := make([]R, len(in))
-	for i, e := range in {
-		out[i] = conv(e)
-	}
-	return out
-}
-
 // ListPrompts returns the prompts of every ready server by exposed name
 // (mcp__<server>__<prompt>, named as tools are).
 func (m *Manager) ListPrompts() []ManagedPrompt {
-	return convertAll(m.m.Prompts(), func(p supervisor.Prompt) ManagedPrompt { return ManagedPrompt(p) })
+	return m.m.Prompts()
 }
 
 // GetPrompt renders a prompt by its exposed name on the server that
@@ -310,7 +295,7 @@ func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string
 // ListResources returns the resources every ready server lists, with the
 // server's name, sorted by server and URI.
 func (m *Manager) ListResources() []ManagedResource {
-	return convertAll(m.m.Resources(), func(r supervisor.Resource) ManagedResource { return ManagedResource(r) })
+	return m.m.Resources()
 }
 
 // ReadResource reads a resource from the named server by URI. Resources
@@ -324,7 +309,7 @@ func (m *Manager) ReadResource(ctx context.Context, server, uri string) (*messag
 // ListTools returns every managed tool by its exposed name: the live tools of
 // the servers that are up and the cached ones of those still starting.
 func (m *Manager) ListTools() []ManagedTool {
-	return convertAll(m.m.Tools(), func(t supervisor.Tool) ManagedTool { return ManagedTool(t) })
+	return m.m.Tools()
 }
 
 // CallTool calls a tool by its exposed name on the server that offers it;

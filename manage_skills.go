@@ -3,7 +3,6 @@ package mcpactor
 import (
 	"context"
 
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/supervisor"
 )
 
@@ -11,14 +10,13 @@ import (
 // exposed name, mcp__<server>__<skill>, named as tools are, so that a
 // skill resolves within its server's namespace and never stands in for
 // another server's skill of the same name. Two skills of one server with
-// the same name are named by their paths instead.
-type ManagedSkill struct {
-	Name   string
-	Server string
-	// Skill is the server's entry, which every read of the skill is
-	// verified against.
-	Skill messages.Skill
-}
+// the same name are named by their paths instead. It is declared in
+// supervisor. Its fields:
+//
+//	Name   string         // the exposed name, which Manager.ReadSkill takes
+//	Server string         // the server that offers it
+//	Skill  messages.Skill // the server's entry, which every read of the skill is verified against
+type ManagedSkill = supervisor.Skill
 
 // ListSkills lists the skills of every ready server that declares the
 // skills extension, sorted by exposed name, and holds the listing for
@@ -26,8 +24,7 @@ type ManagedSkill struct {
 // whose listing fails is left out and its error joined to the one
 // returned beside the others' skills.
 func (m *Manager) ListSkills(ctx context.Context) ([]ManagedSkill, error) {
-	skills, err := m.m.ListSkills(ctx)
-	return convertAll(skills, func(s supervisor.Skill) ManagedSkill { return ManagedSkill(s) }), err
+	return m.m.ListSkills(ctx)
 }
 
 // ReadSkill loads a skill of the last listing by its exposed name: its

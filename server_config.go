@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
@@ -185,24 +184,25 @@ type ServerConfig struct {
 type RestartPolicy = config.RestartPolicy
 
 // EnvInheritance is ServerConfig.InheritEnv: which of this process's
-// environment variables a stdio server starts with.
-type EnvInheritance string
+// environment variables a stdio server starts with, a string, one of the
+// constants below. It is declared in transport, which starts the servers.
+type EnvInheritance = transport.EnvInheritance
 
 // The environment policies of a stdio server.
 const (
-	EnvInheritAll  EnvInheritance = ""     // the whole environment (the default)
-	EnvInheritSafe EnvInheritance = "safe" // a short list a program needs to run (HOME, PATH, ...)
-	EnvInheritNone EnvInheritance = "none" // nothing but ServerConfig.Env
+	EnvInheritAll  = transport.EnvInheritAll  // "": the whole environment (the default)
+	EnvInheritSafe = transport.EnvInheritSafe // "safe": a short list a program needs to run (HOME, PATH, ...)
+	EnvInheritNone = transport.EnvInheritNone // "none": nothing but ServerConfig.Env
 )
 
-// Authorizer authorizes a server's HTTP requests (ServerConfig.Auth):
-// RoundTripper wraps the runtime's transport for the server at serverURL.
-// A wrapper may answer a 401 or 403 by sending the request again (request
-// bodies can be read again: GetBody is set). transport/oauth's Client
-// (OAuth, docs/oauth.md) and RefreshHeader are two.
-type Authorizer interface {
-	RoundTripper(serverURL string, base http.RoundTripper) http.RoundTripper
-}
+// Authorizer authorizes a server's HTTP requests (ServerConfig.Auth): its
+// one method, RoundTripper(serverURL string, base http.RoundTripper)
+// http.RoundTripper, wraps the runtime's transport for the server at
+// serverURL. A wrapper may answer a 401 or 403 by sending the request
+// again (request bodies can be read again: GetBody is set).
+// transport/oauth's Client (OAuth, docs/oauth.md) and RefreshHeader are
+// two. It is declared in transport, which sends the requests.
+type Authorizer = transport.Authorizer
 
 // spec is c in the engine's shape: the transports' configurations, the
 // connection's limits and the handshake's settings.
@@ -210,7 +210,7 @@ func (c *ServerConfig) spec() actors.Spec {
 	s := actors.Spec{
 		Type: c.Type,
 		Stdio: transport.StdioConfig{Command: c.Command, Args: c.Args, Env: c.Env, Dir: c.Cwd,
-			InheritEnv: transport.EnvInheritance(c.InheritEnv), Dial: c.Dial,
+			InheritEnv: c.InheritEnv, Dial: c.Dial,
 			CloseGrace: c.CloseGrace, TermGrace: c.TermGrace, WriteStallTimeout: c.WriteStallTimeout, Fence: c.Fence},
 		HTTP: transport.HTTPConfig{URL: c.URL, Headers: c.Headers, Fence: c.Fence,
 			BusyRetries: c.BusyRetries, BusyRetryUnsafe: c.BusyRetryUnsafe},
