@@ -11,9 +11,11 @@ import (
 // A client outlives its connections. Each connection to the server (a
 // transport actor and the handshake run over it) is a generation: the
 // first connect is generation 1, and every repair (a restart by the
-// manager, an expired HTTP session, a re-probe of the protocol era, or
-// Client.Reconnect) starts the next one on the same client actor and the
-// same Client handle (docs/architecture.md, "Connection generations").
+// manager, an expired HTTP session, or Client.Reconnect) starts the next
+// one on the same client actor and the same Client handle
+// (docs/architecture.md, "Connection generations"). A second probe of the
+// server's protocol, and the fallback to legacy HTTP+SSE, happen within
+// one generation's handshake.
 //
 // The client actor publishes each generation through an atomic pointer in
 // the handle. A generation's fields are written once, before ready closes,
