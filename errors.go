@@ -149,7 +149,7 @@ type (
 	// is `MCP server "<name>": <method> (id <id>): MCP error <code>:
 	// <message>`. A configured credential of the
 	// server's that Message or Data quote is masked.
-	RPCError = messages.RPCError
+	RPCError = callerr.RPCError
 	// ConfigError lists what is wrong with a ServerConfig (Server,
 	// Problems); it matches ErrConfig.
 	ConfigError = messages.ConfigError

@@ -175,15 +175,15 @@ var errorSamples = map[string]errorSample{
 	"callerr.Error": {sample: func() error {
 		return callerr.NewTransportClosed(&callerr.Error{Server: "s", Method: "tools/call", Cause: pipeBroken(), ExitStatus: "signal: killed"})
 	}},
-	"messages.RPCError": {sample: func() error {
-		return &messages.RPCError{Server: "s", Method: "tools/call", Code: -32602, Message: "bad"}
+	"callerr.RPCError": {sample: func() error {
+		return &mcpactor.RPCError{Server: "s", Method: "tools/call", Code: -32602, Message: "bad"}
 	}},
 	"messages.ConfigError": {sample: func() error { return &messages.ConfigError{Server: "s", Problems: []string{"no command"}} }},
 	"messages.TaskError": {sample: func() error {
 		return &messages.TaskError{Server: "s", TaskID: "t", Status: messages.TaskFailed,
-			Err: &messages.RPCError{Server: "s", Method: "tools/call", Code: -32603, Message: "disk full"}}
+			Err: &mcpactor.RPCError{Server: "s", Method: "tools/call", Code: -32603, Message: "disk full"}}
 	}},
-	"messages.Error": {inside: "the JSON-RPC error object on the wire: an answer carrying one reaches the caller as a *messages.RPCError; " +
+	"messages.Error": {inside: "the JSON-RPC error object on the wire: an answer carrying one reaches the caller as a *mcpactor.RPCError; " +
 		"a handler that returns one has its code sent to the server"},
 	"transport.QueueTimeoutError": {sample: func() error {
 		return &transport.QueueTimeoutError{Server: "s", Method: "tools/call", After: time.Second, MaxInFlight: 1}

@@ -224,7 +224,7 @@ func checkEverythingURLElicitation(t *testing.T, c *mcpactor.Client, rec *peerRe
 	// The error path: the tool fails with -32042 (URL elicitation
 	// required), a JSON-RPC error the caller can inspect.
 	_, err := c.CallTool(waitCtx(t), "trigger-url-elicitation", map[string]any{"url": url, "errorPath": true})
-	var rpcErr *messages.RPCError
+	var rpcErr *mcpactor.RPCError
 	if !errors.As(err, &rpcErr) || rpcErr.Code != -32042 {
 		t.Fatalf("error path: err = %v, want an RPCError with code -32042", err)
 	}

@@ -77,7 +77,7 @@ func checkEverythingPrompts(t *testing.T, c *mcpactor.Client) {
 	}
 
 	_, err = c.GetPrompt(ctx, "no-such-prompt", nil)
-	var rpcErr *messages.RPCError
+	var rpcErr *mcpactor.RPCError
 	if !errors.As(err, &rpcErr) || rpcErr.Code != messages.CodeInvalidParams {
 		t.Errorf("unknown prompt: err = %v, want an RPCError -32602", err)
 	}
@@ -120,7 +120,7 @@ func checkGoSDKPrompts(t *testing.T, c *mcpactor.Client) {
 	}
 
 	_, err = c.GetPrompt(ctx, "no_such_prompt", nil)
-	var rpcErr *messages.RPCError
+	var rpcErr *mcpactor.RPCError
 	if !errors.As(err, &rpcErr) {
 		t.Errorf("unknown prompt: err = %v, want an RPCError", err)
 	}

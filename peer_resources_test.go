@@ -167,7 +167,7 @@ func checkEverythingReadResource(t *testing.T, c *mcpactor.Client) {
 	}
 	// A resource that does not exist is a JSON-RPC error.
 	_, err = c.ReadResource(ctx, "demo://resource/dynamic/text/0")
-	var rpcErr *messages.RPCError
+	var rpcErr *mcpactor.RPCError
 	if !errors.As(err, &rpcErr) {
 		t.Errorf("read of a missing resource: err = %v, want an RPCError", err)
 	}

@@ -299,7 +299,7 @@ func (c *Client) toolHeaderParams(ctx context.Context, g *generation, tool strin
 
 // isHeaderMismatch reports the stateless protocol's HeaderMismatch error.
 func isHeaderMismatch(err error) bool {
-	var rpc *messages.RPCError
+	var rpc *callerr.RPCError
 	status := callerr.HTTPStatus(err)
 	switch {
 	case errors.As(err, &rpc):

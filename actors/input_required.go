@@ -92,7 +92,7 @@ func (c *Client) fulfil(ctx context.Context, peer telemetry.Peer, res json.RawMe
 			if failure != nil {
 				msg = failure.Error()
 			}
-			return nil, &messages.RPCError{Server: c.name, Method: req.Method, Code: rpcErr.Code, Message: msg, Data: rpcErr.Data}
+			return nil, &callerr.RPCError{Server: c.name, Method: req.Method, Code: rpcErr.Code, Message: msg, Data: rpcErr.Data}
 		}
 		responses[key] = result
 	}

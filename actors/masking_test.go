@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 // A server that quotes its configured environment, in a JSON-RPC error's
@@ -26,7 +26,7 @@ func TestServerEchoOfConfiguredEnvMasked(t *testing.T) {
 	s := connect(t, testserver.Options{}, env, func(cfg *actors.Spec) { cfg.Stdio.Env["SERVICE_TOKEN"] = secret })
 
 	_, err := s.c.CallTool(harness.Context(t), "echo-env", map[string]any{"names": []string{"SERVICE_TOKEN"}})
-	var rpc *messages.RPCError
+	var rpc *callerr.RPCError
 	if !errors.As(err, &rpc) || !errors.Is(err, errkind.ErrRPC) || rpc.Code != -32000 {
 		t.Fatalf("CallTool(echo-env) = %v, want the server's JSON-RPC error", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor/internal/callerr"
-	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -86,7 +85,7 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 // isStatelessError reports whether err carries an error code only a server of
 // the stateless protocol sends.
 func isStatelessError(err error) bool {
-	var rpc *messages.RPCError
+	var rpc *callerr.RPCError
 	status := callerr.HTTPStatus(err)
 	switch {
 	case errors.As(err, &rpc):

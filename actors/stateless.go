@@ -148,7 +148,7 @@ func (e *statelessProtocol) probeWith(ctx context.Context, conn *transport.Conn,
 
 // judgeError classifies the error a probe offering version met.
 func (e *statelessProtocol) judgeError(err error, version string) (*session, verdict, string, error) {
-	var rpc *messages.RPCError
+	var rpc *callerr.RPCError
 	status := callerr.HTTPStatus(err)
 	code, data := int64(0), json.RawMessage(nil)
 	switch {

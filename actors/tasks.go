@@ -190,7 +190,7 @@ func (c *Client) taskStep(ctx context.Context, t *messages.Task, answered map[st
 	case messages.TaskFailed:
 		var cause error
 		if t.Error != nil {
-			cause = &messages.RPCError{Server: c.name, Method: messages.MethodToolsCall, Code: t.Error.Code, Message: t.Error.Message, Data: t.Error.Data}
+			cause = &callerr.RPCError{Server: c.name, Method: messages.MethodToolsCall, Code: t.Error.Code, Message: t.Error.Message, Data: t.Error.Data}
 		} else if !stateless {
 			// tasks/result returns the error the request would have.
 			_, cause = c.taskResult(ctx, t.TaskID)
@@ -291,7 +291,7 @@ func (c *Client) callAsTask(ctx context.Context, name string, args any, call *Ca
 // -32601 from a server that declared tasks for tools/call
 // (https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks#tool-level-negotiation).
 func (c *Client) mustRunAsTask(err error) bool {
-	var rpc *messages.RPCError
+	var rpc *callerr.RPCError
 	return errors.As(err, &rpc) && rpc.Code == messages.CodeMethodNotFound &&
 		rpc.Method == messages.MethodToolsCall && serverTasksToolCalls(c.Capabilities())
 }

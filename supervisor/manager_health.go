@@ -57,7 +57,7 @@ func (h *callHealth) observe(err error) bool {
 
 // answered reports an error the server itself sent: it is up.
 func answered(err error) bool {
-	var rpc *messages.RPCError
+	var rpc *callerr.RPCError
 	return errors.As(err, &rpc)
 }
 

@@ -176,7 +176,7 @@ func TestClientSpanNamesAndAttributes(t *testing.T) {
 }
 
 func TestErrorType(t *testing.T) {
-	rpcErr := &messages.RPCError{Server: "s", Method: "tools/call", Code: messages.CodeInvalidParams, Message: "Invalid params: city"}
+	rpcErr := &callerr.RPCError{Server: "s", Method: "tools/call", Code: messages.CodeInvalidParams, Message: "Invalid params: city"}
 	tests := []struct {
 		name       string
 		err        error
@@ -463,7 +463,7 @@ func TestReuseExecuteToolSpan(t *testing.T) {
 		}
 		meta := op.Inject(nil)
 		op.Written()
-		op.End(&messages.RPCError{Code: -32603, Message: "internal"}, false)
+		op.End(&callerr.RPCError{Code: -32603, Message: "internal"}, false)
 		if len(r.sr.Ended()) != 0 {
 			t.Fatal("End ended the execute_tool span it does not own")
 		}

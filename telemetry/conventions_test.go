@@ -187,7 +187,7 @@ func TestDiscoverProtocolVersion(t *testing.T) {
 	t.Run("session era found", func(t *testing.T) {
 		r := newRig(t, Options{})
 		_, op := r.tel.Start(context.Background(), &Request{Peer: peer, Method: messages.MethodServerDiscover})
-		op.EndExpected(&messages.RPCError{Code: messages.CodeMethodNotFound, Message: "Method not found"}, ProbeSessionEra)
+		op.EndExpected(&callerr.RPCError{Code: messages.CodeMethodNotFound, Message: "Method not found"}, ProbeSessionEra)
 		got := attrs(r.ended(t).Attributes())
 		if v, ok := got["mcp.protocol.version"]; ok {
 			t.Errorf("span mcp.protocol.version = %v on a probe that found the session era", v)

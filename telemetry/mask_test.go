@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/redact"
 	"github.com/mcpactor/mcpactor/messages"
 )
@@ -27,7 +28,7 @@ func TestSpanMasksConfiguredSecrets(t *testing.T) {
 	op.Retry(1, "because "+secret)
 	op.Resume("resumed " + secret)
 	op.Reinitialize("again " + secret)
-	op.End(&messages.RPCError{Code: -32000, Message: "bad token " + secret}, false)
+	op.End(&callerr.RPCError{Code: -32000, Message: "bad token " + secret}, false)
 
 	_, op = r.tel.Start(context.Background(), &Request{Peer: peer, Method: messages.MethodToolsCall, Target: "w", Arguments: args})
 	op.SetToolResult(json.RawMessage(`{"content":[{"type":"text","text":"` + secret + `"}]}`))

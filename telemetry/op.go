@@ -762,7 +762,7 @@ func (o *Op) LateResponse() {
 // mcp.client.operation.duration (CLIENT) or mcp.server.operation.duration
 // (SERVER).
 //
-// error.type is the JSON-RPC code as a string for a *messages.RPCError, a
+// error.type is the JSON-RPC code as a string for a *callerr.RPCError, a
 // *messages.Error or an HTTP error status whose body held a JSON-RPC
 // error; the HTTP status as a string for another error status or a
 // session that expired;
@@ -959,7 +959,7 @@ func classify(err error, toolError bool, m *redact.Masker) outcome {
 		}
 		return outcome{}
 	}
-	var rpcErr *messages.RPCError
+	var rpcErr *callerr.RPCError
 	if errors.As(err, &rpcErr) {
 		c := strconv.FormatInt(rpcErr.Code, 10)
 		return outcome{errType: c, code: c, num: rpcErr.Code, hasCode: true, desc: m.Text(rpcErr.Message)}

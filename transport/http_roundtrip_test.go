@@ -185,7 +185,7 @@ func TestHTTPStringIDsAndErrors(t *testing.T) {
 			c.initialize(messages.Version20251125)
 			c.mustEcho("quoted")
 			_, err := c.call(harness.Context(t), "rpc-error", map[string]any{"code": -32042, "message": "nope"}, RequestOptions{})
-			var re *messages.RPCError
+			var re *callerr.RPCError
 			if !errors.As(err, &re) || re.Code != -32042 || re.Message != "nope" {
 				t.Fatalf("got %v, want the RPC error", err)
 			}

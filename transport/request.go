@@ -15,7 +15,7 @@ import (
 // Call is the three in a row.
 
 // Call sends a request and waits for its single end: the result, a JSON-RPC
-// error (*messages.RPCError), a timeout (ErrTimeout), the
+// error (*callerr.RPCError), a timeout (ErrTimeout), the
 // context's end (its Kind the context's error) or the transport's end
 // (ErrTransportClosed), each a *callerr.Error. On timeout or cancellation the server is
 // sent notifications/cancelled
@@ -414,7 +414,7 @@ func (c *Conn) finish(cl *call, out *Outcome, why error) (json.RawMessage, error
 	case nil:
 		return out.result, nil
 	case *messages.Error:
-		return nil, &messages.RPCError{Server: c.server, Method: cl.method, ID: id, Code: err.Code, Message: err.Message, Data: err.Data}
+		return nil, &callerr.RPCError{Server: c.server, Method: cl.method, ID: id, Code: err.Code, Message: err.Message, Data: err.Data}
 	default:
 		if err == errExpired {
 			// The actor's deadline came first, whatever the caller was

@@ -47,7 +47,7 @@ func TestRequestErrorTextsNameServerAndMethod(t *testing.T) {
 			`MCP server "files": tools/call (id 7): Request timeout after 200ms`},
 		{NewTimeout(&Error{Server: "files", Method: "notifications/roots/list_changed", Notify: true, After: time.Second}),
 			`MCP server "files": notifications/roots/list_changed: Notify timeout after 1000ms`},
-		{&messages.RPCError{Server: "files", Method: "tools/call", ID: messages.Int64ID(7), Code: -32602, Message: "Invalid params"},
+		{&RPCError{Server: "files", Method: "tools/call", ID: messages.Int64ID(7), Code: -32602, Message: "Invalid params"},
 			`MCP server "files": tools/call (id 7): MCP error -32602: Invalid params`},
 		{NewTransportClosed(&Error{Server: "files", Method: "tools/call", ExitStatus: "signal: killed", Cause: pipe, Stderr: "server ready on stdio"}),
 			`MCP server "files": tools/call: Transport closed: signal: killed; stderr: server ready on stdio`},

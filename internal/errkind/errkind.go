@@ -9,7 +9,7 @@ package errkind
 import "errors"
 
 // The kinds, all in one list. Every *callerr.Error has one of them as its
-// Kind (or the caller's context error); *messages.RPCError matches ErrRPC
+// Kind (or the caller's context error); *callerr.RPCError matches ErrRPC
 // and *messages.ConfigError ErrConfig. ErrNotJSONRPC and
 // ErrInvalidRequestID, which mark frames the decoder refuses, stand beside
 // the JSON-RPC error object in messages.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/errkind"
-	"github.com/mcpactor/mcpactor/messages"
 )
 
 const (
@@ -63,7 +62,7 @@ func TestMaskerText(t *testing.T) {
 
 func TestMaskerErrorKeepsTypes(t *testing.T) {
 	m := testMasker()
-	rpc := &messages.RPCError{Server: "files", Method: "tools/call", Code: -32000,
+	rpc := &callerr.RPCError{Server: "files", Method: "tools/call", Code: -32000,
 		Message: "bad credentials " + headerSecret, Data: json.RawMessage(`{"env":"` + envSecret + `"}`)}
 	wrapped := fmt.Errorf("call failed (%s): %w", userSecret, rpc)
 	for _, err := range []error{rpc, wrapped, callerr.NewTransportClosed(&callerr.Error{Server: "files", Cause: rpc, Stderr: "fatal " + envSecret})} {
@@ -74,7 +73,7 @@ func TestMaskerErrorKeepsTypes(t *testing.T) {
 		if !errors.Is(got, errkind.ErrRPC) {
 			t.Errorf("Error(%T) no longer matches ErrRPC", err)
 		}
-		var r *messages.RPCError
+		var r *callerr.RPCError
 		if !errors.As(got, &r) {
 			t.Fatalf("Error(%T) lost the *RPCError", err)
 		}
@@ -114,7 +113,7 @@ func TestMaskerHandler(t *testing.T) {
 	m := testMasker()
 	var buf bytes.Buffer
 	log := m.Logger(slog.New(slog.NewJSONHandler(&buf, nil))).With("url", "https://mcp.example.com/mcp/"+pathKey+"/sse")
-	log.Info("echo "+envSecret, "err", &messages.RPCError{Message: headerSecret},
+	log.Info("echo "+envSecret, "err", &callerr.RPCError{Message: headerSecret},
 		slog.Group("g", "v", querySecret), "any", struct{ S string }{userSecret}, "b", []byte(envSecret), "n", 3)
 	if v := leaked(buf.String()); v != "" {
 		t.Fatalf("log left %s: %s", v, buf.String())

@@ -51,7 +51,7 @@ var hopSentinels = map[string]error{
 var hopTypes = map[string]reflect.Type{}
 
 func init() {
-	for _, e := range []error{&callerr.Error{}, &messages.RPCError{}, &messages.ConfigError{}, &messages.TaskError{}} {
+	for _, e := range []error{&callerr.Error{}, &callerr.RPCError{}, &messages.ConfigError{}, &messages.TaskError{}} {
 		t := reflect.TypeOf(e)
 		hopTypes[t.Elem().Name()] = t
 	}

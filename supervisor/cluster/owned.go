@@ -302,7 +302,7 @@ func (m *Member) exposedName(act *activation, tool string, fresh bool) (string, 
 // failed; with FailFast, restarting) is an ErrServerUnavailable *mcpactor.Error
 // naming its state and last error, as the manager's own routing answers.
 func (m *Member) ownedError(act *activation, err error) error {
-	var rpc *messages.RPCError
+	var rpc *callerr.RPCError
 	switch {
 	case err == nil, callerr.Unavailable(err) != nil, errors.As(err, &rpc),
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

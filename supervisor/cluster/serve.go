@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/messages"
 	"github.com/mcpactor/mcpactor/telemetry"
 )
@@ -185,7 +186,7 @@ func (m *Member) invoke(ctx context.Context, act *activation, req *request) (jso
 	default:
 		var ok bool
 		if v, ok, err = m.invokeTask(ctx, act, req); !ok {
-			return nil, &messages.RPCError{Server: act.id.String(), Method: req.Method, Code: -32601, Message: "method not found"}
+			return nil, &callerr.RPCError{Server: act.id.String(), Method: req.Method, Code: -32601, Message: "method not found"}
 		}
 	}
 	if err != nil {

@@ -94,13 +94,13 @@ func TestWireErrors(t *testing.T) {
 			t.Errorf("%v came back as %v, want %v", c.in, got, c.want)
 		}
 	}
-	var rpc *messages.RPCError
-	got := encodeError(&messages.RPCError{Code: -32602, Message: "bad"}, "files.12", id).decode(id, "m1", methodCallTool)
+	var rpc *callerr.RPCError
+	got := encodeError(&callerr.RPCError{Code: -32602, Message: "bad"}, "files.12", id).decode(id, "m1", methodCallTool)
 	if !errors.As(got, &rpc) || rpc.Code != -32602 || rpc.Message != "bad" {
 		t.Errorf("RPC error came back as %#v", got)
 	}
 	var unavailable *mcpactor.Error
-	last := &messages.RPCError{Code: -32000, Message: "handshake refused"}
+	last := &callerr.RPCError{Code: -32000, Message: "handshake refused"}
 	got = encodeError(fmt.Errorf("call: %w", callerr.NewUnavailable(&callerr.Error{Server: "files.12", State: "breaker open", Cause: last})), "files.12", id).decode(id, "m1", methodCallTool)
 	if !(errors.As(got, &unavailable) && callerr.Unavailable(unavailable) == unavailable) || !errors.Is(got, mcpactor.ErrServerUnavailable) || unavailable.State != "breaker open" ||
 		unavailable.Server != id.String() || unavailable.Cause == nil || !strings.Contains(unavailable.Cause.Error(), "handshake refused") {
@@ -203,9 +203,9 @@ func TestErrorsKeepTheirIdentity(t *testing.T) {
 				return callerr.Fallback(e) == e && ok && len(both.Unwrap()) == 2 && callerr.HTTPStatus(both.Unwrap()[1]).RPC.Code == -32601
 			},
 			[]error{mcpactor.ErrHTTP}},
-		{&messages.RPCError{Server: internal, Method: "tools/call", Code: -32602, Message: "unknown tool in " + internal, Data: []byte(`{"a":1}`)}, new(*messages.RPCError),
+		{&callerr.RPCError{Server: internal, Method: "tools/call", Code: -32602, Message: "unknown tool in " + internal, Data: []byte(`{"a":1}`)}, new(*callerr.RPCError),
 			func(got any) bool {
-				e := got.(*messages.RPCError)
+				e := got.(*callerr.RPCError)
 				return e.Code == -32602 && string(e.Data) == `{"a":1}`
 			},
 			[]error{mcpactor.ErrRPC}},

@@ -1,6 +1,10 @@
-package messages
+package callerr
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mcpactor/mcpactor/messages"
+)
 
 // A server whose error message is already formatted "MCP error <code>: ..."
 // (the TypeScript SDK's servers do that) is not prefixed twice; another
@@ -18,7 +22,7 @@ func TestRPCErrorNotPrefixedTwice(t *testing.T) {
 		if got := (&RPCError{Code: tc.code, Message: tc.msg}).Error(); got != tc.want {
 			t.Errorf("RPCError %d %q: %q, want %q", tc.code, tc.msg, got, tc.want)
 		}
-		if got := (&Error{Code: tc.code, Message: tc.msg}).Error(); got != tc.want {
+		if got := (&messages.Error{Code: tc.code, Message: tc.msg}).Error(); got != tc.want {
 			t.Errorf("Error %d %q: %q, want %q", tc.code, tc.msg, got, tc.want)
 		}
 	}
