@@ -2,13 +2,12 @@ package mcpactor
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // TestAliasDocsNameEveryField: go doc of the root shows an alias's own
@@ -20,7 +19,7 @@ import (
 func TestAliasDocsNameEveryField(t *testing.T) {
 	const module = "github.com/mcpactor/mcpactor/"
 	imports, aliases := map[string]string{}, 0
-	for _, f := range parseDir(t, ".") {
+	for _, f := range harness.SourceFiles(t, ".") {
 		for _, imp := range f.Imports {
 			path := strings.Trim(imp.Path.Value, `"`)
 			if rel, ok := strings.CutPrefix(path, module); ok {
@@ -60,33 +59,12 @@ func TestAliasDocsNameEveryField(t *testing.T) {
 	}
 }
 
-// parseDir parses the Go files of dir, tests left out.
-func parseDir(t *testing.T, dir string) []*ast.File {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, e := range entries {
-		if name := e.Name(); strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
-			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, f)
-		}
-	}
-	return files
-}
-
 // structFields are the exported fields of the struct type name declared
 // in dir; none if it is not a struct.
 func structFields(t *testing.T, dir, name string) []string {
 	t.Helper()
 	var fields []string
-	for _, f := range parseDir(t, dir) {
+	for _, f := range harness.SourceFiles(t, dir) {
 		ast.Inspect(f, func(n ast.Node) bool {
 			ts, ok := n.(*ast.TypeSpec)
 			if !ok || ts.Name.Name != name {

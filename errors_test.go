@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -268,7 +267,7 @@ func errorTypesIn(t *testing.T, dirs []string) []string {
 	t.Helper()
 	var out []string
 	for _, dir := range dirs {
-		for _, f := range sourceFiles(t, dir) {
+		for _, f := range harness.SourceFiles(t, dir) {
 			for _, d := range f.Decls {
 				fn, ok := d.(*ast.FuncDecl)
 				if !ok || fn.Recv == nil || fn.Name.Name != "Error" || fn.Type.Params.NumFields() != 0 ||
@@ -311,7 +310,7 @@ func isIdent(e ast.Expr, name string) bool {
 func exportedSentinelsOfRoot(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	for _, f := range sourceFiles(t, ".") {
+	for _, f := range harness.SourceFiles(t, ".") {
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok || g.Tok != token.VAR {
@@ -327,28 +326,4 @@ func exportedSentinelsOfRoot(t *testing.T) []string {
 		}
 	}
 	return out
-}
-
-// sourceFiles parses the Go files of dir, tests left out, whatever their
-// build constraints: an error type of any platform counts.
-func sourceFiles(t *testing.T, dir string) []*ast.File {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	return files
 }

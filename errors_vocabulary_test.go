@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/harness"
 )
 
 // maxErrorIdentifiers bounds the error vocabulary a user must know
@@ -22,7 +23,7 @@ const maxErrorIdentifiers = 20
 func TestErrorVocabularyIsSmall(t *testing.T) {
 	t.Parallel()
 	var names []string
-	for _, f := range sourceFiles(t, ".") {
+	for _, f := range harness.SourceFiles(t, ".") {
 		for _, d := range f.Decls {
 			g, ok := d.(*ast.GenDecl)
 			if !ok {
