@@ -129,8 +129,10 @@ var (
 //     process ended); in the chain, an *Error with Next set (a
 //     reconnection replaced the connection) or with After set (the server
 //     read none of its input for After).
-//   - ErrTimeout: Method set (a request), Closed (a Close or Stop that ran
-//     out of time), neither (a connect slower than After).
+//   - ErrTimeout: Method set (a request; with Limit too, one that waited
+//     After for one of the connection's Limit in-flight slots and was
+//     never sent), Closed (a Close or Stop that ran out of time), neither
+//     (a connect slower than After).
 //   - ErrHTTP, in this order: SessionID (a session the server refused),
 //     Problem (an SSE stream that ended before the response when Status
 //     is 0, a body MCP does not allow when not), a 2xx Status (an answer,

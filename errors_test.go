@@ -23,7 +23,6 @@ import (
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
 	"github.com/mcpactor/mcpactor/messages"
-	"github.com/mcpactor/mcpactor/transport"
 	"github.com/mcpactor/mcpactor/transport/mcptest"
 )
 
@@ -184,9 +183,6 @@ var errorSamples = map[string]errorSample{
 	}},
 	"messages.Error": {inside: "the JSON-RPC error object on the wire: an answer carrying one reaches the caller as a *mcpactor.RPCError; " +
 		"a handler that returns one has its code sent to the server"},
-	"transport.QueueTimeoutError": {sample: func() error {
-		return &transport.QueueTimeoutError{Server: "s", Method: "tools/call", After: time.Second, MaxInFlight: 1}
-	}},
 	"transport.PanicError": {inside: "the Cause of the *callerr.Error of a transport actor that panicked"},
 	"transport.FencePanicError": {inside: "the refusal of a ServerConfig.Fence that panicked: the caller's own callback, as " +
 		"the fence's own errors are the caller's"},

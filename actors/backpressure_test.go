@@ -3,12 +3,14 @@ package actors_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpactor/mcpactor/actors"
+	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/internal/harness"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -88,8 +90,16 @@ func TestPingTakesNoSlot(t *testing.T) {
 		busy <- err
 	}()
 	<-started // the slow call holds the only slot
-	if _, err := s.c.CallTool(ctx, "echo", map[string]any{"message": "queued"}); !errors.Is(err, errkind.ErrTimeout) {
-		t.Fatalf("a call with the slot taken: %v, want a queue timeout", err)
+	_, err := s.c.CallTool(ctx, "echo", map[string]any{"message": "queued"})
+	// A queue timeout is the runtime's one carrier like every other
+	// failure, told from a request's timeout by Limit (the slots it
+	// waited for), and never sent, so it has no id.
+	var e *callerr.Error
+	if !errors.Is(err, errkind.ErrTimeout) || !errors.As(err, &e) || e.Limit != 1 || e.Method != "tools/call" || e.ID.IsValid() || e.After != 200*time.Millisecond {
+		t.Fatalf("a call with the slot taken: %v (%+v), want a queue timeout", err, e)
+	}
+	if want := `waited 200ms for one of its 1 in-flight slots; not sent`; !strings.Contains(err.Error(), want) {
+		t.Errorf("text %q, want it to say %q", err, want)
 	}
 	if err := s.c.Ping(ctx); err != nil {
 		t.Fatalf("ping with the slot taken: %v", err)

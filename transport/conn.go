@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/mcpactor/mcpactor/internal/callerr"
-	"github.com/mcpactor/mcpactor/internal/errkind"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -61,23 +59,6 @@ type Conn struct {
 // a server that is full for this long is overloaded, and the caller hears
 // of it rather than waiting out its whole timeout.
 const DefaultQueueTimeout = 10 * time.Second
-
-// QueueTimeoutError fails a request that waited for an in-flight slot of
-// a full connection longer than its queue timeout. It was never sent.
-type QueueTimeoutError struct {
-	Server      string
-	Method      string
-	After       time.Duration
-	MaxInFlight int
-}
-
-func (e *QueueTimeoutError) Error() string {
-	return fmt.Sprintf("MCP server %q: %s waited %dms for one of its %d in-flight slots; not sent", e.Server, e.Method, e.After.Milliseconds(), e.MaxInFlight)
-}
-
-// Is makes errors.Is(err, errkind.ErrTimeout) true: it is a timeout, of
-// the queue rather than of the server.
-func (e *QueueTimeoutError) Is(target error) bool { return target == errkind.ErrTimeout }
 
 // newConn builds the handle of a transport about to be spawned.
 func newConn(server string, gen uint64, root *actor.RootContext, l Limits, stats *Counters) *Conn {
@@ -297,7 +278,7 @@ func (c *Conn) waitSlot(ctx context.Context, method string, opts *RequestOptions
 	case <-wctx.Done():
 		return why()
 	case <-queue:
-		return &QueueTimeoutError{Server: c.server, Method: method, After: c.queueTimeout, MaxInFlight: cap(c.slots)}
+		return callerr.NewQueueTimeout(&callerr.Error{Server: c.server, Method: method, After: c.queueTimeout, Limit: cap(c.slots)})
 	case <-c.end.done:
 		return c.end.err
 	}

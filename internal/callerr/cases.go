@@ -44,6 +44,7 @@ const (
 	formUnknownTool
 	formUnknownServer
 	formManagerClosed
+	formQueueTimeout
 	formCount
 )
 
@@ -53,7 +54,7 @@ var formNames = [formCount]string{
 	"canceled", "start", "unsupported-version", "unsupported", "extension-not-declared", "frame-too-large",
 	"bad-response", "invalid-result", "pagination", "arguments", "http-status", "session-expired",
 	"no-response", "bad-body", "unreachable", "broken-answer", "authorization", "stream-broken", "fallback",
-	"unavailable", "unknown-tool", "unknown-server", "manager-closed",
+	"unavailable", "unknown-tool", "unknown-server", "manager-closed", "queue-timeout",
 }
 
 // with sets e's kind and case. The constructors take a pointer so that
@@ -206,6 +207,11 @@ func NewUnknownServer(e *Error) *Error { return with(e, errkind.ErrNotFound, for
 // NewManagerClosed is a manager's answer after Close.
 func NewManagerClosed() *Error { return with(&Error{}, errkind.ErrStopped, formManagerClosed) }
 
+// NewQueueTimeout fails a request that waited After for one of the Limit
+// in-flight slots of a full connection (Server, Method); it was never
+// sent, so it has no ID.
+func NewQueueTimeout(e *Error) *Error { return with(e, errkind.ErrTimeout, formQueueTimeout) }
+
 // The cases the runtime tells apart within a kind. Each returns the
 // outermost *Error of its case in err's tree (errors.Unwrap and
 // errors.Join's Unwrap() []error), or nil: a caller that needs the case's
@@ -266,6 +272,9 @@ func Canceled(err error) *Error { return find(err, formCanceled) }
 func TransportClosed(err error) *Error { return find(err, formTransportClosed) }
 
 // Timeout finds the error that is a request that got no answer in time.
+// QueueTimeout is a request that waited out the queue timeout, unsent.
+func QueueTimeout(err error) *Error { return find(err, formQueueTimeout) }
+
 func Timeout(err error) *Error { return find(err, formTimeout) }
 
 // UnknownTool finds the error that is a tool or prompt name no managed server

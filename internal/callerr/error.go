@@ -101,7 +101,9 @@ type Error struct {
 	// and error"), a body ("a body that is not JSON"), why a listing
 	// stopped or an SSE stream could not be resumed.
 	Problem string
-	// Size is the length of an answer over the frame cap, Limit the cap.
+	// Size is the length of an answer over the frame cap, Limit the cap;
+	// for a request that waited out the queue timeout, Limit is the
+	// connection's in-flight slots (ServerConfig.MaxInFlight).
 	Size  int64
 	Limit int
 	// Pages and Cursor are where a listing cut short stopped.

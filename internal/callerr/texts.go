@@ -96,6 +96,8 @@ func (e *Error) text() string {
 		return "no managed server is named " + e.Server
 	case formManagerClosed:
 		return "mcpactor: manager closed"
+	case formQueueTimeout:
+		return fmt.Sprintf("MCP server %q: %s waited %dms for one of its %d in-flight slots; not sent", e.Server, e.Method, e.After.Milliseconds(), e.Limit)
 	}
 	if e.Kind == nil {
 		return errText(e.Cause)

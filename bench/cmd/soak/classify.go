@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/mcpactor/mcpactor"
@@ -202,20 +201,15 @@ func first(err error, is func(*mcpactor.Error) bool) *mcpactor.Error {
 	return nil
 }
 
-// isQueueTimeout finds the transport's *QueueTimeoutError in err's chain.
-// The root package does not name that type (it matches ErrTimeout), and the
-// soak uses the public API only, so the type is told by its name.
-func isQueueTimeout(err error) bool { return hasType(err, "*transport.QueueTimeoutError") }
-
-// hasType finds an error of the named type in err's chain.
-func hasType(err error, name string) bool {
-	for _, e := range chain(err) {
-		if fmt.Sprintf("%T", e) == name {
-			return true
-		}
-	}
-	return false
+// isQueueTimeout: a request that waited out the queue timeout for one of
+// its connection's in-flight slots, unsent: a timeout with a Method and
+// the slots in Limit (no frame cap applies to a timeout).
+func isQueueTimeout(err error) bool {
+	return first(err, func(e *mcpactor.Error) bool {
+		return e.Kind == mcpactor.ErrTimeout && e.Method != "" && e.Limit != 0
+	}) != nil
 }
+
 
 // rootErrors are the root package's sentinels: every error the runtime
 // returns should match one of them (or be the caller's context error).

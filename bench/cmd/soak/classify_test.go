@@ -61,6 +61,7 @@ func TestClassifyByDocumentedFields(t *testing.T) {
 		{"unknown tool", &mcpactor.Error{Kind: mcpactor.ErrNotFound, Tool: "t"}, cRemoved, causeNone},
 		{"connect timeout", &mcpactor.Error{Kind: mcpactor.ErrTimeout, Server: "s", After: time.Second}, cConnectTimeout, causeNone},
 		{"request timeout", &mcpactor.Error{Kind: mcpactor.ErrTimeout, Method: "tools/call", After: time.Second}, cTimeout, causeNone},
+		{"queue timeout", &mcpactor.Error{Kind: mcpactor.ErrTimeout, Method: "tools/call", After: time.Second, Limit: 8}, cQueueTimeout, causeNone},
 		{"incomplete close", &mcpactor.Error{Kind: mcpactor.ErrTimeout, Closed: true, Cause: context.DeadlineExceeded}, cCancelled, causeNone},
 		{"cancelled", &mcpactor.Error{Kind: context.Canceled, Method: "tools/call", Cause: context.Canceled}, cCancelled, causeNone},
 		{"frame too large", &mcpactor.Error{Kind: mcpactor.ErrBadResponse, Size: 20, Limit: 10}, cProtocol, causeFrameTooLarge},
