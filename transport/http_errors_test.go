@@ -76,7 +76,7 @@ func TestHTTPUnreachable(t *testing.T) {
 	}
 }
 
-// An HTML error page becomes one line of its text in messages.HTTPStatusError, with
+// An HTML error page becomes one line of its text in the error status's Body, with
 // the URL; what the server quotes back of the configured headers is
 // masked.
 func TestHTTPStatusErrorOneLine(t *testing.T) {

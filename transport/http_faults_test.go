@@ -53,7 +53,7 @@ func TestHTTPSessionExpired(t *testing.T) {
 	}
 }
 
-// 500 and 503: the request fails with messages.HTTPStatusError and is not sent
+// 500 and 503: the request fails with an ErrHTTP error status and is not sent
 // again; the session survives and later calls work.
 func TestHTTPServerErrorThenRecovery(t *testing.T) {
 	for _, status := range []int{http.StatusInternalServerError, http.StatusServiceUnavailable} {

@@ -24,7 +24,7 @@ func TestStdoutCauseShownOnExit(t *testing.T) {
 	err := s.conn.Err()
 	var tc *callerr.Error
 	if !(errors.As(err, &tc) && callerr.TransportClosed(tc) == tc) {
-		t.Fatalf("Err = %v, want a TransportClosedError", err)
+		t.Fatalf("Err = %v, want a transport-closed error", err)
 	}
 	msg := err.Error()
 	for _, want := range []string{"exit status 1", "Error: the key " + "REDACTED" + " was refused", "usage line 1", "[... 5 more lines ...]", "usage line 9", "giving up"} {

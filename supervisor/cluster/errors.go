@@ -140,7 +140,7 @@ func (e *UnknownServerError) Error() string {
 func (e *UnknownServerError) Is(target error) bool { return target == ErrUnknownServer }
 
 // RemoteError is an error the owner returned whose type is not one of
-// the runtime's (those cross the hop as themselves: *mcpactor.TimeoutError,
+// the runtime's (those cross the hop as themselves: *mcpactor.Error,
 // *mcpactor.RPCError, ...), carried back as text. It still matches, with
 // errors.Is, every sentinel of the runtime (and context.Canceled,
 // context.DeadlineExceeded) the owner's error matched.
