@@ -76,6 +76,12 @@ func newWireProxy(upstream string) (*wireProxy, error) {
 	p.upstream = &http.Transport{
 		DialContext:        (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
 		DisableCompression: true,
+		// Node closes a keep-alive connection after 5 s idle; a POST
+		// that the proxy sent on one just as Node closed it would fail
+		// (a POST is not retried) and reach the client as a 502 of the
+		// proxy's, not the server's. Idle upstream connections are let
+		// go well before that.
+		IdleConnTimeout: time.Second,
 	}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
