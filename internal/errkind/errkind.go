@@ -1,9 +1,8 @@
 // Package errkind declares the kinds of failure a caller tells apart with
 // errors.Is: the sentinels the root package exports. They live here, below
-// both messages (whose RPCError and ConfigError match ErrRPC and ErrConfig)
-// and internal/callerr (whose *Error carries one as its Kind), because
-// callerr's carrier names messages' types (ID, Error) and messages cannot
-// import it back.
+// both messages (whose ConfigError matches ErrConfig) and internal/callerr
+// (whose *Error carries one as its Kind), because callerr's carrier names
+// messages' types (ID, Error) and messages cannot import it back.
 package errkind
 
 import "errors"
