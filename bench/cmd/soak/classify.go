@@ -210,7 +210,6 @@ func isQueueTimeout(err error) bool {
 	}) != nil
 }
 
-
 // rootErrors are the root package's sentinels: every error the runtime
 // returns should match one of them (or be the caller's context error).
 var rootErrors = []error{
