@@ -73,7 +73,9 @@ func TestStartedRequestKeepsItsOwnTimer(t *testing.T) {
 	params, key := progressParams(t, "timed", 100000, 20)
 	steps := 0
 	opts := RequestOptions{ProgressToken: key, OnProgress: func(json.RawMessage) { steps++ },
-		Timeout: 200 * time.Millisecond, ResetTimeoutOnProgress: true, MaxTotalTimeout: 600 * time.Millisecond}
+		// Generous: on a loaded machine the first progress may come
+		// late, and a timeout before it would test nothing.
+		Timeout: time.Second, ResetTimeoutOnProgress: true, MaxTotalTimeout: 2500 * time.Millisecond}
 	p, err := s.conn.Start(ctx, "tools/call", params, &opts)
 	if err != nil {
 		t.Fatal(err)
