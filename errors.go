@@ -115,7 +115,8 @@ var (
 //     NotRetried (a 429 or 503's Retry-After), SessionID.
 //   - After (the timeout that ran out), Notify (a notification timed out).
 //   - The answer: Problem (what is wrong, in words), Size and Limit (the
-//     frame cap), Pages and Cursor (a listing cut short).
+//     frame cap; for a queue timeout, Limit is the in-flight slots), Pages
+//     and Cursor (a listing cut short).
 //   - Versions: Version, Supported, Theirs, Refused; Extension.
 //   - Tools and skills: Tool, Got, Want, Location, Violation, Skill, URI,
 //     Check (messages.SkillCheckSize, ...).
