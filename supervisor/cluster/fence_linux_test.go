@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -43,39 +42,21 @@ func TestNoWriteAfterTheLapse(t *testing.T) {
 	big := strings.Repeat("x", 96<<10)
 	var answered, lost, other atomic.Int64
 	var firstOther atomic.Value
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
-				_, err := c.driver.CallTool(cctx, "alpha", "echo", map[string]any{"message": big})
-				ccancel()
-				switch {
-				case err == nil:
-					answered.Add(1)
-				case errors.Is(err, ErrMemberLost):
-					lost.Add(1)
-				default:
-					other.Add(1)
-					firstOther.CompareAndSwap(nil, err.Error())
-				}
-			}
-		})
-	}
-	defer func() {
-		select {
-		case <-stop:
+	stopCalls := steadyCalls(ctx, 32, func(ctx context.Context) error {
+		_, err := c.driver.CallTool(ctx, "alpha", "echo", map[string]any{"message": big})
+		return err
+	}, func(err error) {
+		switch {
+		case err == nil:
+			answered.Add(1)
+		case errors.Is(err, ErrMemberLost):
+			lost.Add(1)
 		default:
-			close(stop)
+			other.Add(1)
+			firstOther.CompareAndSwap(nil, err.Error())
 		}
-		wg.Wait()
-	}()
+	})
+	defer stopCalls()
 	c.eventually("alpha busy", func() bool { return answered.Load() > 30 })
 
 	owner.signal(syscall.SIGSTOP)
@@ -110,8 +91,7 @@ func TestNoWriteAfterTheLapse(t *testing.T) {
 		}
 		return true
 	})
-	close(stop)
-	wg.Wait()
+	stopCalls()
 	atEnd := sent()
 	t.Logf("calls: %d answered, %d member lost, %d other (the first: %v); old server sent %d tools/call by the pause, %d in all",
 		answered.Load(), lost.Load(), other.Load(), firstOther.Load(), atPause, atEnd)

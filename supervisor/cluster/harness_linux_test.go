@@ -268,3 +268,33 @@ func procStat(pid int) (ppid int, state string, ok bool) {
 	}
 	return ppid, state, ok
 }
+
+// steadyCalls keeps n callers calling until stopped, each call bounded by
+// 3 s: the load under which the fencing tests pull a member away.
+// outcome hears each call's error (nil for an answer), on its caller's
+// goroutine. The returned stop ends the callers and waits for them; it
+// may be called more than once.
+func steadyCalls(ctx context.Context, n int, call func(context.Context) error, outcome func(error)) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+				err := call(cctx)
+				cancel()
+				outcome(err)
+			}
+		})
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(done) })
+		wg.Wait()
+	}
+}

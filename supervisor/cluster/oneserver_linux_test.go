@@ -101,36 +101,17 @@ func TestOneServerReceiving(t *testing.T) {
 	}
 	defer finishSampling()
 	var answered, failed atomic.Int64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				cctx, ccancel := context.WithTimeout(ctx, 3*time.Second)
-				_, err := driver.As(tenant).CallTool(cctx, "alpha", "echo", map[string]any{"message": "x"})
-				ccancel()
-				if err == nil {
-					answered.Add(1)
-				} else {
-					failed.Add(1)
-					time.Sleep(20 * time.Millisecond)
-				}
-			}
-		})
-	}
-	stopCalls := func() {
-		select {
-		case <-stop:
-		default:
-			close(stop)
+	stopCalls := steadyCalls(ctx, 4, func(ctx context.Context) error {
+		_, err := driver.As(tenant).CallTool(ctx, "alpha", "echo", map[string]any{"message": "x"})
+		return err
+	}, func(err error) {
+		if err == nil {
+			answered.Add(1)
+		} else {
+			failed.Add(1)
+			time.Sleep(20 * time.Millisecond)
 		}
-		wg.Wait()
-	}
+	})
 	defer stopCalls()
 
 	// m1's server is spawned (it sleeps before it reads): m1 loses etcd.
