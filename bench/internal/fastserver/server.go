@@ -1,11 +1,13 @@
-// Package fastserver is a fast MCP server over stdio that writes each
-// answer on its own, as most servers do: one goroutine reads stdin line by
-// line, and every answer goes to its output with its own write system call
-// (never several answers in one write). It is the server the reference
-// clients of bench/internal/refclient and the runtime are measured on when
-// the server's own cost should be small and known: its CPU time is
-// reported as the server's share, so it decodes only the fields it needs
-// with a small scanner and answers from reused buffers.
+// Package fastserver is a fast MCP server over stdio (and, with
+// NewHTTPHandler, over Streamable HTTP) that writes each answer on its
+// own, as most servers do: one goroutine reads stdin line by line, and
+// every answer goes to its output with its own write system call (never
+// several answers in one write). It is the server the reference clients
+// of bench/internal/refclient, the hand-written net/http client of
+// cmd/httpbench and the runtime are measured on when the server's own
+// cost should be small and known: its CPU time is reported as the
+// server's share, so it decodes only the fields it needs with a small
+// scanner and answers from reused buffers.
 //
 // It speaks the session era (initialize, then anything): initialize
 // answers with the client's protocolVersion if it is one of 2024-11-05,
@@ -33,6 +35,25 @@
 // SHOULD put io.modelcontextprotocol/serverInfo on every result). A
 // request's own _meta is not read: the server keeps no state, and the
 // answers are the same whichever era the client speaks.
+//
+// NewHTTPHandler serves the same answers over Streamable HTTP
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http),
+// as leanly: one POST is one JSON-RPC message, handled on net/http's
+// goroutine with a reused scratch (no goroutine of its own; a sleep's
+// answer comes from its timer, which the handler waits for until the
+// request's context ends). A request is answered 200 with
+// application/json, the one response and its Content-Length; a
+// notification or a response 202 with no body; a body that is not JSON
+// 400 with the parse error; a body over MaxHTTPBody 413. With sessions,
+// initialize assigns an Mcp-Session-Id (random, at most MaxSessions live;
+// beyond them 503) that every later message must carry: without one 400,
+// with an unknown one 404; DELETE ends it (204). server/discover needs no
+// session and is answered -32601, so that a dual-era client falls back to
+// initialize. Stateless (the 2026-07-28 revision), no session is assigned
+// or needed and the answers are ServeStateless's. GET, which would open
+// the stream of the server's own messages, is answered 405, as the spec
+// allows; an MCP-Protocol-Version the server does not know 400; an Origin
+// that is not a loopback host 403.
 //
 // It does nothing else: no resources, prompts, logging, sampling or
 // cancellation, no check that initialize came first, and no validation of
@@ -73,18 +94,46 @@ const maxBig = 256 << 20
 const maxSleepMs = 365 * 24 * 3600e3
 
 type server struct {
-	mu        sync.Mutex // one answer per write, whichever goroutine writes it
+	// out takes each answer in one Write, from the reading goroutine or
+	// from a sleep's timer: it must be safe for concurrent use.
 	out       io.Writer
 	stateless bool // server/discover offers 2026-07-28; results carry _meta
 
-	// Owned by the reading goroutine.
+	// Owned by the reading goroutine (over HTTP, by the request's).
 	buf     []byte // the answer being built
 	long    []byte // a line longer than the bufio buffer, put together
 	bigN    int    // the size whose answer body bigBody is
 	bigBody []byte // big's answer from after the id to the newline
 }
 
-func newServer(out io.Writer) *server { return &server{out: out, bigN: -1} }
+func newServer(out io.Writer) *server { return &server{out: &lockedWriter{w: out}, bigN: -1} }
+
+// lockedWriter makes one answer one write, whichever goroutine writes it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write writes b with one write call. A client that went away makes the
+// write fail; the server then ends when stdin does.
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// handled is what handle made of a message.
+type handled int
+
+const (
+	// handledNone: a notification, or an answer to a request of ours (we
+	// make none): nothing is answered.
+	handledNone handled = iota
+	// handledRequest: a request, answered now or, for a sleep, later.
+	handledRequest
+	// handledMalformed: not a JSON object, answered with a parse error.
+	handledMalformed
+)
 
 // serve reads requests until r ends, answering each.
 func (s *server) serve(r io.Reader) error {
@@ -123,8 +172,8 @@ func (s *server) serve(r io.Reader) error {
 	}
 }
 
-// handle answers one request.
-func (s *server) handle(line []byte) {
+// handle answers one message, and says what it was.
+func (s *server) handle(line []byte) handled {
 	var id, method, params []byte
 	end := jsonscan.ScanObject(line, 0, func(k []byte, v int) int {
 		switch {
@@ -153,12 +202,10 @@ func (s *server) handle(line []byte) {
 	})
 	if end < 0 {
 		s.answer([]byte("null"), errorBody(-32700, "Parse error"))
-		return
+		return handledMalformed
 	}
 	if method == nil || id == nil {
-		// An answer to a request of ours (we make none) or a
-		// notification: nothing to say.
-		return
+		return handledNone
 	}
 	m := string(method) // does not allocate in the switch
 	if bytes.IndexByte(method, '\\') >= 0 {
@@ -176,12 +223,13 @@ func (s *server) handle(line []byte) {
 	case "server/discover":
 		if s.stateless {
 			s.answer(id, discoverBody)
-			return
+		} else {
+			s.answer(id, methodNotFoundBody)
 		}
-		s.answer(id, methodNotFoundBody)
 	default:
 		s.answer(id, methodNotFoundBody)
 	}
+	return handledRequest
 }
 
 // The bodies of answers: everything after the id.
@@ -298,8 +346,9 @@ func (s *server) call(id, params []byte) {
 			return
 		}
 		id := bytes.Clone(id) // the line is reused before the timer fires
+		out := s.out          // over HTTP, the server is another request's by then
 		time.AfterFunc(d, func() {
-			s.write(append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), body...))
+			_, _ = out.Write(append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), body...))
 		})
 	default:
 		// The name is copied as it came: it is valid JSON string content.
@@ -335,13 +384,8 @@ func (s *server) answer(id, body []byte) {
 	s.write(b)
 }
 
-// write writes one whole answer with one write call. A client that went
-// away makes the write fail; the server then ends when stdin does.
-func (s *server) write(b []byte) {
-	s.mu.Lock()
-	s.out.Write(b)
-	s.mu.Unlock()
-}
+// write hands one whole answer to the output in one Write.
+func (s *server) write(b []byte) { _, _ = s.out.Write(b) }
 
 // rawField returns the raw value of the member key of the object obj.
 func rawField(obj []byte, key string) ([]byte, bool) {
