@@ -12,14 +12,14 @@ import (
 
 // BenchmarkHTTPEcho is the harness's measurement in testing.B form, for
 // `make bench` and benchstat: one sub-benchmark per server, client and
-// in-flight level (1 and 16; 16 only for the stateless server), each
+// in-flight level (1 and 16; 16 only for the stateless servers), each
 // measure.BenchCalls against a server of its own. The httpbench command,
 // with its rounds, interleaving, percentiles and client CPU, is the
 // reference; see docs/benchmarks.md.
 func BenchmarkHTTPEcho(b *testing.B) {
 	for _, srvKind := range serverOrder {
 		levels := []int{1, 16}
-		if srvKind == serverGoSDKStateless {
+		if statelessServer(srvKind) {
 			levels = []int{16}
 		}
 		for _, n := range levels {
@@ -37,8 +37,8 @@ func BenchmarkHTTPEcho(b *testing.B) {
 	}
 }
 
-// TestMain lets the test binary serve as the test server and as the go-sdk
-// echo server when re-executed.
+// TestMain lets the test binary serve as the test server, the go-sdk echo
+// server and the fast server when re-executed.
 func TestMain(m *testing.M) {
 	runIfChild()
 	os.Exit(m.Run())

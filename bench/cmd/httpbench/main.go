@@ -2,12 +2,14 @@
 // Streamable HTTP for mcpactor, the other Go MCP clients
 // (modelcontextprotocol/go-sdk and mark3labs/mcp-go) and a minimal
 // hand-written net/http client, in the same run, against the same servers:
-// the go-sdk's own Streamable HTTP server (with sessions, and stateless,
-// where every client speaks the 2026-07-28 revision) and mcpactor's test
-// server in HTTP mode.
+// bench/internal/fastserver over Streamable HTTP, a server whose own cost
+// per call is small so that the clients' costs show (with sessions, and
+// stateless, where every client speaks the 2026-07-28 revision), the
+// go-sdk's own Streamable HTTP server (the same two ways) and mcpactor's
+// test server in HTTP mode.
 //
 //	go -C bench run ./cmd/httpbench [-duration 2s] [-rounds 5] [-inflight 1,16,256]
-//	    [-stateless-inflight 16] [-servers gosdk,testserver,gosdk-stateless]
+//	    [-stateless-inflight 16] [-servers fast,gosdk,testserver,fast-stateless,gosdk-stateless]
 //	    [-clients mcpactor,gosdk,mcpgo,wire] [-loads echo-unique]
 //	    [-out file.md] [-json file.json] [-cpuprofile file]
 //
@@ -45,7 +47,7 @@ func main() {
 	var cfg config
 	var stateless, servers string
 	cfg.Register(flag.CommandLine, clientOrder, 2*time.Second, "the mcpactor client's first measurement against the first of -servers at 16 in flight (or the highest level)")
-	flag.StringVar(&stateless, "stateless-inflight", "16", "the in-flight levels for the gosdk-stateless server")
+	flag.StringVar(&stateless, "stateless-inflight", "16", "the in-flight levels for the stateless servers (fast-stateless, gosdk-stateless)")
 	flag.StringVar(&servers, "servers", strings.Join(serverOrder, ","), "comma-separated servers: "+strings.Join(serverOrder, ","))
 	cfg.noise.Flags(flag.CommandLine)
 	flag.Parse()
@@ -74,7 +76,7 @@ func fatalf(format string, args ...any) {
 
 // levelsOf are the in-flight levels a server is measured at.
 func (cfg config) levelsOf(server string) []int {
-	if server == serverGoSDKStateless {
+	if statelessServer(server) {
 		return cfg.statelessLvl
 	}
 	return cfg.InFlight

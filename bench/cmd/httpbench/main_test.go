@@ -19,8 +19,8 @@ func TestClientsEcho(t *testing.T) {
 		t.Run(srv, func(t *testing.T) {
 			measure.CheckClients(t, clientOrder, func(t *testing.T, name string) measure.Sample {
 				s := measureOne(cfg, srv, measure.EchoUnique, name, 4, false)
-				if srv == serverGoSDKStateless && s.Protocol != versionModern {
-					t.Errorf("protocol %q against the stateless go-sdk server, want %s", s.Protocol, versionModern)
+				if statelessServer(srv) && s.Protocol != versionModern {
+					t.Errorf("protocol %q against the stateless %s server, want %s", s.Protocol, srv, versionModern)
 				}
 				return s
 			})
