@@ -92,8 +92,9 @@ type inboundOne struct {
 // decodeFrame decodes one frame. A frame that is not a usable JSON-RPC
 // message is counted and logged here; when it still tells something the
 // actor must act on (a pending request's unusable answer, a server request
-// with an id JSON-RPC forbids) the returned note says so.
-func decodeFrame(frame []byte, stats *Counters, log *slog.Logger, server string) decoded {
+// with an id JSON-RPC forbids) the returned note says so. An owned frame is
+// the decoded message's to keep (jsonrpc.DecodeOwnedMessage).
+func decodeFrame(frame []byte, owned bool, stats *Counters, log *slog.Logger, server string) decoded {
 	if jsonrpc.IsBatch(frame) {
 		msgs, errs, err := jsonrpc.DecodeBatch(frame)
 		if err != nil {
@@ -110,7 +111,11 @@ func decodeFrame(frame []byte, stats *Counters, log *slog.Logger, server string)
 		}
 		return decoded{msgs: kept, batch: true}
 	}
-	m, err := jsonrpc.DecodeMessage(frame)
+	decode := jsonrpc.DecodeMessage
+	if owned {
+		decode = jsonrpc.DecodeOwnedMessage
+	}
+	m, err := decode(frame)
 	if err == nil {
 		return decoded{one: m, single: true}
 	}

@@ -391,7 +391,7 @@ func (s *postSink) readJSON(ctx context.Context, p *post, resp *http.Response) {
 			ID: messages.Int64ID(p.id), Size: int64(len(body)), Limit: limit}))
 		return
 	}
-	if !s.deliver(ctx, p, body) {
+	if !s.deliver(ctx, p, body, true) {
 		s.fail(ctx, p, callerr.NewBadBody(&callerr.Error{Server: a.cfg.Server, Method: p.method, URL: redact.URL(p.url), Status: resp.StatusCode,
 			ContentType: resp.Header.Get("Content-Type"), Body: maskedExcerpt(body[:min(len(body), 1024)], len(body) > 1024, a.secrets),
 			Problem: "a body that is not its JSON-RPC response"}))
@@ -413,10 +413,12 @@ func readBody(resp *http.Response, limit int) ([]byte, error) {
 }
 
 // deliver decodes one frame and feeds it to the actor; it reports whether
-// the frame answered p's request (or failed it, which ends it as well).
-func (s *postSink) deliver(ctx context.Context, p *post, frame []byte) bool {
+// the frame answered p's request (or failed it, which ends it as well). An
+// owned frame (a JSON body, read into a buffer of its own) is kept by the
+// message decoded from it rather than copied.
+func (s *postSink) deliver(ctx context.Context, p *post, frame []byte, owned bool) bool {
 	a := s.a
-	d := decodeFrame(frame, a.conn.stats, a.cfg.Logger, a.cfg.Server)
+	d := decodeFrame(frame, owned, a.conn.stats, a.cfg.Logger, a.cfg.Server)
 	n := int64(len(frame))
 	switch {
 	case d.note != nil:
@@ -514,6 +516,9 @@ func (s *postSink) readStream(ctx context.Context, p *post, status int, body io.
 func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (done bool, lastID string, retry time.Duration) {
 	a := s.a
 	sr := newSSEReader(body, a.cfg.MaxFrameSize)
+	// Nothing of sr is read after this returns (the event's data is
+	// decoded into copies by deliver).
+	defer sr.release()
 	for {
 		ev, err := sr.Next()
 		if id, tooLarge := s.oversizedEvent(ctx, err); tooLarge {
@@ -532,7 +537,7 @@ func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (don
 			// does not use: nothing to deliver.
 			continue
 		}
-		if s.deliver(ctx, p, ev.Data) {
+		if s.deliver(ctx, p, ev.Data, false) {
 			lastID, retry = sr.resumeFrom()
 			return true, lastID, retry
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 )
@@ -40,14 +41,38 @@ func (e *oversizedError) Error() string {
 
 // lineReader splits a byte stream into newline-terminated frames (JSON Lines,
 // the stdio framing of basic/transports "stdio").
+//
+// A line longer than the bufio buffer is kept in pieces as it is read
+// (pooled chunks, lineChunks) and put together once it ends, in one
+// buffer of its exact size that is the caller's to keep (given). Growing
+// one buffer as the line came instead made a 1 MiB answer cost about
+// 4 MiB of garbage (every doubling from 64 KiB to 2 MiB), and the reader
+// dropped the buffer after such a line anyway, to hold no large buffer
+// while idle; the collections that garbage caused slowed every other call
+// of the process.
 type lineReader struct {
 	r    *bufio.Reader
 	src  io.Reader // what r reads, for the larger buffer
 	grow bool      // a line did not fit r: take the larger buffer once r is empty
 	max  int
-	buf  []byte                   // holds a line that did not fit the bufio buffer
-	scan jsonrpc.FrameHeadScanner // follows an oversized line as it is discarded
+	// pieces hold the line read so far that did not fit the bufio
+	// buffer: n bytes, of which last is the final one.
+	pieces [][]byte
+	n      int
+	last   byte
+	// given reports that the line next returned last is a buffer of its
+	// own, which the caller may keep: nothing here writes it again.
+	given bool
+	scan  jsonrpc.FrameHeadScanner // follows an oversized line as it is discarded
 }
+
+// lineChunkSize is the size of the pieces of a long line.
+const lineChunkSize = 64 << 10
+
+// lineChunks lends the pieces of long lines, shared by every stdio
+// connection: at most one long line per connection is being read at a
+// time, and a piece goes back as soon as its line is put together.
+var lineChunks = sync.Pool{New: func() any { return new([lineChunkSize]byte) }}
 
 func newLineReader(r io.Reader, max int) *lineReader {
 	if max <= 0 {
@@ -93,7 +118,7 @@ func (lr *lineReader) lineBuffered() bool {
 }
 
 func (lr *lineReader) readLine() ([]byte, error) {
-	lr.release()
+	lr.given = false
 	if lr.grow && lr.r.Buffered() == 0 {
 		// Between lines and with nothing buffered, nothing is lost by
 		// changing buffers.
@@ -102,47 +127,48 @@ func (lr *lineReader) readLine() ([]byte, error) {
 	for {
 		frag, err := lr.r.ReadSlice('\n')
 		switch {
-		case err == nil || (errors.Is(err, io.EOF) && len(frag)+len(lr.buf) > 0):
+		case err == nil || (errors.Is(err, io.EOF) && len(frag)+lr.n > 0):
 			// A whole line, or the last one, which has no newline. The cap
 			// applies to the line without its "\n" or "\r\n".
-			if n := len(lr.buf) + len(frag) - lineEnding(lr.buf, frag); n > lr.max {
+			end := lineEnding(lr.n > 0, lr.last, frag)
+			if n := lr.n + len(frag) - end; n > lr.max {
 				lr.scan.Reset()
-				lr.scan.Write(lr.buf)
-				lr.scan.Write(frag[:len(frag)-lineEnding(lr.buf, frag)])
+				lr.scanPieces()
+				lr.scan.Write(frag[:len(frag)-end])
 				lr.drop()
 				return nil, &oversizedError{Limit: lr.max, Dropped: int64(n), Head: lr.scan.Head()}
 			}
-			if len(lr.buf) == 0 {
+			if lr.n == 0 {
 				return frag, nil
 			}
-			lr.appendFrag(frag)
-			return lr.buf, nil
+			return lr.assemble(frag), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			lr.grow = lr.r.Size() < readBufferSize
-			n := len(lr.buf) + len(frag)
+			n := lr.n + len(frag)
 			if frag[len(frag)-1] == '\r' {
 				n-- // it may be the start of "\r\n"
 			}
 			if n > lr.max {
 				// Over the cap before its end: stop keeping it now,
 				// following its top level to the end of the line.
-				seen := int64(len(lr.buf) + len(frag))
+				seen := int64(lr.n + len(frag))
 				lr.scan.Reset()
-				lr.scan.Write(lr.buf)
+				lr.scanPieces()
 				lr.scan.Write(frag)
 				lr.drop()
 				return nil, lr.discard(seen, frag[len(frag)-1])
 			}
-			lr.appendFrag(frag)
+			lr.keep(frag)
 		default:
 			return nil, err
 		}
 	}
 }
 
-// lineEnding returns the length of the line ending of the line made of buf
-// and then frag: 2 for "\r\n", 1 for "\n", 0 for a last line without one.
-func lineEnding(buf, frag []byte) int {
+// lineEnding returns the length of the line ending of the line that ends
+// with frag, after a part before it whose final byte is last (if before):
+// 2 for "\r\n", 1 for "\n", 0 for a last line without one.
+func lineEnding(before bool, last byte, frag []byte) int {
 	if len(frag) == 0 || frag[len(frag)-1] != '\n' {
 		return 0
 	}
@@ -150,8 +176,8 @@ func lineEnding(buf, frag []byte) int {
 	switch {
 	case len(frag) >= 2:
 		prev = frag[len(frag)-2]
-	case len(buf) > 0:
-		prev = buf[len(buf)-1]
+	case before:
+		prev = last
 	}
 	if prev == '\r' {
 		return 2
@@ -159,17 +185,45 @@ func lineEnding(buf, frag []byte) int {
 	return 1
 }
 
-// appendFrag adds frag to the line being accumulated. The buffer grows
-// geometrically but never beyond the longest line accepted (plus its
-// ending), so the cap bounds the memory a connection's reader holds.
-func (lr *lineReader) appendFrag(frag []byte) {
-	if need := len(lr.buf) + len(frag); need > cap(lr.buf) {
-		n := min(max(2*cap(lr.buf), need), lr.max+2)
-		grown := make([]byte, len(lr.buf), max(n, need))
-		copy(grown, lr.buf)
-		lr.buf = grown
+// keep adds frag, a slice of the bufio buffer, to the pieces of the line
+// being read.
+func (lr *lineReader) keep(frag []byte) {
+	lr.n += len(frag)
+	lr.last = frag[len(frag)-1]
+	for len(frag) > 0 {
+		if k := len(lr.pieces); k > 0 && len(lr.pieces[k-1]) < lineChunkSize {
+			p := lr.pieces[k-1]
+			c := copy(p[len(p):lineChunkSize], frag)
+			lr.pieces[k-1] = p[:len(p)+c]
+			frag = frag[c:]
+			continue
+		}
+		lr.pieces = append(lr.pieces, lineChunks.Get().(*[lineChunkSize]byte)[:0])
 	}
-	lr.buf = append(lr.buf, frag...)
+}
+
+// assemble puts the line together, its pieces and then frag, in a buffer
+// of its own, which the caller may keep (given).
+func (lr *lineReader) assemble(frag []byte) []byte {
+	line := make([]byte, 0, lr.n+len(frag))
+	for i, p := range lr.pieces {
+		line = append(line, p...)
+		// Back at once: the line and its pieces are never held whole
+		// together.
+		lineChunks.Put((*[lineChunkSize]byte)(p[:lineChunkSize]))
+		lr.pieces[i] = nil
+	}
+	line = append(line, frag...)
+	lr.drop()
+	lr.given = true
+	return line
+}
+
+// scanPieces feeds the pieces kept so far to the oversized line's scanner.
+func (lr *lineReader) scanPieces() {
+	for _, p := range lr.pieces {
+		lr.scan.Write(p)
+	}
 }
 
 // discard skips the rest of an oversized line, of which seen bytes (ending
@@ -204,16 +258,14 @@ func (lr *lineReader) discard(seen int64, last byte) error {
 	}
 }
 
-// drop forgets the line being accumulated and lets its memory go.
+// drop forgets the line being read, its pieces going back to the pool.
 func (lr *lineReader) drop() {
-	lr.buf = nil
-}
-
-// release drops a large accumulation buffer so that one huge frame does not
-// pin its memory for the connection's lifetime.
-func (lr *lineReader) release() {
-	if cap(lr.buf) > 1<<20 {
-		lr.buf = nil
+	for i, p := range lr.pieces {
+		if p != nil { // nil: given back already (assemble)
+			lineChunks.Put((*[lineChunkSize]byte)(p[:lineChunkSize]))
+			lr.pieces[i] = nil
+		}
 	}
-	lr.buf = lr.buf[:0]
+	lr.pieces = lr.pieces[:0]
+	lr.n, lr.last = 0, 0
 }

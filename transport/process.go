@@ -254,7 +254,14 @@ func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID
 			}
 			continue
 		}
-		m, err := jsonrpc.DecodeMessage(line)
+		var m jsonrpc.Message
+		if lr.given {
+			// A long line put together in a buffer of its own: the
+			// message keeps it rather than a copy of its result.
+			m, err = jsonrpc.DecodeOwnedMessage(line)
+		} else {
+			m, err = jsonrpc.DecodeMessage(line)
+		}
 		if err != nil {
 			if msg := p.rejected(cfg, line, err, m); msg != nil {
 				if !flush() || !send(readerNote{msg}, 0) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -210,8 +211,30 @@ func newSSEReaderSize(r io.Reader, maxEvent, bufSize int) *sseReader {
 	}
 	s := &sseReader{max: maxEvent}
 	s.body.r = r
-	s.br = bufio.NewReaderSize(&s.body, bufSize)
+	if bufSize == sseReadBufferSize {
+		s.br = sseReadBuffers.Get().(*bufio.Reader)
+		s.br.Reset(&s.body)
+	} else {
+		s.br = bufio.NewReaderSize(&s.body, bufSize)
+	}
 	return s
+}
+
+// sseReadBuffers lends read buffers to the streams that answer POSTs: a
+// Streamable HTTP server may answer every request with a stream of its
+// own, and a read buffer made for each was most of what such a call
+// allocated (16 KiB).
+var sseReadBuffers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, sseReadBufferSize) }}
+
+// release gives the read buffer back, once the stream is read to the end
+// wanted; the reader must not be used again (Received excepted).
+func (s *sseReader) release() {
+	if s.br == nil || s.br.Size() != sseReadBufferSize {
+		return
+	}
+	s.br.Reset(nil)
+	sseReadBuffers.Put(s.br)
+	s.br = nil
 }
 
 // Received returns how many bytes have been read from the body so far. Any

@@ -31,9 +31,19 @@ import (
 // match only case-insensitively ("Result" sets result, as encoding/json
 // matches struct fields), and returns the same errors
 // (jsonrpc_reference_test.go holds it to that).
-func DecodeMessage(data []byte) (Message, error) {
+func DecodeMessage(data []byte) (Message, error) { return decodeMessage(data, false) }
+
+// DecodeOwnedMessage is DecodeMessage for data the caller gives up: the
+// message's params or result are slices of data rather than copies of
+// them, so data must never be written again. A transport that reads a
+// message into a buffer of its own (a long stdio line put together, an
+// HTTP body) saves a copy of every result that way, a large one's above
+// all.
+func DecodeOwnedMessage(data []byte) (Message, error) { return decodeMessage(data, true) }
+
+func decodeMessage(data []byte, owned bool) (Message, error) {
 	r := rawjson.Reader{Data: data}
-	var e envelope
+	e := envelope{owned: owned}
 	e.read(&r)
 	r.End()
 	if r.Invalid {
@@ -54,6 +64,7 @@ type envelope struct {
 	result    []byte // raw; nil when absent
 	err       *messages.Error
 	wrongType error // the first member of the wrong JSON type
+	owned     bool  // the line is the message's: raw values are not copied
 }
 
 // The envelope members (JSON-RPC 2.0 §4, §5), in the order of envelopeFields.
@@ -179,7 +190,7 @@ func (e *envelope) message() (Message, error) {
 			return Message{}, fmt.Errorf("%w: method together with result or error", messages.ErrNotJSONRPC)
 		}
 		m.Method = string(e.method)
-		m.Params = clone(e.params)
+		m.Params = e.keep(e.params)
 		return m, nil
 	}
 	switch {
@@ -190,9 +201,20 @@ func (e *envelope) message() (Message, error) {
 	case e.err != nil:
 		m.Error = e.err
 	default:
-		m.Result = clone(e.result)
+		m.Result = e.keep(e.result)
 	}
 	return m, nil
+}
+
+// keep returns a raw value for the message: a copy, unless the line is
+// the message's own.
+func (e *envelope) keep(raw []byte) json.RawMessage {
+	if e.owned && raw != nil {
+		// Capped, so that an append to the value cannot write over
+		// the rest of the line.
+		return json.RawMessage(raw[:len(raw):len(raw)])
+	}
+	return clone(raw)
 }
 
 // invalidRequestID names what the raw id of a request is when no request

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"strings"
@@ -103,6 +104,12 @@ func checkDecodeMessage(t *testing.T, data []byte) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q:\n got %#v\nwant %#v", data, got, want)
 	}
+	// The owned decoding gives the same message, from its own copy of
+	// the line (it keeps slices of what it is given).
+	owned, err := DecodeOwnedMessage(bytes.Clone(data))
+	if err != nil || !reflect.DeepEqual(owned, want) {
+		t.Fatalf("%q: owned decoding\n got %#v, %v\nwant %#v", data, owned, err, want)
+	}
 }
 
 func TestDecodeMessageNesting(t *testing.T) {
@@ -125,6 +132,27 @@ func TestDecodeMessageCopies(t *testing.T) {
 	}
 	if string(m.Result) != `{"a":"b"}` {
 		t.Fatalf("result changed with the line: %s", m.Result)
+	}
+}
+
+// TestDecodeOwnedMessageKeepsTheLine checks that an owned line is not
+// copied: the result is the line's own bytes, capped so that appending to
+// it cannot write over what follows it.
+func TestDecodeOwnedMessageKeepsTheLine(t *testing.T) {
+	line := []byte(`{"jsonrpc":"2.0","id":1,"result":{"a":"b"},"x":1}`)
+	m, err := DecodeOwnedMessage(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(line, []byte(`{"a"`))
+	if &m.Result[0] != &line[at] {
+		t.Fatal("the result was copied out of an owned line")
+	}
+	if cap(m.Result) != len(m.Result) {
+		t.Fatalf("result capacity %d reaches past its %d bytes", cap(m.Result), len(m.Result))
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = DecodeOwnedMessage(line) }); allocs != 0 {
+		t.Errorf("an owned response decoded with %v allocations, want 0", allocs)
 	}
 }
 
