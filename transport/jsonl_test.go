@@ -193,7 +193,7 @@ func (e *endlessReader) Read(b []byte) (int, error) {
 		e.maxAfterCap = max(e.maxAfterCap, len(e.lr.pieces)*lineChunkSize)
 	}
 	if e.read >= e.stopAt {
-		e.capAtStop = len(e.lr.pieces)*lineChunkSize
+		e.capAtStop = len(e.lr.pieces) * lineChunkSize
 		return 0, errEnough
 	}
 	for i := range b {
