@@ -159,7 +159,7 @@ func (s *postSink) readListener(ctx context.Context, body io.Reader, proto strin
 			break
 		}
 		if ev.Type == "message" && len(ev.Data) > 0 {
-			s.deliver(ctx, &post{proto: proto}, ev.Data, false)
+			s.deliver(ctx, &post{proto: proto}, ev.Data, ev.Owned)
 		}
 	}
 	return sr.resumeFrom()

@@ -537,7 +537,7 @@ func (s *postSink) readEvents(ctx context.Context, p *post, body io.Reader) (don
 			// does not use: nothing to deliver.
 			continue
 		}
-		if s.deliver(ctx, p, ev.Data, false) {
+		if s.deliver(ctx, p, ev.Data, ev.Owned) {
 			lastID, retry = sr.resumeFrom()
 			return true, lastID, retry
 		}

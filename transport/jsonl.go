@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 )
@@ -40,39 +39,21 @@ func (e *oversizedError) Error() string {
 }
 
 // lineReader splits a byte stream into newline-terminated frames (JSON Lines,
-// the stdio framing of basic/transports "stdio").
-//
-// A line longer than the bufio buffer is kept in pieces as it is read
-// (pooled chunks, lineChunks) and put together once it ends, in one
-// buffer of its exact size that is the caller's to keep (given). Growing
-// one buffer as the line came instead made a 1 MiB answer cost about
-// 4 MiB of garbage (every doubling from 64 KiB to 2 MiB), and the reader
-// dropped the buffer after such a line anyway, to hold no large buffer
-// while idle; the collections that garbage caused slowed every other call
-// of the process.
+// the stdio framing of basic/transports "stdio"). A line longer than the
+// bufio buffer is kept in pieces as it is read and put together once it
+// ends, in a buffer of its own that the caller may keep (given).
 type lineReader struct {
 	r    *bufio.Reader
 	src  io.Reader // what r reads, for the larger buffer
 	grow bool      // a line did not fit r: take the larger buffer once r is empty
 	max  int
-	// pieces hold the line read so far that did not fit the bufio
-	// buffer: n bytes, of which last is the final one.
-	pieces [][]byte
-	n      int
-	last   byte
+	long pieces // the line read so far, when it did not fit the bufio buffer
+	last byte   // its final byte
 	// given reports that the line next returned last is a buffer of its
 	// own, which the caller may keep: nothing here writes it again.
 	given bool
 	scan  jsonrpc.FrameHeadScanner // follows an oversized line as it is discarded
 }
-
-// lineChunkSize is the size of the pieces of a long line.
-const lineChunkSize = 64 << 10
-
-// lineChunks lends the pieces of long lines, shared by every stdio
-// connection: at most one long line per connection is being read at a
-// time, and a piece goes back as soon as its line is put together.
-var lineChunks = sync.Pool{New: func() any { return new([lineChunkSize]byte) }}
 
 func newLineReader(r io.Reader, max int) *lineReader {
 	if max <= 0 {
@@ -127,38 +108,40 @@ func (lr *lineReader) readLine() ([]byte, error) {
 	for {
 		frag, err := lr.r.ReadSlice('\n')
 		switch {
-		case err == nil || (errors.Is(err, io.EOF) && len(frag)+lr.n > 0):
+		case err == nil || (errors.Is(err, io.EOF) && len(frag)+lr.long.n > 0):
 			// A whole line, or the last one, which has no newline. The cap
 			// applies to the line without its "\n" or "\r\n".
-			end := lineEnding(lr.n > 0, lr.last, frag)
-			if n := lr.n + len(frag) - end; n > lr.max {
+			end := lineEnding(lr.long.n > 0, lr.last, frag)
+			if n := lr.long.n + len(frag) - end; n > lr.max {
 				lr.scan.Reset()
-				lr.scanPieces()
+				lr.long.each(lr.scanWrite)
 				lr.scan.Write(frag[:len(frag)-end])
 				lr.drop()
 				return nil, &oversizedError{Limit: lr.max, Dropped: int64(n), Head: lr.scan.Head()}
 			}
-			if lr.n == 0 {
+			if lr.long.n == 0 {
 				return frag, nil
 			}
-			return lr.assemble(frag), nil
+			lr.given = true
+			return lr.long.assemble(nil, frag), nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			lr.grow = lr.r.Size() < readBufferSize
-			n := lr.n + len(frag)
+			n := lr.long.n + len(frag)
 			if frag[len(frag)-1] == '\r' {
 				n-- // it may be the start of "\r\n"
 			}
 			if n > lr.max {
 				// Over the cap before its end: stop keeping it now,
 				// following its top level to the end of the line.
-				seen := int64(lr.n + len(frag))
+				seen := int64(lr.long.n + len(frag))
 				lr.scan.Reset()
-				lr.scanPieces()
+				lr.long.each(lr.scanWrite)
 				lr.scan.Write(frag)
 				lr.drop()
 				return nil, lr.discard(seen, frag[len(frag)-1])
 			}
-			lr.keep(frag)
+			lr.long.add(frag)
+			lr.last = frag[len(frag)-1]
 		default:
 			return nil, err
 		}
@@ -185,46 +168,8 @@ func lineEnding(before bool, last byte, frag []byte) int {
 	return 1
 }
 
-// keep adds frag, a slice of the bufio buffer, to the pieces of the line
-// being read.
-func (lr *lineReader) keep(frag []byte) {
-	lr.n += len(frag)
-	lr.last = frag[len(frag)-1]
-	for len(frag) > 0 {
-		if k := len(lr.pieces); k > 0 && len(lr.pieces[k-1]) < lineChunkSize {
-			p := lr.pieces[k-1]
-			c := copy(p[len(p):lineChunkSize], frag)
-			lr.pieces[k-1] = p[:len(p)+c]
-			frag = frag[c:]
-			continue
-		}
-		lr.pieces = append(lr.pieces, lineChunks.Get().(*[lineChunkSize]byte)[:0])
-	}
-}
-
-// assemble puts the line together, its pieces and then frag, in a buffer
-// of its own, which the caller may keep (given).
-func (lr *lineReader) assemble(frag []byte) []byte {
-	line := make([]byte, 0, lr.n+len(frag))
-	for i, p := range lr.pieces {
-		line = append(line, p...)
-		// Back at once: the line and its pieces are never held whole
-		// together.
-		lineChunks.Put((*[lineChunkSize]byte)(p[:lineChunkSize]))
-		lr.pieces[i] = nil
-	}
-	line = append(line, frag...)
-	lr.drop()
-	lr.given = true
-	return line
-}
-
-// scanPieces feeds the pieces kept so far to the oversized line's scanner.
-func (lr *lineReader) scanPieces() {
-	for _, p := range lr.pieces {
-		lr.scan.Write(p)
-	}
-}
+// scanWrite feeds p to the oversized line's scanner.
+func (lr *lineReader) scanWrite(p []byte) { lr.scan.Write(p) }
 
 // discard skips the rest of an oversized line, of which seen bytes (ending
 // with last) were read already. It buffers nothing, so an endless line
@@ -258,14 +203,8 @@ func (lr *lineReader) discard(seen int64, last byte) error {
 	}
 }
 
-// drop forgets the line being read, its pieces going back to the pool.
+// drop forgets the line being read.
 func (lr *lineReader) drop() {
-	for i, p := range lr.pieces {
-		if p != nil { // nil: given back already (assemble)
-			lineChunks.Put((*[lineChunkSize]byte)(p[:lineChunkSize]))
-			lr.pieces[i] = nil
-		}
-	}
-	lr.pieces = lr.pieces[:0]
-	lr.n, lr.last = 0, 0
+	lr.long.reset()
+	lr.last = 0
 }

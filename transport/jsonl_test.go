@@ -128,7 +128,7 @@ type patternReader struct {
 
 func (p *patternReader) Read(b []byte) (int, error) {
 	if p.lr != nil {
-		p.maxBuf = max(p.maxBuf, len(p.lr.pieces)*lineChunkSize)
+		p.maxBuf = max(p.maxBuf, len(p.lr.long.chunks)*pieceSize)
 	}
 	if p.n < 0 || p.read < p.n {
 		k := len(b)
@@ -163,8 +163,8 @@ func TestLineReaderHugeLineNotBufferedWhole(t *testing.T) {
 	if src.maxBuf > limit+readBufferSize {
 		t.Errorf("held up to %d bytes for a %d-byte line with a %d cap", src.maxBuf, huge, limit)
 	}
-	if len(lr.pieces) != 0 || lr.n != 0 {
-		t.Errorf("still holding %d pieces (%d bytes) after discarding the line", len(lr.pieces), lr.n)
+	if len(lr.long.chunks) != 0 || lr.long.n != 0 {
+		t.Errorf("still holding %d pieces (%d bytes) after discarding the line", len(lr.long.chunks), lr.long.n)
 	}
 	// Resync: the next line is delivered intact.
 	line, err = lr.next()
@@ -190,10 +190,10 @@ var errEnough = errors.New("enough")
 
 func (e *endlessReader) Read(b []byte) (int, error) {
 	if e.read > int64(e.limit)+readBufferSize {
-		e.maxAfterCap = max(e.maxAfterCap, len(e.lr.pieces)*lineChunkSize)
+		e.maxAfterCap = max(e.maxAfterCap, len(e.lr.long.chunks)*pieceSize)
 	}
 	if e.read >= e.stopAt {
-		e.capAtStop = len(e.lr.pieces) * lineChunkSize
+		e.capAtStop = len(e.lr.long.chunks) * pieceSize
 		return 0, errEnough
 	}
 	for i := range b {
@@ -338,8 +338,8 @@ func TestLineReaderLongLineGiven(t *testing.T) {
 	if strings.Trim(string(first), "y") != "" {
 		t.Fatal("a later line wrote over a given one")
 	}
-	if len(lr.pieces) != 0 {
-		t.Errorf("%d pieces kept after the line was put together", len(lr.pieces))
+	if len(lr.long.chunks) != 0 {
+		t.Errorf("%d pieces kept after the line was put together", len(lr.long.chunks))
 	}
 
 	line := []byte(strings.Repeat("w", long) + "\n")

@@ -127,7 +127,7 @@ func (s *postSink) readLegacyStream(ctx context.Context, p *post) error {
 			s.send(ctx, endpointKnown{url: u.String()}, 0)
 		case "message":
 			if len(ev.Data) > 0 {
-				s.deliver(ctx, stream, ev.Data, false)
+				s.deliver(ctx, stream, ev.Data, ev.Owned)
 			}
 		}
 	}

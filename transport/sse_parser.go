@@ -63,6 +63,10 @@ type sseEvent struct {
 	// HasID reports that this event carried an id field that took effect,
 	// an empty one included.
 	HasID bool
+	// Owned reports that Data is a buffer of its own, the caller's to
+	// keep: the data of an event too long for one piece is put together
+	// in a buffer of its exact size (pieces).
+	Owned bool
 }
 
 // sseEventTooLargeError reports an event larger than the reader's limit.
@@ -182,7 +186,8 @@ type sseReader struct {
 
 	// The event being built.
 	pending  bool   // a field other than a comment was read since the last blank line
-	data     []byte // each data value followed by "\n"
+	data     []byte // each data value followed by "\n", up to pieceSize bytes
+	long     pieces // the rest of them, if any
 	typ      []byte // the event field's value
 	idv      []byte // the last id field's value
 	hasID    bool
@@ -440,7 +445,7 @@ func (s *sseReader) startField(f sseField) {
 // (the one held), keeps the size from ever shrinking: an event once too
 // large stays so.
 func (s *sseReader) size(extra int) int64 {
-	d := int64(len(s.data))
+	d := int64(len(s.data) + s.long.n)
 	if s.over {
 		d = s.overData
 	}
@@ -468,7 +473,7 @@ func (s *sseReader) value(p []byte) {
 			s.overScan.Write(p)
 			return
 		}
-		s.data = s.grow(s.data, p)
+		s.addData(p)
 	case sseEventType:
 		if s.tooLarge(len(p)) {
 			s.overflow()
@@ -516,12 +521,14 @@ func (s *sseReader) value(p []byte) {
 // to the scanner, and its buffers let go.
 func (s *sseReader) overflow() {
 	s.over = true
-	s.overData = int64(len(s.data))
+	s.overData = int64(len(s.data) + s.long.n)
 	if s.overScan == nil {
 		s.overScan = new(jsonrpc.FrameHeadScanner)
 	}
 	s.overScan.Reset()
 	s.overScan.Write(s.data)
+	s.long.each(s.scanOver)
+	s.long.reset()
 	s.data = shrinkSSE(s.data)
 	s.typ = shrinkSSE(s.typ)
 	// idv is kept: an id being read may still take effect.
@@ -543,7 +550,7 @@ func (s *sseReader) endLine() {
 			s.overData++
 			s.overScan.Write(sseLF)
 		} else {
-			s.data = s.grow(s.data, sseLF)
+			s.addData(sseLF)
 		}
 	case sseID:
 		if !s.idNUL && !s.idLong {
@@ -577,6 +584,10 @@ func (s *sseReader) blankLine() (ev sseEvent, ok bool, err error) {
 		err = &sseEventTooLargeError{Limit: s.max, Size: s.size(0),
 			ID: s.LastEventID, Head: s.overScan.Head()}
 		ok = true
+	case s.long.n > 0:
+		data := s.long.assemble(s.data, nil)
+		ev = sseEvent{Type: s.eventType(), Data: data[:len(data)-1], ID: s.LastEventID, HasID: s.hasID, Owned: true}
+		ok = true
 	case len(s.data) > 0:
 		ev = sseEvent{Type: s.eventType(), Data: s.data[:len(s.data)-1], ID: s.LastEventID, HasID: s.hasID}
 		ok = true
@@ -602,12 +613,27 @@ func (s *sseReader) eventType() string {
 func (s *sseReader) endEvent() {
 	s.pending = false
 	s.data = s.data[:0]
+	s.long.reset()
 	s.typ = shrinkSSE(s.typ)
 	s.idv = shrinkSSE(s.idv)
 	s.hasID = false
 	s.over = false
 	s.meta, s.overData = 0, 0
 }
+
+// addData appends p to the event's data: to data up to a piece's size,
+// then to the pieces, so that a long event is not held in a buffer grown
+// by doubling.
+func (s *sseReader) addData(p []byte) {
+	if s.long.n == 0 && len(s.data)+len(p) <= pieceSize {
+		s.data = s.grow(s.data, p)
+		return
+	}
+	s.long.add(p)
+}
+
+// scanOver feeds p to the skipped event's scanner.
+func (s *sseReader) scanOver(p []byte) { s.overScan.Write(p) }
 
 // grow appends p to b. The buffer grows geometrically but never past the
 // limit (and a data line's "\n"), so that the limit bounds the memory an

@@ -401,8 +401,8 @@ func TestSSEReaderHugeEventNotBufferedWhole(t *testing.T) {
 			peakLen, peakCap := 0, 0
 			f.onRead = func() {
 				// Reads happen inside Next, on this goroutine.
-				peakLen = max(peakLen, len(sr.data)+len(sr.typ)+len(sr.idv))
-				peakCap = max(peakCap, cap(sr.data), cap(sr.typ), cap(sr.idv))
+				peakLen = max(peakLen, len(sr.data)+sr.long.n+len(sr.typ)+len(sr.idv))
+				peakCap = max(peakCap, cap(sr.data)+len(sr.long.chunks)*pieceSize, cap(sr.typ), cap(sr.idv))
 			}
 			_, err := sr.Next()
 			var tl *sseEventTooLargeError
@@ -416,7 +416,9 @@ func TestSSEReaderHugeEventNotBufferedWhole(t *testing.T) {
 			if _, err := sr.Next(); err != io.EOF {
 				t.Fatalf("ended with %v", err)
 			}
-			if peakLen > limit+1 || peakCap > limit+1 {
+			// Held: at most the limit; room: at most the limit rounded up
+			// to a whole piece.
+			if peakLen > limit+1 || peakCap > limit+pieceSize {
 				t.Errorf("buffers held %d bytes, one had room for %d, for a %d-byte limit", peakLen, peakCap, limit)
 			}
 			if peakLen < limit/2 {
@@ -427,6 +429,77 @@ func TestSSEReaderHugeEventNotBufferedWhole(t *testing.T) {
 				t.Errorf("skipped event's id %q, want big", tl.ID)
 			}
 		})
+	}
+}
+
+// TestSSEReaderLongEvents checks events whose data outgrows one piece: the
+// same events as the model gives, however the stream is cut, each long
+// one in a buffer of its own (Owned) that later events leave alone; and a
+// long event costs about its own size in allocations, not a buffer grown
+// by doubling.
+func TestSSEReaderLongEvents(t *testing.T) {
+	var in strings.Builder
+	for _, n := range []int{pieceSize - 2, pieceSize - 1, pieceSize, pieceSize + 1, 3*pieceSize + 5} {
+		fmt.Fprintf(&in, "id: %d\ndata: %s\n\n", n, strings.Repeat("a", n))
+		// Two data lines, the joining LF falling on either side of a
+		// piece's end.
+		fmt.Fprintf(&in, "data: %s\ndata: %s\n\n", strings.Repeat("b", n-7), strings.Repeat("c", 9))
+	}
+	in.WriteString("data: short\n\n")
+	want := sseModel([]byte(in.String()))
+	for how, r := range map[string]io.Reader{
+		"whole":    strings.NewReader(in.String()),
+		"halves":   iotest.HalfReader(strings.NewReader(in.String())),
+		"data+EOF": iotest.DataErrReader(strings.NewReader(in.String())),
+		"one byte": iotest.OneByteReader(strings.NewReader(in.String())),
+	} {
+		if got := sseReadAll(r, 1<<20); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: the reader and the model differ (%d and %d items)", how, len(got.Items), len(want.Items))
+		}
+	}
+
+	sr := newSSEReader(strings.NewReader(in.String()), 1<<20)
+	var kept [][]byte
+	var copies []string
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			break
+		}
+		if ev.Owned != (len(ev.Data) >= pieceSize) {
+			t.Errorf("%d bytes of data: owned %v", len(ev.Data), ev.Owned)
+		}
+		if ev.Owned {
+			if cap(ev.Data) != len(ev.Data)+1 {
+				t.Errorf("an owned event of %d bytes in a buffer of %d", len(ev.Data), cap(ev.Data))
+			}
+			kept, copies = append(kept, ev.Data), append(copies, string(ev.Data))
+		}
+	}
+	for i, d := range kept {
+		if string(d) != copies[i] {
+			t.Fatalf("an owned event's data changed after later events: %.20q...", d)
+		}
+	}
+
+	const long = 1 << 20
+	event := []byte("data: " + strings.Repeat("w", long) + "\n\n")
+	src := bytes.NewReader(nil)
+	sr = newSSEReader(src, 4<<20)
+	bytesPer := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			src.Reset(event)
+			sr.err = nil
+			if ev, err := sr.Next(); err != nil || len(ev.Data) != long {
+				b.Fatalf("%d bytes, %v", len(ev.Data), err)
+			}
+		}
+	}).AllocedBytesPerOp()
+	// Doubling cost about four times the event. (The race detector's
+	// pool drops some chunks it is given back, which are made again.)
+	if bytesPer > long+long/2 {
+		t.Errorf("a %d-byte event cost %d bytes of allocations, want about its own size", long, bytesPer)
 	}
 }
 
