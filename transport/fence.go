@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -104,12 +105,19 @@ func fenceRefusal(err error) (error, bool) {
 // under HTTP/2 the stream is reset after its headers: either way the
 // server never has the message. Each attempt (an Authorizer's retry, a
 // redirect) gets a body of its own through GetBody, and is asked again.
+//
+// Without a fence, a small body is read through mem instead (the request's
+// reader, http_request.go): net/http writes a body it knows to be in
+// memory together with the request's headers, and flushes the headers on
+// their own before any other reader, which costs a write, and a TCP
+// segment for the server to read, per request.
 type fencedBody struct {
 	rest    []byte
 	all     []byte       // the whole body, for GetBody
 	fence   func() error // nil: no fence to ask
 	asked   bool
 	written func() // the observer's Written, or nil; with a fence only
+	mem     bytes.Reader
 }
 
 func (b *fencedBody) Read(p []byte) (int, error) {
@@ -136,7 +144,25 @@ func (b *fencedBody) Close() error { return nil }
 // again is the body of a further attempt (GetBody): the whole body, the
 // fence asked again, the observer not told twice.
 func (b *fencedBody) again() (io.ReadCloser, error) {
+	if b.inMemory() {
+		return io.NopCloser(bytes.NewReader(b.all)), nil
+	}
 	return &fencedBody{rest: b.all, all: b.all, fence: b.fence}, nil
+}
+
+// inMemory reports whether the body is sent through mem: no fence, and
+// small enough that holding it until the answer is read costs little (a
+// large one is let go once written, and its headers' write of their own
+// is little beside it).
+func (b *fencedBody) inMemory() bool { return b.fence == nil && len(b.all) < earlyReleaseBytes }
+
+// reader is what net/http reads the body from.
+func (b *fencedBody) reader() io.ReadCloser {
+	if b.inMemory() {
+		b.mem.Reset(b.all)
+		return io.NopCloser(&b.mem)
+	}
+	return b
 }
 
 // refuse ends the requests among frames, which the fence kept from the

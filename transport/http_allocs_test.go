@@ -146,3 +146,29 @@ func TestHTTPStreamAnswerAllocations(t *testing.T) {
 		t.Errorf("one call answered on an SSE stream allocates %d bytes, more than %d: is its read buffer made for every stream again?", perCall, bound)
 	}
 }
+
+// TestPostOneWrite checks that a POST's headers and body leave in one write
+// to the connection: net/http flushes the headers on their own before a
+// body it does not know to be in memory, a write (and a TCP segment for
+// the server to read) more per call.
+func TestPostOneWrite(t *testing.T) {
+	peer := startHTTPPeer(t, testserver.Options{})
+	c := dialHTTP(t, peer.url, clientOpts{})
+	c.initialize(messages.Version20251125)
+	params := json.RawMessage(`{"name":"echo","arguments":{"message":"one write"}}`)
+	ctx := harness.Context(t)
+	call := func() {
+		if _, err := c.conn.Call(ctx, "tools/call", params, RequestOptions{}); err != nil {
+			t.Fatalf("echo: %v", err)
+		}
+	}
+	call()
+	const calls = 20
+	before := c.dials.writes.Load()
+	for range calls {
+		call()
+	}
+	if n := c.dials.writes.Load() - before; n != calls {
+		t.Errorf("%d calls made %d writes to their connections, want one each", calls, n)
+	}
+}

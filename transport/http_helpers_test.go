@@ -76,6 +76,7 @@ func (p *httpPeer) exchanges(keep func(e testserver.HTTPExchange) bool) []testse
 // dialCounter counts the client's TCP connections that are open.
 type dialCounter struct {
 	open, total atomic.Int64
+	writes      atomic.Int64 // Write calls on every connection
 }
 
 func (d *dialCounter) dial(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -92,6 +93,11 @@ type countedConn struct {
 	net.Conn
 	d    *dialCounter
 	once sync.Once
+}
+
+func (c *countedConn) Write(b []byte) (int, error) {
+	c.d.writes.Add(1)
+	return c.Conn.Write(b)
 }
 
 func (c *countedConn) Close() error {

@@ -66,7 +66,7 @@ func (s *postSink) request(ctx context.Context, method, rawURL string, body *fen
 	req := &http.Request{Method: method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: h, Host: u.Host}
 	if body != nil {
-		req.Body, req.GetBody, req.ContentLength = body, body.again, int64(len(body.all))
+		req.Body, req.GetBody, req.ContentLength = body.reader(), body.again, int64(len(body.all))
 		if len(body.all) == 0 {
 			req.Body, req.GetBody = http.NoBody, noBody
 		}
