@@ -173,10 +173,13 @@ func targets() []target {
 			return rss(a) - lean, true
 		},
 		limit: 4e6, atMost: true, format: megabytes})
-	// Streamable HTTP in both eras: the session era against mcpactor's
-	// test server and the go-sdk server, 2026-07-28 against the go-sdk
-	// server with Stateless: true; tuned pools for every client.
+	// Streamable HTTP in both eras: the session era against bench's fast
+	// server (whose own cost per call is small, so the client's shows),
+	// mcpactor's test server and the go-sdk server, 2026-07-28 against
+	// the fast server and the go-sdk server stateless; tuned pools for
+	// every client.
 	for _, sv := range [][2]string{
+		{"fast", "the fast server"}, {"fast-stateless", "the fast server, 2026-07-28"},
 		{"testserver", "mcpactor's test server"}, {"gosdk", "the go-sdk server"}, {"gosdk-stateless", "the go-sdk server, 2026-07-28"},
 	} {
 		server, desc := sv[0], sv[1]
