@@ -116,7 +116,8 @@ func SpawnHTTP(parent actor.SpawnerContext, root *actor.RootContext, owner *acto
 	conn := newConn(cfg.Server, cfg.Generation, root, cfg.Limits, cfg.Counters)
 	conn.session = new(atomic.Pointer[string])
 	conn.pool = new(sync.Pool) // call records are reused (Conn.take)
-	props := actor.PropsFromProducer(func() actor.Actor { return newHTTPActor(cfg, conn, owner) }, guardianAtRoot(parent)...)
+	props := actor.PropsFromProducer(func() actor.Actor { return newHTTPActor(cfg, conn, owner) },
+		append(guardianAtRoot(parent), actor.WithMailbox(httpMailbox()))...)
 	conn.pid = parent.Spawn(props)
 	return conn
 }

@@ -94,8 +94,8 @@ func TestHTTPCallAllocations(t *testing.T) {
 		stateless bool
 		bound     float64
 	}{
-		{"session 2025-11-25", false, 69},
-		{"stateless 2026-07-28", true, 70},
+		{"session 2025-11-25", false, 67},
+		{"stateless 2026-07-28", true, 68},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := echoAllocs(t, url, tc.stateless)

@@ -8,7 +8,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// ownMailbox is the stdio transport actor's mailbox. It behaves as
+// ownMailbox is the transport actors' mailbox (over HTTP without a home:
+// httpMailbox). It behaves as
 // protoactor's default one (system messages first, suspension, a panic
 // escalated to the supervisor, a yield every Throughput messages) with two
 // differences on the hot path:
@@ -96,7 +97,10 @@ func (m *ownMailbox) PostUserMessage(msg any) {
 	m.mu.Unlock()
 	m.userCount.Add(1)
 	switch msg.(type) {
-	case *inbound, *writeDone:
+	case *inbound, *writeDone, inboundOne:
+		// A run of frames or a finished write (stdio), an HTTP answer
+		// (inboundOne): from a goroutine of the transport's own, which
+		// only waits for more input afterwards.
 		m.schedule(true)
 	default:
 		m.schedule(false)

@@ -6,17 +6,17 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// mailboxEnv names the environment variable that selects the stdio
-// transport actor's mailbox: "default" is protoactor's own (actor.Unbounded,
-// what every other actor of the runtime uses); anything else, or nothing,
-// is ours (ownMailbox). It is the way back should ours misbehave: a user
+// mailboxEnv names the environment variable that selects the transport
+// actors' mailbox (stdio and HTTP): "default" is protoactor's own
+// (actor.Unbounded, what every other actor of the runtime uses); anything
+// else, or nothing, is ours (ownMailbox). It is the way back should ours misbehave: a user
 // can set it without rebuilding, and a benchmark can compare the two in the
 // same binary. It is read once, when the package is initialised.
 const mailboxEnv = "MCPACTOR_TRANSPORT_MAILBOX"
 
-// useDefaultMailbox is true when stdio transports are given protoactor's
-// default mailbox (mailboxEnv). Tests flip it to run the stdio suite under
-// both mailboxes; nothing else writes it.
+// useDefaultMailbox is true when transports are given protoactor's default
+// mailbox (mailboxEnv). Tests flip it to run the stdio and HTTP suites
+// under both mailboxes; nothing else writes it.
 var useDefaultMailbox = os.Getenv(mailboxEnv) == "default"
 
 // stdioMailbox is the mailbox producer of one stdio transport actor. Ours
@@ -31,4 +31,17 @@ func stdioMailbox(into **ownMailbox) actor.MailboxProducer {
 		*into = newOwnMailbox().(*ownMailbox)
 		return *into
 	}
+}
+
+// httpMailbox is the mailbox producer of one HTTP transport actor (either
+// transport). Ours has no home there, since no goroutine of the transport
+// waits for the actor's work; what it buys is that an answer a POST's
+// goroutine hands over is handled on that goroutine when the actor is
+// idle (ownMailbox.PostUserMessage), rather than by a goroutine started
+// for it.
+func httpMailbox() actor.MailboxProducer {
+	if useDefaultMailbox {
+		return actor.Unbounded()
+	}
+	return newOwnMailbox
 }

@@ -62,3 +62,42 @@ func TestStdioUnderTheOtherMailbox(t *testing.T) {
 		t.Run(tc.name, tc.test)
 	}
 }
+
+// The HTTP transports are given ours too (without a home), and protoactor's
+// by the same switch.
+func TestHTTPMailboxChoice(t *testing.T) {
+	for _, protoactors := range []bool{false, true} {
+		useMailbox(t, protoactors)
+		_, ours := httpMailbox()().(*ownMailbox)
+		if ours == protoactors {
+			t.Errorf("default mailbox asked %v: got ours %v", protoactors, ours)
+		}
+	}
+}
+
+// A representative part of the HTTP suite, under the mailbox the package
+// was not started with: answers handed over by the POSTs' goroutines,
+// streams resumed, sessions lost, calls ended every way, the legacy
+// transport.
+func TestHTTPUnderTheOtherMailbox(t *testing.T) {
+	useMailbox(t, !useDefaultMailbox)
+	for _, tc := range []struct {
+		name string
+		test func(*testing.T)
+	}{
+		{"round trip", TestHTTPRoundTrip},
+		{"held behind initialized", TestHTTPHeldBehindInitialized},
+		{"string ids and errors", TestHTTPStringIDsAndErrors},
+		{"session expired", TestHTTPSessionExpired},
+		{"stream resumed", TestHTTPStreamResumed},
+		{"never answers", TestHTTPNeverAnswers},
+		{"close with requests in flight", TestHTTPCloseWithRequestsInFlight},
+		{"frame over cap", TestHTTPFrameOverCap},
+		{"cancelled", TestHTTPCallCanceled},
+		{"listener resumes", TestHTTPListenerResumes},
+		{"legacy", TestLegacySSE},
+		{"legacy stream ends", TestLegacySSEStreamEnds},
+	} {
+		t.Run(tc.name, tc.test)
+	}
+}

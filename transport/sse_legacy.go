@@ -32,7 +32,7 @@ func SpawnLegacySSE(parent actor.SpawnerContext, root *actor.RootContext, owner 
 		a := newHTTPActor(cfg, conn, owner)
 		a.legacy = &legacyState{}
 		return a
-	}, guardianAtRoot(parent)...)
+	}, append(guardianAtRoot(parent), actor.WithMailbox(httpMailbox()))...)
 	conn.pid = parent.Spawn(props)
 	return conn
 }
