@@ -47,6 +47,8 @@ type postSink struct {
 	// notification.
 	gateNext bool
 	held     []*post
+	// jobs hands a POST to a goroutine waiting for one (postWorkers).
+	jobs chan postJob
 }
 
 // frameBuffer lends no shared buffer: each frame becomes a request body
@@ -93,8 +95,8 @@ func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 	return true
 }
 
-// start runs p's POST on a goroutine of its own, unless it must wait for
-// notifications/initialized to be delivered.
+// start runs p's POST on a goroutine of the sink's (postWorkers), unless
+// it must wait for notifications/initialized to be delivered.
 func (s *postSink) start(p *post) {
 	a := s.a
 	if s.held != nil {
@@ -120,16 +122,17 @@ func (s *postSink) start(p *post) {
 	} else {
 		ctx, cancel = context.WithTimeout(s.notes, a.cfg.RequestTimeout)
 	}
-	a.work.Add(1)
-	go func() {
-		defer a.work.Done()
-		defer cancel()
-		s.run(ctx, p)
-		if p.gate {
-			// Delivered or not (it failed, timed out): what waited goes.
-			s.send(ctx, initializedSent{}, 0)
-		}
-	}()
+	s.dispatch(postJob{ctx: ctx, cancel: cancel, p: p})
+}
+
+// do runs one POST to its end.
+func (s *postSink) do(j postJob) {
+	defer j.cancel()
+	s.run(j.ctx, j.p)
+	if j.p.gate {
+		// Delivered or not (it failed, timed out): what waited goes.
+		s.send(j.ctx, initializedSent{}, 0)
+	}
 }
 
 // valuesContext is Context with the values of values as well: the POST of

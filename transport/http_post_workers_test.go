@@ -1,0 +1,82 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"runtime/pprof"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpactor/mcpactor/internal/harness"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// postWorkers counts the goroutines waiting for or running a POST.
+func postWorkers(t *testing.T) int {
+	t.Helper()
+	var b bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 2); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b.Bytes(), []byte("transport.(*postSink).worker("))
+}
+
+// Calls one after another share one goroutine for their POSTs: a goroutine
+// made per POST would grow its stack anew each time.
+func TestPostGoroutinesAreReused(t *testing.T) {
+	peer := startHTTPPeer(t, testserver.Options{})
+	c := dialHTTP(t, peer.url, clientOpts{})
+	c.initialize(messages.Version20251125)
+	for i := range 20 {
+		c.mustEcho("one after another " + string(rune('a'+i)))
+	}
+	if n := postWorkers(t); n < 1 || n > 2 {
+		t.Errorf("%d POST goroutines after 20 calls one after another, want 1 or 2 (initialize's may be apart)", n)
+	}
+	if err := c.close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := postWorkers(t); n != 0 {
+		t.Errorf("%d POST goroutines after Close, want none", n)
+	}
+}
+
+// Calls at once get a goroutine each, never one behind another's POST;
+// the goroutines are no more than the POSTs that ran at once, and each
+// ends after postIdle without work.
+func TestPostGoroutinesFollowTheLoad(t *testing.T) {
+	// Put back after the transport's Cleanup (registered later, run
+	// earlier) has ended its goroutines.
+	was := postIdle
+	t.Cleanup(func() { postIdle = was })
+	postIdle = 300 * time.Millisecond
+	peer := startHTTPPeer(t, testserver.Options{})
+	c := dialHTTP(t, peer.url, clientOpts{})
+	c.initialize(messages.Version20251125)
+	const calls = 8
+	ctx := harness.Context(t)
+	// Each sleeps until all have started: the POSTs run at once.
+	params := json.RawMessage(`{"name":"sleep","arguments":{"ms":300}}`)
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			if _, err := c.conn.Call(ctx, "tools/call", params, RequestOptions{}); err != nil {
+				t.Errorf("sleep: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := postWorkers(t); n < calls || n > calls+2 {
+		t.Errorf("%d POST goroutines after %d calls at once, want %d to %d", n, calls, calls, calls+2)
+	}
+	deadline := time.Now().Add(harness.Bound)
+	for postWorkers(t) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d POST goroutines still waiting %v after the calls, want none after %v idle", postWorkers(t), harness.Bound, postIdle)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.mustEcho("after the idle ones ended")
+}
