@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync/atomic"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/mcpactor/mcpactor/internal/callerr"
 	"github.com/mcpactor/mcpactor/transport"
 )
@@ -37,6 +39,8 @@ type generation struct {
 	// headers maps each tool to its x-mcp-header arguments, once the tool
 	// list has been read on this connection (stateless protocol over HTTP).
 	headers atomic.Pointer[map[string][]headerParam]
+	// listing shares a tool listing among the calls waiting for headers.
+	listing singleflight.Group
 	// routes holds the read-only header maps of sharedHeaders.
 	routes atomic.Pointer[map[headerRoute]map[string]string]
 }

@@ -283,18 +283,43 @@ func (c *Client) requestHeaders(ctx context.Context, g *generation, method strin
 }
 
 // toolHeaderParams returns the x-mcp-header arguments of a tool, listing
-// the tools first if this connection has not.
+// the tools first if this connection has not. The calls that find no
+// list share one listing (listTools): the first calls on a connection
+// come at once, and each listing the tools would send as many tools/list.
 func (c *Client) toolHeaderParams(ctx context.Context, g *generation, tool string, fresh bool) ([]headerParam, error) {
 	if m := g.headers.Load(); m != nil && !fresh {
 		return (*m)[tool], nil
 	}
-	if _, err := c.ListTools(ctx); err != nil {
+	if err := c.listTools(ctx, g, fresh); err != nil {
 		return nil, err
 	}
 	if m := g.headers.Load(); m != nil {
 		return (*m)[tool], nil
 	}
 	return nil, nil
+}
+
+// listTools lists the tools for the calls on g that need the list, once
+// for those that ask while it runs. The listing is not the first caller's
+// to cancel: it runs with that caller's values (its trace) but not its
+// cancellation, bounded by the request timeout as every request is, and
+// each caller stops waiting when its own context ends. A listing after a
+// HeaderMismatch (fresh) is not shared with one started before it.
+func (c *Client) listTools(ctx context.Context, g *generation, fresh bool) error {
+	key := "tools"
+	if fresh {
+		key = "tools, fresh"
+	}
+	ch := g.listing.DoChan(key, func() (any, error) {
+		_, err := c.ListTools(context.WithoutCancel(ctx))
+		return nil, err
+	})
+	select {
+	case r := <-ch:
+		return r.Err
+	case <-ctx.Done():
+		return callerr.NewCanceled(&callerr.Error{Server: c.name, Method: messages.MethodToolsList, Cause: context.Cause(ctx)})
+	}
 }
 
 // isHeaderMismatch reports the stateless protocol's HeaderMismatch error.

@@ -1,0 +1,50 @@
+package mcpactor_test
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/mcpactor/mcpactor"
+	"github.com/mcpactor/mcpactor/internal/testserver"
+	"github.com/mcpactor/mcpactor/messages"
+)
+
+// In the 2026-07-28 revision over HTTP a call's headers come from the tool
+// list, which the connection reads before its first call. Calls that come
+// at once on a new connection share that one reading: each used to send a
+// tools/list of its own (7 for 16 calls against the benchmarks' server).
+func TestFirstCallsShareOneToolListing(t *testing.T) {
+	h := testserver.NewHTTPHandler(testserver.Options{Stateless: true}, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	t.Cleanup(h.Close)
+	rt := startRuntime(t, mcpactor.Options{})
+	c, err := rt.Connect(waitCtx(t), "modern", mcpactor.ServerConfig{URL: ts.URL + testserver.HTTPPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ProtocolVersion(); got != messages.Version20260728 {
+		t.Fatalf("protocol %q, want %q", got, messages.Version20260728)
+	}
+	const calls = 32
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			if _, err := c.CallTool(waitCtx(t), "echo", map[string]any{"message": fmt.Sprint(i)}); err != nil {
+				t.Errorf("echo %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	lists := 0
+	for _, e := range h.Exchanges() {
+		if e.RPCMethod == messages.MethodToolsList {
+			lists++
+		}
+	}
+	if lists != 1 {
+		t.Errorf("%d calls at once on a new connection sent %d tools/list, want 1", calls, lists)
+	}
+}
