@@ -21,7 +21,9 @@ import (
 //     then wait for more input, so nothing of theirs is delayed, and the
 //     actor's code never waits for them (the writer's next batch goes
 //     into a channel that is empty while it runs here). A caller is never
-//     made to run the actor for others.
+//     made to run the actor for others; over HTTP it runs it for its own
+//     request (scheduleOwn), which hands the POST to the goroutine that
+//     sends it (postWorkers).
 //   - Other wake-ups (callers' requests above all) go to the mailbox's
 //     home, the writer goroutine, when it is idle (mailboxHome): it runs
 //     the actor and then writes the frames the actor queued, so a request
@@ -102,6 +104,16 @@ func (m *ownMailbox) PostUserMessage(msg any) {
 		// (inboundOne): from a goroutine of the transport's own, which
 		// only waits for more input afterwards.
 		m.schedule(true)
+	case *call:
+		if m.home.Load() == nil {
+			// A caller's request to a mailbox without a home (HTTP):
+			// the caller runs the actor for its own request only,
+			// which starts the POST on a goroutine waiting for one,
+			// instead of waking a goroutine that would wake that one.
+			m.scheduleOwn()
+			return
+		}
+		m.schedule(false)
 	default:
 		m.schedule(false)
 	}
@@ -135,6 +147,15 @@ func (m *ownMailbox) schedule(inline bool) {
 		return
 	}
 	go m.process()
+}
+
+// scheduleOwn runs the actor for the message just posted, if the mailbox
+// was idle, and leaves what else is owed to a goroutine of the mailbox's
+// own (processMessages with a budget of one).
+func (m *ownMailbox) scheduleOwn() {
+	if m.running.CompareAndSwap(false, true) {
+		m.processMessages(1)
+	}
 }
 
 // mailboxHome is a goroutine that runs its mailbox's actor when a message
