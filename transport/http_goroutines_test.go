@@ -74,6 +74,7 @@ func goroutinesPerCall(inFlight, each int, call func()) float64 {
 // same server (in this process), is the yardstick: what it makes per call
 // is the server's.
 func TestHTTPCallsMakeNoGoroutines(t *testing.T) {
+	idleFor(t, harness.Bound) // however slow the machine between two calls
 	url := startHandler(t, http.HandlerFunc(plainJSONServer))
 	c := dialHTTP(t, url, clientOpts{})
 	c.initialize(messages.Version20251125)

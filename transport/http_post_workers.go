@@ -15,10 +15,16 @@ import (
 // after postIdle without work, or when the transport closes (the sink's
 // notes end), and the transport's work group counts them, so that Close
 // returns only after the last has ended.
+//
+// postIdle is short: under load the next POST comes within microseconds,
+// and a backend holding a thousand sessions, most of them at rest, should
+// not hold a goroutine and its grown stack for each one that was used a
+// moment ago (bench/cmd/scale measures a session's memory one second
+// after the bring-up).
 
 // postIdle is how long a POST's goroutine waits for the next POST (a
 // variable for the tests).
-var postIdle = 5 * time.Second
+var postIdle = 500 * time.Millisecond
 
 // postJob is a POST to run: its context, whose cancel ends it (the
 // request's abort, or its timeout for a notification), and the post.

@@ -26,6 +26,7 @@ func postWorkers(t *testing.T) int {
 // Calls one after another share one goroutine for their POSTs: a goroutine
 // made per POST would grow its stack anew each time.
 func TestPostGoroutinesAreReused(t *testing.T) {
+	idleFor(t, harness.Bound) // however slow the machine between two calls
 	peer := startHTTPPeer(t, testserver.Options{})
 	c := dialHTTP(t, peer.url, clientOpts{})
 	c.initialize(messages.Version20251125)
@@ -47,11 +48,7 @@ func TestPostGoroutinesAreReused(t *testing.T) {
 // the goroutines are no more than the POSTs that ran at once, and each
 // ends after postIdle without work.
 func TestPostGoroutinesFollowTheLoad(t *testing.T) {
-	// Put back after the transport's Cleanup (registered later, run
-	// earlier) has ended its goroutines.
-	was := postIdle
-	t.Cleanup(func() { postIdle = was })
-	postIdle = 300 * time.Millisecond
+	idleFor(t, 300*time.Millisecond)
 	peer := startHTTPPeer(t, testserver.Options{})
 	c := dialHTTP(t, peer.url, clientOpts{})
 	c.initialize(messages.Version20251125)
@@ -79,4 +76,13 @@ func TestPostGoroutinesFollowTheLoad(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	c.mustEcho("after the idle ones ended")
+}
+
+// idleFor sets postIdle for the test, before it starts a transport; it is
+// put back after the transport's Cleanup (registered later, run earlier)
+// has ended its goroutines.
+func idleFor(t *testing.T, d time.Duration) {
+	was := postIdle
+	t.Cleanup(func() { postIdle = was })
+	postIdle = d
 }
