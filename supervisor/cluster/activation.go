@@ -226,11 +226,17 @@ func (m *Member) claimAndConnect(ctx context.Context, act *activation) error {
 	// call's timeout.
 	tctx, tcancel := context.WithTimeout(ctx, m.lease.validFor())
 	defer tcancel()
-	resp, err := m.etcd.Txn(tctx).
-		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(rec), clientv3.WithLease(lease))).
-		Else(clientv3.OpGet(key)).
-		Commit()
+	claim := func() (*clientv3.TxnResponse, error) {
+		return m.etcd.Txn(tctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, string(rec), clientv3.WithLease(lease))).
+			Else(clientv3.OpGet(key)).
+			Commit()
+	}
+	resp, err := claim()
+	if err == nil && !resp.Succeeded && m.clearOrphan(tctx, key, lease, resp) {
+		resp, err = claim()
+	}
 	if err != nil {
 		return &EtcdUnavailableError{Identity: id, Method: "activate", Member: m.cfg.Name, Reason: err.Error()}
 	}
@@ -254,6 +260,40 @@ func (m *Member) claimAndConnect(ctx context.Context, act *activation) error {
 		return err
 	}
 	return nil
+}
+
+// clearOrphan deletes the ownership key a claim found (resp, the claim's
+// answer), and reports whether it did, when the key is an orphan of this
+// member: bound to the lease the member holds now and naming it, while no
+// activation of the identity runs here (the caller is the identity's one
+// activation, started after the previous one was gone). Such a key is left
+// by a claim etcd applied after the member had given up waiting for it, or
+// by a release that never reached etcd, and it would otherwise refuse
+// every activation of the identity for as long as the member lives, since
+// its lease is kept alive. It is deleted, not taken over, so that the next
+// claim makes a key with a new create revision: a release of the earlier
+// activation still on its way compares that revision, and must never
+// delete the new one.
+func (m *Member) clearOrphan(ctx context.Context, key string, lease clientv3.LeaseID, resp *clientv3.TxnResponse) bool {
+	rr := resp.Responses[0].GetResponseRange()
+	if rr == nil || len(rr.Kvs) != 1 {
+		return false
+	}
+	kv := rr.Kvs[0]
+	var o ownerRecord
+	if kv.Lease != int64(lease) || json.Unmarshal(kv.Value, &o) != nil || o.Member != m.cfg.Name {
+		return false
+	}
+	del, err := m.etcd.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", kv.CreateRevision),
+			clientv3.Compare(clientv3.LeaseValue(key), "=", lease)).
+		Then(clientv3.OpDelete(key)).
+		Commit()
+	if err != nil || !del.Succeeded {
+		return false
+	}
+	m.log("cluster orphaned ownership key cleared", "key", key, "generation", kv.CreateRevision)
+	return true
 }
 
 // releaseStarted gives up the key of act, whose start failed, unless the
