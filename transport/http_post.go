@@ -47,7 +47,7 @@ type postSink struct {
 	// notification.
 	gateNext bool
 	held     []*post
-	// jobs hands a POST to a goroutine waiting for one (postWorkers).
+	// jobs hands a POST to a goroutine waiting for one (http_post_workers.go).
 	jobs chan postJob
 }
 
@@ -95,8 +95,9 @@ func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 	return true
 }
 
-// start runs p's POST on a goroutine of the sink's (postWorkers), unless
-// it must wait for notifications/initialized to be delivered.
+// start runs p's POST on a goroutine of the sink's
+// (http_post_workers.go), unless it must wait for notifications/initialized
+// to be delivered.
 func (s *postSink) start(p *post) {
 	a := s.a
 	if s.held != nil {

@@ -23,7 +23,7 @@ import (
 //     into a channel that is empty while it runs here). A caller is never
 //     made to run the actor for others; over HTTP it runs it for its own
 //     request (scheduleOwn), which hands the POST to the goroutine that
-//     sends it (postWorkers).
+//     sends it (http_post_workers.go).
 //   - Other wake-ups (callers' requests above all) go to the mailbox's
 //     home, the writer goroutine, when it is idle (mailboxHome): it runs
 //     the actor and then writes the frames the actor queued, so a request
