@@ -166,8 +166,10 @@ type RequestOptions struct {
 }
 
 // CallObserver follows one request through the transport: *telemetry.Op
-// implements it. Written runs on the writer goroutine and Cancelling in the
-// transport actor, so implementations must be cheap and must not block.
+// implements it. Written runs on whichever goroutine writes the request
+// (over stdio the writer's, or the one that ran the transport actor as
+// its run ended; over HTTP the POST's) and Cancelling in the transport
+// actor, so implementations must be cheap and must not block.
 type CallObserver interface {
 	Queued(reason string) // waiting for a free in-flight slot
 	Dequeued()            // the wait is over

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
@@ -11,8 +12,8 @@ import (
 // ownMailbox is the transport actors' mailbox (over HTTP without a home:
 // httpMailbox). It behaves as
 // protoactor's default one (system messages first, suspension, a panic
-// escalated to the supervisor, a yield every Throughput messages) with two
-// differences on the hot path:
+// escalated to the supervisor, a yield every Throughput messages) but for
+// who runs the actor, and when:
 //
 //   - A wake-up of an idle mailbox by the transport's own reader or writer
 //     (a run of frames, a finished write) handles the messages on that
@@ -20,17 +21,21 @@ import (
 //     goroutine: these goroutines only hand the actor their result and
 //     then wait for more input, so nothing of theirs is delayed, and the
 //     actor's code never waits for them (the writer's next batch goes
-//     into a channel that is empty while it runs here). A caller is never
-//     made to run the actor for others; over HTTP it runs it for its own
-//     request (scheduleOwn), which hands the POST to the goroutine that
-//     sends it (http_post_workers.go).
-//   - Other wake-ups (callers' requests above all) go to the mailbox's
-//     home, the writer goroutine, when it is idle (mailboxHome): it runs
-//     the actor and then writes the frames the actor queued, so a request
-//     wakes one goroutine where it used to wake two (a new goroutine to
-//     run the actor, which then woke the writer). When the writer is busy
-//     writing, a goroutine is started as before: a write that blocks
-//     never holds the actor up.
+//     into a channel that is empty while it runs here).
+//   - A caller's request that finds the mailbox idle is handled on the
+//     caller's goroutine, and only that request (scheduleOwn): a caller
+//     is never made to run the actor for others (over stdio only while
+//     at most 64 calls are in flight, stdioMailbox). Over stdio the frame
+//     it queued is then written as the run ends (runEnd,
+//     batchWriter.flushOwed) when the pipe takes it at once, as a
+//     blocking client's caller writes its own; over HTTP the run starts
+//     the POST on a goroutine waiting for one (http_post_workers.go).
+//     Either way no goroutine is woken to send a request.
+//   - Other wake-ups, and what a run leaves when its budget is spent, go
+//     to the mailbox's home, the stdio writer goroutine, when it is idle
+//     (mailboxHome); when the writer is busy writing, a goroutine is
+//     started as protoactor's does: a write that blocks never holds the
+//     actor up.
 //   - The function a goroutine runs is made once, not at every wake-up.
 //
 // Only one goroutine runs the actor at a time, as with any mailbox: the
@@ -56,6 +61,15 @@ type ownMailbox struct {
 	dispatcher actor.Dispatcher
 	process    func() // m.processMessages, made once
 	home       atomic.Pointer[mailboxHome]
+	// runEnd, if set, is called as each run of the actor ends, by the
+	// goroutine that ran it and while it still holds the actor (set
+	// by the actor itself, from a run: the running flag orders it
+	// before the runs that read it).
+	runEnd func()
+	// callerRuns, if set, says whether a caller whose request finds the
+	// mailbox idle runs the actor for it (scheduleOwn) rather than
+	// handing it to the home; nil: always. Set as the mailbox is made.
+	callerRuns func() bool
 }
 
 // inlineBudget bounds the messages a reader or writer goroutine handles
@@ -105,11 +119,13 @@ func (m *ownMailbox) PostUserMessage(msg any) {
 		// only waits for more input afterwards.
 		m.schedule(true)
 	case *call:
-		if m.home.Load() == nil {
-			// A caller's request to a mailbox without a home (HTTP):
-			// the caller runs the actor for its own request only,
-			// which starts the POST on a goroutine waiting for one,
-			// instead of waking a goroutine that would wake that one.
+		// A caller's request that finds the mailbox idle: the caller
+		// runs the actor for its own request only, which sends it
+		// from this goroutine instead of waking another. Over HTTP
+		// that starts the POST on a goroutine waiting for one; over
+		// stdio the frame is written as the run ends (runEnd) when the
+		// pipe takes it at once, and the writer is not woken.
+		if m.callerRuns == nil || m.callerRuns() {
 			m.scheduleOwn()
 			return
 		}
@@ -132,6 +148,10 @@ func (m *ownMailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher a
 }
 
 func (m *ownMailbox) Start() {}
+
+// atRunEnd sets the function called as each run of the actor ends (see
+// the runEnd field); the actor calls it from one of its runs.
+func (m *ownMailbox) atRunEnd(f func()) { m.runEnd = f }
 
 func (m *ownMailbox) UserMessageCount() int { return int(m.userCount.Load()) }
 
@@ -197,11 +217,16 @@ func (h *mailboxHome) claim() bool {
 
 // receiveAtHome returns the home's next piece of work from work (ok is
 // false once work is closed), running the actor meanwhile whenever a
-// poster hands it over.
-func receiveAtHome[T any](h *mailboxHome, work <-chan T) (v T, ok bool) {
+// poster hands it over. It gives up when timeout fires (timedOut; a nil
+// timeout never does).
+func receiveAtHome[T any](h *mailboxHome, work <-chan T, timeout <-chan time.Time) (v T, ok, timedOut bool) {
 	if h == nil {
-		v, ok = <-work
-		return v, ok
+		select {
+		case v, ok = <-work:
+		case <-timeout:
+			timedOut = true
+		}
+		return v, ok, timedOut
 	}
 	for {
 		h.idle.Store(true) // from now on a poster may hand the home the actor
@@ -211,13 +236,29 @@ func receiveAtHome[T any](h *mailboxHome, work <-chan T) (v T, ok bool) {
 			// received.
 			h.run()
 		case v, ok = <-work:
-			if !h.idle.CompareAndSwap(true, false) {
-				// A poster took the home: the actor runs first.
-				<-h.wake
-				h.run()
-			}
-			return v, ok
+			h.reclaim()
+			return v, ok, false
+		case <-timeout:
+			h.reclaim()
+			return v, false, true
 		}
+	}
+}
+
+// reclaim takes the idle flag back for the home's own work, running the
+// actor first if a poster took the home already.
+func (h *mailboxHome) reclaim() {
+	if !h.idle.CompareAndSwap(true, false) {
+		<-h.wake
+		h.run()
+	}
+}
+
+// leave ends the home: a poster no longer hands it the actor. The home's
+// goroutine calls it as it ends, when it is not idle.
+func (h *mailboxHome) leave() {
+	if h != nil {
+		h.m.home.CompareAndSwap(h, nil)
 	}
 }
 
@@ -231,9 +272,19 @@ func (h *mailboxHome) run() { h.m.processMessages(inlineBudget) }
 // goroutine takes over the rest.
 func (m *ownMailbox) processMessages(budget int) {
 	for {
-		if !m.run(&budget) {
+		empty, failed := m.run(&budget)
+		if m.runEnd != nil && !failed {
+			// Not after a panic: the actor's state is in doubt, and
+			// it is being stopped.
+			m.runEnd()
+		}
+		if !empty {
 			// Out of budget with messages left: the mailbox stays
-			// running, on a goroutine of its own.
+			// running, on its home if that is idle, else on a
+			// goroutine of its own.
+			if h := m.home.Load(); h != nil && h.claim() {
+				return
+			}
 			go m.process()
 			return
 		}
@@ -250,14 +301,15 @@ func (m *ownMailbox) processMessages(budget int) {
 	}
 }
 
-// run handles messages until there are none it may take (it reports true)
-// or the budget is spent with some left (false).
-func (m *ownMailbox) run(budget *int) (empty bool) {
+// run handles messages until there are none it may take (it reports
+// empty) or the budget is spent with some left (not empty); failed is set
+// when the actor panicked.
+func (m *ownMailbox) run(budget *int) (empty, failed bool) {
 	var msg any
 	defer func() {
 		if r := recover(); r != nil {
 			m.invoker.EscalateFailure(r, msg)
-			empty = true // as protoactor's: the loop ends at a panic, and is looked at again
+			empty, failed = true, true // as protoactor's: the loop ends at a panic, and is looked at again
 		}
 	}()
 	throughput := m.dispatcher.Throughput()
@@ -267,7 +319,7 @@ func (m *ownMailbox) run(budget *int) (empty bool) {
 			runtime.Gosched()
 		}
 		if *budget == 0 {
-			return m.sysCount.Load() == 0 && (m.suspended.Load() || m.userCount.Load() == 0)
+			return m.sysCount.Load() == 0 && (m.suspended.Load() || m.userCount.Load() == 0), false
 		}
 		var v any
 		var ok bool
@@ -290,13 +342,13 @@ func (m *ownMailbox) run(budget *int) (empty bool) {
 			continue
 		}
 		if m.suspended.Load() {
-			return true
+			return true, false
 		}
 		m.mu.Lock()
 		v, ok = m.user.pop()
 		m.mu.Unlock()
 		if !ok {
-			return true
+			return true, false
 		}
 		msg = v
 		m.userCount.Add(-1)

@@ -23,13 +23,21 @@ var useDefaultMailbox = os.Getenv(mailboxEnv) == "default"
 // is stored in *into as it is made, so that the actor's writer becomes its
 // home (batchWriter.start); with protoactor's default, *into stays nil and
 // the writer is nobody's home (setHome and receiveAtHome accept that).
-func stdioMailbox(into **ownMailbox) actor.MailboxProducer {
+// inFlight is the transport's calls in flight (Conn.InFlight).
+func stdioMailbox(into **ownMailbox, inFlight func() int) actor.MailboxProducer {
 	if useDefaultMailbox {
 		return actor.Unbounded()
 	}
 	return func() actor.Mailbox {
-		*into = newOwnMailbox().(*ownMailbox)
-		return *into
+		m := newOwnMailbox().(*ownMailbox)
+		// A caller runs the actor, and writes, for its request only
+		// while few calls are in flight, when that saves a wake-up.
+		// Many callers at once would each keep the deeper stack that
+		// took while they wait (TestCallToolWaitFitsInFourKiB), and
+		// their frames are gathered by the writer goroutine anyway.
+		m.callerRuns = func() bool { return inFlight() <= gatherAbove }
+		*into = m
+		return m
 	}
 }
 

@@ -20,7 +20,7 @@ func TestStdioMailboxChoice(t *testing.T) {
 	for _, protoactors := range []bool{false, true} {
 		useMailbox(t, protoactors)
 		var ours *ownMailbox
-		mb := stdioMailbox(&ours)()
+		mb := stdioMailbox(&ours, func() int { return 0 })()
 		_, isOurs := mb.(*ownMailbox)
 		if isOurs == protoactors || (ours != nil) == protoactors {
 			t.Errorf("protoactor's mailbox asked: %v; got %T, home %v", protoactors, mb, ours)

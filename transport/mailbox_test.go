@@ -120,7 +120,7 @@ func TestMailboxHome(t *testing.T) {
 	wg.Go(func() {
 		for {
 			inHome.Store(true)
-			_, ok := receiveAtHome(h, work)
+			_, ok, _ := receiveAtHome(h, work, nil)
 			inHome.Store(false)
 			if !ok {
 				return

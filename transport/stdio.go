@@ -123,7 +123,7 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 	var mailbox *ownMailbox
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return newStdioActor(cfg, conn, owner, &mailbox)
-	}, append(guardianAtRoot(parent), actor.WithMailbox(stdioMailbox(&mailbox)))...)
+	}, append(guardianAtRoot(parent), actor.WithMailbox(stdioMailbox(&mailbox, conn.InFlight)))...)
 	conn.pid = parent.Spawn(props)
 	return conn
 }
@@ -231,6 +231,8 @@ func (a *stdioActor) Receive(ctx actor.Context) {
 		// A copy first: the writer fills the same writeDone again once
 		// it has its next batch, which this handling may give it.
 		a.writeDone(ctx, *m)
+	case writerIdleNote:
+		a.out.idleNote(m)
 	case writeStallCheck:
 		if a.out.stalled() {
 			a.fail(ctx, callerr.NewWriteStall(&callerr.Error{After: a.cfg.WriteStallTimeout}))
@@ -372,7 +374,29 @@ func (a *stdioActor) start(ctx actor.Context) {
 	}
 	a.cfg.Logger.Debug("mcp: server started", "server", a.cfg.Server, "command", a.cfg.Command, "pid", cmd.Process.Pid)
 	a.proc = proc
-	a.out.start(proc.stdin, a.conn.root, a.self, *a.mailbox)
+	a.startWriter()
+}
+
+// startWriter starts the writer on the server's stdin. With our mailbox,
+// frames wait for the end of each run of the actor (runEnded) rather
+// than each going to the writer goroutine as it is queued.
+func (a *stdioActor) startWriter() {
+	mb := *a.mailbox
+	a.out.start(a.proc.stdin, a.conn.root, a.self, mb)
+	if mb != nil {
+		a.out.atRunEnd = true
+		mb.atRunEnd(a.runEnded)
+	}
+}
+
+// runEnded is called by the mailbox as a run of the actor ends, on the
+// goroutine that ran it, which still holds the actor: what the run
+// queued is written (batchWriter.flushOwed), and stdin closed if the
+// transport was waiting for that to close it.
+func (a *stdioActor) runEnded() {
+	if a.out.flushOwed() && a.state.closing {
+		a.proc.closeStdin()
+	}
 }
 
 // dial obtains the stream of a transport without a process, off the
@@ -408,7 +432,7 @@ func (a *stdioActor) dialed(ctx actor.Context, m dialed) {
 		a.maybeFinish(ctx)
 	default:
 		a.proc = startStream(m.rwc, a.cfg, a.conn, a.self)
-		a.out.start(a.proc.stdin, a.conn.root, a.self, *a.mailbox)
+		a.startWriter()
 		a.out.flush() // what was sent while dialing
 		if a.state.closing && a.out.idle() {
 			a.proc.closeStdin()

@@ -20,13 +20,15 @@ import (
 // frame is queued), and a frame whose call ended before it left is cut out
 // of the batch: nothing is owed on the wire for a request never sent.
 type batchWriter struct {
-	jobs   chan writeBatch
-	cur    writeBatch
-	spare  writeBatch
-	busy   bool
-	dead   bool // a write failed or the writer stopped: frames are dropped
-	budget *writeBudget
-	stats  *Counters
+	f       io.Writer // nil until start and after stop
+	mailbox *ownMailbox
+	jobs    chan writeBatch // nil while no goroutine runs
+	cur     writeBatch
+	spare   writeBatch
+	busy    bool
+	dead    bool // a write failed or the writer stopped: frames are dropped
+	budget  *writeBudget
+	stats   *Counters
 	// inFlight reports the connection's calls in flight (Conn.InFlight),
 	// for the goroutine; nil: never yield before a write.
 	inFlight func() int
@@ -37,6 +39,15 @@ type batchWriter struct {
 	// unbudgeted is the bytes of frames in cur that hold no budget (the
 	// actor's own notifications and error replies).
 	unbudgeted int
+
+	// atRunEnd: the actor's mailbox calls flushOwed when a run of the
+	// actor ends, and frames wait for it instead of going to the
+	// goroutine as they are queued (except while gathering).
+	atRunEnd bool
+	// raw is the write end as the operating system sees it, when it is
+	// in non-blocking mode (a pipe of ours): flushOwed writes a batch
+	// there itself when it can go at once. nil: always the goroutine.
+	raw *nowWriter
 
 	// Stall detection: the goroutine stores the time of its last progress;
 	// a timer in the actor checks it while a write is in progress.
@@ -52,6 +63,8 @@ type writeBatch struct {
 	frames    []queuedFrame // in buf order
 	weight    int64         // budget the frames hold
 	deadBytes int           // bytes of dropped frames still in buf
+	written   int           // bytes of buf already out (flushOwed's write)
+	notified  bool          // the frames' observers have heard of the write
 }
 
 // queuedFrame is one frame of a batch: buf[previous end:end].
@@ -108,24 +121,51 @@ func newBatchWriter(budget *writeBudget, stats *Counters, stall time.Duration) *
 	return &batchWriter{budget: budget, stats: stats, stall: stall}
 }
 
-// start starts the goroutine that writes to f. The goroutine is also
-// mailbox's home (mailboxHome): while it has nothing to write, it runs the
-// actor for messages that find the mailbox idle.
+// writerIdle is how long the writer goroutine waits for a batch before it
+// offers to end (writerIdleNote): a server at rest holds no goroutine for
+// its writes, and one under load keeps its writer.
+var writerIdle = 500 * time.Millisecond
+
+// writerIdleNote is the writer goroutine's offer to end, jobs naming it.
+type writerIdleNote struct{ jobs chan writeBatch }
+
+// start makes the writer write to f. Its goroutine starts with the first
+// batch it is handed (spawn) and ends after writerIdle without one.
 func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PID, mailbox *ownMailbox) {
-	w.root, w.self = root, self
+	w.f, w.root, w.self, w.mailbox = f, root, self, mailbox
+	w.raw = nonBlocking(f)
+}
+
+// spawn starts the goroutine that writes batches to f. The goroutine is
+// also the mailbox's home (mailboxHome): while it has nothing to write, it
+// runs the actor for messages that find the mailbox idle.
+func (w *batchWriter) spawn() {
 	// The goroutine gets the channel itself, not the field: stop sets the
 	// field to nil from the actor while the goroutine may be ranging.
 	jobs := make(chan writeBatch, 1)
 	w.jobs = jobs
+	f, root, self := w.f, w.root, w.self
 	progress, inFlight, fence := &w.progress, w.inFlight, w.fence
 	// One writeDone serves every batch: the actor copies it out before
 	// it hands over the next batch, and a batch is handed over only
 	// after the previous one came back, so the two never overlap.
 	done := new(writeDone)
-	home := mailbox.setHome()
+	home := w.mailbox.setHome()
+	after := writerIdle
 	go func() {
+		defer home.leave()
+		idle := time.NewTimer(after)
+		defer idle.Stop()
+		wait := idle.C
 		for {
-			b, ok := receiveAtHome(home, jobs)
+			b, ok, timedOut := receiveAtHome(home, jobs, wait)
+			if timedOut {
+				// The actor ends this goroutine (closing jobs) unless
+				// it has handed it a batch meanwhile.
+				root.Send(self, writerIdleNote{jobs})
+				wait = nil
+				continue
+			}
 			if !ok {
 				return
 			}
@@ -150,16 +190,22 @@ func (w *batchWriter) start(f io.Writer, root *actor.RootContext, self *actor.PI
 				sent, refused, err := writeFenced(f, &b, progress, fence)
 				*done = writeDone{writeBatch: b, err: err, sent: sent, refused: refused}
 				root.Send(self, done)
+				idle.Reset(after)
+				wait = idle.C
 				continue
 			}
-			for _, fr := range b.frames {
-				if fr.obs != nil {
-					fr.obs.Written()
+			if !b.notified {
+				for _, fr := range b.frames {
+					if fr.obs != nil {
+						fr.obs.Written()
+					}
 				}
 			}
-			err := writeChunked(f, b.buf, progress)
+			err := writeChunked(f, b.buf[b.written:], progress)
 			*done = writeDone{writeBatch: b, err: err, sent: len(b.frames)}
 			root.Send(self, done)
+			idle.Reset(after)
+			wait = idle.C
 		}
 	}()
 }
@@ -206,9 +252,15 @@ func (w *batchWriter) commitFrame(frame []byte, c *call, weight int64) bool {
 	}
 	w.cur.frames = append(w.cur.frames, queuedFrame{end: len(w.cur.buf), c: c, id: id, obs: obs, weight: weight})
 	w.cur.weight += weight
-	w.flush()
+	if !w.atRunEnd || w.gathering() {
+		w.flush()
+	}
 	return true
 }
+
+// gathering reports whether so many calls are in flight that the
+// goroutine writes every batch, gathering frames as it goes (gatherAbove).
+func (w *batchWriter) gathering() bool { return w.inFlight != nil && w.inFlight() > gatherAbove }
 
 // dropUnsent cuts c's frame out of the batch if it has not been handed to
 // the goroutine yet, and reports whether it did. The bytes go at the next
@@ -271,18 +323,42 @@ func (w *batchWriter) compact() {
 // channel holds one batch and is empty whenever busy is false, so the send
 // never blocks.
 func (w *batchWriter) flush() {
-	if w.busy || w.jobs == nil || len(w.cur.buf) == 0 {
+	if !w.owed() {
 		return
+	}
+	w.seal()
+	w.handOff()
+}
+
+// owed reports whether the current batch is to be written now: it holds
+// frames and the goroutine is started and idle. A batch that can never be
+// written is dropped here.
+func (w *batchWriter) owed() bool {
+	if w.busy || w.f == nil || len(w.cur.buf) == 0 {
+		return false
 	}
 	if w.dead {
 		w.discard(&w.cur)
-		return
+		return false
 	}
+	return true
+}
+
+// seal readies the current batch to be written: its dropped frames go,
+// and the others can no longer be cut out.
+func (w *batchWriter) seal() {
 	w.compact()
 	for _, fr := range w.cur.frames {
 		if fr.c != nil {
 			fr.c.where = frameSent
 		}
+	}
+}
+
+// handOff gives the sealed current batch to the goroutine.
+func (w *batchWriter) handOff() {
+	if w.jobs == nil {
+		w.spawn()
 	}
 	w.progress.Store(time.Now().UnixNano())
 	w.jobs <- w.cur
@@ -291,6 +367,46 @@ func (w *batchWriter) flush() {
 	w.cur, w.spare = w.spare, writeBatch{}
 	w.cur.reset()
 	w.armStall()
+}
+
+// flushOwed writes what a run of the actor queued (atRunEnd); the
+// mailbox calls it as the run ends, on the goroutine that ran the actor,
+// which still holds it. A batch that fits in the pipe goes at once,
+// written here without blocking: the caller that ran the actor for its
+// own request writes its frame, as a blocking client's caller does, and
+// the writer goroutine is not woken. What the pipe does not take at once
+// (it is full: the server is not reading) goes to the goroutine, which
+// waits for room, as does every batch while gathering, with a fence (a
+// write must follow the fence's check, writeFenced) or without raw.
+//
+// It reports whether it wrote the whole batch itself.
+func (w *batchWriter) flushOwed() bool {
+	if !w.owed() {
+		return false
+	}
+	w.seal()
+	b := &w.cur
+	if w.raw == nil || w.fence != nil || len(b.buf) > writeChunk || w.gathering() {
+		w.handOff()
+		return false
+	}
+	for _, fr := range b.frames {
+		if fr.obs != nil {
+			fr.obs.Written()
+		}
+	}
+	b.notified = true
+	b.written = w.raw.write(b.buf)
+	if b.written < len(b.buf) {
+		// A failed write is the goroutine's too: it tries again, and
+		// its writeDone carries the error to the actor.
+		w.handOff()
+		return false
+	}
+	w.budget.release(b.weight)
+	b.reset()
+	w.unbudgeted = 0
+	return true
 }
 
 // discard drops a batch that will never be written and gives its budget back.
@@ -312,6 +428,7 @@ func (w *batchWriter) discard(b *writeBatch) {
 func (b *writeBatch) reset() {
 	clear(b.frames)
 	b.buf, b.frames, b.weight, b.deadBytes = b.buf[:0], b.frames[:0], 0, 0
+	b.written, b.notified = 0, false
 }
 
 // done takes a batch back from the goroutine and sends the next one.
@@ -359,15 +476,29 @@ func (w *batchWriter) stalled() bool {
 // idle reports whether nothing is being written or waiting to be.
 func (w *batchWriter) idle() bool { return !w.busy && len(w.cur.buf) == 0 }
 
+// idleNote ends the goroutine that offered to (writerIdleNote), unless it
+// is writing a batch handed over since: while busy is false the goroutine
+// has no batch, and none can reach it before the actor sends one.
+func (w *batchWriter) idleNote(m writerIdleNote) {
+	if w.jobs == m.jobs && !w.busy {
+		close(w.jobs)
+		w.jobs = nil
+	}
+}
+
 // stop ends the goroutine once its current write returns.
 func (w *batchWriter) stop() {
 	if w.stallTimer != nil {
 		w.stallTimer.Stop()
 	}
+	if w.f == nil {
+		return
+	}
 	if w.jobs != nil {
 		close(w.jobs)
 		w.jobs = nil
-		w.dead = true
-		w.discard(&w.cur)
 	}
+	w.f = nil
+	w.dead = true
+	w.discard(&w.cur)
 }
