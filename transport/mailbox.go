@@ -27,9 +27,9 @@ import (
 //     is never made to run the actor for others (over stdio only while
 //     at most 64 calls are in flight, stdioMailbox). Over stdio the frame
 //     it queued is then written as the run ends (runEnd,
-//     batchWriter.flushOwed) when the pipe takes it at once, as a
-//     blocking client's caller writes its own; over HTTP the run starts
-//     the POST on a goroutine waiting for one (http_post_workers.go).
+//     batchWriter.flushOwed) when the pipe takes it at once; over HTTP
+//     the run starts the POST on a goroutine waiting for one
+//     (http_post_workers.go).
 //     Either way no goroutine is woken to send a request.
 //   - Other wake-ups, and what a run leaves when its budget is spent, go
 //     to the mailbox's home, the stdio writer goroutine, when it is idle

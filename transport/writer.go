@@ -373,8 +373,7 @@ func (w *batchWriter) handOff() {
 // mailbox calls it as the run ends, on the goroutine that ran the actor,
 // which still holds it. A batch that fits in the pipe goes at once,
 // written here without blocking: the caller that ran the actor for its
-// own request writes its frame, as a blocking client's caller does, and
-// the writer goroutine is not woken. What the pipe does not take at once
+// own request writes its frame, and the writer goroutine is not woken. What the pipe does not take at once
 // (it is full: the server is not reading) goes to the goroutine, which
 // waits for room, as does every batch while gathering, with a fence (a
 // write must follow the fence's check, writeFenced) or without raw.
