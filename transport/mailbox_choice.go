@@ -32,9 +32,10 @@ func stdioMailbox(into **ownMailbox, inFlight func() int) actor.MailboxProducer 
 		m := newOwnMailbox().(*ownMailbox)
 		// A caller runs the actor, and writes, for its request only
 		// while few calls are in flight, when that saves a wake-up.
-		// Many callers at once would each keep the deeper stack that
-		// took while they wait (TestCallToolWaitFitsInFourKiB), and
-		// their frames are gathered by the writer goroutine anyway.
+		// Many callers at once would each keep, while they wait, the
+		// deeper stack that running the actor took
+		// (TestCallToolWaitFitsInFourKiB), and their frames are
+		// gathered by the writer goroutine anyway.
 		m.callerRuns = func() bool { return inFlight() <= gatherAbove }
 		*into = m
 		return m

@@ -3,7 +3,6 @@ package transport
 import (
 	"bytes"
 	"fmt"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync/atomic"
@@ -83,7 +82,6 @@ func TestFullPipeHandsTheRestToTheWriter(t *testing.T) {
 	if st := s.conn.Stats(); st != (Stats{}) {
 		t.Errorf("stats %+v, want nothing dropped", st)
 	}
-	runtime.KeepAlive(s)
 }
 
 // writerGoroutines counts the goroutines of stdio writers.
