@@ -170,3 +170,12 @@ func recv[T any](t *testing.T, r *recorder) T {
 		}
 	}
 }
+
+// runWaiter runs waiter on a goroutine of its own, then release: the wait
+// for a server that launch started, as the tests make it.
+func runWaiter(release func(), waiter func()) {
+	go func() {
+		defer release()
+		waiter()
+	}()
+}

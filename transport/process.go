@@ -118,7 +118,7 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 		}
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[3], files[5]
-	run, err := launch(cmd)
+	release, err := launch(cmd)
 	if err != nil {
 		tree.release()
 		closeAll(files[:]...)
@@ -134,12 +134,11 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 
 	go p.read(cfg, root, self, quit)
 	go p.drainStderr(cfg, root, self)
-	run(func() {
+	// Stopping the server ends its process group too, the leftovers of a
+	// server that already exited included (processTree.wait).
+	tree.waitThen(cmd, func(err error) {
+		defer release()
 		defer p.ended()
-		// Stopping the server ends its process group too, the
-		// leftovers of a server that already exited included
-		// (processTree.wait).
-		err := tree.wait(cmd)
 		status := "exit status 0"
 		var ee *exec.ExitError
 		switch {

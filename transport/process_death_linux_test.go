@@ -116,12 +116,12 @@ func TestLaunchKeepsItsThread(t *testing.T) {
 	cmd := exec.Command("/bin/sh", "-c", "sleep 60")
 	tree := new(processTree)
 	tree.prepare(cmd)
-	run, err := launch(cmd)
+	releaseSpawn, err := launch(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	release, waited := make(chan struct{}), make(chan struct{})
-	run(func() {
+	runWaiter(releaseSpawn, func() {
 		<-release // a wait that holds no thread of its own
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()

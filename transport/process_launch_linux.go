@@ -52,11 +52,10 @@ type spawn struct {
 	done chan error
 }
 
-// launch starts cmd. If it started, the returned run must be called once,
-// with the function that waits for the server and reports its end; the
-// spawner's thread lives at least until that function returns, which it
-// must only once the server has been reaped.
-func launch(cmd *exec.Cmd) (run func(waiter func()), err error) {
+// launch starts cmd. If it started, the returned release must be called
+// once, and only once the server has been reaped: the spawner's thread
+// lives at least until then.
+func launch(cmd *exec.Cmd) (release func(), err error) {
 	starts := holdSpawner()
 	done := make(chan error, 1)
 	starts <- spawn{cmd: cmd, done: done}
@@ -64,12 +63,7 @@ func launch(cmd *exec.Cmd) (run func(waiter func()), err error) {
 		releaseSpawner()
 		return nil, err
 	}
-	return func(waiter func()) {
-		go func() {
-			defer releaseSpawner()
-			waiter()
-		}()
-	}, nil
+	return releaseSpawner, nil
 }
 
 // holdSpawner keeps the spawner alive, starting it if none runs, and

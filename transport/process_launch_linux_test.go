@@ -23,12 +23,12 @@ func TestServersShareTheForkingThread(t *testing.T) {
 		cmd := exec.Command("/bin/sh", "-c", "sleep 60")
 		tree := new(processTree)
 		tree.prepare(cmd)
-		run, err := launch(cmd)
+		release, err := launch(cmd)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cmds = append(cmds, cmd)
-		run(func() {
+		runWaiter(release, func() {
 			tree.wait(cmd)
 			waited <- struct{}{}
 		})
@@ -76,12 +76,12 @@ func TestForkingThreadEndsWithItsLastServer(t *testing.T) {
 		cmd := exec.Command("/bin/true")
 		tree := new(processTree)
 		tree.prepare(cmd)
-		run, err := launch(cmd)
+		release, err := launch(cmd)
 		if err != nil {
 			t.Fatal(err)
 		}
 		done := make(chan error, 1)
-		run(func() { done <- tree.wait(cmd) })
+		runWaiter(release, func() { done <- tree.wait(cmd) })
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}

@@ -12,10 +12,10 @@ import (
 // Windows, the job object kills it when the last handle closes).
 func parentDeath(*syscall.SysProcAttr) {}
 
-// launch starts cmd; run starts the waiter on a goroutine of its own.
-func launch(cmd *exec.Cmd) (run func(waiter func()), err error) {
+// launch starts cmd; there is nothing to release once it is reaped.
+func launch(cmd *exec.Cmd) (release func(), err error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return func(waiter func()) { go waiter() }, nil
+	return func() {}, nil
 }

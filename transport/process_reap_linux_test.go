@@ -18,7 +18,7 @@ import (
 // server's exit and reap: no group signal may be sent once the server has
 // been reaped, whenever it is asked for.
 func TestNoGroupSignalAfterReap(t *testing.T) {
-	for range 20 {
+	for i := range 40 {
 		cmd := exec.Command("/bin/sh", "-c", "exit 0")
 		tree := new(processTree)
 		tree.prepare(cmd)
@@ -33,16 +33,25 @@ func TestNoGroupSignalAfterReap(t *testing.T) {
 			}
 			return kill(pid, sig)
 		}
-		run, err := launch(cmd)
+		release, err := launch(cmd)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tree.started(cmd.Process)
 		done := make(chan struct{})
-		run(func() {
-			tree.wait(cmd)
-			close(done)
-		})
+		if i%2 == 0 {
+			runWaiter(release, func() {
+				tree.wait(cmd)
+				close(done)
+			})
+		} else {
+			// As the transport waits: the shared exit watch, then
+			// a goroutine for the reap (exit_watch_linux.go).
+			tree.waitThen(cmd, func(error) {
+				release()
+				close(done)
+			})
+		}
 	racing:
 		for {
 			select {

@@ -133,7 +133,9 @@ const minWriteStall = 30 * time.Second
 
 // stdioActor owns one subprocess: its pipes, the pending table (through
 // rpcCore) and the write side. Blocking I/O happens on its goroutines
-// (reader, writer, stderr drain, waiter), which report back as messages.
+// (the reader and the stderr drain; the writer while a batch waits for
+// the pipe) and, on Linux, on the one goroutine that watches every
+// server's exit (exit_watch_linux.go), which report back as messages.
 type stdioActor struct {
 	cfg  StdioConfig
 	conn *Conn

@@ -1,0 +1,170 @@
+//go:build linux
+
+package transport
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// exitWatch sees every server of the process exit on one goroutine, which
+// holds no thread: each server's pidfd (pidfd_open(2), readable once the
+// process has exited) is registered in one epoll instance, and that
+// instance, itself readable while any of them is, waits in Go's poller.
+// A goroutine per server waiting on its own pidfd cost a stack each,
+// which at hundreds of servers was a share of a server's memory
+// (docs/benchmarks.md, "One runtime at scale"). The goroutine ends when
+// the last server watched has exited; the next one starts it again.
+var exitWatch struct {
+	mu   sync.Mutex
+	ep   *os.File           // the epoll instance; nil while nothing is watched
+	then map[int]func(bool) // by pidfd: what to do once it is readable
+}
+
+// waitThen is wait without a goroutine of its own while the server runs:
+// once it has exited, a goroutine kills what is left of its group, reaps
+// it and calls then with wait's result. Where the shared watch cannot take
+// the server, a goroutine waits as wait does.
+func (t *processTree) waitThen(cmd *exec.Cmd, then func(error)) {
+	pid := cmd.Process.Pid
+	if watchExit(pid, func(exited bool) {
+		if exited {
+			t.killGroup(pid)
+		}
+		then(t.reap(cmd, exited))
+	}) {
+		return
+	}
+	go func() { then(t.wait(cmd)) }()
+}
+
+// watchExit arranges for done to run on a goroutine of its own once pid
+// has exited, still unreaped (exited: the exit was seen; false: it could
+// not be told, and the reap will wait). It reports false, and done never
+// runs, when the shared watch cannot take pid.
+func watchExit(pid int, done func(exited bool)) bool {
+	pidfd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		return false
+	}
+	w := &exitWatch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ep == nil && !startExitWatch() {
+		unix.Close(pidfd)
+		return false
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(pidfd)}
+	if err := unix.EpollCtl(int(w.ep.Fd()), unix.EPOLL_CTL_ADD, pidfd, &ev); err != nil {
+		unix.Close(pidfd)
+		stopExitWatchIfIdle()
+		return false
+	}
+	w.then[pidfd] = done
+	return true
+}
+
+// startExitWatch makes the epoll instance and starts its goroutine; with
+// exitWatch.mu held. It reports false when the instance cannot wait in
+// Go's poller.
+func startExitWatch() bool {
+	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return false
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return false
+	}
+	ep := os.NewFile(uintptr(fd), "exit watch")
+	// Only a file in the poller has deadlines: without them a read
+	// would not wait for readiness.
+	if errors.Is(ep.SetReadDeadline(time.Time{}), os.ErrNoDeadline) {
+		ep.Close()
+		return false
+	}
+	raw, err := ep.SyscallConn()
+	if err != nil {
+		ep.Close()
+		return false
+	}
+	exitWatch.ep, exitWatch.then = ep, make(map[int]func(bool))
+	go watchExits(raw)
+	return true
+}
+
+// stopExitWatchIfIdle closes the epoll instance when nothing is watched,
+// which ends its goroutine; with exitWatch.mu held.
+func stopExitWatchIfIdle() {
+	if w := &exitWatch; w.ep != nil && len(w.then) == 0 {
+		w.ep.Close()
+		w.ep, w.then = nil, nil
+	}
+}
+
+// watchExits waits for exits on the epoll instance raw until it is closed.
+func watchExits(raw syscall.RawConn) {
+	events := make([]unix.EpollEvent, 16)
+	for {
+		n := 0
+		err := raw.Read(func(fd uintptr) bool {
+			for {
+				var err error
+				n, err = unix.EpollWait(int(fd), events, 0)
+				if errors.Is(err, unix.EINTR) {
+					continue
+				}
+				if err != nil {
+					n = 0
+				}
+				return n > 0 // none ready: wait in the poller for one
+			}
+		})
+		if err != nil {
+			return // closed: nothing is watched
+		}
+		for _, ev := range events[:n] {
+			exitSeen(int(ev.Fd))
+		}
+	}
+}
+
+// exitSeen hands a readable pidfd's server to its done, off the watch.
+func exitSeen(pidfd int) {
+	w := &exitWatch
+	w.mu.Lock()
+	done, ok := w.then[pidfd]
+	if ok {
+		delete(w.then, pidfd)
+		unix.EpollCtl(int(w.ep.Fd()), unix.EPOLL_CTL_DEL, pidfd, nil)
+		stopExitWatchIfIdle()
+	}
+	w.mu.Unlock()
+	if !ok {
+		return
+	}
+	exited := exitedUnreaped(pidfd)
+	unix.Close(pidfd)
+	go done(exited)
+}
+
+// exitedUnreaped reports whether the process of pidfd has exited, without
+// reaping it (waitid with WNOWAIT), as awaitExit does.
+func exitedUnreaped(pidfd int) bool {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		// Linux fills si_signo with SIGCHLD for a child that changed
+		// state, and zero when WNOHANG found none.
+		return err == nil && info.Signo == int32(unix.SIGCHLD)
+	}
+}
