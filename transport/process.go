@@ -41,8 +41,9 @@ type process struct {
 	// platform: a process group on Unix (process_unix.go), a job object
 	// on Windows (process_windows.go).
 	tree *processTree
-	// ends counts the goroutines of a subprocess (reader, stderr drain,
-	// waiter) that have returned; the last one releases the tree.
+	// ends counts the ends of a subprocess's three waits (the reader,
+	// the stderr drain, the reap after its exit) that have come; the
+	// last one releases the tree.
 	ends atomic.Int32
 	// skipped keeps the stdout lines that were not JSON-RPC, for the
 	// closing error (the Conn's).
@@ -461,10 +462,10 @@ func (p *process) signal(stage int) {
 	p.tree.signal(stage)
 }
 
-// ended is called by each goroutine of a subprocess (reader, stderr drain,
-// waiter) as it returns. The last one releases the process tree: by then
-// the server has been reaped and its pipes are closed, so nothing is left
-// to signal. (On Windows that closes the job object, which kills whatever
+// ended is called as each of a subprocess's waits ends (the reader, the
+// stderr drain, the reap after its exit). The last one releases the
+// process tree: by then the server has been reaped and its pipes are
+// closed, so nothing is left to signal. (On Windows that closes the job object, which kills whatever
 // the server left running in it.)
 func (p *process) ended() {
 	if p.ends.Add(1) == 3 && p.tree != nil {

@@ -327,8 +327,9 @@ func (a *stdioActor) recoverPanic(ctx actor.Context) {
 
 // stopping runs when the actor is stopped from outside (a parent going
 // away, or a panic): still never leave a process or a goroutine behind.
-// The waiter reaps the killed process; closing the pipes ends the writer,
-// the reader and the drain even if something outside the group holds them.
+// The exit's reap follows the kill (waitThen); closing the pipes ends
+// the writer, the reader and the drain even if something outside the
+// group holds them.
 func (a *stdioActor) stopping(ctx actor.Context) {
 	if a.state.finished() {
 		return // the orderly end got here first and did all this
