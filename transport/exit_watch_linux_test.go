@@ -3,26 +3,14 @@
 package transport
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"os/exec"
-	"runtime/pprof"
 	"strconv"
 	"testing"
 
 	"github.com/mcpactor/mcpactor/internal/harness"
 )
-
-// goroutinesIn counts the goroutines whose stack holds fn.
-func goroutinesIn(t *testing.T, fn string) int {
-	t.Helper()
-	var b bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&b, 2); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Count(b.Bytes(), []byte(fn))
-}
 
 // Servers running at once are watched for their exit by one goroutine, not
 // one each; each one's exit is seen and it is reaped with its status; the

@@ -1,10 +1,12 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -178,4 +180,29 @@ func runWaiter(release func(), waiter func()) {
 		defer release()
 		waiter()
 	}()
+}
+
+// goroutinesIn counts the goroutines whose stack holds fn.
+func goroutinesIn(t *testing.T, fn string) int {
+	t.Helper()
+	var b bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&b, 2); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b.Bytes(), []byte(fn))
+}
+
+// mostUntil reads count every period until done is closed, and once more
+// then, and returns the largest count read.
+func mostUntil(done <-chan struct{}, period time.Duration, count func() int) int {
+	most := 0
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		case <-time.After(period):
+		}
+		most = max(most, count())
+	}
+	return most
 }

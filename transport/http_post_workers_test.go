@@ -1,9 +1,7 @@
 package transport
 
 import (
-	"bytes"
 	"encoding/json"
-	"runtime/pprof"
 	"sync"
 	"testing"
 	"time"
@@ -16,11 +14,7 @@ import (
 // postWorkers counts the goroutines waiting for or running a POST.
 func postWorkers(t *testing.T) int {
 	t.Helper()
-	var b bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&b, 2); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Count(b.Bytes(), []byte("transport.(*postSink).worker("))
+	return goroutinesIn(t, "transport.(*postSink).worker(")
 }
 
 // Calls one after another share one goroutine for their POSTs: a goroutine
@@ -68,15 +62,7 @@ func TestPostGoroutinesFollowTheLoad(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
-	most := 0
-	for running := true; running; {
-		select {
-		case <-done:
-			running = false
-		case <-time.After(10 * time.Millisecond):
-		}
-		most = max(most, postWorkers(t))
-	}
+	most := mostUntil(done, 10*time.Millisecond, func() int { return postWorkers(t) })
 	if most < calls || most > calls+2 {
 		t.Errorf("at most %d POST goroutines for %d calls at once, want %d to %d", most, calls, calls, calls+2)
 	}

@@ -1,9 +1,7 @@
 package transport
 
 import (
-	"bytes"
 	"fmt"
-	"runtime/pprof"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -87,11 +85,7 @@ func TestFullPipeHandsTheRestToTheWriter(t *testing.T) {
 // writerGoroutines counts the goroutines of stdio writers.
 func writerGoroutines(t *testing.T) int {
 	t.Helper()
-	var b bytes.Buffer
-	if err := pprof.Lookup("goroutine").WriteTo(&b, 2); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.Count(b.Bytes(), []byte("transport.(*batchWriter).spawn.func"))
+	return goroutinesIn(t, "transport.(*batchWriter).spawn.func")
 }
 
 // A stdio transport at rest holds no goroutine for its writes. Calls one
@@ -115,16 +109,7 @@ func TestWriterGoroutineOnlyUnderLoad(t *testing.T) {
 			defer close(done)
 			echoesFromCallers(t, 8, 2, strings.Repeat("x", 40<<10), s.echo)
 		}()
-		most := 0
-		for running := true; running; {
-			select {
-			case <-done:
-				running = false
-			case <-time.After(5 * time.Millisecond):
-			}
-			most = max(most, writerGoroutines(t))
-		}
-		if most != 1 {
+		if most := mostUntil(done, 5*time.Millisecond, func() int { return writerGoroutines(t) }); most != 1 {
 			t.Errorf("round %d: at most %d writer goroutines while the pipe was full, want 1", round, most)
 		}
 		harness.WaitWithin(t, harness.Bound, "the writer goroutine to end at rest", func() bool { return writerGoroutines(t) == 0 })
