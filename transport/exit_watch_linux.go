@@ -17,10 +17,10 @@ import (
 // holds no thread: each server's pidfd (pidfd_open(2), readable once the
 // process has exited) is registered in one epoll instance, and that
 // instance, itself readable while any of them is, waits in Go's poller.
-// A goroutine per server waiting on its own pidfd cost a stack each,
-// which at hundreds of servers was a share of a server's memory
-// (docs/benchmarks.md, "One runtime at scale"). The goroutine ends when
-// the last server watched has exited; the next one starts it again.
+// It replaces a goroutine per server waiting on its own pidfd, one of the
+// four goroutines a server held at rest (docs/benchmarks.md, "One runtime
+// at scale", says what that bought). The goroutine ends when the last
+// server watched has exited; the next one starts it again.
 var exitWatch struct {
 	mu   sync.Mutex
 	ep   *os.File           // the epoll instance; nil while nothing is watched
@@ -95,7 +95,7 @@ func startExitWatch() bool {
 		return false
 	}
 	exitWatch.ep, exitWatch.then = ep, make(map[int]func(bool))
-	go watchExits(raw)
+	go watchExits(ep, raw)
 	return true
 }
 
@@ -108,8 +108,9 @@ func stopExitWatchIfIdle() {
 	}
 }
 
-// watchExits waits for exits on the epoll instance raw until it is closed.
-func watchExits(raw syscall.RawConn) {
+// watchExits waits for exits on the epoll instance ep (raw) until it is
+// closed.
+func watchExits(ep *os.File, raw syscall.RawConn) {
 	events := make([]unix.EpollEvent, 16)
 	for {
 		n := 0
@@ -127,11 +128,33 @@ func watchExits(raw syscall.RawConn) {
 			}
 		})
 		if err != nil {
-			return // closed: nothing is watched
+			abandonExitWatch(ep)
+			return
 		}
 		for _, ev := range events[:n] {
 			exitSeen(int(ev.Fd))
 		}
+	}
+}
+
+// abandonExitWatch ends the watch on ep, once its goroutine can no longer
+// wait on it. Closed because nothing is watched, there is nothing to do;
+// failed otherwise (the poller refused it), every server still watched is
+// handed to its done unseen, whose reap then waits for the exit.
+func abandonExitWatch(ep *os.File) {
+	w := &exitWatch
+	w.mu.Lock()
+	if w.ep != ep {
+		w.mu.Unlock()
+		return
+	}
+	then := w.then
+	w.ep.Close()
+	w.ep, w.then = nil, nil
+	w.mu.Unlock()
+	for pidfd, done := range then {
+		unix.Close(pidfd)
+		go done(false)
 	}
 }
 

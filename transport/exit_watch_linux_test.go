@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/mcpactor/mcpactor/internal/harness"
 )
@@ -64,5 +65,52 @@ func TestServersShareOneExitWatch(t *testing.T) {
 		harness.WaitFor(t, "the exit watch to end with its last server", func() bool {
 			return goroutinesIn(t, "transport.watchExits(") == 0
 		})
+	}
+}
+
+// Should the poller give the watch up, every server still watched is
+// handed on unseen: its reap waits for the exit itself, and the exit is
+// still reported, once.
+func TestAbandonedExitWatchStillReaps(t *testing.T) {
+	cmd := exec.Command("/bin/sh", "-c", "sleep 60")
+	tree := new(processTree)
+	tree.prepare(cmd)
+	release, err := launch(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree.started(cmd.Process)
+	ended := make(chan error, 2)
+	tree.waitThen(cmd, func(err error) {
+		defer release()
+		ended <- err
+	})
+	exitWatch.mu.Lock()
+	ep := exitWatch.ep
+	exitWatch.mu.Unlock()
+	if ep == nil {
+		t.Fatal("the server is not in the exit watch")
+	}
+	abandonExitWatch(ep) // as watchExits does when its read fails
+	harness.WaitFor(t, "the exit watch to end", func() bool { return goroutinesIn(t, "transport.watchExits(") == 0 })
+	select {
+	case err := <-ended:
+		t.Fatalf("the exit was reported before the server exited: %v", err)
+	default:
+	}
+	cmd.Process.Kill()
+	select {
+	case err := <-ended:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != -1 {
+			t.Errorf("the killed server ended with %v, want killed by a signal", err)
+		}
+	case <-time.After(harness.Bound):
+		t.Fatalf("the exit of a server handed on from an abandoned watch was not reported in %v", harness.Bound)
+	}
+	select {
+	case err := <-ended:
+		t.Errorf("the exit was reported twice, then with %v", err)
+	case <-time.After(100 * time.Millisecond):
 	}
 }

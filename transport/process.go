@@ -465,8 +465,8 @@ func (p *process) signal(stage int) {
 // ended is called as each of a subprocess's waits ends (the reader, the
 // stderr drain, the reap after its exit). The last one releases the
 // process tree: by then the server has been reaped and its pipes are
-// closed, so nothing is left to signal. (On Windows that closes the job object, which kills whatever
-// the server left running in it.)
+// closed, so nothing is left to signal. (On Windows that closes the job
+// object, which kills whatever the server left running in it.)
 func (p *process) ended() {
 	if p.ends.Add(1) == 3 && p.tree != nil {
 		p.tree.release()
