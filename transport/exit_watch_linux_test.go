@@ -32,13 +32,7 @@ func TestServersShareOneExitWatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tree := new(processTree)
-			tree.prepare(cmd)
-			release, err := launch(cmd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tree.started(cmd.Process)
+			tree, release := launched(t, cmd)
 			tree.waitThen(cmd, func(err error) {
 				defer release()
 				ends <- ended{i, err}
@@ -73,13 +67,7 @@ func TestServersShareOneExitWatch(t *testing.T) {
 // still reported, once.
 func TestAbandonedExitWatchStillReaps(t *testing.T) {
 	cmd := exec.Command("/bin/sh", "-c", "sleep 60")
-	tree := new(processTree)
-	tree.prepare(cmd)
-	release, err := launch(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree.started(cmd.Process)
+	tree, release := launched(t, cmd)
 	ended := make(chan error, 2)
 	tree.waitThen(cmd, func(err error) {
 		defer release()

@@ -114,12 +114,7 @@ func TestLaunchKeepsItsThread(t *testing.T) {
 		return syscall.Gettid() != os.Getpid()
 	})
 	cmd := exec.Command("/bin/sh", "-c", "sleep 60")
-	tree := new(processTree)
-	tree.prepare(cmd)
-	releaseSpawn, err := launch(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, releaseSpawn := launched(t, cmd)
 	release, waited := make(chan struct{}), make(chan struct{})
 	runWaiter(releaseSpawn, func() {
 		<-release // a wait that holds no thread of its own

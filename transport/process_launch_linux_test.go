@@ -21,12 +21,7 @@ func TestServersShareTheForkingThread(t *testing.T) {
 	waited := make(chan struct{}, servers)
 	for range servers {
 		cmd := exec.Command("/bin/sh", "-c", "sleep 60")
-		tree := new(processTree)
-		tree.prepare(cmd)
-		release, err := launch(cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tree, release := launched(t, cmd)
 		cmds = append(cmds, cmd)
 		runWaiter(release, func() {
 			tree.wait(cmd)
@@ -74,12 +69,7 @@ func threads(t *testing.T) int {
 func TestForkingThreadEndsWithItsLastServer(t *testing.T) {
 	for range 2 {
 		cmd := exec.Command("/bin/true")
-		tree := new(processTree)
-		tree.prepare(cmd)
-		release, err := launch(cmd)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tree, release := launched(t, cmd)
 		done := make(chan error, 1)
 		runWaiter(release, func() { done <- tree.wait(cmd) })
 		if err := <-done; err != nil {
@@ -91,4 +81,19 @@ func TestForkingThreadEndsWithItsLastServer(t *testing.T) {
 			return spawner.starts == nil && spawner.held == 0
 		})
 	}
+}
+
+// launched starts cmd as the transport starts a server: in a process
+// group of its own, forked by the spawner. The returned release must be
+// called once the server has been reaped.
+func launched(t *testing.T, cmd *exec.Cmd) (*processTree, func()) {
+	t.Helper()
+	tree := new(processTree)
+	tree.prepare(cmd)
+	release, err := launch(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree.started(cmd.Process)
+	return tree, release
 }
