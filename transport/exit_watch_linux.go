@@ -172,22 +172,7 @@ func exitSeen(pidfd int) {
 	if !ok {
 		return
 	}
-	exited := exitedUnreaped(pidfd)
+	exited, _ := peekExit(pidfd) // an error: not seen, and the reap waits
 	unix.Close(pidfd)
 	go done(exited)
-}
-
-// exitedUnreaped reports whether the process of pidfd has exited, without
-// reaping it (waitid with WNOWAIT), as awaitExit does.
-func exitedUnreaped(pidfd int) bool {
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		// Linux fills si_signo with SIGCHLD for a child that changed
-		// state, and zero when WNOHANG found none.
-		return err == nil && info.Signo == int32(unix.SIGCHLD)
-	}
 }

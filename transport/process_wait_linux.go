@@ -48,27 +48,34 @@ func awaitExit(pid int) bool {
 	}
 	exited, known := false, true
 	err = rc.Read(func(fd uintptr) bool {
-		for {
-			var info unix.Siginfo
-			err := unix.Waitid(unix.P_PIDFD, int(fd), &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
-			switch {
-			case errors.Is(err, unix.EINTR):
-				continue
-			case err != nil:
-				known = false
-				return true
-			}
-			// Linux fills si_signo with SIGCHLD for a child that
-			// changed state, and zero when WNOHANG found none.
-			exited = info.Signo == int32(unix.SIGCHLD)
-			return exited
+		var err error
+		exited, err = peekExit(int(fd))
+		if err != nil {
+			known = false
+			return true
 		}
+		return exited
 	})
 	if err != nil {
 		// The poller refused the descriptor: wait without it.
 		return blockedAwait(pid)
 	}
 	return known && exited
+}
+
+// peekExit reports whether the process of pidfd has exited, without
+// waiting and without reaping it (waitid with WNOWAIT and WNOHANG).
+func peekExit(pidfd int) (exited bool, err error) {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PIDFD, pidfd, &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		// Linux fills si_signo with SIGCHLD for a child that changed
+		// state, and zero when WNOHANG found none.
+		return err == nil && info.Signo == int32(unix.SIGCHLD), err
+	}
 }
 
 // blockedAwait is awaitExit holding a thread in waitid.
