@@ -3,7 +3,6 @@ package supervisor
 import (
 	"fmt"
 	"log/slog"
-	"math"
 	"reflect"
 	"slices"
 	"sync"
@@ -445,46 +444,4 @@ func (q *eventQueue) close() {
 			close(q.ch)
 		}
 	})
-}
-
-// latencyRing keeps the durations of a server's last calls, written by
-// the callers (atomics: no lock on the call path), read for Status. Its
-// slots are made at the first call: a server nobody calls costs nothing.
-// A slot holds microseconds in 32 bits (up to 71 minutes, longer calls
-// are kept as that): 2 KiB a server called at all, where nanoseconds in
-// 64 bits took 4, and a runtime may manage hundreds of servers.
-type latencyRing struct {
-	next  atomic.Uint64
-	slots atomic.Pointer[[latencySlots]atomic.Uint32]
-}
-
-const latencySlots = 512
-
-func (l *latencyRing) record(d time.Duration) {
-	if l == nil {
-		return
-	}
-	slots := l.slots.Load()
-	if slots == nil {
-		l.slots.CompareAndSwap(nil, new([latencySlots]atomic.Uint32))
-		slots = l.slots.Load()
-	}
-	i := l.next.Add(1) - 1
-	slots[i%latencySlots].Store(uint32(min(max(d/time.Microsecond, 0), math.MaxUint32)))
-}
-
-// percentiles returns the median and the 99th percentile of the kept
-// durations (0, 0 with none).
-func (l *latencyRing) percentiles() (p50, p99 time.Duration) {
-	slots := l.slots.Load()
-	n := min(l.next.Load(), latencySlots)
-	if n == 0 || slots == nil {
-		return 0, 0
-	}
-	v := make([]uint32, n)
-	for i := range v {
-		v[i] = slots[i].Load()
-	}
-	slices.Sort(v)
-	return time.Duration(v[(len(v)-1)/2]) * time.Microsecond, time.Duration(v[(len(v)-1)*99/100]) * time.Microsecond
 }

@@ -52,7 +52,9 @@ type lineReader struct {
 	// given reports that the line next returned last is a buffer of its
 	// own, which the caller may keep: nothing here writes it again.
 	given bool
-	scan  jsonrpc.FrameHeadScanner // follows an oversized line as it is discarded
+	// scan follows an oversized line as it is discarded; made for the
+	// first one (it is over a KB, and most servers never send one).
+	scan *jsonrpc.FrameHeadScanner
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -113,7 +115,7 @@ func (lr *lineReader) readLine() ([]byte, error) {
 			// applies to the line without its "\n" or "\r\n".
 			end := lineEnding(lr.long.n > 0, lr.last, frag)
 			if n := lr.long.n + len(frag) - end; n > lr.max {
-				lr.scan.Reset()
+				lr.startScan()
 				lr.long.each(lr.scanWrite)
 				lr.scan.Write(frag[:len(frag)-end])
 				lr.drop()
@@ -134,7 +136,7 @@ func (lr *lineReader) readLine() ([]byte, error) {
 				// Over the cap before its end: stop keeping it now,
 				// following its top level to the end of the line.
 				seen := int64(lr.long.n + len(frag))
-				lr.scan.Reset()
+				lr.startScan()
 				lr.long.each(lr.scanWrite)
 				lr.scan.Write(frag)
 				lr.drop()
@@ -166,6 +168,14 @@ func lineEnding(before bool, last byte, frag []byte) int {
 		return 2
 	}
 	return 1
+}
+
+// startScan readies the scanner for a new oversized line.
+func (lr *lineReader) startScan() {
+	if lr.scan == nil {
+		lr.scan = new(jsonrpc.FrameHeadScanner)
+	}
+	lr.scan.Reset()
 }
 
 // scanWrite feeds p to the oversized line's scanner.

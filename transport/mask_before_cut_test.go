@@ -81,8 +81,8 @@ func TestMalformedLogMasksBeforeCut(t *testing.T) {
 	var logs bytes.Buffer
 	p := &process{stats: &Counters{}, skipped: newSkippedStdout(map[string]string{"TOKEN": cutSecret})}
 	cfg := StdioConfig{Server: "s", Logger: slog.New(slog.NewTextHandler(&logs, nil))}
-	p.malformed(cfg, straddling(115, 400), io.ErrUnexpectedEOF)
-	p.malformed(cfg, straddling(maskedHeadBytes-3, maskedHeadBytes+50), io.ErrUnexpectedEOF)
+	p.malformed(&cfg, straddling(115, 400), io.ErrUnexpectedEOF)
+	p.malformed(&cfg, straddling(maskedHeadBytes-3, maskedHeadBytes+50), io.ErrUnexpectedEOF)
 	if logs.Len() == 0 {
 		t.Fatal("no log line")
 	}

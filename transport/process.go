@@ -57,7 +57,7 @@ func startStream(rwc io.ReadWriteCloser, cfg StdioConfig, conn *Conn, self *acto
 	p := &process{stats: conn.stats, stdin: writeCloser{rwc, c}, stdout: readCloser{rwc, c},
 		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), runs: make(chan *inbound, keptRuns),
 		skipped: conn.skipped}
-	go p.read(cfg, conn.root, self, conn.end.done)
+	go p.read(&cfg, conn.root, self, conn.end.done)
 	return p
 }
 
@@ -129,12 +129,16 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 		cfg.Logger.Warn("mcp: the server's children will not be stopped with it", "server", cfg.Server, "err", err)
 	}
 	closeAll(files[0], files[3], files[5]) // the child's ends live on in the child
+	// The child has its environment; ours would stay with cmd for as long
+	// as the server runs (the whole parent environment when it is
+	// inherited: a few KB per server, kept for nothing).
+	cmd.Env = nil
 	p := &process{stats: conn.stats, cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4],
 		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), tree: tree, runs: make(chan *inbound, keptRuns),
 		skipped: conn.skipped}
 
-	go p.read(cfg, root, self, quit)
-	go p.drainStderr(cfg, root, self)
+	go p.read(&cfg, root, self, quit)
+	go p.drainStderr(&cfg, root, self)
 	// Stopping the server ends its process group too, the leftovers of a
 	// server that already exited included (processTree.wait).
 	tree.waitThen(cmd, func(err error) {
@@ -164,118 +168,145 @@ func closeAll(files ...*os.File) {
 // read is the stdout loop: split lines, decode envelopes, hand them to the
 // actor. Decoding here keeps JSON work off the actor; malformed lines are
 // counted and skipped, never fatal: many servers print a banner.
-func (p *process) read(cfg StdioConfig, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) {
+func (p *process) read(cfg *StdioConfig, root *actor.RootContext, self *actor.PID, quit <-chan struct{}) {
 	// The pipe is given back as soon as it is done with, not when the
 	// garbage collector finds it (no leaked descriptors).
 	defer p.ended()
 	defer p.stdout.Close()
 	lr := newLineReader(p.stdout, cfg.MaxFrameSize)
-	// Frames go to the actor in runs: every complete line already read is
-	// decoded and sent in one mailbox message, so a burst of answers costs
-	// one hand-off, not one each. A run ends before any read that could
-	// block, so no frame waits for the next one to arrive.
-	var run *inbound // nil until the run's first frame
-	lastRun := 0     // frames in the run sent last
-	// send waits for a credit of each kind: a run in the mailbox and its
-	// bytes. When the actor falls behind, the reader stops reading and
-	// the pipe pushes back on the server.
-	send := func(msg any, n int64) bool {
-		select {
-		case p.credits <- struct{}{}:
-		case <-quit:
-			return false
-		}
-		if !p.bytes.take(n, quit) {
-			return false
-		}
-		root.Send(self, msg)
-		return true
-	}
-	flush := func() bool {
-		if run == nil {
-			return true
-		}
-		// The actor owns the run from here until it hands it back.
-		lastRun = len(run.msgs)
-		ok := send(run, run.bytes)
-		run = nil
-		return ok
-	}
+	r := stdoutRuns{p: p, cfg: cfg, root: root, self: self, quit: quit}
+	// This frame is what the goroutine keeps while it waits for the next
+	// line, which is most of a server's life: it holds the loop and the
+	// read, nothing else (take and flush are calls, not inlined). A
+	// frame of a few KB here kept every server's reader at a 16 KiB
+	// stack, since the runtime halves a stack only while a quarter of it
+	// is in use.
 	for {
-		if run != nil && len(run.msgs) >= maxRun || !lr.lineBuffered() {
-			if !flush() {
+		if r.run != nil && len(r.run.msgs) >= maxRun || !lr.lineBuffered() {
+			if !r.flush() {
 				return
 			}
 		}
 		line, err := lr.next()
-		switch over := oversized(err); {
-		case over != nil:
-			if !flush() {
-				return
-			}
-			p.stats.drop(Oversized)
-			cfg.Logger.Warn("mcp: oversized frame discarded", "server", cfg.Server, "bytes", over.Dropped, "limit", over.Limit)
-			if id, ok := responseID(over.Head); ok {
-				if !send(readerNote{oversizedResponse{id: id, size: over.Dropped, limit: over.Limit}}, 0) {
-					return
-				}
-			}
-			continue
-		case err != nil:
-			if !flush() {
-				return
-			}
-			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
-				err = nil
-			}
-			root.Send(self, readerDone{err: err})
+		if !r.take(line, err, lr.given) {
 			return
 		}
-		if jsonrpc.IsBatch(line) {
-			msgs, errs, err := jsonrpc.DecodeBatch(line)
-			if err != nil {
-				p.skipped.add(line)
-				p.malformed(cfg, line, err)
+	}
+}
+
+// stdoutRuns is the reader's state between lines. Frames go to the actor
+// in runs: every complete line already read is decoded and sent in one
+// mailbox message, so a burst of answers costs one hand-off, not one
+// each. A run ends before any read that could block, so no frame waits for
+// the next one to arrive.
+type stdoutRuns struct {
+	p    *process
+	cfg  *StdioConfig
+	root *actor.RootContext
+	self *actor.PID
+	quit <-chan struct{}
+
+	run     *inbound // nil until the run's first frame
+	lastRun int      // frames in the run sent last
+}
+
+// send waits for a credit of each kind: a run in the mailbox and its
+// bytes. When the actor falls behind, the reader stops reading and the
+// pipe pushes back on the server.
+func (r *stdoutRuns) send(msg any, n int64) bool {
+	select {
+	case r.p.credits <- struct{}{}:
+	case <-r.quit:
+		return false
+	}
+	if !r.p.bytes.take(n, r.quit) {
+		return false
+	}
+	r.root.Send(r.self, msg)
+	return true
+}
+
+// flush sends the run so far, if any; false once the connection is done.
+//
+//go:noinline
+func (r *stdoutRuns) flush() bool {
+	if r.run == nil {
+		return true
+	}
+	// The actor owns the run from here until it hands it back.
+	r.lastRun = len(r.run.msgs)
+	run := r.run
+	r.run = nil
+	return r.send(run, run.bytes)
+}
+
+// take handles what one read gave: a line (given: in a buffer of its own)
+// or the error that ended it. False once the reader is done.
+//
+//go:noinline
+func (r *stdoutRuns) take(line []byte, err error, given bool) bool {
+	p, cfg := r.p, r.cfg
+	switch over := oversized(err); {
+	case over != nil:
+		if !r.flush() {
+			return false
+		}
+		p.stats.drop(Oversized)
+		cfg.Logger.Warn("mcp: oversized frame discarded", "server", cfg.Server, "bytes", over.Dropped, "limit", over.Limit)
+		if id, ok := responseID(over.Head); ok {
+			return r.send(readerNote{oversizedResponse{id: id, size: over.Dropped, limit: over.Limit}}, 0)
+		}
+		return true
+	case err != nil:
+		if !r.flush() {
+			return false
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) {
+			err = nil
+		}
+		r.root.Send(r.self, readerDone{err: err})
+		return false
+	}
+	if jsonrpc.IsBatch(line) {
+		msgs, errs, err := jsonrpc.DecodeBatch(line)
+		if err != nil {
+			p.skipped.add(line)
+			p.malformed(cfg, line, err)
+			return true
+		}
+		kept := msgs[:0]
+		for i, m := range msgs {
+			if errs[i] != nil {
+				p.malformed(cfg, line, errs[i])
 				continue
 			}
-			kept := msgs[:0]
-			for i, m := range msgs {
-				if errs[i] != nil {
-					p.malformed(cfg, line, errs[i])
-					continue
-				}
-				kept = append(kept, m)
-			}
-			// A batch is judged as a whole (it may be refused), so it
-			// travels on its own, after the frames before it.
-			n := int64(len(line))
-			if !flush() || !send(inboundBatch{msgs: kept, bytes: n}, n) {
-				return
-			}
-			continue
+			kept = append(kept, m)
 		}
-		var m jsonrpc.Message
-		if lr.given {
-			// A long line put together in a buffer of its own: the
-			// message keeps it rather than a copy of its result.
-			m, err = jsonrpc.DecodeOwnedMessage(line)
-		} else {
-			m, err = jsonrpc.DecodeMessage(line)
-		}
-		if err != nil {
-			if msg := p.rejected(cfg, line, err, m); msg != nil {
-				if !flush() || !send(readerNote{msg}, 0) {
-					return
-				}
-			}
-			continue
-		}
-		if run == nil {
-			run = p.newRun(lastRun)
-		}
-		run.msgs = append(run.msgs, m)
-		run.bytes += int64(len(line))
+		// A batch is judged as a whole (it may be refused), so it
+		// travels on its own, after the frames before it.
+		n := int64(len(line))
+		return r.flush() && r.send(inboundBatch{msgs: kept, bytes: n}, n)
 	}
+	var m jsonrpc.Message
+	if given {
+		// A long line put together in a buffer of its own: the
+		// message keeps it rather than a copy of its result.
+		m, err = jsonrpc.DecodeOwnedMessage(line)
+	} else {
+		m, err = jsonrpc.DecodeMessage(line)
+	}
+	if err != nil {
+		if msg := p.rejected(cfg, line, err, m); msg != nil {
+			return r.flush() && r.send(readerNote{msg}, 0)
+		}
+		return true
+	}
+	if r.run == nil {
+		r.run = p.newRun(r.lastRun)
+	}
+	r.run.msgs = append(r.run.msgs, m)
+	r.run.bytes += int64(len(line))
+	return true
 }
 
 // oversized returns err as an *oversizedError, or nil. (A variable of the
@@ -340,7 +371,7 @@ const malformedLogEvery = 1000
 // actor must do about it, if anything: answer a server request whose id
 // JSON-RPC does not allow, or fail the pending request whose answer this
 // was. Anything else is malformed input, counted and skipped.
-func (p *process) rejected(cfg StdioConfig, line []byte, err error, m jsonrpc.Message) any {
+func (p *process) rejected(cfg *StdioConfig, line []byte, err error, m jsonrpc.Message) any {
 	if errors.Is(err, messages.ErrInvalidRequestID) {
 		p.stats.drop(InvalidRequests)
 		return invalidRequest{method: m.Method}
@@ -356,7 +387,7 @@ func (p *process) rejected(cfg StdioConfig, line []byte, err error, m jsonrpc.Me
 	return nil
 }
 
-func (p *process) malformed(cfg StdioConfig, line []byte, err error) {
+func (p *process) malformed(cfg *StdioConfig, line []byte, err error) {
 	n := p.stats.drop(Malformed)
 	if n <= 10 || n%malformedLogEvery == 0 {
 		cfg.Logger.Warn("mcp: malformed stdout line skipped", "server", cfg.Server,
@@ -384,7 +415,7 @@ func snippet(b []byte, n int) string {
 
 // drainStderr copies stderr into the ring until EOF, so a chatty server
 // never blocks on a full pipe, and hands the tail to the actor at the end.
-func (p *process) drainStderr(cfg StdioConfig, root *actor.RootContext, self *actor.PID) {
+func (p *process) drainStderr(cfg *StdioConfig, root *actor.RootContext, self *actor.PID) {
 	defer p.ended()
 	defer p.stderr.Close()
 	ring := newStderrRing(cfg.StderrLimit)
@@ -395,7 +426,7 @@ func (p *process) drainStderr(cfg StdioConfig, root *actor.RootContext, self *ac
 		defer q.close()
 		emit = q.push
 	}
-	buf := make([]byte, stderrReadBuffer)
+	buf := stderrBuffer()
 	for {
 		n, err := p.stderr.Read(buf)
 		if n > 0 {
@@ -417,6 +448,14 @@ func (p *process) drainStderr(cfg StdioConfig, root *actor.RootContext, self *ac
 // stderrReadBuffer is what one read of stderr takes: servers write it a
 // line at a time, and every connection holds this buffer while it lives.
 const stderrReadBuffer = 2 << 10
+
+// stderrBuffer makes the drain's buffer on the heap. Made in the drain, it
+// would be on the goroutine's stack, which would then stay at 8 KiB for as
+// long as the server lives (the runtime halves a stack only while a quarter
+// of it is in use) where it needs 2.
+//
+//go:noinline
+func stderrBuffer() []byte { return make([]byte, stderrReadBuffer) }
 
 // stderrTailBytes is how much of the newest stderr goes into the closing
 // error (after up to stderrHeadBytes of the oldest).

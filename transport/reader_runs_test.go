@@ -35,7 +35,7 @@ func TestReaderRunsNeverWaitForTheNextFrame(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		p.read(StdioConfig{Limits: Limits{MaxFrameSize: 1 << 20}, Logger: slog.New(slog.DiscardHandler)}, sys.Root, pid, quit)
+		p.read(&StdioConfig{Limits: Limits{MaxFrameSize: 1 << 20}, Logger: slog.New(slog.DiscardHandler)}, sys.Root, pid, quit)
 	}()
 	defer func() { close(quit); <-done }()
 

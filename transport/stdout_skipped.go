@@ -21,7 +21,10 @@ import (
 // skippedLineBytes. The reader adds, anyone reads; a mutex suffices (a
 // skipped line is the exception).
 type skippedStdout struct {
-	secrets []string // the configuration's env values, masked in what is shown
+	// env is the configuration's environment, whose values are masked in
+	// what is shown; read, never changed (a server's configuration is not
+	// changed once it is made), and listed only when a line is skipped.
+	env map[string]string
 
 	mu    sync.Mutex
 	n     int64
@@ -37,7 +40,7 @@ const (
 )
 
 func newSkippedStdout(env map[string]string) *skippedStdout {
-	return &skippedStdout{secrets: redact.Values(env)}
+	return &skippedStdout{env: env}
 }
 
 // add records one skipped line, its secrets masked before it is cut: a
@@ -48,7 +51,7 @@ func (s *skippedStdout) add(line []byte) {
 	}
 	line = bytes.TrimSpace(line)
 	more := len(line) > maskedHeadBytes
-	text := maskedHead(line[:min(len(line), maskedHeadBytes)], more, s.secrets)
+	text := maskedHead(line[:min(len(line), maskedHeadBytes)], more, s.secretValues())
 	text = cutLine([]byte(text))
 	if more && !strings.HasSuffix(text, "...") {
 		text += "..."
@@ -100,7 +103,7 @@ func (s *skippedStdout) secretValues() []string {
 	if s == nil {
 		return nil
 	}
-	return s.secrets
+	return redact.Values(s.env)
 }
 
 // cutLine makes a line fit to show: valid UTF-8, no surrounding blank

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"strings"
+	"sync"
 )
 
 // Masker masks the credentials of one server's configuration wherever
@@ -19,9 +20,18 @@ import (
 //
 // Values shorter than six characters are not looked for: "1", "true" or
 // "dev" would mask ordinary words and are no credential worth the name.
+//
+// The forms are worked out when the Masker is first used, not when it is
+// made: every server has one, most never mask anything (a runtime with
+// hundreds of healthy servers has no error to mask), and each value of an
+// environment comes in up to four forms, which would be a few KB per
+// server kept for nothing.
 type Masker struct {
-	name    string   // the server's name: shown everywhere, never a secret
-	secrets []string // longest first
+	name string // the server's name: shown everywhere, never a secret
+	cfg  Config // read once, by build; shares the configuration's memory
+
+	once    sync.Once
+	secrets []string // longest first; set by build
 }
 
 // Config is what NewMasker reads of a server's configuration.
@@ -37,9 +47,25 @@ type Config struct {
 	Args []string
 }
 
-// NewMasker returns the Masker of the server c describes.
+// NewMasker returns the Masker of the server c describes. It keeps c
+// (its maps and slices, not copies) until the first use, which must
+// therefore not race with a change to them: a server's configuration is
+// not changed once the server is made.
 func NewMasker(c Config) *Masker {
-	m := &Masker{name: c.Name}
+	return &Masker{name: c.Name, cfg: c}
+}
+
+// list returns the forms to look for, working them out on the first call.
+func (m *Masker) list() []string {
+	m.once.Do(m.build)
+	return m.secrets
+}
+
+// build works out the secrets of m.cfg in every form, and lets the
+// configuration go.
+func (m *Masker) build() {
+	c := m.cfg
+	m.cfg = Config{}
 	seen := make(map[string]struct{})
 	add := func(v string) {
 		for _, form := range forms(v) {
@@ -70,7 +96,6 @@ func NewMasker(c Config) *Masker {
 		}
 	}
 	sortLongestFirst(m.secrets)
-	return m
 }
 
 // forms are the ways v may come back in a server's text: as it is,
@@ -156,7 +181,7 @@ func (m *Masker) Text(s string) string {
 	if m == nil {
 		return Text(s)
 	}
-	for _, v := range m.secrets {
+	for _, v := range m.list() {
 		if strings.Contains(s, v) {
 			s = strings.ReplaceAll(s, v, Mask)
 		}
@@ -207,7 +232,7 @@ func (m *Masker) cutEdges(s string) string {
 // starts with, or 0 when none of six characters or more does.
 func (m *Masker) longestEdge(s string, tail bool) int {
 	best := 0
-	for _, v := range m.secrets {
+	for _, v := range m.list() {
 		for n := min(len(v)-1, len(s)); n >= minSecret && n > best; n-- {
 			if tail && strings.HasSuffix(s, v[:n]) || !tail && strings.HasPrefix(s, v[len(v)-n:]) {
 				best = n
