@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/mcpactor/mcpactor/internal/jsonrpc"
 )
@@ -14,13 +15,21 @@ import (
 // stdio transport accepts (docs/architecture.md, "Bounded everything").
 const defaultMaxFrameSize = 16 << 20
 
-// A connection's bufio buffer starts at initialReadBuffer and grows to
-// readBufferSize the first time a line does not fit it: most servers'
-// lines are short, and a thousand idle connections should not hold 64 KiB
-// each. Lines shorter than the buffer are returned without a copy.
+// A connection's bufio buffer follows its lines. It starts at
+// initialReadBuffer, and a line that does not fit it moves the reader to
+// readBufferSize at once (what was read of the line is kept in pieces):
+// most servers' lines are short, and a thousand connections should not
+// hold 64 KiB each. Both sizes come from pools, and go back to them when
+// the server is quiet (idle_reads.go). Lines shorter than the buffer are
+// returned without a copy.
 const (
 	initialReadBuffer = 4 << 10
 	readBufferSize    = 64 << 10
+)
+
+var (
+	smallReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, initialReadBuffer) }}
+	largeReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferSize) }}
 )
 
 // oversizedError reports a line longer than the frame cap. The line was
@@ -43,12 +52,12 @@ func (e *oversizedError) Error() string {
 // bufio buffer is kept in pieces as it is read and put together once it
 // ends, in a buffer of its own that the caller may keep (given).
 type lineReader struct {
-	r    *bufio.Reader
-	src  io.Reader // what r reads, for the larger buffer
-	grow bool      // a line did not fit r: take the larger buffer once r is empty
-	max  int
-	long pieces // the line read so far, when it did not fit the bufio buffer
-	last byte   // its final byte
+	r       *bufio.Reader
+	resting *bufio.Reader // what r is while the server is quiet; made the first time
+	src     *idleSource   // what r reads
+	max     int
+	long    pieces // the line read so far, when it did not fit the bufio buffer
+	last    byte   // its final byte
 	// given reports that the line next returned last is a buffer of its
 	// own, which the caller may keep: nothing here writes it again.
 	given bool
@@ -61,7 +70,47 @@ func newLineReader(r io.Reader, max int) *lineReader {
 	if max <= 0 {
 		max = defaultMaxFrameSize
 	}
-	return &lineReader{r: bufio.NewReaderSize(r, initialReadBuffer), src: r, max: max}
+	lr := &lineReader{src: newIdleSource(r), max: max}
+	lr.r = smallReaders.Get().(*bufio.Reader)
+	lr.r.Reset(lr.src)
+	return lr
+}
+
+// use makes to the reader's buffer. Only between reads that left nothing
+// buffered: after a full buffer or a read that found the server quiet.
+// A pooled buffer goes back to its pool, the lines it held having been
+// handled (next's slice is valid only until the following call).
+func (lr *lineReader) use(to *bufio.Reader) {
+	switch lr.r.Size() {
+	case initialReadBuffer:
+		lr.r.Reset(nil)
+		smallReaders.Put(lr.r)
+	case readBufferSize:
+		lr.r.Reset(nil)
+		largeReaders.Put(lr.r)
+	}
+	to.Reset(lr.src)
+	lr.r = to
+}
+
+// larger moves to the next larger buffer, after r was full.
+func (lr *lineReader) larger() {
+	switch lr.r.Size() {
+	case restReadBuffer:
+		lr.src.wake()
+		lr.use(smallReaders.Get().(*bufio.Reader))
+	case initialReadBuffer:
+		lr.use(largeReaders.Get().(*bufio.Reader))
+	}
+}
+
+// rest gives the buffer back and waits for the server with the least.
+func (lr *lineReader) rest() {
+	if lr.resting == nil {
+		lr.resting = bufio.NewReaderSize(nil, restReadBuffer)
+	}
+	lr.src.rest()
+	lr.use(lr.resting)
 }
 
 // next returns the next non-blank line without its line ending. The slice is
@@ -102,11 +151,6 @@ func (lr *lineReader) lineBuffered() bool {
 
 func (lr *lineReader) readLine() ([]byte, error) {
 	lr.given = false
-	if lr.grow && lr.r.Buffered() == 0 {
-		// Between lines and with nothing buffered, nothing is lost by
-		// changing buffers.
-		lr.r, lr.grow = bufio.NewReaderSize(lr.src, readBufferSize), false
-	}
 	for {
 		frag, err := lr.r.ReadSlice('\n')
 		switch {
@@ -126,10 +170,9 @@ func (lr *lineReader) readLine() ([]byte, error) {
 			}
 			lr.given = true
 			return lr.long.assemble(nil, frag), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			lr.grow = lr.r.Size() < readBufferSize
+		case errors.Is(err, bufio.ErrBufferFull), quiet(err):
 			n := lr.long.n + len(frag)
-			if frag[len(frag)-1] == '\r' {
+			if len(frag) > 0 && frag[len(frag)-1] == '\r' {
 				n-- // it may be the start of "\r\n"
 			}
 			if n > lr.max {
@@ -142,8 +185,17 @@ func (lr *lineReader) readLine() ([]byte, error) {
 				lr.drop()
 				return nil, lr.discard(seen, frag[len(frag)-1])
 			}
-			lr.long.add(frag)
-			lr.last = frag[len(frag)-1]
+			if len(frag) > 0 {
+				lr.long.add(frag)
+				lr.last = frag[len(frag)-1]
+			}
+			// Nothing is buffered behind a full buffer or a quiet
+			// read: the buffer can change without losing a byte.
+			if quiet(err) {
+				lr.rest()
+			} else {
+				lr.larger()
+			}
 		default:
 			return nil, err
 		}
@@ -202,7 +254,7 @@ func (lr *lineReader) discard(seen int64, last byte) error {
 		switch {
 		case err == nil:
 			return &oversizedError{Limit: lr.max, Dropped: seen - 1, Head: lr.scan.Head()}
-		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, bufio.ErrBufferFull), quiet(err):
 		case errors.Is(err, io.EOF):
 			// The stream ended inside the line: report the line now; the
 			// next call finds the end of the stream.

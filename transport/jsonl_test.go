@@ -287,8 +287,9 @@ func FuzzLineReader(f *testing.F) {
 }
 
 // TestReadBufferGrowsOnce: short lines keep the small buffer; the first
-// line that does not fit it moves the reader to the large one, losing
-// nothing that was buffered behind that line.
+// line that does not fit it moves the reader to the large one at once,
+// losing nothing that was buffered behind that line. (A reader that
+// cannot be bounded in time, as here, keeps the large one.)
 func TestReadBufferGrowsOnce(t *testing.T) {
 	long := strings.Repeat("y", initialReadBuffer+100)
 	in := "a\nb\n" + long + "\nc\nd\n" + long + "\ne\n"

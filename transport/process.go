@@ -415,6 +415,8 @@ func snippet(b []byte, n int) string {
 
 // drainStderr copies stderr into the ring until EOF, so a chatty server
 // never blocks on a full pipe, and hands the tail to the actor at the end.
+// It reads into a pooled buffer, given back while the server is quiet
+// (idle_reads.go).
 func (p *process) drainStderr(cfg *StdioConfig, root *actor.RootContext, self *actor.PID) {
 	defer p.ended()
 	defer p.stderr.Close()
@@ -426,36 +428,52 @@ func (p *process) drainStderr(cfg *StdioConfig, root *actor.RootContext, self *a
 		defer q.close()
 		emit = q.push
 	}
-	buf := stderrBuffer()
+	src := newIdleSource(p.stderr)
+	var buf *[stderrReadBuffer]byte
+	defer func() {
+		if buf != nil {
+			stderrBuffers.Put(buf)
+		}
+	}()
+	resting := make([]byte, restReadBuffer)
 	for {
-		n, err := p.stderr.Read(buf)
+		b := resting
+		if src.armed || src.dl == nil {
+			if buf == nil {
+				buf = stderrBuffers.Get().(*[stderrReadBuffer]byte)
+			}
+			b = buf[:]
+		}
+		n, err := src.Read(b)
 		if n > 0 {
-			ring.Write(buf[:n])
+			ring.Write(b[:n])
 			if emit != nil {
-				lines.feed(buf[:n], emit)
+				lines.feed(b[:n], emit)
 			}
 		}
-		if err != nil {
+		switch {
+		case quiet(err):
+			stderrBuffers.Put(buf)
+			buf = nil
+			src.rest()
+		case err != nil:
 			if emit != nil {
 				lines.flush(emit)
 			}
 			root.Send(self, stderrDone{tail: ring.excerpt(stderrTailBytes)})
 			return
+		case !src.armed:
+			src.wake() // the server spoke after a quiet spell
 		}
 	}
 }
 
 // stderrReadBuffer is what one read of stderr takes: servers write it a
-// line at a time, and every connection holds this buffer while it lives.
+// line at a time.
 const stderrReadBuffer = 2 << 10
 
-// stderrBuffer makes the drain's buffer on the heap. Made in the drain, it
-// would be on the goroutine's stack, which would then stay at 8 KiB for as
-// long as the server lives (the runtime halves a stack only while a quarter
-// of it is in use) where it needs 2.
-//
-//go:noinline
-func stderrBuffer() []byte { return make([]byte, stderrReadBuffer) }
+// stderrBuffers lends the drains their buffers.
+var stderrBuffers = sync.Pool{New: func() any { return new([stderrReadBuffer]byte) }}
 
 // stderrTailBytes is how much of the newest stderr goes into the closing
 // error (after up to stderrHeadBytes of the oldest).
