@@ -149,7 +149,7 @@ func (s *postSink) listen(ctx context.Context, p *post) {
 // to the actor (a response on it belongs to a resumed request stream and is
 // matched by id like any other, an oversized one too).
 func (s *postSink) readListener(ctx context.Context, body io.Reader, proto string) (lastID string, retry time.Duration) {
-	sr := newSSEReader(body, s.a.cfg.MaxFrameSize)
+	sr := newSSEReaderSize(body, s.a.cfg.MaxFrameSize, sseListenerBufferSize)
 	for ctx.Err() == nil {
 		ev, err := sr.Next()
 		if _, tooLarge := s.oversizedEvent(ctx, err); tooLarge {

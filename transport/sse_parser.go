@@ -36,6 +36,13 @@ const sseKeepCap = 1 << 20
 // many a request, and 16 KiB is a full TLS record.
 const sseReadBufferSize = 16 << 10
 
+// sseListenerBufferSize is the read buffer of the GET stream a session
+// keeps open for the server's own messages: it is quiet most of its life,
+// and a backend with a session per user holds a thousand of them, so it
+// reads through a small buffer of its own (the HTTP connection's reader
+// buffers 4 KiB below it) rather than holding 16 KiB each.
+const sseListenerBufferSize = 1 << 10
+
 // sseMaxRetry is the longest reconnection time, in milliseconds, that a
 // time.Duration holds.
 const sseMaxRetry = math.MaxInt64 / int64(time.Millisecond)
@@ -209,7 +216,8 @@ func newSSEReader(r io.Reader, maxEvent int) *sseReader {
 }
 
 // newSSEReaderSize is newSSEReader with a read buffer of bufSize bytes (16
-// at least): tests use a tiny one, so that lines outgrow it.
+// at least): the GET listener's is small, and tests use a tiny one, so
+// that lines outgrow it.
 func newSSEReaderSize(r io.Reader, maxEvent, bufSize int) *sseReader {
 	if maxEvent <= 0 {
 		maxEvent = defaultMaxFrameSize
