@@ -123,7 +123,7 @@ func TestQuietStderrKeepsEveryLine(t *testing.T) {
 	got := &harness.Lines{}
 	cfg := &StdioConfig{StderrLimit: 64 << 10, StderrLine: got.Add}
 	p := &process{stats: &Counters{}, stderr: r}
-	go p.drainStderr(cfg, sys.Root, pid)
+	go newStderrDrain(p, cfg, sys.Root, pid).run()
 	mid := strings.Repeat("z", 900)
 	for _, s := range []string{"starting\n", "half a ", "line\n", mid + "\n", "bye\n"} {
 		if _, err := w.WriteString(s); err != nil {

@@ -29,6 +29,7 @@ type process struct {
 	stdin   io.WriteCloser // what we write to
 	stdout  io.ReadCloser  // what we read from
 	stderr  *os.File       // nil for a dialed stream
+	drain   *stderrDrain   // what reads stderr; nil for a dialed stream
 	credits chan struct{}  // runs in the actor's mailbox
 	bytes   *byteCredits   // and their bytes
 	// runs holds runs the actor has handled, for the reader to fill
@@ -138,7 +139,10 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 		skipped: conn.skipped}
 
 	go p.read(&cfg, root, self, quit)
-	go p.drainStderr(&cfg, root, self)
+	p.drain = newStderrDrain(p, &cfg, root, self)
+	if !watchStderr(p.drain) {
+		go p.drain.run()
+	}
 	// Stopping the server ends its process group too, the leftovers of a
 	// server that already exited included (processTree.wait).
 	tree.waitThen(cmd, func(err error) {
@@ -413,68 +417,6 @@ func snippet(b []byte, n int) string {
 	return string(b)
 }
 
-// drainStderr copies stderr into the ring until EOF, so a chatty server
-// never blocks on a full pipe, and hands the tail to the actor at the end.
-// It reads into a pooled buffer, given back while the server is quiet
-// (idle_reads.go).
-func (p *process) drainStderr(cfg *StdioConfig, root *actor.RootContext, self *actor.PID) {
-	defer p.ended()
-	defer p.stderr.Close()
-	ring := newStderrRing(cfg.StderrLimit)
-	var lines lineSplitter
-	var emit func(string)
-	if cfg.StderrLine != nil {
-		q := newLineQueue(cfg.StderrLine, p.stats)
-		defer q.close()
-		emit = q.push
-	}
-	src := newIdleSource(p.stderr)
-	var buf *[stderrReadBuffer]byte
-	defer func() {
-		if buf != nil {
-			stderrBuffers.Put(buf)
-		}
-	}()
-	resting := make([]byte, restReadBuffer)
-	for {
-		b := resting
-		if src.armed || src.dl == nil {
-			if buf == nil {
-				buf = stderrBuffers.Get().(*[stderrReadBuffer]byte)
-			}
-			b = buf[:]
-		}
-		n, err := src.Read(b)
-		if n > 0 {
-			ring.Write(b[:n])
-			if emit != nil {
-				lines.feed(b[:n], emit)
-			}
-		}
-		switch {
-		case quiet(err):
-			stderrBuffers.Put(buf)
-			buf = nil
-			src.rest()
-		case err != nil:
-			if emit != nil {
-				lines.flush(emit)
-			}
-			root.Send(self, stderrDone{tail: ring.excerpt(stderrTailBytes)})
-			return
-		case !src.armed:
-			src.wake() // the server spoke after a quiet spell
-		}
-	}
-}
-
-// stderrReadBuffer is what one read of stderr takes: servers write it a
-// line at a time.
-const stderrReadBuffer = 2 << 10
-
-// stderrBuffers lends the drains their buffers.
-var stderrBuffers = sync.Pool{New: func() any { return new([stderrReadBuffer]byte) }}
-
 // stderrTailBytes is how much of the newest stderr goes into the closing
 // error (after up to stderrHeadBytes of the oldest).
 const stderrTailBytes = 2 << 10
@@ -499,11 +441,12 @@ func (p *process) closeStdin() {
 
 // closeOutputs unblocks the reader and the stderr drain when the process is
 // gone but something else still holds the pipes. (They close their pipe
-// themselves when they end; a second Close is harmless.)
+// themselves when they end; a second Close is harmless.) A drain in the
+// shared watch is ended by the watch, which alone may close its pipe.
 func (p *process) closeOutputs() {
 	if p != nil {
 		p.stdout.Close()
-		if p.stderr != nil {
+		if p.stderr != nil && !unwatchStderr(p.drain) {
 			p.stderr.Close()
 		}
 	}
