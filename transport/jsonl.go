@@ -104,6 +104,22 @@ func (lr *lineReader) larger() {
 	}
 }
 
+// wait waits for input while nothing is buffered, in its caller's frame
+// rather than inside a read (idleSource.waitInput says why). After
+// readerIdle without input the buffer goes back (rest), and it waits on.
+func (lr *lineReader) wait() {
+	for lr.src.raw != nil && lr.r.Buffered() == 0 {
+		if !lr.src.waitInput() {
+			return
+		}
+		if lr.long.n == 0 && lr.r != lr.resting {
+			lr.rest()
+		} else {
+			return // a line is half read: its read waits, as before
+		}
+	}
+}
+
 // rest gives the buffer back and waits for the server with the least.
 func (lr *lineReader) rest() {
 	if lr.resting == nil {

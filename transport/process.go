@@ -179,18 +179,20 @@ func (p *process) read(cfg *StdioConfig, root *actor.RootContext, self *actor.PI
 	defer p.stdout.Close()
 	lr := newLineReader(p.stdout, cfg.MaxFrameSize)
 	r := stdoutRuns{p: p, cfg: cfg, root: root, self: self, quit: quit}
-	// This frame is what the goroutine keeps while it waits for the next
-	// line, which is most of a server's life: it holds the loop and the
-	// read, nothing else (take and flush are calls, not inlined). A
-	// frame of a few KB here kept every server's reader at a 16 KiB
-	// stack, since the runtime halves a stack only while a quarter of it
-	// is in use.
+	// The goroutine waits for input in lr.wait, above this frame and
+	// nothing else, which is most of a server's life: so this frame
+	// holds the loop and no more (take and flush are calls, not
+	// inlined). The runtime halves a waiting goroutine's stack only
+	// while a quarter of it is in use: a frame of a few KB here kept
+	// every server's reader at 16 KiB, and waiting inside the buffered
+	// read at 8 (TestQuietReaderFitsInFourKiB).
 	for {
 		if r.run != nil && len(r.run.msgs) >= maxRun || !lr.lineBuffered() {
 			if !r.flush() {
 				return
 			}
 		}
+		lr.wait()
 		line, err := lr.next()
 		if !r.take(line, err, lr.given) {
 			return
