@@ -34,10 +34,13 @@ type idleSource struct {
 	r     io.Reader
 	dl    deadliner
 	armed bool
+	until time.Time // the deadline set last
 	// raw waits for input without reading it (waitInput); nil where the
-	// platform or the stream cannot.
-	raw  syscall.RawConn
-	poll inputPoll
+	// platform or the stream cannot. ready is poll.ready, bound once: a
+	// method value made at each wait would be an allocation per wait.
+	raw   syscall.RawConn
+	poll  inputPoll
+	ready func(uintptr) bool
 }
 
 // newIdleSource returns r as an idleSource, armed if r can be bounded.
@@ -49,6 +52,7 @@ func newIdleSource(r io.Reader) *idleSource {
 		s.dl, s.armed = d, true
 		if c, ok := r.(syscall.Conn); ok && canPollInput {
 			s.raw, _ = c.SyscallConn()
+			s.ready = s.poll.ready
 		}
 	}
 	return s
@@ -56,32 +60,33 @@ func newIdleSource(r io.Reader) *idleSource {
 
 // waitInput waits until the stream has input, has ended or has failed,
 // without reading: the caller reads then, and does not wait inside the
-// read with its deeper frames. It reports whether it gave up after
-// readerIdle without input instead (armed only).
+// read with its deeper frames. Only a disarmed source waits here (a quiet
+// reader's), so the wait has no deadline.
 //
-// That keeps a stdio reader's stack at 4 KiB while it waits, which is most
-// of a server's life: waiting inside a buffered read, it was about 1.7 KB
-// deep, and the runtime halves a waiting goroutine's stack only while less
-// than a quarter of it is in use (counting 800 bytes of margin).
-func (s *idleSource) waitInput() (quiet bool) {
-	if s.armed {
-		if err := s.dl.SetReadDeadline(time.Now().Add(readerIdle)); err != nil {
-			s.armed = false
-		}
-	}
+// That keeps a quiet stdio reader's stack at 4 KiB: waiting inside a
+// buffered read it was about 1.7 KB deep, here about 0.9 KB, and the
+// runtime halves a waiting goroutine's stack only while less than a
+// quarter of it is in use (counting 800 bytes of margin).
+func (s *idleSource) waitInput() {
 	s.poll.start()
-	err := s.raw.Read(s.poll.ready)
-	return isQuiet(err)
+	// An error (the pipe closed) is the next read's to report.
+	_ = s.raw.Read(s.ready)
 }
 
-// Read reads from the stream, with a deadline of readerIdle from now if
-// armed: each read is bounded on its own, so a reader that took long over
-// what it read last never finds its deadline already past.
+// Read reads from the stream, with a deadline of readerIdle ahead if
+// armed. The deadline is moved only once half of readerIdle has gone since
+// it was set, not at every read (a busy reader makes many reads a
+// millisecond), so a read gives up after between half of readerIdle and
+// all of it without input; and a reader that took long over what it read
+// last never finds its deadline already past.
 func (s *idleSource) Read(p []byte) (int, error) {
 	if s.armed {
-		if err := s.dl.SetReadDeadline(time.Now().Add(readerIdle)); err != nil {
-			// Closed, most likely: the read reports it.
-			s.armed = false
+		if now := time.Now(); now.After(s.until.Add(-readerIdle / 2)) {
+			s.until = now.Add(readerIdle)
+			if err := s.dl.SetReadDeadline(s.until); err != nil {
+				// Closed, most likely: the read reports it.
+				s.armed = false
+			}
 		}
 	}
 	return s.r.Read(p)
@@ -89,7 +94,7 @@ func (s *idleSource) Read(p []byte) (int, error) {
 
 // rest disarms s: the next reads wait for input without a bound.
 func (s *idleSource) rest() {
-	s.armed = false
+	s.armed, s.until = false, time.Time{}
 	_ = s.dl.SetReadDeadline(time.Time{})
 }
 
@@ -99,8 +104,3 @@ func (s *idleSource) wake() { s.armed = s.dl != nil }
 // quiet reports whether err ended a read that found no input for
 // readerIdle.
 func quiet(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
-
-// isQuiet is quiet for waitInput's frame, kept small: not inlined there.
-//
-//go:noinline
-func isQuiet(err error) bool { return quiet(err) }

@@ -104,19 +104,18 @@ func (lr *lineReader) larger() {
 	}
 }
 
-// wait waits for input while nothing is buffered, in its caller's frame
-// rather than inside a read (idleSource.waitInput says why). After
-// readerIdle without input the buffer goes back (rest), and it waits on.
+// errQuiet is what next returns when the server has been quiet for
+// readerIdle with no line begun: the reader has given its buffer back, and
+// its caller waits for input (wait) before it calls next again.
+var errQuiet = errors.New("transport: the stream is quiet")
+
+// wait waits for input while the reader rests with nothing buffered, in
+// its caller's frame rather than inside a read (idleSource.waitInput says
+// why). A busy reader does not wait here: asking first would cost a
+// system call for every read.
 func (lr *lineReader) wait() {
-	for lr.src.raw != nil && lr.r.Buffered() == 0 {
-		if !lr.src.waitInput() {
-			return
-		}
-		if lr.long.n == 0 && lr.r != lr.resting {
-			lr.rest()
-		} else {
-			return // a line is half read: its read waits, as before
-		}
+	if lr.src.raw != nil && lr.r == lr.resting && lr.r.Buffered() == 0 {
+		lr.src.waitInput()
 	}
 }
 
@@ -207,10 +206,13 @@ func (lr *lineReader) readLine() ([]byte, error) {
 			}
 			// Nothing is buffered behind a full buffer or a quiet
 			// read: the buffer can change without losing a byte.
-			if quiet(err) {
-				lr.rest()
-			} else {
+			if !quiet(err) {
 				lr.larger()
+				continue
+			}
+			lr.rest()
+			if lr.long.n == 0 && lr.src.raw != nil {
+				return nil, errQuiet
 			}
 		default:
 			return nil, err

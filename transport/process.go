@@ -179,10 +179,10 @@ func (p *process) read(cfg *StdioConfig, root *actor.RootContext, self *actor.PI
 	defer p.stdout.Close()
 	lr := newLineReader(p.stdout, cfg.MaxFrameSize)
 	r := stdoutRuns{p: p, cfg: cfg, root: root, self: self, quit: quit}
-	// The goroutine waits for input in lr.wait, above this frame and
-	// nothing else, which is most of a server's life: so this frame
-	// holds the loop and no more (take and flush are calls, not
-	// inlined). The runtime halves a waiting goroutine's stack only
+	// A quiet server's reader waits for input in lr.wait, above this
+	// frame and nothing else, which is most of a quiet server's life:
+	// so this frame holds the loop and no more (take and flush are
+	// calls, not inlined). The runtime halves a waiting goroutine's stack only
 	// while a quarter of it is in use: a frame of a few KB here kept
 	// every server's reader at 16 KiB, and waiting inside the buffered
 	// read at 8 (TestQuietReaderFitsInFourKiB).
@@ -194,6 +194,9 @@ func (p *process) read(cfg *StdioConfig, root *actor.RootContext, self *actor.PI
 		}
 		lr.wait()
 		line, err := lr.next()
+		if err == errQuiet {
+			continue // wait, with the buffer given back
+		}
 		if !r.take(line, err, lr.given) {
 			return
 		}
