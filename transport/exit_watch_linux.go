@@ -3,12 +3,10 @@
 package transport
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -74,24 +72,8 @@ func watchExit(pid int, done func(exited bool)) bool {
 // exitWatch.mu held. It reports false when the instance cannot wait in
 // Go's poller.
 func startExitWatch() bool {
-	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		return false
-	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return false
-	}
-	ep := os.NewFile(uintptr(fd), "exit watch")
-	// Only a file in the poller has deadlines: without them a read
-	// would not wait for readiness.
-	if errors.Is(ep.SetReadDeadline(time.Time{}), os.ErrNoDeadline) {
-		ep.Close()
-		return false
-	}
-	raw, err := ep.SyscallConn()
-	if err != nil {
-		ep.Close()
+	ep, raw, ok := polledEpoll("exit watch")
+	if !ok {
 		return false
 	}
 	exitWatch.ep, exitWatch.then = ep, make(map[int]func(bool))
@@ -113,25 +95,12 @@ func stopExitWatchIfIdle() {
 func watchExits(ep *os.File, raw syscall.RawConn) {
 	events := make([]unix.EpollEvent, 16)
 	for {
-		n := 0
-		err := raw.Read(func(fd uintptr) bool {
-			for {
-				var err error
-				n, err = unix.EpollWait(int(fd), events, 0)
-				if errors.Is(err, unix.EINTR) {
-					continue
-				}
-				if err != nil {
-					n = 0
-				}
-				return n > 0 // none ready: wait in the poller for one
-			}
-		})
+		ready, err := epollReady(raw, events)
 		if err != nil {
 			abandonExitWatch(ep)
 			return
 		}
-		for _, ev := range events[:n] {
+		for _, ev := range ready {
 			exitSeen(int(ev.Fd))
 		}
 	}

@@ -76,8 +76,8 @@ func newLineReader(r io.Reader, max int) *lineReader {
 	return lr
 }
 
-// use makes to the reader's buffer. Only between reads that left nothing
-// buffered: after a full buffer or a read that found the server quiet.
+// use switches the reader to the buffer of to, only between reads that left
+// nothing buffered: after a full buffer or a read that found the server quiet.
 // A pooled buffer goes back to its pool, the lines it held having been
 // handled (next's slice is valid only until the following call).
 func (lr *lineReader) use(to *bufio.Reader) {

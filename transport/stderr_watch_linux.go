@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -95,24 +94,8 @@ func (w *stderrWatcher) forget(d *stderrDrain) {
 // start makes the epoll instance and starts its goroutine; with mu held.
 // It reports false when the instance cannot wait in Go's poller.
 func (w *stderrWatcher) start() bool {
-	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		return false
-	}
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return false
-	}
-	ep := os.NewFile(uintptr(fd), "stderr watch")
-	// Only a file in the poller has deadlines: without them a read
-	// would not wait for readiness.
-	if errors.Is(ep.SetReadDeadline(time.Time{}), os.ErrNoDeadline) {
-		ep.Close()
-		return false
-	}
-	raw, err := ep.SyscallConn()
-	if err != nil {
-		ep.Close()
+	ep, raw, ok := polledEpoll("stderr watch")
+	if !ok {
 		return false
 	}
 	w.ep, w.drains = ep, make(map[int]*stderrDrain)
@@ -134,25 +117,12 @@ func (w *stderrWatcher) stopIfIdle() {
 func (w *stderrWatcher) watch(ep *os.File, raw syscall.RawConn) {
 	events := make([]unix.EpollEvent, 16)
 	for {
-		n := 0
-		err := raw.Read(func(fd uintptr) bool {
-			for {
-				var err error
-				n, err = unix.EpollWait(int(fd), events, 0)
-				if errors.Is(err, unix.EINTR) {
-					continue
-				}
-				if err != nil {
-					n = 0
-				}
-				return n > 0 // none ready: wait in the poller for one
-			}
-		})
+		ready, err := epollReady(raw, events)
 		if err != nil {
 			w.abandon(ep)
 			return
 		}
-		for _, ev := range events[:n] {
+		for _, ev := range ready {
 			w.ready(int(ev.Fd))
 		}
 	}
