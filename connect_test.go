@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -133,6 +134,31 @@ func TestConnectRefusesBadNames(t *testing.T) {
 	c, err = rt.Connect(waitCtx(t), "twin", cfg)
 	if err != nil {
 		t.Fatalf("Connect(twin) after Close: %v", err)
+	}
+	c.Close(waitCtx(t))
+}
+
+// TestConnectRefusesAManagedName checks that a name a managed server has
+// is taken for Connect too, whatever that server's state: here one whose
+// every connection fails.
+func TestConnectRefusesAManagedName(t *testing.T) {
+	t.Parallel()
+	fake := &mcptest.Server{}
+	rt := startRuntime(t, mcpactor.Options{})
+	t.Cleanup(fake.Close)
+	refused := func(context.Context) (io.ReadWriteCloser, error) { return nil, errors.New("no server here") }
+	if _, err := rt.Manage(waitCtx(t), mcpactor.ManageOptions{NoCache: true,
+		Servers: map[string]mcpactor.ServerConfig{"managed": {Dial: refused}}}); err != nil {
+		t.Fatalf("Manage: %v", err)
+	}
+	_, err := rt.Connect(waitCtx(t), "managed", fake.InProcess())
+	var ce *mcpactor.ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "already") {
+		t.Fatalf("Connect(managed): %v, want a *ConfigError saying the name is taken", err)
+	}
+	c, err := rt.Connect(waitCtx(t), "plain", fake.InProcess())
+	if err != nil {
+		t.Fatalf("Connect(plain): %v", err)
 	}
 	c.Close(waitCtx(t))
 }

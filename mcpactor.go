@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/sourcegraph/conc"
@@ -26,8 +25,8 @@ type Runtime struct {
 	ownsHTTP  bool // env.HTTPClient was made by Start, so Stop closes it
 
 	owner    *actor.PID
-	clients  atomic.Pointer[[]ownedClient] // the owner's set, as last published
-	stopping chan struct{}                 // closed when Stop begins
+	clients  sync.Map      // the owner's clients, as it shows them to the gauge (owner.visible)
+	stopping chan struct{} // closed when Stop begins
 	stopOnce sync.Once
 }
 
@@ -51,8 +50,7 @@ func Start(opts Options) (*Runtime, error) {
 		rt.env.Extensions = ext
 	}
 	rt.env = rt.env.Shared()
-	rt.clients.Store(&[]ownedClient{})
-	own := &owner{env: rt.env, clients: map[*actors.Client]string{}, published: &rt.clients}
+	own := newOwner(rt.env, &rt.clients)
 	rt.owner = system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return own },
 		actor.WithSupervisor(actors.StopOnPanic())))
 	// A client the caller gave us may serve others; one we made is ours to
@@ -219,7 +217,8 @@ func shrinkRegistry(system *actor.ActorSystem) {
 // the server has on every other span and metric point
 // (ServerConfig.TelemetryName, else its name).
 func (rt *Runtime) observeMailboxes(observe func(server string, depth int64)) {
-	for _, o := range *rt.clients.Load() {
-		observe(o.telemetry, int64(o.c.MailboxDepth()))
-	}
+	rt.clients.Range(func(c, name any) bool {
+		observe(name.(string), int64(c.(*actors.Client).MailboxDepth()))
+		return true
+	})
 }

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"sync/atomic"
+	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -19,20 +19,21 @@ import (
 type owner struct {
 	env actors.Env
 	// clients are the live clients, each with its server's name in
-	// telemetry (ServerConfig.TelemetryName, else its name).
+	// telemetry (ServerConfig.TelemetryName, else its name), and names
+	// their servers' names, for nameTaken.
 	clients  map[*actors.Client]string
+	names    map[string]struct{}
 	managers []*Manager
 	stopped  bool
-	// published is the set as an immutable slice, for the mailbox-depth
-	// gauge, which must not wait on the actor.
-	published *atomic.Pointer[[]ownedClient]
+	// visible mirrors clients for the mailbox-depth gauge, which must
+	// not wait on the actor: only the actor writes it. It replaces a
+	// slice copied whole at each change, which made a backend's bring-up
+	// of n sessions cost n² (docs/benchmarks.md, section 10).
+	visible *sync.Map // *actors.Client → telemetry name
 }
 
-// ownedClient is a client as the mailbox-depth gauge reads it: with the
-// name the server goes by in telemetry.
-type ownedClient struct {
-	c         *actors.Client
-	telemetry string
+func newOwner(env actors.Env, visible *sync.Map) *owner {
+	return &owner{env: env, clients: map[*actors.Client]string{}, names: map[string]struct{}{}, visible: visible}
 }
 
 // The owner's messages: one per intent.
@@ -84,8 +85,10 @@ func (o *owner) Receive(ctx actor.Context) {
 		h := actors.SpawnSupervised(m.ctx, ctx, m.name, m.cfg, o.env, func(c *actors.Client) {
 			root.Send(self, clientClosed{c})
 		})
-		o.clients[h] = cmp.Or(m.cfg.TelemetryName, m.name)
-		o.publish()
+		tname := cmp.Or(m.cfg.TelemetryName, m.name)
+		o.clients[h] = tname
+		o.names[m.name] = struct{}{}
+		o.visible.Store(h, tname)
 		m.reply <- opened{c: h}
 	case adoptManager:
 		if !o.stopped {
@@ -93,8 +96,11 @@ func (o *owner) Receive(ctx actor.Context) {
 		}
 		m.reply <- !o.stopped
 	case clientClosed:
-		delete(o.clients, m.c)
-		o.publish()
+		if _, ok := o.clients[m.c]; ok {
+			delete(o.clients, m.c)
+			delete(o.names, m.c.Name())
+			o.visible.Delete(m.c)
+		}
 	case stopAll:
 		o.stopped = true
 		out := owned{managers: o.managers}
@@ -113,28 +119,15 @@ func (o *owner) Receive(ctx actor.Context) {
 // (mcpactor.server.name), and two of one name could not be told apart.
 // A managed server's name counts too.
 func (o *owner) nameTaken(name string) error {
-	taken := false
-	for c := range o.clients {
-		taken = taken || c.Name() == name
-	}
+	_, taken := o.names[name]
 	for _, m := range o.managers {
 		// Every managed server counts, whatever its state (connecting,
 		// awaiting approval, failed), not only those with a client.
-		for _, st := range m.Status() {
-			taken = taken || st.Name == name
-		}
+		taken = taken || m.m.Has(name)
 	}
 	if !taken {
 		return nil
 	}
 	return &ConfigError{Server: name, Problems: []string{
 		fmt.Sprintf("Server %q: a server of this name is already connected in this runtime (names must be unique)", name)}}
-}
-
-func (o *owner) publish() {
-	list := make([]ownedClient, 0, len(o.clients))
-	for c, name := range o.clients {
-		list = append(list, ownedClient{c: c, telemetry: name})
-	}
-	o.published.Store(&list)
 }

@@ -334,6 +334,11 @@ func (m *Manager) Client(server string) (*actors.Client, bool) {
 	return v.client, true
 }
 
+// Has reports whether the manager has a server of this name, whatever
+// its state (connecting, awaiting approval, disabled, failed), as it last
+// published its servers.
+func (m *Manager) Has(name string) bool { return m.snap.Load().server(name) != nil }
+
 // servers returns every server as the manager last published it, by
 // name.
 func (m *Manager) servers() []*serverView {
