@@ -243,6 +243,7 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 	restore := a.wanted.snapshot()
 	peer := basePeer(name, cfg, a.h.mask)
 	tel, reason := a.env.Instruments, a.hsReason
+	stream := a.serverStream()
 	go func() {
 		// One connection is one trace: its handshake's requests (and what
 		// it asks again of a repaired connection) are children of its
@@ -250,7 +251,9 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 		tctx, task := tel.StartTask(hsCtx, telemetry.TaskConnect, &peer, reason)
 		sess, err := e.handshake(tctx, conn, peer)
 		if err == nil && !sess.stateless {
-			conn.Listen(hsCtx)
+			if stream.opens(sess.capabilities) {
+				conn.Listen(hsCtx)
+			}
 			restore.apply(tctx, conn, sess, a.env, name)
 		}
 		if err != nil {

@@ -42,6 +42,51 @@ type listenEnded struct {
 // reopenListen is the timer's reminder to open the stream again.
 type reopenListen struct{ gen uint64 }
 
+// serverStream says whether a session-protocol connection opens the
+// stream for the server's own messages: over Streamable HTTP, the GET
+// listener (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#listening-for-messages-from-the-server),
+// which the client MAY open. It costs a connection and three goroutines
+// for the session's life, on each side, so as on a stateless connection
+// it is opened only when something here acts on what it carries:
+//   - a handler for a server's requests (roots, sampling, elicitation): a
+//     server may send those at any time, and some send them only there;
+//   - a notification handler (a Manager's servers always have one), or
+//     CacheReads (resources/updated and list_changed expire what it
+//     keeps), provided the server declared a notification it may send
+//     unasked (server/utilities/logging, the listChanged and subscribe
+//     capabilities, tasks, an extension).
+//
+// Without it a session works the same; what the server would send only
+// there, nobody here would read (docs/architecture.md, "The GET
+// listener"). It is worked out in the actor and read by the handshake's
+// goroutine.
+type serverStream struct {
+	answers bool // the client answers some server request
+	reads   bool // something reads the server's notifications
+}
+
+func (a *clientActor) serverStream() serverStream {
+	h := &a.env.Handlers
+	return serverStream{answers: h.Roots != nil || h.Sampling != nil || h.Elicitation != nil,
+		reads: h.notified() || a.h.cfg.CacheReads}
+}
+
+// opens reports whether a session with a server of these capabilities
+// opens the stream.
+func (w serverStream) opens(caps messages.ServerCapabilities) bool {
+	return w.answers || w.reads && speaksUnasked(caps)
+}
+
+// speaksUnasked reports whether capabilities declare a notification that
+// is not the answer to a request of the client's.
+func speaksUnasked(c messages.ServerCapabilities) bool {
+	return c.Logging != nil ||
+		c.Tools != nil && c.Tools.ListChanged ||
+		c.Prompts != nil && c.Prompts.ListChanged ||
+		c.Resources != nil && (c.Resources.ListChanged || c.Resources.Subscribe) ||
+		len(c.Tasks) > 0 || len(c.Experimental) > 0 || len(c.Extensions) > 0
+}
+
 // wantListen reports whether a stateless connection should listen.
 func (a *clientActor) wantListen() bool {
 	return a.env.Handlers.notified() || len(a.wanted.subs) > 0

@@ -213,6 +213,12 @@ func dialMcpactor(ctx context.Context, o dialOpts) (mcpClient, error) {
 			}
 		}
 	}
+	if o.http != nil && o.http.listen && opts.Handlers.Notification == nil {
+		// mcpactor opens the GET listener when something reads what it
+		// carries: a notification handler is asked for, as mcp-go is
+		// asked with WithContinuousListening.
+		opts.Handlers.Notification = func(string, mcpactor.Notification) {}
+	}
 	rt, err := mcpactor.Start(opts)
 	if err != nil {
 		return nil, err

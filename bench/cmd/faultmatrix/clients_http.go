@@ -15,7 +15,9 @@ import (
 // Each client over HTTP, through its own transport and every default left
 // alone, as over stdio:
 //
-//   - mcpactor: ServerConfig{Type: "http" or "sse", URL}.
+//   - mcpactor: ServerConfig{Type: "http" or "sse", URL}. It opens the GET
+//     listener when something reads what it carries; httpTarget.listen
+//     gives it a notification handler, for the rows about the listener.
 //   - go-sdk: StreamableClientTransport or SSEClientTransport, with the
 //     default http.Client.
 //   - mcp-go: NewStreamableHttpClient or NewSSEMCPClient, then Start and
@@ -29,8 +31,9 @@ type httpTarget struct {
 	// of the HTTP+SSE transport of 2024-11-05.
 	url    string
 	legacy bool
-	// listen turns on mcp-go's GET listener (WithContinuousListening),
-	// which the other two open by default.
+	// listen turns on mcp-go's GET listener (WithContinuousListening)
+	// and mcpactor's (a notification handler); go-sdk opens it by
+	// default.
 	listen bool
 }
 
