@@ -70,9 +70,10 @@ var clientDescs = map[string]string{
 	"stdio/gosdk":                   "go-sdk: one `mcp.Client`, a session per server (`CommandTransport`)",
 	"stdio/mcpgo":                   "mcp-go: a `client.NewStdioMCPClient` per server",
 	"stdio/" + measure.BlockingName: "blocking: the blocking-API reference (bench/internal/refclient), one per server",
-	"http/" + measure.OursName:      "mcpactor: one runtime, `rt.Connect` per identity (`ServerConfig.Identity`)",
-	"http/gosdk":                    "go-sdk: one `mcp.Client`, a session per identity (`StreamableClientTransport`, one shared tuned `http.Client`)",
-	"http/mcpgo":                    "mcp-go: a `client.NewStreamableHttpClient` per identity (one shared tuned `http.Client`)",
+	"http/" + measure.OursName:      "mcpactor: one runtime, `rt.Connect` per identity (`ServerConfig.Identity`); no handler, so no GET stream",
+	"http/" + listeningName:         "mcpactor-listening: the same with a notification handler (as a `Manager` has): each session holds the GET stream for the server's own messages",
+	"http/gosdk":                    "go-sdk: one `mcp.Client`, a session per identity (`StreamableClientTransport`, one shared tuned `http.Client`); each holds the GET stream",
+	"http/mcpgo":                    "mcp-go: a `client.NewStreamableHttpClient` per identity (one shared tuned `http.Client`); no GET stream (its default)",
 	"http/" + measure.WireName:      "wire: a hand-written client on net/http, a session per identity (one shared tuned `http.Client`)",
 }
 

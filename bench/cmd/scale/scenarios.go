@@ -62,9 +62,10 @@ var scenarios = []scenario{
 	{name: scenarioStdio, server: serverFast, calls: true, clients: stdioClients, up: stdioUp, reference: measure.BlockingName, start: startStdio},
 	{
 		name: scenarioHTTP, server: serverHTTP, calls: true,
-		clients: []string{measure.OursName, "gosdk", "mcpgo", measure.WireName},
+		clients: []string{measure.OursName, listeningName, "gosdk", "mcpgo", measure.WireName},
 		up: map[string]upFunc{
 			measure.OursName: upConnect,
+			listeningName:    upConnectListening,
 			"gosdk":          upGoSDK,
 			"mcpgo":          upMcpGo,
 			measure.WireName: upWire,

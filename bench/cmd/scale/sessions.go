@@ -166,10 +166,26 @@ func upManage(ctx context.Context, sp spec, env *environment) (fleet, []error, e
 	return f, failed, nil
 }
 
+// listeningName is mcpactor with a notification handler: over HTTP each
+// session then holds the GET stream for the server's own messages, as a
+// Manager's do, and as go-sdk's sessions do by default. Without one
+// (upConnect) mcpactor opens no such stream, as mcp-go by default.
+const listeningName = "mcpactor-listening"
+
 // upConnect connects every session with Runtime.Connect on one runtime
 // (over HTTP, one Identity each, as per-user sessions are).
 func upConnect(ctx context.Context, sp spec, env *environment) (fleet, []error, error) {
-	rt, err := mcpactor.Start(mcpactor.Options{})
+	return connectAll(ctx, sp, env, mcpactor.Options{})
+}
+
+// upConnectListening is upConnect with a notification handler.
+func upConnectListening(ctx context.Context, sp spec, env *environment) (fleet, []error, error) {
+	return connectAll(ctx, sp, env, mcpactor.Options{Handlers: mcpactor.Handlers{
+		Notification: func(string, mcpactor.Notification) {}}})
+}
+
+func connectAll(ctx context.Context, sp spec, env *environment, opts mcpactor.Options) (fleet, []error, error) {
+	rt, err := mcpactor.Start(opts)
 	if err != nil {
 		return nil, nil, err
 	}
