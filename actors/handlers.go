@@ -31,7 +31,11 @@ type Handlers struct {
 	// progress (which goes to the call that asked for it): list_changed,
 	// resources updated, log messages. Calls for one server are made in
 	// order, one at a time, from a bounded queue that never delays
-	// responses (Options.NotificationQueue).
+	// responses (Options.NotificationQueue). Without it (or
+	// NotificationContext, a request handler above, or Spec.CacheReads),
+	// a session over Streamable HTTP opens no stream for what a server
+	// sends unasked, since nothing would read it (docs/architecture.md,
+	// "The GET listener").
 	Notification func(server string, n Notification)
 	// NotificationContext, when set, is called instead of Notification,
 	// in the same order and from the same queue, with a context that
