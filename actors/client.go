@@ -97,9 +97,11 @@ func spawn(ctx context.Context, parent actor.SpawnerContext, root *actor.RootCon
 	if supervisor == nil {
 		opts = append(opts, actor.WithGuardian(stopOnPanic))
 	}
+	// The producer reads the configuration from h: capturing cfg would
+	// keep a second copy of it on the heap for the client's life.
 	props := actor.PropsFromProducer(func() actor.Actor {
 		return &clientActor{h: h, env: env, supervisor: supervisor,
-			legacy:    newSessionProtocol(name, cfg.ProtocolVersion, caps, env),
+			legacy:    newSessionProtocol(name, h.cfg.ProtocolVersion, caps, env),
 			stateless: &statelessProtocol{server: name, caps: withTasks(caps), info: env.ClientInfo, tel: env.Instruments}}
 	}, opts...)
 	h.pid = parent.Spawn(props)
