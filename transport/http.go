@@ -116,7 +116,7 @@ func SpawnHTTP(parent actor.SpawnerContext, root *actor.RootContext, owner *acto
 	conn := newConn(cfg.Server, cfg.Generation, root, cfg.Limits, cfg.Counters)
 	conn.session = new(atomic.Pointer[string])
 	conn.pool = new(sync.Pool) // call records are reused (Conn.take)
-	props := actor.PropsFromProducer(func() actor.Actor { return newHTTPActor(cfg, conn, owner) },
+	props := actor.PropsFromProducer(func() actor.Actor { return newHTTPActor(&cfg, conn, owner) },
 		append(guardianAtRoot(parent), actor.WithMailbox(httpMailbox()))...)
 	conn.pid = parent.Spawn(props)
 	return conn
@@ -128,7 +128,7 @@ func SpawnHTTP(parent actor.SpawnerContext, root *actor.RootContext, owner *acto
 // POST, the listener, resumptions, the final DELETE) that report back by
 // message.
 type httpActor struct {
-	cfg     HTTPConfig
+	cfg     *HTTPConfig // the spawn's, which its producer holds; never written
 	conn    *Conn
 	core    rpcCore
 	self    *actor.PID
@@ -181,7 +181,7 @@ func headerOf(m map[string]string) http.Header {
 	return h
 }
 
-func newHTTPActor(cfg HTTPConfig, conn *Conn, owner *actor.PID) *httpActor {
+func newHTTPActor(cfg *HTTPConfig, conn *Conn, owner *actor.PID) *httpActor {
 	a := &httpActor{cfg: cfg, conn: conn, secrets: redact.Values(cfg.Headers), headers: headerOf(cfg.Headers), target: parseTarget(cfg.URL)}
 	a.sink = &postSink{a: a, aborts: make(map[int64]context.CancelFunc), jobs: make(chan postJob)}
 	a.sink.notes, a.sink.endNotes = context.WithCancel(conn.end.life)

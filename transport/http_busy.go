@@ -81,7 +81,7 @@ func (s *postSink) busyDelay(p *post, resp *http.Response, e *callerr.Error, ret
 	if !ok {
 		return 0, false
 	}
-	cfg := &s.a.cfg
+	cfg := s.a.cfg
 	e.RetryAfter, e.Retries = d, retries
 	switch {
 	case p.id == 0:

@@ -53,12 +53,12 @@ type process struct {
 
 // startStream runs the reader over a dialed stream: JSON Lines both ways,
 // no process, no stderr. Closing either side closes the stream, once.
-func startStream(rwc io.ReadWriteCloser, cfg StdioConfig, conn *Conn, self *actor.PID) *process {
+func startStream(rwc io.ReadWriteCloser, cfg *StdioConfig, conn *Conn, self *actor.PID) *process {
 	c := &closeOnce{c: rwc}
 	p := &process{stats: conn.stats, stdin: writeCloser{rwc, c}, stdout: readCloser{rwc, c},
 		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), runs: make(chan *inbound, keptRuns),
 		skipped: conn.skipped}
-	go p.read(&cfg, conn.root, self, conn.end.done)
+	go p.read(cfg, conn.root, self, conn.end.done)
 	return p
 }
 
@@ -89,7 +89,7 @@ type readCloser struct {
 // bound.
 const inboundCredits = 256
 
-func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (*process, error) {
+func startProcess(cmd *exec.Cmd, cfg *StdioConfig, conn *Conn, self *actor.PID) (*process, error) {
 	root, quit := conn.root, conn.end.done
 	cmd.Dir = cfg.Dir
 	env, err := serverEnv(cfg.InheritEnv, os.Environ(), cfg.Env, runtime.GOOS == "windows")
@@ -138,8 +138,8 @@ func startProcess(cmd *exec.Cmd, cfg StdioConfig, conn *Conn, self *actor.PID) (
 		credits: conn.inbound, bytes: newByteCredits(defaultInboundBytes), tree: tree, runs: make(chan *inbound, keptRuns),
 		skipped: conn.skipped}
 
-	go p.read(&cfg, root, self, quit)
-	p.drain = newStderrDrain(p, &cfg, root, self)
+	go p.read(cfg, root, self, quit)
+	p.drain = newStderrDrain(p, cfg, root, self)
 	if !watchStderr(p.drain) {
 		go p.drain.run()
 	}

@@ -29,7 +29,7 @@ func SpawnLegacySSE(parent actor.SpawnerContext, root *actor.RootContext, owner 
 	conn.session = new(atomic.Pointer[string])
 	conn.pool = new(sync.Pool) // call records are reused (Conn.take)
 	props := actor.PropsFromProducer(func() actor.Actor {
-		a := newHTTPActor(cfg, conn, owner)
+		a := newHTTPActor(&cfg, conn, owner)
 		a.legacy = &legacyState{}
 		return a
 	}, append(guardianAtRoot(parent), actor.WithMailbox(httpMailbox()))...)

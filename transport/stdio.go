@@ -122,7 +122,7 @@ func SpawnStdio(parent actor.SpawnerContext, root *actor.RootContext, owner *act
 	// is the mailbox's home (batchWriter.start).
 	var mailbox *ownMailbox
 	props := actor.PropsFromProducer(func() actor.Actor {
-		return newStdioActor(cfg, conn, owner, &mailbox)
+		return newStdioActor(&cfg, conn, owner, &mailbox)
 	}, append(guardianAtRoot(parent), actor.WithMailbox(stdioMailbox(&mailbox, conn.InFlight)))...)
 	conn.pid = parent.Spawn(props)
 	return conn
@@ -137,7 +137,10 @@ const minWriteStall = 30 * time.Second
 // the pipe) and, on Linux, on the one goroutine that watches every
 // server's exit (exit_watch_linux.go), which report back as messages.
 type stdioActor struct {
-	cfg  StdioConfig
+	// cfg is the one copy of the configuration: the spawn's, which its
+	// producer holds, shared with the reader and the stderr drain (none
+	// of them writes it).
+	cfg  *StdioConfig
 	conn *Conn
 	core rpcCore
 	self *actor.PID
@@ -172,7 +175,7 @@ type lifecycle struct {
 	timers     []*time.Timer
 }
 
-func newStdioActor(cfg StdioConfig, conn *Conn, owner *actor.PID, mailbox **ownMailbox) *stdioActor {
+func newStdioActor(cfg *StdioConfig, conn *Conn, owner *actor.PID, mailbox **ownMailbox) *stdioActor {
 	a := &stdioActor{cfg: cfg, conn: conn, mailbox: mailbox}
 	a.out = newBatchWriter(conn.budget, conn.stats, cfg.WriteStallTimeout)
 	a.out.inFlight = conn.InFlight
