@@ -29,20 +29,24 @@ import (
 func TestHTTPSessionExpiryUnderConcurrentCalls(t *testing.T) {
 	// With a GET listener, the listener may see the expiry first; without
 	// one, the calls' own 404s race the replacement they start. Answers
-	// come as JSON bodies or as event streams.
-	t.Run("listener", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, mcptest.Faults{HTTPJSONAnswers: true}) })
+	// come as JSON bodies or as event streams. A notification handler
+	// asks for the listener; the server may refuse it, and without a
+	// handler none is opened.
+	reads := mcpactor.Options{Handlers: mcpactor.Handlers{Notification: func(string, mcpactor.Notification) {}}}
+	t.Run("listener", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, reads, mcptest.Faults{HTTPJSONAnswers: true}) })
 	t.Run("no-listener", func(t *testing.T) {
-		sessionExpiryUnderConcurrentCalls(t, mcptest.Faults{HTTPJSONAnswers: true, HTTPNoGetStream: true})
+		sessionExpiryUnderConcurrentCalls(t, reads, mcptest.Faults{HTTPJSONAnswers: true, HTTPNoGetStream: true})
 	})
-	t.Run("listener-sse", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, mcptest.Faults{}) })
-	t.Run("no-listener-sse", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, mcptest.Faults{HTTPNoGetStream: true}) })
+	t.Run("listener-sse", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, reads, mcptest.Faults{}) })
+	t.Run("no-listener-sse", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, reads, mcptest.Faults{HTTPNoGetStream: true}) })
+	t.Run("no-handler", func(t *testing.T) { sessionExpiryUnderConcurrentCalls(t, mcpactor.Options{}, mcptest.Faults{}) })
 }
 
-func sessionExpiryUnderConcurrentCalls(t *testing.T, faults mcptest.Faults) {
+func sessionExpiryUnderConcurrentCalls(t *testing.T, opts mcpactor.Options, faults mcptest.Faults) {
 	fake := &mcptest.Server{Tools: []mcptest.Tool{kitEcho}, Faults: faults}
 	srv := fake.StartHTTP()
 	defer srv.Close()
-	rt := startRuntime(t, mcpactor.Options{})
+	rt := startRuntime(t, opts)
 	ctx := waitCtx(t)
 	c, err := rt.Connect(ctx, "expiring", srv.Config())
 	if err != nil {

@@ -138,6 +138,8 @@ type httpActor struct {
 	version string // MCP-Protocol-Version, once the owner established it
 	listen  *listener
 	expired bool // a 404 (or the like) told us the session is gone; the owner was told
+	// expiredStatus is the status that told it.
+	expiredStatus int
 	// secrets are the configured header values, masked in the texts of
 	// errors (a server may quote a request's headers back).
 	secrets []string
@@ -329,7 +331,7 @@ func (a *httpActor) sessionLost(ctx actor.Context, m sessionLost) {
 	if a.expired || m.session != a.session {
 		return
 	}
-	a.expired = true
+	a.expired, a.expiredStatus = true, m.status
 	a.cfg.Logger.Info("mcp: HTTP session expired", "server", a.cfg.Server, "status", m.status)
 	if a.core.owner != nil {
 		ctx.Send(a.core.owner, SessionExpired{Generation: a.cfg.Generation})
@@ -373,6 +375,17 @@ func (a *httpActor) closeNow(cause error) {
 	}
 	a.closing, a.byUser = true, true
 	a.core.failAll(callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: cause, Closed: cause == nil}))
+	if a.expired {
+		// A request that reaches this connection from now on was never
+		// sent, and the session it would have carried is gone: it fails
+		// as the server's own refusals of that session did, so that its
+		// caller sends it once on the connection that replaces this one
+		// (actors' replay). A caller that took this connection just
+		// before it was replaced would otherwise see "Transport closed"
+		// for a request nobody received.
+		a.endErr = callerr.NewSessionExpired(&callerr.Error{Server: a.cfg.Server, SessionID: a.session, Status: a.expiredStatus})
+		a.core.failed = a.endErr
+	}
 	a.wind(true)
 }
 

@@ -53,6 +53,32 @@ func TestHTTPSessionExpired(t *testing.T) {
 	}
 }
 
+// A request that reaches an expired session's connection after that
+// connection has closed (its caller took it just before the owner replaced
+// it) was never sent: it fails as the session's refusals do, so that its
+// caller sends it once on the new session, and not as "Transport closed",
+// which no caller sends again.
+func TestHTTPExpiredConnectionRefusesLateRequests(t *testing.T) {
+	p := startHTTPPeer(t, testserver.Options{HTTPExpireAfter: 1})
+	c := dialHTTP(t, p.url, clientOpts{})
+	c.initialize(messages.Version20251125)
+	session := c.conn.SessionID()
+	c.mustEcho("the one call the session answers")
+	if _, err := c.echo("refused"); callerr.SessionExpired(err) == nil {
+		t.Fatalf("a call after the expiry: %v, want the session expired", err)
+	}
+	c.conn.BeginClose(errors.New("replaced by the next connection"))
+	<-c.conn.Done()
+	_, err := c.echo("late")
+	var se *callerr.Error
+	if !(errors.As(err, &se) && callerr.SessionExpired(se) == se) || se.SessionID != session || se.Status != http.StatusNotFound {
+		t.Errorf("a call after the close: %v, want the session expired (HTTP 404)", err)
+	}
+	if d := p.exchanges(func(e testserver.HTTPExchange) bool { return e.RPCMethod == "tools/call" }); len(d) != 2 {
+		t.Errorf("%d tools/call POSTs, want 2: the late call is not sent", len(d))
+	}
+}
+
 // 500 and 503: the request fails with an ErrHTTP error status and is not sent
 // again; the session survives and later calls work.
 func TestHTTPServerErrorThenRecovery(t *testing.T) {
