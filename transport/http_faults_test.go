@@ -24,15 +24,22 @@ import (
 // hangs, nothing leaks (goleak; connections checked), and the connection
 // survives where the fault is one request's.
 
-// A 404 to a request carrying the session id: the session is gone. Each
-// request that meets it fails with messages.SessionExpiredError, and the owner is
-// told once, however many met it.
-func TestHTTPSessionExpired(t *testing.T) {
+// sessionAboutToExpire is a connection whose session the server answers
+// once, the call it answered made: every later request meets a 404.
+func sessionAboutToExpire(t *testing.T) (*httpPeer, *httpClient, string) {
 	p := startHTTPPeer(t, testserver.Options{HTTPExpireAfter: 1})
 	c := dialHTTP(t, p.url, clientOpts{})
 	c.initialize(messages.Version20251125)
 	session := c.conn.SessionID()
 	c.mustEcho("the one call the session answers")
+	return p, c, session
+}
+
+// A 404 to a request carrying the session id: the session is gone. Each
+// request that meets it fails with messages.SessionExpiredError, and the owner is
+// told once, however many met it.
+func TestHTTPSessionExpired(t *testing.T) {
+	p, c, session := sessionAboutToExpire(t)
 
 	_, errs := concurrently(t, 8, func(i int) (string, error) { return c.echo(fmt.Sprint(i)) })
 	for i, err := range errs {
@@ -59,11 +66,7 @@ func TestHTTPSessionExpired(t *testing.T) {
 // caller sends it once on the new session, and not as "Transport closed",
 // which no caller sends again.
 func TestHTTPExpiredConnectionRefusesLateRequests(t *testing.T) {
-	p := startHTTPPeer(t, testserver.Options{HTTPExpireAfter: 1})
-	c := dialHTTP(t, p.url, clientOpts{})
-	c.initialize(messages.Version20251125)
-	session := c.conn.SessionID()
-	c.mustEcho("the one call the session answers")
+	p, c, session := sessionAboutToExpire(t)
 	if _, err := c.echo("refused"); callerr.SessionExpired(err) == nil {
 		t.Fatalf("a call after the expiry: %v, want the session expired", err)
 	}
