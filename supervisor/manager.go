@@ -342,7 +342,7 @@ func (m *Manager) Has(name string) bool { return m.snap.Load().server(name) != n
 // servers returns every server as the manager last published it, by
 // name.
 func (m *Manager) servers() []*serverView {
-	views := slices.Clone(m.snap.Load().views)
+	views := slices.Collect(m.snap.Load().views.all())
 	slices.SortFunc(views, func(a, b *serverView) int { return compare(a.srv.Name, b.srv.Name) })
 	return views
 }

@@ -123,6 +123,10 @@ type managerActor struct {
 	trace context.Context
 	// dirty are the members changed since the last publish (changed).
 	dirty []*member
+	// batching holds publish, the events and the gate while batch runs
+	// (manager_snapshot.go); held are the events it holds.
+	batching bool
+	held     []Event
 	// toolListings counts the tools/list requests in flight.
 	toolListings int
 	// catalogsHeld are ready servers whose prompts and resources wait
@@ -227,11 +231,12 @@ func (a *managerActor) Receive(ctx actor.Context) {
 		send := func(msg any) { root.Send(self, msg) }
 		a.approvals, a.cacheReads = &worker{send: send}, &worker{send: send}
 		a.watchNotifications()
-		for _, s := range a.opts.Servers {
-			a.add(ctx, a.trace, s)
-		}
+		a.batch(func() {
+			for _, s := range a.opts.Servers {
+				a.add(ctx, a.trace, s)
+			}
+		})
 		a.after(a.opts.Gate, gateTime{})
-		a.publish()
 	case awaitGate:
 		a.gate = append(a.gate, m.reply)
 		a.checkGate()
@@ -293,11 +298,19 @@ func (a *managerActor) Receive(ctx actor.Context) {
 	case removeServer:
 		m.reply <- a.remove(m.name)
 	case reloadServers:
-		m.reply <- a.reload(ctx, m.trace, m.servers)
+		var err error
+		a.batch(func() { err = a.reload(ctx, m.trace, m.servers) })
+		m.reply <- err
 	case removed:
 		if mb := a.members[m.name]; mb != nil && mb.removing {
 			delete(a.members, m.name)
-			a.publish()
+			// At Close, once: the members go one by one, and each
+			// publication would index all that are left (N² for N).
+			// Meanwhile the snapshot shows them being removed (no
+			// client).
+			if !a.closing || len(a.members) == 0 {
+				a.publish()
+			}
 			a.finishClose(ctx)
 		}
 	case closeManager:
@@ -654,7 +667,7 @@ func (a *managerActor) toolsListed(m toolsListed) {
 	a.storeListed(mb, m.hints)
 	a.publish()
 	if news {
-		a.h.events.push(Event{Kind: EventToolsChanged, Server: m.name, State: mb.state})
+		a.emit(Event{Kind: EventToolsChanged, Server: m.name, State: mb.state})
 	}
 }
 
@@ -735,7 +748,7 @@ func (a *managerActor) setState(mb *member, st State, err error) {
 	}
 	if changed {
 		a.publish()
-		a.h.events.push(Event{Kind: EventStateChanged, Server: mb.srv.Name, State: st, Err: err})
+		a.emit(Event{Kind: EventStateChanged, Server: mb.srv.Name, State: st, Err: err})
 	}
 }
 
@@ -743,7 +756,7 @@ func (a *managerActor) setState(mb *member, st State, err error) {
 // gate has passed and every server still starting has cached tools to
 // offer meanwhile.
 func (a *managerActor) checkGate() {
-	if len(a.gate) == 0 {
+	if len(a.gate) == 0 || a.batching {
 		return
 	}
 	for _, mb := range a.members {

@@ -230,13 +230,13 @@ func (a *managerActor) catalogSettled(mb *member) {
 		return
 	}
 	mb.catalogNews = false
-	a.h.events.push(Event{Kind: EventCatalogChanged, Server: mb.srv.Name, State: mb.state})
+	a.emit(Event{Kind: EventCatalogChanged, Server: mb.srv.Name, State: mb.state})
 }
 
 // exposedCatalog names the prompts and lists the resources of a
 // snapshot's servers once, when first read.
 type exposedCatalog struct {
-	views     []*serverView
+	views     viewList
 	once      sync.Once
 	prompts   []Prompt
 	byName    map[string]promptRef
@@ -254,7 +254,7 @@ func (e *exposedCatalog) get() *exposedCatalog {
 func (e *exposedCatalog) build() {
 	index, n := exposedNames(e.views, func(v *serverView) []messages.Prompt { return v.prompts }, func(p messages.Prompt) string { return p.Name })
 	e.byName = make(map[string]promptRef, n)
-	for _, v := range e.views {
+	for v := range e.views.all() {
 		name := v.srv.Name
 		for _, p := range v.prompts {
 			exposed, ok := index.Exposed(name, p.Name)

@@ -48,7 +48,7 @@ func (a *managerActor) remove(name string) error {
 	if hadTools && !a.closing {
 		// Tools gone are news, but not at Close: the whole manager is
 		// going, and an event per server would only be noise.
-		a.h.events.push(Event{Kind: EventToolsChanged, Server: name, State: mb.state})
+		a.emit(Event{Kind: EventToolsChanged, Server: name, State: mb.state})
 	}
 	if c == nil {
 		delete(a.members, name)
@@ -129,9 +129,11 @@ func (a *managerActor) close(ctx actor.Context, m closeManager) {
 		return
 	}
 	a.closing = true
-	for name := range a.members {
-		a.remove(name)
-	}
+	a.batch(func() {
+		for name := range a.members {
+			a.remove(name)
+		}
+	})
 	for _, g := range a.gate {
 		close(g)
 	}

@@ -61,7 +61,7 @@ func (m *Manager) ListSkills(ctx context.Context) ([]Skill, error) {
 	}
 	s := m.snap.Load()
 	var servers []*serverView
-	for _, v := range s.views {
+	for v := range s.views.all() {
 		if v == nil || v.srv == nil || v.client == nil || v.state != StateReady {
 			continue
 		}

@@ -25,7 +25,7 @@ type snapshot struct {
 	// of N servers publishes a few snapshots per server, and making every
 	// member's status, client and tools (or a map of them) again for each
 	// cost N² (docs/benchmarks.md, "8. Bring-up of 100 stdio servers").
-	views []*serverView
+	views viewList
 	index map[string]int
 	// exposed is the tools under their exposed names, built from views
 	// the first time a caller asks, and shared with the next snapshot
@@ -48,7 +48,7 @@ func newSnapshot() *snapshot {
 // have.
 func (s *snapshot) server(name string) *serverView {
 	if i, ok := s.index[name]; ok {
-		return s.views[i]
+		return s.views.at(i)
 	}
 	return nil
 }
@@ -178,7 +178,7 @@ func sameErr(a, b error) bool {
 // exposedTools names the tools of a snapshot's servers once, when first
 // read; what it is built from never changes after publishing.
 type exposedTools struct {
-	views  []*serverView
+	views  viewList
 	once   sync.Once
 	tools  []Tool
 	byName map[string]toolRef
@@ -193,7 +193,7 @@ func (e *exposedTools) get() ([]Tool, map[string]toolRef) {
 func (e *exposedTools) build() {
 	index, n := exposedNames(e.views, func(v *serverView) []messages.Tool { return v.tools }, func(t messages.Tool) string { return t.Name })
 	e.tools, e.byName = make([]Tool, 0, n), make(map[string]toolRef, n)
-	for _, v := range e.views {
+	for v := range e.views.all() {
 		name := v.srv.Name
 		for _, t := range v.tools {
 			exposed, ok := index.Exposed(name, t.Name)
@@ -211,9 +211,9 @@ func (e *exposedTools) build() {
 // exposedNames works out the exposed names (mcp__<server>__<name>) of
 // what views offer, items(v) being a view's tools or its prompts, and
 // returns them with how many there are.
-func exposedNames[T any](views []*serverView, items func(*serverView) []T, name func(T) string) (*naming.ToolIndex, int) {
+func exposedNames[T any](views viewList, items func(*serverView) []T, name func(T) string) (*naming.ToolIndex, int) {
 	var pairs []naming.ToolPair
-	for _, v := range views {
+	for v := range views.all() {
 		for _, it := range items(v) {
 			pairs = append(pairs, naming.ToolPair{Server: v.srv.Name, Tool: name(it)})
 		}
@@ -264,11 +264,14 @@ func (a *managerActor) changed(mb *member) {
 // server's tools, or its prompts or resources, changed; otherwise the
 // previous snapshot's, read-only, are shared.
 func (a *managerActor) publish() {
+	if a.batching {
+		return // batch publishes once, at its end
+	}
 	if verifyViews {
 		a.checkViews()
 	}
 	prev := a.h.snap.Load()
-	var views []*serverView // prev.views with the changed members' views, once copied
+	edit := viewEdit{l: prev.views} // prev.views with the changed members' views
 	// Members that came or went: every view is placed anew, by a new
 	// index.
 	reindex := len(prev.index) != len(a.members)
@@ -294,34 +297,30 @@ func (a *managerActor) publish() {
 			reindex = true // a new name
 			continue
 		}
-		if prior := prev.views[i]; prior != old {
+		if prior := prev.views.at(i); prior != old {
 			// Another member of the same name (removed, then added
 			// again) had the place.
 			toolsStale = toolsStale || len(prior.tools) > 0
 			catalogStale = catalogStale || len(prior.prompts) > 0 || len(prior.resources) > 0
 		}
-		if views == nil {
-			views = slices.Clone(prev.views)
-		}
-		views[i] = v
+		edit.set(i, v)
 	}
 	clear(a.dirty) // no removed member kept alive by the array
 	a.dirty = a.dirty[:0]
-	index := prev.index
+	index, views := prev.index, edit.l
 	if reindex {
 		for name, i := range prev.index {
-			if v := prev.views[i]; a.members[name] == nil {
+			if v := prev.views.at(i); a.members[name] == nil {
 				toolsStale = toolsStale || len(v.tools) > 0
 				catalogStale = catalogStale || len(v.prompts) > 0 || len(v.resources) > 0
 			}
 		}
-		index, views = make(map[string]int, len(a.members)), make([]*serverView, 0, len(a.members))
+		index, views = make(map[string]int, len(a.members)), viewList{}
 		for name, mb := range a.members {
-			index[name] = len(views)
-			views = append(views, mb.view) // made when it was added (changed)
+			index[name] = views.len()
+			views.add(mb.view) // made when it was added (changed)
 		}
-	}
-	if views == nil {
+	} else if !edit.changed() {
 		return // nothing callers see has changed
 	}
 	s := &snapshot{views: views, index: index, exposed: prev.exposed, catalog: prev.catalog, replaced: make(chan struct{})}
@@ -333,6 +332,36 @@ func (a *managerActor) publish() {
 	}
 	a.h.snap.Store(s)
 	close(prev.replaced)
+}
+
+// batch runs f, which changes many members at once (the servers Manage
+// starts with, a reload), and publishes once when it is done: a publish
+// for each member placed every member anew in a fresh index as each came,
+// which made a bring-up of N servers allocate N² (docs/benchmarks.md,
+// "10. One runtime at scale"). The events f raises are held until that
+// publish, and so is the gate, so that whoever an event or the gate
+// wakes reads a snapshot that shows what woke them.
+func (a *managerActor) batch(f func()) {
+	a.batching = true
+	f()
+	a.batching = false
+	a.publish()
+	held := a.held
+	a.held = nil
+	for _, e := range held {
+		a.h.events.push(e)
+	}
+	a.checkGate()
+}
+
+// emit tells the subscribers of e, after the snapshot that shows it is
+// published (batch).
+func (a *managerActor) emit(e Event) {
+	if a.batching {
+		a.held = append(a.held, e)
+		return
+	}
+	a.h.events.push(e)
 }
 
 // verifyViews is set by the tests (export_test.go): publish then checks

@@ -1,7 +1,10 @@
 package supervisor_test
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mcpactor/mcpactor/internal/harness"
@@ -71,4 +74,78 @@ func TestManagerSnapshotFollowsMembers(t *testing.T) {
 	}
 	echo(t, m, "mcp__b__echo", "back")
 	echo(t, m, "mcp__c__echo", "undisturbed")
+}
+
+// A manager's servers cost it the same, each, however many it has: the
+// servers it starts with are published once, not one snapshot each, and
+// a change to one server's view copies a chunk of the views, not all of
+// them. Publishing each server as it came placed every server anew in a
+// fresh index, which made a bring-up of N servers allocate N² (and a
+// thousand servers, hundreds of megabytes). Disabled servers: what is
+// measured is the manager's bookkeeping, not the servers' processes.
+func TestManagerBookkeepingGrowsLinearly(t *testing.T) {
+	sys := harness.ActorSystem(t) // its registry is a fixed cost, made before
+	perServer := func(n int) float64 {
+		servers := make([]*supervisor.Server, n)
+		for i := range servers {
+			servers[i] = testServer(t, fmt.Sprintf("s%04d", i), testserver.Options{}, "")
+			servers[i].Enabled = false
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		m, err := supervisor.Manage(harness.Context(t), sys.Root, supervisor.ManagerOptions{Servers: servers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 10 { // servers going one at a time
+			if err := m.Remove(harness.Context(t), servers[i*n/10].Name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		closeManager(t, m)
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+	}
+	small, large := perServer(100), perServer(2000)
+	t.Logf("bytes allocated per server: %.0f with 100 servers, %.0f with 2000", small, large)
+	// Linear: about the same per server. Quadratic was 15 times more at
+	// 2000 than at 100; the bound leaves room for what other goroutines
+	// of the process allocate meanwhile.
+	if large > 3*small {
+		t.Errorf("a manager of 2000 servers allocated %.0f bytes per server, against %.0f with 100: its bookkeeping grows faster than its servers", large, small)
+	}
+}
+
+// An event is told once the snapshot shows it: a subscriber that looks
+// the server up on its event finds it, also when a reload brings many
+// servers at once and publishes them together.
+func TestManagerEventFollowsItsSnapshot(t *testing.T) {
+	const n = 200 // within the event queue, which drops the oldest past 256
+	handed := make(chan *supervisor.Manager, 1)
+	var missing, disabled atomic.Int64
+	var subscriber *supervisor.Manager // the handler's: it runs on one goroutine
+	m := manage(t, supervisor.ManagerOptions{OnEvent: func(e supervisor.Event) {
+		if subscriber == nil {
+			subscriber = <-handed
+		}
+		if e.Kind == supervisor.EventStateChanged && e.State == supervisor.StateDisabled {
+			if !subscriber.Has(e.Server) {
+				missing.Add(1)
+			}
+			disabled.Add(1)
+		}
+	}})
+	handed <- m
+	servers := make([]*supervisor.Server, n)
+	for i := range servers {
+		servers[i] = testServer(t, fmt.Sprintf("s%03d", i), testserver.Options{}, "")
+		servers[i].Enabled = false
+	}
+	if err := m.Reload(harness.Context(t), servers); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitFor(t, "every server's event", func() bool { return disabled.Load() == n })
+	if k := missing.Load(); k > 0 {
+		t.Errorf("%d of %d subscribers' lookups did not find the server their event was about", k, n)
+	}
 }

@@ -17,7 +17,7 @@ import (
 func owner(s *snapshot, exposed string) *serverView {
 	var found *serverView
 	longest := 0
-	for _, v := range s.views {
+	for v := range s.views.all() {
 		if v == nil || v.srv == nil || len(v.tools) > 0 || (v.state == StateReady && !v.toolsPending) {
 			continue
 		}
