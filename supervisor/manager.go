@@ -274,8 +274,7 @@ func (m *Manager) route(ctx context.Context, exposed, method string) (toolRef, e
 			return toolRef{}, callerr.NewManagerClosed()
 		}
 		s := m.snap.Load()
-		_, byName := s.exposed.get()
-		ref, ok := byName[exposed]
+		ref, ok := s.tool(exposed)
 		if !ok {
 			o := owner(s, exposed)
 			if !listing(o) {

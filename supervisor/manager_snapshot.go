@@ -27,6 +27,9 @@ type snapshot struct {
 	// cost N² (docs/benchmarks.md, "8. Bring-up of 100 stdio servers").
 	views viewList
 	index map[string]int
+	// serverNames is the index by sanitised name (manager_lookup.go),
+	// shared as index is.
+	serverNames *serverPositions
 	// exposed is the tools under their exposed names, built from views
 	// the first time a caller asks, and shared with the next snapshot
 	// while no server's tools changed: naming every tool of every server
@@ -40,7 +43,7 @@ type snapshot struct {
 }
 
 func newSnapshot() *snapshot {
-	return &snapshot{index: map[string]int{}, exposed: &exposedTools{}, catalog: &exposedCatalog{},
+	return &snapshot{index: map[string]int{}, serverNames: &serverPositions{}, exposed: &exposedTools{}, catalog: &exposedCatalog{},
 		replaced: make(chan struct{})}
 }
 
@@ -70,11 +73,14 @@ type serverView struct {
 	toolsPending bool
 	// client is nil before the member has one, and once it is being
 	// removed.
-	client    *actors.Client
-	latency   *latencyRing
-	health    *callHealth
-	srv       *Server
-	tools     []messages.Tool
+	client  *actors.Client
+	latency *latencyRing
+	health  *callHealth
+	srv     *Server
+	tools   []messages.Tool
+	// toolNames indexes tools by sanitised name, for calls
+	// (manager_lookup.go).
+	toolNames *toolNames
 	prompts   []messages.Prompt
 	resources []messages.Resource
 }
@@ -114,11 +120,16 @@ func (v *serverView) healthOf() *callHealth {
 	return v.health
 }
 
-// viewOf is mb as callers are to see it.
-func viewOf(mb *member) *serverView {
+// viewOf is mb as callers are to see it; old is its previous view, if
+// any, whose index of tool names it shares while the tools are the same.
+func viewOf(mb *member, old *serverView) *serverView {
+	names := &toolNames{}
+	if old != nil && sameSlice(old.tools, mb.tools) {
+		names = old.toolNames
+	}
 	return &serverView{state: mb.state, lastErr: mb.lastErr, lastErrAt: mb.lastErrAt, errPast: mb.errPast, nextTrial: mb.nextTrial, restarts: mb.restarts, cached: mb.cached,
 		toolsPending: mb.toolsPending(), client: mb.liveClient(), latency: mb.latency, health: mb.health,
-		srv: mb.srv, tools: mb.tools, prompts: mb.prompts, resources: mb.resources}
+		srv: mb.srv, tools: mb.tools, toolNames: names, prompts: mb.prompts, resources: mb.resources}
 }
 
 // liveClient is the client calls may go to: none once the member is
@@ -201,8 +212,7 @@ func (e *exposedTools) build() {
 				continue
 			}
 			e.tools = append(e.tools, Tool{Name: exposed, Server: name, Tool: t, Cached: v.cached})
-			e.byName[exposed] = toolRef{server: name, tool: t.Name, client: v.client, latency: v.latency,
-				health: v.health, connectTimeout: v.srv.Spec.ConnectTimeout}
+			e.byName[exposed] = v.ref(t.Name)
 		}
 	}
 	slices.SortFunc(e.tools, func(x, y Tool) int { return compare(x.Name, y.Name) })
@@ -283,7 +293,7 @@ func (a *managerActor) publish() {
 		if a.members[name] != mb || (old != nil && old.current(mb)) {
 			continue // gone (reindexed below), or as it was
 		}
-		v := viewOf(mb)
+		v := viewOf(mb, old)
 		mb.view = v
 		if old == nil {
 			toolsStale = toolsStale || len(v.tools) > 0
@@ -323,7 +333,10 @@ func (a *managerActor) publish() {
 	} else if !edit.changed() {
 		return // nothing callers see has changed
 	}
-	s := &snapshot{views: views, index: index, exposed: prev.exposed, catalog: prev.catalog, replaced: make(chan struct{})}
+	s := &snapshot{views: views, index: index, serverNames: prev.serverNames, exposed: prev.exposed, catalog: prev.catalog, replaced: make(chan struct{})}
+	if reindex {
+		s.serverNames = &serverPositions{}
+	}
 	if toolsStale {
 		s.exposed = &exposedTools{views: views}
 	}
