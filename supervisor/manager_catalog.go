@@ -296,7 +296,7 @@ func (m *Manager) GetPrompt(ctx context.Context, exposed string, args map[string
 		return nil, callerr.NewManagerClosed()
 	}
 	s := m.snap.Load()
-	ref, ok := s.catalog.get().byName[exposed]
+	ref, ok := s.prompt(exposed)
 	if !ok {
 		return nil, unknownName(owner(s, exposed), exposed)
 	}

@@ -16,7 +16,8 @@ import (
 // are, is that tool's whatever the others are (naming.BaseSplits), so a
 // call finds it from the servers' names and their own tools; only a name
 // that may be shortened or disambiguated (naming.Derived) needs the index.
-// Tools(), which lists them all, still builds it.
+// Tools(), which lists them all, still builds it. Prompts are found the
+// same way (GetPrompt).
 
 // tool returns where an exposed tool name leads, as the snapshot's
 // exposedTools would.
@@ -26,19 +27,46 @@ func (s *snapshot) tool(exposed string) (toolRef, bool) {
 		ref, ok := byName[exposed]
 		return ref, ok
 	}
-	var ref toolRef
+	v, tool, ok := s.named(exposed, func(v *serverView) map[string][]string {
+		return namesOf(v.toolNames, v.tools, func(t messages.Tool) string { return t.Name })
+	})
+	if !ok {
+		return toolRef{}, false
+	}
+	return v.ref(tool), true
+}
+
+// prompt returns where an exposed prompt name leads, as the snapshot's
+// exposedCatalog would.
+func (s *snapshot) prompt(exposed string) (promptRef, bool) {
+	if naming.Derived(exposed) {
+		ref, ok := s.catalog.get().byName[exposed]
+		return ref, ok
+	}
+	v, prompt, ok := s.named(exposed, func(v *serverView) map[string][]string {
+		return namesOf(v.promptNames, v.prompts, func(p messages.Prompt) string { return p.Name })
+	})
+	if !ok {
+		return promptRef{}, false
+	}
+	return promptRef{server: v.srv.Name, prompt: prompt}, true
+}
+
+// named finds the one item, of the server's own names names(v) indexes
+// by sanitised name, whose unshortened base name exposed is; ok is false
+// if none is, or several are (they all go by other names then).
+func (s *snapshot) named(exposed string, names func(*serverView) map[string][]string) (v *serverView, item string, ok bool) {
 	n := 0
 	byServer := s.serverNames.get(s.index)
-	for server, tool := range naming.BaseSplits(exposed) {
+	for server, name := range naming.BaseSplits(exposed) {
 		for _, i := range byServer[server] {
-			v := s.views.at(i)
-			for _, raw := range v.toolNames.get(v.tools)[tool] {
-				ref, n = v.ref(raw), n+1
+			w := s.views.at(i)
+			for _, raw := range names(w)[name] {
+				v, item, n = w, raw, n+1
 			}
 		}
 	}
-	// Several tools sharing the name all go by others.
-	return ref, n == 1
+	return v, item, n == 1
 }
 
 // ref is where the view's tool leads.
@@ -67,21 +95,23 @@ func (p *serverPositions) get(index map[string]int) map[string][]int {
 	return p.byName
 }
 
-// toolNames maps each sanitised tool name of a server to the tools that
-// have it, made on first use and read-only then: a view shares it with
-// the server's next view while its tool list is the same.
-type toolNames struct {
+// itemNames maps the sanitised names of a server's tools, or of its
+// prompts, to their own names, made on first use and read-only then: a
+// view shares it with the server's next view while the list is the same.
+type itemNames struct {
 	once   sync.Once
 	byName map[string][]string
 }
 
-func (t *toolNames) get(tools []messages.Tool) map[string][]string {
-	t.once.Do(func() {
-		t.byName = make(map[string][]string, len(tools))
-		for _, tl := range tools {
-			s := naming.Sanitize(tl.Name)
-			t.byName[s] = append(t.byName[s], tl.Name)
+// namesOf is n's map, made from items, named by name, the first time.
+func namesOf[T any](n *itemNames, items []T, name func(T) string) map[string][]string {
+	n.once.Do(func() {
+		n.byName = make(map[string][]string, len(items))
+		for _, it := range items {
+			raw := name(it)
+			s := naming.Sanitize(raw)
+			n.byName[s] = append(n.byName[s], raw)
 		}
 	})
-	return t.byName
+	return n.byName
 }

@@ -78,11 +78,12 @@ type serverView struct {
 	health  *callHealth
 	srv     *Server
 	tools   []messages.Tool
-	// toolNames indexes tools by sanitised name, for calls
-	// (manager_lookup.go).
-	toolNames *toolNames
-	prompts   []messages.Prompt
-	resources []messages.Resource
+	// toolNames and promptNames index tools and prompts by sanitised
+	// name, for calls (manager_lookup.go).
+	toolNames   *itemNames
+	prompts     []messages.Prompt
+	promptNames *itemNames
+	resources   []messages.Resource
 }
 
 // name is the server's name; "" in the zero view.
@@ -121,15 +122,18 @@ func (v *serverView) healthOf() *callHealth {
 }
 
 // viewOf is mb as callers are to see it; old is its previous view, if
-// any, whose index of tool names it shares while the tools are the same.
+// any, whose indexes of names it shares while the lists are the same.
 func viewOf(mb *member, old *serverView) *serverView {
-	names := &toolNames{}
+	tools, prompts := &itemNames{}, &itemNames{}
 	if old != nil && sameSlice(old.tools, mb.tools) {
-		names = old.toolNames
+		tools = old.toolNames
+	}
+	if old != nil && sameSlice(old.prompts, mb.prompts) {
+		prompts = old.promptNames
 	}
 	return &serverView{state: mb.state, lastErr: mb.lastErr, lastErrAt: mb.lastErrAt, errPast: mb.errPast, nextTrial: mb.nextTrial, restarts: mb.restarts, cached: mb.cached,
 		toolsPending: mb.toolsPending(), client: mb.liveClient(), latency: mb.latency, health: mb.health,
-		srv: mb.srv, tools: mb.tools, toolNames: names, prompts: mb.prompts, resources: mb.resources}
+		srv: mb.srv, tools: mb.tools, toolNames: tools, prompts: mb.prompts, promptNames: prompts, resources: mb.resources}
 }
 
 // liveClient is the client calls may go to: none once the member is
