@@ -300,6 +300,10 @@ func decodeResult(res json.RawMessage, out any) error {
 		tc.res = &r.res
 		return err
 	}
+	if o, ok := out.(interface{ UnmarshalOwned([]byte) error }); ok {
+		// A list decoded in one pass (messages.ListToolsResult).
+		return o.UnmarshalOwned(res)
+	}
 	return json.Unmarshal(res, out)
 }
 
