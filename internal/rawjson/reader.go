@@ -44,6 +44,16 @@ type Reader struct {
 	quoteFrom, quoteEnd int
 }
 
+// Valid reports whether data is one JSON text, as json.Valid does, in the
+// reader's single pass.
+func Valid(data []byte) bool {
+	r := Reader{Data: data}
+	r.SkipSpace()
+	r.SkipValue()
+	r.End()
+	return !r.Invalid
+}
+
 // MaxNestingDepth is encoding/json's limit on nested objects and arrays
 // (MaxNestingDepth in encoding/json/scanner.go). A reader that stands in
 // for its validation must refuse what it refuses.

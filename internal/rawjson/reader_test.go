@@ -45,6 +45,9 @@ func matchesEncodingJSON(t *testing.T, data []byte) {
 	if valid := json.Valid(data); r.Invalid == valid {
 		t.Fatalf("%q: reader valid=%v, json.Valid=%v", data, !r.Invalid, valid)
 	}
+	if Valid(data) != json.Valid(data) {
+		t.Fatalf("%q: Valid=%v, json.Valid=%v", data, Valid(data), json.Valid(data))
+	}
 
 	var want string
 	wantErr := json.Unmarshal(data, &want)

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"unicode"
 
+	"github.com/mcpactor/mcpactor/internal/rawjson"
 	"github.com/mcpactor/mcpactor/messages"
 )
 
@@ -263,7 +264,7 @@ func inputSchemaProblem(schema json.RawMessage) string {
 	switch {
 	case len(s) == 0 || string(s) == "null":
 		return "has no inputSchema"
-	case s[0] != '{' || !json.Valid(s):
+	case s[0] != '{' || !rawjson.Valid(s):
 		return "has an inputSchema that is not a JSON object"
 	}
 	return ""
