@@ -25,36 +25,62 @@ type page[T any] struct {
 func pages[T any](server, method string, fetch func(ctx context.Context, cursor string) (page[T], error)) func(ctx context.Context) iter.Seq2[T, error] {
 	return func(ctx context.Context) iter.Seq2[T, error] {
 		return func(yield func(T, error) bool) {
-			var zero T
-			seen := map[string]bool{}
-			cursor := ""
-			for n := 1; ; n++ {
-				p, err := fetch(ctx, cursor)
-				if err != nil {
-					yield(zero, err)
-					return
-				}
-				for _, item := range p.items {
+			err := walk(ctx, server, method, fetch, func(items []T) bool {
+				for _, item := range items {
 					if !yield(item, nil) {
-						return
+						return false
 					}
 				}
-				if p.next == "" {
-					return
-				}
-				if seen[p.next] {
-					yield(zero, callerr.NewPagination(&callerr.Error{Server: server, Method: method, Cursor: p.next, Pages: n, Problem: "the server repeated a cursor"}))
-					return
-				}
-				if n >= MaxPages {
-					yield(zero, callerr.NewPagination(&callerr.Error{Server: server, Method: method, Cursor: p.next, Pages: n, Problem: fmt.Sprintf("more than %d pages", MaxPages)}))
-					return
-				}
-				seen[p.next] = true
-				cursor = p.next
+				return true
+			})
+			if err != nil {
+				var zero T
+				yield(zero, err)
 			}
 		}
 	}
+}
+
+// walk hands each page's items to visit, following the cursors until the
+// last page, until visit returns false, or until the listing fails or is
+// cut short, whose error it returns.
+func walk[T any](ctx context.Context, server, method string, fetch func(ctx context.Context, cursor string) (page[T], error), visit func([]T) bool) error {
+	seen := map[string]bool{}
+	cursor := ""
+	for n := 1; ; n++ {
+		p, err := fetch(ctx, cursor)
+		if err != nil {
+			return err
+		}
+		if !visit(p.items) || p.next == "" {
+			return nil
+		}
+		if seen[p.next] {
+			return callerr.NewPagination(&callerr.Error{Server: server, Method: method, Cursor: p.next, Pages: n, Problem: "the server repeated a cursor"})
+		}
+		if n >= MaxPages {
+			return callerr.NewPagination(&callerr.Error{Server: server, Method: method, Cursor: p.next, Pages: n, Problem: fmt.Sprintf("more than %d pages", MaxPages)})
+		}
+		seen[p.next] = true
+		cursor = p.next
+	}
+}
+
+// collectPages gathers a listing's items into one slice, as collect does:
+// a listing of one page, the usual one, keeps that page's slice rather
+// than copying it item by item (a tool is some 200 bytes, and a manager
+// lists every server's tools at each connection).
+func collectPages[T any](ctx context.Context, server, method string, fetch func(ctx context.Context, cursor string) (page[T], error)) ([]T, error) {
+	var out []T
+	err := walk(ctx, server, method, fetch, func(items []T) bool {
+		if out == nil && len(items) > 0 {
+			out = items // fetch made it for this listing alone
+		} else {
+			out = append(out, items...)
+		}
+		return true
+	})
+	return out, err
 }
 
 // collect drains a listing into a slice; items read before an error are

@@ -32,6 +32,10 @@ func TestListToolsFollowsPages(t *testing.T) {
 	if err != nil || !slices.Equal(toolNames(got), toolNames(all)) {
 		t.Fatalf("pages of 3: %v, %v; want %v", toolNames(got), err, toolNames(all))
 	}
+	// As the manager lists them: the pages gathered into one slice.
+	if got, _, err := paged.c.ListToolsWithHints(harness.Context(t)); err != nil || !slices.Equal(toolNames(got), toolNames(all)) {
+		t.Fatalf("ListToolsWithHints, pages of 3: %v, %v; want %v", toolNames(got), err, toolNames(all))
+	}
 	// The iterator yields the same, and can be left early.
 	var names []string
 	for tool, err := range paged.c.Tools(harness.Context(t)) {
@@ -72,6 +76,9 @@ func TestEndlessCursorStops(t *testing.T) {
 	}
 	if len(got) != 10 {
 		t.Errorf("%d tools read before the repeat, want 2 pages of 5", len(got))
+	}
+	if got, _, err := s.c.ListToolsWithHints(harness.Context(t)); !errors.As(err, &pe) || len(got) != 10 {
+		t.Errorf("ListToolsWithHints: %d tools, %v; want 2 pages of 5 and the repeat", len(got), err)
 	}
 	var items int
 	var last error

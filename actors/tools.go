@@ -28,10 +28,16 @@ func (c *Client) Tools(ctx context.Context) iter.Seq2[messages.Tool, error] {
 // tools is Tools, gathering the pages' caching hints into hints when it is
 // not nil.
 func (c *Client) tools(ctx context.Context, hints *CacheHints) iter.Seq2[messages.Tool, error] {
+	return pages(c.name, messages.MethodToolsList, c.toolPages(hints))(ctx)
+}
+
+// toolPages fetches the pages of tools/list, gathering their caching
+// hints into hints when it is not nil.
+func (c *Client) toolPages(hints *CacheHints) func(ctx context.Context, cursor string) (page[messages.Tool], error) {
 	var headers map[string][]headerParam
 	var required map[string]bool
 	var schemas map[string]json.RawMessage
-	return pages(c.name, messages.MethodToolsList, func(ctx context.Context, cursor string) (page[messages.Tool], error) {
+	return func(ctx context.Context, cursor string) (page[messages.Tool], error) {
 		var res messages.ListToolsResult
 		err := c.call(ctx, messages.MethodToolsList, messages.ListToolsParams{Cursor: cursor}, &res)
 		if err == nil {
@@ -41,7 +47,7 @@ func (c *Client) tools(ctx context.Context, hints *CacheHints) iter.Seq2[message
 			schemas = c.noteOutputSchemas(res.Tools, schemas, res.NextCursor == "")
 		}
 		return page[messages.Tool]{items: res.Tools, next: res.NextCursor}, err
-	})(ctx)
+	}
 }
 
 // CacheHints are what a server said of caching a list it sent
@@ -72,7 +78,7 @@ func (h *CacheHints) add(ttl *int64, scope string) {
 // hints, for a cache of tool lists (the manager's).
 func (c *Client) ListToolsWithHints(ctx context.Context) ([]messages.Tool, CacheHints, error) {
 	var hints CacheHints
-	tools, err := collect(c.tools(ctx, &hints))
+	tools, err := collectPages(ctx, c.name, messages.MethodToolsList, c.toolPages(&hints))
 	return tools, hints, err
 }
 
