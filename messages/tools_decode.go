@@ -45,12 +45,9 @@ func (r *ListToolsResult) read(data []byte) bool {
 	var seen uint64
 	ok := true
 	for more := d.BeginObject(); more && ok; more = d.NextMember() {
-		f := rawjson.FieldIndex(d.Key(), listToolsFields)
-		if f >= 0 && seen&(1<<f) != 0 {
-			return false // a key given twice (json.Unmarshal merges)
-		}
-		if f >= 0 {
-			seen |= 1 << f
+		f, again := member(&d, listToolsFields, &seen)
+		if again {
+			return false
 		}
 		switch f {
 		case 0:
@@ -98,12 +95,9 @@ func readTool(d *rawjson.Reader, t *Tool) bool {
 	var seen uint64
 	ok := true
 	for more := d.BeginObject(); more && ok; more = d.NextMember() {
-		f := rawjson.FieldIndex(d.Key(), toolFields)
-		if f >= 0 && seen&(1<<f) != 0 {
+		f, again := member(d, toolFields, &seen)
+		if again {
 			return false
-		}
-		if f >= 0 {
-			seen |= 1 << f
 		}
 		switch f {
 		case 0:
@@ -129,6 +123,19 @@ func readTool(d *rawjson.Reader, t *Tool) bool {
 		}
 	}
 	return ok
+}
+
+// member returns the index in fields of the member at d (-1 for none),
+// and whether a member of that field came before: json.Unmarshal merges a
+// key given twice, which the hand-written path leaves to it.
+func member(d *rawjson.Reader, fields []string, seen *uint64) (f int, again bool) {
+	f = rawjson.FieldIndex(d.Key(), fields)
+	if f < 0 {
+		return f, false
+	}
+	again = *seen&(1<<f) != 0
+	*seen |= 1 << f
+	return f, again
 }
 
 // readString decodes a string member; null, which leaves a string as it
