@@ -79,6 +79,9 @@ type Outcome struct {
 	id     int64
 	result json.RawMessage
 	err    error
+	// post, when set, is no end but the request's POST, handed to its
+	// caller to run (http_caller_posts.go); the end comes after it.
+	post *post
 }
 
 // errRetired marks an outcome produced by the caller's own cancellation; the

@@ -185,7 +185,7 @@ func headerOf(m map[string]string) http.Header {
 
 func newHTTPActor(cfg *HTTPConfig, conn *Conn, owner *actor.PID) *httpActor {
 	a := &httpActor{cfg: cfg, conn: conn, secrets: redact.Values(cfg.Headers), headers: headerOf(cfg.Headers), target: parseTarget(cfg.URL)}
-	a.sink = &postSink{a: a, aborts: make(map[int64]context.CancelFunc), jobs: make(chan postJob)}
+	a.sink = &postSink{a: a, aborts: make(map[int64]*post), jobs: make(chan postJob)}
 	a.sink.notes, a.sink.endNotes = context.WithCancel(conn.end.life)
 	a.core = newRPCCore(cfg.Server, owner, cfg.Generation, a.sink, cfg.Logger, conn.stats, conn.budget, conn.limits)
 	return a

@@ -30,7 +30,7 @@ import (
 // calls its methods.
 type postSink struct {
 	a      *httpActor
-	aborts map[int64]context.CancelFunc // requests whose POST is running, by id
+	aborts map[int64]*post // requests whose POST is running or handed over, by id
 	// notes is the life of the POSTs of notifications and responses,
 	// which no request's end aborts: each is bounded by the request
 	// timeout, and all end when the transport closes (abortAll). Without
@@ -79,6 +79,11 @@ func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 		// and the goroutine may outlive the call.
 		p.id, p.method, p.extra = c.id, c.method, c.header
 		p.obs, p.callValues, p.callDeadline, p.busyRetry = c.obs, c.values, c.deadline, c.busyRetry
+		if c.progress == nil && !c.ownTimer {
+			// Its caller waits on nothing but the answer: it runs the
+			// POST itself (http_caller_posts.go).
+			p.caller = c.reply
+		}
 		c.where = frameSent
 	}
 	p.gate = s.gateNext
@@ -110,19 +115,23 @@ func (s *postSink) start(p *post) {
 	if p.legacy {
 		p.url = a.legacy.endpoint
 	}
-	var ctx context.Context
-	var cancel context.CancelFunc
-	if p.id != 0 {
-		ctx, cancel = context.WithCancel(a.conn.end.life)
-		if p.callValues != nil {
-			// Held in p rather than allocated for the request.
-			p.values = valuesContext{Context: ctx, values: p.callValues}
-			ctx = &p.values
-		}
-		s.aborts[p.id] = cancel
-	} else {
-		ctx, cancel = context.WithTimeout(s.notes, a.cfg.RequestTimeout)
+	if p.id == 0 {
+		ctx, cancel := context.WithTimeout(s.notes, a.cfg.RequestTimeout)
+		s.dispatch(postJob{ctx: ctx, cancel: cancel, p: p})
+		return
 	}
+	s.aborts[p.id] = p
+	if p.caller != nil {
+		s.handOver(p)
+		return
+	}
+	ctx, cancel := context.WithCancel(a.conn.end.life)
+	if p.callValues != nil {
+		// Held in p rather than allocated for the request.
+		p.values = valuesContext{Context: ctx, values: p.callValues}
+		ctx = &p.values
+	}
+	p.begin(cancel)
 	s.dispatch(postJob{ctx: ctx, cancel: cancel, p: p})
 }
 
@@ -194,18 +203,18 @@ func (s *postSink) dropUnsent(c *call) bool {
 
 // retire aborts the POST of a request that has ended.
 func (s *postSink) retire(c *call) {
-	if cancel, ok := s.aborts[c.id]; ok {
+	if p, ok := s.aborts[c.id]; ok {
 		delete(s.aborts, c.id)
-		cancel()
+		p.abort()
 	}
 }
 
 // abortAll aborts every POST: the requests' and the others (the
 // transport is closing).
 func (s *postSink) abortAll() {
-	for id, cancel := range s.aborts {
+	for id, p := range s.aborts {
 		delete(s.aborts, id)
-		cancel()
+		p.abort()
 	}
 	s.endNotes()
 }
@@ -245,6 +254,40 @@ type post struct {
 	// proto is the HTTP version of the response being read ("1.1",
 	// "2"), which the server's requests and notifications on it carry.
 	proto string
+	// caller is the reply channel of a request whose caller runs the
+	// POST itself, nil for one a goroutine of the sink's runs; sink is
+	// whose it is (http_caller_posts.go).
+	caller chan<- Outcome
+	sink   *postSink
+	// A request's abort, by the actor: mu orders it with the start of
+	// the POST, whose goroutine may be the caller's (begin, abort).
+	mu      sync.Mutex
+	aborted bool
+	cancel  context.CancelFunc
+}
+
+// begin gives a request's POST the cancel of the context it runs in; it
+// reports false, having canceled it, when the request was aborted first.
+func (p *post) begin(cancel context.CancelFunc) bool {
+	p.mu.Lock()
+	aborted := p.aborted
+	p.cancel = cancel
+	p.mu.Unlock()
+	if aborted {
+		cancel()
+	}
+	return !aborted
+}
+
+// abort ends a request's POST: at once if it runs, or as it begins.
+func (p *post) abort() {
+	p.mu.Lock()
+	p.aborted = true
+	cancel := p.cancel
+	p.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // run sends the POST and reads its answer; a request the server asks to

@@ -38,9 +38,10 @@ func TestPostGoroutinesAreReused(t *testing.T) {
 	}
 }
 
-// Calls at once get a goroutine each, never one behind another's POST;
-// the goroutines are no more than the POSTs that ran at once, and each
-// ends after postIdle without work.
+// Calls at once whose callers take progress get a goroutine each for
+// their POSTs, never one behind another's POST; the goroutines are no more
+// than the POSTs that ran at once, and each ends after postIdle without
+// work.
 func TestPostGoroutinesFollowTheLoad(t *testing.T) {
 	idleFor(t, 300*time.Millisecond)
 	peer := startHTTPPeer(t, testserver.Options{})
@@ -53,9 +54,13 @@ func TestPostGoroutinesFollowTheLoad(t *testing.T) {
 	// none can have ended idle.
 	params := json.RawMessage(`{"name":"sleep","arguments":{"ms":1500}}`)
 	var wg sync.WaitGroup
-	for range calls {
+	for i := range calls {
 		wg.Go(func() {
-			if _, err := c.conn.Call(ctx, "tools/call", params, RequestOptions{}); err != nil {
+			// A caller that takes progress waits on more than the
+			// answer: its POST goes to a goroutine of the sink's.
+			token, _ := messages.ProgressTokenKey(int64(i + 1))
+			opts := RequestOptions{ProgressToken: token, OnProgress: func(json.RawMessage) {}}
+			if _, err := c.conn.Call(ctx, "tools/call", params, opts); err != nil {
 				t.Errorf("sleep: %v", err)
 			}
 		})
@@ -83,4 +88,37 @@ func idleFor(t *testing.T, d time.Duration) {
 	was := postIdle
 	t.Cleanup(func() { postIdle = was })
 	postIdle = d
+}
+
+// A caller that waits on nothing but the answer runs its request's POST
+// on its own goroutine: calls at once make no goroutine of the sink's,
+// and each POST runs in its caller's Conn.Await.
+func TestCallersRunTheirOwnPOSTs(t *testing.T) {
+	idleFor(t, 50*time.Millisecond)
+	peer := startHTTPPeer(t, testserver.Options{})
+	c := dialHTTP(t, peer.url, clientOpts{})
+	c.initialize(messages.Version20251125)
+	// notifications/initialized went on a goroutine of the sink's; it
+	// ends once idle.
+	harness.WaitFor(t, "the goroutine of notifications/initialized to end", func() bool { return postWorkers(t) == 0 })
+	const calls = 8
+	ctx := harness.Context(t)
+	params := json.RawMessage(`{"name":"sleep","arguments":{"ms":1500}}`)
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			if _, err := c.conn.Call(ctx, "tools/call", params, RequestOptions{}); err != nil {
+				t.Errorf("sleep: %v", err)
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	inCallers := mostUntil(done, 10*time.Millisecond, func() int { return goroutinesIn(t, "transport.runPost(") })
+	if inCallers != calls {
+		t.Errorf("at most %d POSTs running in their callers for %d calls at once, want %d", inCallers, calls, calls)
+	}
+	if n := postWorkers(t); n != 0 {
+		t.Errorf("%d POST goroutines after %d calls whose callers ran their POSTs, want none", n, calls)
+	}
 }

@@ -67,10 +67,12 @@ func (c *Conn) Start(ctx context.Context, method string, params json.RawMessage,
 // opts.OnProgress on the calling goroutine for each of the request's
 // progress notifications, in order, and keeps the timer that restarts with
 // them (opts.ResetTimeoutOnProgress); opts must be the options given to
-// Start. Its results go to Finish. Should OnProgress panic, the panic goes
-// on after the request's in-flight slot has been given back, and the
-// request is not to be finished: it ends with its answer, its deadline or
-// the transport.
+// Start. Over HTTP it may run the request's POST on the calling goroutine
+// (transport/http_caller_posts.go). Its results go to Finish. Should
+// OnProgress panic, or the POST (a RoundTripper of the configuration's),
+// the panic goes on after the request's in-flight slot has been given
+// back, and the request is not to be finished: it ends with its answer,
+// its deadline or the transport.
 func (c *Conn) Await(ctx context.Context, p Pending, opts *RequestOptions) (Outcome, Wake) {
 	return c.await(ctx, p, opts)
 }
@@ -181,6 +183,11 @@ func (c *Conn) take() *call {
 			return cl
 		}
 	}
+	if c.HTTP() {
+		// Room for the POST its caller runs (http_caller_posts.go) and
+		// the outcome: the actor never waits on a caller.
+		return &call{reply: make(chan Outcome, 2)}
+	}
 	return &call{reply: make(chan Outcome, 1)}
 }
 
@@ -220,13 +227,19 @@ func (c *Conn) await(ctx context.Context, p Pending, opts *RequestOptions) (Outc
 	if cl.progress != nil || cl.ownTimer {
 		return c.awaitProgress(ctx, p, opts)
 	}
-	select {
-	case out := <-cl.reply:
-		return out, Answered
-	case <-ctx.Done():
-		return Outcome{}, ContextDone
-	case <-c.end.done:
-		return Outcome{}, TransportEnded
+	for {
+		select {
+		case out := <-cl.reply:
+			if out.post != nil {
+				c.runOwnPost(ctx, cl, out.post)
+				continue
+			}
+			return out, Answered
+		case <-ctx.Done():
+			return Outcome{}, ContextDone
+		case <-c.end.done:
+			return Outcome{}, TransportEnded
+		}
 	}
 }
 
@@ -333,12 +346,23 @@ func (c *Conn) canceled(ctx context.Context, cl *call) (json.RawMessage, error) 
 // ended is the outcome of a call whose transport has ended. The actor
 // fails every pending call before it ends, so an outcome is waiting unless
 // the call never reached it.
-func (c *Conn) ended(cl *call) (json.RawMessage, error) {
-	select {
-	case out := <-cl.reply:
-		return c.finish(cl, &out, nil)
-	default:
-		return nil, c.end.err
+func (c *Conn) ended(cl *call) (json.RawMessage, error) { return c.leftOver(cl, nil) }
+
+// leftOver is the outcome waiting for cl once the transport has ended,
+// made the call's result as finish makes it with why, or the transport's
+// error when none is waiting.
+func (c *Conn) leftOver(cl *call, why error) (json.RawMessage, error) {
+	for {
+		select {
+		case out := <-cl.reply:
+			if out.post != nil {
+				out.post.drop()
+				continue
+			}
+			return c.finish(cl, &out, why)
+		default:
+			return nil, c.end.err
+		}
 	}
 }
 
@@ -390,15 +414,17 @@ func (c *Conn) retire(cl *call, reason string, why error) (json.RawMessage, erro
 	if cl.expired.Load() {
 		why = c.timeoutError(cl) // the timer asked first
 	}
-	select {
-	case out := <-cl.reply:
-		return c.finish(cl, &out, why)
-	case <-c.end.done:
+	for {
 		select {
 		case out := <-cl.reply:
+			if out.post != nil {
+				// Never to be sent: the call is being retired.
+				out.post.drop()
+				continue
+			}
 			return c.finish(cl, &out, why)
-		default:
-			return nil, c.end.err
+		case <-c.end.done:
+			return c.leftOver(cl, why)
 		}
 	}
 }
