@@ -19,7 +19,10 @@ import (
 //   - else the protocol remembered for the server (from an earlier connection
 //     of this runtime) skips the probe;
 //   - else server/discover probes: the stateless protocol when the server
-//     speaks it, the initialize handshake otherwise.
+//     speaks it, the initialize handshake otherwise. Connections to one
+//     server that start together probe it once: the others wait for the
+//     first one's handshake, then read what it remembered
+//     (transportMemo.learn).
 //
 // When initialize, after a probe that timed out (or a remembered session
 // protocol), meets an error only a stateless-protocol server sends, the
@@ -45,6 +48,8 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 	case n.pinned != "", !n.probe:
 		return n.legacy.handshake(ctx, conn, peer)
 	}
+	done := n.memo.learn(ctx, n.key)
+	defer done()
 	remembered := n.memo.protocol(n.key)
 	timedOut := remembered == protocolSession
 	if remembered != protocolSession {

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync"
@@ -88,6 +89,36 @@ func legacyHint(err error) bool {
 type transportMemo struct {
 	legacy    sync.Map // URL -> true
 	protocols sync.Map // server key -> protocolOf
+	// learning holds, per server key, a channel closed when the
+	// connection finding out that server's protocol is done (learn).
+	learning sync.Map
+}
+
+// learn lets one connection at a time find out the protocol of the server
+// key while none is remembered: the others wait, once, for its handshake
+// to end, and then read the memo. A backend that brings up a session per
+// user to one server probes it once rather than once per session, a round
+// trip and a refused request each (server/discover against a server of
+// the session protocol). A waiting connection goes on when that handshake
+// ends, whatever it found out: a failure of that connection alone (its
+// credentials, say) must not make the others take turns. It returns what
+// the caller calls when its own handshake is over.
+func (m *transportMemo) learn(ctx context.Context, key string) (done func()) {
+	if m == nil || key == "" || m.protocol(key) != protocolUnknown {
+		return func() {}
+	}
+	ch := make(chan struct{})
+	if v, busy := m.learning.LoadOrStore(key, ch); busy {
+		select {
+		case <-v.(chan struct{}):
+		case <-ctx.Done():
+		}
+		return func() {}
+	}
+	return func() {
+		m.learning.Delete(key)
+		close(ch)
+	}
 }
 
 func (m *transportMemo) protocol(key string) protocolOf {
