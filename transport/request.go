@@ -352,18 +352,25 @@ func (c *Conn) ended(cl *call) (json.RawMessage, error) { return c.leftOver(cl, 
 // made the call's result as finish makes it with why, or the transport's
 // error when none is waiting.
 func (c *Conn) leftOver(cl *call, why error) (json.RawMessage, error) {
-	for {
-		select {
-		case out := <-cl.reply:
-			if out.post != nil {
-				out.post.drop()
-				continue
-			}
+	// The transport has ended: whatever the actor sent cl is in reply
+	// already, and nothing more comes.
+	for len(cl.reply) > 0 {
+		if out := <-cl.reply; !dropped(out) {
 			return c.finish(cl, &out, why)
-		default:
-			return nil, c.end.err
 		}
 	}
+	return nil, c.end.err
+}
+
+// dropped reports whether out is a POST handed over to the caller rather
+// than an end, and gives back what it holds: read where the call is being
+// retired or its transport has ended, it is never to be sent.
+func dropped(out Outcome) bool {
+	if out.post == nil {
+		return false
+	}
+	out.post.drop()
+	return true
 }
 
 // timeoutError is the error of a call its timer retired.
@@ -417,12 +424,9 @@ func (c *Conn) retire(cl *call, reason string, why error) (json.RawMessage, erro
 	for {
 		select {
 		case out := <-cl.reply:
-			if out.post != nil {
-				// Never to be sent: the call is being retired.
-				out.post.drop()
-				continue
+			if !dropped(out) {
+				return c.finish(cl, &out, why)
 			}
-			return c.finish(cl, &out, why)
 		case <-c.end.done:
 			return c.leftOver(cl, why)
 		}
