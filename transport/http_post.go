@@ -100,9 +100,9 @@ func (s *postSink) commitFrame(frame []byte, c *call, weight int64) bool {
 	return true
 }
 
-// start runs p's POST on a goroutine of the sink's
-// (http_post_workers.go), unless it must wait for notifications/initialized
-// to be delivered.
+// start hands p's POST to its caller (http_caller_posts.go) or runs it on
+// a goroutine of the sink's (http_post_workers.go), unless it must wait
+// for notifications/initialized to be delivered.
 func (s *postSink) start(p *post) {
 	a := s.a
 	if s.held != nil {
@@ -201,12 +201,17 @@ func (s *postSink) dropUnsent(c *call) bool {
 	return false
 }
 
-// retire aborts the POST of a request that has ended.
+// retire aborts the POST of a request that has ended, or forgets it if it
+// was still waiting to be sent (behind notifications/initialized, or for
+// the legacy endpoint): an answer naming it may come first, on another
+// stream, and it must not be sent, nor handed to its caller, after its end.
 func (s *postSink) retire(c *call) {
 	if p, ok := s.aborts[c.id]; ok {
 		delete(s.aborts, c.id)
 		p.abort()
+		return
 	}
+	s.dropUnsent(c)
 }
 
 // abortAll aborts every POST: the requests' and the others (the
@@ -340,6 +345,17 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		s.fail(ctx, p, callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: err}))
 		return 0, false
 	}
+	// Should the POST panic (a RoundTripper of the configuration's, or
+	// the observer), the body's budget still goes back: its caller may
+	// recover (runOwnPost).
+	weight := p.weight // the callback may run after Do returns: it reads its own copy
+	var early *sync.Once
+	returned := false
+	defer func() {
+		if !returned {
+			releaseBody(a.conn.budget, early, weight)
+		}
+	}()
 	if body.fence == nil && p.obs != nil {
 		p.obs.Written()
 	}
@@ -349,8 +365,6 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 	// the answer: what it holds is little, and the trace (with the Once
 	// its callback and Do's return share) would cost every request
 	// allocations.
-	weight := p.weight // the callback may run after Do returns: it reads its own copy
-	var early *sync.Once
 	if len(p.body) >= earlyReleaseBytes {
 		early = new(sync.Once)
 		req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
@@ -358,12 +372,9 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		}))
 	}
 	resp, err := a.cfg.Client.Do(req)
+	returned = true
 	// Written, or never will be.
-	if early != nil {
-		early.Do(func() { a.conn.budget.release(weight) })
-	} else {
-		a.conn.budget.release(weight)
-	}
+	releaseBody(a.conn.budget, early, weight)
 	p.weight = 0 // released: a retry holds none
 	if refused, ok := fenceRefusal(err); ok {
 		s.fail(ctx, p, refused)
@@ -421,6 +432,16 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 			ContentType: resp.Header.Get("Content-Type"), Body: maskedExcerpt(head, more, a.secrets), Problem: problem}))
 	}
 	return 0, false
+}
+
+// releaseBody gives back a POST body's weight, once: through early when the
+// body's write may have given it back already.
+func releaseBody(b *writeBudget, early *sync.Once, weight int64) {
+	if early != nil {
+		early.Do(func() { b.release(weight) })
+		return
+	}
+	b.release(weight)
 }
 
 // readJSON reads a JSON answer: one message (a batch under 2025-03-26).

@@ -28,8 +28,9 @@ import (
 //     at most 64 calls are in flight, stdioMailbox). Over stdio the frame
 //     it queued is then written as the run ends (runEnd,
 //     batchWriter.flushOwed) when the pipe takes it at once; over HTTP
-//     the run starts the POST on a goroutine waiting for one
-//     (http_post_workers.go).
+//     the run hands the POST back to the caller, which runs it
+//     (http_caller_posts.go), or, for a caller that takes progress,
+//     starts it on a goroutine waiting for one (http_post_workers.go).
 //     Either way no goroutine is woken to send a request.
 //   - Other wake-ups, and what a run leaves when its budget is spent, go
 //     to the mailbox's home, the stdio writer goroutine, when it is idle
@@ -122,9 +123,11 @@ func (m *ownMailbox) PostUserMessage(msg any) {
 		// A caller's request that finds the mailbox idle: the caller
 		// runs the actor for its own request only, which sends it
 		// from this goroutine instead of waking another. Over HTTP
-		// that starts the POST on a goroutine waiting for one; over
-		// stdio the frame is written as the run ends (runEnd) when the
-		// pipe takes it at once, and the writer is not woken.
+		// the POST comes back to the caller, which runs it (or, for a
+		// caller that takes progress, goes to a goroutine waiting for
+		// one); over stdio the frame is written as the run ends
+		// (runEnd) when the pipe takes it at once, and the writer is
+		// not woken.
 		if m.callerRuns == nil || m.callerRuns() {
 			m.scheduleOwn()
 			return
