@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpactor/mcpactor"
 	"github.com/mcpactor/mcpactor/internal/testserver"
@@ -26,16 +27,18 @@ func probes(h *testserver.HTTPHandler) int {
 	return n
 }
 
-// connectAll connects n sessions to url at once, one identity each, and
-// returns how many connected.
-func connectAll(t *testing.T, rt *mcpactor.Runtime, url string, n int) int {
+// connectAll connects n sessions to url at once, one identity each, with
+// the configuration base, and returns how many connected.
+func connectAll(t *testing.T, rt *mcpactor.Runtime, url string, n int, base mcpactor.ServerConfig) int {
 	t.Helper()
 	var ok atomic.Int32
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
 			name := fmt.Sprintf("user%d", i)
-			c, err := rt.Connect(waitCtx(t), name, mcpactor.ServerConfig{URL: url, Identity: name})
+			cfg := base
+			cfg.URL, cfg.Identity = url, name
+			c, err := rt.Connect(waitCtx(t), name, cfg)
 			if err != nil {
 				t.Logf("%s: %v", name, err)
 				return
@@ -61,7 +64,7 @@ func TestSessionsToOneServerProbeItOnce(t *testing.T) {
 	t.Cleanup(h.Close)
 	rt := startRuntime(t, mcpactor.Options{})
 	const users = 20
-	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users); n != users {
+	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, mcpactor.ServerConfig{}); n != users {
 		t.Fatalf("%d of %d sessions connected", n, users)
 	}
 	if n := probes(h); n != 1 {
@@ -90,10 +93,39 @@ func TestSessionsGoOnWhenTheFirstHandshakeFails(t *testing.T) {
 	t.Cleanup(h.Close)
 	rt := startRuntime(t, mcpactor.Options{})
 	const users = 20
-	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users); n != users-1 {
+	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, mcpactor.ServerConfig{}); n != users-1 {
 		t.Fatalf("%d of %d sessions connected, want all but the refused one", n, users)
 	}
 	if !refused.Load() {
 		t.Fatal("no initialize was refused")
+	}
+}
+
+// When the first handshake stalls (its initialize is never answered here),
+// the sessions that wait for it go on after a probe's timeout, not after
+// their own connect timeout: all of them connect but the stalled one.
+func TestSessionsGoOnWhenTheFirstHandshakeStalls(t *testing.T) {
+	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
+	var stalled atomic.Bool
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && !stalled.Load() {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"method":"initialize"`)) && stalled.CompareAndSwap(false, true) {
+				<-r.Context().Done() // until the client gives up on it
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(h.Close)
+	rt := startRuntime(t, mcpactor.Options{})
+	const users = 10
+	// The waiting sessions would spend their whole connect timeout
+	// waiting, were the wait not bounded by the probe's.
+	base := mcpactor.ServerConfig{ProbeTimeout: 200 * time.Millisecond, ConnectTimeout: 3 * time.Second}
+	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, base); n != users-1 {
+		t.Fatalf("%d of %d sessions connected, want all but the stalled one", n, users)
 	}
 }

@@ -21,8 +21,8 @@ import (
 //   - else server/discover probes: the stateless protocol when the server
 //     speaks it, the initialize handshake otherwise. Connections to one
 //     server that start together probe it once: the others wait for the
-//     first one's handshake, then read what it remembered
-//     (transportMemo.learn).
+//     first one's handshake, at most as long as a probe, then read what
+//     it remembered (transportMemo.learn).
 //
 // When initialize, after a probe that timed out (or a remembered session
 // protocol), meets an error only a stateless-protocol server sends, the
@@ -48,7 +48,7 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 	case n.pinned != "", !n.probe:
 		return n.legacy.handshake(ctx, conn, peer)
 	}
-	done := n.memo.learn(ctx, n.key)
+	done := n.memo.learn(ctx, n.key, n.probeTimeout)
 	defer done()
 	remembered := n.memo.protocol(n.key)
 	timedOut := remembered == protocolSession

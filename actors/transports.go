@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -100,17 +101,22 @@ type transportMemo struct {
 // user to one server probes it once rather than once per session, a round
 // trip and a refused request each (server/discover against a server of
 // the session protocol). A waiting connection goes on when that handshake
-// ends, whatever it found out: a failure of that connection alone (its
-// credentials, say) must not make the others take turns. It returns what
-// the caller calls when its own handshake is over.
-func (m *transportMemo) learn(ctx context.Context, key string) (done func()) {
+// ends, whatever it found out, or after limit (the probe's own timeout),
+// whichever comes first: a failure or a stall of that connection alone
+// (its credentials, its identity provider) must neither make the others
+// take turns nor spend their connect timeout. It returns what the caller
+// calls when its own handshake is over.
+func (m *transportMemo) learn(ctx context.Context, key string, limit time.Duration) (done func()) {
 	if m == nil || key == "" || m.protocol(key) != protocolUnknown {
 		return func() {}
 	}
 	ch := make(chan struct{})
 	if v, busy := m.learning.LoadOrStore(key, ch); busy {
+		t := time.NewTimer(limit)
+		defer t.Stop()
 		select {
 		case <-v.(chan struct{}):
+		case <-t.C:
 		case <-ctx.Done():
 		}
 		return func() {}
