@@ -64,7 +64,10 @@ func TestSessionsToOneServerProbeItOnce(t *testing.T) {
 	t.Cleanup(h.Close)
 	rt := startRuntime(t, mcpactor.Options{})
 	const users = 20
-	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, mcpactor.ServerConfig{}); n != users {
+	// The wait for the first handshake is bounded by the probe's timeout:
+	// a generous one, so that a slow machine does not make a second probe.
+	base := mcpactor.ServerConfig{ProbeTimeout: 20 * time.Second}
+	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, base); n != users {
 		t.Fatalf("%d of %d sessions connected", n, users)
 	}
 	if n := probes(h); n != 1 {
