@@ -55,8 +55,8 @@ func connectAll(t *testing.T, rt *mcpactor.Runtime, url string, n int, base mcpa
 }
 
 // Sessions to one server brought up at once, one per user, probe it once:
-// the others wait for the first handshake and skip the probe it made
-// needless (the server speaks the session protocol).
+// the others wait for the first probe and take its verdict (the server
+// speaks the session protocol).
 func TestSessionsToOneServerProbeItOnce(t *testing.T) {
 	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
 	ts := httptest.NewServer(h)
@@ -64,10 +64,7 @@ func TestSessionsToOneServerProbeItOnce(t *testing.T) {
 	t.Cleanup(h.Close)
 	rt := startRuntime(t, mcpactor.Options{})
 	const users = 20
-	// The wait for the first handshake is bounded by the probe's timeout:
-	// a generous one, so that a slow machine does not make a second probe.
-	base := mcpactor.ServerConfig{ProbeTimeout: 20 * time.Second}
-	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, base); n != users {
+	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, mcpactor.ServerConfig{}); n != users {
 		t.Fatalf("%d of %d sessions connected", n, users)
 	}
 	if n := probes(h); n != 1 {
@@ -75,17 +72,21 @@ func TestSessionsToOneServerProbeItOnce(t *testing.T) {
 	}
 }
 
-// When the first handshake fails (its own request refused here), the
-// sessions that waited for it go on at once, each finding out for itself:
-// they do not take turns, and all of them connect.
-func TestSessionsGoOnWhenTheFirstHandshakeFails(t *testing.T) {
+// When the first connection's probe fails (its connection is cut here,
+// as a network of its own might), the connections that waited for it go
+// on at once, each probing for itself, and every session connects (the
+// cut one too, once its connection is made again).
+func TestSessionsGoOnWhenTheFirstProbeFails(t *testing.T) {
 	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
 	var refused atomic.Bool
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && !refused.Load() {
 			body, _ := io.ReadAll(r.Body)
-			if bytes.Contains(body, []byte(`"method":"initialize"`)) && refused.CompareAndSwap(false, true) {
-				http.Error(w, "refused for this test", http.StatusForbidden)
+			if bytes.Contains(body, []byte(`"method":"server/discover"`)) && refused.CompareAndSwap(false, true) {
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					conn.Close()
+				}
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -96,17 +97,48 @@ func TestSessionsGoOnWhenTheFirstHandshakeFails(t *testing.T) {
 	t.Cleanup(h.Close)
 	rt := startRuntime(t, mcpactor.Options{})
 	const users = 20
-	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, mcpactor.ServerConfig{}); n != users-1 {
-		t.Fatalf("%d of %d sessions connected, want all but the refused one", n, users)
+	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, mcpactor.ServerConfig{}); n != users {
+		t.Fatalf("%d of %d sessions connected", n, users)
 	}
 	if !refused.Load() {
-		t.Fatal("no initialize was refused")
+		t.Fatal("no server/discover was cut")
 	}
 }
 
-// When the first handshake stalls (its initialize is never answered here),
-// the sessions that wait for it go on after a probe's timeout, not after
-// their own connect timeout: all of them connect but the stalled one.
+// A server that never answers server/discover costs one probe timeout,
+// not one per connection: the connections that waited for the first probe
+// take its verdict (no answer in time) and go straight to initialize.
+func TestSilentProbeIsWaitedOutOnce(t *testing.T) {
+	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
+	var silent atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"method":"server/discover"`)) {
+				silent.Add(1)
+				<-r.Context().Done() // until the client gives up on it
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(h.Close)
+	rt := startRuntime(t, mcpactor.Options{})
+	const users = 10
+	base := mcpactor.ServerConfig{ProbeTimeout: 300 * time.Millisecond}
+	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, base); n != users {
+		t.Fatalf("%d of %d sessions connected", n, users)
+	}
+	if n := silent.Load(); n != 1 {
+		t.Errorf("%d server/discover probes waited out for %d sessions brought up at once, want 1", n, users)
+	}
+}
+
+// When the first handshake stalls after its probe (its initialize is
+// never answered here), the sessions that waited for the probe are not
+// held up by it: all of them connect but the stalled one.
 func TestSessionsGoOnWhenTheFirstHandshakeStalls(t *testing.T) {
 	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
 	var stalled atomic.Bool
@@ -125,9 +157,9 @@ func TestSessionsGoOnWhenTheFirstHandshakeStalls(t *testing.T) {
 	t.Cleanup(h.Close)
 	rt := startRuntime(t, mcpactor.Options{})
 	const users = 10
-	// The waiting sessions would spend their whole connect timeout
-	// waiting, were the wait not bounded by the probe's.
-	base := mcpactor.ServerConfig{ProbeTimeout: 200 * time.Millisecond, ConnectTimeout: 3 * time.Second}
+	// Were they waiting for the whole first handshake, they would spend
+	// their connect timeout on it.
+	base := mcpactor.ServerConfig{ConnectTimeout: 3 * time.Second}
 	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, base); n != users-1 {
 		t.Fatalf("%d of %d sessions connected, want all but the stalled one", n, users)
 	}

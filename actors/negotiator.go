@@ -21,8 +21,7 @@ import (
 //   - else server/discover probes: the stateless protocol when the server
 //     speaks it, the initialize handshake otherwise. Connections to one
 //     server that start together probe it once: the others wait for the
-//     first one's handshake, at most as long as a probe, then read what
-//     it remembered (transportMemo.learn).
+//     first one's probe and take its verdict (transportMemo.learn).
 //
 // When initialize, after a probe that timed out (or a remembered session
 // protocol), meets an error only a stateless-protocol server sends, the
@@ -48,9 +47,12 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 	case n.pinned != "", !n.probe:
 		return n.legacy.handshake(ctx, conn, peer)
 	}
-	done := n.memo.learn(ctx, n.key, n.probeTimeout)
-	defer done()
+	found, probed := n.memo.learn(ctx, n.key, n.probeTimeout)
+	defer probed(protocolUnknown) // if this connection probed and failed
 	remembered := n.memo.protocol(n.key)
+	if remembered == protocolUnknown {
+		remembered = found
+	}
 	timedOut := remembered == protocolSession
 	if remembered != protocolSession {
 		timeout := n.probeTimeout
@@ -63,11 +65,16 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 		case v == verdictStateless:
 			if err == nil {
 				n.memo.setProtocol(n.key, protocolStateless)
+				probed(protocolStateless)
 			}
 			return sess, err
 		case err != nil:
 			return nil, err
 		}
+		// Not the stateless protocol, or no answer in time: the
+		// connections waiting for this probe go straight to
+		// initialize, as after a remembered session protocol.
+		probed(protocolSession)
 		timedOut = timeout > 0 && time.Since(start) >= timeout
 	}
 	sess, err := n.legacy.handshake(ctx, conn, peer)

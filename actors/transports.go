@@ -90,41 +90,62 @@ func legacyHint(err error) bool {
 type transportMemo struct {
 	legacy    sync.Map // URL -> true
 	protocols sync.Map // server key -> protocolOf
-	// learning holds, per server key, a channel closed when the
-	// connection finding out that server's protocol is done (learn).
+	// learning holds, per server key, the verdict of the connection
+	// probing that server, while it probes (learn).
 	learning sync.Map
 }
 
-// learn lets one connection at a time find out the protocol of the server
-// key while none is remembered: the others wait, once, for its handshake
-// to end, and then read the memo. A backend that brings up a session per
-// user to one server probes it once rather than once per session, a round
-// trip and a refused request each (server/discover against a server of
-// the session protocol). A waiting connection goes on when that handshake
-// ends, whatever it found out, or after limit (the probe's own timeout),
-// whichever comes first: a failure or a stall of that connection alone
-// (its credentials, its identity provider) must neither make the others
-// take turns nor spend their connect timeout. It returns what the caller
-// calls when its own handshake is over.
-func (m *transportMemo) learn(ctx context.Context, key string, limit time.Duration) (done func()) {
+// learn lets one connection at a time probe the server key while no
+// protocol is remembered for it: the others wait, once, for that probe's
+// verdict, and take it instead of probing. A backend that brings up a
+// session per user to one server probes it once rather than once per
+// session, a round trip and a refused request each (server/discover
+// against a server of the session protocol), or a probe timeout each
+// against a server that does not answer it.
+//
+// found is the verdict this connection waited for: protocolSession when
+// the server answered without the stateless protocol or not in time
+// (initialize is then tried, and a stateless-only error probes again, as
+// after a remembered session protocol), protocolStateless, or
+// protocolUnknown when this connection is the one to probe, or that probe
+// failed (its connection alone may be at fault: the others then probe
+// for themselves, at once, rather than take turns). The prober calls
+// probed with its verdict as soon as it has one; later calls do nothing.
+// A waiting connection gives up after twice the probe's timeout, should
+// the prober never say.
+func (m *transportMemo) learn(ctx context.Context, key string, limit time.Duration) (found protocolOf, probed func(protocolOf)) {
+	nothing := func(protocolOf) {}
 	if m == nil || key == "" || m.protocol(key) != protocolUnknown {
-		return func() {}
+		return protocolUnknown, nothing
 	}
-	ch := make(chan struct{})
-	if v, busy := m.learning.LoadOrStore(key, ch); busy {
-		t := time.NewTimer(limit)
+	v := &probeVerdict{over: make(chan struct{})}
+	if was, busy := m.learning.LoadOrStore(key, v); busy {
+		prober := was.(*probeVerdict)
+		t := time.NewTimer(2 * limit)
 		defer t.Stop()
 		select {
-		case <-v.(chan struct{}):
+		case <-prober.over:
+			return prober.found, nothing
 		case <-t.C:
 		case <-ctx.Done():
 		}
-		return func() {}
+		return protocolUnknown, nothing
 	}
-	return func() {
-		m.learning.Delete(key)
-		close(ch)
+	return protocolUnknown, func(p protocolOf) {
+		v.once.Do(func() {
+			v.found = p
+			m.learning.Delete(key)
+			close(v.over)
+		})
 	}
+}
+
+// probeVerdict is what a connection probing a server found (learn): found is
+// written once, before over is closed.
+type probeVerdict struct {
+	once  sync.Once
+	over  chan struct{}
+	found protocolOf
 }
 
 func (m *transportMemo) protocol(key string) protocolOf {
