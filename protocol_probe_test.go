@@ -16,17 +16,6 @@ import (
 	"github.com/mcpactor/mcpactor/messages"
 )
 
-// probes counts the server/discover requests an HTTP test server received.
-func probes(h *testserver.HTTPHandler) int {
-	n := 0
-	for _, e := range h.Exchanges() {
-		if e.RPCMethod == messages.MethodServerDiscover {
-			n++
-		}
-	}
-	return n
-}
-
 // connectAll connects n sessions to url at once, one identity each, with
 // the configuration base, and returns how many connected.
 func connectAll(t *testing.T, rt *mcpactor.Runtime, url string, n int, base mcpactor.ServerConfig) int {
@@ -54,20 +43,41 @@ func connectAll(t *testing.T, rt *mcpactor.Runtime, url string, n int, base mcpa
 	return int(ok.Load())
 }
 
+// testServerCatching serves the HTTP test server at the URL it returns,
+// except the POSTs of the JSON-RPC method that catch takes (it reports
+// whether it answered the request itself).
+func testServerCatching(t *testing.T, method string, catch func(w http.ResponseWriter, r *http.Request) bool) string {
+	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			if bytes.Contains(body, []byte(`"method":"`+method+`"`)) && catch(w, r) {
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(h.Close)
+	return ts.URL + testserver.HTTPPath
+}
+
 // Sessions to one server brought up at once, one per user, probe it once:
 // the others wait for the first probe and take its verdict (the server
 // speaks the session protocol).
 func TestSessionsToOneServerProbeItOnce(t *testing.T) {
-	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	t.Cleanup(h.Close)
+	var probes atomic.Int32
+	url := testServerCatching(t, messages.MethodServerDiscover, func(http.ResponseWriter, *http.Request) bool {
+		probes.Add(1)
+		return false
+	})
 	rt := startRuntime(t, mcpactor.Options{})
 	const users = 20
-	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, mcpactor.ServerConfig{}); n != users {
+	if n := connectAll(t, rt, url, users, mcpactor.ServerConfig{}); n != users {
 		t.Fatalf("%d of %d sessions connected", n, users)
 	}
-	if n := probes(h); n != 1 {
+	if n := probes.Load(); n != 1 {
 		t.Errorf("%d server/discover probes for %d sessions brought up at once, want 1", n, users)
 	}
 }
@@ -77,30 +87,22 @@ func TestSessionsToOneServerProbeItOnce(t *testing.T) {
 // on at once, each probing for itself, and every session connects (the
 // cut one too, once its connection is made again).
 func TestSessionsGoOnWhenTheFirstProbeFails(t *testing.T) {
-	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
-	var refused atomic.Bool
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && !refused.Load() {
-			body, _ := io.ReadAll(r.Body)
-			if bytes.Contains(body, []byte(`"method":"server/discover"`)) && refused.CompareAndSwap(false, true) {
-				conn, _, err := w.(http.Hijacker).Hijack()
-				if err == nil {
-					conn.Close()
-				}
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+	var cut atomic.Bool
+	url := testServerCatching(t, messages.MethodServerDiscover, func(w http.ResponseWriter, _ *http.Request) bool {
+		if !cut.CompareAndSwap(false, true) {
+			return false
 		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	t.Cleanup(h.Close)
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+		return true
+	})
 	rt := startRuntime(t, mcpactor.Options{})
 	const users = 20
-	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, mcpactor.ServerConfig{}); n != users {
+	if n := connectAll(t, rt, url, users, mcpactor.ServerConfig{}); n != users {
 		t.Fatalf("%d of %d sessions connected", n, users)
 	}
-	if !refused.Load() {
+	if !cut.Load() {
 		t.Fatal("no server/discover was cut")
 	}
 }
@@ -109,26 +111,16 @@ func TestSessionsGoOnWhenTheFirstProbeFails(t *testing.T) {
 // not one per connection: the connections that waited for the first probe
 // take its verdict (no answer in time) and go straight to initialize.
 func TestSilentProbeIsWaitedOutOnce(t *testing.T) {
-	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
 	var silent atomic.Int32
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			body, _ := io.ReadAll(r.Body)
-			if bytes.Contains(body, []byte(`"method":"server/discover"`)) {
-				silent.Add(1)
-				<-r.Context().Done() // until the client gives up on it
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	t.Cleanup(h.Close)
+	url := testServerCatching(t, messages.MethodServerDiscover, func(_ http.ResponseWriter, r *http.Request) bool {
+		silent.Add(1)
+		<-r.Context().Done() // until the client gives up on it
+		return true
+	})
 	rt := startRuntime(t, mcpactor.Options{})
 	const users = 10
 	base := mcpactor.ServerConfig{ProbeTimeout: 300 * time.Millisecond}
-	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, base); n != users {
+	if n := connectAll(t, rt, url, users, base); n != users {
 		t.Fatalf("%d of %d sessions connected", n, users)
 	}
 	if n := silent.Load(); n != 1 {
@@ -140,27 +132,20 @@ func TestSilentProbeIsWaitedOutOnce(t *testing.T) {
 // never answered here), the sessions that waited for the probe are not
 // held up by it: all of them connect but the stalled one.
 func TestSessionsGoOnWhenTheFirstHandshakeStalls(t *testing.T) {
-	h := testserver.NewHTTPHandler(testserver.Options{}, nil)
 	var stalled atomic.Bool
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && !stalled.Load() {
-			body, _ := io.ReadAll(r.Body)
-			if bytes.Contains(body, []byte(`"method":"initialize"`)) && stalled.CompareAndSwap(false, true) {
-				<-r.Context().Done() // until the client gives up on it
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
+	url := testServerCatching(t, messages.MethodInitialize, func(_ http.ResponseWriter, r *http.Request) bool {
+		if !stalled.CompareAndSwap(false, true) {
+			return false
 		}
-		h.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	t.Cleanup(h.Close)
+		<-r.Context().Done() // until the client gives up on it
+		return true
+	})
 	rt := startRuntime(t, mcpactor.Options{})
 	const users = 10
 	// Were they waiting for the whole first handshake, they would spend
 	// their connect timeout on it.
 	base := mcpactor.ServerConfig{ConnectTimeout: 3 * time.Second}
-	if n := connectAll(t, rt, ts.URL+testserver.HTTPPath, users, base); n != users-1 {
+	if n := connectAll(t, rt, url, users, base); n != users-1 {
 		t.Fatalf("%d of %d sessions connected, want all but the stalled one", n, users)
 	}
 }
