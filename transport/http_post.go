@@ -345,9 +345,10 @@ func (s *postSink) attempt(ctx context.Context, p *post, retries int) (time.Dura
 		s.fail(ctx, p, callerr.NewTransportClosed(&callerr.Error{Server: a.cfg.Server, Cause: err}))
 		return 0, false
 	}
-	// Should the POST panic (a RoundTripper of the configuration's, or
-	// the observer), the body's budget still goes back: its caller may
-	// recover (runOwnPost).
+	// Should the POST panic on this goroutine (a RoundTripper of the
+	// configuration's, or the observer's Written when no fence defers it
+	// to the body's write, on net/http's goroutine), the body's budget
+	// still goes back: its caller may recover (runOwnPost).
 	weight := p.weight // the callback may run after Do returns: it reads its own copy
 	var early *sync.Once
 	returned := false
