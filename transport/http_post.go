@@ -211,7 +211,12 @@ func (s *postSink) retire(c *call) {
 		p.abort()
 		return
 	}
-	s.dropUnsent(c)
+	if !s.a.closing {
+		// Closing, the transport fails every call at once and then
+		// lets go of what waits (wind): a scan per call would make
+		// that quadratic in the calls held.
+		s.dropUnsent(c)
+	}
 }
 
 // abortAll aborts every POST: the requests' and the others (the
