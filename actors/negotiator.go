@@ -47,8 +47,8 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 	case n.pinned != "", !n.probe:
 		return n.legacy.handshake(ctx, conn, peer)
 	}
-	found, probed := n.memo.learn(ctx, n.key, n.probeTimeout)
-	defer probed(protocolUnknown) // if this connection probed and failed
+	found, probed, done := n.memo.learn(ctx, n.key, n.probeTimeout)
+	defer done()
 	remembered := n.memo.protocol(n.key)
 	if remembered == protocolUnknown {
 		remembered = found

@@ -110,13 +110,14 @@ type transportMemo struct {
 // protocolUnknown when this connection is the one to probe, or that probe
 // failed (its connection alone may be at fault: the others then probe
 // for themselves, at once, rather than take turns). The prober calls
-// probed with its verdict as soon as it has one; later calls do nothing.
-// A waiting connection gives up after twice the probe's timeout, should
+// probed with its verdict as soon as it has one (later calls do nothing),
+// and done when its handshake is over: until then a connection that
+// comes late takes the verdict too, as the memo may not have it yet. A
+// waiting connection gives up after twice the probe's timeout, should
 // the prober never say.
-func (m *transportMemo) learn(ctx context.Context, key string, limit time.Duration) (found protocolOf, probed func(protocolOf)) {
-	nothing := func(protocolOf) {}
+func (m *transportMemo) learn(ctx context.Context, key string, limit time.Duration) (found protocolOf, probed func(protocolOf), done func()) {
 	if m == nil || key == "" || m.protocol(key) != protocolUnknown {
-		return protocolUnknown, nothing
+		return protocolUnknown, func(protocolOf) {}, func() {}
 	}
 	v := &probeVerdict{over: make(chan struct{})}
 	if was, busy := m.learning.LoadOrStore(key, v); busy {
@@ -125,18 +126,21 @@ func (m *transportMemo) learn(ctx context.Context, key string, limit time.Durati
 		defer t.Stop()
 		select {
 		case <-prober.over:
-			return prober.found, nothing
+			return prober.found, func(protocolOf) {}, func() {}
 		case <-t.C:
 		case <-ctx.Done():
 		}
-		return protocolUnknown, nothing
+		return protocolUnknown, func(protocolOf) {}, func() {}
 	}
-	return protocolUnknown, func(p protocolOf) {
+	probed = func(p protocolOf) {
 		v.once.Do(func() {
 			v.found = p
-			m.learning.Delete(key)
 			close(v.over)
 		})
+	}
+	return protocolUnknown, probed, func() {
+		probed(protocolUnknown) // the probe failed: the others probe for themselves
+		m.learning.Delete(key)
 	}
 }
 
