@@ -272,7 +272,7 @@ func (a *clientActor) shake(ctx actor.Context, g *generation, kind string, hsCtx
 func (a *clientActor) protocolFor(kind string) protocol {
 	cfg := &a.h.cfg
 	return &negotiator{legacy: a.legacy, stateless: a.stateless, pinned: cfg.ProtocolVersion, probe: kind != typeSSE,
-		probeTimeout: cfg.probeTimeout(), memo: a.env.memo, key: serverKey(cfg)}
+		probeTimeout: cfg.probeTimeout(), memo: a.env.memo, key: serverKey(cfg), shareProbe: kind == typeHTTP}
 }
 
 // stderrLine feeds the server's stderr to Env.StderrLine while the

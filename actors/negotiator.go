@@ -19,9 +19,9 @@ import (
 //   - else the protocol remembered for the server (from an earlier connection
 //     of this runtime) skips the probe;
 //   - else server/discover probes: the stateless protocol when the server
-//     speaks it, the initialize handshake otherwise. Connections to one
-//     server that start together probe it once: the others wait for the
-//     first one's probe and take its verdict (transportMemo.learn).
+//     speaks it, the initialize handshake otherwise. HTTP connections to
+//     one server that start together probe it once: the others wait for
+//     the first one's probe and take its verdict (transportMemo.learn).
 //
 // When initialize, after a probe that timed out (or a remembered session
 // protocol), meets an error only a stateless-protocol server sends, the
@@ -34,6 +34,12 @@ type negotiator struct {
 	probeTimeout time.Duration
 	memo         *transportMemo
 	key          string // the server, for memo
+	// shareProbe: connections to the server that start together take one
+	// probe's verdict (transportMemo.learn). Over HTTP only, where many
+	// sessions reach one endpoint; stdio servers of one command are
+	// processes of their own, each answering its own probe at once, and
+	// their handshakes stay apart.
+	shareProbe bool
 }
 
 func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer telemetry.Peer) (*session, error) {
@@ -47,7 +53,10 @@ func (n *negotiator) handshake(ctx context.Context, conn *transport.Conn, peer t
 	case n.pinned != "", !n.probe:
 		return n.legacy.handshake(ctx, conn, peer)
 	}
-	found, probed, done := n.memo.learn(ctx, n.key, n.probeTimeout)
+	found, probed, done := protocolUnknown, func(protocolOf) {}, func() {}
+	if n.shareProbe {
+		found, probed, done = n.memo.learn(ctx, n.key, n.probeTimeout)
+	}
 	defer done()
 	remembered := n.memo.protocol(n.key)
 	if remembered == protocolUnknown {
