@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"reflect"
 	"unicode"
 	"unicode/utf16"
@@ -364,10 +365,11 @@ func (r *Reader) skipString() {
 	r.fail()
 }
 
-// plainRun returns the index of the first byte at or after i, in steps
-// of eight, that may need a look inside a string: a quote, a backslash or
-// a control character, and with ascii also any byte of a multi-byte UTF-8
-// sequence. Long texts (a tool's result of 64 KiB) are mostly one plain
+// plainRun returns the index of the first byte at or after i that may
+// need a look inside a string: a quote, a backslash or a control
+// character, and with ascii also any byte of a multi-byte UTF-8 sequence.
+// In the last eight bytes of the data, which no word covers, it may stop
+// early at a plain byte; the caller's byte-by-byte loop reads those. Long texts (a tool's result of 64 KiB) are mostly one plain
 // run, so that their cost is this function's.
 //
 // Short strings (most keys and values) are done in a few words. Past
@@ -391,7 +393,7 @@ func (r *Reader) plainRun(i int, ascii bool) int {
 			special |= v & highs
 		}
 		if special != 0 {
-			return i
+			return i + firstFlagged(special)
 		}
 	}
 	if i+8 > len(d) {
@@ -407,10 +409,7 @@ func (r *Reader) plainRun(i int, ascii bool) int {
 	if b := bytes.IndexByte(d[i:end], '\\'); b >= 0 {
 		end = i + b
 	}
-	if j := controlRun(d[:end], i, ascii); j < end {
-		return j
-	}
-	return end
+	return controlRun(d[:end], i, ascii)
 }
 
 // ones and highs are the word tests' masks: a one, and a high bit, in
@@ -418,9 +417,9 @@ func (r *Reader) plainRun(i int, ascii bool) int {
 const ones, highs = 0x0101010101010101, 0x8080808080808080
 
 // controlRun is plainRun's test for a stretch known to hold neither a
-// quote nor a backslash: it returns the start of the first word from i on
-// with a control character (or, with ascii, a byte of 0x80 or more), or an
-// index within eight bytes of len(d) if there is none. With ascii one
+// quote nor a backslash: it returns the index of the first control
+// character from i on (or, with ascii, the first byte of 0x80 or more),
+// or len(d) if there is none. With ascii one
 // test covers both: v - 0x20..20 borrows into a high bit exactly for a
 // byte below 0x20 once the bytes with a high bit of their own are ruled
 // out by the or with v. Four words are tested at once, with one branch.
@@ -436,11 +435,12 @@ func controlRun(d []byte, i int, ascii bool) int {
 			}
 		}
 		for ; i+8 <= len(d); i += 8 {
-			if v := binary.LittleEndian.Uint64(d[i:]); ((v-space)|v)&highs != 0 {
-				return i
+			v := binary.LittleEndian.Uint64(d[i:])
+			if m := ((v - space) | v) & highs; m != 0 {
+				return i + firstFlagged(m)
 			}
 		}
-		return i
+		return tailRun(d, i, true)
 	}
 	for ; i+32 <= len(d); i += 32 {
 		w := d[i : i+32 : i+32]
@@ -451,12 +451,32 @@ func controlRun(d []byte, i int, ascii bool) int {
 		}
 	}
 	for ; i+8 <= len(d); i += 8 {
-		if v := binary.LittleEndian.Uint64(d[i:]); (v-space)&^v&highs != 0 {
+		v := binary.LittleEndian.Uint64(d[i:])
+		if m := (v - space) &^ v & highs; m != 0 {
+			return i + firstFlagged(m)
+		}
+	}
+	return tailRun(d, i, false)
+}
+
+// tailRun is controlRun for the last bytes of its stretch, fewer than a
+// word, one at a time.
+func tailRun(d []byte, i int, ascii bool) int {
+	for ; i < len(d); i++ {
+		if d[i] < 0x20 || ascii && d[i] >= utf8.RuneSelf {
 			return i
 		}
 	}
 	return i
 }
+
+// firstFlagged returns the index, within its word, of the first byte a
+// word test flagged. A test's borrow can flag bytes after a true match,
+// never before one, so the lowest flag is exact: the bytes before it are
+// plain and need no second look. Returning the word's start instead cost
+// a call of plainRun per byte of a short string's last word, which is
+// most of a short string.
+func firstFlagged(mask uint64) int { return bits.TrailingZeros64(mask) >> 3 }
 
 // stringPlain marks the ASCII bytes that stand for themselves inside a
 // string: all but the quote, the backslash and the control characters.

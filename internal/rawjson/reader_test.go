@@ -124,3 +124,33 @@ func TestFieldIndexFolding(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRunStopsAtTheFirstSpecialByte holds plainRun to the exact index
+// of the first byte a string's loop must look at, wherever it falls in a
+// word, and with bytes after it that the word tests' borrows flag too
+// ('#' after a quote, '!' after 0x1f): stopping at the word's start would
+// make the caller step through the word's plain bytes one plainRun call
+// at a time.
+func TestPlainRunStopsAtTheFirstSpecialByte(t *testing.T) {
+	for _, tt := range []struct {
+		special string
+		ascii   bool
+	}{
+		{`"#`, false}, {`\\`, false}, {"\x01", false}, {"\x1f!", false},
+		{`"#`, true}, {"\x1f!", true}, {"é", true}, {"\xff", true},
+	} {
+		for off := 0; off <= 40; off++ {
+			data := []byte(`"` + strings.Repeat("a", off) + tt.special + strings.Repeat("b", 80) + `"`)
+			r := Reader{Data: data}
+			if got, want := r.plainRun(1, tt.ascii), 1+off; got != want {
+				t.Errorf("%q at %d (ascii %v): plainRun = %d, want %d", tt.special, off, tt.ascii, got, want)
+			}
+		}
+	}
+	// Without ascii, a multi-byte character is plain: the run goes on.
+	data := []byte(`"` + strings.Repeat("é", 20) + `"` + strings.Repeat(" ", 16))
+	r := Reader{Data: data}
+	if got := r.plainRun(1, false); got != 41 {
+		t.Errorf("plainRun over é = %d, want 41", got)
+	}
+}
