@@ -36,7 +36,11 @@ import (
 //     to the mailbox's home, the stdio writer goroutine, when it is idle
 //     (mailboxHome); when the writer is busy writing, a goroutine is
 //     started as protoactor's does: a write that blocks never holds the
-//     actor up.
+//     actor up. A caller's request (over stdio, with more than 64 calls
+//     in flight) that finds the writer busy with anything but a wait for
+//     room in the pipe is left to it instead, as a run it owes when done
+//     (mailboxHome.owe): at 256 calls in flight two calls in three
+//     started a goroutine before (BenchmarkCallToolEcho, goroutines/op).
 //   - The function a goroutine runs is made once, not at every wake-up.
 //
 // Only one goroutine runs the actor at a time, as with any mailbox: the
@@ -132,6 +136,12 @@ func (m *ownMailbox) PostUserMessage(msg any) {
 			m.scheduleOwn()
 			return
 		}
+		// Many calls in flight: the writer, busy, takes the request
+		// after its write (mailboxHome.owe) rather than a goroutine
+		// started for it.
+		if h := m.home.Load(); h != nil && !m.running.Load() && h.owe() {
+			return
+		}
 		m.schedule(false)
 	default:
 		m.schedule(false)
@@ -191,11 +201,32 @@ func (m *ownMailbox) scheduleOwn() {
 // the home by compare-and-swap and sends on wake; receiveAtHome then runs
 // the actor. When the home's own work arrives, receiveAtHome takes the idle
 // flag back, or runs the actor first if a poster took the home already.
+//
+// A caller's request that finds the home busy (writing) may leave it a run
+// owed instead (defer): the home runs the actor as soon as its work is
+// done, and the request's frame goes in the batch after the one being
+// written, which it could not have joined anyway. That is for requests
+// only, while many calls are in flight (ownMailbox.PostUserMessage): the
+// transport's reader still runs the actor meanwhile for the answers it
+// reads, and every other message still starts a goroutine when the home
+// is busy, so that a write that blocks holds up no answer, timeout or
+// cancellation. Nor does the home owe runs while it waits for room in the
+// pipe (block): a request is held up only by a write that does not wait,
+// and its frame would have waited for that write anyway.
 type mailboxHome struct {
-	idle atomic.Bool
-	wake chan struct{} // holds the one wake-up owed, if any
-	m    *ownMailbox
+	state atomic.Int32  // homeBusy, homeIdle, homeOwed, homeBlocked or homeGone
+	wake  chan struct{} // holds the one wake-up owed, if any
+	m     *ownMailbox
 }
+
+// The states of a home.
+const (
+	homeBusy    int32 = iota // doing its own work (or running the actor)
+	homeIdle                 // waiting for its own work: a poster may claim it
+	homeOwed                 // busy, and owes a run of the actor when done
+	homeBlocked              // in work that may wait for long (a write): owes nothing
+	homeGone                 // its goroutine has ended
+)
 
 // setHome makes a goroutine's loop the mailbox's home (see mailboxHome).
 // A nil mailbox (the actor has protoactor's default one, mailboxEnv) has
@@ -211,11 +242,17 @@ func (m *ownMailbox) setHome() *mailboxHome {
 
 // claim takes the home for a run of the actor, if it is idle.
 func (h *mailboxHome) claim() bool {
-	if !h.idle.CompareAndSwap(true, false) {
+	if !h.state.CompareAndSwap(homeIdle, homeBusy) {
 		return false
 	}
 	h.wake <- struct{}{}
 	return true
+}
+
+// owe leaves the busy home a run of the actor for when its work is done,
+// and reports whether it did (not when the home is idle, blocked or gone).
+func (h *mailboxHome) owe() bool {
+	return h.state.CompareAndSwap(homeBusy, homeOwed) || h.state.Load() == homeOwed
 }
 
 // receiveAtHome returns the home's next piece of work from work (ok is
@@ -232,7 +269,13 @@ func receiveAtHome[T any](h *mailboxHome, work <-chan T, timeout <-chan time.Tim
 		return v, ok, timedOut
 	}
 	for {
-		h.idle.Store(true) // from now on a poster may hand the home the actor
+		// From now on a poster may hand the home the actor, unless one
+		// left it a run while it was busy: that comes first.
+		if !h.state.CompareAndSwap(homeBusy, homeIdle) {
+			h.state.Store(homeBusy)
+			h.runOwed()
+			continue
+		}
 		select {
 		case <-h.wake:
 			// The actor may send work here; it is the next thing
@@ -251,17 +294,47 @@ func receiveAtHome[T any](h *mailboxHome, work <-chan T, timeout <-chan time.Tim
 // reclaim takes the idle flag back for the home's own work, running the
 // actor first if a poster took the home already.
 func (h *mailboxHome) reclaim() {
-	if !h.idle.CompareAndSwap(true, false) {
+	if !h.state.CompareAndSwap(homeIdle, homeBusy) {
 		<-h.wake
 		h.run()
 	}
 }
 
-// leave ends the home: a poster no longer hands it the actor. The home's
-// goroutine calls it as it ends, when it is not idle.
+// leave ends the home: a poster no longer hands it the actor, nor leaves it
+// a run. The home's goroutine calls it as it ends, when it is not idle; a
+// run owed by then is started on a goroutine of the mailbox's own.
 func (h *mailboxHome) leave() {
+	if h == nil {
+		return
+	}
+	h.m.home.CompareAndSwap(h, nil)
+	if h.state.Swap(homeGone) == homeOwed {
+		h.m.schedule(false)
+	}
+}
+
+// block tells the home's posters that its work may now wait for long (a
+// write the pipe has no room for): no run is left to it until unblock,
+// and one left already starts on a goroutine of the mailbox's own. Only
+// the home's goroutine calls it, while busy; a nil home does nothing.
+func (h *mailboxHome) block() {
+	if h != nil && h.state.Swap(homeBlocked) == homeOwed {
+		h.m.schedule(false)
+	}
+}
+
+// unblock ends block.
+func (h *mailboxHome) unblock() {
 	if h != nil {
-		h.m.home.CompareAndSwap(h, nil)
+		h.state.Store(homeBusy)
+	}
+}
+
+// runOwed runs the actor for the run a poster left the home, unless the
+// actor is running already: whoever runs it takes the posted messages too.
+func (h *mailboxHome) runOwed() {
+	if h.m.running.CompareAndSwap(false, true) {
+		h.run()
 	}
 }
 

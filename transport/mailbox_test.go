@@ -139,7 +139,7 @@ func TestMailboxHome(t *testing.T) {
 
 	idle := func() { // the mailbox and its home wait for messages
 		t.Helper()
-		for end := time.Now().Add(harness.Bound); mb.running.Load() || !h.idle.Load(); time.Sleep(time.Millisecond) {
+		for end := time.Now().Add(harness.Bound); mb.running.Load() || h.state.Load() != homeIdle; time.Sleep(time.Millisecond) {
 			if time.Now().After(end) {
 				t.Fatal("the mailbox or its home never became idle")
 			}
@@ -165,6 +165,114 @@ func TestMailboxHome(t *testing.T) {
 	close(unblock)
 	idle()
 	expect(3, true)
+}
+
+// TestMailboxHomeOwesRequests: with many calls in flight, a request that
+// finds the mailbox idle and its home busy is handled on the home when
+// the home's work is done, not on a goroutine started for it; while the
+// home's work may wait for long (block, as a write that waits for room
+// in the pipe), a request and a run already owed go to a goroutine of
+// the mailbox's own, so that nothing waits for that work. Other messages
+// never wait for the home.
+func TestMailboxHomeOwesRequests(t *testing.T) {
+	sys := harness.ActorSystem(t)
+	var mb *ownMailbox
+	var inHome atomic.Bool
+	started := make(chan struct{})
+	got := make(chan bool, 8) // whether each message was handled on the home
+	props := actor.PropsFromFunc(func(c actor.Context) {
+		switch c.Message().(type) {
+		case *actor.Started:
+			close(started)
+		case *call, seq:
+			got <- inHome.Load()
+		}
+	}, actor.WithMailbox(func() actor.Mailbox {
+		mb = newOwnMailbox().(*ownMailbox)
+		mb.callerRuns = func() bool { return false } // as above gatherAbove calls in flight
+		return mb
+	}))
+	pid := sys.Root.Spawn(props)
+	<-started
+	h := mb.setHome()
+
+	// The home's work: blocked (block) or not, until release.
+	type job struct{ block bool }
+	work, busy, release := make(chan job), make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			inHome.Store(true)
+			j, ok, _ := receiveAtHome(h, work, nil)
+			inHome.Store(false)
+			if !ok {
+				h.leave()
+				return
+			}
+			if j.block {
+				h.block()
+			}
+			busy <- struct{}{}
+			<-release
+			if j.block {
+				h.unblock()
+			}
+		}
+	})
+	defer wg.Wait()
+	defer close(work)
+
+	handled := func(what string, onHome bool) {
+		t.Helper()
+		select {
+		case home := <-got:
+			if home != onHome {
+				t.Errorf("%s handled on the home: %v, want %v", what, home, onHome)
+			}
+		case <-time.After(harness.Bound):
+			t.Fatalf("%s was not handled", what)
+		}
+	}
+	notYet := func(what string) {
+		t.Helper()
+		select {
+		case <-got:
+			t.Fatalf("%s was handled while the home was busy", what)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+
+	// Busy, not blocked: the request waits for the home; another
+	// message does not.
+	work <- job{}
+	<-busy
+	sys.Root.Send(pid, &call{})
+	notYet("a request")
+	sys.Root.Send(pid, seq{n: 1})
+	handled("a message other than a request", false)
+	// The goroutine that ran the actor for it took the request too.
+	handled("the request", false)
+	sys.Root.Send(pid, &call{})
+	notYet("a second request")
+	release <- struct{}{}
+	handled("the second request", true)
+
+	// Blocked: the request goes to a goroutine of the mailbox's own.
+	work <- job{block: true}
+	<-busy
+	sys.Root.Send(pid, &call{})
+	handled("a request while the home is blocked", false)
+	release <- struct{}{}
+
+	// A run owed when the home blocks starts at once elsewhere.
+	work <- job{}
+	<-busy
+	sys.Root.Send(pid, &call{})
+	notYet("a third request")
+	h.block() // as the home's own goroutine would, before a write that waits
+	handled("the third request", false)
+	h.state.Store(homeBusy)
+	release <- struct{}{}
 }
 
 // fakeInvoker stands for the actor behind a mailbox under test: it records

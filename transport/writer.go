@@ -151,6 +151,13 @@ func (w *batchWriter) spawn() {
 	// after the previous one came back, so the two never overlap.
 	done := new(writeDone)
 	home := w.mailbox.setHome()
+	// The goroutine's own way to write without waiting (the actor's,
+	// raw, is not to be shared): what the pipe takes at once goes
+	// while the home may still be left runs of the actor (mailboxHome).
+	var now *nowWriter
+	if w.raw != nil {
+		now = newNowWriter(w.raw.raw)
+	}
 	after := writerIdle
 	go func() {
 		defer home.leave()
@@ -187,7 +194,9 @@ func (w *batchWriter) spawn() {
 			if fence != nil {
 				// The check is here, after the yield, as close to the
 				// write system call as this goroutine can make it.
+				home.block()
 				sent, refused, err := writeFenced(f, &b, progress, fence)
+				home.unblock()
 				*done = writeDone{writeBatch: b, err: err, sent: sent, refused: refused}
 				root.Send(self, done)
 				idle.Reset(after)
@@ -201,13 +210,31 @@ func (w *batchWriter) spawn() {
 					}
 				}
 			}
-			err := writeChunked(f, b.buf[b.written:], progress)
+			err := writeHome(f, now, home, b.buf[b.written:], progress)
 			*done = writeDone{writeBatch: b, err: err, sent: len(b.frames)}
 			root.Send(self, done)
 			idle.Reset(after)
 			wait = idle.C
 		}
 	}()
+}
+
+// writeHome is the writer goroutine's write of p: first what the pipe
+// takes at once, without waiting (now, when the descriptor allows it),
+// then the rest, which may wait for room, with the home blocked
+// (mailboxHome.block) so that no run of the actor waits for it.
+func writeHome(f io.Writer, now *nowWriter, home *mailboxHome, p []byte, progress *atomic.Int64) error {
+	if now != nil && len(p) <= writeChunk {
+		// A failed write gives 0: the write below meets the error again
+		// and reports it.
+		p = p[now.write(p):]
+		if len(p) == 0 {
+			return nil
+		}
+	}
+	home.block()
+	defer home.unblock()
+	return writeChunked(f, p, progress)
 }
 
 // writeChunked writes p in chunks, noting the time after each one that
