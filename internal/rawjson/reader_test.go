@@ -154,3 +154,20 @@ func TestPlainRunStopsAtTheFirstSpecialByte(t *testing.T) {
 		t.Errorf("plainRun over é = %d, want 41", got)
 	}
 }
+
+// benchToolResult is an echo call's result as the fast benchmark server
+// writes it: what the transport's reader validates once per answer.
+var benchToolResult = []byte(`{"content":[{"type":"text","text":"hello-fixed-payload-0123456789"}]}`)
+
+// BenchmarkSkipValue is the validation of a small result, mostly keys and
+// short strings: per-token costs, not per-byte ones.
+func BenchmarkSkipValue(b *testing.B) {
+	b.SetBytes(int64(len(benchToolResult)))
+	for b.Loop() {
+		r := Reader{Data: benchToolResult}
+		r.SkipValue()
+		if r.Invalid {
+			b.Fatal("invalid")
+		}
+	}
+}
