@@ -70,7 +70,7 @@ func benchEcho(b *testing.B, inFlight int) {
 	b.ReportAllocs()
 	before := cpuTime()
 	reads, writes, haveIO := syscalls()
-	spawned := goroutinesCreated()
+	spawned, haveSpawned := goroutinesCreated()
 	b.ResetTimer()
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -84,9 +84,12 @@ func benchEcho(b *testing.B, inFlight int) {
 	wg.Wait()
 	b.StopTimer()
 	b.ReportMetric(float64(cpuTime()-before)/float64(b.N), "cpu-ns/op")
-	// Goroutines started per call, the benchmark's own included (one
-	// per caller, once): each is a hand-off the runtime schedules.
-	b.ReportMetric(float64(goroutinesCreated()-spawned)/float64(b.N), "goroutines/op")
+	if n, ok := goroutinesCreated(); ok && haveSpawned {
+		// Goroutines started per call, the benchmark's own included
+		// (one per caller, once): each is a hand-off the runtime
+		// schedules.
+		b.ReportMetric(float64(n-spawned)/float64(b.N), "goroutines/op")
+	}
 	if r, w, ok := syscalls(); ok && haveIO {
 		// Reads and writes are the stdio pipes' system calls, the
 		// largest share of the client's CPU: how well frames are
@@ -116,14 +119,15 @@ func syscalls() (reads, writes int64, ok bool) {
 	return reads, writes, true
 }
 
-// goroutinesCreated is the number of goroutines this process has started.
-func goroutinesCreated() uint64 {
+// goroutinesCreated is the number of goroutines this process has started
+// (ok is false where the runtime does not count them).
+func goroutinesCreated() (n uint64, ok bool) {
 	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+		return 0, false
 	}
-	return s[0].Value.Uint64()
+	return s[0].Value.Uint64(), true
 }
 
 // cpuTime is the CPU time this process has used so far, user and system.

@@ -203,7 +203,7 @@ func (m *ownMailbox) scheduleOwn() {
 // flag back, or runs the actor first if a poster took the home already.
 //
 // A caller's request that finds the home busy (writing) may leave it a run
-// owed instead (defer): the home runs the actor as soon as its work is
+// owed instead (owe): the home runs the actor as soon as its work is
 // done, and the request's frame goes in the batch after the one being
 // written, which it could not have joined anyway. That is for requests
 // only, while many calls are in flight (ownMailbox.PostUserMessage): the
@@ -302,7 +302,7 @@ func (h *mailboxHome) reclaim() {
 
 // leave ends the home: a poster no longer hands it the actor, nor leaves it
 // a run. The home's goroutine calls it as it ends, when it is not idle; a
-// run owed by then is started on a goroutine of the mailbox's own.
+// run owed by then is scheduled elsewhere (schedule).
 func (h *mailboxHome) leave() {
 	if h == nil {
 		return
@@ -315,7 +315,7 @@ func (h *mailboxHome) leave() {
 
 // block tells the home's posters that its work may now wait for long (a
 // write the pipe has no room for): no run is left to it until unblock,
-// and one left already starts on a goroutine of the mailbox's own. Only
+// and one left already is scheduled elsewhere (schedule). Only
 // the home's goroutine calls it, while busy; a nil home does nothing.
 func (h *mailboxHome) block() {
 	if h != nil && h.state.Swap(homeBlocked) == homeOwed {

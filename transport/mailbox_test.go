@@ -196,8 +196,10 @@ func TestMailboxHomeOwesRequests(t *testing.T) {
 	<-started
 	h := mb.setHome()
 
-	// The home's work: blocked (block) or not, until release.
-	type job struct{ block bool }
+	// The home's work, until release: blocked (block) from its start,
+	// or from a second step (blockLater: busy, then blocked after a
+	// first release).
+	type job struct{ block, blockLater bool }
 	work, busy, release := make(chan job), make(chan struct{}), make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -214,7 +216,11 @@ func TestMailboxHomeOwesRequests(t *testing.T) {
 			}
 			busy <- struct{}{}
 			<-release
-			if j.block {
+			if j.blockLater {
+				h.block()
+				<-release
+			}
+			if j.block || j.blockLater {
 				h.unblock()
 			}
 		}
@@ -265,13 +271,12 @@ func TestMailboxHomeOwesRequests(t *testing.T) {
 	release <- struct{}{}
 
 	// A run owed when the home blocks starts at once elsewhere.
-	work <- job{}
+	work <- job{blockLater: true}
 	<-busy
 	sys.Root.Send(pid, &call{})
 	notYet("a third request")
-	h.block() // as the home's own goroutine would, before a write that waits
+	release <- struct{}{} // the home blocks
 	handled("the third request", false)
-	h.state.Store(homeBusy)
 	release <- struct{}{}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,6 +105,48 @@ func TestStalledWriteFailsTheConnection(t *testing.T) {
 	if _, err := s.echo(harness.Context(t), "after"); !errors.Is(err, errkind.ErrTransportClosed) {
 		t.Errorf("a new call: %v", err)
 	}
+}
+
+// With more than 64 calls in flight a request may be left to the writer
+// goroutine for when its write is done (mailboxHome.owe); a write that
+// waits for room in the pipe must not hold those requests, or they would
+// get no timeout until the stall check failed the connection. Here the
+// first 64 calls fill the pipe of a server that stopped reading and have
+// a long timeout, so that no deadline of theirs runs the actor; the calls
+// after them have a short one and end at it.
+func TestCallsBehindAWaitingWriteTimeOut(t *testing.T) {
+	s := startServer(t, testserver.Options{}, nil, nil, func(c *StdioConfig) { c.WriteStallTimeout = 5 * time.Minute })
+	if _, err := s.conn.Call(harness.Context(t), messages.MethodToolsCall, toolParams("stop-reading", nil), RequestOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	params := toolParams("echo", map[string]any{"message": strings.Repeat("x", 4<<10)})
+	var first sync.WaitGroup
+	for range gatherAbove {
+		first.Go(func() {
+			_, _ = s.conn.Call(context.Background(), messages.MethodToolsCall, params, RequestOptions{Timeout: time.Hour})
+		})
+	}
+	// 256 KiB of frames for a pipe of 64 KiB: the writer waits for room.
+	harness.WaitFor(t, "the first calls to be in flight", func() bool { return s.conn.InFlight() == gatherAbove })
+	start := time.Now()
+	var wg sync.WaitGroup
+	var unexpected sync.Map
+	for range 100 {
+		wg.Go(func() {
+			_, err := s.conn.Call(context.Background(), messages.MethodToolsCall, params, RequestOptions{Timeout: 300 * time.Millisecond})
+			var te *callerr.Error
+			if !(errors.As(err, &te) && callerr.Timeout(te) == te) {
+				unexpected.Store(fmt.Sprint(err), true)
+			}
+		})
+	}
+	wg.Wait()
+	unexpected.Range(func(k, _ any) bool { t.Errorf("a call ended with %v", k); return true })
+	if d := time.Since(start); d > 10*time.Second { // held by the write, they took 30 s
+		t.Errorf("the calls ended after %v; their timeout is 300ms", d)
+	}
+	closeForcibly(t, s)
+	first.Wait()
 }
 
 // Progress for one call whose callback is stuck: 32 notifications of 2

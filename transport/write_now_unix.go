@@ -52,6 +52,11 @@ func newNowWriter(raw syscall.RawConn) *nowWriter {
 	return w
 }
 
+// another returns a second writer to the same descriptor, for a goroutine
+// that writes while the first one's owner does not (their fields are not
+// to be shared).
+func (w *nowWriter) another() *nowWriter { return newNowWriter(w.raw) }
+
 // write writes p without waiting and returns how much of it went: all of
 // it, part when the pipe filled up, none on an error (which the writer
 // goroutine meets again and reports).

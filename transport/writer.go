@@ -156,7 +156,7 @@ func (w *batchWriter) spawn() {
 	// while the home may still be left runs of the actor (mailboxHome).
 	var now *nowWriter
 	if w.raw != nil {
-		now = newNowWriter(w.raw.raw)
+		now = w.raw.another()
 	}
 	after := writerIdle
 	go func() {
@@ -227,10 +227,14 @@ func writeHome(f io.Writer, now *nowWriter, home *mailboxHome, p []byte, progres
 	if now != nil && len(p) <= writeChunk {
 		// A failed write gives 0: the write below meets the error again
 		// and reports it.
-		p = p[now.write(p):]
-		if len(p) == 0 {
+		n := now.write(p)
+		if n == len(p) {
 			return nil
 		}
+		if n > 0 {
+			progress.Store(time.Now().UnixNano())
+		}
+		p = p[n:]
 	}
 	home.block()
 	defer home.unblock()
