@@ -93,25 +93,8 @@ func TestOwnMailbox(t *testing.T) {
 // mailbox's own while the home is busy (as the writer is in a write that
 // blocks): a busy home never holds the actor up.
 func TestMailboxHome(t *testing.T) {
-	sys := harness.ActorSystem(t)
-	var mb *ownMailbox
-	var inHome atomic.Bool
-	started := make(chan struct{})
-	got := make(chan bool, 8) // whether each message was handled on the home
-	props := actor.PropsFromFunc(func(c actor.Context) {
-		switch c.Message().(type) {
-		case *actor.Started:
-			close(started)
-		case seq:
-			got <- inHome.Load()
-		}
-	}, actor.WithMailbox(func() actor.Mailbox {
-		mb = newOwnMailbox().(*ownMailbox)
-		return mb
-	}))
-	pid := sys.Root.Spawn(props)
-	<-started
-	h := mb.setHome()
+	p := startHomeProbe(t, nil)
+	sys, pid, mb, h, inHome, got := p.sys, p.pid, p.mb, p.h, &p.inHome, p.got
 
 	// The home's own work, as a write is the writer's: a piece of work
 	// blocks the home until unblock.
@@ -167,6 +150,40 @@ func TestMailboxHome(t *testing.T) {
 	expect(3, true)
 }
 
+// homeProbe is an actor with our mailbox and a home, whose goroutine the
+// test drives: the actor reports on got, for each request (*call) and
+// each seq it handles, whether it ran on the home (inHome).
+type homeProbe struct {
+	sys    *actor.ActorSystem
+	pid    *actor.PID
+	mb     *ownMailbox
+	h      *mailboxHome
+	inHome atomic.Bool
+	got    chan bool
+}
+
+// startHomeProbe starts a homeProbe whose mailbox has callerRuns.
+func startHomeProbe(t *testing.T, callerRuns func() bool) *homeProbe {
+	p := &homeProbe{sys: harness.ActorSystem(t), got: make(chan bool, 8)}
+	started := make(chan struct{})
+	props := actor.PropsFromFunc(func(c actor.Context) {
+		switch c.Message().(type) {
+		case *actor.Started:
+			close(started)
+		case *call, seq:
+			p.got <- p.inHome.Load()
+		}
+	}, actor.WithMailbox(func() actor.Mailbox {
+		p.mb = newOwnMailbox().(*ownMailbox)
+		p.mb.callerRuns = callerRuns
+		return p.mb
+	}))
+	p.pid = p.sys.Root.Spawn(props)
+	<-started
+	p.h = p.mb.setHome()
+	return p
+}
+
 // TestMailboxHomeOwesRequests: with many calls in flight, a request that
 // finds the mailbox idle and its home busy is handled on the home when
 // the home's work is done, not on a goroutine started for it; while the
@@ -175,26 +192,9 @@ func TestMailboxHome(t *testing.T) {
 // the mailbox's own, so that nothing waits for that work. Other messages
 // never wait for the home.
 func TestMailboxHomeOwesRequests(t *testing.T) {
-	sys := harness.ActorSystem(t)
-	var mb *ownMailbox
-	var inHome atomic.Bool
-	started := make(chan struct{})
-	got := make(chan bool, 8) // whether each message was handled on the home
-	props := actor.PropsFromFunc(func(c actor.Context) {
-		switch c.Message().(type) {
-		case *actor.Started:
-			close(started)
-		case *call, seq:
-			got <- inHome.Load()
-		}
-	}, actor.WithMailbox(func() actor.Mailbox {
-		mb = newOwnMailbox().(*ownMailbox)
-		mb.callerRuns = func() bool { return false } // as above gatherAbove calls in flight
-		return mb
-	}))
-	pid := sys.Root.Spawn(props)
-	<-started
-	h := mb.setHome()
+	// As above gatherAbove calls in flight: callers do not run the actor.
+	p := startHomeProbe(t, func() bool { return false })
+	sys, pid, h, inHome, got := p.sys, p.pid, p.h, &p.inHome, p.got
 
 	// The home's work, until release: blocked (block) from its start,
 	// or from a second step (blockLater: busy, then blocked after a
