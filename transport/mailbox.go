@@ -315,8 +315,8 @@ func (h *mailboxHome) leave() {
 
 // block tells the home's posters that its work may now wait for long (a
 // write the pipe has no room for): no run is left to it until unblock,
-// and one left already is scheduled elsewhere (schedule). Only
-// the home's goroutine calls it, while busy; a nil home does nothing.
+// and one left already is scheduled elsewhere (schedule). Only the home's
+// goroutine calls it, while busy; a nil home does nothing.
 func (h *mailboxHome) block() {
 	if h != nil && h.state.Swap(homeBlocked) == homeOwed {
 		h.m.schedule(false)

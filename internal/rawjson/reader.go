@@ -369,8 +369,9 @@ func (r *Reader) skipString() {
 // need a look inside a string: a quote, a backslash or a control
 // character, and with ascii also any byte of a multi-byte UTF-8 sequence.
 // In the last eight bytes of the data, which no word covers, it may stop
-// early at a plain byte; the caller's byte-by-byte loop reads those. Long texts (a tool's result of 64 KiB) are mostly one plain
-// run, so that their cost is this function's.
+// early at a plain byte; the caller's byte-by-byte loop reads those. Long
+// texts (a tool's result of 64 KiB) are mostly one plain run, so that
+// their cost is this function's.
 //
 // Short strings (most keys and values) are done in a few words. Past
 // shortRun bytes the string is likely long: the next quote and backslash
