@@ -32,10 +32,16 @@ func (o *panickingObserver) LateResponse() {
 }
 
 // lateAnswerAfter is a server that reads lines lines, then answers request
-// 1 and reads on without answering anything else.
+// 1 and reads on without answering anything else. It waits a moment before
+// it answers: the caller whose request was the last line may still be
+// running the actor for it (it wrote the frame from that run), and an
+// answer that found the actor running would be handled where that run
+// leaves it, not on the reader's goroutine, which is the path under test
+// (a CI run once saw it).
 func lateAnswerAfter(lines int) string {
 	return fmt.Sprintf(`i=0
 while [ $i -lt %d ]; do read -r line; i=$((i+1)); done
+sleep 0.2
 echo '{"jsonrpc":"2.0","id":1,"result":{}}'
 exec cat >/dev/null`, lines)
 }
